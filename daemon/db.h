@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The SQLite store (schema/ and DESIGN.md "SQLite"). benchd is its only writer. Opening applies
+ * the forward-only migrations by PRAGMA user_version; every statement is prepared with bound
+ * parameters; SQLite result codes become negative errnos here and nowhere else. No D-Bus, no
+ * event loop: unit-tested directly on a temporary file.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shared/proto.h"
+#include "shared/util.h"
+
+typedef struct Db Db;
+
+/* Creates the file (and WAL) if missing, migrates to the newest schema. -errno on failure, with
+ * a message logged once by the caller. */
+int db_open(const char *path, Db **ret);
+Db *db_close(Db *db);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Db *, db_close);
+
+int db_schema_version(Db *db);        /* PRAGMA user_version */
+int db_schema_latest(void);           /* the version db_open() migrates to */
+const char *db_last_error(Db *db);    /* sqlite3_errmsg() of the last failure, for logs */
+
+/* ---- jobs ---- */
+typedef struct DbJob {
+        uint64_t id;
+        const char *state;      /* queued|running|succeeded|failed|cancelled|interrupted */
+        const char *profile;    /* may be NULL */
+        const char *workload;   /* may be NULL */
+        const char *spec_json;
+        const char *target;
+        const char *label;      /* may be NULL */
+        uint32_t submitted_by;
+        uint64_t submitted_usec;
+        uint64_t started_usec;  /* 0: not yet */
+        uint64_t finished_usec; /* 0: not yet */
+        const char *error;      /* may be NULL */
+} DbJob;
+
+/* Inserts with state "queued"; the id comes from SQLite (never reused: AUTOINCREMENT). */
+int db_job_insert(Db *db, const DbJob *job, uint64_t *ret_id);
+int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_usec,
+                     uint64_t finished_usec, const char *error);
+/* Calls cb for every job in state (NULL: all), oldest first. Strings valid during the call. A
+ * negative return from cb stops the walk and is returned. */
+int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
+                   void *userdata);
+
+/* ---- runs (one per job step) ---- */
+typedef struct DbRun {
+        uint64_t job_id;
+        uint32_t step;
+        const char *workload;
+        uint64_t block_size;
+        uint64_t size;
+        uint64_t runtime_ms;
+        uint64_t ramp_ms;
+        uint32_t queue_depth;
+        uint32_t jobs;
+        bool direct;
+        const char *sync;        /* "none", "end:fsync", ... as in the spec text */
+        uint32_t rwmix_read;
+        const char *pattern;
+        int64_t device_id;       /* devices.id, or -1 */
+        const char *device_name; /* kernel name backing the target, may be NULL */
+        const char *target;
+        const char *fs_type;     /* may be NULL */
+        const char *mount_options;
+        const char *environment; /* JSON */
+        const char *label;
+        const char *tags_json;   /* JSON array or NULL */
+        uint64_t started_usec;
+} DbRun;
+
+/* Inserts with status "running". */
+int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
+/* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */
+int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
+                  const ProtoResult *result);
+/* Runs still "running" (after a crash) become "interrupted". Returns how many. */
+int db_run_interrupt_stale(Db *db);
+
+/* One transaction for the batch. */
+int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n);
+/* Replaces the run's histogram (bucket upper bound ns, count). */
+int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
+
+/* ---- queries, for the bus layer ----
+ * Rows are handed out as generic named fields, so the bus layer can marshal a{sv} without knowing
+ * SQLite. Column names are those of the schema (run_summary view for runs). */
+typedef enum DbFieldType {
+        DB_FIELD_NULL,
+        DB_FIELD_INTEGER,
+        DB_FIELD_REAL,
+        DB_FIELD_TEXT,
+} DbFieldType;
+
+typedef struct DbField {
+        const char *name;
+        DbFieldType type;
+        int64_t i;
+        double d;
+        const char *s;
+} DbField;
+
+typedef int (*DbRowCallback)(const DbField *fields, size_t n_fields, void *userdata);
+
+typedef struct DbRunFilter {
+        const char *device;      /* kernel name or device identity, NULL: any */
+        const char *workload;
+        const char *profile;
+        const char *fs_type;
+        const char *label;
+        const char *tag;
+        uint64_t job;            /* 0: any */
+        uint64_t since_usec;     /* 0: any */
+        uint64_t until_usec;     /* 0: any */
+        const char *status;
+        uint64_t limit;          /* 0: default 100; capped at 10000 */
+        uint64_t offset;
+} DbRunFilter;
+
+/* Newest first. */
+int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata);
+/* -ENOENT when there is no such run. */
+int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
+/* In t_ms order. -ENOENT when there is no such run. */
+int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
+/* (upper bound ns, count) in bucket order. -ENOENT when there is no such run. */
+int db_get_histogram(Db *db, uint64_t run_id,
+                     int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata);

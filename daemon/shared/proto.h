@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The benchd <-> benchd-worker protocol on a SOCK_STREAM socketpair; frames are delimited by us.
+ * Versioned and framed; the daemon treats every frame as untrusted: bounded sizes, exact payload
+ * lengths, validated fields.
+ *
+ * Frame: 16-byte header, all integers little-endian:
+ *   u32 magic "BNCH" (0x48434e42), u16 version, u16 type, u32 payload length, u32 reserved (0)
+ * followed by the payload. Payloads are fixed sequences of little-endian fields (doubles as IEEE
+ * 754 bit patterns), strings as u32 length + bytes (no NUL), so no struct layout crosses the wire.
+ *
+ * Conversation:
+ *   worker -> HELLO(version, pid)
+ *   daemon -> SPEC(job id, step, spec text as written by spec_to_text())
+ *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, then
+ *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "histogram.h"
+
+#define PROTO_MAGIC UINT32_C(0x48434e42)
+#define PROTO_VERSION 1
+#define PROTO_HEADER_SIZE 16
+#define PROTO_MAX_PAYLOAD (256u * 1024u)
+#define PROTO_STRING_MAX 4096u
+#define PROTO_SPEC_MAX (64u * 1024u)
+#define PROTO_HISTOGRAM_MAX_ENTRIES ((PROTO_MAX_PAYLOAD - 4u) / 12u)
+
+typedef enum ProtoType {
+        PROTO_HELLO = 1,
+        PROTO_SPEC = 2,
+        PROTO_PHASE = 3,
+        PROTO_SAMPLE = 4,
+        PROTO_HISTOGRAM = 5,
+        PROTO_RESULT = 6,
+        PROTO_ERROR = 7,
+        PROTO_LOG = 8,
+        _PROTO_TYPE_MAX,
+} ProtoType;
+
+typedef struct ProtoHello {
+        uint32_t version;
+        uint32_t pid;
+} ProtoHello;
+
+typedef struct ProtoSpec {
+        uint64_t job_id;
+        uint32_t step;
+        char *text; /* owned after decode */
+} ProtoSpec;
+
+/* One measurement interval. t_ms is the end of the interval, in ms since the measured phase
+ * began (ramp excluded); percentages are 0..100 and finite. */
+typedef struct ProtoSample {
+        uint64_t t_ms;
+        uint64_t interval_us;
+        uint64_t bytes_read;
+        uint64_t bytes_written;
+        uint64_t ios_read;
+        uint64_t ios_written;
+        uint64_t ops;            /* metadata operations */
+        uint64_t lat_mean_ns;
+        uint64_t lat_p50_ns;
+        uint64_t lat_p99_ns;
+        uint64_t lat_max_ns;
+        double iowait_pct;
+        double cpu_user_pct;
+        double cpu_sys_pct;
+        double dev_util_pct;     /* -1 when no backing device was found */
+        double dev_queue;        /* average queue size, -1 when unknown */
+        double progress;         /* 0..1 of this step */
+} ProtoSample;
+
+typedef struct ProtoHistogramEntry {
+        uint32_t index; /* < HISTOGRAM_BUCKETS */
+        uint64_t count;
+} ProtoHistogramEntry;
+
+typedef struct ProtoHistogram {
+        uint32_t n_entries;
+        ProtoHistogramEntry *entries; /* owned after decode */
+} ProtoHistogram;
+
+typedef struct ProtoResult {
+        uint64_t started_usec;   /* CLOCK_REALTIME at the start of the measured phase */
+        uint64_t duration_usec;  /* of the measured phase */
+        uint64_t bytes_read;
+        uint64_t bytes_written;
+        uint64_t ios_read;
+        uint64_t ios_written;
+        uint64_t ops;
+        uint64_t lat_min_ns;
+        uint64_t lat_mean_ns;
+        uint64_t lat_stddev_ns;
+        uint64_t lat_p50_ns;
+        uint64_t lat_p90_ns;
+        uint64_t lat_p95_ns;
+        uint64_t lat_p99_ns;
+        uint64_t lat_p999_ns;
+        uint64_t lat_p9999_ns;
+        uint64_t lat_max_ns;
+        double iowait_pct;
+        double cpu_user_pct;
+        double cpu_sys_pct;
+        double dev_util_pct;     /* -1 when unknown */
+        char *device;            /* kernel name of the device sampled for util, "" if none; owned */
+} ProtoResult;
+
+typedef struct ProtoError {
+        int32_t error;           /* positive errno */
+        char *message;           /* owned */
+} ProtoError;
+
+typedef struct ProtoText {       /* PHASE and LOG */
+        uint32_t level;          /* LOG: syslog priority; PHASE: 0 */
+        char *text;              /* owned */
+} ProtoText;
+
+/* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
+ * proto_reader_* call. */
+typedef struct ProtoFrame {
+        uint16_t type;
+        uint32_t length;
+        const uint8_t *payload;
+} ProtoFrame;
+
+/* Accumulates bytes from a non-blocking fd and cuts frames. Bounded: at most one header and
+ * PROTO_MAX_PAYLOAD bytes are ever held. */
+typedef struct ProtoReader {
+        uint8_t *buf;
+        size_t size;     /* allocated */
+        size_t len;      /* filled */
+        size_t consumed; /* bytes of the last frame handed out, dropped on the next call */
+} ProtoReader;
+
+void proto_reader_init(ProtoReader *r);
+void proto_reader_clear(ProtoReader *r);
+/* Reads what is available. Returns bytes read (>0), 0 on EOF, -EAGAIN when nothing was there. */
+int proto_reader_fill(ProtoReader *r, int fd);
+/* Appends bytes directly (tests). -ENOBUFS when more than one frame's worth would be buffered. */
+int proto_reader_push(ProtoReader *r, const void *data, size_t len);
+/* 1 and *ret filled when a whole frame is available, 0 when more bytes are needed, -EBADMSG for
+ * a bad magic or non-zero reserved field, -EPROTONOSUPPORT for another version, -EMSGSIZE for an
+ * oversized length. Errors are final: the peer is to be dropped. */
+int proto_reader_next(ProtoReader *r, ProtoFrame *ret);
+
+/* Encoders produce a whole frame (header + payload) in a malloc'd buffer. */
+int proto_encode_hello(const ProtoHello *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_spec(const ProtoSpec *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_text(ProtoType type, const ProtoText *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_sample(const ProtoSample *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_histogram(const ProtoHistogram *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len);
+
+/* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
+ * any violation. Owned members are malloc'd; free with the matching *_clear(). */
+int proto_decode_hello(const ProtoFrame *f, ProtoHello *ret);
+int proto_decode_spec(const ProtoFrame *f, ProtoSpec *ret);
+int proto_decode_text(const ProtoFrame *f, ProtoText *ret);
+int proto_decode_sample(const ProtoFrame *f, ProtoSample *ret);
+int proto_decode_histogram(const ProtoFrame *f, ProtoHistogram *ret);
+int proto_decode_result(const ProtoFrame *f, ProtoResult *ret);
+int proto_decode_error(const ProtoFrame *f, ProtoError *ret);
+
+void proto_spec_clear(ProtoSpec *m);
+void proto_text_clear(ProtoText *m);
+void proto_histogram_clear(ProtoHistogram *m);
+void proto_result_clear(ProtoResult *m);
+void proto_error_clear(ProtoError *m);
+
+/* Blocking write of a whole buffer (EINTR-safe). For the worker and for the daemon's one SPEC. */
+int proto_write_all(int fd, const void *buf, size_t len);

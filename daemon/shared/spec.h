@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The job spec (DESIGN.md "Job spec"): one parsed, validated struct used by benchd (from the a{sv}
+ * of SubmitJob and from the jobs table), by benchd-worker (from the daemon's text over the
+ * socketpair, or its own command line) and by benchctl (--set key=value). Pure logic: no D-Bus,
+ * no event loop, no filesystem access (target checks live in spec-check.h).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum Workload {
+        WORKLOAD_READ,
+        WORKLOAD_WRITE,
+        WORKLOAD_RANDREAD,
+        WORKLOAD_RANDWRITE,
+        WORKLOAD_RANDRW,
+        WORKLOAD_REWRITE,
+        WORKLOAD_REREAD,
+        WORKLOAD_BACKWARD_READ,
+        WORKLOAD_STRIDE_READ,
+        WORKLOAD_SEEKS,
+        WORKLOAD_METADATA,
+        WORKLOAD_PING,
+        _WORKLOAD_MAX,
+        _WORKLOAD_INVALID = -22, /* -EINVAL */
+} Workload;
+
+const char *workload_to_string(Workload w);
+Workload workload_from_string(const char *s);
+/* True when the workload writes to its target (and so needs destructive=true on a device). */
+bool workload_writes(Workload w);
+/* True when the workload reads data that must be laid out first. */
+bool workload_reads(Workload w);
+
+typedef enum SyncMode {
+        SYNC_NONE,
+        SYNC_END,  /* one fsync/fdatasync after the last write, inside the timed region (dd conv=fsync) */
+        SYNC_EACH, /* after every write (dd oflag=dsync-like) */
+        _SYNC_MODE_MAX,
+} SyncMode;
+
+typedef enum SyncCall {
+        SYNC_CALL_FSYNC,
+        SYNC_CALL_FDATASYNC,
+        _SYNC_CALL_MAX,
+} SyncCall;
+
+typedef enum PatternKind {
+        PATTERN_RANDOM,       /* incompressible, refilled so dedupe cannot flatter */
+        PATTERN_ZERO,
+        PATTERN_COMPRESSIBLE, /* compress_pct percent of each block is zeros */
+        _PATTERN_MAX,
+} PatternKind;
+
+/* Bounds: every resource a caller can make us hold is bounded. */
+#define SPEC_BLOCK_SIZE_MIN     UINT64_C(512)
+#define SPEC_BLOCK_SIZE_MAX     (UINT64_C(64) << 20)         /* 64 MiB */
+#define SPEC_SIZE_MAX           (UINT64_C(16) << 40)         /* 16 TiB */
+#define SPEC_RUNTIME_MS_MAX     (UINT64_C(7) * 24 * 3600 * 1000)
+#define SPEC_QUEUE_DEPTH_MAX    1024u
+#define SPEC_JOBS_MAX           64u
+#define SPEC_SAMPLE_MS_MIN      100u
+#define SPEC_SAMPLE_MS_MAX      60000u
+#define SPEC_LABEL_MAX          256u
+#define SPEC_TAGS_MAX           32u
+#define SPEC_TAG_LEN_MAX        64u
+#define SPEC_PATH_MAX           4096u
+#define SPEC_FILE_COUNT_MAX     (1u << 24)
+#define SPEC_DIRS_MAX           65536u
+
+typedef struct JobSpec {
+        char *target;           /* absolute path: directory, regular file or block device node */
+        char *profile;          /* NULL unless a profile was asked for */
+        Workload workload;      /* _WORKLOAD_INVALID when a profile is used */
+        uint64_t block_size;    /* bytes */
+        uint64_t size;          /* bytes of the file or region per stream */
+        uint64_t runtime_ms;    /* 0: size-bounded */
+        uint64_t ramp_ms;       /* excluded from results */
+        uint32_t queue_depth;
+        uint32_t jobs;          /* parallel streams */
+        bool direct;
+        SyncMode sync;
+        SyncCall sync_call;
+        uint32_t rwmix_read;    /* percent of reads for randrw */
+        PatternKind pattern;
+        uint32_t compress_pct;  /* with PATTERN_COMPRESSIBLE */
+        uint64_t stride;        /* bytes, for stride-read */
+        uint32_t file_count;    /* metadata */
+        uint64_t file_size_min;
+        uint64_t file_size_max;
+        uint32_t dirs;
+        uint32_t sample_ms;
+        char *label;
+        char **tags;            /* NULL-terminated, may be NULL */
+        bool destructive;
+
+        uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
+} JobSpec;
+
+/* The keys, in the order spec_to_text() writes them. */
+typedef enum SpecKey {
+        SPEC_KEY_TARGET,
+        SPEC_KEY_PROFILE,
+        SPEC_KEY_WORKLOAD,
+        SPEC_KEY_BLOCK_SIZE,
+        SPEC_KEY_SIZE,
+        SPEC_KEY_RUNTIME_MS,
+        SPEC_KEY_RAMP_MS,
+        SPEC_KEY_QUEUE_DEPTH,
+        SPEC_KEY_JOBS,
+        SPEC_KEY_DIRECT,
+        SPEC_KEY_SYNC,
+        SPEC_KEY_RWMIX_READ,
+        SPEC_KEY_PATTERN,
+        SPEC_KEY_STRIDE,
+        SPEC_KEY_FILE_COUNT,
+        SPEC_KEY_FILE_SIZE_MIN,
+        SPEC_KEY_FILE_SIZE_MAX,
+        SPEC_KEY_DIRS,
+        SPEC_KEY_SAMPLE_MS,
+        SPEC_KEY_LABEL,
+        SPEC_KEY_TAGS,
+        SPEC_KEY_DESTRUCTIVE,
+        _SPEC_KEY_MAX,
+        _SPEC_KEY_INVALID = -22,
+} SpecKey;
+
+const char *spec_key_to_string(SpecKey k);
+SpecKey spec_key_from_string(const char *s);
+
+/* A typed value as it arrives from D-Bus (or JSON). Strings are always accepted for numbers and
+ * sizes ("32K"); integers of any D-Bus width arrive as SPEC_VALUE_INT or SPEC_VALUE_UINT. */
+typedef enum SpecValueType {
+        SPEC_VALUE_STRING,
+        SPEC_VALUE_INT,
+        SPEC_VALUE_UINT,
+        SPEC_VALUE_BOOL,
+        SPEC_VALUE_STRV,
+} SpecValueType;
+
+typedef struct SpecValue {
+        SpecValueType type;
+        union {
+                const char *s;
+                int64_t i;
+                uint64_t u;
+                bool b;
+                char *const *strv; /* NULL-terminated */
+        };
+} SpecValue;
+
+void spec_init(JobSpec *s);   /* all unset, workload invalid */
+void spec_clear(JobSpec *s);  /* frees owned strings, leaves an initialised spec */
+
+/* Set one key. On failure returns -EINVAL and, if reterr, a malloc'd message naming the key, what
+ * was wrong and what would be right ("block_size: 'abc' is not a size; use bytes or a number with
+ * K, M, G or T, e.g. 32K"). Unknown keys fail the same way, listing nothing sensitive. */
+int spec_set(JobSpec *s, const char *key, const SpecValue *v, char **reterr);
+/* The same for "key" and a textual value (benchctl --set, the worker protocol, profile files). */
+int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **reterr);
+/* Parses "key=value" (one assignment). */
+int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr);
+
+/* Fill defaults for unset keys and check cross-field rules (target given and absolute, workload
+ * xor profile, size >= block_size, alignment of sizes to 512 for direct I/O, ramp < runtime, ...).
+ * Pure: no filesystem access. -EINVAL with a message on failure. */
+int spec_finalize(JobSpec *s, char **reterr);
+
+/* "key=value\n" for every key (after finalize); spec_set_assignment() reads it back exactly. */
+int spec_to_text(const JobSpec *s, char **ret);
+/* A JSON object of every key (sizes as integers, tags as array), for the jobs table and --json. */
+int spec_to_json(const JobSpec *s, char **ret);
+/* Reads spec_to_json() output back (restart of queued jobs). -EINVAL with message on failure. */
+int spec_from_json(JobSpec *s, const char *json, char **reterr);
+
+/* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
+ * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */
+int parse_size(const char *s, uint64_t *ret);
