@@ -33,6 +33,9 @@ Workload workload_from_string(const char *s);
 bool workload_writes(Workload w);
 /* True when the workload reads data that must be laid out first. */
 bool workload_reads(Workload w);
+/* True when the workload needs its file laid out before the measured phase: the readers, and
+ * rewrite (which writes over an existing file). */
+bool workload_needs_layout(Workload w);
 
 typedef enum SyncMode {
         SYNC_NONE,
@@ -97,6 +100,8 @@ typedef struct JobSpec {
         bool destructive;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
+        bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
+                                 * cleared again by any spec_set*() */
 } JobSpec;
 
 /* The keys, in the order spec_to_text() writes them. */
@@ -153,6 +158,13 @@ typedef struct SpecValue {
 
 void spec_init(JobSpec *s);   /* all unset, workload invalid */
 void spec_clear(JobSpec *s);  /* frees owned strings, leaves an initialised spec */
+/* Deep copy into an uninitialised *ret. */
+int spec_copy(const JobSpec *s, JobSpec *ret);
+/* Sets on dst every key given explicitly in src (profile step expansion: step keys, then the
+ * caller's --set keys on top). */
+int spec_apply(JobSpec *dst, const JobSpec *src);
+/* Same values for every key (set_mask and finalized are not compared). */
+bool spec_equal(const JobSpec *a, const JobSpec *b);
 
 /* Set one key. On failure returns -EINVAL and, if reterr, a malloc'd message naming the key, what
  * was wrong and what would be right ("block_size: 'abc' is not a size; use bytes or a number with
@@ -168,7 +180,9 @@ int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr);
  * Pure: no filesystem access. -EINVAL with a message on failure. */
 int spec_finalize(JobSpec *s, char **reterr);
 
-/* "key=value\n" for every key (after finalize); spec_set_assignment() reads it back exactly. */
+/* "key=value\n" for every key (after finalize); spec_set_assignment() reads it back exactly.
+ * Keys without a value are left out: profile/label/tags when unset, and, for a profile spec or a
+ * spec not yet finalized, every key not given explicitly. The same rule holds for spec_to_json(). */
 int spec_to_text(const JobSpec *s, char **ret);
 /* A JSON object of every key (sizes as integers, tags as array), for the jobs table and --json. */
 int spec_to_json(const JobSpec *s, char **ret);
