@@ -1,1 +1,1251 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The SQLite store: opening and migrating the file, writing jobs, runs, samples and histograms,
+ * and handing rows back as generic named fields for the bus layer.
+ *
+ * Shape: one connection, used from the daemon's single thread. The statements on the hot paths
+ * (sample and histogram inserts, state changes) are prepared once and cached in the Db; the
+ * queries that call back into the caller are prepared per call, so a callback may use the Db
+ * again (even the same query) without tripping over a statement that is still stepping. Values
+ * are only ever bound, never formatted into SQL. SQLite result codes become negative errnos in
+ * db_fail() and nowhere else; the SQLite message of the last failure is kept for db_last_error().
+ *
+ * Migrations (schema/NNNN-*.sql, embedded at build time) are applied forward only, one
+ * transaction each, driven by PRAGMA user_version; a database from a newer benchd is refused
+ * before anything is written to it.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "schema-migrations.h"
+#include "shared/histogram.h"
+
+#define DB_BUSY_TIMEOUT_MS 5000
+#define DB_QUERY_LIMIT_DEFAULT 100u
+#define DB_QUERY_LIMIT_MAX 10000u
+
+typedef enum DbStmt {
+        STMT_BEGIN,
+        STMT_COMMIT,
+        STMT_ROLLBACK,
+        STMT_JOB_INSERT,
+        STMT_JOB_SET_STATE,
+        STMT_RUN_BEGIN,
+        STMT_RUN_FINISH,
+        STMT_RUN_FINISH_RESULT,
+        STMT_RUN_INTERRUPT_STALE,
+        STMT_RUN_EXISTS,
+        STMT_SAMPLE_INSERT,
+        STMT_HISTOGRAM_DELETE,
+        STMT_HISTOGRAM_INSERT,
+        STMT_DEVICE_UPSERT,
+        STMT_DEVICE_ID,
+        STMT_DEVICE_EXISTS,
+        STMT_DEVICE_COUNT_RUNS,
+        _STMT_MAX,
+} DbStmt;
+
+static const char *const stmt_sql[_STMT_MAX] = {
+        [STMT_BEGIN] = "BEGIN IMMEDIATE",
+        [STMT_COMMIT] = "COMMIT",
+        [STMT_ROLLBACK] = "ROLLBACK",
+        [STMT_JOB_INSERT] =
+                "INSERT INTO jobs (state, profile, workload, spec, target, label, submitted_by, "
+                "submitted_usec) VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)",
+        /* 0 for a time means "leave as it is", so a caller finishing a job need not remember
+         * when it started. */
+        [STMT_JOB_SET_STATE] =
+                "UPDATE jobs SET state = ?1, started_usec = COALESCE(?2, started_usec), "
+                "finished_usec = COALESCE(?3, finished_usec), error = ?4 WHERE id = ?5",
+        [STMT_RUN_BEGIN] =
+                "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
+                "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
+                "target, fs_type, mount_options, environment, label, tags, started_usec, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+        [STMT_RUN_FINISH] =
+                "UPDATE runs SET status = ?, error = ? WHERE id = ?",
+        /* started_usec becomes the start of the measured phase, so that started_usec and
+         * duration_usec describe the same interval. */
+        [STMT_RUN_FINISH_RESULT] =
+                "UPDATE runs SET status = ?, error = ?, started_usec = COALESCE(?, started_usec), "
+                "duration_usec = ?, bytes_read = ?, bytes_written = ?, ios_read = ?, "
+                "ios_written = ?, ops = ?, lat_min_ns = ?, lat_mean_ns = ?, lat_stddev_ns = ?, "
+                "lat_p50_ns = ?, lat_p90_ns = ?, lat_p95_ns = ?, lat_p99_ns = ?, lat_p999_ns = ?, "
+                "lat_p9999_ns = ?, lat_max_ns = ?, iowait_pct = ?, cpu_user_pct = ?, "
+                "cpu_sys_pct = ?, dev_util_pct = ?, device_name = COALESCE(device_name, ?) "
+                "WHERE id = ?",
+        [STMT_RUN_INTERRUPT_STALE] =
+                "UPDATE runs SET status = 'interrupted', "
+                "error = COALESCE(error, 'benchd stopped while the run was in progress') "
+                "WHERE status = 'running'",
+        [STMT_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
+        [STMT_SAMPLE_INSERT] =
+                "INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, "
+                "ios_read, ios_written, ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, "
+                "iowait_pct, cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [STMT_HISTOGRAM_DELETE] = "DELETE FROM run_histograms WHERE run_id = ?",
+        /* Buckets beyond INT64_MAX ns (292 years) are folded into one row at INT64_MAX. */
+        [STMT_HISTOGRAM_INSERT] =
+                "INSERT INTO run_histograms (run_id, upper_ns, count) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id, upper_ns) DO UPDATE SET count = count + excluded.count",
+        [STMT_DEVICE_UPSERT] =
+                "INSERT INTO devices (identity, model, vendor, serial, wwn, firmware, size, "
+                "rotational, logical_block_size, physical_block_size, first_seen_usec, "
+                "last_seen_usec, last_name) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12) "
+                "ON CONFLICT (identity) DO UPDATE SET "
+                "model = COALESCE(excluded.model, model), "
+                "vendor = COALESCE(excluded.vendor, vendor), "
+                "serial = COALESCE(excluded.serial, serial), "
+                "wwn = COALESCE(excluded.wwn, wwn), "
+                "firmware = COALESCE(excluded.firmware, firmware), "
+                "size = COALESCE(excluded.size, size), "
+                "rotational = COALESCE(excluded.rotational, rotational), "
+                "logical_block_size = COALESCE(excluded.logical_block_size, logical_block_size), "
+                "physical_block_size = COALESCE(excluded.physical_block_size, physical_block_size), "
+                "last_seen_usec = MAX(last_seen_usec, excluded.last_seen_usec), "
+                "last_name = COALESCE(excluded.last_name, last_name)",
+        [STMT_DEVICE_ID] = "SELECT id FROM devices WHERE identity = ?",
+        [STMT_DEVICE_EXISTS] = "SELECT 1 FROM devices WHERE id = ?",
+        [STMT_DEVICE_COUNT_RUNS] = "SELECT count(*) FROM runs WHERE device_id = ?",
+};
+
+struct Db {
+        sqlite3 *sqlite;
+        sqlite3_stmt *stmts[_STMT_MAX];
+        char error[512];
+};
+
+static const char *const job_states[] = {
+        "queued", "running", "succeeded", "failed", "cancelled", "interrupted",
+};
+
+static const char *const run_final_statuses[] = {
+        "succeeded", "failed", "cancelled", "interrupted",
+};
+
+static bool string_in(const char *s, const char *const *list, size_t n) {
+        if (!s)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (streq(s, list[i]))
+                        return true;
+        return false;
+}
+
+/* ---- errors: the one place SQLite result codes become errnos ---- */
+
+static int sqlite_to_errno(sqlite3 *s, int rc) {
+        switch (rc & 0xff) {
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+                return -EBUSY;
+        case SQLITE_FULL:
+                return -ENOSPC;
+        case SQLITE_NOMEM:
+                return -ENOMEM;
+        case SQLITE_READONLY:
+                return -EROFS;
+        case SQLITE_NOTFOUND:
+                return -ENOENT;
+        case SQLITE_PERM:
+        case SQLITE_AUTH:
+                return -EACCES;
+        case SQLITE_RANGE:
+        case SQLITE_TOOBIG:
+        case SQLITE_MISMATCH:
+                return -EINVAL;
+        case SQLITE_CANTOPEN:
+                /* The OS error says whether the file (or its directory) was missing. */
+                if (s && sqlite3_system_errno(s) == ENOENT)
+                        return -ENOENT;
+                return -EACCES;
+        case SQLITE_CONSTRAINT:
+                switch (rc) {
+                case SQLITE_CONSTRAINT_UNIQUE:
+                case SQLITE_CONSTRAINT_PRIMARYKEY:
+                        return -EEXIST;
+                case SQLITE_CONSTRAINT_FOREIGNKEY:
+                        return -ENOENT; /* the referenced job, run or device does not exist */
+                default:
+                        return -EINVAL; /* CHECK, NOT NULL */
+                }
+        default:
+                return -EIO;
+        }
+}
+
+static int db_fail(Db *db, int rc) {
+        snprintf(db->error, sizeof(db->error), "%s", sqlite3_errmsg(db->sqlite));
+        return sqlite_to_errno(db->sqlite, rc);
+}
+
+_printf_(3, 4)
+static int db_fail_msg(Db *db, int r, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(db->error, sizeof(db->error), fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+const char *db_last_error(Db *db) {
+        if (!db)
+                return "no database";
+        return db->error[0] ? db->error : "no error";
+}
+
+/* ---- statements ---- */
+
+static void stmt_resetp(sqlite3_stmt **st) {
+        if (*st) {
+                sqlite3_reset(*st);
+                sqlite3_clear_bindings(*st);
+        }
+}
+#define _cleanup_reset_ _cleanup_(stmt_resetp)
+
+static void stmt_finalizep(sqlite3_stmt **st) {
+        sqlite3_finalize(*st);
+}
+#define _cleanup_finalize_ _cleanup_(stmt_finalizep)
+
+/* Returns a cached statement; the caller resets it (_cleanup_reset_) when done. */
+static int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret) {
+        if (!db->stmts[id]) {
+                int rc = sqlite3_prepare_v3(db->sqlite, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                            &db->stmts[id], NULL);
+                if (rc != SQLITE_OK)
+                        return db_fail(db, rc);
+        }
+        *ret = db->stmts[id];
+        return 0;
+}
+
+static int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
+        sqlite3_stmt *st = NULL;
+        int rc;
+
+        rc = sqlite3_prepare_v2(db->sqlite, sql, -1, &st, NULL);
+        if (rc != SQLITE_OK)
+                return db_fail(db, rc);
+        *ret = st;
+        return 0;
+}
+
+/* Binds parameters in order, remembering the first failure, so call sites read as a list. */
+typedef struct Binder {
+        sqlite3_stmt *st;
+        int idx;
+        int rc;
+        bool overflow;
+} Binder;
+
+static Binder binder(sqlite3_stmt *st) {
+        return (Binder) { .st = st, .idx = 1, .rc = SQLITE_OK };
+}
+
+static void bind_rc(Binder *b, int rc) {
+        if (b->rc == SQLITE_OK && rc != SQLITE_OK)
+                b->rc = rc;
+        b->idx++;
+}
+
+static void bind_null(Binder *b) {
+        bind_rc(b, sqlite3_bind_null(b->st, b->idx));
+}
+
+static void bind_text(Binder *b, const char *s) {
+        if (!s)
+                return bind_null(b);
+        bind_rc(b, sqlite3_bind_text(b->st, b->idx, s, -1, SQLITE_STATIC));
+}
+
+static void bind_i64(Binder *b, int64_t v) {
+        bind_rc(b, sqlite3_bind_int64(b->st, b->idx, v));
+}
+
+static void bind_u64(Binder *b, uint64_t v) {
+        if (v > (uint64_t) INT64_MAX) {
+                b->overflow = true;
+                return bind_null(b);
+        }
+        bind_i64(b, (int64_t) v);
+}
+
+/* 0 becomes NULL: "not yet", "none". */
+static void bind_u64_or_null(Binder *b, uint64_t v) {
+        if (v == 0)
+                return bind_null(b);
+        bind_u64(b, v);
+}
+
+static void bind_double(Binder *b, double v) {
+        bind_rc(b, sqlite3_bind_double(b->st, b->idx, v));
+}
+
+/* Negative means unknown (dev_util_pct, dev_queue) and is stored as NULL. */
+static void bind_double_or_null(Binder *b, double v) {
+        if (!(v >= 0))
+                return bind_null(b);
+        bind_double(b, v);
+}
+
+static int binder_done(Db *db, const Binder *b) {
+        if (b->rc != SQLITE_OK)
+                return db_fail(db, b->rc);
+        if (b->overflow)
+                return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
+        return 0;
+}
+
+/* Steps a statement expected to finish without rows (or whose rows we ignore): 0 or -errno. */
+static int db_step_done(Db *db, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+                return 0;
+        return db_fail(db, rc);
+}
+
+/* Steps a statement expected to return one row: 1 with the row, 0 without, or -errno. */
+static int db_step_row(Db *db, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return db_fail(db, rc);
+}
+
+static int db_exec_cached(Db *db, DbStmt id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = db_stmt(db, id, &st);
+        if (r < 0)
+                return r;
+        return db_step_done(db, st);
+}
+
+static int db_begin(Db *db) {
+        return db_exec_cached(db, STMT_BEGIN);
+}
+
+static int db_commit(Db *db) {
+        return db_exec_cached(db, STMT_COMMIT);
+}
+
+/* Keeps the message of the failure that made us roll back. */
+static void db_rollback(Db *db) {
+        char saved[sizeof(db->error)];
+
+        if (sqlite3_get_autocommit(db->sqlite))
+                return; /* SQLite already rolled back (e.g. after SQLITE_FULL) */
+        memcpy(saved, db->error, sizeof(saved));
+        (void) db_exec_cached(db, STMT_ROLLBACK);
+        memcpy(db->error, saved, sizeof(saved));
+}
+
+/* ---- opening and migrations ---- */
+
+int db_schema_latest(void) {
+        return (int) ELEMENTSOF(schema_migrations);
+}
+
+static int db_user_version(Db *db, int *ret) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = db_prepare(db, "PRAGMA user_version", &st);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        *ret = r > 0 ? sqlite3_column_int(st, 0) : 0;
+        return 0;
+}
+
+int db_schema_version(Db *db) {
+        int v, r;
+
+        r = db_user_version(db, &v);
+        if (r < 0)
+                return r;
+        return v;
+}
+
+static int db_exec(Db *db, const char *sql) {
+        int rc = sqlite3_exec(db->sqlite, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+                return db_fail(db, rc);
+        return 0;
+}
+
+static int db_check_version(Db *db, int version) {
+        if (version < 0 || version > db_schema_latest())
+                return db_fail_msg(db, -EPROTONOSUPPORT,
+                                   "database schema version %d is newer than this benchd knows (%d)",
+                                   version, db_schema_latest());
+        return 0;
+}
+
+/* One migration per transaction. The version is re-read inside the write transaction, so two
+ * processes opening a fresh file cannot both apply the same migration. */
+static int db_migrate(Db *db) {
+        for (;;) {
+                char pragma[64];
+                int version, r;
+
+                r = db_begin(db);
+                if (r < 0)
+                        return r;
+
+                r = db_user_version(db, &version);
+                if (r >= 0)
+                        r = db_check_version(db, version);
+                if (r < 0)
+                        goto fail;
+                if (version == db_schema_latest())
+                        return db_commit(db);
+
+                r = db_exec(db, schema_migrations[version]);
+                if (r < 0) {
+                        char msg[sizeof(db->error)];
+
+                        memcpy(msg, db->error, sizeof(msg));
+                        db_fail_msg(db, r, "schema migration %d: %s", version + 1, msg);
+                        goto fail;
+                }
+
+                /* PRAGMA takes no parameters; this is our own integer, not input. */
+                snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);
+                r = db_exec(db, pragma);
+                if (r < 0)
+                        goto fail;
+
+                r = db_commit(db);
+                if (r < 0)
+                        goto fail;
+                continue;
+        fail:
+                db_rollback(db);
+                return r;
+        }
+}
+
+int db_open(const char *path, Db **ret) {
+        _cleanup_(db_closep) Db *db = NULL;
+        int version, rc, r;
+
+        if (!path || !ret)
+                return -EINVAL;
+
+        db = calloc(1, sizeof(Db));
+        if (!db)
+                return -ENOMEM;
+
+        rc = sqlite3_open_v2(path, &db->sqlite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+        if (rc != SQLITE_OK)
+                return db->sqlite ? db_fail(db, rc) : -ENOMEM;
+
+        sqlite3_extended_result_codes(db->sqlite, 1);
+        sqlite3_busy_timeout(db->sqlite, DB_BUSY_TIMEOUT_MS);
+
+        /* Refuse a newer schema before anything (even the journal mode) is written. */
+        r = db_user_version(db, &version);
+        if (r < 0)
+                return r;
+        r = db_check_version(db, version);
+        if (r < 0)
+                return r;
+
+        /* Readers (sqlite3 by users, benchctl export) never block the daemon's writes. */
+        r = db_exec(db, "PRAGMA journal_mode = WAL");
+        if (r < 0)
+                return r;
+        r = db_exec(db, "PRAGMA synchronous = NORMAL");
+        if (r < 0)
+                return r;
+        r = db_exec(db, "PRAGMA foreign_keys = ON");
+        if (r < 0)
+                return r;
+
+        r = db_migrate(db);
+        if (r < 0)
+                return r;
+
+        db->error[0] = 0;
+        *ret = TAKE_PTR(db);
+        return 0;
+}
+
+Db *db_close(Db *db) {
+        if (!db)
+                return NULL;
+        for (size_t i = 0; i < _STMT_MAX; i++)
+                sqlite3_finalize(db->stmts[i]);
+        sqlite3_close_v2(db->sqlite);
+        free(db);
+        return NULL;
+}
+
+/* ---- jobs ---- */
+
+int db_job_insert(Db *db, const DbJob *job, uint64_t *ret_id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!job || !job->spec_json || !job->target)
+                return db_fail_msg(db, -EINVAL, "job without spec or target");
+
+        r = db_stmt(db, STMT_JOB_INSERT, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_text(&b, job->profile);
+        bind_text(&b, job->workload);
+        bind_text(&b, job->spec_json);
+        bind_text(&b, job->target);
+        bind_text(&b, job->label);
+        bind_i64(&b, job->submitted_by);
+        bind_u64(&b, job->submitted_usec);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+
+        if (ret_id)
+                *ret_id = (uint64_t) sqlite3_last_insert_rowid(db->sqlite);
+        return 0;
+}
+
+int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_usec,
+                     uint64_t finished_usec, const char *error) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!string_in(state, job_states, ELEMENTSOF(job_states)))
+                return db_fail_msg(db, -EINVAL, "invalid job state '%s'", strna(state));
+
+        r = db_stmt(db, STMT_JOB_SET_STATE, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_text(&b, state);
+        bind_u64_or_null(&b, started_usec);
+        bind_u64_or_null(&b, finished_usec);
+        bind_text(&b, error);
+        bind_u64(&b, id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no job %" PRIu64, id);
+        return 0;
+}
+
+static const char *column_text(sqlite3_stmt *st, int i) {
+        return (const char *) sqlite3_column_text(st, i);
+}
+
+static uint64_t column_u64(sqlite3_stmt *st, int i) {
+        int64_t v = sqlite3_column_int64(st, i);
+        return v > 0 ? (uint64_t) v : 0;
+}
+
+int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
+                   void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        int n = 0, r;
+
+        if (!cb)
+                return -EINVAL;
+
+        r = db_prepare(db,
+                       state ? "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
+                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
+                               "WHERE state = ? ORDER BY id"
+                             : "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
+                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
+                               "ORDER BY id",
+                       &st);
+        if (r < 0)
+                return r;
+
+        if (state) {
+                Binder b = binder(st);
+                bind_text(&b, state);
+                r = binder_done(db, &b);
+                if (r < 0)
+                        return r;
+        }
+
+        for (;;) {
+                DbJob job;
+
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+
+                job = (DbJob) {
+                        .id = column_u64(st, 0),
+                        .state = column_text(st, 1),
+                        .profile = column_text(st, 2),
+                        .workload = column_text(st, 3),
+                        .spec_json = column_text(st, 4),
+                        .target = column_text(st, 5),
+                        .label = column_text(st, 6),
+                        .submitted_by = (uint32_t) sqlite3_column_int64(st, 7),
+                        .submitted_usec = column_u64(st, 8),
+                        .started_usec = column_u64(st, 9),
+                        .finished_usec = column_u64(st, 10),
+                        .error = column_text(st, 11),
+                };
+
+                r = cb(&job, userdata);
+                if (r < 0)
+                        return r;
+                if (n < INT_MAX)
+                        n++;
+        }
+
+        return n;
+}
+
+/* ---- runs ---- */
+
+int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!run || !run->workload || !run->target)
+                return db_fail_msg(db, -EINVAL, "run without workload or target");
+
+        r = db_stmt(db, STMT_RUN_BEGIN, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64_or_null(&b, run->job_id);
+        bind_i64(&b, run->step);
+        bind_text(&b, run->workload);
+        bind_u64(&b, run->block_size);
+        bind_u64(&b, run->size);
+        bind_u64(&b, run->runtime_ms);
+        bind_u64(&b, run->ramp_ms);
+        bind_i64(&b, run->queue_depth);
+        bind_i64(&b, run->jobs);
+        bind_i64(&b, run->direct);
+        bind_text(&b, run->sync);
+        bind_i64(&b, run->rwmix_read);
+        bind_text(&b, run->pattern);
+        if (run->device_id >= 0)
+                bind_i64(&b, run->device_id);
+        else
+                bind_null(&b);
+        bind_text(&b, run->device_name);
+        bind_text(&b, run->target);
+        bind_text(&b, run->fs_type);
+        bind_text(&b, run->mount_options);
+        bind_text(&b, run->environment);
+        bind_text(&b, run->label);
+        bind_text(&b, run->tags_json);
+        bind_u64(&b, run->started_usec);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+
+        if (ret_id)
+                *ret_id = (uint64_t) sqlite3_last_insert_rowid(db->sqlite);
+        return 0;
+}
+
+int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
+                  const ProtoResult *result) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!string_in(status, run_final_statuses, ELEMENTSOF(run_final_statuses)))
+                return db_fail_msg(db, -EINVAL, "invalid final run status '%s'", strna(status));
+
+        r = db_stmt(db, result ? STMT_RUN_FINISH_RESULT : STMT_RUN_FINISH, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_text(&b, status);
+        bind_text(&b, error);
+        if (result) {
+                bind_u64_or_null(&b, result->started_usec);
+                bind_u64(&b, result->duration_usec);
+                bind_u64(&b, result->bytes_read);
+                bind_u64(&b, result->bytes_written);
+                bind_u64(&b, result->ios_read);
+                bind_u64(&b, result->ios_written);
+                bind_u64(&b, result->ops);
+                bind_u64(&b, result->lat_min_ns);
+                bind_u64(&b, result->lat_mean_ns);
+                bind_u64(&b, result->lat_stddev_ns);
+                bind_u64(&b, result->lat_p50_ns);
+                bind_u64(&b, result->lat_p90_ns);
+                bind_u64(&b, result->lat_p95_ns);
+                bind_u64(&b, result->lat_p99_ns);
+                bind_u64(&b, result->lat_p999_ns);
+                bind_u64(&b, result->lat_p9999_ns);
+                bind_u64(&b, result->lat_max_ns);
+                bind_double_or_null(&b, result->iowait_pct);
+                bind_double_or_null(&b, result->cpu_user_pct);
+                bind_double_or_null(&b, result->cpu_sys_pct);
+                bind_double_or_null(&b, result->dev_util_pct);
+                bind_text(&b, result->device && result->device[0] ? result->device : NULL);
+        }
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        return 0;
+}
+
+int db_run_interrupt_stale(Db *db) {
+        int r, n;
+
+        r = db_exec_cached(db, STMT_RUN_INTERRUPT_STALE);
+        if (r < 0)
+                return r;
+        n = sqlite3_changes(db->sqlite);
+        return MAX(n, 0);
+}
+
+static int db_run_exists(Db *db, uint64_t run_id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_stmt(db, STMT_RUN_EXISTS, &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        return 0;
+}
+
+static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, const ProtoSample *s) {
+        Binder b = binder(st);
+        int r;
+
+        bind_u64(&b, run_id);
+        bind_u64(&b, s->t_ms);
+        bind_u64(&b, s->interval_us);
+        bind_u64(&b, s->bytes_read);
+        bind_u64(&b, s->bytes_written);
+        bind_u64(&b, s->ios_read);
+        bind_u64(&b, s->ios_written);
+        bind_u64(&b, s->ops);
+        bind_u64(&b, s->lat_mean_ns);
+        bind_u64(&b, s->lat_p50_ns);
+        bind_u64(&b, s->lat_p99_ns);
+        bind_u64(&b, s->lat_max_ns);
+        bind_double_or_null(&b, s->iowait_pct);
+        bind_double_or_null(&b, s->cpu_user_pct);
+        bind_double_or_null(&b, s->cpu_sys_pct);
+        bind_double_or_null(&b, s->dev_util_pct);
+        bind_double_or_null(&b, s->dev_queue);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        sqlite3_reset(st);
+        return r;
+}
+
+int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r;
+
+        if (n == 0)
+                return 0;
+        if (!samples)
+                return -EINVAL;
+
+        r = db_stmt(db, STMT_SAMPLE_INSERT, &st);
+        if (r < 0)
+                return r;
+
+        r = db_begin(db);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                r = db_sample_insert_one(db, st, run_id, samples + i);
+                if (r < 0) {
+                        db_rollback(db);
+                        return r;
+                }
+        }
+
+        r = db_commit(db);
+        if (r < 0) {
+                db_rollback(db);
+                return r;
+        }
+        return 0;
+}
+
+int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
+        _cleanup_reset_ sqlite3_stmt *del = NULL, *ins = NULL;
+        Binder b;
+        int r;
+
+        if (n > 0 && !entries)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (entries[i].index >= HISTOGRAM_BUCKETS)
+                        return db_fail_msg(db, -EINVAL, "histogram bucket %" PRIu32 " out of range",
+                                           entries[i].index);
+
+        r = db_run_exists(db, run_id);
+        if (r < 0)
+                return r;
+
+        r = db_stmt(db, STMT_HISTOGRAM_DELETE, &del);
+        if (r < 0)
+                return r;
+        r = db_stmt(db, STMT_HISTOGRAM_INSERT, &ins);
+        if (r < 0)
+                return r;
+
+        r = db_begin(db);
+        if (r < 0)
+                return r;
+
+        b = binder(del);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r >= 0)
+                r = db_step_done(db, del);
+        if (r < 0)
+                goto fail;
+
+        for (size_t i = 0; i < n; i++) {
+                uint64_t upper = histogram_bucket_upper(entries[i].index);
+
+                if (entries[i].count == 0)
+                        continue;
+
+                b = binder(ins);
+                bind_u64(&b, run_id);
+                bind_u64(&b, MIN(upper, (uint64_t) INT64_MAX));
+                bind_u64(&b, entries[i].count);
+                r = binder_done(db, &b);
+                if (r >= 0)
+                        r = db_step_done(db, ins);
+                sqlite3_reset(ins);
+                if (r < 0)
+                        goto fail;
+        }
+
+        r = db_commit(db);
+        if (r < 0)
+                goto fail;
+        return 0;
+
+fail:
+        db_rollback(db);
+        return r;
+}
+
+/* ---- devices ---- */
+
+int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL, *q = NULL;
+        Binder b;
+        int r;
+
+        if (!d || !d->identity)
+                return db_fail_msg(db, -EINVAL, "device without identity");
+
+        r = db_stmt(db, STMT_DEVICE_UPSERT, &st);
+        if (r < 0)
+                return r;
+        r = db_stmt(db, STMT_DEVICE_ID, &q);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_text(&b, d->identity);
+        bind_text(&b, d->model);
+        bind_text(&b, d->vendor);
+        bind_text(&b, d->serial);
+        bind_text(&b, d->wwn);
+        bind_text(&b, d->firmware);
+        bind_u64(&b, d->size);
+        if (d->rotational >= 0)
+                bind_i64(&b, d->rotational ? 1 : 0);
+        else
+                bind_null(&b);
+        bind_u64_or_null(&b, d->logical_block_size);
+        bind_u64_or_null(&b, d->physical_block_size);
+        bind_u64(&b, d->seen_usec > 0 ? d->seen_usec : now_usec(CLOCK_REALTIME));
+        bind_text(&b, d->name);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+
+        b = binder(q);
+        bind_text(&b, d->identity);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, q);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return db_fail_msg(db, -EIO, "device '%s' vanished after upsert", d->identity);
+
+        if (ret_id)
+                *ret_id = sqlite3_column_int64(q, 0);
+        return 0;
+}
+
+int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret) {
+        _cleanup_reset_ sqlite3_stmt *ex = NULL, *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_stmt(db, STMT_DEVICE_EXISTS, &ex);
+        if (r < 0)
+                return r;
+        b = binder(ex);
+        bind_i64(&b, device_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, ex);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return db_fail_msg(db, -ENOENT, "no device %" PRIi64, device_id);
+
+        r = db_stmt(db, STMT_DEVICE_COUNT_RUNS, &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_i64(&b, device_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+
+        if (ret)
+                *ret = r > 0 ? column_u64(st, 0) : 0;
+        return 0;
+}
+
+/* ---- queries ---- */
+
+/* Steps st to the end, handing every row to cb as named fields. Returns the number of rows, or
+ * the first negative return of cb, or -errno. */
+static int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata) {
+        _cleanup_free_ DbField *fields = NULL;
+        int ncol, n = 0, r;
+
+        ncol = sqlite3_column_count(st);
+        fields = calloc(MAX(ncol, 1), sizeof(DbField));
+        if (!fields)
+                return -ENOMEM;
+
+        for (;;) {
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+
+                for (int i = 0; i < ncol; i++) {
+                        DbField *f = fields + i;
+
+                        *f = (DbField) { .name = sqlite3_column_name(st, i) };
+                        switch (sqlite3_column_type(st, i)) {
+                        case SQLITE_INTEGER:
+                                f->type = DB_FIELD_INTEGER;
+                                f->i = sqlite3_column_int64(st, i);
+                                f->d = (double) f->i;
+                                break;
+                        case SQLITE_FLOAT:
+                                f->type = DB_FIELD_REAL;
+                                f->d = sqlite3_column_double(st, i);
+                                break;
+                        case SQLITE_TEXT:
+                                f->type = DB_FIELD_TEXT;
+                                f->s = column_text(st, i);
+                                break;
+                        default: /* NULL, and BLOB which the schema does not use */
+                                f->type = DB_FIELD_NULL;
+                                break;
+                        }
+                }
+
+                if (cb) {
+                        r = cb(fields, (size_t) ncol, userdata);
+                        if (r < 0)
+                                return r;
+                }
+                if (n < INT_MAX)
+                        n++;
+        }
+
+        return n;
+}
+
+/* The WHERE clause of db_query_runs: each filter adds a fixed fragment and its bound values. */
+typedef struct QueryArg {
+        bool is_text;
+        const char *s;
+        uint64_t u;
+} QueryArg;
+
+typedef struct Query {
+        char sql[2048];
+        size_t len;
+        QueryArg args[16];
+        size_t n_args;
+        bool where;
+} Query;
+
+static void query_append(Query *q, const char *s) {
+        size_t l = strlen(s);
+
+        assert(q->len + l < sizeof(q->sql)); /* fragments are fixed strings: a bug otherwise */
+        memcpy(q->sql + q->len, s, l + 1);
+        q->len += l;
+}
+
+static void query_arg_text(Query *q, const char *s) {
+        assert(q->n_args < ELEMENTSOF(q->args));
+        q->args[q->n_args++] = (QueryArg) { .is_text = true, .s = s };
+}
+
+static void query_arg_u64(Query *q, uint64_t u) {
+        assert(q->n_args < ELEMENTSOF(q->args));
+        q->args[q->n_args++] = (QueryArg) { .u = u };
+}
+
+static void query_cond(Query *q, const char *fragment) {
+        query_append(q, q->where ? " AND " : " WHERE ");
+        q->where = true;
+        query_append(q, fragment);
+}
+
+static void query_text(Query *q, const char *fragment, const char *value) {
+        if (!value)
+                return;
+        query_cond(q, fragment);
+        query_arg_text(q, value);
+}
+
+int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata) {
+        static const DbRunFilter no_filter = {};
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Query q = {};
+        uint64_t limit;
+        Binder b;
+        int r;
+
+        if (!f)
+                f = &no_filter;
+
+        query_append(&q, "SELECT * FROM run_summary");
+        if (f->device) {
+                /* Two indexable terms, so SQLite can use a multi-index OR. */
+                query_cond(&q, "(device_name = ? OR device_id IN "
+                               "(SELECT id FROM devices WHERE identity = ?))");
+                query_arg_text(&q, f->device);
+                query_arg_text(&q, f->device);
+        }
+        query_text(&q, "workload = ?", f->workload);
+        query_text(&q, "profile = ?", f->profile);
+        query_text(&q, "fs_type = ?", f->fs_type);
+        query_text(&q, "label = ?", f->label);
+        query_text(&q, "status = ?", f->status);
+        query_text(&q, "EXISTS (SELECT 1 FROM json_each(run_summary.tags) AS t WHERE t.value = ?)",
+                   f->tag);
+        if (f->job > 0) {
+                query_cond(&q, "job_id = ?");
+                query_arg_u64(&q, f->job);
+        }
+        /* [since, until): half-open, so consecutive windows do not count a run twice. */
+        if (f->since_usec > 0) {
+                query_cond(&q, "started_usec >= ?");
+                query_arg_u64(&q, f->since_usec);
+        }
+        if (f->until_usec > 0) {
+                query_cond(&q, "started_usec < ?");
+                query_arg_u64(&q, f->until_usec);
+        }
+
+        limit = f->limit == 0 ? DB_QUERY_LIMIT_DEFAULT : MIN(f->limit, (uint64_t) DB_QUERY_LIMIT_MAX);
+        query_append(&q, " ORDER BY started_usec DESC, id DESC LIMIT ? OFFSET ?");
+        query_arg_u64(&q, limit);
+        query_arg_u64(&q, f->offset);
+
+        r = db_prepare(db, q.sql, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        for (size_t i = 0; i < q.n_args; i++) {
+                if (q.args[i].is_text)
+                        bind_text(&b, q.args[i].s);
+                else
+                        bind_u64(&b, q.args[i].u);
+        }
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        return db_emit_rows(db, st, cb, userdata);
+}
+
+int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_prepare(db,
+                       "SELECT s.*, r.environment AS environment, j.spec AS spec "
+                       "FROM run_summary AS s "
+                       "JOIN runs AS r ON r.id = s.id "
+                       "LEFT JOIN jobs AS j ON j.id = s.job_id "
+                       "WHERE s.id = ?",
+                       &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        r = db_emit_rows(db, st, cb, userdata);
+        if (r == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        return r;
+}
+
+int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_run_exists(db, run_id);
+        if (r < 0)
+                return r;
+
+        r = db_prepare(db,
+                       "SELECT t_ms, interval_us, bytes_read, bytes_written, ios_read, ios_written, "
+                       "ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, iowait_pct, "
+                       "cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue "
+                       "FROM samples WHERE run_id = ? ORDER BY t_ms",
+                       &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        return db_emit_rows(db, st, cb, userdata);
+}
+
+int db_get_histogram(Db *db, uint64_t run_id,
+                     int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int n = 0, r;
+
+        r = db_run_exists(db, run_id);
+        if (r < 0)
+                return r;
+
+        r = db_prepare(db, "SELECT upper_ns, count FROM run_histograms WHERE run_id = ? "
+                           "ORDER BY upper_ns", &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                if (cb) {
+                        r = cb(column_u64(st, 0), column_u64(st, 1), userdata);
+                        if (r < 0)
+                                return r;
+                }
+                if (n < INT_MAX)
+                        n++;
+        }
+        return n;
+}

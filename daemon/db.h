@@ -90,6 +90,23 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
 /* Replaces the run's histogram (bucket upper bound ns, count). */
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 
+/* ---- devices (one row per physical identity) ---- */
+typedef struct DbDevice {
+        const char *identity;    /* "wwn:...", "serial:..." or "model:<model>:<size>:<name>" */
+        const char *model, *vendor, *serial, *wwn, *firmware; /* may be NULL: keep what is known */
+        const char *name;        /* current kernel name, e.g. "sdb" */
+        uint64_t size;           /* bytes */
+        int rotational;          /* 0, 1, or -1 unknown */
+        uint32_t logical_block_size, physical_block_size; /* 0: unknown */
+        uint64_t seen_usec;      /* CLOCK_REALTIME; 0: now */
+} DbDevice;
+
+/* Inserts a new identity (first_seen = last_seen = seen_usec), or updates a known one: last_seen,
+ * last_name and the descriptive fields given (non-NULL). *ret_id is devices.id, for DbRun. */
+int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id);
+/* How many runs refer to the device; -ENOENT for an unknown id. */
+int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
+
 /* ---- queries, for the bus layer ----
  * Rows are handed out as generic named fields, so the bus layer can marshal a{sv} without knowing
  * SQLite. Column names are those of the schema (run_summary view for runs). */
