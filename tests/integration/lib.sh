@@ -169,6 +169,8 @@ if [ "${BENCHD_TEST_KEEP:-0}" = 1 ]; then
 else
         defer rm -rf --one-file-system "$TEST_DIR"
 fi
+# Others may traverse it: tests run clients as nobody against the bus socket in here.
+chmod 0755 "$TEST_DIR"
 DB="$TEST_DIR/benchd.db"
 
 # Logs of the processes we started, printed when a test fails.
@@ -190,9 +192,14 @@ pid_running() {
         [ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
 
+# Pids we started and already reaped: never signalled again (the number may be reused).
+_REAPED=" "
+
 # kill_wait PID [TIMEOUT_S]: SIGTERM, wait, then SIGKILL. Only for pids we started.
 kill_wait() {
         local pid=$1 timeout=${2:-10} i
+        case "$_REAPED" in *" $pid "*) return 0 ;; esac
+        _REAPED+="$pid "
         if pid_running "$pid"; then
                 kill -TERM "$pid" 2>/dev/null || true
                 for ((i = 0; i < timeout * 10; i++)); do
@@ -279,18 +286,63 @@ name_has_owner() {
                 NameHasOwner s "${1:-$BUS_NAME}" 2>/dev/null)" = "b true" ]
 }
 
-# A bus monitor capturing JobRemoved signals (one JSON object per line) into $MONITOR_LOG, so a
-# test can wait for a job the way a client would, without polling the daemon.
+# A bus monitor capturing JobRemoved signals and error replies (one JSON object per line) into
+# $MONITOR_LOG, so a test can wait for a job the way a client would, without polling the daemon,
+# and can see the D-Bus error *names* that busctl does not print.
 MONITOR_LOG=
 start_monitor() {
         MONITOR_LOG="$TEST_DIR/monitor.json"
         bus monitor --json=short \
                 --match="type='signal',interface='$MANAGER_IFACE',member='JobRemoved'" \
+                --match="type='error'" \
                 >"$MONITOR_LOG" 2>"$TEST_DIR/monitor.err" &
         local pid=$!
         defer kill_wait "$pid" 2
         # busctl monitor prints nothing until the first message; give BecomeMonitor a moment.
         sleep 0.3
+}
+
+# _benchd_errors: "error.name: message" for every error reply benchd sent, one per line.
+_benchd_errors() {
+        python3 - "$MONITOR_LOG" "$(benchd_owner)" <<'PY'
+import json, sys
+path, owner = sys.argv[1], sys.argv[2]
+for line in open(path, errors="replace"):
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("type") != "error" or m.get("sender") != owner:
+        continue
+    data = m.get("payload", {}).get("data", [])
+    msg = data[0] if data else ""
+    print("%s: %s" % (m.get("error_name"), str(msg).replace("\n", " ")))
+PY
+}
+
+benchd_owner() {
+        bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s \
+                "$BUS_NAME" | sed -n 's/^s "\(.*\)"$/\1/p'
+}
+
+# call_error METHOD SIGNATURE ARGS...: calls a Manager method that must fail; sets $ERR to
+# "error.name: message" of benchd's error reply (needs start_monitor), and $OUT/$RC of busctl.
+call_error() {
+        local before i
+        [ -n "$MONITOR_LOG" ] || fail "call_error needs start_monitor"
+        before=$(_benchd_errors | wc -l)
+        run bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" "$@"
+        [ "$RC" != 0 ] || fail "$1 $* succeeded but should have failed: $OUT"
+        ERR=
+        for ((i = 0; i < 30; i++)); do
+                ERR=$(_benchd_errors | sed -n "$((before + 1))p")
+                [ -n "$ERR" ] && return 0
+                sleep 0.1
+        done
+        fail "$1 failed ($OUT) but the monitor saw no error reply from benchd"
 }
 
 # job_removed_result ID: prints the result of the JobRemoved signal for job ID, if seen.
@@ -404,6 +456,7 @@ stop_benchd() {
         wait "$BENCHD_PID" 2>/dev/null
         BENCHD_RC=$?
         set -e
+        _REAPED+="$BENCHD_PID "
         BENCHD_PID=
 }
 

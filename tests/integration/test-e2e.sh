@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The walking skeleton end to end: a private bus, benchd on a temporary database, a dd-style
+# write (64 MiB in 32 KiB O_DIRECT blocks, samples every 200 ms) into a directory on an ext4
+# filesystem on a loop device, submitted once through raw D-Bus (busctl) and once through
+# benchctl --wait, then a read. Everything is checked where a user would look: the JobRemoved
+# signal, the SQLite file (with sqlite3), and benchctl's JSON.
+
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4
+require_binaries "$BENCHCTL_BIN"
+
+SIZE=$((64 << 20))
+SAMPLE_MS=200
+
+start_bus
+start_monitor
+scratch_fs 512M
+start_benchd
+
+# check_run JOB_ID WORKLOAD: the job's single run in SQLite is complete and self-consistent.
+check_run() {
+        local job=$1 workload=$2 run status bytes dur n expected col
+        assert_eq succeeded "$(job_state "$job")" "jobs.state of job $job"
+        assert_eq 1 "$(sql "select count(*) from runs where job_id = $job")" "runs of job $job"
+        run=$(sql "select id from runs where job_id = $job")
+        status=$(sql "select status from runs where id = $run")
+        assert_eq succeeded "$status" "runs.status of run $run"
+        assert_eq "$workload" "$(sql "select workload from runs where id = $run")" "runs.workload"
+        assert_eq "$SCRATCH_DIR" "$(sql "select target from runs where id = $run")" "runs.target"
+        assert_eq 32768 "$(sql "select block_size from runs where id = $run")" "runs.block_size"
+        assert_eq 1 "$(sql "select direct from runs where id = $run")" "runs.direct"
+        if [ "$workload" = write ]; then col=bytes_written; else col=bytes_read; fi
+        bytes=$(sql "select $col from runs where id = $run")
+        assert_eq "$SIZE" "$bytes" "runs.$col of a $workload of 64 MiB"
+        assert_eq $((SIZE / 32768)) "$(sql "select ios_${col#bytes_} from runs where id = $run")" \
+                "runs.ios_${col#bytes_} (64 MiB / 32 KiB)"
+        # The other direction stayed untouched by the measured phase.
+        if [ "$workload" = write ]; then
+                assert_eq 0 "$(sql "select coalesce(bytes_read, 0) from runs where id = $run")" "runs.bytes_read of a write"
+        else
+                assert_eq 0 "$(sql "select coalesce(bytes_written, 0) from runs where id = $run")" "runs.bytes_written of a read"
+        fi
+        # Latency summary: ordered percentiles, all present.
+        sql "select lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns from runs where id = $run" |
+                awk -F'|' '{ for (i = 1; i <= NF; i++) if ($i == "") exit 1;
+                             for (i = 2; i <= NF; i++) if ($i + 0 < $(i - 1) + 0) exit 1 }' ||
+                fail "latency summary of run $run not ordered min<=p50<=p90<=p99<=max: $(sql "select lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns from runs where id = $run")"
+        [ "$(sql "select lat_min_ns > 0 from runs where id = $run")" = 1 ] || fail "lat_min_ns of run $run is 0"
+
+        # Samples: one per 200 ms of the measured duration (the last may be partial).
+        dur=$(sql "select duration_usec from runs where id = $run")
+        [ -n "$dur" ] && [ "$dur" -gt 0 ] || fail "runs.duration_usec of run $run is '$dur'"
+        n=$(sql "select count(*) from samples where run_id = $run")
+        expected=$(((dur + SAMPLE_MS * 1000 - 1) / (SAMPLE_MS * 1000)))
+        log "run $run: $workload ${dur}us, $n samples (expected about $expected)"
+        assert_between $((expected - 2)) "$n" $((expected + 2)) "samples of run $run (${dur}us at ${SAMPLE_MS}ms)"
+        # The samples add up to the run's total and are spaced by the interval.
+        assert_eq "$SIZE" "$(sql "select sum($col) from samples where run_id = $run")" "sum(samples.$col) of run $run"
+        [ "$(sql "select count(*) from samples where run_id = $run and (t_ms <= 0 or interval_us <= 0)")" = 0 ] ||
+                fail "samples of run $run with t_ms or interval_us <= 0"
+        sql "select t_ms from samples where run_id = $run order by t_ms" | awk -v ms=$SAMPLE_MS -v total="$n" '
+                NR > 1 && NR < total { d = $1 - prev; if (d < ms * 0.5 || d > ms * 2.5) { print "gap " d " at " $1; exit 1 } }
+                { prev = $1 }' || fail "samples of run $run are not ~${SAMPLE_MS}ms apart: $(sql "select group_concat(t_ms) from samples where run_id = $run")"
+        # The histogram counts every I/O.
+        assert_eq $((SIZE / 32768)) "$(sql "select coalesce(sum(count), 0) from run_histograms where run_id = $run")" \
+                "sum(run_histograms.count) of run $run"
+        # The convenience view agrees.
+        [ "$(sql "select mib_per_s > 0 and iops > 0 from run_summary where id = $run")" = 1 ] ||
+                fail "run_summary of run $run: $(sql "select mib_per_s, iops from run_summary where id = $run")"
+        # Nothing of benchd's is left in the target directory.
+        assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files left after job $job"
+        LAST_RUN=$run
+}
+
+# ---- 1. raw D-Bus: SubmitJob with busctl, wait for the JobRemoved signal ----
+touch "$SCRATCH_DIR/user-file"
+id=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 32K \
+        direct b true sync s end sample_ms u $SAMPLE_MS label s e2e-busctl) || fail "SubmitJob failed"
+log "submitted job $id through busctl"
+assert_eq queued_or_running "$(case "$(job_state "$id")" in queued | running | succeeded) echo queued_or_running ;; *) job_state "$id" ;; esac)" "state right after SubmitJob"
+result=$(wait_job_removed "$id" 180)
+assert_eq succeeded "$result" "JobRemoved result of job $id"
+check_run "$id" write
+assert_eq e2e-busctl "$(sql "select label from jobs where id = $id")" "jobs.label"
+assert_eq 0 "$(sql "select submitted_by from jobs where id = $id")" "jobs.submitted_by"
+[ -f "$SCRATCH_DIR/user-file" ] || fail "benchd removed a file it did not create"
+# The job object stays for a while after it ended, with its final state and runs.
+assert_eq 's "succeeded"' "$(job_prop "$id" State)" "Job.State after the end"
+assert_contains "$(job_prop "$id" Runs)" "$LAST_RUN" "Job.Runs"
+assert_eq 'd 1' "$(job_prop "$id" Progress)" "Job.Progress after the end"
+assert_eq "u 0" "$(manager_prop QueueLength)" "QueueLength when idle"
+assert_eq "t 0" "$(manager_prop RunningJob)" "RunningJob when idle"
+
+# ---- 2. benchctl submit --wait (exit 0 on success), same workload ----
+before=$(sql "select coalesce(max(id), 0) from jobs")
+run benchctl submit --workload write --target "$SCRATCH_DIR" --set size=64M --set block_size=32K \
+        --set direct=true --set sync=end --set sample_ms=$SAMPLE_MS --set label=e2e-benchctl --wait
+[ "$RC" = 0 ] || fail "benchctl submit --wait exited $RC: $OUT"
+id2=$(sql "select max(id) from jobs")
+[ "$id2" -gt "$before" ] || fail "benchctl submit created no job"
+assert_eq succeeded "$(wait_job_removed "$id2" 10)" "JobRemoved result of job $id2"
+check_run "$id2" write
+write_run=$LAST_RUN
+
+# ---- 3. a read of the same size ----
+run benchctl submit --workload read --target "$SCRATCH_DIR" --set size=64M --set block_size=32K \
+        --set direct=true --set sample_ms=$SAMPLE_MS --wait
+[ "$RC" = 0 ] || fail "benchctl submit --workload read --wait exited $RC: $OUT"
+id3=$(sql "select max(id) from jobs")
+assert_eq succeeded "$(wait_job_removed "$id3" 10)" "JobRemoved result of job $id3"
+check_run "$id3" read
+read_run=$LAST_RUN
+
+# ---- 4. benchctl's JSON agrees with SQLite ----
+run benchctl results --json
+[ "$RC" = 0 ] || fail "benchctl results --json exited $RC: $OUT"
+printf '%s' "$OUT" >"$TEST_DIR/results.json"
+python3 - "$TEST_DIR/results.json" "$DB" <<'EOF' || fail "benchctl results --json disagrees with sqlite"
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc if isinstance(doc, list) else doc.get("runs")
+assert isinstance(rows, list), "results --json is neither a list nor {runs: [...]}: %r" % (doc,)
+db = sqlite3.connect(sys.argv[2])
+want = [r[0] for r in db.execute("select id from runs order by started_usec desc, id desc")]
+got = [int(r["id"]) for r in rows]
+assert got == want, "run ids (newest first): sqlite %r, benchctl %r" % (want, got)
+for r in rows:
+    bw, br, st = db.execute("select bytes_written, bytes_read, status from runs where id = ?", (r["id"],)).fetchone()
+    assert int(r["bytes_written"]) == bw, "run %s bytes_written: sqlite %s, json %s" % (r["id"], bw, r["bytes_written"])
+    assert int(r["bytes_read"]) == br, "run %s bytes_read: sqlite %s, json %s" % (r["id"], br, r["bytes_read"])
+    assert r["status"] == st, "run %s status: sqlite %s, json %s" % (r["id"], st, r["status"])
+print("results --json: %d runs agree" % len(rows))
+EOF
+
+for r in "$write_run" "$read_run"; do
+        run benchctl show "$r" --json
+        [ "$RC" = 0 ] || fail "benchctl show $r --json exited $RC: $OUT"
+        printf '%s' "$OUT" >"$TEST_DIR/show.json"
+        python3 - "$TEST_DIR/show.json" "$DB" "$r" <<'EOF' || fail "benchctl show $r --json disagrees with sqlite"
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+run_id = int(sys.argv[3])
+run = doc.get("run", doc)
+db = sqlite3.connect(sys.argv[2])
+db.row_factory = sqlite3.Row
+row = db.execute("select * from runs where id = ?", (run_id,)).fetchone()
+assert int(run["id"]) == run_id, "id %r" % run.get("id")
+for k in ("bytes_written", "bytes_read", "ios_written", "ios_read", "duration_usec", "lat_p99_ns"):
+    assert int(run[k]) == row[k], "%s: sqlite %s, json %s" % (k, row[k], run[k])
+samples = doc.get("samples")
+assert isinstance(samples, list), "show --json has no samples list"
+n = db.execute("select count(*) from samples where run_id = ?", (run_id,)).fetchone()[0]
+assert len(samples) == n, "samples: sqlite %d, json %d" % (n, len(samples))
+print("show %d --json agrees (%d samples)" % (run_id, n))
+EOF
+done
+
+# The human forms work too.
+assert_success "benchctl results" benchctl results
+assert_contains "$OUT" "write" "benchctl results"
+assert_success "benchctl show $write_run" benchctl show "$write_run"
+assert_success "benchctl jobs --json" benchctl jobs --json
+printf '%s' "$OUT" | python3 -c 'import json,sys; json.load(sys.stdin)' || fail "benchctl jobs --json is not JSON: $OUT"
+assert_success "benchctl status $id3" benchctl status "$id3"
+assert_contains "$OUT" succeeded "benchctl status $id3"
+
+# ---- 5. the daemon stops cleanly and the database stays readable ----
+stop_benchd
+assert_eq 0 "$BENCHD_RC" "benchd exit status after SIGTERM"
+assert_eq ok "$(sql 'pragma integrity_check')" "integrity_check"
+assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after shutdown"
+
+log "PASS"

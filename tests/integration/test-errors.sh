@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Bad input is refused before anything is queued: every malformed SubmitJob gets a named error
+# (org.benchd.Benchd1.Error.InvalidSpec or .NoSpace) whose message names the key at fault, the
+# jobs table does not grow, nothing appears in the target directory, and a user's file is never
+# touched. benchctl turns the same mistakes into non-zero exits with the message on stderr.
+
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv
+require_binaries "$BENCHCTL_BIN"
+
+start_bus
+start_monitor
+scratch_fs 256M
+start_benchd
+
+jobs_before=$(sql "select count(*) from jobs")
+echo "precious" >"$SCRATCH_DIR/user-file"
+sum_before=$(sha256sum <"$SCRATCH_DIR/user-file")
+
+# expect_refused ERROR_NAME WORD TRIPLES...: SubmitJob with the triples must fail with ERROR_NAME
+# and a message containing WORD; nothing may be queued or created.
+expect_refused() {
+        local name=$1 word=$2
+        shift 2
+        call_error SubmitJob 'a{sv}' $(($# / 3)) "$@"
+        log "refused as expected: $ERR"
+        assert_contains "$ERR" "$name: " "error name for SubmitJob($*)"
+        assert_contains "$ERR" "$word" "error message for SubmitJob($*)"
+        # The message is meant for a person: more than the key's name alone.
+        [ ${#ERR} -gt $((${#name} + ${#word} + 12)) ] || fail "error message too terse: $ERR"
+        assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs rows after a refused SubmitJob($*)"
+        assert_eq "u 0" "$(manager_prop QueueLength)" "QueueLength after a refused SubmitJob"
+        assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after a refused SubmitJob"
+}
+
+INVALID=org.benchd.Benchd1.Error.InvalidSpec
+NOSPACE=org.benchd.Benchd1.Error.NoSpace
+T="$SCRATCH_DIR"
+ok=(workload s write size s 4M block_size s 32K)
+
+expect_refused $INVALID bogus_key        target s "$T" "${ok[@]}" bogus_key s 1
+expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size b true
+expect_refused $INVALID direct           target s "$T" "${ok[@]}" direct s maybe
+expect_refused $INVALID target           target s relative/dir "${ok[@]}"
+expect_refused $INVALID target           "${ok[@]}"
+expect_refused $INVALID target           target s "$T/does-not-exist" "${ok[@]}"
+expect_refused $INVALID target           target s "$T/user-file" "${ok[@]}"
+expect_refused $INVALID target           target u 7 "${ok[@]}"
+expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size s 0
+expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size x -4096
+expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size s 1000T
+expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size s lots
+expect_refused $INVALID block_size       target s "$T" workload s write size s 4M block_size s 0
+expect_refused $INVALID block_size       target s "$T" workload s write size s 4M block_size u 1000 direct b true
+expect_refused $INVALID workload         target s "$T" workload s scribble size s 4M
+expect_refused $INVALID sample_ms        target s "$T" "${ok[@]}" sample_ms u 5
+expect_refused $INVALID queue_depth      target s "$T" "${ok[@]}" queue_depth u 100000
+expect_refused $NOSPACE ""               target s "$T" workload s write block_size s 1M size s 8G
+
+assert_eq "$sum_before" "$(sha256sum <"$SCRATCH_DIR/user-file")" "content of a user's file in the target"
+
+# A whole argument of the wrong D-Bus type is refused by the bus layer.
+call_error SubmitJob s "$T"
+assert_contains "$ERR" "org.freedesktop.DBus.Error.InvalidArgs" "SubmitJob(s)"
+
+# Unknown ids.
+call_error CancelJob t 999999
+assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "CancelJob(999999)"
+call_error GetRun t 999999
+assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "GetRun(999999)"
+
+# Only root submits (no polkit on this bus): nobody is refused by benchd itself, whatever the bus
+# policy says (this test bus lets everyone call everything).
+before=$(_benchd_errors | wc -l)
+run setpriv --reuid=65534 --regid=65534 --clear-groups busctl --address="$BUS_ADDRESS" call \
+        "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob 'a{sv}' 4 target s "$T" "${ok[@]:0:9}"
+[ "$RC" != 0 ] || fail "SubmitJob as nobody succeeded: $OUT"
+sleep 0.3
+ERR=$(_benchd_errors | sed -n "$((before + 1))p")
+log "nobody's SubmitJob: $ERR"
+case "$ERR" in
+org.freedesktop.DBus.Error.AccessDenied:* | org.freedesktop.DBus.Error.InteractiveAuthorizationRequired:*) ;;
+*) fail "SubmitJob as nobody: expected AccessDenied, got '$ERR' ($OUT)" ;;
+esac
+assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs rows after nobody's SubmitJob"
+# ... but may read.
+run setpriv --reuid=65534 --regid=65534 --clear-groups busctl --address="$BUS_ADDRESS" call \
+        "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ListJobs 'a{sv}' 0
+assert_eq 0 "$RC" "ListJobs as nobody: $OUT"
+
+# An ended job cannot be cancelled.
+id=$(submit_busctl target s "$T" "${ok[@]}") || fail "a valid SubmitJob failed"
+assert_eq succeeded "$(wait_job_removed "$id" 60)" "JobRemoved of the small job"
+call_error CancelJob t "$id"
+assert_contains "$ERR" "org.benchd.Benchd1.Error.NotCancellable: " "CancelJob of an ended job"
+jobs_before=$(sql "select count(*) from jobs")
+
+# ---- benchctl: clear errors, non-zero exits ----
+# expect_benchctl_fails WORD ARGS...: non-zero exit, WORD in the output, nothing queued.
+expect_benchctl_fails() {
+        local word=$1
+        shift
+        run benchctl "$@"
+        [ "$RC" != 0 ] || fail "benchctl $* exited 0: $OUT"
+        assert_contains "$OUT" "$word" "benchctl $*"
+        log "benchctl $* -> exit $RC: $(head -n1 <<<"$OUT")"
+        assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs rows after benchctl $*"
+}
+
+expect_benchctl_fails target      submit --workload write --target relative/dir --set size=4M
+expect_benchctl_fails bogus       submit --workload write --target "$T" --set bogus=1
+expect_benchctl_fails size        submit --workload write --target "$T" --set size=0
+expect_benchctl_fails block_size  submit --workload write --target "$T" --set size=4M --set block_size=1000 --set direct=true
+expect_benchctl_fails workload    submit --workload scribble --target "$T" --set size=4M
+expect_benchctl_fails 999999      status 999999
+expect_benchctl_fails 999999      show 999999
+expect_benchctl_fails 999999      cancel 999999
+run benchctl no-such-verb
+[ "$RC" != 0 ] || fail "benchctl no-such-verb exited 0"
+run "$BENCHCTL_BIN" --bus-address="unix:path=$TEST_DIR/no-such-socket" jobs
+[ "$RC" != 0 ] || fail "benchctl against a missing bus exited 0: $OUT"
+[ -n "$OUT" ] || fail "benchctl against a missing bus said nothing"
+
+# And the good path exits 0.
+assert_success "benchctl jobs" benchctl jobs
+assert_success "benchctl results" benchctl results
+
+benchd_alive || fail "benchd died"
+log "PASS"
