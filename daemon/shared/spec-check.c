@@ -1,1 +1,339 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Checks a finalized JobSpec against the running system: what kind of thing the target is and
+ * whether the workload may touch it, the direct-I/O alignment the target needs, and whether the
+ * files benchd would create fit. Runs in benchd at SubmitJob (so nothing doomed is queued) and
+ * again in benchd-worker before any I/O, which is why it is separate from the pure spec.c.
+ *
+ * The target path itself may be a symlink (/dev/disk/by-id/...), so it is stat()ed, following
+ * links; the kind is decided on what it resolves to. The final word on whether a block device may
+ * be written (mounted, held, signatures) is the daemon's device verdict, not ours.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+#include "spec-check.h"
+#include "util.h"
+
+#define MARGIN_MIN (UINT64_C(64) << 20)
+#define METADATA_OVERHEAD (UINT64_C(1) << 20)
+#define FS_BLOCK UINT64_C(4096)
+
+_printf_(2, 3)
+static int fail_errno(char **reterr, const char *fmt, ...) {
+        va_list ap;
+
+        if (reterr) {
+                char *m = NULL;
+
+                va_start(ap, fmt);
+                if (vasprintf(&m, fmt, ap) < 0)
+                        m = NULL;
+                va_end(ap);
+                free(*reterr);
+                *reterr = m;
+        }
+        return 0;
+}
+
+#define fail(err, reterr, ...) (fail_errno((reterr), __VA_ARGS__), (err))
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+        return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+        if (a != 0 && b > UINT64_MAX / a)
+                return UINT64_MAX;
+        return a * b;
+}
+
+/* "1.2 GiB": for people reading a message, not for parsing. */
+static const char *format_human(uint64_t v, char buf[static 32]) {
+        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+        double d = (double) v;
+        int i = -1;
+
+        if (v < 1024) {
+                snprintf(buf, 32, "%" PRIu64 " B", v);
+                return buf;
+        }
+        while (d >= 1024.0 && i < 5) {
+                d /= 1024.0;
+                i++;
+        }
+        snprintf(buf, 32, "%.1f %s", d, units[i]);
+        return buf;
+}
+
+/* "32K" when exact, else bytes: the form a user would type back into the spec. */
+static const char *format_exact(uint64_t v, char buf[static 32]) {
+        static const char suffix[] = "KMGTPE";
+        int i = -1;
+
+        while (v >= 1024 && v % 1024 == 0 && i < 5) {
+                v /= 1024;
+                i++;
+        }
+        if (i < 0)
+                snprintf(buf, 32, "%" PRIu64, v);
+        else
+                snprintf(buf, 32, "%" PRIu64 "%c", v, suffix[i]);
+        return buf;
+}
+
+uint64_t spec_needed_bytes(const JobSpec *s) {
+        if (s->workload == WORKLOAD_METADATA) {
+                /* Every file takes at least its size rounded up to a filesystem block. */
+                uint64_t per_file = sat_add(s->file_size_max, FS_BLOCK - 1) / FS_BLOCK * FS_BLOCK;
+                return sat_add(sat_mul(s->file_count, per_file), METADATA_OVERHEAD);
+        }
+        if (s->workload < 0)
+                return 0;
+        return sat_mul(s->size, MAX(s->jobs, 1u));
+}
+
+static int read_sysfs_u64(const char *path, uint64_t *ret) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        uint64_t v;
+
+        if (!f)
+                return -errno;
+        if (fscanf(f, "%" SCNu64, &v) != 1)
+                return -EIO;
+        *ret = v;
+        return 0;
+}
+
+/* The logical block size of the block device dev (a partition answers for its disk). */
+static int sysfs_logical_block_size(dev_t dev, uint64_t *ret) {
+        char path[128];
+        _cleanup_free_ char *real = NULL;
+        _cleanup_free_ char *parent = NULL;
+        char *slash;
+
+        if (major(dev) == 0)
+                return -ENODEV;  /* tmpfs, overlay, btrfs subvolumes: no block device behind st_dev */
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size", major(dev), minor(dev));
+        if (read_sysfs_u64(path, ret) >= 0)
+                return 0;
+
+        /* A partition has no queue/ of its own: its directory sits inside the disk's. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        real = realpath(path, NULL);
+        if (!real)
+                return -errno;
+        slash = strrchr(real, '/');
+        if (!slash || slash == real)
+                return -ENOENT;
+        *slash = 0;
+        if (asprintf(&parent, "%s/queue/logical_block_size", real) < 0)
+                return -ENOMEM;
+        return read_sysfs_u64(parent, ret);
+}
+
+/* Required O_DIRECT alignment for path: statx where the kernel reports it, else the logical
+ * block size of the device behind it, else 512. */
+static uint32_t dio_alignment(const char *path, dev_t dev) {
+        uint64_t lbs;
+
+#ifdef STATX_DIOALIGN
+        struct statx sx;
+
+        if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &sx) >= 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+            sx.stx_dio_offset_align > 0)
+                return MAX(sx.stx_dio_offset_align, sx.stx_dio_mem_align);
+#endif
+        if (sysfs_logical_block_size(dev, &lbs) >= 0 && lbs >= 512 && lbs <= (UINT64_C(1) << 20))
+                return (uint32_t) lbs;
+        return 512;
+}
+
+static int block_device_size(const char *path, dev_t rdev, uint64_t *ret) {
+        _cleanup_close_ int fd = -EBADF;
+        uint64_t v;
+        char p[128];
+
+        /* Read-only, non-blocking open: asks the driver its size without touching the media. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd >= 0 && ioctl(fd, BLKGETSIZE64, &v) >= 0) {
+                *ret = v;
+                return 0;
+        }
+
+        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/size", major(rdev), minor(rdev));
+        if (read_sysfs_u64(p, &v) < 0)
+                return -ENODEV;
+        *ret = sat_mul(v, 512);
+        return 0;
+}
+
+static const char *kind_name(mode_t m) {
+        if (S_ISSOCK(m))
+                return "a socket";
+        if (S_ISFIFO(m))
+                return "a fifo";
+        if (S_ISCHR(m))
+                return "a character device";
+        if (S_ISLNK(m))
+                return "a symlink";
+        return "not a directory, regular file or block device";
+}
+
+/* Alignment of the sizes the engine will use with O_DIRECT. */
+static int check_alignment(const JobSpec *s, const char *where, uint32_t align, char **reterr) {
+        char a[32], b[32];
+
+        if (!s->direct || s->workload < 0 || s->workload == WORKLOAD_METADATA || align <= 1)
+                return 0;
+        if (s->block_size % align != 0)
+                return fail(-EINVAL, reterr, "block_size %s is not a multiple of %" PRIu32 ", the direct-I/O "
+                            "alignment of %s; use %s or a multiple", format_exact(s->block_size, a), align, where,
+                            format_exact(align, b));
+        if (s->size % align != 0)
+                return fail(-EINVAL, reterr, "size %s is not a multiple of %" PRIu32 ", the direct-I/O alignment "
+                            "of %s; use %s", format_exact(s->size, a), align, where,
+                            format_exact(MAX(s->size / align, 1u) * align, b));
+        if (s->workload == WORKLOAD_STRIDE_READ && s->stride % align != 0)
+                return fail(-EINVAL, reterr, "stride %s is not a multiple of %" PRIu32 ", the direct-I/O alignment "
+                            "of %s; use %s or a multiple", format_exact(s->stride, a), align, where,
+                            format_exact(align, b));
+        return 0;
+}
+
+static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
+        struct statvfs sv;
+        uint64_t margin, want;
+        char a[32], b[32], m[32], how[96];
+        int r;
+
+        if (statvfs(s->target, &sv) < 0)
+                return fail(-EINVAL, reterr, "target %s: cannot query free space: %s; give a directory on a "
+                            "mounted filesystem", s->target, strerror(errno));
+        if (sv.f_flag & ST_RDONLY)
+                return fail(-EINVAL, reterr, "target %s is on a read-only filesystem; benchd creates its files "
+                            "there, give a directory on a writable filesystem", s->target);
+
+        c->kind = TARGET_DIRECTORY;
+        c->dev = st->st_dev;
+        c->dio_align = dio_alignment(s->target, st->st_dev);
+        c->free_bytes = sat_mul(sv.f_bavail, sv.f_frsize);
+        c->needed_bytes = spec_needed_bytes(s);
+
+        r = check_alignment(s, s->target, c->dio_align, reterr);
+        if (r < 0)
+                return r;
+
+        margin = MAX(c->needed_bytes / 100, MARGIN_MIN);
+        want = sat_add(c->needed_bytes, margin);
+        if (c->needed_bytes > 0 && c->free_bytes < want) {
+                if (s->workload == WORKLOAD_METADATA)
+                        snprintf(how, sizeof(how), "file_count %" PRIu32 " × file_size_max %s", s->file_count,
+                                 format_exact(s->file_size_max, a));
+                else
+                        snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, format_exact(s->size, a), s->jobs);
+                return fail(-ENOSPC, reterr, "target %s has %s free; this job needs %s (%s) plus %s headroom; "
+                            "free space or use a smaller size", s->target, format_human(c->free_bytes, b),
+                            format_human(c->needed_bytes, m), how, format_human(margin, a));
+        }
+        return 0;
+}
+
+static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
+        char a[32], b[32];
+
+        if (s->workload >= 0 && workload_writes(s->workload))
+                return fail(-EINVAL, reterr, "target %s is a regular file; the %s workload writes, and benchd "
+                            "writes only to files it creates itself: give a directory instead",
+                            s->target, workload_to_string(s->workload));
+        if (s->workload >= 0 && (uint64_t) st->st_size < s->block_size)
+                return fail(-EINVAL, reterr, "target %s is %s long, shorter than block_size %s; use a larger file "
+                            "or a smaller block_size", s->target, format_human((uint64_t) st->st_size, a),
+                            format_exact(s->block_size, b));
+
+        c->kind = TARGET_FILE;
+        c->dev = st->st_dev;
+        c->dio_align = dio_alignment(s->target, st->st_dev);
+        c->free_bytes = 0;
+        c->needed_bytes = 0; /* nothing is laid out: the file is read as it is */
+        return check_alignment(s, s->target, c->dio_align, reterr);
+}
+
+static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
+        uint64_t devsize;
+        char a[32], b[32];
+
+        if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
+                return fail(-EINVAL, reterr, "writing to %s destroys its content (workload %s); set "
+                            "destructive=true if that is intended", s->target, workload_to_string(s->workload));
+        if (s->workload == WORKLOAD_METADATA)
+                return fail(-EINVAL, reterr, "target %s is a block device; the metadata workload needs a "
+                            "directory on a mounted filesystem", s->target);
+
+        c->kind = TARGET_BLOCK;
+        c->dev = st->st_rdev;
+        c->dio_align = dio_alignment(s->target, st->st_rdev);
+        c->free_bytes = 0;
+        c->needed_bytes = spec_needed_bytes(s);
+
+        if (s->workload >= 0) {
+                if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
+                        return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
+                                    "give a device that is present", s->target);
+                if (devsize < s->block_size)
+                        return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
+                                    "block_size", s->target, format_human(devsize, a), format_exact(s->block_size, b));
+                if (s->size > devsize)
+                        return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
+                                    format_exact(s->size, a), format_human(devsize, b), s->target,
+                                    format_exact(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), b));
+        }
+        return check_alignment(s, s->target, c->dio_align, reterr);
+}
+
+int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
+        TargetCheck c = {};
+        struct stat st;
+        int r;
+
+        if (!s->target || s->target[0] != '/')
+                return fail(-EINVAL, reterr, "target: required as an absolute path of a directory, regular file or "
+                            "block device, e.g. target=/mnt/scratch");
+
+        /* Follows symlinks on purpose: /dev/disk/by-id/... names the device it points to. */
+        if (stat(s->target, &st) < 0) {
+                if (errno == ENOENT || errno == ENOTDIR)
+                        return fail(-EINVAL, reterr, "target %s does not exist; give an existing directory, regular "
+                                    "file or block device", s->target);
+                return fail(-EINVAL, reterr, "target %s cannot be examined: %s; give a directory, regular file or "
+                            "block device benchd can reach", s->target, strerror(errno));
+        }
+
+        if (S_ISDIR(st.st_mode))
+                r = check_directory(s, &st, &c, reterr);
+        else if (S_ISREG(st.st_mode))
+                r = check_file(s, &st, &c, reterr);
+        else if (S_ISBLK(st.st_mode))
+                r = check_block(s, &st, &c, reterr);
+        else
+                r = fail(-EINVAL, reterr, "target %s is %s; give a directory, regular file or block device",
+                         s->target, kind_name(st.st_mode));
+        if (r < 0)
+                return r;
+
+        if (ret)
+                *ret = c;
+        return 0;
+}

@@ -382,8 +382,9 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
 
         if (u < ki->min || u > ki->max) {
                 if (ki->kind == KIND_SIZE)
-                        return fail(reterr, "%s: %" PRIu64 " is out of range; use a size from %s to %s",
-                                    ki->name, u, format_size_exact(ki->min, a), format_size_exact(ki->max, b));
+                        return fail(reterr, "%s: %s is out of range; use a size from %s to %s",
+                                    ki->name, format_size_exact(u, q), format_size_exact(ki->min, a),
+                                    format_size_exact(ki->max, b));
                 return fail(reterr, "%s: %" PRIu64 " is out of range; use a value from %" PRIu64 " to %" PRIu64,
                             ki->name, u, ki->min, ki->max);
         }
