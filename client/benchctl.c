@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * benchctl: the command line of benchd (DESIGN.md "Command line"), systemctl-style. This file owns
+ * option parsing and the verb table only; the verbs live in verbs-*.c and talk to benchd through
+ * bus.c. Options are one flat set, as in systemctl, so they may stand before or after the verb.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchctl.h"
+#include "config.h"
+#include "format.h"
+#include "shared/spec.h"
+#include "shared/util.h"
+
+bool arg_json = false;
+bool arg_legend = true;
+BusTransport arg_transport = BUS_TRANSPORT_SYSTEM;
+const char *arg_address = NULL;
+const char *arg_workload = NULL;
+const char *arg_profile = NULL;
+const char *arg_target = NULL;
+const char *arg_label = NULL;
+char **arg_tags = NULL;
+char **arg_sets = NULL;
+bool arg_wait = false;
+const char *arg_device = NULL;
+const char *arg_fs_type = NULL;
+const char *arg_status = NULL;
+uint64_t arg_job = 0;
+uint64_t arg_since_usec = 0;
+uint64_t arg_until_usec = 0;
+uint64_t arg_limit = 0;
+bool arg_all = false;
+ExportFormat arg_format = EXPORT_CSV;
+
+typedef struct Verb {
+        const char *name;
+        int min_args; /* not counting the verb */
+        int max_args; /* -1: unlimited */
+        int (*func)(int argc, char **argv);
+} Verb;
+
+static const Verb verbs[] = {
+        { "submit",   0, 0,  verb_submit },
+        { "run",      0, 0,  verb_run },
+        { "jobs",     0, 0,  verb_jobs },
+        { "status",   1, 1,  verb_status },
+        { "watch",    1, 1,  verb_watch },
+        { "cancel",   1, -1, verb_cancel },
+        { "profiles", 0, 0,  verb_profiles },
+        { "results",  0, 0,  verb_results },
+        { "show",     1, 1,  verb_show },
+        { "samples",  1, 1,  verb_samples },
+        { "export",   0, -1, verb_export },
+        { "compare",  2, -1, verb_compare },
+        { "devices",  0, 0,  verb_devices },
+        { "device",   1, 1,  verb_device },
+};
+
+static void help(void) {
+        printf("benchctl [OPTIONS...] COMMAND ...\n\n"
+               "Submit storage benchmarks to benchd and query their history.\n\n"
+               "Jobs:\n"
+               "  submit --workload W|--profile P --target PATH [--set K=V...] [--wait]\n"
+               "                           Queue a benchmark job\n"
+               "  run ...                  Same as submit --wait\n"
+               "  jobs                     List queued, running and recent jobs (--all: every job)\n"
+               "  status ID                Show a job\n"
+               "  watch ID                 Follow a job until it ends\n"
+               "  cancel ID...             Cancel queued or running jobs\n"
+               "  profiles                 List the benchmark profiles\n\n"
+               "History:\n"
+               "  results                  List runs, newest first (filters below)\n"
+               "  show RUN                 Show a run's summary and samples\n"
+               "  samples RUN              Show a run's samples\n"
+               "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
+               "  compare RUN RUN...       Compare runs side by side, relative to the first\n\n"
+               "Devices:\n"
+               "  devices                  List block devices and their write verdicts\n"
+               "  device NAME              Show everything benchd knows about a device\n\n"
+               "Job options:\n"
+               "  -w --workload=NAME       Workload (read, write, randread, randwrite, ...)\n"
+               "  -p --profile=NAME        Profile (dd, iozone, bonnie, crystal, ping, quick)\n"
+               "  -t --target=PATH         Absolute path: directory, file or block device\n"
+               "  -s --set=KEY=VALUE       Set a job spec key (block_size=32K, direct=true, ...)\n"
+               "     --label=TEXT          Label the job's runs\n"
+               "     --tag=TAG             Tag the job's runs (repeatable)\n"
+               "     --wait                Wait for the job and show its progress\n\n"
+               "Filters (results, export, jobs):\n"
+               "     --device=NAME --workload=NAME --profile=NAME --fs-type=TYPE\n"
+               "     --label=TEXT --tag=TAG --job=ID --status=STATUS\n"
+               "     --since=TIME --until=TIME  (2026-11-01, \"2026-11-01 12:00\", 7d, 12h)\n"
+               "  -n --limit=N             Show at most N entries\n"
+               "  -a --all                 jobs: include every job in the database\n"
+               "     --format=csv|json     export: output format (default csv)\n\n"
+               "Output and connection:\n"
+               "     --json                Machine-readable JSON output\n"
+               "     --no-legend           Omit table headers and footers\n"
+               "     --no-pager            Accepted for compatibility (benchctl never pages)\n"
+               "     --system              Talk to benchd on the system bus (default)\n"
+               "     --bus-address=ADDR    Talk to benchd on this bus instead\n"
+               "  -H --host=[USER@]HOST    Talk to benchd on a remote host (ssh)\n"
+               "  -h --help                Show this help\n"
+               "     --version             Show the version\n\n"
+               "Exit status: 0 ok, 1 failure (or the job failed), 2 usage error,\n"
+               "3 benchd not reachable, 4 not found.\n");
+}
+
+static int strv_push(char ***l, const char *s) {
+        size_t n = 0;
+        char **a;
+        char *c;
+
+        if (*l)
+                while ((*l)[n])
+                        n++;
+        c = strdup(s);
+        if (!c)
+                return -ENOMEM;
+        a = realloc(*l, (n + 2) * sizeof(char *));
+        if (!a) {
+                free(c);
+                return -ENOMEM;
+        }
+        a[n] = c;
+        a[n + 1] = NULL;
+        *l = a;
+        return 0;
+}
+
+int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        if (s && s[0] >= '0' && s[0] <= '9') {
+                v = strtoull(s, &end, 10);
+                if (errno == 0 && *end == '\0' && v > 0) {
+                        *ret = v;
+                        return 0;
+                }
+        }
+        fprintf(stderr, "benchctl: invalid %s '%s': expected a positive number, e.g. 12\n", what, strna(s));
+        return -EINVAL;
+}
+
+static int parse_time_arg(const char *opt, const char *s, uint64_t *ret) {
+        int r = parse_time_spec(s, now_usec(CLOCK_REALTIME), ret);
+
+        if (r < 0) {
+                fprintf(stderr,
+                        "benchctl: %s: cannot parse '%s'; use a date (2026-11-01, \"2026-11-01 12:00\") "
+                        "or an age (7d, 12h, 30min)\n", opt, s);
+                return r;
+        }
+        return 0;
+}
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_JSON,
+        ARG_NO_LEGEND,
+        ARG_NO_PAGER,
+        ARG_BUS_ADDRESS,
+        ARG_SYSTEM,
+        ARG_LABEL,
+        ARG_TAG,
+        ARG_WAIT,
+        ARG_DEVICE,
+        ARG_FS_TYPE,
+        ARG_STATUS,
+        ARG_JOB,
+        ARG_SINCE,
+        ARG_UNTIL,
+        ARG_FORMAT,
+};
+
+/* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
+static int parse_argv(int argc, char *argv[]) {
+        static const struct option options[] = {
+                { "help",        no_argument,       NULL, 'h' },
+                { "version",     no_argument,       NULL, ARG_VERSION },
+                { "json",        no_argument,       NULL, ARG_JSON },
+                { "no-legend",   no_argument,       NULL, ARG_NO_LEGEND },
+                { "no-pager",    no_argument,       NULL, ARG_NO_PAGER },
+                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+                { "host",        required_argument, NULL, 'H' },
+                { "system",      no_argument,       NULL, ARG_SYSTEM },
+                { "workload",    required_argument, NULL, 'w' },
+                { "profile",     required_argument, NULL, 'p' },
+                { "target",      required_argument, NULL, 't' },
+                { "set",         required_argument, NULL, 's' },
+                { "label",       required_argument, NULL, ARG_LABEL },
+                { "tag",         required_argument, NULL, ARG_TAG },
+                { "wait",        no_argument,       NULL, ARG_WAIT },
+                { "device",      required_argument, NULL, ARG_DEVICE },
+                { "fs-type",     required_argument, NULL, ARG_FS_TYPE },
+                { "status",      required_argument, NULL, ARG_STATUS },
+                { "job",         required_argument, NULL, ARG_JOB },
+                { "since",       required_argument, NULL, ARG_SINCE },
+                { "until",       required_argument, NULL, ARG_UNTIL },
+                { "limit",       required_argument, NULL, 'n' },
+                { "all",         no_argument,       NULL, 'a' },
+                { "format",      required_argument, NULL, ARG_FORMAT },
+                {}
+        };
+        int c;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hH:w:p:t:s:n:a", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("benchctl %s\n", BENCHD_VERSION);
+                        return 0;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case ARG_NO_LEGEND:
+                        arg_legend = false;
+                        break;
+                case ARG_NO_PAGER:
+                        break;
+                case ARG_BUS_ADDRESS:
+                        arg_transport = BUS_TRANSPORT_ADDRESS;
+                        arg_address = optarg;
+                        break;
+                case 'H':
+                        arg_transport = BUS_TRANSPORT_REMOTE;
+                        arg_address = optarg;
+                        break;
+                case ARG_SYSTEM:
+                        arg_transport = BUS_TRANSPORT_SYSTEM;
+                        arg_address = NULL;
+                        break;
+                case 'w':
+                        arg_workload = optarg;
+                        break;
+                case 'p':
+                        arg_profile = optarg;
+                        break;
+                case 't':
+                        arg_target = optarg;
+                        break;
+                case 's':
+                        if (strv_push(&arg_sets, optarg) < 0)
+                                return -BENCHCTL_EXIT_FAILURE;
+                        break;
+                case ARG_LABEL:
+                        arg_label = optarg;
+                        break;
+                case ARG_TAG:
+                        if (strv_push(&arg_tags, optarg) < 0)
+                                return -BENCHCTL_EXIT_FAILURE;
+                        break;
+                case ARG_WAIT:
+                        arg_wait = true;
+                        break;
+                case ARG_DEVICE:
+                        arg_device = optarg;
+                        break;
+                case ARG_FS_TYPE:
+                        arg_fs_type = optarg;
+                        break;
+                case ARG_STATUS:
+                        arg_status = optarg;
+                        break;
+                case ARG_JOB:
+                        if (parse_id_arg("--job", optarg, &arg_job) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case ARG_SINCE:
+                        if (parse_time_arg("--since", optarg, &arg_since_usec) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case ARG_UNTIL:
+                        if (parse_time_arg("--until", optarg, &arg_until_usec) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case 'n':
+                        if (parse_id_arg("--limit", optarg, &arg_limit) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case 'a':
+                        arg_all = true;
+                        break;
+                case ARG_FORMAT:
+                        if (streq(optarg, "csv"))
+                                arg_format = EXPORT_CSV;
+                        else if (streq(optarg, "json"))
+                                arg_format = EXPORT_JSON;
+                        else {
+                                fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv or json\n",
+                                        optarg);
+                                return -BENCHCTL_EXIT_USAGE;
+                        }
+                        break;
+                case ':':
+                        fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);
+                        return -BENCHCTL_EXIT_USAGE;
+                case '?':
+                default:
+                        if (optopt > 0 && optopt < 0x100)
+                                fprintf(stderr, "benchctl: unknown option '-%c'; see benchctl --help\n", optopt);
+                        else
+                                fprintf(stderr, "benchctl: unknown option '%s'; see benchctl --help\n",
+                                        argv[optind - 1]);
+                        return -BENCHCTL_EXIT_USAGE;
+                }
+        }
+        return 1;
+}
+
+int main(int argc, char *argv[]) {
+        const Verb *verb = NULL;
+        int r, n_args;
+
+        r = parse_argv(argc, argv);
+        if (r <= 0) {
+                r = -r;
+                goto finish;
+        }
+
+        if (optind >= argc) {
+                fprintf(stderr, "benchctl: no command given; see benchctl --help\n");
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(argv[optind], verbs[i].name)) {
+                        verb = &verbs[i];
+                        break;
+                }
+        if (!verb) {
+                fprintf(stderr, "benchctl: unknown command '%s'; see benchctl --help\n", argv[optind]);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        n_args = argc - optind - 1;
+        if (n_args < verb->min_args || (verb->max_args >= 0 && n_args > verb->max_args)) {
+                if (verb->min_args == verb->max_args && verb->min_args == 0)
+                        fprintf(stderr, "benchctl: %s takes no arguments\n", verb->name);
+                else if (n_args < verb->min_args)
+                        fprintf(stderr, "benchctl: %s needs %s%d argument%s; see benchctl --help\n", verb->name,
+                                verb->max_args != verb->min_args ? "at least " : "", verb->min_args,
+                                verb->min_args == 1 ? "" : "s");
+                else
+                        fprintf(stderr, "benchctl: %s takes at most %d argument%s\n", verb->name,
+                                verb->max_args, verb->max_args == 1 ? "" : "s");
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        r = verb->func(n_args + 1, argv + optind);
+
+finish:
+        strv_free(arg_sets);
+        strv_free(arg_tags);
+        return r;
+}

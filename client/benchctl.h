@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What benchctl's verbs share: the parsed command line (arg_*), the exit codes, and the verb entry
+ * points. Verbs return an exit code (EXIT_*) and print their own errors, because the code depends
+ * on which D-Bus error came back (see bus_error_exit()).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+        BENCHCTL_EXIT_OK = 0,
+        BENCHCTL_EXIT_FAILURE = 1,     /* generic failure, or the job failed/was cancelled */
+        BENCHCTL_EXIT_USAGE = 2,       /* unknown verb/option, bad --set, invalid spec */
+        BENCHCTL_EXIT_UNREACHABLE = 3, /* benchd is not on the bus, or no bus */
+        BENCHCTL_EXIT_NOT_FOUND = 4,   /* no such job, run or device */
+};
+
+typedef enum BusTransport {
+        BUS_TRANSPORT_SYSTEM,
+        BUS_TRANSPORT_ADDRESS,
+        BUS_TRANSPORT_REMOTE,
+} BusTransport;
+
+typedef enum ExportFormat {
+        EXPORT_CSV,
+        EXPORT_JSON,
+} ExportFormat;
+
+/* Global options. */
+extern bool arg_json;
+extern bool arg_legend;
+extern BusTransport arg_transport;
+extern const char *arg_address;        /* --bus-address or -H host */
+
+/* submit/run. */
+extern const char *arg_workload;       /* also a results filter */
+extern const char *arg_profile;        /* also a results filter */
+extern const char *arg_target;
+extern const char *arg_label;          /* also a results filter */
+extern char **arg_tags;                /* --tag (repeatable); the first is the results filter */
+extern char **arg_sets;                /* --set key=value assignments, in order */
+extern bool arg_wait;
+
+/* Query filters. */
+extern const char *arg_device;
+extern const char *arg_fs_type;
+extern const char *arg_status;
+extern uint64_t arg_job;
+extern uint64_t arg_since_usec;
+extern uint64_t arg_until_usec;
+extern uint64_t arg_limit;
+extern bool arg_all;
+extern ExportFormat arg_format;
+
+/* Verbs: argv[0] is the verb name. */
+int verb_submit(int argc, char **argv);
+int verb_run(int argc, char **argv);
+int verb_jobs(int argc, char **argv);
+int verb_status(int argc, char **argv);
+int verb_watch(int argc, char **argv);
+int verb_cancel(int argc, char **argv);
+int verb_profiles(int argc, char **argv);
+int verb_results(int argc, char **argv);
+int verb_show(int argc, char **argv);
+int verb_samples(int argc, char **argv);
+int verb_export(int argc, char **argv);
+int verb_compare(int argc, char **argv);
+int verb_devices(int argc, char **argv);
+int verb_device(int argc, char **argv);
+
+/* Parses a job or run id (a positive decimal integer); prints a usage error on failure. */
+int parse_id_arg(const char *what, const char *s, uint64_t *ret);

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Following one job (job-wait.h). The job's properties are kept as one JSON object, seeded by
+ * GetAll and patched by PropertiesChanged; the progress line is redrawn from it. The end is
+ * Manager.JobRemoved (or a final State already seen, for jobs that ended before we looked), and
+ * benchd leaving the bus ends the wait as a failure rather than hanging.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchctl.h"
+#include "bus.h"
+#include "format.h"
+#include "job-wait.h"
+#include "record.h"
+#include "table.h"
+
+struct JobWait {
+        sd_bus *bus;
+        sd_bus_slot *slot_removed;
+        sd_bus_slot *slot_changed;
+        sd_bus_slot *slot_owner;
+
+        uint64_t id;
+        char *path;
+        json_object *props;
+        char *result;           /* from JobRemoved */
+        bool done;
+        bool daemon_gone;
+        bool tty;
+        bool line_shown;
+};
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void on_sigint(int sig) {
+        interrupted = 1;
+}
+
+int job_path(uint64_t id, char **ret) {
+        return asprintf(ret, BENCHD_JOB_PATH_PREFIX "/%" PRIu64, id) < 0 ? -ENOMEM : 0;
+}
+
+bool job_state_is_final(const char *state) {
+        return state && (streq(state, "succeeded") || streq(state, "failed") || streq(state, "cancelled") ||
+                         streq(state, "interrupted"));
+}
+
+static void clear_line(JobWait *w) {
+        if (w->tty && w->line_shown) {
+                fputs("\r\033[K", stdout);
+                fflush(stdout);
+                w->line_shown = false;
+        }
+}
+
+static void draw_line(JobWait *w) {
+        char line[512], a[FORMAT_BUF_MAX];
+        const char *state = rec_str(w->props, "State") ?: "unknown";
+        const char *what = rec_str(w->props, "Workload");
+        const char *phase = rec_str(w->props, "Phase");
+        json_object *live = NULL;
+        size_t n = 0, width;
+        double v;
+
+        if (!w->tty)
+                return;
+
+#define APPEND(...) do { if (n < sizeof line) n += snprintf(line + n, sizeof line - n, __VA_ARGS__); } while (0)
+        APPEND("Job %" PRIu64 " %s", w->id, state);
+        if (streq(state, "running")) {
+                uint64_t step = rec_u64_or(w->props, "CurrentStep", 0), steps = rec_u64_or(w->props, "Steps", 0);
+                if (steps > 1)
+                        APPEND(", step %" PRIu64 "/%" PRIu64, step + 1, steps);
+                if (what && *what)
+                        APPEND(" %s", what);
+                if (phase && *phase)
+                        APPEND(" (%s)", phase);
+                if (rec_double(w->props, "Progress", &v))
+                        APPEND("  %3.0f%%", MIN(MAX(v, 0.0), 1.0) * 100.0);
+                json_object_object_get_ex(w->props, "Live", &live);
+                if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0) {
+                        if (rec_double(live, "mb_per_s", &v))
+                                APPEND("  %.1f MB/s", v);
+                        if (rec_double(live, "iops", &v))
+                                APPEND("  %s IOPS", format_iops(a, sizeof a, v));
+                        if (rec_double(live, "lat_p99_us", &v))
+                                APPEND("  p99 %s", format_latency_ns(a, sizeof a, v * 1e3));
+                        if (rec_double(live, "iowait_pct", &v))
+                                APPEND("  iowait %s", format_pct(a, sizeof a, v));
+                }
+        }
+#undef APPEND
+
+        /* The line must not wrap, or \r would not take us back to its start. */
+        width = terminal_width();
+        if (width > 1 && utf8_width(line) > width - 1) {
+                size_t cols = 0;
+                for (char *p = line; *p; p++)
+                        if ((*p & 0xc0) != 0x80 && ++cols > width - 1) {
+                                *p = '\0';
+                                break;
+                        }
+        }
+        fprintf(stdout, "\r\033[K%s", line);
+        fflush(stdout);
+        w->line_shown = true;
+}
+
+static int refresh_props(JobWait *w) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        json_object *props = NULL;
+        int r;
+
+        r = bus_get_all_json(w->bus, w->path, BENCHD_JOB_IFACE, &error, &props);
+        if (r < 0)
+                return r;
+        json_object_put(w->props);
+        w->props = props;
+        return 0;
+}
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        JobWait *w = userdata;
+        const char *path, *result;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "tos", &id, &path, &result);
+        if (r < 0 || w->id == 0 || id != w->id)
+                return 0;
+        free(w->result);
+        w->result = strdup(result);
+        w->done = true;
+        return 0;
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        JobWait *w = userdata;
+        _cleanup_json_ json_object *changed = NULL, *invalidated = NULL;
+        const char *iface;
+        int r;
+
+        if (!w->path || !streq_ptr(sd_bus_message_get_path(m), w->path))
+                return 0;
+        r = sd_bus_message_read(m, "s", &iface);
+        if (r < 0 || !streq(iface, BENCHD_JOB_IFACE))
+                return 0;
+        r = bus_message_read_json(m, &changed);
+        if (r < 0)
+                return 0;
+        if (!w->props)
+                w->props = json_object_new_object();
+        json_object_object_foreach(changed, key, value)
+                json_object_object_add(w->props, key, json_object_get(value));
+
+        if (bus_message_read_json(m, &invalidated) >= 0 && json_object_is_type(invalidated, json_type_array) &&
+            json_object_array_length(invalidated) > 0)
+                (void) refresh_props(w);
+
+        /* A final State is not the end yet: JobRemoved comes after the last Runs and Error. */
+        draw_line(w);
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        JobWait *w = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        if (streq(name, BENCHD_BUS_NAME) && (!new_owner || !*new_owner)) {
+                w->daemon_gone = true;
+                w->done = true;
+        }
+        return 0;
+}
+
+int job_wait_new(sd_bus *bus, JobWait **ret) {
+        _cleanup_(job_wait_freep) JobWait *w = NULL;
+        int r;
+
+        w = calloc(1, sizeof(JobWait));
+        if (!w)
+                return BENCHCTL_EXIT_FAILURE;
+        w->bus = sd_bus_ref(bus);
+        w->tty = isatty(STDOUT_FILENO) && !arg_json;
+
+        r = sd_bus_match_signal(bus, &w->slot_removed, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH,
+                                BENCHD_MANAGER_IFACE, "JobRemoved", on_job_removed, w);
+        if (r >= 0)
+                r = sd_bus_add_match(bus, &w->slot_changed,
+                                     "type='signal',sender='" BENCHD_BUS_NAME "',"
+                                     "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                                     "path_namespace='" BENCHD_JOB_PATH_PREFIX "',"
+                                     "arg0='" BENCHD_JOB_IFACE "'",
+                                     on_properties_changed, w);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, &w->slot_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, w);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: cannot subscribe to job signals: %s\n", strerror(-r));
+                return r == -ECONNRESET || r == -ENOTCONN ? BENCHCTL_EXIT_UNREACHABLE : BENCHCTL_EXIT_FAILURE;
+        }
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+JobWait *job_wait_free(JobWait *w) {
+        if (!w)
+                return NULL;
+        sd_bus_slot_unref(w->slot_removed);
+        sd_bus_slot_unref(w->slot_changed);
+        sd_bus_slot_unref(w->slot_owner);
+        sd_bus_unref(w->bus);
+        free(w->path);
+        free(w->result);
+        json_object_put(w->props);
+        free(w);
+        return NULL;
+}
+
+/* "run 5: write 32 KiB: 512 MiB/s, 16.4k IOPS, p99 1.23 ms" */
+static void print_run_line(sd_bus *bus, uint64_t run) {
+        _cleanup_json_ json_object *o = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
+        const char *status, *workload;
+
+        if (sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "GetRun",
+                               &error, &reply, "t", run) < 0 ||
+            bus_message_read_json(reply, &o) < 0) {
+                printf("  run %" PRIu64 "\n", run);
+                return;
+        }
+        status = rec_str(o, "status") ?: "";
+        workload = rec_str(o, "workload") ?: "?";
+        printf("  run %" PRIu64 ": %s %s: %s, %s IOPS, p99 %s%s%s\n", run, workload,
+               format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)),
+               format_rate(b, sizeof b, run_bytes_per_sec(o), true),
+               format_iops(c, sizeof c, run_iops(o)),
+               format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")),
+               streq(status, "succeeded") ? "" : ", ", streq(status, "succeeded") ? "" : status);
+}
+
+static int print_result(JobWait *w) {
+        const char *state = rec_str(w->props, "State");
+        const char *error = rec_str(w->props, "Error");
+        uint64_t started = rec_u64_or(w->props, "StartedUSec", 0), finished = rec_u64_or(w->props, "FinishedUSec", 0);
+        json_object *runs = NULL;
+        char a[FORMAT_BUF_MAX];
+        size_t n_runs = 0;
+
+        if (!state || !job_state_is_final(state))
+                state = w->result ?: state ?: "unknown";
+
+        if (arg_json) {
+                if (!w->props)
+                        w->props = json_object_new_object();
+                json_object_object_add(w->props, "State", json_object_new_string(state));
+                printf("%s\n", json_object_to_json_string_ext(w->props, JSON_C_TO_STRING_PRETTY |
+                                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+                return streq(state, "succeeded") ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
+        }
+
+        json_object_object_get_ex(w->props, "Runs", &runs);
+        if (runs && json_object_is_type(runs, json_type_array))
+                n_runs = json_object_array_length(runs);
+
+        printf("Job %" PRIu64 " %s", w->id, state);
+        if (started > 0 && finished >= started)
+                printf(" after %s", format_duration(a, sizeof a, finished - started));
+        if (error && *error)
+                printf(": %s", error);
+        if (n_runs > 0) {
+                printf("; run%s", n_runs == 1 ? "" : "s");
+                for (size_t i = 0; i < n_runs; i++)
+                        printf(" %" PRIu64, (uint64_t) json_object_get_uint64(json_object_array_get_idx(runs, i)));
+        }
+        printf(".\n");
+        for (size_t i = 0; i < n_runs; i++)
+                print_run_line(w->bus, (uint64_t) json_object_get_uint64(json_object_array_get_idx(runs, i)));
+
+        return streq(state, "succeeded") ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
+}
+
+int job_wait_run(JobWait *w, uint64_t id) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        struct sigaction sa = { .sa_handler = on_sigint }, old_int, old_term;
+        int r, ret;
+
+        w->id = id;
+        r = job_path(id, &w->path);
+        if (r < 0)
+                return BENCHCTL_EXIT_FAILURE;
+
+        r = bus_get_all_json(w->bus, w->path, BENCHD_JOB_IFACE, &error, &w->props);
+        if (r < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "job %" PRIu64, id);
+                return bus_error_exit(what, &error, r);
+        }
+        if (job_state_is_final(rec_str(w->props, "State")))
+                w->done = true;
+
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+
+        draw_line(w);
+        while (!w->done && !interrupted) {
+                r = sd_bus_process(w->bus, NULL);
+                if (r < 0)
+                        break;
+                if (r > 0)
+                        continue;
+                r = sd_bus_wait(w->bus, UINT64_MAX);
+                if (r < 0 && r != -EINTR)
+                        break;
+        }
+        clear_line(w);
+
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+
+        if (interrupted) {
+                fprintf(stderr, "benchctl: stopped waiting; job %" PRIu64 " goes on (benchctl watch %" PRIu64
+                        ", benchctl cancel %" PRIu64 ")\n", id, id, id);
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        if (!w->done) {
+                fprintf(stderr, "benchctl: job %" PRIu64 ": lost the bus connection: %s\n", id, strerror(-r));
+                return BENCHCTL_EXIT_UNREACHABLE;
+        }
+        if (w->daemon_gone) {
+                fprintf(stderr, "benchctl: job %" PRIu64 ": benchd left the bus before the job ended\n", id);
+                return BENCHCTL_EXIT_UNREACHABLE;
+        }
+
+        /* The object stays for a while after the end: take the final Runs and Error from it. */
+        (void) refresh_props(w);
+        ret = print_result(w);
+        return ret;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Waiting for a job to end (submit --wait, run, watch): a live progress line on a terminal from
+ * the job's PropertiesChanged, and the end from Manager.JobRemoved. The matches are installed by
+ * job_wait_new(), before the job is submitted, so that a job ending quickly cannot be missed.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "shared/util.h"
+
+typedef struct JobWait JobWait;
+
+/* Subscribes to the signals. Returns 0, or prints the error and returns an exit code (>0). */
+int job_wait_new(sd_bus *bus, JobWait **ret);
+JobWait *job_wait_free(JobWait *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(JobWait *, job_wait_free);
+
+/* Follows job id until it ends, then prints its result (or the final job properties as JSON with
+ * --json). Returns the exit code: 0 when the job succeeded, 1 when it failed, was cancelled or
+ * interrupted, or waiting was interrupted; 4 when there is no such job. */
+int job_wait_run(JobWait *w, uint64_t id);
+
+/* The object path of a job. */
+int job_path(uint64_t id, char **ret);
+
+/* True for the states a job does not leave. */
+bool job_state_is_final(const char *state);

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The job verbs: submit, run, jobs, status, watch, cancel, profiles. submit builds the a{sv} spec
+ * from the options, checking every --set locally with the same spec code benchd uses so a typo is
+ * reported before anything is sent; benchd still validates the whole spec.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchctl.h"
+#include "bus.h"
+#include "format.h"
+#include "job-wait.h"
+#include "record.h"
+#include "shared/spec.h"
+#include "table.h"
+
+static void print_json(json_object *o) {
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* Targets must be absolute: benchd runs elsewhere and has no idea of our working directory. */
+static int check_target(const char *origin, const char *target) {
+        _cleanup_free_ char *abs = NULL;
+
+        if (target[0] == '/')
+                return 0;
+        abs = realpath(target, NULL);
+        if (abs)
+                fprintf(stderr, "benchctl: %s: '%s' is a relative path; benchd needs an absolute one, "
+                        "e.g. --target %s\n", origin, target, abs);
+        else
+                fprintf(stderr, "benchctl: %s: '%s' is a relative path (and does not exist here); "
+                        "give an absolute path to a directory, file or block device\n", origin, target);
+        return -EINVAL;
+}
+
+static bool all_digits(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (*s < '0' || *s > '9')
+                        return false;
+        return true;
+}
+
+static json_object *strv_to_json(char **l) {
+        json_object *a = json_object_new_array();
+
+        for (char **i = l; a && i && *i; i++)
+                json_object_array_add(a, json_object_new_string(*i));
+        return a;
+}
+
+/* Checks one key=value with the spec code and adds it to spec with the D-Bus type benchd wants:
+ * booleans as b, tags as as, strings as s, plain numbers as t, sizes with suffixes as s. */
+static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, const char *assignment) {
+        _cleanup_free_ char *err = NULL, *key = NULL;
+        const char *eq, *value;
+        SpecKey k;
+        json_object *v;
+        int r;
+
+        /* Say which absolute path was meant before the spec code says that relative is wrong. */
+        if (strncmp(assignment, "target=", 7) == 0 && assignment[7] != '\0' && check_target(origin, assignment + 7) < 0)
+                return BENCHCTL_EXIT_USAGE;
+
+        r = spec_set_assignment(scratch, assignment, &err);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: %s: %s\n", origin, err ?: strerror(-r));
+                return BENCHCTL_EXIT_USAGE;
+        }
+        eq = strchr(assignment, '=');
+        if (!eq)
+                return BENCHCTL_EXIT_USAGE; /* spec_set_assignment() refused that already */
+        key = strndup(assignment, eq - assignment);
+        if (!key)
+                return BENCHCTL_EXIT_FAILURE;
+        value = eq + 1;
+        k = spec_key_from_string(key);
+
+        switch (k) {
+        case SPEC_KEY_TARGET:
+        case SPEC_KEY_DIRECT:
+                v = json_object_new_boolean(scratch->direct);
+                break;
+        case SPEC_KEY_DESTRUCTIVE:
+                v = json_object_new_boolean(scratch->destructive);
+                break;
+        case SPEC_KEY_TAGS:
+                v = strv_to_json(scratch->tags);
+                break;
+        case SPEC_KEY_PROFILE:
+        case SPEC_KEY_WORKLOAD:
+        case SPEC_KEY_LABEL:
+        case SPEC_KEY_SYNC:
+        case SPEC_KEY_PATTERN:
+                v = json_object_new_string(value);
+                break;
+        default:
+                v = all_digits(value) ? json_object_new_uint64(strtoull(value, NULL, 10)) : json_object_new_string(value);
+                break;
+        }
+        if (!v)
+                return BENCHCTL_EXIT_FAILURE;
+        json_object_object_add(spec, key, v);
+        return 0;
+}
+
+static int build_spec(json_object **ret) {
+        _cleanup_json_ json_object *spec = json_object_new_object();
+        _cleanup_(spec_clear) JobSpec scratch;
+        char buf[PATH_MAX + 64];
+        int r;
+
+        spec_init(&scratch);
+        if (!spec)
+                return BENCHCTL_EXIT_FAILURE;
+
+        if (arg_workload) {
+                snprintf(buf, sizeof buf, "workload=%s", arg_workload);
+                r = spec_add(spec, &scratch, "--workload", buf);
+                if (r != 0)
+                        return r;
+        }
+        if (arg_profile) {
+                snprintf(buf, sizeof buf, "profile=%s", arg_profile);
+                r = spec_add(spec, &scratch, "--profile", buf);
+                if (r != 0)
+                        return r;
+        }
+        if (arg_target) {
+                if (strlen(arg_target) >= PATH_MAX) {
+                        fprintf(stderr, "benchctl: --target: path too long\n");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                snprintf(buf, sizeof buf, "target=%s", arg_target);
+                r = spec_add(spec, &scratch, "--target", buf);
+                if (r != 0)
+                        return r;
+        }
+        if (arg_label) {
+                _cleanup_free_ char *a = NULL;
+                if (asprintf(&a, "label=%s", arg_label) < 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                r = spec_add(spec, &scratch, "--label", a);
+                if (r != 0)
+                        return r;
+        }
+        for (char **s = arg_sets; s && *s; s++) {
+                _cleanup_free_ char *origin = NULL;
+                if (asprintf(&origin, "--set %s", *s) < 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                r = spec_add(spec, &scratch, origin, *s);
+                if (r != 0)
+                        return r;
+        }
+        /* --tag adds to whatever --set tags= gave. */
+        if (arg_tags) {
+                json_object *tags = NULL;
+                if (!json_object_object_get_ex(spec, "tags", &tags)) {
+                        tags = json_object_new_array();
+                        if (!tags)
+                                return BENCHCTL_EXIT_FAILURE;
+                        json_object_object_add(spec, "tags", tags);
+                }
+                for (char **t = arg_tags; *t; t++) {
+                        _cleanup_(spec_clear) JobSpec check;
+                        _cleanup_free_ char *err = NULL;
+                        spec_init(&check);
+                        r = spec_set_from_string(&check, "tags", *t, &err);
+                        if (r < 0 || strchr(*t, ',')) {
+                                fprintf(stderr, "benchctl: --tag %s: %s\n", *t,
+                                        err ?: "one tag per --tag; repeat the option for more");
+                                return BENCHCTL_EXIT_USAGE;
+                        }
+                        json_object_array_add(tags, json_object_new_string(*t));
+                }
+        }
+
+        if (!json_object_object_get_ex(spec, "workload", NULL) && !json_object_object_get_ex(spec, "profile", NULL)) {
+                fprintf(stderr, "benchctl: submit needs --workload NAME or --profile NAME; see benchctl --help\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (json_object_object_get_ex(spec, "workload", NULL) && json_object_object_get_ex(spec, "profile", NULL)) {
+                fprintf(stderr, "benchctl: submit takes --workload or --profile, not both\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (!json_object_object_get_ex(spec, "target", NULL)) {
+                fprintf(stderr, "benchctl: submit needs --target PATH (an absolute path to a directory, "
+                        "file or block device)\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        *ret = TAKE_PTR(spec);
+        return 0;
+}
+
+static int do_submit(bool wait) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_json_ json_object *spec = NULL;
+        _cleanup_(job_wait_freep) JobWait *w = NULL;
+        const char *path;
+        uint64_t id;
+        int r;
+
+        r = build_spec(&spec);
+        if (r != 0)
+                return r;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        if (wait) {
+                r = job_wait_new(bus, &w); /* before SubmitJob: a fast job must not end unseen */
+                if (r != 0)
+                        return r;
+        }
+
+        r = bus_new_manager_call(bus, "SubmitJob", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, spec);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: submit: cannot build the call: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r < 0)
+                return bus_error_exit("submit", &error, r);
+        r = sd_bus_message_read(reply, "to", &id, &path);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: submit: cannot parse the reply: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+
+        if (!wait) {
+                if (arg_json) {
+                        _cleanup_json_ json_object *o = json_object_new_object();
+                        json_object_object_add(o, "id", json_object_new_uint64(id));
+                        json_object_object_add(o, "job", json_object_new_string(path));
+                        print_json(o);
+                } else
+                        printf("Job %" PRIu64 " queued.\n", id);
+                return BENCHCTL_EXIT_OK;
+        }
+        if (!arg_json && isatty(STDOUT_FILENO) == 0)
+                fprintf(stderr, "Job %" PRIu64 " queued, waiting for it to end.\n", id);
+        return job_wait_run(w, id);
+}
+
+int verb_submit(int argc, char **argv) {
+        return do_submit(arg_wait);
+}
+
+int verb_run(int argc, char **argv) {
+        return do_submit(true);
+}
+
+int verb_watch(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(job_wait_freep) JobWait *w = NULL;
+        uint64_t id;
+        int r;
+
+        if (parse_id_arg("job id", argv[1], &id) < 0)
+                return BENCHCTL_EXIT_USAGE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = job_wait_new(bus, &w);
+        if (r != 0)
+                return r;
+        return job_wait_run(w, id);
+}
+
+static const char *job_what(json_object *job, char *buf, size_t l) {
+        const char *profile = rec_str(job, "Profile"), *workload = rec_str(job, "Workload");
+
+        if (profile && *profile) {
+                if (workload && *workload && streq(rec_str(job, "State") ?: "", "running"))
+                        snprintf(buf, l, "%s (%s)", profile, workload);
+                else
+                        snprintf(buf, l, "%s", profile);
+        } else
+                snprintf(buf, l, "%s", workload ?: "");
+        return buf;
+}
+
+int verb_jobs(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "ID", "STATE", "WORKLOAD", "TARGET", "LABEL", "SUBMITTED", "PROGRESS" };
+        size_t n;
+        int r;
+
+        if (!filter)
+                return BENCHCTL_EXIT_FAILURE;
+        if (arg_all)
+                json_object_object_add(filter, "all", json_object_new_boolean(true));
+        if (arg_status)
+                json_object_object_add(filter, "state", json_object_new_string(arg_status));
+        if (arg_limit > 0)
+                json_object_object_add(filter, "limit", json_object_new_uint64(arg_limit));
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = bus_new_manager_call(bus, "ListJobs", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_call_json(bus, "list jobs", m, &jobs);
+        if (r != 0)
+                return r;
+
+        if (arg_json) {
+                print_json(jobs);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        n = json_object_array_length(jobs);
+        if (n == 0) {
+                if (arg_legend)
+                        printf("No jobs%s.\n", arg_all ? "" : " (benchctl jobs --all shows older ones)");
+                return BENCHCTL_EXIT_OK;
+        }
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+        table_set_align(t, 6, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 3, 12);
+        table_set_shrinkable(t, 4, 8);
+        for (size_t i = 0; i < n; i++) {
+                json_object *j = json_object_array_get_idx(jobs, i);
+                char a[FORMAT_BUF_MAX * 2];
+                const char *state = rec_str(j, "State") ?: "";
+                double progress;
+
+                table_add_cellf(t, "%" PRIu64, rec_u64_or(j, "Id", 0));
+                table_add_cell(t, state);
+                table_add_cell(t, job_what(j, a, sizeof a));
+                table_add_cell(t, rec_str(j, "Target"));
+                table_add_cell(t, rec_str(j, "Label"));
+                table_add_cell(t, format_timestamp(a, sizeof a, rec_u64_or(j, "SubmittedUSec", 0)));
+                if (streq(state, "running") && rec_double(j, "Progress", &progress))
+                        table_add_cellf(t, "%.0f%%", progress * 100.0);
+                else
+                        table_add_cell(t, "");
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%zu job%s listed.\n", n, n == 1 ? "" : "s");
+        return BENCHCTL_EXIT_OK;
+}
+
+/* The job's properties from its object, or from ListJobs {all} when the object is gone. */
+static int get_job(sd_bus *bus, uint64_t id, json_object **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
+        _cleanup_free_ char *path = NULL;
+        char what[64];
+        int r;
+
+        snprintf(what, sizeof what, "job %" PRIu64, id);
+        if (job_path(id, &path) < 0 || !filter)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_get_all_json(bus, path, BENCHD_JOB_IFACE, &error, ret);
+        if (r >= 0)
+                return 0;
+        if (!sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+                                    SD_BUS_ERROR_UNKNOWN_METHOD))
+                return bus_error_exit(what, &error, r);
+
+        json_object_object_add(filter, "all", json_object_new_boolean(true));
+        r = bus_new_manager_call(bus, "ListJobs", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_call_json(bus, what, m, &jobs);
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+                json_object *j = json_object_array_get_idx(jobs, i);
+                if (rec_u64_or(j, "Id", 0) == id) {
+                        *ret = json_object_get(j);
+                        return 0;
+                }
+        }
+        fprintf(stderr, "benchctl: %s: no such job\n", what);
+        return BENCHCTL_EXIT_NOT_FOUND;
+}
+
+int verb_status(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *job = NULL;
+        char a[FORMAT_BUF_MAX * 2], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
+        const char *state, *s;
+        json_object *runs = NULL, *live = NULL;
+        uint64_t id, u, started, finished;
+        double v;
+        int r;
+
+        if (parse_id_arg("job id", argv[1], &id) < 0)
+                return BENCHCTL_EXIT_USAGE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = get_job(bus, id, &job);
+        if (r != 0)
+                return r;
+
+        if (arg_json) {
+                print_json(job);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        state = rec_str(job, "State") ?: "unknown";
+        printf("Job %" PRIu64 ": %s\n", id, state);
+        kv_print(stdout, 10, "What", "%s", job_what(job, a, sizeof a));
+        kv_print(stdout, 10, "Target", "%s", rec_str(job, "Target") ?: "");
+        if ((s = rec_str(job, "Label")) && *s)
+                kv_print(stdout, 10, "Label", "%s", s);
+        if (rec_u64(job, "SubmittedBy", &u))
+                kv_print(stdout, 10, "By", "uid %" PRIu64, u);
+        kv_print(stdout, 10, "Submitted", "%s", format_timestamp(a, sizeof a, rec_u64_or(job, "SubmittedUSec", 0)));
+        started = rec_u64_or(job, "StartedUSec", 0);
+        finished = rec_u64_or(job, "FinishedUSec", 0);
+        if (started > 0)
+                kv_print(stdout, 10, "Started", "%s", format_timestamp(a, sizeof a, started));
+        if (finished > 0)
+                kv_print(stdout, 10, "Finished", "%s%s%s%s", format_timestamp(a, sizeof a, finished),
+                         started > 0 && finished >= started ? " (after " : "",
+                         started > 0 && finished >= started ? format_duration(b, sizeof b, finished - started) : "",
+                         started > 0 && finished >= started ? ")" : "");
+        if (streq(state, "running")) {
+                uint64_t steps = rec_u64_or(job, "Steps", 1);
+                const char *phase = rec_str(job, "Phase");
+                bool has_phase = phase && *phase;
+                kv_print(stdout, 10, "Step", "%" PRIu64 "/%" PRIu64 " %s%s%s%s", rec_u64_or(job, "CurrentStep", 0) + 1,
+                         MAX(steps, (uint64_t) 1), rec_str(job, "Workload") ?: "",
+                         has_phase ? " (" : "", has_phase ? phase : "", has_phase ? ")" : "");
+                if (rec_double(job, "Progress", &v))
+                        kv_print(stdout, 10, "Progress", "%.0f%%", v * 100.0);
+                json_object_object_get_ex(job, "Live", &live);
+                if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0)
+                        kv_print(stdout, 10, "Now", "%.1f MB/s, %s IOPS, p99 %s, iowait %s",
+                                 rec_double_or(live, "mb_per_s", NAN),
+                                 format_iops(b, sizeof b, rec_double_or(live, "iops", NAN)),
+                                 format_latency_ns(c, sizeof c, rec_double_or(live, "lat_p99_us", NAN) * 1e3),
+                                 format_pct(d, sizeof d, rec_double_or(live, "iowait_pct", NAN)));
+        }
+        json_object_object_get_ex(job, "Runs", &runs);
+        if (runs && json_object_is_type(runs, json_type_array) && json_object_array_length(runs) > 0) {
+                _cleanup_free_ char *text = rec_to_text(job, "Runs");
+                kv_print(stdout, 10, "Runs", "%s (benchctl show RUN)", text ?: "");
+        }
+        if ((s = rec_str(job, "Error")) && *s)
+                kv_print(stdout, 10, "Error", "%s", s);
+        return BENCHCTL_EXIT_OK;
+}
+
+int verb_cancel(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r, ret = BENCHCTL_EXIT_OK;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        for (int i = 1; i < argc; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                char what[64];
+                uint64_t id;
+
+                if (parse_id_arg("job id", argv[i], &id) < 0)
+                        return BENCHCTL_EXIT_USAGE;
+                snprintf(what, sizeof what, "cancel job %" PRIu64, id);
+                r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "CancelJob",
+                                       &error, NULL, "t", id);
+                if (r < 0) {
+                        r = bus_error_exit(what, &error, r);
+                        if (ret == BENCHCTL_EXIT_OK)
+                                ret = r;
+                        if (r == BENCHCTL_EXIT_UNREACHABLE)
+                                break;
+                }
+        }
+        return ret;
+}
+
+int verb_profiles(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *profiles = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "PROFILE", "DESCRIPTION" };
+        size_t n;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = bus_call_manager_json(bus, "list profiles", "ListProfiles", &profiles, NULL);
+        if (r != 0)
+                return r;
+
+        if (arg_json) {
+                /* a(ss) arrives as [[name, description], ...]; make it self-describing. */
+                _cleanup_json_ json_object *out = json_object_new_array();
+                for (size_t i = 0; out && i < json_object_array_length(profiles); i++) {
+                        json_object *p = json_object_array_get_idx(profiles, i), *o = json_object_new_object();
+                        json_object_object_add(o, "name", json_object_get(json_object_array_get_idx(p, 0)));
+                        json_object_object_add(o, "description", json_object_get(json_object_array_get_idx(p, 1)));
+                        json_object_array_add(out, o);
+                }
+                print_json(out);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        n = json_object_array_length(profiles);
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        table_set_shrinkable(t, 1, 20);
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(profiles, i);
+                table_add_cell(t, json_object_get_string(json_object_array_get_idx(p, 0)));
+                table_add_cell(t, json_object_get_string(json_object_array_get_idx(p, 1)));
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%zu profile%s listed.\n", n, n == 1 ? "" : "s");
+        return BENCHCTL_EXIT_OK;
+}
