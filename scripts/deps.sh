@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck disable=SC2034
+# shellcheck shell=bash
+#
+# The Debian 12 packages benchd needs, in one place, sourced by scripts/demo and scripts/test.
+# ensure_deps installs what is missing with apt-get (as root), so both commands work on a fresh
+# machine; it does nothing (and needs no network) when everything is there already.
+
+BENCHD_BUILD_DEPS=(
+        meson ninja-build gcc pkg-config
+        libsystemd-dev libudev-dev libmount-dev libblkid-dev libsqlite3-dev
+        liburing-dev libjson-c-dev libinih-dev check
+)
+BENCHD_RUNTIME_DEPS=(
+        dbus systemd udev sqlite3
+        util-linux mount procps e2fsprogs
+)
+# What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
+# JSON/XML checks in python3.
+BENCHD_TEST_DEPS=(
+        python3 btrfs-progs xfsprogs fdisk
+)
+
+# missing_deps PKG...: prints the packages that are not installed.
+missing_deps() {
+        local p
+        for p in "$@"; do
+                dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+                        printf '%s\n' "$p"
+        done
+}
+
+# ensure_deps PKG...: installs the missing ones (root), or says how to (others).
+ensure_deps() {
+        local missing
+        if ! command -v dpkg-query >/dev/null 2>&1; then
+                echo "benchd: not a Debian-like system; install the equivalents of: $*" >&2
+                return 0
+        fi
+        mapfile -t missing < <(missing_deps "$@")
+        [ "${#missing[@]}" -eq 0 ] && return 0
+        if [ "$(id -u)" != 0 ]; then
+                echo "benchd: missing packages: ${missing[*]}" >&2
+                echo "benchd: run as root (sudo $0), or: sudo apt-get install ${missing[*]}" >&2
+                return 1
+        fi
+        echo "benchd: installing ${missing[*]}" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q
+        apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
+# build_tree SOURCE BUILD: meson setup (once) and ninja.
+build_tree() {
+        local src=$1 build=$2
+        if [ ! -f "$build/build.ninja" ]; then
+                meson setup "$build" "$src"
+        fi
+        ninja -C "$build"
+}
