@@ -1,133 +1,581 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The device manager (issue 4). This first cut only resolves targets (stat, dev_t, kernel name,
- * filesystem and mount options through libmount, matched by dev_t) and refuses every destructive
- * job: the daemon links against the final API while the inventory and the verdict are written.
+ * The device manager (issue 4): owns the inventory of Device values, keeps it current from a udev
+ * monitor, a libmount monitor and /proc/swaps polling on the daemon's event loop, and exports it
+ * as one fallback vtable plus a node enumerator under /org/benchd/Benchd1/device, so objects come
+ * and go without per-object slots. Any event refreshes the device it names, then the dynamic part
+ * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
+ * there are tens of devices, not thousands. Destructive checks never trust this cache: they gather
+ * fresh facts and probe the signature at the moment of the check.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ini.h>
 #include <libmount.h>
+#include <libudev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 
+#include "config.h"
+#include "db.h"
+#include "devices/device-facts.h"
 #include "devices/device-manager.h"
+#include "devices/device.h"
+#include "devices/target.h"
+#include "devices/verdict.h"
 #include "shared/util.h"
+
+#define log_dev(fmt, ...) fprintf(stderr, "benchd: devices: " fmt "\n", ##__VA_ARGS__)
+
+#define DEVICES_MAX 4096
 
 struct DeviceManager {
         sd_bus *bus;
         sd_event *event;
         Db *db;
         char *conf_path;
+        char **scratch_paths;
+
+        struct udev *udev;
+        struct udev_monitor *monitor;
+        sd_event_source *udev_source;
+        struct libmnt_monitor *mnt_monitor;
+        sd_event_source *mnt_source;
+        int swaps_fd;
+        sd_event_source *swaps_source;
+        sd_bus_slot *vtable_slot, *enum_slot;
+        bool udevd_running;
+
+        Device **devices;
+        size_t n_devices;
 };
+
+static Device *manager_find(DeviceManager *m, const char *name) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->name, name))
+                        return m->devices[i];
+        return NULL;
+}
+
+static ssize_t manager_index(DeviceManager *m, const char *name) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->name, name))
+                        return (ssize_t) i;
+        return -1;
+}
+
+/* ---- configuration ---- */
+
+static int conf_handler(void *user, const char *section, const char *name, const char *value) {
+        DeviceManager *m = user;
+        _cleanup_free_ char *copy = NULL;
+        char *tok, *save = NULL;
+
+        if (!streq(name, "ScratchDevices"))
+                return 1;
+        if (!value[0]) {        /* an empty assignment resets the list */
+                strv_free(m->scratch_paths);
+                m->scratch_paths = NULL;
+                return 1;
+        }
+        copy = strdup(value);
+        if (!copy)
+                return 0;
+        for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+                _cleanup_free_ char *path = NULL;
+                if (tok[0] != '/' && asprintf(&path, "/dev/disk/by-id/%s", tok) < 0)
+                        return 0;
+                if (strv_push(&m->scratch_paths, path ?: tok) < 0)
+                        return 0;
+        }
+        return 1;
+}
+
+static void manager_load_conf(DeviceManager *m) {
+        int r;
+
+        r = ini_parse(m->conf_path, conf_handler, m);
+        if (r == -1)
+                return;         /* no file: nothing marked scratch */
+        if (r != 0)
+                log_dev("%s: parse error at line %d; ScratchDevices= may be incomplete", m->conf_path, r);
+        for (char **p = m->scratch_paths; p && *p; p++)
+                log_dev("scratch device (ScratchDevices=): %s", *p);
+}
+
+/* Listed in ScratchDevices=: by dev_t, whatever name the list used. */
+static bool manager_config_scratch(DeviceManager *m, dev_t dev) {
+        for (char **p = m->scratch_paths; p && *p; p++) {
+                struct stat st;
+                if (stat(*p, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+                        return true;
+        }
+        return false;
+}
+
+/* ---- bus objects ---- */
+
+static int device_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                       void **found, sd_bus_error *error) {
+        DeviceManager *m = userdata;
+        _cleanup_free_ char *name = NULL;
+        Device *d;
+        int r;
+
+        r = sd_bus_path_decode(path, DEVICE_PREFIX, &name);
+        if (r <= 0)
+                return 0;
+        d = manager_find(m, name);
+        if (!d)
+                return 0;
+        *found = d;
+        return 1;
+}
+
+static int device_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                            sd_bus_error *error) {
+        DeviceManager *m = userdata;
+        _cleanup_strv_free_ char **l = calloc(m->n_devices + 1, sizeof(char *));
+
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_devices; i++) {
+                l[i] = strdup(m->devices[i]->path);
+                if (!l[i])
+                        return -ENOMEM;
+        }
+        *nodes = TAKE_PTR(l);
+        return 0;
+}
+
+/* ---- inventory ---- */
+
+static void manager_record(DeviceManager *m, Device *d) {
+        DbDevice row;
+        int64_t id;
+        int r;
+
+        d->db = m->db;
+        if (!m->db || streq(d->type, "partition") || d->size == 0)
+                return;        /* history is about physical devices (and arrays, volumes) */
+        row = (DbDevice) {
+                .identity = d->identity,
+                .model = d->model,
+                .vendor = d->vendor,
+                .serial = d->serial,
+                .wwn = d->wwn,
+                .firmware = d->firmware,
+                .name = d->name,
+                .size = d->size,
+                .rotational = d->rotational,
+                .logical_block_size = d->logical_block_size,
+                .physical_block_size = d->physical_block_size,
+        };
+        r = db_device_upsert(m->db, &row, &id);
+        if (r < 0) {
+                log_dev("cannot record %s (%s) in the database: %s", d->name, d->identity, strerror(-r));
+                return;
+        }
+        d->db_id = id;
+}
+
+static void manager_remove(DeviceManager *m, const char *name) {
+        ssize_t i = manager_index(m, name);
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (i < 0)
+                return;
+        path = TAKE_PTR(m->devices[i]->path);
+        device_free(m->devices[i]);
+        memmove(m->devices + i, m->devices + i + 1, (m->n_devices - (size_t) i - 1) * sizeof(Device *));
+        m->n_devices--;
+        r = sd_bus_emit_interfaces_removed(m->bus, path, DEVICE_INTERFACE, NULL);
+        if (r < 0)
+                log_dev("cannot announce the removal of %s: %s", name, strerror(-r));
+}
+
+/* Builds the device anew from udev and puts it in place of the old value, announcing the
+ * difference. Devices that are not exported (a free loop slot) are removed. */
+static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt_table *mounts) {
+        const char *name = udev_device_get_sysname(u);
+        _cleanup_strv_free_ char **changed = NULL;
+        Device *d = NULL, *old;
+        bool probe;
+        ssize_t i;
+        int r;
+
+        if (!name)
+                return 0;
+        if (!device_udev_is_exported(u)) {
+                manager_remove(m, name);
+                return 0;
+        }
+        /* Without udevd, /run/udev/data may hold stale records: read the signatures ourselves. */
+        probe = !m->udevd_running || !udev_device_get_is_initialized(u);
+        r = device_new_from_udev(u, probe, &d);
+        if (r < 0) {
+                log_dev("cannot read %s: %s", name, strerror(-r));
+                return r;
+        }
+        r = device_update_dynamic(d, mounts, manager_config_scratch(m, d->devnum), m->conf_path, NULL);
+        if (r < 0)
+                log_dev("cannot read the mounts and holders of %s: %s", name, strerror(-r));
+        manager_record(m, d);
+
+        i = manager_index(m, name);
+        if (i < 0) {
+                if (m->n_devices >= DEVICES_MAX) {
+                        device_free(d);
+                        return -E2BIG;
+                }
+                Device **nd = realloc(m->devices, sizeof(Device *) * (m->n_devices + 1));
+                if (!nd) {
+                        device_free(d);
+                        return -ENOMEM;
+                }
+                m->devices = nd;
+                m->devices[m->n_devices++] = d;
+                r = sd_bus_emit_interfaces_added(m->bus, d->path, DEVICE_INTERFACE, NULL);
+                if (r < 0)
+                        log_dev("cannot announce %s: %s", name, strerror(-r));
+                return 0;
+        }
+
+        old = m->devices[i];
+        r = device_diff(old, d, &changed);
+        m->devices[i] = d;
+        device_free(old);
+        if (r < 0)
+                return r;
+        if (changed && changed[0]) {
+                r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
+                if (r < 0)
+                        log_dev("cannot announce changes of %s: %s", name, strerror(-r));
+        }
+        return 0;
+}
+
+/* Mounts, swaps, holders and verdicts of every device. */
+static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mounts) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *own = NULL;
+        int r;
+
+        if (!mounts) {
+                r = mount_table_load(&own);
+                if (r < 0) {
+                        log_dev("cannot read /proc/self/mountinfo: %s", strerror(-r));
+                        return;
+                }
+                mounts = own;
+        }
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+                _cleanup_strv_free_ char **changed = NULL;
+
+                r = device_update_dynamic(d, mounts, manager_config_scratch(m, d->devnum), m->conf_path,
+                                          &changed);
+                if (r < 0) {
+                        /* Vanished under us (the remove event is on its way). */
+                        if (r != -ENOENT)
+                                log_dev("cannot refresh %s: %s", d->name, strerror(-r));
+                        continue;
+                }
+                if (changed && changed[0]) {
+                        r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
+                        if (r < 0)
+                                log_dev("cannot announce changes of %s: %s", d->name, strerror(-r));
+                }
+        }
+}
+
+static int manager_enumerate(DeviceManager *m) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *mounts = NULL;
+        struct udev_enumerate *e;
+        struct udev_list_entry *item;
+        int r;
+
+        r = mount_table_load(&mounts);
+        if (r < 0)
+                return r;
+        e = udev_enumerate_new(m->udev);
+        if (!e)
+                return -ENOMEM;
+        r = udev_enumerate_add_match_subsystem(e, "block");
+        if (r >= 0)
+                r = udev_enumerate_scan_devices(e);
+        if (r < 0) {
+                udev_enumerate_unref(e);
+                return r;
+        }
+        udev_list_entry_foreach(item, udev_enumerate_get_list_entry(e)) {
+                struct udev_device *u = udev_device_new_from_syspath(m->udev, udev_list_entry_get_name(item));
+                if (!u)
+                        continue;
+                (void) manager_update(m, u, mounts);
+                udev_device_unref(u);
+        }
+        udev_enumerate_unref(e);
+        /* Holders and partitions enumerated after their disk change the disk's verdict. */
+        manager_refresh_dynamic(m, mounts);
+        return 0;
+}
+
+static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        DeviceManager *m = userdata;
+        struct udev_device *u;
+
+        /* Drain: one wake-up may carry several events. */
+        while ((u = udev_monitor_receive_device(m->monitor))) {
+                const char *action = udev_device_get_action(u);
+                const char *name = udev_device_get_sysname(u);
+
+                if (streq_ptr(action, "remove")) {
+                        if (name)
+                                manager_remove(m, name);
+                } else
+                        (void) manager_update(m, u, NULL);
+                udev_device_unref(u);
+        }
+        manager_refresh_dynamic(m, NULL);
+        return 0;
+}
+
+static int on_mounts(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        DeviceManager *m = userdata;
+
+        (void) mnt_monitor_event_cleanup(m->mnt_monitor);
+        manager_refresh_dynamic(m, NULL);
+        return 0;
+}
+
+static int on_swaps(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        DeviceManager *m = userdata;
+        char buf[4096];
+
+        /* Reading the file acknowledges the change (seq_file poll semantics). */
+        if (lseek(fd, 0, SEEK_SET) == 0)
+                while (read(fd, buf, sizeof(buf)) > 0)
+                        ;
+        manager_refresh_dynamic(m, NULL);
+        return 0;
+}
+
+/* /run/udev/control can outlive udevd (containers): only a listening socket proves it runs. */
+static bool udevd_is_running(void) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/run/udev/control" };
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+        if (fd < 0)
+                return false;
+        return connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
+}
+
+static int manager_watch_udev(DeviceManager *m) {
+        int r;
+
+        m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
+        if (!m->monitor)
+                return negative_errno();
+        r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "block", NULL);
+        if (r < 0)
+                return r;
+        (void) udev_monitor_set_receive_buffer_size(m->monitor, 32 * 1024 * 1024);
+        r = udev_monitor_enable_receiving(m->monitor);
+        if (r < 0)
+                return r;
+        return sd_event_add_io(m->event, &m->udev_source, udev_monitor_get_fd(m->monitor), EPOLLIN,
+                               on_udev, m);
+}
+
+static int manager_watch_mounts(DeviceManager *m) {
+        int r, fd;
+
+        m->mnt_monitor = mnt_new_monitor();
+        if (!m->mnt_monitor)
+                return -ENOMEM;
+        r = mnt_monitor_enable_kernel(m->mnt_monitor, 1);
+        if (r < 0)
+                return r;
+        fd = mnt_monitor_get_fd(m->mnt_monitor);
+        if (fd < 0)
+                return fd;
+        return sd_event_add_io(m->event, &m->mnt_source, fd, EPOLLIN, on_mounts, m);
+}
+
+static int manager_watch_swaps(DeviceManager *m) {
+        m->swaps_fd = open("/proc/swaps", O_RDONLY | O_CLOEXEC);
+        if (m->swaps_fd < 0)
+                return negative_errno();
+        return sd_event_add_io(m->event, &m->swaps_source, m->swaps_fd, EPOLLPRI, on_swaps, m);
+}
 
 int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_path,
                        DeviceManager **ret) {
-        DeviceManager *m = calloc(1, sizeof(*m));
+        DeviceManager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
+        m->swaps_fd = -1;
         m->bus = sd_bus_ref(bus);
         m->event = sd_event_ref(event);
         m->db = db;
-        if (conf_path) {
-                m->conf_path = strdup(conf_path);
-                if (!m->conf_path) {
-                        device_manager_free(m);
-                        return -ENOMEM;
-                }
+        m->conf_path = strdup(conf_path ?: BENCHD_SYSCONF_DIR "/benchd.conf");
+        if (!m->conf_path) {
+                r = -ENOMEM;
+                goto fail;
         }
+        manager_load_conf(m);
+
+        m->udev = udev_new();
+        if (!m->udev) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = sd_bus_add_fallback_vtable(bus, &m->vtable_slot, DEVICE_PREFIX, DEVICE_INTERFACE,
+                                       device_vtable, device_find, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_node_enumerator(bus, &m->enum_slot, DEVICE_PREFIX, device_enumerate, m);
+        if (r < 0)
+                goto fail;
+
+        m->udevd_running = udevd_is_running();
+        if (m->udevd_running) {
+                /* Subscribe before enumerating, so nothing falls between the two. */
+                r = manager_watch_udev(m);
+                if (r < 0) {
+                        log_dev("cannot monitor udev: %s; hot-plug is not followed", strerror(-r));
+                        m->udev_source = sd_event_source_unref(m->udev_source);
+                }
+        } else
+                log_dev("systemd-udevd is not running: hot-plug is not followed, and udev properties "
+                        "(ID_FS_TYPE, ID_SERIAL, BENCHD_SCRATCH) are missing; probing signatures with libblkid");
+
+        r = manager_watch_mounts(m);
+        if (r < 0)
+                log_dev("cannot monitor mounts: %s; MountPoints are read at device events only", strerror(-r));
+        r = manager_watch_swaps(m);
+        if (r < 0)
+                log_dev("cannot watch /proc/swaps: %s", strerror(-r));
+
+        r = manager_enumerate(m);
+        if (r < 0) {
+                log_dev("cannot enumerate block devices: %s", strerror(-r));
+                goto fail;
+        }
+        log_dev("%zu block devices%s", m->n_devices, m->udevd_running ? ", following udev" : "");
         *ret = m;
         return 0;
+fail:
+        device_manager_free(m);
+        return r;
 }
 
 DeviceManager *device_manager_free(DeviceManager *m) {
         if (!m)
                 return NULL;
+        sd_event_source_disable_unref(m->udev_source);
+        sd_event_source_disable_unref(m->mnt_source);
+        sd_event_source_disable_unref(m->swaps_source);
+        if (m->swaps_fd >= 0)
+                close(m->swaps_fd);
+        if (m->mnt_monitor)
+                mnt_unref_monitor(m->mnt_monitor);
+        if (m->monitor)
+                udev_monitor_unref(m->monitor);
+        udev_unref(m->udev);
+        sd_bus_slot_unref(m->vtable_slot);
+        sd_bus_slot_unref(m->enum_slot);
+        for (size_t i = 0; i < m->n_devices; i++)
+                device_free(m->devices[i]);
+        free(m->devices);
         sd_bus_unref(m->bus);
         sd_event_unref(m->event);
+        strv_free(m->scratch_paths);
         free(m->conf_path);
         free(m);
         return NULL;
 }
 
+/* ---- the checks the daemon makes ---- */
+
 int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason) {
-        char *reason = NULL;
+        _cleanup_free_ char *name = NULL, *reason = NULL;
+        DeviceFacts f = {};
+        VerdictFacts vf;
+        bool scratch;
+        int r;
 
-        if (asprintf(&reason, "device %u:%u: the write-safety verdict is not available yet; "
-                     "destructive jobs are refused", major(dev), minor(dev)) < 0)
-                return -ENOMEM;
-        *ret_reason = reason;
+        r = sysfs_block_name(dev, &name);
+        if (r < 0) {
+                if (asprintf(ret_reason, "%u:%u is not a block device the kernel knows (%s); refusing to write",
+                             major(dev), minor(dev), strerror(-r)) < 0)
+                        return -ENOMEM;
+                return -EPERM;
+        }
+        /* Fresh facts and a fresh probe: the cache may be a moment behind a mkfs or a mount. */
+        r = device_facts_gather(name, NULL, true, &f);
+        if (r < 0) {
+                if (asprintf(ret_reason, "%s: cannot establish that writing is safe (%s); refusing",
+                             name, strerror(-r)) < 0)
+                        return -ENOMEM;
+                return -EPERM;
+        }
+        scratch = manager_config_scratch(m, dev);
+        if (!scratch && m->udevd_running) {
+                struct udev_device *u = udev_device_new_from_devnum(m->udev, 'b', dev);
+                if (u) {
+                        scratch = streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
+                        udev_device_unref(u);
+                }
+        }
+        device_facts_to_verdict(&f, scratch, m->conf_path, &vf);
+        r = verdict_compute(&vf, &reason);
+        device_facts_clear(&f);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 0;
+        *ret_reason = TAKE_PTR(reason);
         return -EPERM;
-}
-
-static int name_from_devnum(dev_t dev, char **ret) {
-        char path[64], buf[4096];
-        ssize_t n;
-
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-        n = readlink(path, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
-        char *base = strrchr(buf, '/');
-        char *name = strdup(base ? base + 1 : buf);
-        if (!name)
-                return -ENOMEM;
-        *ret = name;
-        return 0;
-}
-
-static void mnt_free_tablep(struct libmnt_table **t) {
-        if (*t)
-                mnt_free_table(*t);
 }
 
 int device_manager_resolve_target(DeviceManager *m, const char *target, TargetInfo *ret) {
         TargetInfo t = { .device_id = -1 };
-        struct stat st;
-        dev_t dev;
+        TargetLocation loc = {};
+        Device *d;
         int r;
 
-        if (stat(target, &st) < 0)
-                return negative_errno();
-        dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+        r = target_locate(target, &loc);
+        if (r < 0)
+                return r;
+        t.device_name = TAKE_PTR(loc.device_name);
+        t.fs_type = TAKE_PTR(loc.fs_type);
+        t.mount_point = TAKE_PTR(loc.mount_point);
+        t.mount_options = TAKE_PTR(loc.mount_options);
 
-        r = name_from_devnum(dev, &t.device_name);
-        if (r < 0 && r != -ENOENT)
-                goto fail;
+        /* The physical device: the disk under a partition, the single leaf under dm/md. */
+        d = loc.physical_name ? manager_find(m, loc.physical_name) : NULL;
+        if (d)
+                t.device_id = d->db_id;
+        target_location_clear(&loc);
 
-        if (!S_ISBLK(st.st_mode)) {
-                _cleanup_(mnt_free_tablep) struct libmnt_table *tb = mnt_new_table();
-                if (!tb) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = mnt_table_parse_mtab(tb, NULL);
-                if (r < 0)
-                        goto fail;
-                struct libmnt_fs *fs = mnt_table_find_devno(tb, dev, MNT_ITER_BACKWARD);
-                if (fs) {
-                        const char *s;
-                        if ((s = mnt_fs_get_fstype(fs)) && !(t.fs_type = strdup(s)))
-                                goto oom;
-                        if ((s = mnt_fs_get_target(fs)) && !(t.mount_point = strdup(s)))
-                                goto oom;
-                        if ((s = mnt_fs_get_options(fs)) && !(t.mount_options = strdup(s)))
-                                goto oom;
-                }
+        r = target_environment_json(t.device_name, &t.environment_json);
+        if (r < 0) {
+                target_info_clear(&t);
+                return r;
         }
-        t.environment_json = strdup("{}");
-        if (!t.environment_json)
-                goto oom;
         *ret = t;
         return 0;
-oom:
-        r = -ENOMEM;
-fail:
-        target_info_clear(&t);
-        return r;
 }
 
 void target_info_clear(TargetInfo *t) {

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fresh facts about a block device (see device-facts.h). Everything is matched by dev_t: a mount
+ * is the device's when mountinfo's MAJ:MIN (or, for filesystems such as btrfs that report an
+ * anonymous device there, the st_rdev of the mount source) equals the dev_t of the device or of
+ * something on it; a name in /etc/mtab proves nothing. The tree of "things on a device" is its
+ * partitions and their holders, followed upwards recursively, so a filesystem on an LVM volume on
+ * a partition counts as a use of the disk.
+ */
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "devices/device-facts.h"
+#include "shared/util.h"
+
+#define TREE_MAX 256
+#define DEPTH_MAX 16
+
+int strv_push(char ***l, const char *s) {
+        size_t n = strv_length(*l);
+        char **nl;
+        char *c = strdup(s);
+
+        if (!c)
+                return -ENOMEM;
+        nl = realloc(*l, sizeof(char *) * (n + 2));
+        if (!nl) {
+                free(c);
+                return -ENOMEM;
+        }
+        nl[n] = c;
+        nl[n + 1] = NULL;
+        *l = nl;
+        return 0;
+}
+
+bool strv_contains(char *const *l, const char *s) {
+        for (; l && *l; l++)
+                if (streq(*l, s))
+                        return true;
+        return false;
+}
+
+size_t strv_length(char *const *l) {
+        size_t n = 0;
+
+        while (l && l[n])
+                n++;
+        return n;
+}
+
+bool strv_equal(char *const *a, char *const *b) {
+        size_t n = strv_length(a);
+
+        if (n != strv_length(b))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!streq(a[i], b[i]))
+                        return false;
+        return true;
+}
+
+static int strv_new_empty(char ***ret) {
+        char **l = calloc(1, sizeof(char *));
+
+        if (!l)
+                return -ENOMEM;
+        *ret = l;
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int sysfs_block_read(const char *name, const char *attr, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        char buf[4096];
+        size_t n;
+
+        if (strchr(name, '/') || asprintf(&path, "/sys/class/block/%s/%s", name, attr) < 0)
+                return strchr(name, '/') ? -EINVAL : -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        if (ferror(f))
+                return -EIO;
+        buf[n] = 0;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = 0;
+        char *s = strdup(buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int sysfs_block_read_u64(const char *name, const char *attr, uint64_t *ret) {
+        _cleanup_free_ char *s = NULL;
+        char *end;
+        int r;
+
+        r = sysfs_block_read(name, attr, &s);
+        if (r < 0)
+                return r;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno != 0 || end == s || *end != 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+bool sysfs_block_is_partition(const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        if (asprintf(&path, "/sys/class/block/%s/partition", name) < 0)
+                return false;
+        return access(path, F_OK) == 0;
+}
+
+static void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
+static int list_dir(const char *path, bool partitions_only, char ***ret) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        struct dirent *de;
+        int r;
+
+        r = strv_new_empty(&l);
+        if (r < 0)
+                return r;
+        d = opendir(path);
+        if (!d) {
+                if (errno != ENOENT)
+                        return negative_errno();
+                *ret = TAKE_PTR(l);
+                return 0;
+        }
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                if (partitions_only) {
+                        char sub[512];
+                        snprintf(sub, sizeof(sub), "%s/partition", de->d_name);
+                        if (faccessat(dirfd(d), sub, F_OK, 0) < 0)
+                                continue;
+                }
+                r = strv_push(&l, de->d_name);
+                if (r < 0)
+                        return r;
+        }
+        qsort(l, strv_length(l), sizeof(char *), cmp_str);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int sysfs_block_list(const char *name, const char *dir, char ***ret) {
+        _cleanup_free_ char *path = NULL;
+
+        if (asprintf(&path, "/sys/class/block/%s/%s", name, dir) < 0)
+                return -ENOMEM;
+        return list_dir(path, false, ret);
+}
+
+int sysfs_block_partitions(const char *name, char ***ret) {
+        _cleanup_free_ char *path = NULL;
+
+        if (sysfs_block_is_partition(name))
+                return strv_new_empty(ret);
+        if (asprintf(&path, "/sys/class/block/%s", name) < 0)
+                return -ENOMEM;
+        return list_dir(path, true, ret);
+}
+
+int sysfs_block_disk(const char *name, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        char buf[4096];
+        ssize_t n;
+
+        if (!sysfs_block_is_partition(name)) {
+                char *s = strdup(name);
+                if (!s)
+                        return -ENOMEM;
+                *ret = s;
+                return 0;
+        }
+        /* /sys/class/block/sda2 -> ../../devices/.../block/sda/sda2: the parent directory. */
+        if (asprintf(&path, "/sys/class/block/%s", name) < 0)
+                return -ENOMEM;
+        n = readlink(path, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+                return -EINVAL;
+        *slash = 0;
+        slash = strrchr(buf, '/');
+        char *s = strdup(slash ? slash + 1 : buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int sysfs_block_devnum(const char *name, dev_t *ret) {
+        _cleanup_free_ char *s = NULL;
+        unsigned maj, min;
+        int r;
+
+        r = sysfs_block_read(name, "dev", &s);
+        if (r < 0)
+                return r;
+        if (sscanf(s, "%u:%u", &maj, &min) != 2)
+                return -EINVAL;
+        *ret = makedev(maj, min);
+        return 0;
+}
+
+int sysfs_block_name(dev_t dev, char **ret) {
+        char path[64], buf[4096];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        n = readlink(path, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        const char *base = strrchr(buf, '/');
+        char *s = strdup(base ? base + 1 : buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int sysfs_block_scheduler(const char *name, char **ret) {
+        _cleanup_free_ char *disk = NULL, *s = NULL;
+        char *b, *e;
+        int r;
+
+        r = sysfs_block_disk(name, &disk);
+        if (r < 0)
+                return r;
+        r = sysfs_block_read(disk, "queue/scheduler", &s);
+        if (r < 0)
+                return r;
+        b = strchr(s, '[');
+        e = b ? strchr(b, ']') : NULL;
+        if (b && e) {
+                *e = 0;
+                memmove(s, b + 1, strlen(b + 1) + 1);
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int leaves_walk(const char *name, unsigned depth, char ***l) {
+        _cleanup_strv_free_ char **slaves = NULL;
+        int r;
+
+        if (depth > DEPTH_MAX)
+                return -ELOOP;
+        r = sysfs_block_list(name, "slaves", &slaves);
+        if (r < 0)
+                return r;
+        if (!slaves[0]) {
+                _cleanup_free_ char *disk = NULL;
+                r = sysfs_block_disk(name, &disk);
+                if (r < 0)
+                        return r;
+                if (strv_contains(*l, disk))
+                        return 0;
+                return strv_push(l, disk);
+        }
+        for (char **s = slaves; *s; s++) {
+                r = leaves_walk(*s, depth + 1, l);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int sysfs_block_leaves(const char *name, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        r = strv_new_empty(&l);
+        if (r < 0)
+                return r;
+        r = leaves_walk(name, 0, &l);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* /proc/swaps escapes blanks and backslashes as \ooo. */
+static void unescape_octal(char *s) {
+        char *w = s;
+
+        for (char *p = s; *p; p++) {
+                if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+                    p[3] >= '0' && p[3] <= '7') {
+                        *w++ = (char) ((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+                        p += 3;
+                } else
+                        *w++ = *p;
+        }
+        *w = 0;
+}
+
+int swaps_read(dev_t **ret, size_t *ret_n) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ dev_t *l = NULL;
+        size_t n = 0;
+        char line[4096];
+
+        f = fopen("/proc/swaps", "re");
+        if (!f) {
+                if (errno != ENOENT)
+                        return negative_errno();
+        } else {
+                bool first = true;
+                while (fgets(line, sizeof(line), f)) {
+                        struct stat st;
+                        char *sp;
+
+                        if (first) {    /* header */
+                                first = false;
+                                continue;
+                        }
+                        sp = strpbrk(line, " \t\n");
+                        if (sp)
+                                *sp = 0;
+                        if (!line[0])
+                                continue;
+                        unescape_octal(line);
+                        if (stat(line, &st) < 0)
+                                continue;
+                        dev_t *nl = realloc(l, sizeof(dev_t) * (n + 1));
+                        if (!nl)
+                                return -ENOMEM;
+                        l = nl;
+                        l[n++] = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+                }
+        }
+        *ret = TAKE_PTR(l);
+        *ret_n = n;
+        return 0;
+}
+
+static int dup_opt(const char *s, char **ret) {
+        if (!s) {
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+void blkid_info_clear(BlkidInfo *b) {
+        free(b->type);
+        free(b->usage);
+        free(b->uuid);
+        free(b->label);
+        free(b->pt_type);
+        *b = (BlkidInfo) {};
+}
+
+static void blkid_free_probep(blkid_probe *p) {
+        if (*p)
+                blkid_free_probe(*p);
+}
+
+int blkid_probe_node(const char *node, BlkidInfo *ret) {
+        _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
+        BlkidInfo b = {};
+        const char *v;
+        int r;
+
+        errno = 0;
+        pr = blkid_new_probe_from_filename(node);   /* opens O_RDONLY */
+        if (!pr)
+                return negative_errno();
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+                                          BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+        blkid_probe_enable_partitions(pr, 1);
+        r = blkid_do_safeprobe(pr);
+        if (r == -2) {
+                /* Several signatures: certainly not blank. */
+                b.type = strdup("ambivalent");
+                if (!b.type)
+                        return -ENOMEM;
+                *ret = b;
+                return 0;
+        }
+        if (r < 0)
+                return -EIO;
+        if (r == 0) {
+                if ((blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && dup_opt(v, &b.type) < 0) ||
+                    (blkid_probe_lookup_value(pr, "USAGE", &v, NULL) == 0 && dup_opt(v, &b.usage) < 0) ||
+                    (blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 && dup_opt(v, &b.uuid) < 0) ||
+                    (blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 && dup_opt(v, &b.label) < 0) ||
+                    (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0 && dup_opt(v, &b.pt_type) < 0)) {
+                        blkid_info_clear(&b);
+                        return -ENOMEM;
+                }
+        }
+        *ret = b;
+        return 0;
+}
+
+void mnt_free_tablep(struct libmnt_table **t) {
+        if (*t)
+                mnt_free_table(*t);
+}
+
+int mount_table_load(struct libmnt_table **ret) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *tb = NULL;
+        int r;
+
+        tb = mnt_new_table();
+        if (!tb)
+                return -ENOMEM;
+        r = mnt_table_parse_file(tb, "/proc/self/mountinfo");
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(tb);
+        return 0;
+}
+
+/* The block device behind a mount: mountinfo's MAJ:MIN, or for anonymous devices (btrfs) the
+ * st_rdev of a /dev source. */
+dev_t mount_fs_devno(struct libmnt_fs *fs) {
+        dev_t d = mnt_fs_get_devno(fs);
+        const char *src;
+        struct stat st;
+
+        if (major(d) != 0)
+                return d;
+        src = mnt_fs_get_srcpath(fs);
+        if (src && strncmp(src, "/dev/", 5) == 0 && stat(src, &st) == 0 && S_ISBLK(st.st_mode))
+                return st.st_rdev;
+        return d;
+}
+
+void device_facts_clear(DeviceFacts *f) {
+        free(f->name);
+        strv_free(f->tree);
+        strv_free(f->holders);
+        for (size_t i = 0; i < f->n_mounts; i++) {
+                free((char *) f->mounts[i].device);
+                free((char *) f->mounts[i].path);
+                free((char *) f->mounts[i].fs_type);
+        }
+        free(f->mounts);
+        strv_free(f->own_mount_points);
+        strv_free(f->swaps);
+        blkid_info_clear(&f->blkid);
+        *f = (DeviceFacts) {};
+}
+
+static int facts_tree(DeviceFacts *f) {
+        _cleanup_strv_free_ char **parts = NULL;
+        int r;
+
+        r = strv_push(&f->tree, f->name);
+        if (r < 0)
+                return r;
+        r = sysfs_block_partitions(f->name, &parts);
+        if (r < 0)
+                return r;
+        for (char **p = parts; *p; p++)
+                if ((r = strv_push(&f->tree, *p)) < 0)
+                        return r;
+        r = strv_new_empty(&f->holders);
+        if (r < 0)
+                return r;
+
+        /* Breadth first: tree grows while we walk it. */
+        for (size_t i = 0; i < strv_length(f->tree) && i < TREE_MAX; i++) {
+                _cleanup_strv_free_ char **holders = NULL, **hparts = NULL;
+                bool direct = i <= strv_length(parts);  /* the device or one of its partitions */
+
+                r = sysfs_block_list(f->tree[i], "holders", &holders);
+                if (r < 0)
+                        return r;
+                for (char **h = holders; *h; h++) {
+                        if (direct && !strv_contains(f->holders, *h) && (r = strv_push(&f->holders, *h)) < 0)
+                                return r;
+                        if (!strv_contains(f->tree, *h) && (r = strv_push(&f->tree, *h)) < 0)
+                                return r;
+                }
+                if (i > strv_length(parts)) {
+                        /* Partitions of stacked devices (a partitioned md array, multipath). */
+                        r = sysfs_block_partitions(f->tree[i], &hparts);
+                        if (r < 0)
+                                return r;
+                        for (char **p = hparts; *p; p++)
+                                if (!strv_contains(f->tree, *p) && (r = strv_push(&f->tree, *p)) < 0)
+                                        return r;
+                }
+        }
+        return 0;
+}
+
+static int facts_mounts(DeviceFacts *f, struct libmnt_table *tb) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *own = NULL;
+        struct libmnt_iter *it;
+        struct libmnt_fs *fs;
+        size_t n_tree = strv_length(f->tree);
+        _cleanup_free_ dev_t *devs = NULL;
+        int r;
+
+        if (!tb) {
+                r = mount_table_load(&own);
+                if (r < 0)
+                        return r;
+                tb = own;
+        }
+        devs = calloc(n_tree ?: 1, sizeof(dev_t));
+        if (!devs)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_tree; i++)
+                if (sysfs_block_devnum(f->tree[i], &devs[i]) < 0)
+                        devs[i] = 0;
+        r = strv_new_empty(&f->own_mount_points);
+        if (r < 0)
+                return r;
+
+        it = mnt_new_iter(MNT_ITER_FORWARD);
+        if (!it)
+                return -ENOMEM;
+        r = 0;
+        while (mnt_table_next_fs(tb, it, &fs) == 0) {
+                dev_t d = mount_fs_devno(fs);
+                const char *target = mnt_fs_get_target(fs);
+
+                if (major(d) == 0 || !target)
+                        continue;
+                for (size_t i = 0; i < n_tree; i++) {
+                        if (devs[i] != d)
+                                continue;
+                        VerdictMount *nm = realloc(f->mounts, sizeof(VerdictMount) * (f->n_mounts + 1));
+                        if (!nm) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        f->mounts = nm;
+                        VerdictMount *m = &f->mounts[f->n_mounts];
+                        *m = (VerdictMount) {};
+                        f->n_mounts++;
+                        if (dup_opt(f->tree[i], (char **) &m->device) < 0 ||
+                            dup_opt(target, (char **) &m->path) < 0 ||
+                            dup_opt(mnt_fs_get_fstype(fs), (char **) &m->fs_type) < 0) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        if (i == 0 && !strv_contains(f->own_mount_points, target) &&
+                            (r = strv_push(&f->own_mount_points, target)) < 0)
+                                goto out;
+                        break;
+                }
+        }
+out:
+        mnt_free_iter(it);
+        return r;
+}
+
+static int facts_swaps(DeviceFacts *f) {
+        _cleanup_free_ dev_t *swaps = NULL;
+        size_t n_swaps;
+        int r;
+
+        r = strv_new_empty(&f->swaps);
+        if (r < 0)
+                return r;
+        r = swaps_read(&swaps, &n_swaps);
+        if (r < 0)
+                return r;
+        for (char **t = f->tree; t && *t; t++) {
+                dev_t d;
+                if (sysfs_block_devnum(*t, &d) < 0)
+                        continue;
+                for (size_t i = 0; i < n_swaps; i++)
+                        if (swaps[i] == d && !strv_contains(f->swaps, *t)) {
+                                r = strv_push(&f->swaps, *t);
+                                if (r < 0)
+                                        return r;
+                        }
+        }
+        return 0;
+}
+
+int device_facts_gather(const char *name, struct libmnt_table *mounts, bool probe, DeviceFacts *ret) {
+        DeviceFacts f = {};
+        uint64_t ro = 0;
+        int r;
+
+        f.name = strdup(name);
+        if (!f.name)
+                return -ENOMEM;
+        r = sysfs_block_devnum(name, &f.devnum);
+        if (r < 0)
+                goto fail;
+        r = facts_tree(&f);
+        if (r < 0)
+                goto fail;
+        r = facts_mounts(&f, mounts);
+        if (r < 0)
+                goto fail;
+        r = facts_swaps(&f);
+        if (r < 0)
+                goto fail;
+        if (sysfs_block_read_u64(name, "ro", &ro) >= 0)
+                f.read_only = ro != 0;
+        if (probe) {
+                _cleanup_free_ char *node = NULL;
+                if (asprintf(&node, "/dev/%s", name) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                r = blkid_probe_node(node, &f.blkid);
+                if (r < 0)
+                        goto fail;
+        }
+        *ret = f;
+        return 0;
+fail:
+        device_facts_clear(&f);
+        return r;
+}
+
+void device_facts_to_verdict(const DeviceFacts *f, bool scratch, const char *conf_path,
+                             VerdictFacts *ret) {
+        *ret = (VerdictFacts) {
+                .name = f->name,
+                .scratch = scratch,
+                .read_only = f->read_only,
+                .mounts = f->mounts,
+                .n_mounts = f->n_mounts,
+                .swaps = (const char *const *) f->swaps,
+                .holders = (const char *const *) f->holders,
+                .sig_type = f->blkid.type,
+                .sig_usage = f->blkid.usage,
+                .sig_uuid = f->blkid.uuid,
+                .pt_type = f->blkid.pt_type,
+                .conf_path = conf_path,
+        };
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the kernel says about a block device, gathered fresh: sysfs attributes, partitions,
+ * holders and slaves, mounts (libmount, matched by dev_t) and swap (/proc/swaps) of the device and
+ * of everything on it, and a read-only libblkid probe. No D-Bus, no event loop, no udev: the
+ * verdict and the inventory both build on it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "devices/verdict.h"
+
+struct libmnt_table;
+
+/* Plain sysfs reads of /sys/class/block/<name>/<attr>, trailing newline stripped. */
+int sysfs_block_read(const char *name, const char *attr, char **ret);
+int sysfs_block_read_u64(const char *name, const char *attr, uint64_t *ret);
+bool sysfs_block_is_partition(const char *name);
+/* Names in /sys/class/block/<name>/<dir>/ ("holders", "slaves"), sorted; an empty list if none. */
+int sysfs_block_list(const char *name, const char *dir, char ***ret);
+/* Partitions of a whole disk ("loop0p1", ...), sorted; empty for a partition. */
+int sysfs_block_partitions(const char *name, char ***ret);
+/* The disk a partition belongs to, or a copy of name. */
+int sysfs_block_disk(const char *name, char **ret);
+/* The dev_t of /sys/class/block/<name>/dev. */
+int sysfs_block_devnum(const char *name, dev_t *ret);
+/* Kernel name of a block dev_t, via /sys/dev/block/MAJ:MIN. */
+int sysfs_block_name(dev_t dev, char **ret);
+/* The selected I/O scheduler ("mq-deadline"), or "none"; of the disk when name is a partition. */
+int sysfs_block_scheduler(const char *name, char **ret);
+/* The devices at the bottom of name's stack (slaves/ recursively, partitions to their disks),
+ * deduplicated; { name's disk } when it has no slaves. */
+int sysfs_block_leaves(const char *name, char ***ret);
+
+/* dev_ts in use as swap: block swap areas by st_rdev, swap files by st_dev of their filesystem. */
+int swaps_read(dev_t **ret, size_t *ret_n);
+
+typedef struct BlkidInfo {
+        char *type, *usage, *uuid, *label, *pt_type;
+} BlkidInfo;
+
+/* Read-only probe of /dev/<node> for superblocks and partition tables. An empty BlkidInfo for a
+ * blank device; "ambivalent" as type when several signatures are found. */
+int blkid_probe_node(const char *node, BlkidInfo *ret);
+void blkid_info_clear(BlkidInfo *b);
+
+typedef struct DeviceFacts {
+        char *name;
+        dev_t devnum;
+        char **tree;            /* the device, its partitions, and all their holders, recursively */
+        char **holders;         /* direct holders of the device and of its partitions */
+        VerdictMount *mounts;   /* mounts of anything in tree (strings owned here) */
+        size_t n_mounts;
+        char **own_mount_points;/* mount points of the device itself */
+        char **swaps;           /* members of tree in use as swap */
+        bool read_only;
+        BlkidInfo blkid;        /* only when probed */
+} DeviceFacts;
+
+/* mounts: a parsed mountinfo table, or NULL to parse /proc/self/mountinfo now. probe: run libblkid
+ * on the node (otherwise blkid stays empty and the caller fills it from udev). */
+int device_facts_gather(const char *name, struct libmnt_table *mounts, bool probe, DeviceFacts *ret);
+void device_facts_clear(DeviceFacts *f);
+
+/* Fill a VerdictFacts view of f (pointers into f; valid while f lives). */
+void device_facts_to_verdict(const DeviceFacts *f, bool scratch, const char *conf_path,
+                             VerdictFacts *ret);
+
+int mount_table_load(struct libmnt_table **ret);
+struct libmnt_fs;
+/* The block device behind a mount entry: mountinfo's MAJ:MIN, or for anonymous devices (btrfs)
+ * the st_rdev of its /dev source; major 0 when there is none (tmpfs). */
+dev_t mount_fs_devno(struct libmnt_fs *fs);
+void mnt_free_tablep(struct libmnt_table **t);
+
+/* Small string-list helpers. */
+int strv_push(char ***l, const char *s);
+bool strv_contains(char *const *l, const char *s);
+size_t strv_length(char *const *l);
+bool strv_equal(char *const *a, char *const *b);

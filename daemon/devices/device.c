@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A block device as a plain value and its bus vtable (see device.h). Identity comes from udev
+ * properties where udevd has recorded them, else from sysfs attributes of the whole disk; fs
+ * fields come from udev's blkid run, else from our own read-only probe. The dynamic part goes
+ * through device-facts.c and the pure verdict, so the WriteVerdict property and the check
+ * SubmitJob makes apply the same rules.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libudev.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "db.h"
+#include "devices/device-facts.h"
+#include "devices/device.h"
+#include "devices/verdict.h"
+#include "shared/util.h"
+
+static bool startswith(const char *s, const char *prefix) {
+        return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int strdup_nonempty(const char *s, char **ret) {
+        if (!s || !*s) {
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+bool device_udev_is_exported(struct udev_device *d) {
+        const char *name = udev_device_get_sysname(d);
+        const char *devtype = udev_device_get_devtype(d);
+        char *s = NULL;
+
+        if (!name)
+                return false;
+        if (startswith(name, "loop") && streq_ptr(devtype, "disk")) {
+                /* A loop device without a backing file is only a free slot. */
+                if (sysfs_block_read(name, "loop/backing_file", &s) < 0)
+                        return false;
+                free(s);
+        }
+        return true;
+}
+
+Device *device_free(Device *d) {
+        if (!d)
+                return NULL;
+        free(d->name);
+        free(d->path);
+        free(d->node);
+        free(d->sys_path);
+        strv_free(d->symlinks);
+        free(d->type);
+        free(d->vendor);
+        free(d->model);
+        free(d->serial);
+        free(d->wwn);
+        free(d->firmware);
+        free(d->identity);
+        free(d->backing_file);
+        free(d->scheduler);
+        free(d->fs_type);
+        free(d->fs_uuid);
+        free(d->fs_label);
+        free(d->fs_usage);
+        free(d->partition_table);
+        strv_free(d->mount_points);
+        strv_free(d->holders);
+        strv_free(d->slaves);
+        free(d->write_verdict);
+        free(d);
+        return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Device *, device_free);
+
+const char *device_type_of(const char *name, const char *devtype) {
+        if (devtype ? streq(devtype, "partition") : sysfs_block_is_partition(name))
+                return "partition";
+        if (startswith(name, "loop"))
+                return "loop";
+        if (startswith(name, "dm-"))
+                return "dm";
+        if (startswith(name, "md"))
+                return "md";
+        if (startswith(name, "zram"))
+                return "zram";
+        if (startswith(name, "sr"))
+                return "rom";
+        if (startswith(name, "nbd"))
+                return "nbd";
+        return "disk";
+}
+
+/* A udev property, else the first sysfs attribute of the disk that exists. */
+static int identity_field(struct udev_device *u, const char *prop, const char *disk,
+                          const char *const *attrs, char **ret) {
+        const char *v = udev_device_get_property_value(u, prop);
+        int r;
+
+        if (v && *v)
+                return strdup_nonempty(v, ret);
+        for (; attrs && *attrs; attrs++) {
+                char *s = NULL;
+                r = sysfs_block_read(disk, *attrs, &s);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && *s) {
+                        *ret = s;
+                        return 0;
+                }
+                free(s);
+        }
+        *ret = NULL;
+        return 0;
+}
+
+int device_identity(const Device *d, char **ret) {
+        int r;
+
+        if (d->wwn)
+                r = asprintf(ret, "wwn:%s", d->wwn);
+        else if (d->serial)
+                r = asprintf(ret, "serial:%s", d->serial);
+        else
+                r = asprintf(ret, "model:%s:%" PRIu64 ":%s", d->model ?: "", d->size, d->name);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
+        _cleanup_(device_freep) Device *d = NULL;
+        _cleanup_free_ char *disk = NULL;
+        static const char *const vendor_attrs[] = { "device/vendor", NULL };
+        static const char *const model_attrs[] = { "device/model", NULL };
+        static const char *const serial_attrs[] = { "serial", "device/serial", NULL };
+        static const char *const wwn_attrs[] = { "wwid", "device/wwid", NULL };
+        static const char *const fw_attrs[] = { "device/rev", "device/firmware_rev", NULL };
+        struct udev_list_entry *e;
+        const char *name = udev_device_get_sysname(u);
+        const char *devtype = udev_device_get_devtype(u);
+        uint64_t v;
+        int r;
+
+        if (!name)
+                return -EINVAL;
+        d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->db_id = -1;
+        d->devnum = udev_device_get_devnum(u);
+        if (!(d->name = strdup(name)))
+                return -ENOMEM;
+        r = sd_bus_path_encode(DEVICE_PREFIX, name, &d->path);
+        if (r < 0)
+                return r;
+        if ((r = strdup_nonempty(udev_device_get_devnode(u), &d->node)) < 0 ||
+            (r = strdup_nonempty(udev_device_get_syspath(u), &d->sys_path)) < 0 ||
+            (r = strdup_nonempty(device_type_of(name, devtype), &d->type)) < 0)
+                return r;
+        if (!d->node && asprintf(&d->node, "/dev/%s", name) < 0)
+                return -ENOMEM;
+        if (!(d->symlinks = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        udev_list_entry_foreach(e, udev_device_get_devlinks_list_entry(u))
+                if ((r = strv_push(&d->symlinks, udev_list_entry_get_name(e))) < 0)
+                        return r;
+
+        r = sysfs_block_disk(name, &disk);
+        if (r < 0)
+                return r;
+        if ((r = identity_field(u, "ID_VENDOR", disk, vendor_attrs, &d->vendor)) < 0 ||
+            (r = identity_field(u, "ID_MODEL", disk, model_attrs, &d->model)) < 0 ||
+            (r = identity_field(u, "ID_SERIAL_SHORT", disk, serial_attrs, &d->serial)) < 0 ||
+            (r = identity_field(u, "ID_WWN", disk, wwn_attrs, &d->wwn)) < 0 ||
+            (r = identity_field(u, "ID_REVISION", disk, fw_attrs, &d->firmware)) < 0)
+                return r;
+        if (streq(d->type, "loop"))
+                (void) sysfs_block_read(name, "loop/backing_file", &d->backing_file);
+
+        if (sysfs_block_read_u64(name, "size", &v) >= 0)
+                d->size = v * 512;
+        if (sysfs_block_read_u64(disk, "queue/logical_block_size", &v) >= 0)
+                d->logical_block_size = (uint32_t) v;
+        if (sysfs_block_read_u64(disk, "queue/physical_block_size", &v) >= 0)
+                d->physical_block_size = (uint32_t) v;
+        if (sysfs_block_read_u64(disk, "queue/rotational", &v) >= 0)
+                d->rotational = v != 0;
+        if (sysfs_block_read_u64(disk, "removable", &v) >= 0)
+                d->removable = v != 0;
+        if (sysfs_block_read_u64(name, "ro", &v) >= 0)
+                d->read_only = v != 0;
+        (void) sysfs_block_scheduler(name, &d->scheduler);
+
+        d->udev_scratch = streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
+
+        if (probe) {
+                BlkidInfo b = {};
+                if (d->size > 0 && blkid_probe_node(d->node, &b) >= 0) {
+                        d->fs_type = TAKE_PTR(b.type);
+                        d->fs_uuid = TAKE_PTR(b.uuid);
+                        d->fs_label = TAKE_PTR(b.label);
+                        d->fs_usage = TAKE_PTR(b.usage);
+                        d->partition_table = TAKE_PTR(b.pt_type);
+                }
+                blkid_info_clear(&b);
+                d->probed = true;
+        } else {
+                if ((r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_TYPE"), &d->fs_type)) < 0 ||
+                    (r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_UUID"), &d->fs_uuid)) < 0 ||
+                    (r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_LABEL"), &d->fs_label)) < 0 ||
+                    (r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_USAGE"), &d->fs_usage)) < 0)
+                        return r;
+                /* udev copies the disk's table type onto its partitions: only a disk carries one. */
+                if (!streq(d->type, "partition") &&
+                    (r = strdup_nonempty(udev_device_get_property_value(u, "ID_PART_TABLE_TYPE"),
+                                         &d->partition_table)) < 0)
+                        return r;
+        }
+
+        r = device_identity(d, &d->identity);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+static int push_changed(char ***changed, const char *name) {
+        if (!changed || strv_contains(*changed, name))
+                return 0;
+        return strv_push(changed, name);
+}
+
+int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_scratch,
+                          const char *conf_path, char ***changed) {
+        _cleanup_strv_free_ char **holders = NULL, **slaves = NULL;
+        _cleanup_free_ char *verdict = NULL;
+        DeviceFacts f = {};
+        VerdictFacts vf;
+        bool in_use, swap, scratch;
+        int r;
+
+        r = device_facts_gather(d->name, mounts, false, &f);
+        if (r < 0)
+                return r;
+        r = sysfs_block_list(d->name, "holders", &holders);
+        if (r < 0)
+                goto out;
+        r = sysfs_block_list(d->name, "slaves", &slaves);
+        if (r < 0)
+                goto out;
+        swap = strv_contains(f.swaps, d->name);
+        in_use = f.n_mounts > 0 || strv_length(f.swaps) > 0 || strv_length(f.holders) > 0;
+        scratch = d->udev_scratch || config_scratch;
+
+        device_facts_to_verdict(&f, scratch, conf_path, &vf);
+        vf.sig_type = d->fs_type;
+        vf.sig_usage = d->fs_usage;
+        vf.sig_uuid = d->fs_uuid;
+        vf.pt_type = d->partition_table;
+        r = verdict_compute(&vf, &verdict);
+        if (r < 0)
+                goto out;
+
+        if (!strv_equal(d->mount_points, f.own_mount_points)) {
+                strv_free(d->mount_points);
+                d->mount_points = TAKE_PTR(f.own_mount_points);
+                if ((r = push_changed(changed, "MountPoints")) < 0)
+                        goto out;
+        }
+        if (!strv_equal(d->holders, holders)) {
+                strv_free(d->holders);
+                d->holders = TAKE_PTR(holders);
+                if ((r = push_changed(changed, "Holders")) < 0)
+                        goto out;
+        }
+        if (!strv_equal(d->slaves, slaves)) {
+                strv_free(d->slaves);
+                d->slaves = TAKE_PTR(slaves);
+                if ((r = push_changed(changed, "Slaves")) < 0)
+                        goto out;
+        }
+        if (d->in_use != in_use) {
+                d->in_use = in_use;
+                if ((r = push_changed(changed, "InUse")) < 0)
+                        goto out;
+        }
+        if (d->swap != swap) {
+                d->swap = swap;
+                if ((r = push_changed(changed, "Swap")) < 0)
+                        goto out;
+        }
+        if (d->scratch != scratch) {
+                d->scratch = scratch;
+                if ((r = push_changed(changed, "Scratch")) < 0)
+                        goto out;
+        }
+        if (d->read_only != f.read_only) {
+                d->read_only = f.read_only;
+                if ((r = push_changed(changed, "ReadOnly")) < 0)
+                        goto out;
+        }
+        if (!streq_ptr(d->write_verdict, verdict)) {
+                free(d->write_verdict);
+                d->write_verdict = TAKE_PTR(verdict);
+                if ((r = push_changed(changed, "WriteVerdict")) < 0)
+                        goto out;
+        }
+        r = 0;
+out:
+        device_facts_clear(&f);
+        return r;
+}
+
+/* ---- properties ---- */
+
+typedef enum PropType { P_STR, P_STRV, P_BOOL, P_U64, P_U32, P_I64 } PropType;
+
+typedef struct PropDesc {
+        const char *name;
+        PropType type;
+        size_t offset;
+} PropDesc;
+
+#define P(n, t, f) { n, t, offsetof(Device, f) }
+static const PropDesc props[] = {
+        P("Name", P_STR, name),
+        P("Node", P_STR, node),
+        P("SysPath", P_STR, sys_path),
+        P("Symlinks", P_STRV, symlinks),
+        P("Type", P_STR, type),
+        P("Vendor", P_STR, vendor),
+        P("Model", P_STR, model),
+        P("Serial", P_STR, serial),
+        P("WWN", P_STR, wwn),
+        P("Firmware", P_STR, firmware),
+        P("Identity", P_STR, identity),
+        P("HistoryId", P_I64, db_id),
+        P("BackingFile", P_STR, backing_file),
+        P("Size", P_U64, size),
+        P("LogicalBlockSize", P_U32, logical_block_size),
+        P("PhysicalBlockSize", P_U32, physical_block_size),
+        P("Rotational", P_BOOL, rotational),
+        P("Removable", P_BOOL, removable),
+        P("ReadOnly", P_BOOL, read_only),
+        P("Scheduler", P_STR, scheduler),
+        P("FsType", P_STR, fs_type),
+        P("FsUuid", P_STR, fs_uuid),
+        P("FsLabel", P_STR, fs_label),
+        P("FsUsage", P_STR, fs_usage),
+        P("PartitionTable", P_STR, partition_table),
+        P("MountPoints", P_STRV, mount_points),
+        P("Holders", P_STRV, holders),
+        P("Slaves", P_STRV, slaves),
+        P("InUse", P_BOOL, in_use),
+        P("Swap", P_BOOL, swap),
+        P("Scratch", P_BOOL, scratch),
+        P("WriteVerdict", P_STR, write_verdict),
+};
+#undef P
+
+static bool prop_equal(const PropDesc *p, const Device *a, const Device *b) {
+        const uint8_t *x = (const uint8_t *) a + p->offset, *y = (const uint8_t *) b + p->offset;
+
+        switch (p->type) {
+        case P_STR:
+                return streq_ptr(*(char *const *) x, *(char *const *) y);
+        case P_STRV:
+                return strv_equal(*(char **const *) x, *(char **const *) y);
+        case P_BOOL:
+                return *(const bool *) x == *(const bool *) y;
+        case P_U64:
+                return *(const uint64_t *) x == *(const uint64_t *) y;
+        case P_U32:
+                return *(const uint32_t *) x == *(const uint32_t *) y;
+        case P_I64:
+                return *(const int64_t *) x == *(const int64_t *) y;
+        }
+        return false;
+}
+
+int device_diff(const Device *a, const Device *b, char ***changed) {
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(props); i++)
+                if (!prop_equal(&props[i], a, b) && (r = push_changed(changed, props[i].name)) < 0)
+                        return r;
+        return 0;
+}
+
+static int property_get_string(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error) {
+        const char *s = *(char **) userdata;
+
+        return sd_bus_message_append_basic(reply, 's', s ?: "");
+}
+
+static int property_get_strv(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error) {
+        char **l = *(char ***) userdata;
+        static char *empty[] = { NULL };
+
+        return sd_bus_message_append_strv(reply, l ?: empty);
+}
+
+static int property_get_bool(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error) {
+        int b = *(bool *) userdata;
+
+        return sd_bus_message_append_basic(reply, 'b', &b);
+}
+
+static int property_get_u64(sd_bus *bus, const char *path, const char *interface,
+                            const char *property, sd_bus_message *reply, void *userdata,
+                            sd_bus_error *error) {
+        return sd_bus_message_append_basic(reply, 't', userdata);
+}
+
+static int property_get_u32(sd_bus *bus, const char *path, const char *interface,
+                            const char *property, sd_bus_message *reply, void *userdata,
+                            sd_bus_error *error) {
+        return sd_bus_message_append_basic(reply, 'u', userdata);
+}
+
+static int property_get_history_id(sd_bus *bus, const char *path, const char *interface,
+                                   const char *property, sd_bus_message *reply, void *userdata,
+                                   sd_bus_error *error) {
+        int64_t id = *(int64_t *) userdata;
+
+        return sd_bus_message_append(reply, "x", id);
+}
+
+static int property_get_history_runs(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        Device *d = userdata;
+        uint64_t n = 0;
+
+        if (d->db && d->db_id >= 0 && db_device_count_runs(d->db, d->db_id, &n) < 0)
+                n = 0;
+        return sd_bus_message_append(reply, "t", n);
+}
+
+#define STR(n, f)  SD_BUS_PROPERTY(n, "s", property_get_string, offsetof(Device, f), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
+#define STRV(n, f) SD_BUS_PROPERTY(n, "as", property_get_strv, offsetof(Device, f), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
+#define BOOL(n, f) SD_BUS_PROPERTY(n, "b", property_get_bool, offsetof(Device, f), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
+
+const sd_bus_vtable device_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        STR("Name", name),
+        STR("Node", node),
+        STR("SysPath", sys_path),
+        STRV("Symlinks", symlinks),
+        STR("Type", type),
+        STR("Vendor", vendor),
+        STR("Model", model),
+        STR("Serial", serial),
+        STR("WWN", wwn),
+        STR("Firmware", firmware),
+        STR("Identity", identity),
+        SD_BUS_PROPERTY("HistoryId", "x", property_get_history_id, offsetof(Device, db_id),
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("HistoryRuns", "t", property_get_history_runs, 0, 0),
+        STR("BackingFile", backing_file),
+        SD_BUS_PROPERTY("Size", "t", property_get_u64, offsetof(Device, size),
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LogicalBlockSize", "u", property_get_u32, offsetof(Device, logical_block_size),
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PhysicalBlockSize", "u", property_get_u32, offsetof(Device, physical_block_size),
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        BOOL("Rotational", rotational),
+        BOOL("Removable", removable),
+        BOOL("ReadOnly", read_only),
+        STR("Scheduler", scheduler),
+        STR("FsType", fs_type),
+        STR("FsUuid", fs_uuid),
+        STR("FsLabel", fs_label),
+        STR("FsUsage", fs_usage),
+        STR("PartitionTable", partition_table),
+        STRV("MountPoints", mount_points),
+        STRV("Holders", holders),
+        STRV("Slaves", slaves),
+        BOOL("InUse", in_use),
+        BOOL("Swap", swap),
+        BOOL("Scratch", scratch),
+        STR("WriteVerdict", write_verdict),
+        SD_BUS_VTABLE_END,
+};

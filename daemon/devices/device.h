@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One block device as exported on the bus (org.benchd.Benchd1.Device, see
+ * dbus/org.benchd.Benchd1.Device.xml): identity from udev, sizes and queue from sysfs, filesystem
+ * from udev or libblkid, and the dynamic part (mounts, holders, swap, verdict) recomputed when
+ * mounts or devices change. Devices are plain values: a change builds a new one and the manager
+ * compares old and new to emit PropertiesChanged.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+struct udev_device;
+typedef struct Db Db;
+struct libmnt_table;
+
+#define DEVICE_PREFIX "/org/benchd/Benchd1/device"
+#define DEVICE_INTERFACE "org.benchd.Benchd1.Device"
+
+typedef struct Device {
+        char *name;
+        char *path;             /* object path */
+        dev_t devnum;
+        char *node;
+        char *sys_path;
+        char **symlinks;
+        char *type;             /* disk, partition, loop, md, dm, zram, rom, ... */
+        char *vendor, *model, *serial, *wwn, *firmware;
+        char *identity;         /* wwn:..., serial:..., model:...:size:name */
+        int64_t db_id;          /* devices.id, -1 when not recorded */
+        Db *db;                 /* borrowed, for the history count; may be NULL */
+        char *backing_file;     /* loop devices */
+        uint64_t size;
+        uint32_t logical_block_size, physical_block_size;
+        bool rotational, removable, read_only;
+        char *scheduler;
+        char *fs_type, *fs_uuid, *fs_label, *fs_usage, *partition_table;
+        bool udev_scratch;      /* BENCHD_SCRATCH=1 */
+        bool probed;            /* fs fields come from libblkid, not udev */
+
+        /* Dynamic: recomputed on mount and device changes. */
+        char **mount_points;
+        char **holders, **slaves;
+        bool in_use, swap, scratch;
+        char *write_verdict;    /* NULL: destructive writes allowed */
+} Device;
+
+/* disk, partition, loop, md, dm, zram, rom, nbd; devtype NULL: ask sysfs about partitions. */
+const char *device_type_of(const char *name, const char *devtype);
+
+/* Whether d should be exported at all: loop devices without a backing file are not devices yet. */
+bool device_udev_is_exported(struct udev_device *d);
+
+/* The static part from udev and sysfs. probe: read fs signatures with libblkid (udev has none). */
+int device_new_from_udev(struct udev_device *d, bool probe, Device **ret);
+Device *device_free(Device *d);
+
+/* The dynamic part. mounts: the current mount table; config_scratch: listed in ScratchDevices=
+ * (matched by dev_t). Appends the names of the properties that changed to *changed if non-NULL. */
+int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_scratch,
+                          const char *conf_path, char ***changed);
+
+/* Appends to *changed the property names whose values differ between a and b. */
+int device_diff(const Device *a, const Device *b, char ***changed);
+
+/* "wwn:<WWN>", else "serial:<serial>", else "model:<model>:<size>:<name>". */
+int device_identity(const Device *d, char **ret);
+
+extern const sd_bus_vtable device_vtable[];

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Target resolution and the run environment (see target.h). A file or directory is located by
+ * the mount that contains its real path (libmount), and that mount's block device by dev_t (the
+ * st_rdev of its source when mountinfo shows an anonymous device, as btrfs does). The stack is
+ * walked through sysfs slaves/ and partition parents, never by parsing names.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+
+#include "config.h"
+#include "devices/device-facts.h"
+#include "devices/device.h"
+#include "devices/target.h"
+#include "shared/blockdev.h"
+#include "shared/util.h"
+
+#define STACK_MAX 64
+
+void target_location_clear(TargetLocation *l) {
+        free(l->device_name);
+        free(l->physical_name);
+        free(l->fs_type);
+        free(l->mount_point);
+        free(l->mount_options);
+        *l = (TargetLocation) {};
+}
+
+static int dup_or_null(const char *s, char **ret) {
+        *ret = s ? strdup(s) : NULL;
+        return s && !*ret ? -ENOMEM : 0;
+}
+
+static int locate_mount(const char *target, TargetLocation *l, dev_t *ret_dev) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *tb = NULL;
+        _cleanup_free_ char *real = NULL;
+        struct libmnt_fs *fs;
+        int r;
+
+        real = realpath(target, NULL);
+        if (!real)
+                return negative_errno();
+        r = mount_table_load(&tb);
+        if (r < 0)
+                return r;
+        fs = mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
+        if (!fs)
+                return -ENOENT;
+        if ((r = dup_or_null(mnt_fs_get_fstype(fs), &l->fs_type)) < 0 ||
+            (r = dup_or_null(mnt_fs_get_target(fs), &l->mount_point)) < 0 ||
+            (r = dup_or_null(mnt_fs_get_options(fs), &l->mount_options)) < 0)
+                return r;
+        *ret_dev = mount_fs_devno(fs);
+        return 0;
+}
+
+int target_locate(const char *target, TargetLocation *ret) {
+        TargetLocation l = {};
+        _cleanup_strv_free_ char **leaves = NULL;
+        struct stat st;
+        dev_t dev;
+        int r;
+
+        if (stat(target, &st) < 0)
+                return negative_errno();
+        if (S_ISBLK(st.st_mode))
+                dev = st.st_rdev;
+        else {
+                r = locate_mount(target, &l, &dev);
+                if (r < 0)
+                        goto fail;
+        }
+        if (major(dev) != 0) {
+                r = blockdev_name_from_devnum(NULL, dev, &l.device_name);
+                if (r < 0 && r != -ENOENT)
+                        goto fail;
+        }
+        if (l.device_name) {
+                r = blockdev_leaves(NULL, l.device_name, &leaves);
+                if (r >= 0 && leaves && leaves[0] && !leaves[1])
+                        r = dup_or_null(leaves[0], &l.physical_name);
+                else
+                        r = blockdev_whole_disk(NULL, l.device_name, &l.physical_name);
+                if (r < 0)
+                        goto fail;
+        }
+        *ret = l;
+        return 0;
+fail:
+        target_location_clear(&l);
+        return r;
+}
+
+/* ---- environment ---- */
+
+static int json_add_string(json_object *o, const char *key, const char *value) {
+        json_object *v;
+
+        if (!value)
+                return 0;
+        v = json_object_new_string(value);
+        if (!v)
+                return -ENOMEM;
+        if (json_object_object_add(o, key, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int cpu_model(char **ret) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/cpuinfo", "re");
+        char line[1024];
+
+        if (!f)
+                return negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                /* x86 "model name", arm64 has none but "CPU part"; take the first that names it. */
+                if (strncmp(line, "model name", 10) == 0 || strncmp(line, "Model", 5) == 0 ||
+                    strncmp(line, "cpu model", 9) == 0) {
+                        char *colon = strchr(line, ':');
+                        if (!colon)
+                                continue;
+                        colon++;
+                        colon += strspn(colon, " \t");
+                        colon[strcspn(colon, "\n")] = 0;
+                        *ret = strdup(colon);
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        return -ENOENT;
+}
+
+/* What a layer of the stack is: the RAID level of md, the dm target family (LVM, crypt). */
+static char *stack_detail(const char *name, const char *type) {
+        char *s = NULL;
+
+        if (streq(type, "md")) {
+                (void) sysfs_block_read(name, "md/level", &s);
+        } else if (streq(type, "dm")) {
+                _cleanup_free_ char *uuid = NULL;
+                if (sysfs_block_read(name, "dm/uuid", &uuid) >= 0) {
+                        char *dash = strchr(uuid, '-');
+                        if (dash && dash != uuid) {
+                                *dash = 0;
+                                s = strdup(uuid);   /* LVM, CRYPT, mpath, ... */
+                        }
+                }
+        }
+        return s;
+}
+
+static int stack_walk(const char *name, unsigned depth, char ***seen, json_object *stack) {
+        _cleanup_strv_free_ char **slaves = NULL;
+        _cleanup_free_ char *detail = NULL, *disk = NULL;
+        json_object *o;
+        const char *type;
+        int r;
+
+        if (depth > 16 || strv_length(*seen) >= STACK_MAX || strv_contains(*seen, name))
+                return 0;
+        r = strv_push(seen, name);
+        if (r < 0)
+                return r;
+        type = device_type_of(name, NULL);
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        detail = stack_detail(name, type);
+        if (json_add_string(o, "name", name) < 0 || json_add_string(o, "type", type) < 0 ||
+            json_add_string(o, "detail", detail) < 0 || json_object_array_add(stack, o) < 0) {
+                json_object_put(o);
+                return -ENOMEM;
+        }
+        r = sysfs_block_list(name, "slaves", &slaves);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (char **s = slaves; *s; s++) {
+                r = stack_walk(*s, depth + 1, seen, stack);
+                if (r < 0)
+                        return r;
+        }
+        if (streq(type, "partition") && sysfs_block_disk(name, &disk) >= 0)
+                return stack_walk(disk, depth + 1, seen, stack);
+        return 0;
+}
+
+static void json_object_putp(json_object **o) {
+        if (*o)
+                json_object_put(*o);
+}
+
+int target_environment_json(const char *device_name, char **ret) {
+        _cleanup_(json_object_putp) json_object *env = NULL;
+        _cleanup_strv_free_ char **seen = NULL, **leaves = NULL;
+        _cleanup_free_ char *cpu = NULL;
+        json_object *stack, *scheds;
+        struct utsname u;
+        const char *s;
+        int r;
+
+        env = json_object_new_object();
+        stack = json_object_new_array();
+        scheds = json_object_new_object();
+        if (!env || !stack || !scheds) {
+                json_object_put(stack);
+                json_object_put(scheds);
+                return -ENOMEM;
+        }
+        if (json_object_object_add(env, "stack", stack) < 0) {
+                json_object_put(stack);
+                json_object_put(scheds);
+                return -ENOMEM;
+        }
+        if (json_object_object_add(env, "schedulers", scheds) < 0) {
+                json_object_put(scheds);
+                return -ENOMEM;
+        }
+        if (uname(&u) == 0 &&
+            (json_add_string(env, "host", u.nodename) < 0 || json_add_string(env, "kernel", u.release) < 0 ||
+             json_add_string(env, "machine", u.machine) < 0))
+                return -ENOMEM;
+        if (cpu_model(&cpu) >= 0 && json_add_string(env, "cpu", cpu) < 0)
+                return -ENOMEM;
+        if (json_object_object_add(env, "cpus", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN))) < 0)
+                return -ENOMEM;
+        if (json_add_string(env, "benchd_version", BENCHD_VERSION) < 0)
+                return -ENOMEM;
+
+        if (device_name) {
+                if (json_add_string(env, "device", device_name) < 0)
+                        return -ENOMEM;
+                r = stack_walk(device_name, 0, &seen, stack);
+                if (r < 0)
+                        return r;
+                /* The scheduler that decides is the one of the queues at the bottom. */
+                if (blockdev_leaves(NULL, device_name, &leaves) >= 0)
+                        for (char **l = leaves; l && *l; l++) {
+                                _cleanup_free_ char *sched = NULL;
+                                if (sysfs_block_scheduler(*l, &sched) < 0)
+                                        continue;
+                                if (l == leaves && json_add_string(env, "scheduler", sched) < 0)
+                                        return -ENOMEM;
+                                if (json_add_string(scheds, *l, sched) < 0)
+                                        return -ENOMEM;
+                        }
+        }
+
+        s = json_object_to_json_string_ext(env, JSON_C_TO_STRING_PLAIN);
+        if (!s)
+                return -ENOMEM;
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
