@@ -665,7 +665,7 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         bind_text(&b, run->sync);
         bind_i64(&b, run->rwmix_read);
         bind_text(&b, run->pattern);
-        if (run->device_id >= 0)
+        if (run->device_id > 0) /* -1 (and 0, of a zero-initialised DbRun): no device */
                 bind_i64(&b, run->device_id);
         else
                 bind_null(&b);

@@ -1,0 +1,1163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The SQLite store on real temporary files: migrations from an empty file, refusal of a newer
+ * schema, WAL, and every write and query of db.h checked by reading the values back (through the
+ * API, and through a second raw sqlite3 connection where users would look).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "shared/histogram.h"
+#include "shared/util.h"
+
+static char tmpdir[] = "/tmp/test-db-XXXXXX";
+static char dbpath[256];
+
+static void setup(void) {
+        strcpy(tmpdir, "/tmp/test-db-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+        snprintf(dbpath, sizeof(dbpath), "%s/benchd.db", tmpdir);
+}
+
+static void teardown(void) {
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+        char p[300];
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                snprintf(p, sizeof(p), "%s%s", dbpath, suffixes[i]);
+                (void) unlink(p);
+        }
+        (void) rmdir(tmpdir);
+}
+
+/* ---- helpers: a raw connection, as a user with sqlite3 would have ---- */
+
+static sqlite3 *raw_open(void) {
+        sqlite3 *s = NULL;
+
+        ck_assert_int_eq(sqlite3_open(dbpath, &s), SQLITE_OK);
+        return s;
+}
+
+static int64_t raw_int(sqlite3 *s, const char *sql) {
+        sqlite3_stmt *st = NULL;
+        int64_t v;
+
+        ck_assert_msg(sqlite3_prepare_v2(s, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+                      sqlite3_errmsg(s));
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return v;
+}
+
+static char *raw_text(sqlite3 *s, const char *sql) {
+        sqlite3_stmt *st = NULL;
+        char *v;
+
+        ck_assert_msg(sqlite3_prepare_v2(s, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+                      sqlite3_errmsg(s));
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        v = strdup((const char *) sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        return v;
+}
+
+static void raw_exec(sqlite3 *s, const char *sql) {
+        ck_assert_msg(sqlite3_exec(s, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+                      sqlite3_errmsg(s));
+}
+
+/* ---- helpers: collecting rows handed out as DbFields ---- */
+
+#define MAX_ROWS 64
+#define MAX_COLS 80
+
+typedef struct Row {
+        size_t n;
+        char *name[MAX_COLS];
+        DbField f[MAX_COLS];
+} Row;
+
+typedef struct Rows {
+        size_t n;
+        Row row[MAX_ROWS];
+        int stop_after; /* >0: return -ECANCELED after this many rows */
+} Rows;
+
+static int collect(const DbField *fields, size_t n_fields, void *userdata) {
+        Rows *rows = userdata;
+        Row *row;
+
+        ck_assert_uint_lt(rows->n, MAX_ROWS);
+        ck_assert_uint_le(n_fields, MAX_COLS);
+        row = &rows->row[rows->n++];
+        row->n = n_fields;
+        for (size_t i = 0; i < n_fields; i++) {
+                row->name[i] = strdup(fields[i].name);
+                row->f[i] = fields[i];
+                row->f[i].name = row->name[i];
+                if (fields[i].type == DB_FIELD_TEXT)
+                        row->f[i].s = strdup(fields[i].s);
+        }
+        if (rows->stop_after > 0 && rows->n >= (size_t) rows->stop_after)
+                return -ECANCELED;
+        return 0;
+}
+
+static void rows_clear(Rows *rows) {
+        for (size_t r = 0; r < rows->n; r++)
+                for (size_t i = 0; i < rows->row[r].n; i++) {
+                        free(rows->row[r].name[i]);
+                        if (rows->row[r].f[i].type == DB_FIELD_TEXT)
+                                free((char *) rows->row[r].f[i].s);
+                }
+        *rows = (Rows) {};
+}
+
+static const DbField *field(const Row *row, const char *name) {
+        for (size_t i = 0; i < row->n; i++)
+                if (streq(row->f[i].name, name))
+                        return &row->f[i];
+        ck_abort_msg("no field %s", name);
+        return NULL;
+}
+
+static int64_t field_int(const Row *row, const char *name) {
+        const DbField *f = field(row, name);
+        ck_assert_msg(f->type == DB_FIELD_INTEGER, "%s is not an integer (%d)", name, f->type);
+        return f->i;
+}
+
+static double field_real(const Row *row, const char *name) {
+        const DbField *f = field(row, name);
+        ck_assert_msg(f->type == DB_FIELD_REAL, "%s is not a real (%d)", name, f->type);
+        return f->d;
+}
+
+static const char *field_text(const Row *row, const char *name) {
+        const DbField *f = field(row, name);
+        ck_assert_msg(f->type == DB_FIELD_TEXT, "%s is not text (%d)", name, f->type);
+        return f->s;
+}
+
+static bool field_null(const Row *row, const char *name) {
+        return field(row, name)->type == DB_FIELD_NULL;
+}
+
+/* ---- helpers: fixtures ---- */
+
+static Db *open_db(void) {
+        Db *db = NULL;
+        int r;
+
+        r = db_open(dbpath, &db);
+        ck_assert_msg(r == 0, "db_open: %s", strerror(-r));
+        ck_assert_ptr_nonnull(db);
+        return db;
+}
+
+static uint64_t add_job(Db *db, const char *workload, const char *profile) {
+        DbJob j = {
+                .profile = profile,
+                .workload = workload,
+                .spec_json = "{\"target\":\"/tmp/x\",\"workload\":\"write\"}",
+                .target = "/tmp/x",
+                .label = "lbl",
+                .submitted_by = 1000,
+                .submitted_usec = 1700000000000000,
+        };
+        uint64_t id = 0;
+
+        ck_assert_int_eq(db_job_insert(db, &j, &id), 0);
+        ck_assert_uint_gt(id, 0);
+        return id;
+}
+
+typedef struct RunDef {
+        const char *workload;
+        uint64_t started_usec;
+        int64_t device_id;
+        const char *device_name;
+        const char *tags;
+        const char *fs_type;
+        const char *label;
+} RunDef;
+
+static uint64_t add_run(Db *db, uint64_t job, uint32_t step, const RunDef *d) {
+        DbRun run = {
+                .job_id = job,
+                .step = step,
+                .workload = d->workload,
+                .block_size = 32768,
+                .size = 1 << 30,
+                .runtime_ms = 10000,
+                .ramp_ms = 1000,
+                .queue_depth = 1,
+                .jobs = 1,
+                .direct = true,
+                .sync = "end:fsync",
+                .rwmix_read = 50,
+                .pattern = "random",
+                .device_id = d->device_id,
+                .device_name = d->device_name,
+                .target = "/tmp/x",
+                .fs_type = d->fs_type,
+                .mount_options = "rw,relatime",
+                .environment = "{\"kernel\":\"6.1\"}",
+                .label = d->label,
+                .tags_json = d->tags,
+                .started_usec = d->started_usec,
+        };
+        uint64_t id = 0;
+        int r;
+
+        r = db_run_begin(db, &run, &id);
+        ck_assert_msg(r == 0, "db_run_begin: %s (%s)", strerror(-r), db_last_error(db));
+        ck_assert_uint_gt(id, 0);
+        return id;
+}
+
+static const RunDef plain_run = { .workload = "write", .started_usec = 1700000000000000, .device_id = -1 };
+
+/* ---- schema ---- */
+
+START_TEST(test_create_empty_file) {
+        _cleanup_(db_closep) Db *db = NULL;
+        static const char *const objects[][2] = {
+                { "table", "devices" },
+                { "table", "jobs" },
+                { "table", "runs" },
+                { "table", "samples" },
+                { "table", "run_histograms" },
+                { "view", "run_summary" },
+                { "index", "jobs_state" },
+                { "index", "runs_device_workload_started" },
+                { "index", "runs_started" },
+                { "index", "runs_job" },
+        };
+        sqlite3 *s;
+        int fd;
+
+        /* An existing, empty file (as StateDirectory= plus touch would leave it). */
+        fd = open(dbpath, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+
+        db = open_db();
+        ck_assert_int_ge(db_schema_latest(), 1);
+        ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), db_schema_latest());
+        ck_assert_int_eq(raw_int(s, "PRAGMA application_id"), 0x424e4344);
+        for (size_t i = 0; i < ELEMENTSOF(objects); i++) {
+                char sql[200];
+                snprintf(sql, sizeof(sql),
+                         "SELECT count(*) FROM sqlite_master WHERE type = '%s' AND name = '%s'",
+                         objects[i][0], objects[i][1]);
+                ck_assert_msg(raw_int(s, sql) == 1, "missing %s %s", objects[i][0], objects[i][1]);
+        }
+        sqlite3_close(s);
+}
+END_TEST
+
+START_TEST(test_create_missing_file) {
+        _cleanup_(db_closep) Db *db = NULL;
+        struct stat st;
+
+        ck_assert_int_ne(stat(dbpath, &st), 0);
+        db = open_db();
+        ck_assert_int_eq(stat(dbpath, &st), 0);
+        ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+}
+END_TEST
+
+START_TEST(test_missing_directory) {
+        Db *db = NULL;
+        char p[300];
+
+        snprintf(p, sizeof(p), "%s/no/such/dir/benchd.db", tmpdir);
+        ck_assert_int_eq(db_open(p, &db), -ENOENT);
+        ck_assert_ptr_null(db);
+}
+END_TEST
+
+START_TEST(test_wal_and_pragmas) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_free_ char *mode = NULL;
+        sqlite3 *s = raw_open();
+        char wal[300];
+        struct stat st;
+
+        /* journal_mode=WAL is persistent: a second connection sees it. */
+        mode = raw_text(s, "PRAGMA journal_mode");
+        ck_assert_str_eq(mode, "wal");
+        sqlite3_close(s);
+
+        add_job(db, "write", NULL);
+        snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+        ck_assert_int_eq(stat(wal, &st), 0);
+}
+END_TEST
+
+START_TEST(test_reopen_idempotent) {
+        Db *db = open_db();
+        uint64_t id = add_job(db, "write", NULL);
+        int n;
+
+        db_close(db);
+        for (int i = 0; i < 3; i++) {
+                db = open_db();
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                n = db_job_foreach(db, NULL, NULL, NULL) ; /* cb is required */
+                ck_assert_int_eq(n, -EINVAL);
+                db_close(db);
+        }
+
+        db = open_db();
+        ck_assert_uint_eq(add_job(db, "read", NULL), id + 1);
+        db_close(db);
+}
+END_TEST
+
+START_TEST(test_newer_schema_refused) {
+        _cleanup_free_ char *mode = NULL;
+        Db *db = NULL;
+        sqlite3 *s;
+        char sql[64], wal[300];
+        struct stat st;
+
+        s = raw_open();
+        raw_exec(s, "CREATE TABLE future (x)");
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", db_schema_latest() + 1);
+        raw_exec(s, sql);
+        sqlite3_close(s);
+
+        ck_assert_int_eq(db_open(dbpath, &db), -EPROTONOSUPPORT);
+        ck_assert_ptr_null(db);
+
+        /* Untouched: same version, still in rollback-journal mode, no tables of ours. */
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), db_schema_latest() + 1);
+        mode = raw_text(s, "PRAGMA journal_mode");
+        ck_assert_str_eq(mode, "delete");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs'"), 0);
+        sqlite3_close(s);
+        snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+        ck_assert_int_ne(stat(wal, &st), 0);
+}
+END_TEST
+
+START_TEST(test_garbage_file_refused) {
+        static const char garbage[] = "this is not an SQLite database, not at all, no header here....."
+                                      "................................................................";
+        Db *db = NULL;
+        int fd, r;
+
+        fd = open(dbpath, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, garbage, sizeof(garbage)), (ssize_t) sizeof(garbage));
+        close(fd);
+
+        r = db_open(dbpath, &db);
+        ck_assert_int_lt(r, 0);
+        ck_assert_ptr_null(db);
+}
+END_TEST
+
+/* A half-applied schema must not be possible: a failing migration leaves version 0 and no tables.
+ * Simulated by a table that collides with the first migration. */
+START_TEST(test_migration_is_atomic) {
+        Db *db = NULL;
+        sqlite3 *s;
+
+        s = raw_open();
+        raw_exec(s, "CREATE TABLE runs (x)");
+        sqlite3_close(s);
+
+        ck_assert_int_lt(db_open(dbpath, &db), 0);
+        ck_assert_ptr_null(db);
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'devices'"), 0);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* ---- jobs ---- */
+
+typedef struct JobSeen {
+        size_t n;
+        uint64_t id[16];
+        char state[16][16];
+        uint64_t started[16], finished[16];
+        char error[16][64];
+        char spec[16][128];
+        uint32_t submitted_by[16];
+} JobSeen;
+
+static int job_cb(const DbJob *job, void *userdata) {
+        JobSeen *s = userdata;
+
+        ck_assert_uint_lt(s->n, 16);
+        s->id[s->n] = job->id;
+        snprintf(s->state[s->n], sizeof(s->state[0]), "%s", job->state);
+        s->started[s->n] = job->started_usec;
+        s->finished[s->n] = job->finished_usec;
+        snprintf(s->error[s->n], sizeof(s->error[0]), "%s", job->error ?: "");
+        snprintf(s->spec[s->n], sizeof(s->spec[0]), "%s", job->spec_json);
+        s->submitted_by[s->n] = job->submitted_by;
+        s->n++;
+        return 0;
+}
+
+static int job_cb_stop(const DbJob *job, void *userdata) {
+        int *n = userdata;
+        return ++*n >= 2 ? -ECANCELED : 0;
+}
+
+START_TEST(test_jobs) {
+        _cleanup_(db_closep) Db *db = open_db();
+        JobSeen seen = {};
+        uint64_t a, b, c;
+        int n = 0;
+
+        a = add_job(db, "write", NULL);
+        b = add_job(db, NULL, "dd");
+        c = add_job(db, "read", NULL);
+        ck_assert(a < b && b < c);
+
+        ck_assert_int_eq(db_job_foreach(db, "queued", job_cb, &seen), 3);
+        ck_assert_uint_eq(seen.n, 3);
+        ck_assert_uint_eq(seen.id[0], a);
+        ck_assert_uint_eq(seen.id[2], c);
+        ck_assert_str_eq(seen.state[1], "queued");
+        ck_assert_uint_eq(seen.started[1], 0);
+        ck_assert_uint_eq(seen.submitted_by[1], 1000);
+        ck_assert_str_eq(seen.spec[0], "{\"target\":\"/tmp/x\",\"workload\":\"write\"}");
+
+        ck_assert_int_eq(db_job_set_state(db, a, "running", 111, 0, NULL), 0);
+        /* 0 keeps the start time; the error is recorded. */
+        ck_assert_int_eq(db_job_set_state(db, a, "failed", 0, 222, "disk full"), 0);
+        ck_assert_int_eq(db_job_set_state(db, b, "running", 333, 0, NULL), 0);
+
+        seen = (JobSeen) {};
+        ck_assert_int_eq(db_job_foreach(db, "failed", job_cb, &seen), 1);
+        ck_assert_uint_eq(seen.id[0], a);
+        ck_assert_uint_eq(seen.started[0], 111);
+        ck_assert_uint_eq(seen.finished[0], 222);
+        ck_assert_str_eq(seen.error[0], "disk full");
+
+        seen = (JobSeen) {};
+        ck_assert_int_eq(db_job_foreach(db, "queued", job_cb, &seen), 1);
+        ck_assert_uint_eq(seen.id[0], c);
+
+        seen = (JobSeen) {};
+        ck_assert_int_eq(db_job_foreach(db, NULL, job_cb, &seen), 3);
+        ck_assert_str_eq(seen.state[0], "failed");
+        ck_assert_str_eq(seen.state[1], "running");
+        ck_assert_str_eq(seen.state[2], "queued");
+
+        ck_assert_int_eq(db_job_foreach(db, NULL, job_cb_stop, &n), -ECANCELED);
+        ck_assert_int_eq(n, 2);
+
+        ck_assert_int_eq(db_job_set_state(db, a, "exploded", 0, 0, NULL), -EINVAL);
+        ck_assert_int_eq(db_job_set_state(db, a, NULL, 0, 0, NULL), -EINVAL);
+        ck_assert_int_eq(db_job_set_state(db, 9999, "failed", 0, 0, NULL), -ENOENT);
+        ck_assert_ptr_nonnull(strstr(db_last_error(db), "9999"));
+}
+END_TEST
+
+START_TEST(test_job_bad_spec) {
+        _cleanup_(db_closep) Db *db = open_db();
+        DbJob j = { .spec_json = "not json", .target = "/tmp" };
+        uint64_t id = 77;
+
+        ck_assert_int_eq(db_job_insert(db, &j, &id), -EINVAL);
+        ck_assert_uint_eq(id, 77); /* untouched on failure */
+        j.spec_json = NULL;
+        ck_assert_int_eq(db_job_insert(db, &j, &id), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_job_ids_not_reused) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t a = add_job(db, "write", NULL), b;
+        sqlite3 *s = raw_open();
+        char sql[64];
+
+        snprintf(sql, sizeof(sql), "DELETE FROM jobs WHERE id = %" PRIu64, a);
+        raw_exec(s, sql);
+        sqlite3_close(s);
+        b = add_job(db, "write", NULL);
+        ck_assert_uint_gt(b, a);
+}
+END_TEST
+
+/* ---- runs ---- */
+
+static ProtoResult known_result(void) {
+        return (ProtoResult) {
+                .started_usec = 1700000000500000,
+                .duration_usec = 2000000,             /* 2 s */
+                .bytes_read = 0,
+                .bytes_written = 200 * 1048576ull,    /* 200 MiB: 100 MiB/s */
+                .ios_read = 0,
+                .ios_written = 6400,                  /* 3200 IOPS */
+                .ops = 0,
+                .lat_min_ns = 1000,
+                .lat_mean_ns = 300000,
+                .lat_stddev_ns = 5000,
+                .lat_p50_ns = 290000,
+                .lat_p90_ns = 310000,
+                .lat_p95_ns = 320000,
+                .lat_p99_ns = 400000,
+                .lat_p999_ns = 500000,
+                .lat_p9999_ns = 600000,
+                .lat_max_ns = 700000,
+                .iowait_pct = 12.5,
+                .cpu_user_pct = 1.5,
+                .cpu_sys_pct = 3.25,
+                .dev_util_pct = -1,
+                .device = (char *) "loop7",
+        };
+}
+
+START_TEST(test_run_begin_finish) {
+        _cleanup_(db_closep) Db *db = open_db();
+        ProtoResult res = known_result();
+        Rows rows = {};
+        uint64_t job = add_job(db, "write", "dd"), run;
+        const Row *row;
+
+        run = add_run(db, job, 0, &plain_run);
+
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        row = &rows.row[0];
+        ck_assert_int_eq(field_int(row, "id"), (int64_t) run);
+        ck_assert_int_eq(field_int(row, "job_id"), (int64_t) job);
+        ck_assert_str_eq(field_text(row, "status"), "running");
+        ck_assert_str_eq(field_text(row, "profile"), "dd");
+        ck_assert_str_eq(field_text(row, "workload"), "write");
+        ck_assert_int_eq(field_int(row, "block_size"), 32768);
+        ck_assert_int_eq(field_int(row, "direct"), 1);
+        ck_assert_str_eq(field_text(row, "sync"), "end:fsync");
+        ck_assert(field_null(row, "duration_usec"));
+        ck_assert(field_null(row, "mib_per_s"));
+        ck_assert(field_null(row, "device_id"));
+        ck_assert(field_null(row, "device_name"));
+        ck_assert_str_eq(field_text(row, "environment"), "{\"kernel\":\"6.1\"}");
+        ck_assert_str_eq(field_text(row, "spec"), "{\"target\":\"/tmp/x\",\"workload\":\"write\"}");
+        rows_clear(&rows);
+
+        ck_assert_int_eq(db_run_finish(db, run, "running", NULL, NULL), -EINVAL);
+        ck_assert_int_eq(db_run_finish(db, run, "bogus", NULL, NULL), -EINVAL);
+        ck_assert_int_eq(db_run_finish(db, 4242, "succeeded", NULL, &res), -ENOENT);
+        ck_assert_int_eq(db_run_finish(db, run, "succeeded", NULL, &res), 0);
+
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        row = &rows.row[0];
+        ck_assert_str_eq(field_text(row, "status"), "succeeded");
+        ck_assert(field_null(row, "error"));
+        ck_assert_int_eq(field_int(row, "started_usec"), 1700000000500000);
+        ck_assert_int_eq(field_int(row, "duration_usec"), 2000000);
+        ck_assert_int_eq(field_int(row, "bytes_written"), 200 * 1048576);
+        ck_assert_int_eq(field_int(row, "ios_written"), 6400);
+        ck_assert_int_eq(field_int(row, "lat_min_ns"), 1000);
+        ck_assert_int_eq(field_int(row, "lat_p90_ns"), 310000);
+        ck_assert_int_eq(field_int(row, "lat_p999_ns"), 500000);
+        ck_assert_int_eq(field_int(row, "lat_p9999_ns"), 600000);
+        ck_assert_int_eq(field_int(row, "lat_max_ns"), 700000);
+        ck_assert_double_eq(field_real(row, "iowait_pct"), 12.5);
+        ck_assert_double_eq(field_real(row, "cpu_sys_pct"), 3.25);
+        ck_assert(field_null(row, "dev_util_pct")); /* -1: unknown */
+        ck_assert_str_eq(field_text(row, "device_name"), "loop7");
+        ck_assert_double_eq_tol(field_real(row, "mib_per_s"), 100.0, 1e-9);
+        ck_assert_double_eq_tol(field_real(row, "write_mib_per_s"), 100.0, 1e-9);
+        ck_assert_double_eq_tol(field_real(row, "read_mib_per_s"), 0.0, 1e-9);
+        ck_assert_double_eq_tol(field_real(row, "mb_per_s"), 104.8576, 1e-9);
+        ck_assert_double_eq_tol(field_real(row, "iops"), 3200.0, 1e-9);
+        ck_assert_double_eq_tol(field_real(row, "write_iops"), 3200.0, 1e-9);
+        rows_clear(&rows);
+
+        /* A failed run keeps its error and no summary. */
+        run = add_run(db, job, 1, &plain_run);
+        ck_assert_int_eq(db_run_finish(db, run, "failed", "worker crashed", NULL), 0);
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        ck_assert_str_eq(field_text(&rows.row[0], "status"), "failed");
+        ck_assert_str_eq(field_text(&rows.row[0], "error"), "worker crashed");
+        ck_assert(field_null(&rows.row[0], "bytes_written"));
+        rows_clear(&rows);
+}
+END_TEST
+
+START_TEST(test_run_missing_job_or_bad_tags) {
+        _cleanup_(db_closep) Db *db = open_db();
+        DbRun run = { .workload = "write", .target = "/tmp", .started_usec = 1 };
+        uint64_t id = 0, job;
+
+        run.job_id = 12345;
+        ck_assert_int_eq(db_run_begin(db, &run, &id), -ENOENT);
+        job = add_job(db, "write", NULL);
+        run.job_id = job;
+        run.tags_json = "{\"not\":\"an array\"}";
+        ck_assert_int_eq(db_run_begin(db, &run, &id), -EINVAL);
+        run.tags_json = NULL;
+        run.rwmix_read = 101;
+        ck_assert_int_eq(db_run_begin(db, &run, &id), -EINVAL);
+        run.rwmix_read = 100;
+        run.block_size = UINT64_MAX;
+        ck_assert_int_eq(db_run_begin(db, &run, &id), -ERANGE);
+        run.block_size = 4096;
+        ck_assert_int_eq(db_run_begin(db, &run, &id), 0);
+        ck_assert_uint_gt(id, 0);
+}
+END_TEST
+
+START_TEST(test_run_interrupt_stale) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), a, b, c;
+        Rows rows = {};
+
+        a = add_run(db, job, 0, &plain_run);
+        b = add_run(db, job, 1, &plain_run);
+        c = add_run(db, job, 2, &plain_run);
+        ck_assert_int_eq(db_run_finish(db, b, "succeeded", NULL, NULL), 0);
+
+        ck_assert_int_eq(db_run_interrupt_stale(db), 2);
+        ck_assert_int_eq(db_run_interrupt_stale(db), 0);
+
+        ck_assert_int_eq(db_get_run(db, a, collect, &rows), 1);
+        ck_assert_int_eq(db_get_run(db, b, collect, &rows), 1);
+        ck_assert_int_eq(db_get_run(db, c, collect, &rows), 1);
+        ck_assert_str_eq(field_text(&rows.row[0], "status"), "interrupted");
+        ck_assert_str_eq(field_text(&rows.row[1], "status"), "succeeded");
+        ck_assert_str_eq(field_text(&rows.row[2], "status"), "interrupted");
+        ck_assert(!field_null(&rows.row[0], "error"));
+        rows_clear(&rows);
+}
+END_TEST
+
+START_TEST(test_get_run_missing) {
+        _cleanup_(db_closep) Db *db = open_db();
+        Rows rows = {};
+
+        ck_assert_int_eq(db_get_run(db, 1, collect, &rows), -ENOENT);
+        ck_assert_int_eq(db_get_run(db, 0, collect, &rows), -ENOENT);
+        ck_assert_uint_eq(rows.n, 0);
+        ck_assert_int_eq(db_get_samples(db, 5, collect, &rows), -ENOENT);
+        ck_assert_int_eq(db_get_histogram(db, 5, NULL, NULL), -ENOENT);
+}
+END_TEST
+
+/* ---- samples ---- */
+
+static ProtoSample sample_at(uint64_t i) {
+        return (ProtoSample) {
+                .t_ms = (i + 1) * 1000,
+                .interval_us = 1000000 + i,
+                .bytes_read = 10 * i,
+                .bytes_written = 1048576 * (i + 1),
+                .ios_read = i,
+                .ios_written = 32 * (i + 1),
+                .ops = 0,
+                .lat_mean_ns = 1000 + i,
+                .lat_p50_ns = 900 + i,
+                .lat_p99_ns = 5000 + i,
+                .lat_max_ns = 9000 + i,
+                .iowait_pct = 0.5 * (double) i,
+                .cpu_user_pct = 1.0,
+                .cpu_sys_pct = 2.0,
+                .dev_util_pct = i % 2 ? 50.0 : -1,
+                .dev_queue = i % 2 ? 1.25 : -1,
+                .progress = 0.1 * (double) i,
+        };
+}
+
+START_TEST(test_samples) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample s[10], late[2], dup[2];
+        Rows rows = {};
+
+        /* Inserted out of order; read back in t_ms order. */
+        for (size_t i = 0; i < 10; i++)
+                s[i] = sample_at(9 - i);
+        ck_assert_int_eq(db_samples_insert(db, run, s, 10), 0);
+        ck_assert_int_eq(db_samples_insert(db, run, NULL, 0), 0);
+
+        ck_assert_int_eq(db_get_samples(db, run, collect, &rows), 10);
+        for (size_t i = 0; i < 10; i++) {
+                const Row *row = &rows.row[i];
+                ProtoSample want = sample_at(i);
+
+                ck_assert_int_eq(field_int(row, "t_ms"), (int64_t) want.t_ms);
+                ck_assert_int_eq(field_int(row, "interval_us"), (int64_t) want.interval_us);
+                ck_assert_int_eq(field_int(row, "bytes_read"), (int64_t) want.bytes_read);
+                ck_assert_int_eq(field_int(row, "bytes_written"), (int64_t) want.bytes_written);
+                ck_assert_int_eq(field_int(row, "ios_read"), (int64_t) want.ios_read);
+                ck_assert_int_eq(field_int(row, "ios_written"), (int64_t) want.ios_written);
+                ck_assert_int_eq(field_int(row, "ops"), 0);
+                ck_assert_int_eq(field_int(row, "lat_mean_ns"), (int64_t) want.lat_mean_ns);
+                ck_assert_int_eq(field_int(row, "lat_p50_ns"), (int64_t) want.lat_p50_ns);
+                ck_assert_int_eq(field_int(row, "lat_p99_ns"), (int64_t) want.lat_p99_ns);
+                ck_assert_int_eq(field_int(row, "lat_max_ns"), (int64_t) want.lat_max_ns);
+                ck_assert_double_eq(field_real(row, "iowait_pct"), want.iowait_pct);
+                ck_assert_double_eq(field_real(row, "cpu_user_pct"), 1.0);
+                ck_assert_double_eq(field_real(row, "cpu_sys_pct"), 2.0);
+                if (i % 2) {
+                        ck_assert_double_eq(field_real(row, "dev_util_pct"), 50.0);
+                        ck_assert_double_eq(field_real(row, "dev_queue"), 1.25);
+                } else {
+                        ck_assert(field_null(row, "dev_util_pct"));
+                        ck_assert(field_null(row, "dev_queue"));
+                }
+        }
+        rows_clear(&rows);
+
+        /* A batch with a duplicate t_ms fails as a whole: nothing of it is kept. */
+        late[0] = sample_at(20);
+        late[1] = sample_at(3);
+        ck_assert_int_eq(db_samples_insert(db, run, late, 2), -EEXIST);
+        ck_assert_int_eq(db_get_samples(db, run, NULL, NULL), 10);
+
+        /* The store is usable after the failed batch (the transaction was rolled back). */
+        dup[0] = sample_at(20);
+        dup[1] = sample_at(21);
+        ck_assert_int_eq(db_samples_insert(db, run, dup, 2), 0);
+        ck_assert_int_eq(db_get_samples(db, run, NULL, NULL), 12);
+
+        /* Samples of a run that does not exist. */
+        ck_assert_int_eq(db_samples_insert(db, run + 100, dup, 2), -ENOENT);
+
+        /* The callback can stop the walk. */
+        rows.stop_after = 3;
+        ck_assert_int_eq(db_get_samples(db, run, collect, &rows), -ECANCELED);
+        ck_assert_uint_eq(rows.n, 3);
+        rows_clear(&rows);
+}
+END_TEST
+
+START_TEST(test_samples_many) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        _cleanup_free_ ProtoSample *s = calloc(5000, sizeof(ProtoSample));
+        sqlite3 *raw;
+
+        ck_assert_ptr_nonnull(s);
+        for (size_t i = 0; i < 5000; i++)
+                s[i] = sample_at(i);
+        ck_assert_int_eq(db_samples_insert(db, run, s, 5000), 0);
+        ck_assert_int_eq(db_get_samples(db, run, NULL, NULL), 5000);
+
+        raw = raw_open();
+        ck_assert_int_eq(raw_int(raw, "SELECT sum(bytes_written) FROM samples"),
+                         (int64_t) 1048576 * 5000 * 5001 / 2);
+        sqlite3_close(raw);
+}
+END_TEST
+
+/* ---- histograms ---- */
+
+typedef struct HistSeen {
+        size_t n;
+        uint64_t upper[64], count[64];
+} HistSeen;
+
+static int hist_cb(uint64_t upper_ns, uint64_t count, void *userdata) {
+        HistSeen *h = userdata;
+
+        ck_assert_uint_lt(h->n, 64);
+        h->upper[h->n] = upper_ns;
+        h->count[h->n] = count;
+        h->n++;
+        return 0;
+}
+
+START_TEST(test_histogram) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        const ProtoHistogramEntry e[] = {
+                { histogram_bucket_index(250000), 7 },
+                { 3, 1 },
+                { histogram_bucket_index(1000), 100 },
+                { histogram_bucket_index(5000000), 2 },
+                { 10, 0 }, /* empty buckets are not stored */
+        };
+        const ProtoHistogramEntry e2[] = { { 5, 9 } };
+        const ProtoHistogramEntry bad[] = { { HISTOGRAM_BUCKETS, 1 } };
+        HistSeen h = {};
+
+        ck_assert_int_eq(db_histogram_insert(db, run, e, ELEMENTSOF(e)), 0);
+        ck_assert_int_eq(db_get_histogram(db, run, hist_cb, &h), 4);
+        ck_assert_uint_eq(h.n, 4);
+        ck_assert_uint_eq(h.upper[0], histogram_bucket_upper(3));
+        ck_assert_uint_eq(h.count[0], 1);
+        ck_assert_uint_eq(h.upper[1], histogram_bucket_upper(histogram_bucket_index(1000)));
+        ck_assert_uint_eq(h.count[1], 100);
+        ck_assert_uint_eq(h.upper[2], histogram_bucket_upper(histogram_bucket_index(250000)));
+        ck_assert_uint_eq(h.count[2], 7);
+        ck_assert_uint_eq(h.upper[3], histogram_bucket_upper(histogram_bucket_index(5000000)));
+        ck_assert_uint_eq(h.count[3], 2);
+        ck_assert_uint_ge(h.upper[2], 250000);
+        ck_assert_uint_lt(h.upper[2], 250000 + 250000 / 100);
+
+        /* Replaces, does not add. */
+        ck_assert_int_eq(db_histogram_insert(db, run, e2, 1), 0);
+        h = (HistSeen) {};
+        ck_assert_int_eq(db_get_histogram(db, run, hist_cb, &h), 1);
+        ck_assert_uint_eq(h.upper[0], 5);
+        ck_assert_uint_eq(h.count[0], 9);
+
+        /* An out-of-range bucket is refused and the old histogram kept. */
+        ck_assert_int_eq(db_histogram_insert(db, run, bad, 1), -EINVAL);
+        ck_assert_int_eq(db_get_histogram(db, run, NULL, NULL), 1);
+        ck_assert_int_eq(db_histogram_insert(db, run + 1, e2, 1), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_histogram_top_buckets) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        const ProtoHistogramEntry e[] = {
+                { HISTOGRAM_BUCKETS - 1, 1 },
+                { HISTOGRAM_BUCKETS - 2, 2 },
+                { 0, 3 },
+        };
+        HistSeen h = {};
+
+        ck_assert_int_eq(db_histogram_insert(db, run, e, ELEMENTSOF(e)), 0);
+        ck_assert_int_eq(db_get_histogram(db, run, hist_cb, &h), 2);
+        ck_assert_uint_eq(h.upper[0], 0);
+        ck_assert_uint_eq(h.count[0], 3);
+        ck_assert_uint_eq(h.upper[1], (uint64_t) INT64_MAX);
+        ck_assert_uint_eq(h.count[1], 3);
+}
+END_TEST
+
+/* ---- devices ---- */
+
+START_TEST(test_devices) {
+        _cleanup_(db_closep) Db *db = open_db();
+        DbDevice d = {
+                .identity = "wwn:0x5000c500a1b2c3d4",
+                .model = "ST4000DM004",
+                .vendor = "ATA",
+                .serial = "ZFN0ABCD",
+                .wwn = "0x5000c500a1b2c3d4",
+                .firmware = "0001",
+                .name = "sdb",
+                .size = 4000787030016,
+                .rotational = 1,
+                .logical_block_size = 512,
+                .physical_block_size = 4096,
+                .seen_usec = 1000,
+        };
+        int64_t id = 0, id2 = 0, id3 = 0;
+        uint64_t n = 99;
+        RunDef rd = plain_run;
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_device_upsert(db, &d, &id), 0);
+        ck_assert_int_gt(id, 0);
+
+        /* Same disk, now sdc, firmware updated, model not reported this time. */
+        d.name = "sdc";
+        d.firmware = "0002";
+        d.model = NULL;
+        d.seen_usec = 2000;
+        ck_assert_int_eq(db_device_upsert(db, &d, &id2), 0);
+        ck_assert_int_eq(id2, id);
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "SELECT first_seen_usec FROM devices"), 1000);
+        ck_assert_int_eq(raw_int(s, "SELECT last_seen_usec FROM devices"), 2000);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM devices WHERE last_name = 'sdc' "
+                                    "AND firmware = '0002' AND model = 'ST4000DM004'"), 1);
+        sqlite3_close(s);
+
+        d = (DbDevice) { .identity = "model:QEMU HARDDISK:1073741824:vda", .name = "vda", .rotational = -1 };
+        ck_assert_int_eq(db_device_upsert(db, &d, &id3), 0);
+        ck_assert_int_ne(id3, id);
+
+        d.identity = "sdb"; /* not an identity */
+        ck_assert_int_eq(db_device_upsert(db, &d, &id3), -EINVAL);
+        d.identity = NULL;
+        ck_assert_int_eq(db_device_upsert(db, &d, &id3), -EINVAL);
+
+        ck_assert_int_eq(db_device_count_runs(db, id, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        rd.device_id = id;
+        rd.device_name = "sdc";
+        add_run(db, add_job(db, "write", NULL), 0, &rd);
+        add_run(db, add_job(db, "write", NULL), 0, &rd);
+        ck_assert_int_eq(db_device_count_runs(db, id, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_int_eq(db_device_count_runs(db, id3, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_int_eq(db_device_count_runs(db, 4711, &n), -ENOENT);
+
+        rd.device_id = 4711;
+        ck_assert_int_eq(db_run_begin(db, &(DbRun) { .workload = "read", .target = "/dev/sdc",
+                                                     .device_id = 4711, .started_usec = 1 }, NULL),
+                         -ENOENT);
+}
+END_TEST
+
+/* ---- queries ---- */
+
+#define DAY_USEC (UINT64_C(86400) * USEC_PER_SEC)
+#define T0 UINT64_C(1700000000000000)
+
+typedef struct QueryFixture {
+        uint64_t job1, job2;
+        uint64_t run[8];
+        int64_t dev;
+} QueryFixture;
+
+/* Eight runs, started one day apart (run[0] oldest), over two jobs and two devices. */
+static void query_fixture(Db *db, QueryFixture *q) {
+        DbDevice d = { .identity = "serial:ABC123", .name = "sdb", .rotational = 0, .seen_usec = T0 };
+        const RunDef defs[8] = {
+                { "write",    T0 + 0 * DAY_USEC, 0, "sdb", "[\"nightly\"]", "ext4", "a" },
+                { "read",     T0 + 1 * DAY_USEC, 0, "sdb", "[\"nightly\",\"x\"]", "ext4", "a" },
+                { "randread", T0 + 2 * DAY_USEC, 0, "sdb", NULL, "btrfs", "b" },
+                { "randread", T0 + 3 * DAY_USEC, 0, "sdc", "[]", "btrfs", "b" },
+                { "randread", T0 + 4 * DAY_USEC, -1, "nvme0n1", "[\"x\"]", "xfs", NULL },
+                { "write",    T0 + 5 * DAY_USEC, -1, "nvme0n1", NULL, "xfs", NULL },
+                { "randread", T0 + 6 * DAY_USEC, 0, NULL, "[\"nightly\"]", NULL, "a" },
+                { "read",     T0 + 7 * DAY_USEC, -1, NULL, NULL, NULL, NULL },
+        };
+
+        ck_assert_int_eq(db_device_upsert(db, &d, &q->dev), 0);
+        q->job1 = add_job(db, NULL, "crystal");
+        q->job2 = add_job(db, "read", NULL);
+        for (size_t i = 0; i < 8; i++) {
+                RunDef rd = defs[i];
+                if (rd.device_id == 0)
+                        rd.device_id = q->dev; /* known identity; its name may have changed */
+                q->run[i] = add_run(db, i < 5 ? q->job1 : q->job2, (uint32_t) (i < 5 ? i : i - 5), &rd);
+        }
+        ck_assert_int_eq(db_run_finish(db, q->run[3], "failed", "boom", NULL), 0);
+}
+
+typedef struct QueryCase {
+        const char *what;
+        DbRunFilter f;
+        int job;          /* 1 or 2: filter on that fixture job */
+        int expect[9];    /* indexes into QueryFixture.run, newest first, terminated by -1 */
+} QueryCase;
+
+static const QueryCase query_cases[] = {
+        { "all, newest first", {}, 0, { 7, 6, 5, 4, 3, 2, 1, 0, -1 } },
+        { "workload", { .workload = "randread" }, 0, { 6, 4, 3, 2, -1 } },
+        { "workload, none", { .workload = "seeks" }, 0, { -1 } },
+        { "device by kernel name", { .device = "sdb" }, 0, { 2, 1, 0, -1 } },
+        { "device by identity", { .device = "serial:ABC123" }, 0, { 6, 3, 2, 1, 0, -1 } },
+        { "device by name, no identity", { .device = "nvme0n1" }, 0, { 5, 4, -1 } },
+        { "identity + workload", { .device = "serial:ABC123", .workload = "randread" }, 0,
+          { 6, 3, 2, -1 } },
+        { "job 1", {}, 1, { 4, 3, 2, 1, 0, -1 } },
+        { "job 2", {}, 2, { 7, 6, 5, -1 } },
+        { "profile", { .profile = "crystal" }, 0, { 4, 3, 2, 1, 0, -1 } },
+        { "fs_type", { .fs_type = "btrfs" }, 0, { 3, 2, -1 } },
+        { "label", { .label = "a" }, 0, { 6, 1, 0, -1 } },
+        { "status", { .status = "failed" }, 0, { 3, -1 } },
+        { "status running", { .status = "running" }, 0, { 7, 6, 5, 4, 2, 1, 0, -1 } },
+        { "tag nightly", { .tag = "nightly" }, 0, { 6, 1, 0, -1 } },
+        { "tag x", { .tag = "x" }, 0, { 4, 1, -1 } },
+        { "tag, substring does not match", { .tag = "night" }, 0, { -1 } },
+        { "since (inclusive)", { .since_usec = T0 + 5 * DAY_USEC }, 0, { 7, 6, 5, -1 } },
+        { "until (exclusive)", { .until_usec = T0 + 2 * DAY_USEC }, 0, { 1, 0, -1 } },
+        { "window", { .since_usec = T0 + 2 * DAY_USEC, .until_usec = T0 + 4 * DAY_USEC }, 0,
+          { 3, 2, -1 } },
+        { "limit", { .limit = 3 }, 0, { 7, 6, 5, -1 } },
+        { "limit + offset", { .limit = 2, .offset = 3 }, 0, { 4, 3, -1 } },
+        { "offset past the end", { .offset = 100 }, 0, { -1 } },
+        { "huge limit capped, still all", { .limit = UINT64_MAX }, 0, { 7, 6, 5, 4, 3, 2, 1, 0, -1 } },
+        { "combined", { .workload = "randread", .tag = "nightly", .since_usec = T0 + DAY_USEC }, 0,
+          { 6, -1 } },
+        { "injection is just a value", { .workload = "x' OR 1=1 --" }, 0, { -1 } },
+};
+
+START_TEST(test_query_runs) {
+        const QueryCase *c = &query_cases[_i];
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        DbRunFilter f = c->f;
+        Rows rows = {};
+        size_t n = 0;
+        int r;
+
+        query_fixture(db, &q);
+        if (c->job)
+                f.job = c->job == 1 ? q.job1 : q.job2;
+
+        r = db_query_runs(db, &f, collect, &rows);
+        ck_assert_msg(r >= 0, "%s: %s (%s)", c->what, strerror(-r), db_last_error(db));
+        while (n < 8 && c->expect[n] >= 0)
+                n++;
+        ck_assert_msg((size_t) r == n && rows.n == n, "%s: %d rows, expected %zu", c->what, r, n);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(field_int(&rows.row[i], "id") == (int64_t) q.run[c->expect[i]],
+                              "%s: row %zu is run %" PRIi64 ", expected %" PRIu64, c->what, i,
+                              field_int(&rows.row[i], "id"), q.run[c->expect[i]]);
+        rows_clear(&rows);
+}
+END_TEST
+
+START_TEST(test_query_runs_fields) {
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        Rows rows = {};
+
+        query_fixture(db, &q);
+        ck_assert_int_eq(db_query_runs(db, NULL, collect, &rows), 8);
+        /* run[6]: known device without a kernel name on the run row */
+        ck_assert_str_eq(field_text(&rows.row[1], "device_identity"), "serial:ABC123");
+        ck_assert_int_eq(field_int(&rows.row[1], "device_id"), q.dev);
+        ck_assert(field_null(&rows.row[0], "device_identity"));
+        ck_assert(field_null(&rows.row[1], "profile"));             /* job 2 has a workload */
+        ck_assert_str_eq(field_text(&rows.row[3], "profile"), "crystal"); /* run[4], job 1 */
+        ck_assert_str_eq(field_text(&rows.row[3], "tags"), "[\"x\"]");
+        rows_clear(&rows);
+}
+END_TEST
+
+START_TEST(test_query_limit_default_and_cap) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL);
+        sqlite3 *s;
+        char sql[512];
+
+        add_run(db, job, 0, &plain_run);
+        /* Clone runs cheaply with SQL: 10100 rows. */
+        s = raw_open();
+        raw_exec(s, "PRAGMA busy_timeout = 5000");
+        snprintf(sql, sizeof(sql),
+                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10100) "
+                 "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
+                 "queue_depth, jobs, direct, target, started_usec) "
+                 "SELECT job_id, step, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, "
+                 "jobs, direct, target, started_usec + i FROM runs, n WHERE runs.id = 1");
+        raw_exec(s, sql);
+        sqlite3_close(s);
+
+        ck_assert_int_eq(db_query_runs(db, &(DbRunFilter) {}, NULL, NULL), 100);
+        ck_assert_int_eq(db_query_runs(db, &(DbRunFilter) { .limit = 20000 }, NULL, NULL), 10000);
+        ck_assert_int_eq(db_query_runs(db, &(DbRunFilter) { .limit = 10000, .offset = 10000 }, NULL,
+                                       NULL), 101);
+}
+END_TEST
+
+/* "workload X on device Y over the last 30 days" is an index search, not a scan. */
+START_TEST(test_query_plan_uses_index) {
+        _cleanup_(db_closep) Db *db = open_db();
+        sqlite3 *s = raw_open();
+        sqlite3_stmt *st = NULL;
+        bool used = false, scanned = false;
+
+        ck_assert_int_eq(sqlite3_prepare_v2(s,
+                "EXPLAIN QUERY PLAN SELECT * FROM run_summary WHERE device_id = "
+                "(SELECT id FROM devices WHERE identity = 'serial:X') AND workload = 'randread' "
+                "AND started_usec >= 1700000000000000", -1, &st, NULL), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+                const char *detail = (const char *) sqlite3_column_text(st, 3);
+                if (strstr(detail, "runs_device_workload_started"))
+                        used = true;
+                if (strstr(detail, "SCAN"))
+                        scanned = true;
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(s);
+        ck_assert(used);
+        ck_assert(!scanned);
+}
+END_TEST
+
+/* Deleting a job takes its runs, samples and histogram with it (documented pruning). */
+START_TEST(test_cascade_delete) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), run = add_run(db, job, 0, &plain_run);
+        ProtoSample smp = sample_at(0);
+        ProtoHistogramEntry e = { 1, 1 };
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_samples_insert(db, run, &smp, 1), 0);
+        ck_assert_int_eq(db_histogram_insert(db, run, &e, 1), 0);
+
+        s = raw_open();
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        raw_exec(s, "DELETE FROM jobs");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM samples"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_histograms"), 0);
+        sqlite3_close(s);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("db");
+        TCase *tc_schema = tcase_create("schema");
+        TCase *tc_jobs = tcase_create("jobs");
+        TCase *tc_runs = tcase_create("runs");
+        TCase *tc_query = tcase_create("query");
+        SRunner *sr;
+        int failed;
+
+        tcase_add_checked_fixture(tc_schema, setup, teardown);
+        tcase_add_test(tc_schema, test_create_empty_file);
+        tcase_add_test(tc_schema, test_create_missing_file);
+        tcase_add_test(tc_schema, test_missing_directory);
+        tcase_add_test(tc_schema, test_wal_and_pragmas);
+        tcase_add_test(tc_schema, test_reopen_idempotent);
+        tcase_add_test(tc_schema, test_newer_schema_refused);
+        tcase_add_test(tc_schema, test_garbage_file_refused);
+        tcase_add_test(tc_schema, test_migration_is_atomic);
+        suite_add_tcase(s, tc_schema);
+
+        tcase_add_checked_fixture(tc_jobs, setup, teardown);
+        tcase_add_test(tc_jobs, test_jobs);
+        tcase_add_test(tc_jobs, test_job_bad_spec);
+        tcase_add_test(tc_jobs, test_job_ids_not_reused);
+        suite_add_tcase(s, tc_jobs);
+
+        tcase_add_checked_fixture(tc_runs, setup, teardown);
+        tcase_add_test(tc_runs, test_run_begin_finish);
+        tcase_add_test(tc_runs, test_run_missing_job_or_bad_tags);
+        tcase_add_test(tc_runs, test_run_interrupt_stale);
+        tcase_add_test(tc_runs, test_get_run_missing);
+        tcase_add_test(tc_runs, test_samples);
+        tcase_add_test(tc_runs, test_samples_many);
+        tcase_add_test(tc_runs, test_histogram);
+        tcase_add_test(tc_runs, test_histogram_top_buckets);
+        tcase_add_test(tc_runs, test_devices);
+        tcase_add_test(tc_runs, test_cascade_delete);
+        suite_add_tcase(s, tc_runs);
+
+        tcase_add_checked_fixture(tc_query, setup, teardown);
+        tcase_add_loop_test(tc_query, test_query_runs, 0, ELEMENTSOF(query_cases));
+        tcase_add_test(tc_query, test_query_runs_fields);
+        tcase_add_test(tc_query, test_query_limit_default_and_cap);
+        tcase_add_test(tc_query, test_query_plan_uses_index);
+        tcase_set_timeout(tc_query, 60);
+        suite_add_tcase(s, tc_query);
+
+        sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
