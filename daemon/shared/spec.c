@@ -326,7 +326,8 @@ static const char *shorten(const char *s, char buf[static 80]) {
         size_t i = 0;
 
         for (; s[i] && i < 60; i++)
-                buf[i] = isprint((unsigned char) s[i]) || (unsigned char) s[i] >= 0x80 ? s[i] : '?';
+                /* ASCII only: a cut UTF-8 sequence would make the message invalid on D-Bus. */
+                buf[i] = (unsigned char) s[i] < 0x80 && isprint((unsigned char) s[i]) ? s[i] : '?';
         buf[i] = 0;
         if (s[i])
                 strcpy(buf + i, "...");

@@ -1,0 +1,830 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tests of the job spec (spec.c) and of its checks against the system (spec-check.c): defaults,
+ * tables of accepted and rejected input (each rejection must be -EINVAL and name the key), text
+ * and JSON round trips, parse_size(), and spec_check_target() on real temporary files.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "spec-check.h"
+#include "spec.h"
+#include "util.h"
+
+static void spec_clearp(JobSpec *s) {
+        spec_clear(s);
+}
+#define _cleanup_spec_ _cleanup_(spec_clearp)
+
+/* Applies assignments in order; fails the test on the first rejection. */
+static void spec_build(JobSpec *s, const char *const *assignments) {
+        spec_init(s);
+        for (const char *const *a = assignments; *a; a++) {
+                _cleanup_free_ char *err = NULL;
+                int r = spec_set_assignment(s, *a, &err);
+                ck_assert_msg(r == 0, "'%s' rejected: %s", *a, strna(err));
+        }
+}
+
+/* ---- parse_size ---- */
+
+static const struct {
+        const char *in;
+        int ret;
+        uint64_t value;
+} size_cases[] = {
+        { "0", 0, 0 },
+        { "4096", 0, 4096 },
+        { "32K", 0, 32768 },
+        { "32k", 0, 32768 },
+        { "32KiB", 0, 32768 },
+        { "32kib", 0, 32768 },
+        { "32KB", 0, 32768 },
+        { "1M", 0, UINT64_C(1) << 20 },
+        { "2G", 0, UINT64_C(2) << 30 },
+        { "1T", 0, UINT64_C(1) << 40 },
+        { "512B", 0, 512 },
+        { "15E", 0, UINT64_C(15) << 60 },
+        { "18446744073709551615", 0, UINT64_MAX },
+        { "18446744073709551616", -ERANGE, 0 },
+        { "16E", -ERANGE, 0 },
+        { "99999999999999999999K", -ERANGE, 0 },
+        { "17179869184G", -ERANGE, 0 },
+        { "", -EINVAL, 0 },
+        { "-1", -EINVAL, 0 },
+        { "-4K", -EINVAL, 0 },
+        { "+4K", -EINVAL, 0 },
+        { " 4K", -EINVAL, 0 },
+        { "4K ", -EINVAL, 0 },
+        { "abc", -EINVAL, 0 },
+        { "K", -EINVAL, 0 },
+        { "1.5M", -EINVAL, 0 },
+        { "4X", -EINVAL, 0 },
+        { "4KK", -EINVAL, 0 },
+        { "4Kx", -EINVAL, 0 },
+        { "4iB", -EINVAL, 0 },
+        { "0x10", -EINVAL, 0 },
+};
+
+START_TEST(test_parse_size) {
+        uint64_t v = 12345;
+        int r = parse_size(size_cases[_i].in, &v);
+
+        ck_assert_msg(r == size_cases[_i].ret, "parse_size('%s') = %d, expected %d",
+                      size_cases[_i].in, r, size_cases[_i].ret);
+        if (r == 0)
+                ck_assert_uint_eq(v, size_cases[_i].value);
+        else
+                ck_assert_uint_eq(v, 12345); /* untouched on failure */
+}
+END_TEST
+
+/* ---- names ---- */
+
+START_TEST(test_names) {
+        for (int w = 0; w < _WORKLOAD_MAX; w++)
+                ck_assert_int_eq(workload_from_string(workload_to_string(w)), w);
+        ck_assert_int_eq(workload_from_string("Read"), _WORKLOAD_INVALID);
+        ck_assert_int_eq(workload_from_string(""), _WORKLOAD_INVALID);
+        ck_assert_ptr_null(workload_to_string(_WORKLOAD_MAX));
+        for (int k = 0; k < _SPEC_KEY_MAX; k++)
+                ck_assert_int_eq(spec_key_from_string(spec_key_to_string(k)), k);
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_BLOCK_SIZE), "block_size");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_DESTRUCTIVE), "destructive");
+        ck_assert_int_eq(spec_key_from_string("blocksize"), _SPEC_KEY_INVALID);
+
+        ck_assert(workload_writes(WORKLOAD_WRITE));
+        ck_assert(workload_writes(WORKLOAD_SEEKS));
+        ck_assert(workload_writes(WORKLOAD_METADATA));
+        ck_assert(!workload_writes(WORKLOAD_READ));
+        ck_assert(!workload_writes(WORKLOAD_PING));
+        ck_assert(workload_reads(WORKLOAD_RANDRW));
+        ck_assert(!workload_reads(WORKLOAD_WRITE));
+        ck_assert(!workload_reads(WORKLOAD_REWRITE));
+        ck_assert(workload_needs_layout(WORKLOAD_REWRITE));
+        ck_assert(!workload_needs_layout(WORKLOAD_WRITE));
+        ck_assert(!workload_needs_layout(WORKLOAD_METADATA));
+}
+END_TEST
+
+/* ---- defaults ---- */
+
+static const struct {
+        const char *workload;
+        uint64_t block_size;
+        SyncMode sync;
+} default_cases[] = {
+        { "read", 1 << 20, SYNC_NONE },
+        { "write", 1 << 20, SYNC_END },
+        { "rewrite", 1 << 20, SYNC_END },
+        { "reread", 1 << 20, SYNC_NONE },
+        { "backward-read", 1 << 20, SYNC_NONE },
+        { "stride-read", 1 << 20, SYNC_NONE },
+        { "randread", 4096, SYNC_NONE },
+        { "randwrite", 4096, SYNC_END },
+        { "randrw", 4096, SYNC_END },
+        { "seeks", 4096, SYNC_END },
+        { "ping", 4096, SYNC_NONE },
+        { "metadata", 4096, SYNC_END },
+};
+
+START_TEST(test_defaults) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *w = NULL;
+        const char *a[] = { "target=/srv", NULL, NULL };
+
+        ck_assert_int_ge(asprintf(&w, "workload=%s", default_cases[_i].workload), 0);
+        a[1] = w;
+        spec_build(&s, a);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+
+        ck_assert(s.finalized);
+        ck_assert_uint_eq(s.block_size, default_cases[_i].block_size);
+        ck_assert_int_eq(s.sync, default_cases[_i].sync);
+        ck_assert_int_eq(s.sync_call, SYNC_CALL_FSYNC);
+        ck_assert_uint_eq(s.size, UINT64_C(1) << 30);
+        ck_assert_uint_eq(s.runtime_ms, 0);
+        ck_assert_uint_eq(s.ramp_ms, 0);
+        ck_assert_uint_eq(s.queue_depth, 1);
+        ck_assert_uint_eq(s.jobs, 1);
+        ck_assert(s.direct);
+        ck_assert_uint_eq(s.rwmix_read, 50);
+        ck_assert_int_eq(s.pattern, PATTERN_RANDOM);
+        ck_assert_uint_eq(s.stride, 4 * default_cases[_i].block_size);
+        ck_assert_uint_eq(s.file_count, 16384);
+        ck_assert_uint_eq(s.file_size_min, 0);
+        ck_assert_uint_eq(s.file_size_max, 0);
+        ck_assert_uint_eq(s.dirs, 1);
+        ck_assert_uint_eq(s.sample_ms, 1000);
+        ck_assert(!s.destructive);
+        ck_assert_ptr_null(s.label);
+        ck_assert_ptr_null(s.tags);
+        ck_assert_ptr_null(s.profile);
+        /* Defaults are not "given explicitly". */
+        ck_assert_uint_eq(s.set_mask, (UINT64_C(1) << SPEC_KEY_TARGET) | (UINT64_C(1) << SPEC_KEY_WORKLOAD));
+}
+END_TEST
+
+START_TEST(test_profile_no_workload_defaults) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *text = NULL;
+        const char *a[] = { "target=/srv", "profile=dd", "jobs=2", NULL };
+
+        spec_build(&s, a);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+        ck_assert_str_eq(s.profile, "dd");
+        ck_assert_int_eq(s.workload, _WORKLOAD_INVALID);
+        ck_assert_uint_eq(s.block_size, 0);
+        ck_assert_uint_eq(s.jobs, 2);
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_str_eq(text, "target=/srv\nprofile=dd\njobs=2\n");
+}
+END_TEST
+
+/* ---- accepted assignments ---- */
+
+static const struct {
+        const char *assignment;
+        SpecKey key;
+        uint64_t value; /* the field, or for sync/pattern mode*100+call/pct */
+} good_cases[] = {
+        { "block_size=32K", SPEC_KEY_BLOCK_SIZE, 32768 },
+        { "block_size=32768", SPEC_KEY_BLOCK_SIZE, 32768 },
+        { "block_size=64MiB", SPEC_KEY_BLOCK_SIZE, UINT64_C(64) << 20 },
+        { "size=16T", SPEC_KEY_SIZE, UINT64_C(16) << 40 },
+        { "size=1g", SPEC_KEY_SIZE, UINT64_C(1) << 30 },
+        { "runtime_ms=60000", SPEC_KEY_RUNTIME_MS, 60000 },
+        { "runtime_ms=0", SPEC_KEY_RUNTIME_MS, 0 },
+        { "queue_depth=1024", SPEC_KEY_QUEUE_DEPTH, 1024 },
+        { "jobs=64", SPEC_KEY_JOBS, 64 },
+        { "direct=false", SPEC_KEY_DIRECT, 0 },
+        { "direct=no", SPEC_KEY_DIRECT, 0 },
+        { "direct=0", SPEC_KEY_DIRECT, 0 },
+        { "direct=YES", SPEC_KEY_DIRECT, 1 },
+        { "destructive=true", SPEC_KEY_DESTRUCTIVE, 1 },
+        { "destructive=1", SPEC_KEY_DESTRUCTIVE, 1 },
+        { "rwmix_read=0", SPEC_KEY_RWMIX_READ, 0 },
+        { "rwmix_read=100", SPEC_KEY_RWMIX_READ, 100 },
+        { "sync=none", SPEC_KEY_SYNC, SYNC_NONE * 100 + SYNC_CALL_FSYNC },
+        { "sync=end", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FSYNC },
+        { "sync=each", SPEC_KEY_SYNC, SYNC_EACH * 100 + SYNC_CALL_FSYNC },
+        { "sync=end:fdatasync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FDATASYNC },
+        { "sync=each:fsync", SPEC_KEY_SYNC, SYNC_EACH * 100 + SYNC_CALL_FSYNC },
+        { "sync=fdatasync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FDATASYNC },
+        { "sync=fsync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FSYNC },
+        { "pattern=zero", SPEC_KEY_PATTERN, PATTERN_ZERO * 1000 },
+        { "pattern=random", SPEC_KEY_PATTERN, PATTERN_RANDOM * 1000 },
+        { "pattern=compressible:0", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 0 },
+        { "pattern=compressible:50", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 50 },
+        { "pattern=compressible:100", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 100 },
+        { "stride=512", SPEC_KEY_STRIDE, 512 },
+        { "file_count=1", SPEC_KEY_FILE_COUNT, 1 },
+        { "file_size_max=64K", SPEC_KEY_FILE_SIZE_MAX, 65536 },
+        { "file_size_min=0", SPEC_KEY_FILE_SIZE_MIN, 0 },
+        { "dirs=65536", SPEC_KEY_DIRS, 65536 },
+        { "sample_ms=100", SPEC_KEY_SAMPLE_MS, 100 },
+        { "sample_ms=60000", SPEC_KEY_SAMPLE_MS, 60000 },
+};
+
+static uint64_t field_of(const JobSpec *s, SpecKey k) {
+        switch (k) {
+        case SPEC_KEY_BLOCK_SIZE:    return s->block_size;
+        case SPEC_KEY_SIZE:          return s->size;
+        case SPEC_KEY_RUNTIME_MS:    return s->runtime_ms;
+        case SPEC_KEY_RAMP_MS:       return s->ramp_ms;
+        case SPEC_KEY_QUEUE_DEPTH:   return s->queue_depth;
+        case SPEC_KEY_JOBS:          return s->jobs;
+        case SPEC_KEY_DIRECT:        return s->direct;
+        case SPEC_KEY_DESTRUCTIVE:   return s->destructive;
+        case SPEC_KEY_RWMIX_READ:    return s->rwmix_read;
+        case SPEC_KEY_SYNC:          return s->sync * 100 + s->sync_call;
+        case SPEC_KEY_PATTERN:       return s->pattern * 1000 + s->compress_pct;
+        case SPEC_KEY_STRIDE:        return s->stride;
+        case SPEC_KEY_FILE_COUNT:    return s->file_count;
+        case SPEC_KEY_FILE_SIZE_MIN: return s->file_size_min;
+        case SPEC_KEY_FILE_SIZE_MAX: return s->file_size_max;
+        case SPEC_KEY_DIRS:          return s->dirs;
+        case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
+        default:                     ck_abort_msg("no field for key %d", k);
+        }
+        return 0;
+}
+
+START_TEST(test_good_assignment) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        spec_init(&s);
+        s.direct = !good_cases[_i].value; /* make the boolean cases observable */
+        r = spec_set_assignment(&s, good_cases[_i].assignment, &err);
+        ck_assert_msg(r == 0, "'%s' rejected: %s", good_cases[_i].assignment, strna(err));
+        ck_assert_uint_eq(field_of(&s, good_cases[_i].key), good_cases[_i].value);
+        ck_assert(s.set_mask & (UINT64_C(1) << good_cases[_i].key));
+}
+END_TEST
+
+/* ---- rejected values, typed (as from D-Bus) ---- */
+
+static char *const tags_ok[] = { (char *) "ssd", (char *) "run-1", NULL };
+static char *const tags_bad_char[] = { (char *) "has space", NULL };
+static char *const tags_empty_item[] = { (char *) "", NULL };
+static char *const tags_dup[] = { (char *) "a", (char *) "a", NULL };
+static char *const tags_long[] = {
+        (char *) "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL };
+static char *const tags_many[] = {
+        (char *) "t0", (char *) "t1", (char *) "t2", (char *) "t3", (char *) "t4", (char *) "t5",
+        (char *) "t6", (char *) "t7", (char *) "t8", (char *) "t9", (char *) "t10", (char *) "t11",
+        (char *) "t12", (char *) "t13", (char *) "t14", (char *) "t15", (char *) "t16", (char *) "t17",
+        (char *) "t18", (char *) "t19", (char *) "t20", (char *) "t21", (char *) "t22", (char *) "t23",
+        (char *) "t24", (char *) "t25", (char *) "t26", (char *) "t27", (char *) "t28", (char *) "t29",
+        (char *) "t30", (char *) "t31", (char *) "t32", NULL };
+
+#define STR(x) { .type = SPEC_VALUE_STRING, .s = (x) }
+#define INT(x) { .type = SPEC_VALUE_INT, .i = (x) }
+#define UINT(x) { .type = SPEC_VALUE_UINT, .u = (x) }
+#define BOOL(x) { .type = SPEC_VALUE_BOOL, .b = (x) }
+#define STRV(x) { .type = SPEC_VALUE_STRV, .strv = (x) }
+
+static const struct {
+        const char *key;
+        SpecValue value;
+        const char *needle; /* besides the key name, the message must contain this */
+} bad_typed[] = {
+        { "blocksize", STR("4K"), "block_size" },          /* suggestion */
+        { "colour", STR("red"), "known keys" },
+        { "direct", STR("true"), "expected a boolean" },
+        { "direct", INT(1), "expected a boolean" },
+        { "destructive", UINT(0), "expected a boolean" },
+        { "target", INT(5), "expected a string" },
+        { "target", STR("relative/dir"), "absolute" },
+        { "target", STR(""), "absolute" },
+        { "target", STR("/tmp/a\nb"), "control" },
+        { "workload", STR("sequential"), "randread" },
+        { "workload", BOOL(true), "expected a string" },
+        { "profile", STR("Bad Name"), "a-z" },
+        { "profile", STR("../etc"), "a-z" },
+        { "block_size", STR("abc"), "not a size" },
+        { "block_size", STR("-4K"), "not a size" },
+        { "block_size", INT(-4096), "negative" },
+        { "block_size", UINT(0), "out of range" },
+        { "block_size", UINT(100), "out of range" },
+        { "block_size", STR("128M"), "64M" },
+        { "block_size", BOOL(true), "expected a size" },
+        { "size", UINT(0), "out of range" },
+        { "size", STR("0"), "out of range" },
+        { "size", STR("17T"), "16T" },
+        { "size", STR("99999999999999999999"), "too large" },
+        { "size", INT(-1), "negative" },
+        { "size", STRV(tags_ok), "expected a size" },
+        { "runtime_ms", STR("10s"), "not a number" },
+        { "runtime_ms", UINT(SPEC_RUNTIME_MS_MAX + 1), "out of range" },
+        { "runtime_ms", INT(-5), "negative" },
+        { "queue_depth", UINT(0), "out of range" },
+        { "queue_depth", UINT(1025), "out of range" },
+        { "jobs", UINT(65), "out of range" },
+        { "jobs", STR("-1"), "not a number" },
+        { "jobs", BOOL(false), "expected an integer" },
+        { "rwmix_read", UINT(101), "out of range" },
+        { "sample_ms", UINT(99), "out of range" },
+        { "sample_ms", UINT(60001), "out of range" },
+        { "file_count", UINT(0), "out of range" },
+        { "file_count", UINT(SPEC_FILE_COUNT_MAX + 1), "out of range" },
+        { "dirs", UINT(0), "out of range" },
+        { "stride", UINT(0), "out of range" },
+        { "sync", STR("sometimes"), "end:fsync" },
+        { "sync", STR("end:msync"), "fdatasync" },
+        { "sync", STR("none:fsync"), "none" },
+        { "sync", INT(1), "expected a string" },
+        { "pattern", STR("ones"), "compressible" },
+        { "pattern", STR("compressible:101"), "0 to 100" },
+        { "pattern", STR("compressible:"), "0 to 100" },
+        { "pattern", STR("compressible:-1"), "0 to 100" },
+        { "label", STR("bad\tlabel"), "control" },
+        { "label", STR("bad\x7f"), "control" },
+        { "label", STR("\xff\xfe"), "UTF-8" },
+        { "label", INT(3), "expected a string" },
+        { "tags", STR("a,b"), "expected an array" },
+        { "tags", STRV(tags_bad_char), "not a valid tag" },
+        { "tags", STRV(tags_empty_item), "not a valid tag" },
+        { "tags", STRV(tags_dup), "twice" },
+        { "tags", STRV(tags_long), "not a valid tag" },
+        { "tags", STRV(tags_many), "at most 32" },
+};
+
+START_TEST(test_bad_typed) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        const char *want_key;
+        int r;
+
+        spec_init(&s);
+        r = spec_set(&s, bad_typed[_i].key, &bad_typed[_i].value, &err);
+        ck_assert_msg(r == -EINVAL, "%s accepted (r=%d)", bad_typed[_i].key, r);
+        ck_assert_ptr_nonnull(err);
+        /* An unknown key is named as given; a known key starts the message. */
+        want_key = bad_typed[_i].key;
+        ck_assert_msg(strstr(err, want_key), "message '%s' does not name '%s'", err, want_key);
+        ck_assert_msg(strstr(err, bad_typed[_i].needle), "message '%s' lacks '%s'", err, bad_typed[_i].needle);
+        ck_assert_uint_eq(s.set_mask, 0);
+}
+END_TEST
+
+START_TEST(test_label_long) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        char label[SPEC_LABEL_MAX + 2];
+        SpecValue v = { .type = SPEC_VALUE_STRING, .s = label };
+
+        spec_init(&s);
+        memset(label, 'x', sizeof(label) - 1);
+        label[sizeof(label) - 1] = 0;
+        ck_assert_int_eq(spec_set(&s, "label", &v, &err), -EINVAL);
+        ck_assert(strstr(err, "label"));
+
+        label[SPEC_LABEL_MAX] = 0;
+        ck_assert_int_eq(spec_set(&s, "label", &v, NULL), 0);
+        ck_assert_uint_eq(strlen(s.label), SPEC_LABEL_MAX);
+
+        /* Printable UTF-8 is fine. */
+        v.s = "Ünïcödé läbel ✓";
+        ck_assert_int_eq(spec_set(&s, "label", &v, NULL), 0);
+        ck_assert_str_eq(s.label, "Ünïcödé läbel ✓");
+}
+END_TEST
+
+START_TEST(test_typed_good) {
+        _cleanup_spec_ JobSpec s;
+        SpecValue v;
+
+        spec_init(&s);
+        v = (SpecValue) INT(65536);
+        ck_assert_int_eq(spec_set(&s, "block_size", &v, NULL), 0);
+        ck_assert_uint_eq(s.block_size, 65536);
+        v = (SpecValue) UINT(UINT64_C(1) << 30);
+        ck_assert_int_eq(spec_set(&s, "size", &v, NULL), 0);
+        ck_assert_uint_eq(s.size, UINT64_C(1) << 30);
+        v = (SpecValue) STR("8");
+        ck_assert_int_eq(spec_set(&s, "queue_depth", &v, NULL), 0);
+        ck_assert_uint_eq(s.queue_depth, 8);
+        v = (SpecValue) BOOL(false);
+        ck_assert_int_eq(spec_set(&s, "direct", &v, NULL), 0);
+        ck_assert(!s.direct);
+        v = (SpecValue) STRV(tags_ok);
+        ck_assert_int_eq(spec_set(&s, "tags", &v, NULL), 0);
+        ck_assert_str_eq(s.tags[0], "ssd");
+        ck_assert_str_eq(s.tags[1], "run-1");
+        ck_assert_ptr_null(s.tags[2]);
+}
+END_TEST
+
+/* ---- rejected specs at finalize ---- */
+
+static const struct {
+        const char *assignments[8];
+        const char *key; /* the message must name it */
+} bad_final[] = {
+        { { "workload=write", NULL }, "target" },
+        { { "target=/srv", NULL }, "workload" },
+        { { "target=/srv", "workload=write", "profile=dd", NULL }, "profile" },
+        { { "target=/srv", "workload=write", "block_size=1000", NULL }, "block_size" },
+        { { "target=/srv", "workload=write", "block_size=4K", "size=10000", NULL }, "size" },
+        { { "target=/srv", "workload=read", "size=512K", NULL }, "size" },
+        { { "target=/srv", "workload=write", "ramp_ms=1000", NULL }, "ramp_ms" },
+        { { "target=/srv", "workload=write", "ramp_ms=1000", "runtime_ms=1000", NULL }, "ramp_ms" },
+        { { "target=/srv", "workload=stride-read", "stride=512K", NULL }, "stride" },
+        { { "target=/srv", "workload=stride-read", "block_size=4K", "stride=5000", NULL }, "stride" },
+        { { "target=/srv", "workload=metadata", "file_size_min=8K", "file_size_max=4K", NULL }, "file_size_min" },
+        { { "target=/srv", "profile=dd", "ramp_ms=5000", "runtime_ms=5000", NULL }, "ramp_ms" },
+};
+
+START_TEST(test_bad_finalize) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        spec_build(&s, bad_final[_i].assignments);
+        r = spec_finalize(&s, &err);
+        ck_assert_msg(r == -EINVAL, "case %d accepted", _i);
+        ck_assert_ptr_nonnull(err);
+        ck_assert_msg(strstr(err, bad_final[_i].key), "message '%s' does not name '%s'", err, bad_final[_i].key);
+        ck_assert(!s.finalized);
+}
+END_TEST
+
+/* The same shapes pass when the rule they broke is lifted. */
+START_TEST(test_finalize_unaligned_buffered) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        const char *a[] = { "target=/srv", "workload=write", "direct=false", "block_size=1000",
+                            "size=10001", NULL };
+
+        spec_build(&s, a);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+}
+END_TEST
+
+START_TEST(test_assignment_syntax) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, "block_size", &err), -EINVAL);
+        ck_assert(strstr(err, "key=value"));
+        ck_assert_int_eq(spec_set_assignment(&s, "=4K", NULL), -EINVAL);
+        ck_assert_int_eq(spec_set_assignment(&s, "direct=maybe", NULL), -EINVAL);
+        ck_assert_int_eq(spec_set_assignment(&s, "label=a=b", NULL), 0);
+        ck_assert_str_eq(s.label, "a=b");
+        ck_assert_int_eq(spec_set_assignment(&s, "label=", NULL), 0);
+        ck_assert_ptr_null(s.label);
+        ck_assert(!(s.set_mask & (UINT64_C(1) << SPEC_KEY_LABEL)));
+        ck_assert_int_eq(spec_set_assignment(&s, "tags=a,,b,", NULL), 0);
+        ck_assert_str_eq(s.tags[0], "a");
+        ck_assert_str_eq(s.tags[1], "b");
+        ck_assert_ptr_null(s.tags[2]);
+}
+END_TEST
+
+/* ---- round trips ---- */
+
+static const char *const roundtrip_cases[][16] = {
+        { "target=/srv/bench", "workload=write", NULL },
+        { "target=/srv/bench", "workload=randrw", "block_size=4K", "size=3G", "queue_depth=32", "jobs=4",
+          "rwmix_read=70", "sync=each:fdatasync", "pattern=compressible:30", "direct=false",
+          "label=nightly run #3", "tags=ssd,nightly,v1.2:x", "sample_ms=250", NULL },
+        { "target=/dev/disk/by-id/ata-X", "workload=write", "destructive=true", "runtime_ms=30000",
+          "ramp_ms=5000", "size=1536", "block_size=512", NULL },
+        { "target=/srv", "workload=metadata", "file_count=32768", "file_size_min=4K", "file_size_max=64K",
+          "dirs=4", NULL },
+        { "target=/srv", "workload=stride-read", "block_size=8K", "stride=24K", "sync=fdatasync", NULL },
+        { "target=/srv", "profile=bonnie", "label=a", "size=2G", NULL },
+};
+
+START_TEST(test_roundtrip) {
+        _cleanup_spec_ JobSpec a, b, c;
+        _cleanup_free_ char *err = NULL, *text = NULL, *text2 = NULL, *json = NULL, *json2 = NULL;
+        _cleanup_free_ char *copy = NULL;
+        char *line, *save = NULL;
+
+        spec_build(&a, roundtrip_cases[_i]);
+        ck_assert_msg(spec_finalize(&a, &err) == 0, "%s", strna(err));
+
+        /* Text: every line reads back, and the result is the same spec. */
+        ck_assert_int_eq(spec_to_text(&a, &text), 0);
+        spec_init(&b);
+        copy = strdup(text);
+        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                ck_assert_msg(spec_set_assignment(&b, line, &err) == 0, "'%s': %s", line, strna(err));
+        ck_assert_msg(spec_equal(&a, &b), "text round trip differs:\n%s", text);
+        ck_assert_msg(spec_finalize(&b, &err) == 0, "%s", strna(err));
+        ck_assert(spec_equal(&a, &b));
+        ck_assert_int_eq(spec_to_text(&b, &text2), 0);
+        ck_assert_str_eq(text, text2);
+
+        /* JSON. */
+        ck_assert_int_eq(spec_to_json(&a, &json), 0);
+        spec_init(&c);
+        ck_assert_msg(spec_from_json(&c, json, &err) == 0, "%s: %s", json, strna(err));
+        ck_assert_msg(spec_equal(&a, &c), "JSON round trip differs: %s", json);
+        ck_assert_msg(spec_finalize(&c, &err) == 0, "%s", strna(err));
+        ck_assert_int_eq(spec_to_json(&c, &json2), 0);
+        ck_assert_str_eq(json, json2);
+        if (a.profile)
+                /* A profile spec keeps which keys were given, for step expansion after a restart. */
+                ck_assert_uint_eq(a.set_mask, c.set_mask);
+}
+END_TEST
+
+START_TEST(test_text_form) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *text = NULL, *json = NULL;
+        const char *a[] = { "target=/srv", "workload=randrw", "sync=each:fdatasync", "pattern=compressible:25",
+                            "tags=x,y", "block_size=8192", NULL };
+
+        spec_build(&s, a);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_str_eq(text,
+                         "target=/srv\n"
+                         "workload=randrw\n"
+                         "block_size=8K\n"
+                         "size=1G\n"
+                         "runtime_ms=0\n"
+                         "ramp_ms=0\n"
+                         "queue_depth=1\n"
+                         "jobs=1\n"
+                         "direct=true\n"
+                         "sync=each:fdatasync\n"
+                         "rwmix_read=50\n"
+                         "pattern=compressible:25\n"
+                         "stride=32K\n"
+                         "file_count=16384\n"
+                         "file_size_min=0\n"
+                         "file_size_max=0\n"
+                         "dirs=1\n"
+                         "sample_ms=1000\n"
+                         "tags=x,y\n"
+                         "destructive=false\n");
+        ck_assert_int_eq(spec_to_json(&s, &json), 0);
+        ck_assert(strstr(json, "\"block_size\":8192"));
+        ck_assert(strstr(json, "\"size\":1073741824"));
+        ck_assert(strstr(json, "\"tags\":[\"x\",\"y\"]"));
+        ck_assert(strstr(json, "\"direct\":true"));
+        ck_assert(!strstr(json, "profile"));
+        ck_assert(!strstr(json, "label"));
+}
+END_TEST
+
+static const struct {
+        const char *json;
+        const char *needle;
+} bad_json[] = {
+        { "", "JSON" },
+        { "[1,2]", "object" },
+        { "{\"target\": 5}", "target" },
+        { "{\"blocksize\": 4096}", "blocksize" },
+        { "{\"size\": 1.5}", "size" },
+        { "{\"size\": -4096}", "size" },
+        { "{\"tags\": [1]}", "tags" },
+        { "{\"direct\": null}", "direct" },
+        { "{\"label\": {\"a\": 1}}", "label" },
+        { "{\"target\": \"/srv\", \"workload\": \"write\",", "JSON" },
+};
+
+START_TEST(test_bad_json) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_from_json(&s, bad_json[_i].json, &err), -EINVAL);
+        ck_assert_ptr_nonnull(err);
+        ck_assert_msg(strstr(err, bad_json[_i].needle), "'%s' lacks '%s'", err, bad_json[_i].needle);
+}
+END_TEST
+
+START_TEST(test_copy_apply) {
+        _cleanup_spec_ JobSpec step, user, copy;
+        const char *st[] = { "target=/srv", "workload=write", "block_size=32K", "size=1G", NULL };
+        const char *us[] = { "size=2G", "label=mine", "tags=a", NULL };
+
+        spec_build(&step, st);
+        spec_build(&user, us);
+        ck_assert_int_eq(spec_apply(&step, &user), 0);
+        ck_assert_uint_eq(step.size, UINT64_C(2) << 30);
+        ck_assert_uint_eq(step.block_size, 32768);
+        ck_assert_str_eq(step.label, "mine");
+        ck_assert_str_eq(step.tags[0], "a");
+
+        ck_assert_int_eq(spec_copy(&step, &copy), 0);
+        ck_assert(spec_equal(&step, &copy));
+        ck_assert_ptr_ne(step.target, copy.target);
+        ck_assert_ptr_ne(step.tags, copy.tags);
+        ck_assert_uint_eq(step.set_mask, copy.set_mask);
+        free(copy.label);
+        copy.label = strdup("other");
+        ck_assert(!spec_equal(&step, &copy));
+}
+END_TEST
+
+/* ---- spec_check_target on real files ---- */
+
+static char tmpdir[] = "/tmp/test-spec-XXXXXX";
+static char path_file[PATH_MAX], path_small[PATH_MAX], path_fifo[PATH_MAX], path_missing[PATH_MAX];
+
+static void check_setup(void) {
+        _cleanup_close_ int fd = -EBADF;
+        static char block[8192];
+
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+        snprintf(path_file, sizeof(path_file), "%s/data", tmpdir);
+        snprintf(path_small, sizeof(path_small), "%s/small", tmpdir);
+        snprintf(path_fifo, sizeof(path_fifo), "%s/fifo", tmpdir);
+        snprintf(path_missing, sizeof(path_missing), "%s/missing", tmpdir);
+
+        fd = open(path_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        for (int i = 0; i < 128; i++)  /* 1 MiB */
+                ck_assert_int_eq(write(fd, block, sizeof(block)), (ssize_t) sizeof(block));
+        closep(&fd);
+        fd = open(path_small, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, block, 100), 100);
+        ck_assert_int_eq(mkfifo(path_fifo, 0600), 0);
+}
+
+static void check_teardown(void) {
+        unlink(path_file);
+        unlink(path_small);
+        unlink(path_fifo);
+        rmdir(tmpdir);
+}
+
+static const struct {
+        const char *target; /* "D" tmpdir, "F" file, "S" small file, "P" fifo, "M" missing, else literal */
+        const char *assignments[6];
+        int ret;
+        const char *needle;
+        TargetKind kind;
+} check_cases[] = {
+        { "D", { "workload=write", "size=1M", "block_size=4K", NULL }, 0, NULL, TARGET_DIRECTORY },
+        { "D", { "workload=read", "size=1M", NULL }, 0, NULL, TARGET_DIRECTORY },
+        { "D", { "workload=metadata", "file_count=16", "file_size_max=4K", NULL }, 0, NULL, TARGET_DIRECTORY },
+        { "D", { "workload=write", "size=15T", NULL }, -ENOSPC, "free", TARGET_DIRECTORY },
+        { "D", { "workload=write", "size=4T", "jobs=4", NULL }, -ENOSPC, "jobs 4", TARGET_DIRECTORY },
+        { "D", { "workload=metadata", "file_count=16777216", "file_size_max=1M", NULL }, -ENOSPC, "file_count",
+          TARGET_DIRECTORY },
+        { "F", { "workload=read", "size=1M", NULL }, 0, NULL, TARGET_FILE },
+        { "F", { "workload=randread", "size=1M", NULL }, 0, NULL, TARGET_FILE },
+        { "F", { "workload=write", "size=1M", NULL }, -EINVAL, "give a directory", TARGET_FILE },
+        { "F", { "workload=randrw", "size=1M", NULL }, -EINVAL, "give a directory", TARGET_FILE },
+        { "F", { "workload=metadata", NULL }, -EINVAL, "give a directory", TARGET_FILE },
+        { "S", { "workload=read", "size=4K", "block_size=4K", NULL }, -EINVAL, "block_size", TARGET_FILE },
+        { "P", { "workload=read", NULL }, -EINVAL, "fifo", TARGET_FILE },
+        { "M", { "workload=read", NULL }, -EINVAL, "does not exist", TARGET_FILE },
+        { "/dev/null", { "workload=read", NULL }, -EINVAL, "character device", TARGET_FILE },
+};
+
+START_TEST(test_check_target) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *t = NULL;
+        const char *target = check_cases[_i].target;
+        TargetCheck c = { .dio_align = 12345 };
+        int r;
+
+        if (streq(target, "D"))
+                target = tmpdir;
+        else if (streq(target, "F"))
+                target = path_file;
+        else if (streq(target, "S"))
+                target = path_small;
+        else if (streq(target, "P"))
+                target = path_fifo;
+        else if (streq(target, "M"))
+                target = path_missing;
+
+        ck_assert_int_ge(asprintf(&t, "target=%s", target), 0);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        for (const char *const *a = check_cases[_i].assignments; *a; a++)
+                ck_assert_msg(spec_set_assignment(&s, *a, &err) == 0, "%s: %s", *a, strna(err));
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+
+        r = spec_check_target(&s, &c, &err);
+        ck_assert_msg(r == check_cases[_i].ret, "case %d: r=%d, expected %d (%s)", _i, r, check_cases[_i].ret,
+                      strna(err));
+        if (r < 0) {
+                ck_assert_ptr_nonnull(err);
+                ck_assert_msg(strstr(err, check_cases[_i].needle), "'%s' lacks '%s'", err, check_cases[_i].needle);
+                ck_assert_msg(strstr(err, target) || strstr(err, "target"), "'%s' does not name the target", err);
+                ck_assert_uint_eq(c.dio_align, 12345); /* untouched */
+        } else {
+                ck_assert_int_eq(c.kind, check_cases[_i].kind);
+                ck_assert_uint_ge(c.dio_align, 512);
+                ck_assert_uint_eq(c.dio_align & (c.dio_align - 1), 0);
+                if (c.kind == TARGET_DIRECTORY) {
+                        ck_assert_uint_eq(c.needed_bytes, spec_needed_bytes(&s));
+                        ck_assert_uint_gt(c.free_bytes, c.needed_bytes);
+                }
+        }
+}
+END_TEST
+
+START_TEST(test_needed_bytes) {
+        _cleanup_spec_ JobSpec s;
+        const char *a[] = { "target=/srv", "workload=write", "size=1G", "jobs=4", NULL };
+        const char *m[] = { "target=/srv", "workload=metadata", "file_count=1000", "file_size_max=5000", NULL };
+
+        spec_build(&s, a);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_uint_eq(spec_needed_bytes(&s), UINT64_C(4) << 30);
+        spec_clear(&s);
+        spec_build(&s, m);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        /* Each file rounds up to whole 4K blocks; plus some overhead. */
+        ck_assert_uint_ge(spec_needed_bytes(&s), 1000 * 8192);
+        ck_assert_uint_le(spec_needed_bytes(&s), 1000 * 8192 + (UINT64_C(16) << 20));
+}
+END_TEST
+
+/* A block device node that names no present device: the refusals come before any open(). */
+START_TEST(test_check_block_node) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *node = NULL, *t = NULL;
+        const char *w[] = { "workload=write", "size=1M", NULL };
+        TargetCheck c;
+
+        ck_assert_int_ge(asprintf(&node, "%s/blk", tmpdir), 0);
+        if (mknod(node, S_IFBLK | 0600, makedev(7, 1000000)) < 0) {
+                fprintf(stderr, "mknod: %m; skipping block node checks\n");
+                return;
+        }
+        ck_assert_int_ge(asprintf(&t, "target=%s", node), 0);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        for (const char *const *a = w; *a; a++)
+                ck_assert_int_eq(spec_set_assignment(&s, *a, NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+
+        ck_assert_int_eq(spec_check_target(&s, &c, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "destructive=true"), "%s", err);
+        ck_assert(strstr(err, node));
+
+        /* Consent given: now the device's size is needed, and there is no device. */
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "destructive=yes", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_check_target(&s, &c, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "size"), "%s", err);
+        unlink(node);
+}
+END_TEST
+
+static Suite *spec_suite(void) {
+        Suite *s = suite_create("spec");
+        TCase *tc = tcase_create("spec");
+        TCase *tcc = tcase_create("check");
+
+        tcase_add_loop_test(tc, test_parse_size, 0, ELEMENTSOF(size_cases));
+        tcase_add_test(tc, test_names);
+        tcase_add_loop_test(tc, test_defaults, 0, ELEMENTSOF(default_cases));
+        tcase_add_test(tc, test_profile_no_workload_defaults);
+        tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
+        tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
+        tcase_add_test(tc, test_label_long);
+        tcase_add_test(tc, test_typed_good);
+        tcase_add_loop_test(tc, test_bad_finalize, 0, ELEMENTSOF(bad_final));
+        tcase_add_test(tc, test_finalize_unaligned_buffered);
+        tcase_add_test(tc, test_assignment_syntax);
+        tcase_add_loop_test(tc, test_roundtrip, 0, ELEMENTSOF(roundtrip_cases));
+        tcase_add_test(tc, test_text_form);
+        tcase_add_loop_test(tc, test_bad_json, 0, ELEMENTSOF(bad_json));
+        tcase_add_test(tc, test_copy_apply);
+        suite_add_tcase(s, tc);
+
+        tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
+        tcase_add_loop_test(tcc, test_check_target, 0, ELEMENTSOF(check_cases));
+        tcase_add_test(tcc, test_needed_bytes);
+        tcase_add_test(tcc, test_check_block_node);
+        suite_add_tcase(s, tcc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(spec_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
