@@ -1,3 +1,235 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * benchctl's formatting and table fitting: units and rounding a user reads, the --since parser,
+ * and that a table fits the terminal by cutting only shrinkable columns.
+ */
 #include <check.h>
-int main(void) { return 0; }
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "table.h"
+
+static const struct {
+        uint64_t bytes;
+        const char *text;
+} bytes_cases[] = {
+        { 0, "0 B" },
+        { 512, "512 B" },
+        { 1023, "1023 B" },
+        { 1024, "1 KiB" },
+        { 32768, "32 KiB" },
+        { 1536, "1.5 KiB" },
+        { UINT64_C(64) << 20, "64 MiB" },
+        { (UINT64_C(3) << 29), "1.5 GiB" },
+        { UINT64_C(1) << 40, "1 TiB" },
+        { UINT64_C(500107862016), "465.8 GiB" },
+};
+
+START_TEST(test_format_bytes) {
+        char buf[FORMAT_BUF_MAX];
+
+        ck_assert_str_eq(format_bytes(buf, sizeof buf, bytes_cases[_i].bytes), bytes_cases[_i].text);
+}
+END_TEST
+
+static const struct {
+        double ns;
+        const char *text;
+} latency_cases[] = {
+        { 0, "0 ns" },
+        { 850, "850 ns" },
+        { 1000, "1.00 µs" },
+        { 12345, "12.3 µs" },
+        { 123456, "123 µs" },
+        { 1234567, "1.23 ms" },
+        { 2.5e9, "2.50 s" },
+        { -1, "n/a" },
+        { NAN, "n/a" },
+};
+
+START_TEST(test_format_latency) {
+        char buf[FORMAT_BUF_MAX];
+
+        ck_assert_str_eq(format_latency_ns(buf, sizeof buf, latency_cases[_i].ns), latency_cases[_i].text);
+}
+END_TEST
+
+START_TEST(test_format_rates) {
+        char buf[FORMAT_BUF_MAX];
+
+        ck_assert_str_eq(format_rate(buf, sizeof buf, 512.0 * 1048576.0, true), "512 MiB/s");
+        ck_assert_str_eq(format_rate(buf, sizeof buf, 12.34 * 1048576.0, false), "12.3");
+        ck_assert_str_eq(format_rate(buf, sizeof buf, 0.5 * 1048576.0, true), "0.50 MiB/s");
+        ck_assert_str_eq(format_rate(buf, sizeof buf, NAN, true), "n/a");
+        ck_assert_str_eq(format_iops(buf, sizeof buf, 950.4), "950");
+        ck_assert_str_eq(format_iops(buf, sizeof buf, 16384), "16.4k");
+        ck_assert_str_eq(format_iops(buf, sizeof buf, 1234567), "1.23M");
+        ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 112.34), "+12.3%");
+        ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 96), "-4.0%");
+        ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 100), "±0.0%");
+        ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 0, 5), "n/a");
+        ck_assert_str_eq(format_pct(buf, sizeof buf, 12.345), "12.3%");
+        ck_assert_str_eq(format_pct(buf, sizeof buf, -1), "n/a");
+        ck_assert_str_eq(format_duration(buf, sizeof buf, 850 * 1000), "850ms");
+        ck_assert_str_eq(format_duration(buf, sizeof buf, 12300 * 1000), "12.3s");
+        ck_assert_str_eq(format_duration(buf, sizeof buf, UINT64_C(303) * 1000000), "5min 3s");
+}
+END_TEST
+
+#define NOW (UINT64_C(1764480000) * 1000000) /* 2025-11-30 05:20:00 UTC */
+
+static const struct {
+        const char *text;
+        int ret;
+        uint64_t usec; /* for relative and epoch forms */
+} time_cases[] = {
+        { "7d", 0, NOW - UINT64_C(7) * 86400 * 1000000 },
+        { "7d ago", 0, NOW - UINT64_C(7) * 86400 * 1000000 },
+        { "12h", 0, NOW - UINT64_C(12) * 3600 * 1000000 },
+        { "30min", 0, NOW - UINT64_C(30) * 60 * 1000000 },
+        { "90s", 0, NOW - UINT64_C(90) * 1000000 },
+        { "2w", 0, NOW - UINT64_C(14) * 86400 * 1000000 },
+        { "@1700000000", 0, UINT64_C(1700000000) * 1000000 },
+        { "now", 0, NOW },
+        { "", -EINVAL, 0 },
+        { "7", -EINVAL, 0 },
+        { "7x", -EINVAL, 0 },
+        { "d7", -EINVAL, 0 },
+        { "-7d", -EINVAL, 0 },
+        { "2026-13-01", -EINVAL, 0 },
+        { "yesterdayish", -EINVAL, 0 },
+};
+
+START_TEST(test_parse_time) {
+        uint64_t v = 12345;
+        int r = parse_time_spec(time_cases[_i].text, NOW, &v);
+
+        ck_assert_int_eq(r, time_cases[_i].ret);
+        if (r == 0)
+                ck_assert_uint_eq(v, time_cases[_i].usec);
+        else
+                ck_assert_uint_eq(v, 12345); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_parse_date) {
+        uint64_t a, b;
+
+        setenv("TZ", "UTC", 1);
+        tzset();
+        ck_assert_int_eq(parse_time_spec("2026-11-01", NOW, &a), 0);
+        ck_assert_uint_eq(a, UINT64_C(1793491200) * 1000000);
+        ck_assert_int_eq(parse_time_spec("2026-11-01 12:30", NOW, &b), 0);
+        ck_assert_uint_eq(b - a, UINT64_C(45000) * 1000000);
+        ck_assert_int_eq(parse_time_spec("2026-11-01T12:30:15", NOW, &b), 0);
+        ck_assert_uint_eq(b - a, UINT64_C(45015) * 1000000);
+        ck_assert_int_eq(parse_time_spec("today", NOW, &b), 0);
+        ck_assert_uint_eq(b, UINT64_C(1764460800) * 1000000);
+        ck_assert_int_eq(parse_time_spec("yesterday", NOW, &b), 0);
+        ck_assert_uint_eq(b, UINT64_C(1764374400) * 1000000);
+}
+END_TEST
+
+static char *render(const Table *t, size_t width, bool legend) {
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(table_print_width(t, f, width, legend), 0);
+        fclose(f);
+        return s;
+}
+
+START_TEST(test_table_layout) {
+        static const char *const headers[] = { "ID", "TARGET", "MiB/s" };
+        Table *t = NULL;
+        char *s;
+
+        ck_assert_int_eq(table_new(headers, 3, &t), 0);
+        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+        table_set_align(t, 2, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 1, 6);
+        table_add_cell(t, "1");
+        table_add_cell(t, "/mnt/scratch/a-very-long-directory");
+        table_add_cell(t, "512");
+        table_add_cell(t, "12");
+        table_add_cell(t, "/tmp");
+        table_add_cell(t, "7.5");
+        ck_assert_uint_eq(table_rows(t), 2);
+
+        /* Unlimited: nothing is cut, columns are padded to the widest cell. */
+        s = render(t, 0, true);
+        ck_assert_str_eq(s,
+                         "ID  TARGET                              MiB/s\n"
+                         " 1  /mnt/scratch/a-very-long-directory    512\n"
+                         "12  /tmp                                  7.5\n");
+        free(s);
+
+        /* 30 columns: only TARGET shrinks, with an ellipsis, and every line is 30 wide. */
+        s = render(t, 30, true);
+        ck_assert_str_eq(s,
+                         "ID  TARGET               MiB/s\n"
+                         " 1  /mnt/scratch/a-ver…    512\n"
+                         "12  /tmp                   7.5\n");
+        free(s);
+
+        /* Too narrow even at the minimum: the shrinkable column stops at its minimum. */
+        s = render(t, 5, false);
+        ck_assert_str_eq(s,
+                         " 1  /mnt/…  512\n"
+                         "12  /tmp    7.5\n");
+        free(s);
+        table_free(t);
+}
+END_TEST
+
+START_TEST(test_table_utf8_and_control) {
+        static const char *const headers[] = { "A", "B" };
+        Table *t = NULL;
+        char *s;
+
+        ck_assert_int_eq(table_new(headers, 2, &t), 0);
+        table_add_cell(t, "12 µs");
+        table_add_cell(t, "x\ny");
+        table_add_cell(t, "5 ms");
+        table_add_cell(t, NULL);
+        s = render(t, 0, true);
+        /* "µ" is one column; a newline in a cell cannot break the row. */
+        ck_assert_str_eq(s,
+                         "A      B\n"
+                         "12 µs  x?y\n"
+                         "5 ms   \n");
+        free(s);
+        ck_assert_uint_eq(utf8_width("12 µs"), 5);
+        table_free(t);
+}
+END_TEST
+
+static Suite *suite(void) {
+        Suite *s = suite_create("client-format");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_loop_test(tc, test_format_bytes, 0, sizeof bytes_cases / sizeof bytes_cases[0]);
+        tcase_add_loop_test(tc, test_format_latency, 0, sizeof latency_cases / sizeof latency_cases[0]);
+        tcase_add_test(tc, test_format_rates);
+        tcase_add_loop_test(tc, test_parse_time, 0, sizeof time_cases / sizeof time_cases[0]);
+        tcase_add_test(tc, test_parse_date);
+        tcase_add_test(tc, test_table_layout);
+        tcase_add_test(tc, test_table_utf8_and_control);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(suite());
+        int failed;
+
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

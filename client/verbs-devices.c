@@ -1,4 +1,198 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The device verbs: devices (an lsblk-like table with benchd's write verdict) and device NAME
+ * (every Device property and the number of runs in the history). Devices are read through the
+ * ObjectManager in one call, and a device is found by its kernel name, node or any symlink, so
+ * the client does not depend on how object paths are escaped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "benchctl.h"
-int verb_devices(int argc, char **argv) { return 1; }
-int verb_device(int argc, char **argv) { return 1; }
+#include "bus.h"
+#include "format.h"
+#include "record.h"
+#include "table.h"
+#include "verbs-results.h"
+
+static void print_json(json_object *o) {
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int device_cmp(const void *a, const void *b) {
+        json_object *const *x = a, *const *y = b;
+        return strverscmp(rec_str(*x, "Name") ?: "", rec_str(*y, "Name") ?: "");
+}
+
+/* Every device's properties, as an array sorted by name. */
+static int get_devices(sd_bus *bus, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *objects = NULL, *devices = json_object_new_array();
+        int r;
+
+        if (!devices)
+                return BENCHCTL_EXIT_FAILURE;
+        r = sd_bus_message_new_method_call(bus, &m, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH,
+                                           "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+        if (r < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_call_json(bus, "list devices", m, &objects);
+        if (r != 0)
+                return r;
+
+        json_object_object_foreach(objects, path, interfaces) {
+                json_object *props = NULL;
+                if (strncmp(path, BENCHD_DEVICE_PATH_PREFIX "/", strlen(BENCHD_DEVICE_PATH_PREFIX "/")) != 0)
+                        continue;
+                if (!json_object_object_get_ex(interfaces, BENCHD_DEVICE_IFACE, &props))
+                        continue;
+                json_object_array_add(devices, json_object_get(props));
+        }
+        json_object_array_sort(devices, device_cmp);
+        *ret = TAKE_PTR(devices);
+        return 0;
+}
+
+static const char *verdict_text(json_object *dev) {
+        const char *v = rec_str(dev, "WriteVerdict");
+        bool scratch = false;
+
+        if (v && *v)
+                return v;
+        rec_bool(dev, "Scratch", &scratch);
+        return scratch ? "ok (scratch)" : "ok";
+}
+
+int verb_devices(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *devices = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "NAME", "TYPE", "SIZE", "MODEL", "FS", "MOUNTPOINTS", "WRITE" };
+        size_t n;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = get_devices(bus, &devices);
+        if (r != 0)
+                return r;
+        if (arg_json) {
+                print_json(devices);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        n = json_object_array_length(devices);
+        if (n == 0) {
+                if (arg_legend)
+                        printf("No block devices known to benchd.\n");
+                return BENCHCTL_EXIT_OK;
+        }
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        table_set_align(t, 2, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 3, 8);
+        table_set_shrinkable(t, 5, 11);
+        table_set_shrinkable(t, 6, 12);
+        for (size_t i = 0; i < n; i++) {
+                json_object *dev = json_object_array_get_idx(devices, i);
+                _cleanup_free_ char *mounts = rec_to_text(dev, "MountPoints");
+                const char *model = rec_str(dev, "Model"), *fs = rec_str(dev, "FsType");
+                char a[FORMAT_BUF_MAX];
+                uint64_t size;
+
+                table_add_cell(t, rec_str(dev, "Name"));
+                table_add_cell(t, rec_str(dev, "Type"));
+                table_add_cell(t, rec_u64(dev, "Size", &size) ? format_bytes(a, sizeof a, size) : "");
+                table_add_cell(t, model && *model ? model : "-");
+                table_add_cell(t, fs && *fs ? fs : "-");
+                table_add_cell(t, mounts && *mounts ? mounts : "-");
+                table_add_cell(t, verdict_text(dev));
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%zu device%s listed.\n", n, n == 1 ? "" : "s");
+        return BENCHCTL_EXIT_OK;
+}
+
+static bool device_matches(json_object *dev, const char *name) {
+        json_object *links = NULL;
+
+        if (streq_ptr(rec_str(dev, "Name"), name) || streq_ptr(rec_str(dev, "Node"), name))
+                return true;
+        if (strncmp(name, "/dev/", 5) == 0 && streq_ptr(rec_str(dev, "Name"), name + 5))
+                return true;
+        if (json_object_object_get_ex(dev, "Symlinks", &links) && json_object_is_type(links, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(links); i++)
+                        if (streq_ptr(json_object_get_string(json_object_array_get_idx(links, i)), name))
+                                return true;
+        return false;
+}
+
+int verb_device(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *devices = NULL, *filter = json_object_new_object(), *runs = NULL;
+        json_object *dev = NULL;
+        const char *name = argv[1];
+        size_t n_runs;
+        int r;
+
+        if (!filter)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = get_devices(bus, &devices);
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(devices); i++)
+                if (device_matches(json_object_array_get_idx(devices, i), name)) {
+                        dev = json_object_array_get_idx(devices, i);
+                        break;
+                }
+        if (!dev) {
+                fprintf(stderr, "benchctl: device %s: no such block device known to benchd "
+                        "(benchctl devices lists them)\n", name);
+                return BENCHCTL_EXIT_NOT_FOUND;
+        }
+
+        /* The history count: runs on this device by kernel name (benchd also matches identity). */
+        json_object_object_add(filter, "device", json_object_new_string(rec_str(dev, "Name") ?: name));
+        json_object_object_add(filter, "limit", json_object_new_uint64(10000));
+        r = query_runs(bus, filter, &runs);
+        if (r != 0)
+                return r;
+        n_runs = json_object_array_length(runs);
+
+        if (arg_json) {
+                json_object *out = json_object_get(dev);
+                json_object_object_add(out, "HistoryRuns", json_object_new_uint64(n_runs));
+                print_json(out);
+                json_object_put(out);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        printf("Device %s\n", rec_str(dev, "Name") ?: name);
+        json_object_object_foreach(dev, key, value) {
+                _cleanup_free_ char *text = NULL;
+                char a[FORMAT_BUF_MAX];
+
+                if (json_object_is_type(value, json_type_boolean))
+                        text = strdup(json_object_get_boolean(value) ? "yes" : "no");
+                else if (streq(key, "Size") || streq(key, "LogicalBlockSize") || streq(key, "PhysicalBlockSize")) {
+                        uint64_t u = rec_u64_or(dev, key, 0);
+                        if (asprintf(&text, "%s (%" PRIu64 " bytes)", format_bytes(a, sizeof a, u), u) < 0)
+                                text = NULL;
+                } else if (streq(key, "WriteVerdict"))
+                        text = strdup(verdict_text(dev));
+                else
+                        text = rec_to_text(dev, key);
+                kv_print(stdout, 18, key, "%s", text && *text ? text : "-");
+        }
+        kv_print(stdout, 18, "History", "%zu run%s%s", n_runs, n_runs == 1 ? "" : "s",
+                 n_runs > 0 ? " (benchctl results --device NAME)" : "");
+        return BENCHCTL_EXIT_OK;
+}

@@ -1,7 +1,590 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The history verbs: results, show, samples, export, compare. All of them read runs as JSON
+ * objects (the run_summary columns, see schema/) and print either that JSON untouched (--json,
+ * export) or tables in human units; the units are chosen in format.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "benchctl.h"
-int verb_results(int argc, char **argv) { return 1; }
-int verb_show(int argc, char **argv) { return 1; }
-int verb_samples(int argc, char **argv) { return 1; }
-int verb_export(int argc, char **argv) { return 1; }
-int verb_compare(int argc, char **argv) { return 1; }
+#include "bus.h"
+#include "format.h"
+#include "record.h"
+#include "table.h"
+#include "verbs-results.h"
+
+static void print_json(json_object *o) {
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int run_filter_from_args(json_object **ret) {
+        json_object *f = json_object_new_object();
+
+        if (!f)
+                return -ENOMEM;
+        if (arg_device)
+                json_object_object_add(f, "device", json_object_new_string(arg_device));
+        if (arg_workload)
+                json_object_object_add(f, "workload", json_object_new_string(arg_workload));
+        if (arg_profile)
+                json_object_object_add(f, "profile", json_object_new_string(arg_profile));
+        if (arg_fs_type)
+                json_object_object_add(f, "fs_type", json_object_new_string(arg_fs_type));
+        if (arg_label)
+                json_object_object_add(f, "label", json_object_new_string(arg_label));
+        if (arg_tags && arg_tags[0])
+                json_object_object_add(f, "tag", json_object_new_string(arg_tags[0]));
+        if (arg_status)
+                json_object_object_add(f, "status", json_object_new_string(arg_status));
+        if (arg_job > 0)
+                json_object_object_add(f, "job", json_object_new_uint64(arg_job));
+        if (arg_since_usec > 0)
+                json_object_object_add(f, "since_usec", json_object_new_uint64(arg_since_usec));
+        if (arg_until_usec > 0)
+                json_object_object_add(f, "until_usec", json_object_new_uint64(arg_until_usec));
+        if (arg_limit > 0)
+                json_object_object_add(f, "limit", json_object_new_uint64(arg_limit));
+        *ret = f;
+        return 0;
+}
+
+int query_runs(sd_bus *bus, json_object *filter, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = bus_new_manager_call(bus, "QueryRuns", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: query runs: cannot build the call: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        return bus_call_json(bus, "query runs", m, ret);
+}
+
+static int get_run(sd_bus *bus, uint64_t id, json_object **ret) {
+        char what[64];
+
+        snprintf(what, sizeof what, "run %" PRIu64, id);
+        return bus_call_manager_json(bus, what, "GetRun", ret, "t", id);
+}
+
+static int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
+        char what[64];
+
+        snprintf(what, sizeof what, "samples of run %" PRIu64, id);
+        return bus_call_manager_json(bus, what, "GetSamples", ret, "t", id);
+}
+
+/* "/mnt/t (sdb1)" */
+static char *run_where(json_object *run) {
+        const char *target = rec_str(run, "target") ?: "", *dev = run_device(run);
+        char *s;
+
+        if (dev && !strstr(target, dev)) {
+                if (asprintf(&s, "%s (%s)", target, dev) < 0)
+                        return NULL;
+                return s;
+        }
+        return strdup(target);
+}
+
+int verb_results(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *filter = NULL, *runs = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = {
+                "RUN", "JOB", "WHEN", "WORKLOAD", "BS", "QD×J", "TARGET", "FS", "MiB/s", "IOPS", "P99", "STATUS"
+        };
+        size_t n;
+        int r;
+
+        if (run_filter_from_args(&filter) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = query_runs(bus, filter, &runs);
+        if (r != 0)
+                return r;
+
+        if (arg_json) {
+                print_json(runs);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        n = json_object_array_length(runs);
+        if (n == 0) {
+                if (arg_legend)
+                        printf("No runs found.\n");
+                return BENCHCTL_EXIT_OK;
+        }
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+        table_set_align(t, 1, TABLE_ALIGN_RIGHT);
+        table_set_align(t, 4, TABLE_ALIGN_RIGHT);
+        table_set_align(t, 5, TABLE_ALIGN_RIGHT);
+        for (size_t c = 8; c <= 10; c++)
+                table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 6, 10);
+        table_set_shrinkable(t, 2, 10);
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                _cleanup_free_ char *where = run_where(run);
+                char a[FORMAT_BUF_MAX];
+
+                table_add_cellf(t, "%" PRIu64, run_id(run));
+                table_add_cellf(t, "%" PRIu64, rec_u64_or(run, "job_id", 0));
+                format_timestamp(a, sizeof a, run_started_usec(run));
+                if (strlen(a) == 19)
+                        a[16] = '\0'; /* minutes are enough in a list */
+                table_add_cell(t, a);
+                table_add_cell(t, rec_str(run, "workload"));
+                table_add_cell(t, format_bytes(a, sizeof a, rec_u64_or(run, "block_size", 0)));
+                table_add_cellf(t, "%" PRIu64 "×%" PRIu64, rec_u64_or(run, "queue_depth", 1), rec_u64_or(run, "jobs", 1));
+                table_add_cell(t, where);
+                table_add_cell(t, rec_str(run, "fs_type") ?: "-");
+                table_add_cell(t, format_rate(a, sizeof a, run_bytes_per_sec(run), false));
+                table_add_cell(t, format_iops(a, sizeof a, run_iops(run)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, run_latency_ns(run, "p99")));
+                table_add_cell(t, rec_str(run, "status"));
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%zu run%s listed.\n", n, n == 1 ? "" : "s");
+        return BENCHCTL_EXIT_OK;
+}
+
+static int print_samples_table(json_object *samples) {
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = {
+                "T", "MiB/s", "IOPS", "MEAN", "P50", "P99", "MAX", "IOWAIT", "USER", "SYS", "UTIL"
+        };
+        uint64_t prev = 0;
+        size_t n = json_object_array_length(samples);
+
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t c = 0; c < ELEMENTSOF(headers); c++)
+                table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        for (size_t i = 0; i < n; i++) {
+                json_object *s = json_object_array_get_idx(samples, i);
+                uint64_t t_ms = rec_u64_or(s, "t_ms", 0);
+                char a[FORMAT_BUF_MAX];
+
+                table_add_cellf(t, "%.1fs", (double) t_ms / 1e3);
+                table_add_cell(t, format_rate(a, sizeof a, sample_bytes_per_sec(s, prev), false));
+                table_add_cell(t, format_iops(a, sizeof a, sample_iops(s, prev)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, sample_latency_ns(s, "mean")));
+                table_add_cell(t, format_latency_ns(a, sizeof a, sample_latency_ns(s, "p50")));
+                table_add_cell(t, format_latency_ns(a, sizeof a, sample_latency_ns(s, "p99")));
+                table_add_cell(t, format_latency_ns(a, sizeof a, sample_latency_ns(s, "max")));
+                table_add_cell(t, format_pct(a, sizeof a, rec_double_or(s, "iowait_pct", NAN)));
+                table_add_cell(t, format_pct(a, sizeof a, rec_double_or(s, "cpu_user_pct", NAN)));
+                table_add_cell(t, format_pct(a, sizeof a, rec_double_or(s, "cpu_sys_pct", NAN)));
+                table_add_cell(t, format_pct(a, sizeof a, rec_double_or(s, "dev_util_pct", NAN)));
+                prev = t_ms;
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%zu sample%s.\n", n, n == 1 ? "" : "s");
+        return BENCHCTL_EXIT_OK;
+}
+
+/* tags arrive as the JSON text of the column ('["a","b"]'); show them as "a, b". */
+static char *tags_text(json_object *run) {
+        const char *s = rec_str(run, "tags");
+        _cleanup_json_ json_object *a = NULL;
+        _cleanup_json_ json_object *wrap = NULL;
+
+        if (!s || !*s)
+                return NULL;
+        a = json_tokener_parse(s);
+        if (!a || !json_object_is_type(a, json_type_array))
+                return strdup(s);
+        wrap = json_object_new_object();
+        if (!wrap)
+                return NULL;
+        json_object_object_add(wrap, "tags", json_object_get(a));
+        return rec_to_text(wrap, "tags");
+}
+
+#define KW 11
+
+static void print_run_block(json_object *run) {
+        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX], e[FORMAT_BUF_MAX],
+                f[FORMAT_BUF_MAX];
+        const char *s, *status = rec_str(run, "status") ?: "unknown";
+        _cleanup_free_ char *tags = tags_text(run);
+        uint64_t u, rd = rec_u64_or(run, "bytes_read", 0), wr = rec_u64_or(run, "bytes_written", 0);
+        uint64_t ops = rec_u64_or(run, "ops", 0);
+        const char *pattern = rec_str(run, "pattern");
+        bool direct = false;
+        double v;
+
+        printf("Run %" PRIu64 ": %s %s\n", run_id(run), rec_str(run, "workload") ?: "?", status);
+        if (rec_u64(run, "job_id", &u)) {
+                s = rec_str(run, "profile");
+                kv_print(stdout, KW, "Job", "%" PRIu64 ", step %" PRIu64 "%s%s%s", u, rec_u64_or(run, "step", 0) + 1,
+                         s && *s ? " of profile " : "", s && *s ? s : "", "");
+        }
+        kv_print(stdout, KW, "Target", "%s", rec_str(run, "target") ?: "");
+        if ((s = run_device(run))) {
+                const char *model = rec_str(run, "device_model"), *fs = rec_str(run, "fs_type"),
+                           *opts = rec_str(run, "mount_options");
+                kv_print(stdout, KW, "Device", "%s%s%s%s%s%s%s%s", s, model ? " (" : "", model ?: "", model ? ")" : "",
+                         fs ? ", " : "", fs ?: "", opts ? " " : "", opts ?: "");
+        } else if ((s = rec_str(run, "fs_type")))
+                kv_print(stdout, KW, "Filesystem", "%s %s", s, rec_str(run, "mount_options") ?: "");
+        kv_print(stdout, KW, "Started", "%s, measured %s", format_timestamp(a, sizeof a, run_started_usec(run)),
+                 format_duration(b, sizeof b, rec_u64_or(run, "duration_usec", 0)));
+        rec_bool(run, "direct", &direct);
+        kv_print(stdout, KW, "Spec", "block size %s, size %s, qd %" PRIu64 " × %" PRIu64 " job%s%s, sync %s%s%s",
+                 format_bytes(a, sizeof a, rec_u64_or(run, "block_size", 0)),
+                 format_bytes(b, sizeof b, rec_u64_or(run, "size", 0)),
+                 rec_u64_or(run, "queue_depth", 1), rec_u64_or(run, "jobs", 1),
+                 rec_u64_or(run, "jobs", 1) == 1 ? "" : "s", direct ? ", direct" : "",
+                 rec_str(run, "sync") ?: "none",
+                 pattern ? ", pattern " : "", pattern ?: "");
+        if (rec_u64(run, "runtime_ms", &u) && u > 0)
+                kv_print(stdout, KW, "Runtime", "%s (ramp %s)", format_duration(a, sizeof a, u * USEC_PER_MSEC),
+                         format_duration(b, sizeof b, rec_u64_or(run, "ramp_ms", 0) * USEC_PER_MSEC));
+        kv_print(stdout, KW, "Throughput", "%s (read %s, written %s)",
+                 format_rate(a, sizeof a, run_bytes_per_sec(run), true),
+                 format_bytes(b, sizeof b, rd), format_bytes(c, sizeof c, wr));
+        kv_print(stdout, KW, "IOPS", "%s (read %" PRIu64 ", written %" PRIu64 " I/Os)",
+                 format_iops(a, sizeof a, run_iops(run)), rec_u64_or(run, "ios_read", 0), rec_u64_or(run, "ios_written", 0));
+        if (ops > 0)
+                kv_print(stdout, KW, "Operations", "%" PRIu64 " (%s/s)", ops,
+                         format_iops(a, sizeof a, rec_double_or(run, "ops_per_s", NAN)));
+        kv_print(stdout, KW, "Latency", "min %s, mean %s, stddev %s, max %s",
+                 format_latency_ns(a, sizeof a, run_latency_ns(run, "min")),
+                 format_latency_ns(b, sizeof b, run_latency_ns(run, "mean")),
+                 format_latency_ns(c, sizeof c, run_latency_ns(run, "stddev")),
+                 format_latency_ns(d, sizeof d, run_latency_ns(run, "max")));
+        kv_print(stdout, KW, "Percentiles", "p50 %s, p90 %s, p95 %s, p99 %s, p99.9 %s",
+                 format_latency_ns(a, sizeof a, run_latency_ns(run, "p50")),
+                 format_latency_ns(b, sizeof b, run_latency_ns(run, "p90")),
+                 format_latency_ns(c, sizeof c, run_latency_ns(run, "p95")),
+                 format_latency_ns(d, sizeof d, run_latency_ns(run, "p99")),
+                 format_latency_ns(e, sizeof e, run_latency_ns(run, "p999")));
+        if (!isnan(run_latency_ns(run, "p9999")))
+                kv_print(stdout, KW, "", "p99.99 %s", format_latency_ns(a, sizeof a, run_latency_ns(run, "p9999")));
+        kv_print(stdout, KW, "CPU", "user %s, system %s, iowait %s",
+                 format_pct(a, sizeof a, rec_double_or(run, "cpu_user_pct", NAN)),
+                 format_pct(b, sizeof b, rec_double_or(run, "cpu_sys_pct", NAN)),
+                 format_pct(c, sizeof c, rec_double_or(run, "iowait_pct", NAN)));
+        if (rec_double(run, "dev_util_pct", &v) && v >= 0)
+                kv_print(stdout, KW, "Device use", "%s", format_pct(f, sizeof f, v));
+        if ((s = rec_str(run, "label")) && *s)
+                kv_print(stdout, KW, "Label", "%s", s);
+        if (tags && *tags)
+                kv_print(stdout, KW, "Tags", "%s", tags);
+        if ((s = rec_str(run, "error")) && *s)
+                kv_print(stdout, KW, "Error", "%s", s);
+}
+
+int verb_show(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *run = NULL, *samples = NULL;
+        uint64_t id;
+        int r;
+
+        if (parse_id_arg("run id", argv[1], &id) < 0)
+                return BENCHCTL_EXIT_USAGE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = get_run(bus, id, &run);
+        if (r != 0)
+                return r;
+        r = get_samples(bus, id, &samples);
+        if (r != 0)
+                return r;
+
+        if (arg_json) {
+                /* The run's columns at the top level, its samples under "samples". */
+                json_object_object_add(run, "samples", json_object_get(samples));
+                print_json(run);
+                return BENCHCTL_EXIT_OK;
+        }
+        print_run_block(run);
+        if (json_object_array_length(samples) > 0) {
+                printf("\n");
+                return print_samples_table(samples);
+        }
+        return BENCHCTL_EXIT_OK;
+}
+
+int verb_samples(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *samples = NULL;
+        uint64_t id;
+        int r;
+
+        if (parse_id_arg("run id", argv[1], &id) < 0)
+                return BENCHCTL_EXIT_USAGE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = get_samples(bus, id, &samples);
+        if (r != 0)
+                return r;
+        if (arg_json) {
+                print_json(samples);
+                return BENCHCTL_EXIT_OK;
+        }
+        if (json_object_array_length(samples) == 0) {
+                if (arg_legend)
+                        printf("Run %" PRIu64 " has no samples.\n", id);
+                return BENCHCTL_EXIT_OK;
+        }
+        return print_samples_table(samples);
+}
+
+/* RFC 4180: quote when needed, double the quotes. */
+static void csv_field(FILE *f, const char *s) {
+        if (!strpbrk(s, ",\"\r\n")) {
+                fputs(s, f);
+                return;
+        }
+        fputc('"', f);
+        for (; *s; s++) {
+                if (*s == '"')
+                        fputc('"', f);
+                fputc(*s, f);
+        }
+        fputc('"', f);
+}
+
+int export_csv(FILE *f, json_object *runs) {
+        _cleanup_json_ json_object *columns = json_object_new_array(), *seen = json_object_new_object();
+        size_t n = json_object_array_length(runs);
+
+        if (!columns || !seen)
+                return -ENOMEM;
+        /* The union of the keys, in the order they first appear. */
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                if (!json_object_is_type(run, json_type_object))
+                        continue;
+                json_object_object_foreach(run, key, value) {
+                        (void) value;
+                        if (json_object_object_get_ex(seen, key, NULL))
+                                continue;
+                        json_object_object_add(seen, key, NULL);
+                        json_object_array_add(columns, json_object_new_string(key));
+                }
+        }
+
+        for (size_t c = 0; c < json_object_array_length(columns); c++) {
+                if (c > 0)
+                        fputc(',', f);
+                csv_field(f, json_object_get_string(json_object_array_get_idx(columns, c)));
+        }
+        fputc('\n', f);
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                for (size_t c = 0; c < json_object_array_length(columns); c++) {
+                        const char *key = json_object_get_string(json_object_array_get_idx(columns, c));
+                        json_object *v = NULL;
+                        if (c > 0)
+                                fputc(',', f);
+                        if (!json_object_object_get_ex(run, key, &v) || !v)
+                                continue;
+                        if (json_object_is_type(v, json_type_string))
+                                csv_field(f, json_object_get_string(v));
+                        else
+                                csv_field(f, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+                }
+                fputc('\n', f);
+        }
+        return fflush(f) == 0 ? 0 : negative_errno();
+}
+
+int verb_export(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *runs = NULL;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        if (argc > 1) {
+                runs = json_object_new_array();
+                if (!runs)
+                        return BENCHCTL_EXIT_FAILURE;
+                for (int i = 1; i < argc; i++) {
+                        json_object *run = NULL;
+                        uint64_t id;
+                        if (parse_id_arg("run id", argv[i], &id) < 0)
+                                return BENCHCTL_EXIT_USAGE;
+                        r = get_run(bus, id, &run);
+                        if (r != 0)
+                                return r;
+                        json_object_array_add(runs, run);
+                }
+        } else {
+                _cleanup_json_ json_object *filter = NULL;
+                if (run_filter_from_args(&filter) < 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                r = query_runs(bus, filter, &runs);
+                if (r != 0)
+                        return r;
+        }
+
+        if (arg_json || arg_format == EXPORT_JSON) {
+                print_json(runs);
+                return BENCHCTL_EXIT_OK;
+        }
+        r = export_csv(stdout, runs);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        return BENCHCTL_EXIT_OK;
+}
+
+typedef struct CompareMetric {
+        const char *label;
+        const char *json_key;
+        double (*get)(json_object *run, const char *arg);
+        const char *arg;
+        const char *(*format)(char *buf, size_t l, double v);
+} CompareMetric;
+
+static double metric_rate(json_object *run, const char *arg) {
+        return run_bytes_per_sec(run);
+}
+
+static double metric_iops(json_object *run, const char *arg) {
+        return run_iops(run);
+}
+
+static const char *fmt_rate(char *buf, size_t l, double v) {
+        return format_rate(buf, l, v, true);
+}
+
+static const CompareMetric compare_metrics[] = {
+        { "MiB/s", "mib_per_s",  metric_rate,    NULL,   fmt_rate },
+        { "IOPS",  "iops",       metric_iops,    NULL,   format_iops },
+        { "p50",   "lat_p50_ns", run_latency_ns, "p50",  format_latency_ns },
+        { "p99",   "lat_p99_ns", run_latency_ns, "p99",  format_latency_ns },
+};
+
+static int compare_json(json_object *runs) {
+        _cleanup_json_ json_object *out = json_object_new_array();
+        json_object *first = json_object_array_get_idx(runs, 0);
+
+        if (!out)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t i = 0; i < json_object_array_length(runs); i++) {
+                json_object *run = json_object_array_get_idx(runs, i), *o = json_object_new_object(),
+                            *diff = json_object_new_object();
+                json_object_object_add(o, "id", json_object_new_uint64(run_id(run)));
+                for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
+                        const CompareMetric *cm = &compare_metrics[m];
+                        double base = cm->get(first, cm->arg), v = cm->get(run, cm->arg);
+                        double value = streq(cm->json_key, "mib_per_s") ? v / (1024.0 * 1024.0) : v;
+                        json_object_object_add(o, cm->json_key, isfinite(value) ? json_object_new_double(value) : NULL);
+                        json_object_object_add(diff, cm->json_key,
+                                               isfinite(base) && isfinite(v) && base != 0
+                                                       ? json_object_new_double((v - base) / base * 100.0) : NULL);
+                }
+                json_object_object_add(o, "diff_pct", diff);
+                json_object_object_add(o, "run", json_object_get(run));
+                json_object_array_add(out, o);
+        }
+        print_json(out);
+        return BENCHCTL_EXIT_OK;
+}
+
+int verb_compare(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *runs = json_object_new_array();
+        _cleanup_(table_freep) Table *t = NULL;
+        _cleanup_free_ const char **headers = NULL;
+        _cleanup_free_ char *header_text = NULL;
+        size_t n = argc - 1, header_len = 0;
+        int r;
+
+        if (!runs)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = NULL;
+                uint64_t id;
+                if (parse_id_arg("run id", argv[i + 1], &id) < 0)
+                        return BENCHCTL_EXIT_USAGE;
+                r = get_run(bus, id, &run);
+                if (r != 0)
+                        return r;
+                json_object_array_add(runs, run);
+        }
+        if (arg_json)
+                return compare_json(runs);
+
+        /* One column per run, the first is the base of the percentages. */
+        headers = calloc(n + 1, sizeof(char *));
+        header_text = calloc(n, 32);
+        if (!headers || !header_text)
+                return BENCHCTL_EXIT_FAILURE;
+        headers[0] = "";
+        for (size_t i = 0; i < n; i++) {
+                char *h = header_text + header_len;
+                header_len += snprintf(h, 32, "RUN %" PRIu64, run_id(json_object_array_get_idx(runs, i))) + 1;
+                headers[i + 1] = h;
+        }
+        if (table_new(headers, n + 1, &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t i = 1; i <= n; i++) {
+                table_set_align(t, i, TABLE_ALIGN_RIGHT);
+                table_set_shrinkable(t, i, 8);
+        }
+
+        static const char *const text_rows[][2] = {
+                { "workload", "workload" },
+                { "fs", "fs_type" },
+                { "device", "device_name" },
+                { "target", "target" },
+                { "label", "label" },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(text_rows); k++) {
+                table_add_cell(t, text_rows[k][0]);
+                for (size_t i = 0; i < n; i++)
+                        table_add_cell(t, rec_str(json_object_array_get_idx(runs, i), text_rows[k][1]) ?: "-");
+        }
+        table_add_cell(t, "bs qd×jobs");
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                char a[FORMAT_BUF_MAX];
+                table_add_cellf(t, "%s %" PRIu64 "×%" PRIu64, format_bytes(a, sizeof a, rec_u64_or(run, "block_size", 0)),
+                                rec_u64_or(run, "queue_depth", 1), rec_u64_or(run, "jobs", 1));
+        }
+        for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
+                const CompareMetric *cm = &compare_metrics[m];
+                double base = cm->get(json_object_array_get_idx(runs, 0), cm->arg);
+
+                table_add_cell(t, cm->label);
+                for (size_t i = 0; i < n; i++) {
+                        double v = cm->get(json_object_array_get_idx(runs, i), cm->arg);
+                        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX];
+                        if (i == 0)
+                                table_add_cell(t, cm->format(a, sizeof a, v));
+                        else
+                                table_add_cellf(t, "%s (%s)", cm->format(a, sizeof a, v),
+                                                format_diff_pct(b, sizeof b, base, v));
+                }
+        }
+        table_print(t, arg_legend);
+        return BENCHCTL_EXIT_OK;
+}

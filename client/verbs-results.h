@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the history verbs share with the device verbs: the QueryRuns filter from the command line,
+ * the call itself, and CSV output of runs.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+
+/* A QueryRuns filter from --device, --workload, ... as a JSON object of typed values. */
+int run_filter_from_args(json_object **ret);
+/* QueryRuns; returns 0 or an exit code after printing the error. */
+int query_runs(sd_bus *bus, json_object *filter, json_object **ret);
+/* Writes runs as CSV: a header of every key that appears, then one line per run. */
+int export_csv(FILE *f, json_object *runs);
