@@ -428,7 +428,9 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
         m->bus = sd_bus_ref(bus);
         m->event = sd_event_ref(event);
         m->db = db;
-        m->conf_path = strdup(conf_path ?: BENCHD_SYSCONF_DIR "/benchd.conf");
+        /* meson's sysconfdir is relative ("etc") under the default prefix: /etc is meant. */
+        m->conf_path = strdup(conf_path ?: BENCHD_SYSCONF_DIR[0] == '/' ? BENCHD_SYSCONF_DIR "/benchd.conf"
+                                                                       : "/" BENCHD_SYSCONF_DIR "/benchd.conf");
         if (!m->conf_path) {
                 r = -ENOMEM;
                 goto fail;
@@ -509,11 +511,11 @@ DeviceManager *device_manager_free(DeviceManager *m) {
 /* ---- the checks the daemon makes ---- */
 
 int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason) {
-        _cleanup_free_ char *name = NULL, *reason = NULL;
+        _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL;
         DeviceFacts f = {};
         VerdictFacts vf;
         bool scratch;
-        int r;
+        int r, probe_r;
 
         r = sysfs_block_name(dev, &name);
         if (r < 0) {
@@ -523,13 +525,18 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
                 return -EPERM;
         }
         /* Fresh facts and a fresh probe: the cache may be a moment behind a mkfs or a mount. */
-        r = device_facts_gather(name, NULL, true, &f);
+        r = device_facts_gather(name, NULL, false, &f);
         if (r < 0) {
                 if (asprintf(ret_reason, "%s: cannot establish that writing is safe (%s); refusing",
                              name, strerror(-r)) < 0)
                         return -ENOMEM;
                 return -EPERM;
         }
+        if (asprintf(&node, "/dev/%s", name) < 0) {
+                device_facts_clear(&f);
+                return -ENOMEM;
+        }
+        probe_r = blkid_probe_node(node, &f.blkid);
         scratch = manager_config_scratch(m, dev);
         if (!scratch && m->udevd_running) {
                 struct udev_device *u = udev_device_new_from_devnum(m->udev, 'b', dev);
@@ -543,6 +550,13 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
         device_facts_clear(&f);
         if (r < 0)
                 return r;
+        if (r == 0 && probe_r < 0) {
+                /* Nothing else is wrong, but an unreadable signature is not a blank device. */
+                if (asprintf(ret_reason, "%s: cannot read its signatures (%s); refusing to write",
+                             name, strerror(-probe_r)) < 0)
+                        return -ENOMEM;
+                return -EPERM;
+        }
         if (r == 0)
                 return 0;
         *ret_reason = TAKE_PTR(reason);
