@@ -445,20 +445,16 @@ static int db_migrate(Db *db) {
         }
 }
 
-int db_open(const char *path, Db **ret) {
-        _cleanup_(db_closep) Db *db = NULL;
+static int db_open_internal(const char *path, Db *db) {
         int version, rc, r;
 
-        if (!path || !ret)
-                return -EINVAL;
-
-        db = calloc(1, sizeof(Db));
-        if (!db)
-                return -ENOMEM;
-
         rc = sqlite3_open_v2(path, &db->sqlite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-        if (rc != SQLITE_OK)
-                return db->sqlite ? db_fail(db, rc) : -ENOMEM;
+        if (rc != SQLITE_OK) {
+                if (!db->sqlite)
+                        return -ENOMEM;
+                r = db_fail(db, rc);
+                return db_fail_msg(db, r, "cannot open %s: %s", path, sqlite3_errmsg(db->sqlite));
+        }
 
         sqlite3_extended_result_codes(db->sqlite, 1);
         sqlite3_busy_timeout(db->sqlite, DB_BUSY_TIMEOUT_MS);
@@ -482,13 +478,34 @@ int db_open(const char *path, Db **ret) {
         if (r < 0)
                 return r;
 
-        r = db_migrate(db);
-        if (r < 0)
+        return db_migrate(db);
+}
+
+int db_open_full(const char *path, Db **ret, char **ret_error) {
+        _cleanup_(db_closep) Db *db = NULL;
+        int r;
+
+        if (!path || !ret)
+                return -EINVAL;
+
+        db = calloc(1, sizeof(Db));
+        if (!db)
+                return -ENOMEM;
+
+        r = db_open_internal(path, db);
+        if (r < 0) {
+                if (ret_error)
+                        *ret_error = strdup(db->error[0] ? db->error : strerror(-r));
                 return r;
+        }
 
         db->error[0] = 0;
         *ret = TAKE_PTR(db);
         return 0;
+}
+
+int db_open(const char *path, Db **ret) {
+        return db_open_full(path, ret, NULL);
 }
 
 Db *db_close(Db *db) {

@@ -19,6 +19,9 @@ typedef struct Db Db;
 /* Creates the file (and WAL) if missing, migrates to the newest schema. -errno on failure, with
  * a message logged once by the caller. */
 int db_open(const char *path, Db **ret);
+/* The same; on failure *ret_error (if non-NULL) is a malloc'd message for the log, e.g. "database
+ * schema version 3 is newer than this benchd knows (1)" for -EPROTONOSUPPORT. */
+int db_open_full(const char *path, Db **ret, char **ret_error);
 Db *db_close(Db *db);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Db *, db_close);
 

@@ -332,7 +332,7 @@ START_TEST(test_reopen_idempotent) {
 END_TEST
 
 START_TEST(test_newer_schema_refused) {
-        _cleanup_free_ char *mode = NULL;
+        _cleanup_free_ char *mode = NULL, *msg = NULL;
         Db *db = NULL;
         sqlite3 *s;
         char sql[64], wal[300];
@@ -346,6 +346,10 @@ START_TEST(test_newer_schema_refused) {
 
         ck_assert_int_eq(db_open(dbpath, &db), -EPROTONOSUPPORT);
         ck_assert_ptr_null(db);
+        ck_assert_int_eq(db_open_full(dbpath, &db, &msg), -EPROTONOSUPPORT);
+        ck_assert_ptr_null(db);
+        ck_assert_ptr_nonnull(msg);
+        ck_assert_msg(strstr(msg, "newer than this benchd knows"), "message: %s", msg);
 
         /* Untouched: same version, still in rollback-journal mode, no tables of ours. */
         s = raw_open();
@@ -379,6 +383,7 @@ END_TEST
 /* A half-applied schema must not be possible: a failing migration leaves version 0 and no tables.
  * Simulated by a table that collides with the first migration. */
 START_TEST(test_migration_is_atomic) {
+        _cleanup_free_ char *msg = NULL;
         Db *db = NULL;
         sqlite3 *s;
 
@@ -386,8 +391,9 @@ START_TEST(test_migration_is_atomic) {
         raw_exec(s, "CREATE TABLE runs (x)");
         sqlite3_close(s);
 
-        ck_assert_int_lt(db_open(dbpath, &db), 0);
+        ck_assert_int_lt(db_open_full(dbpath, &db, &msg), 0);
         ck_assert_ptr_null(db);
+        ck_assert_msg(strstr(msg, "schema migration 1"), "message: %s", msg);
 
         s = raw_open();
         ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), 0);
