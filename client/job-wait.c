@@ -86,8 +86,9 @@ static void draw_line(JobWait *w) {
                         APPEND("  %3.0f%%", MIN(MAX(v, 0.0), 1.0) * 100.0);
                 json_object_object_get_ex(w->props, "Live", &live);
                 if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0) {
+                        /* benchd's mb_per_s is 10^6 bytes/s; we show MiB/s everywhere. */
                         if (rec_double(live, "mb_per_s", &v))
-                                APPEND("  %.1f MB/s", v);
+                                APPEND("  %s", format_rate(a, sizeof a, v * 1e6, true));
                         if (rec_double(live, "iops", &v))
                                 APPEND("  %s IOPS", format_iops(a, sizeof a, v));
                         if (rec_double(live, "lat_p99_us", &v))
@@ -240,14 +241,16 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
                 printf("  run %" PRIu64 "\n", run);
                 return;
         }
-        status = rec_str(o, "status") ?: "";
+        status = rec_str(o, "status");
+        if (!status || streq(status, "succeeded"))
+                status = "";
         workload = rec_str(o, "workload") ?: "?";
         printf("  run %" PRIu64 ": %s %s: %s, %s IOPS, p99 %s%s%s\n", run, workload,
                format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)),
                format_rate(b, sizeof b, run_bytes_per_sec(o), true),
                format_iops(c, sizeof c, run_iops(o)),
                format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")),
-               streq(status, "succeeded") ? "" : ", ", streq(status, "succeeded") ? "" : status);
+               *status ? ", " : "", status);
 }
 
 static int print_result(JobWait *w) {

@@ -192,7 +192,8 @@ int verb_device(int argc, char **argv) {
                         text = rec_to_text(dev, key);
                 kv_print(stdout, 18, key, "%s", text && *text ? text : "-");
         }
-        kv_print(stdout, 18, "History", "%zu run%s%s", n_runs, n_runs == 1 ? "" : "s",
-                 n_runs > 0 ? " (benchctl results --device NAME)" : "");
+        kv_print(stdout, 18, "History", "%zu run%s%s%s%s", n_runs, n_runs == 1 ? "" : "s",
+                 n_runs > 0 ? " (benchctl results --device " : "", n_runs > 0 ? rec_str(dev, "Name") ?: name : "",
+                 n_runs > 0 ? ")" : "");
         return BENCHCTL_EXIT_OK;
 }

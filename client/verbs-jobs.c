@@ -85,7 +85,6 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         k = spec_key_from_string(key);
 
         switch (k) {
-        case SPEC_KEY_TARGET:
         case SPEC_KEY_DIRECT:
                 v = json_object_new_boolean(scratch->direct);
                 break;
@@ -95,6 +94,7 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         case SPEC_KEY_TAGS:
                 v = strv_to_json(scratch->tags);
                 break;
+        case SPEC_KEY_TARGET:
         case SPEC_KEY_PROFILE:
         case SPEC_KEY_WORKLOAD:
         case SPEC_KEY_LABEL:
@@ -453,8 +453,8 @@ int verb_status(int argc, char **argv) {
                         kv_print(stdout, 10, "Progress", "%.0f%%", v * 100.0);
                 json_object_object_get_ex(job, "Live", &live);
                 if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0)
-                        kv_print(stdout, 10, "Now", "%.1f MB/s, %s IOPS, p99 %s, iowait %s",
-                                 rec_double_or(live, "mb_per_s", NAN),
+                        kv_print(stdout, 10, "Now", "%s, %s IOPS, p99 %s, iowait %s",
+                                 format_rate(a, sizeof a, rec_double_or(live, "mb_per_s", NAN) * 1e6, true),
                                  format_iops(b, sizeof b, rec_double_or(live, "iops", NAN)),
                                  format_latency_ns(c, sizeof c, rec_double_or(live, "lat_p99_us", NAN) * 1e3),
                                  format_pct(d, sizeof d, rec_double_or(live, "iowait_pct", NAN)));
