@@ -19,6 +19,7 @@ def c_string(text):
     for line in text.splitlines(keepends=True):
         esc = line.replace('\\', '\\\\').replace('"', '\\"').replace('\t', '\\t')
         esc = esc.replace('\r', '').replace('\n', '\\n')
+        esc = esc.replace('??', '?\\?')  # never a trigraph, whatever -std says
         out.append('        "' + esc + '"')
     return '\n'.join(out) if out else '        ""'
 
