@@ -1,1 +1,607 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine's orchestration: open the target, lay out, start one thread per stream, and sample
+ * from the calling thread. Streams only count and fill their own interval histogram under a
+ * per-stream mutex; the sampler swaps that histogram for a clean spare at each interval, so the
+ * hot path never waits for more than a pointer swap, and the run's totals are exactly the sum of
+ * the emitted samples. Ramp time is run and thrown away before the measured phase starts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine-internal.h"
+#include "shared/util.h"
+
+static volatile sig_atomic_t stop_requested;
+
+void engine_request_stop(void) {
+        stop_requested = 1;
+}
+
+bool engine_should_stop(Engine *e) {
+        return stop_requested || atomic_load_explicit(&e->abort, memory_order_relaxed) ||
+               atomic_load_explicit(&e->time_up, memory_order_relaxed);
+}
+
+bool engine_aborted(Engine *e) {
+        return stop_requested || atomic_load(&e->abort);
+}
+
+void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops) {
+        pthread_mutex_lock(&s->lock);
+        histogram_add(s->interval, latency_ns);
+        if (write) {
+                s->counters.bytes_written += bytes;
+                s->counters.ios_written += bytes > 0;
+        } else {
+                s->counters.bytes_read += bytes;
+                s->counters.ios_read += bytes > 0;
+        }
+        s->counters.ops += ops;
+        s->progress_bytes += bytes;
+        s->progress_ops += ops;
+        pthread_mutex_unlock(&s->lock);
+}
+
+static void engine_wake(Engine *e) {
+        pthread_mutex_lock(&e->lock);
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+}
+
+int stream_fail(Stream *s, int error, const char *fmt, ...) {
+        va_list ap;
+
+        if (!s->error_message) {
+                va_start(ap, fmt);
+                if (vasprintf(&s->error_message, fmt, ap) < 0)
+                        s->error_message = NULL;
+                va_end(ap);
+        }
+        s->error = error < 0 ? error : -EIO;
+        atomic_store(&s->engine->abort, true);
+        engine_wake(s->engine);
+        return s->error;
+}
+
+int engine_phase(Engine *e, const char *name) {
+        int r = 0;
+
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->phase)
+                r = e->sink->phase(e->sink->userdata, name);
+        pthread_mutex_unlock(&e->sink_lock);
+        if (r < 0)
+                atomic_store(&e->abort, true);
+        return r;
+}
+
+int engine_log(Engine *e, int priority, const char *fmt, ...) {
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        int r = 0;
+
+        va_start(ap, fmt);
+        r = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+
+        r = 0;
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->log)
+                r = e->sink->log(e->sink->userdata, priority, text);
+        pthread_mutex_unlock(&e->sink_lock);
+        return r;
+}
+
+static int engine_emit_sample(Engine *e, const ProtoSample *sample) {
+        int r = 0;
+
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->sample)
+                r = e->sink->sample(e->sink->userdata, sample);
+        pthread_mutex_unlock(&e->sink_lock);
+        if (r < 0)
+                atomic_store(&e->abort, true);
+        return r;
+}
+
+/* The system and device counters at one instant. */
+typedef struct Snapshot {
+        uint64_t t_ns;
+        CpuStat cpu;
+        bool cpu_valid;
+        BlockStat *dev;                 /* n_leaves entries */
+        bool dev_valid;
+} Snapshot;
+
+#define SWAP_SNAPSHOT(a, b) do { Snapshot _swap = (a); (a) = (b); (b) = _swap; } while (0)
+
+static int snapshot_take(Engine *e, Snapshot *s) {
+        s->t_ns = now_nsec(CLOCK_MONOTONIC);
+        s->cpu_valid = cpustat_read(e->opts ? e->opts->proc_stat : NULL, &s->cpu) >= 0;
+        s->dev_valid = e->n_leaves > 0;
+        for (unsigned i = 0; i < e->n_leaves; i++)
+                if (blockdev_read_stat(e->opts ? e->opts->sysfs_root : NULL, e->leaves[i], &s->dev[i]) < 0)
+                        s->dev_valid = false;
+        return 0;
+}
+
+static void snapshot_usage(Engine *e, const Snapshot *a, const Snapshot *b, CpuUsage *cpu, double *util,
+                           double *queue) {
+        if (a->cpu_valid && b->cpu_valid)
+                cpustat_usage(&a->cpu, &b->cpu, cpu);
+        else
+                *cpu = (CpuUsage) {};
+        if (a->dev_valid && b->dev_valid)
+                blockstats_usage(a->dev, b->dev, e->n_leaves, (b->t_ns - a->t_ns) / NSEC_PER_USEC, util, queue);
+        else
+                *util = *queue = -1;
+}
+
+/* Takes every stream's interval (histogram and counters) into *h and *c; with keep, also into
+ * the stream's and the run's totals. */
+static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep, uint64_t *progress_bytes,
+                           uint64_t *progress_ops) {
+        histogram_init(h);
+        *c = (StreamCounters) {};
+        *progress_bytes = *progress_ops = 0;
+
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                Stream *s = &e->streams[i];
+                StreamCounters sc;
+                Histogram *taken;
+
+                pthread_mutex_lock(&s->lock);
+                taken = s->interval;
+                s->interval = s->spare;
+                sc = s->counters;
+                s->counters = (StreamCounters) {};
+                *progress_bytes += s->progress_bytes;
+                *progress_ops += s->progress_ops;
+                pthread_mutex_unlock(&s->lock);
+
+                if (keep) {
+                        histogram_merge(h, taken);
+                        histogram_merge(s->total, taken);
+                        s->totals.bytes_read += sc.bytes_read;
+                        s->totals.bytes_written += sc.bytes_written;
+                        s->totals.ios_read += sc.ios_read;
+                        s->totals.ios_written += sc.ios_written;
+                        s->totals.ops += sc.ops;
+                        c->bytes_read += sc.bytes_read;
+                        c->bytes_written += sc.bytes_written;
+                        c->ios_read += sc.ios_read;
+                        c->ios_written += sc.ios_written;
+                        c->ops += sc.ops;
+                }
+                histogram_init(taken);
+                s->spare = taken;
+        }
+}
+
+static uint64_t engine_ops_asked(Engine *e);
+
+static double engine_progress(Engine *e, uint64_t elapsed_ns, uint64_t progress_bytes, uint64_t progress_ops) {
+        const JobSpec *spec = e->spec;
+        double p;
+
+        if (spec->runtime_ms > 0)
+                p = (double) elapsed_ns / ((double) (spec->runtime_ms - MIN(spec->ramp_ms, spec->runtime_ms - 1)) *
+                                           (double) NSEC_PER_MSEC);
+        else if (engine_ops_asked(e) > 0)
+                p = (double) progress_ops / (double) engine_ops_asked(e);
+        else
+                p = (double) progress_bytes / ((double) spec->size * (double) e->n_streams);
+        return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
+static uint64_t engine_ops_asked(Engine *e) {
+        switch (e->spec->workload) {
+        case WORKLOAD_SEEKS:
+                return (uint64_t) SEEKS_PER_STREAM * e->n_streams;
+        case WORKLOAD_PING:
+                return PING_COUNT;
+        case WORKLOAD_METADATA:
+                return (uint64_t) e->spec->file_count * 6;
+        default:
+                return 0;
+        }
+}
+
+static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uint64_t t0_ns, Histogram *h,
+                       Histogram *total, StreamCounters *totals) {
+        StreamCounters c;
+        uint64_t pb, po;
+        CpuUsage cpu;
+        double util, queue;
+
+        engine_collect(e, h, &c, true, &pb, &po);
+        histogram_merge(total, h);
+        totals->bytes_read += c.bytes_read;
+        totals->bytes_written += c.bytes_written;
+        totals->ios_read += c.ios_read;
+        totals->ios_written += c.ios_written;
+        totals->ops += c.ops;
+
+        snapshot_usage(e, prev, cur, &cpu, &util, &queue);
+        ProtoSample s = {
+                .t_ms = (cur->t_ns - t0_ns) / NSEC_PER_MSEC,
+                .interval_us = (cur->t_ns - prev->t_ns) / NSEC_PER_USEC,
+                .bytes_read = c.bytes_read,
+                .bytes_written = c.bytes_written,
+                .ios_read = c.ios_read,
+                .ios_written = c.ios_written,
+                .ops = c.ops,
+                .lat_mean_ns = (uint64_t) histogram_mean(h),
+                .lat_p50_ns = histogram_percentile(h, 50),
+                .lat_p99_ns = histogram_percentile(h, 99),
+                .lat_max_ns = h->count ? h->max : 0,
+                .iowait_pct = cpu.iowait_pct,
+                .cpu_user_pct = cpu.user_pct,
+                .cpu_sys_pct = cpu.sys_pct,
+                .dev_util_pct = util,
+                .dev_queue = queue,
+                .progress = engine_progress(e, cur->t_ns - t0_ns, pb, po),
+        };
+        return engine_emit_sample(e, &s);
+}
+
+/* Waits until deadline_ns or until every stream finished (or the run aborts). Returns true when
+ * streams are still running. */
+static bool engine_wait(Engine *e, uint64_t deadline_ns) {
+        struct timespec ts = {
+                .tv_sec = (time_t) (deadline_ns / NSEC_PER_SEC),
+                .tv_nsec = (long) (deadline_ns % NSEC_PER_SEC),
+        };
+        bool running;
+
+        pthread_mutex_lock(&e->lock);
+        while (e->running > 0 && !atomic_load(&e->abort) && !stop_requested &&
+               now_nsec(CLOCK_MONOTONIC) < deadline_ns) {
+                /* Bounded waits so a signal (which cannot touch the condition) is seen soon. */
+                struct timespec slice;
+                uint64_t limit = now_nsec(CLOCK_MONOTONIC) + 100 * NSEC_PER_MSEC;
+                if (limit < deadline_ns)
+                        slice = (struct timespec) { .tv_sec = (time_t) (limit / NSEC_PER_SEC),
+                                                    .tv_nsec = (long) (limit % NSEC_PER_SEC) };
+                else
+                        slice = ts;
+                pthread_cond_timedwait(&e->cond, &e->lock, &slice);
+        }
+        running = e->running > 0;
+        pthread_mutex_unlock(&e->lock);
+        return running;
+}
+
+static void *stream_thread(void *userdata) {
+        Stream *s = userdata;
+        Engine *e = s->engine;
+
+        pthread_mutex_lock(&e->lock);
+        while (!e->go)
+                pthread_cond_wait(&e->cond, &e->lock);
+        pthread_mutex_unlock(&e->lock);
+
+        stream_main(s);
+
+        pthread_mutex_lock(&e->lock);
+        e->running--;
+        e->last_done_ns = now_nsec(CLOCK_MONOTONIC);
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+        return NULL;
+}
+
+static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
+        const JobSpec *spec = e->spec;
+        _cleanup_free_ Histogram *h = NULL, *total = NULL;
+        _cleanup_free_ BlockStat *dev_a = NULL, *dev_b = NULL, *dev_0 = NULL;
+        StreamCounters totals = {};
+        Snapshot first, prev, cur;
+        uint64_t t0, ramp_ns = spec->ramp_ms * NSEC_PER_MSEC, sample_ns, end_ns;
+        int r;
+
+        h = malloc(sizeof(Histogram));
+        total = malloc(sizeof(Histogram));
+        dev_a = calloc(e->n_leaves + 1, sizeof(BlockStat));
+        dev_b = calloc(e->n_leaves + 1, sizeof(BlockStat));
+        dev_0 = calloc(e->n_leaves + 1, sizeof(BlockStat));
+        if (!h || !total || !dev_a || !dev_b || !dev_0)
+                return -ENOMEM;
+        histogram_init(total);
+        first.dev = dev_0;
+        prev.dev = dev_a;
+        cur.dev = dev_b;
+
+        sample_ns = (uint64_t) (spec->sample_ms ? spec->sample_ms : 1000) * NSEC_PER_MSEC;
+
+        e->running = e->n_streams;
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                r = -pthread_create(&e->streams[i].thread, NULL, stream_thread, &e->streams[i]);
+                if (r < 0) {
+                        pthread_mutex_lock(&e->lock);
+                        e->running -= e->n_streams - i;
+                        pthread_mutex_unlock(&e->lock);
+                        atomic_store(&e->abort, true);
+                        break;
+                }
+                e->streams[i].thread_started = true;
+        }
+
+        r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
+        pthread_mutex_lock(&e->lock);
+        e->go = true;
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+
+        if (ramp_ns > 0 && r >= 0) {
+                uint64_t pb, po;
+                StreamCounters c;
+                engine_wait(e, now_nsec(CLOCK_MONOTONIC) + ramp_ns);
+                engine_collect(e, h, &c, false, &pb, &po);
+                r = engine_phase(e, "measure");
+        }
+
+        uint64_t started_usec = now_usec(CLOCK_REALTIME);
+        snapshot_take(e, &prev);
+        t0 = prev.t_ns;
+        first.t_ns = prev.t_ns;
+        first.cpu = prev.cpu;
+        first.cpu_valid = prev.cpu_valid;
+        first.dev_valid = prev.dev_valid;
+        memcpy(dev_0, dev_a, e->n_leaves * sizeof(BlockStat));
+        /* The ramp is part of runtime_ms (spec_finalize wants ramp < runtime). */
+        end_ns = spec->runtime_ms > 0 ? t0 + (spec->runtime_ms - MIN(spec->ramp_ms, spec->runtime_ms)) * NSEC_PER_MSEC
+                                      : UINT64_MAX;
+
+        for (uint64_t k = 1;; k++) {
+                uint64_t deadline = MIN(t0 + k * sample_ns, end_ns);
+                bool running = engine_wait(e, deadline);
+
+                if (running && !atomic_load(&e->abort) && !stop_requested &&
+                    now_nsec(CLOCK_MONOTONIC) < end_ns) {
+                        snapshot_take(e, &cur);
+                        sample_emit(e, &prev, &cur, t0, h, total, &totals);
+                        SWAP_SNAPSHOT(prev, cur);
+                        continue;
+                }
+
+                /* Time is up, the streams finished, or we were asked to stop: let every stream end
+                 * its last I/O, then one last (partial) interval. */
+                atomic_store(&e->time_up, true);
+                engine_wait(e, UINT64_MAX);
+                snapshot_take(e, &cur);
+                if (e->last_done_ns > t0 && e->last_done_ns < cur.t_ns && spec->runtime_ms == 0)
+                        cur.t_ns = e->last_done_ns;
+                if (cur.t_ns > prev.t_ns)
+                        sample_emit(e, &prev, &cur, t0, h, total, &totals);
+                break;
+        }
+
+        for (unsigned i = 0; i < e->n_streams; i++)
+                if (e->streams[i].thread_started) {
+                        pthread_join(e->streams[i].thread, NULL);
+                        e->streams[i].thread_started = false;
+                }
+
+        for (unsigned i = 0; i < e->n_streams; i++)
+                if (e->streams[i].error < 0) {
+                        if (reterr && e->streams[i].error_message)
+                                *reterr = strdup(e->streams[i].error_message);
+                        return e->streams[i].error;
+                }
+        if (stop_requested) {
+                if (reterr)
+                        *reterr = strdup("stopped by a signal before the end of the run");
+                return -ECANCELED;
+        }
+        if (atomic_load(&e->abort)) {
+                if (reterr)
+                        *reterr = strdup("the result channel failed during the run");
+                return -EPIPE;
+        }
+
+        CpuUsage cpu;
+        double util, queue;
+        snapshot_usage(e, &first, &cur, &cpu, &util, &queue);
+
+        res->summary = (ProtoResult) {
+                .started_usec = started_usec,
+                .duration_usec = (cur.t_ns - t0) / NSEC_PER_USEC,
+                .bytes_read = totals.bytes_read,
+                .bytes_written = totals.bytes_written,
+                .ios_read = totals.ios_read,
+                .ios_written = totals.ios_written,
+                .ops = totals.ops,
+                .lat_min_ns = total->count ? total->min : 0,
+                .lat_mean_ns = (uint64_t) histogram_mean(total),
+                .lat_stddev_ns = (uint64_t) histogram_stddev(total),
+                .lat_p50_ns = histogram_percentile(total, 50),
+                .lat_p90_ns = histogram_percentile(total, 90),
+                .lat_p95_ns = histogram_percentile(total, 95),
+                .lat_p99_ns = histogram_percentile(total, 99),
+                .lat_p999_ns = histogram_percentile(total, 99.9),
+                .lat_p9999_ns = histogram_percentile(total, 99.99),
+                .lat_max_ns = total->count ? total->max : 0,
+                .iowait_pct = cpu.iowait_pct,
+                .cpu_user_pct = cpu.user_pct,
+                .cpu_sys_pct = cpu.sys_pct,
+                .dev_util_pct = util,
+        };
+        res->histogram = TAKE_PTR(total);
+        return 0;
+}
+
+static int device_string(Engine *e, char **ret) {
+        size_t len = 1;
+        char *s;
+
+        for (unsigned i = 0; i < e->n_leaves; i++)
+                len += strlen(e->leaves[i]) + 1;
+        s = calloc(1, len);
+        if (!s)
+                return -ENOMEM;
+        for (unsigned i = 0; i < e->n_leaves; i++) {
+                if (i > 0)
+                        strcat(s, ",");
+                strcat(s, e->leaves[i]);
+        }
+        *ret = s;
+        return 0;
+}
+
+static void engine_free_streams(Engine *e) {
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                Stream *s = &e->streams[i];
+                pthread_mutex_destroy(&s->lock);
+                free(s->interval);
+                free(s->spare);
+                free(s->total);
+                free(s->error_message);
+                free(s->name);
+        }
+        free(e->streams);
+        e->streams = NULL;
+}
+
+int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *opts, const EngineSink *sink,
+               EngineResult *ret, char **reterr) {
+        static const EngineOptions no_opts = {};
+        EngineResult res = {};
+        Engine e = {
+                .spec = spec,
+                .tc = tc,
+                .opts = opts ? opts : &no_opts,
+                .sink = sink,
+                .dirfd = -1,
+                .target_fd = -1,
+        };
+        pthread_condattr_t ca;
+        uint64_t seed;
+        int r;
+
+        if (!spec->target || spec->workload < 0 || spec->workload >= _WORKLOAD_MAX || spec->block_size == 0) {
+                if (reterr)
+                        *reterr = strdup("the spec is not finalized: target, workload and block_size are required");
+                return -EINVAL;
+        }
+
+        pthread_mutex_init(&e.sink_lock, NULL);
+        pthread_mutex_init(&e.lock, NULL);
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&e.cond, &ca);
+        pthread_condattr_destroy(&ca);
+
+        e.depth = spec->queue_depth ? spec->queue_depth : 1;
+        if (e.opts->ioengine && streq(e.opts->ioengine, "null"))
+                e.io_ops = &ioengine_null_ops;
+        else if (e.opts->ioengine && streq(e.opts->ioengine, "io_uring"))
+                e.io_ops = &ioengine_uring_ops;
+        else
+                e.io_ops = e.depth > 1 ? &ioengine_uring_ops : &ioengine_sync_ops;
+
+        /* Metadata is one bonnie++-like process; every other workload runs one stream per job. */
+        e.n_streams = spec->workload == WORKLOAD_METADATA || spec->workload == WORKLOAD_PING ? 1
+                      : (spec->jobs ? spec->jobs : 1);
+        e.streams = calloc(e.n_streams, sizeof(Stream));
+        if (!e.streams) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        seed = now_nsec(CLOCK_MONOTONIC) ^ ((uint64_t) getpid() << 32);
+        for (unsigned i = 0; i < e.n_streams; i++) {
+                Stream *s = &e.streams[i];
+                s->engine = &e;
+                s->index = i;
+                s->fd = -1;
+                pthread_mutex_init(&s->lock, NULL);
+                prng_seed(&s->rng, seed + i * UINT64_C(0x9e3779b97f4a7c15));
+                s->interval = malloc(sizeof(Histogram));
+                s->spare = malloc(sizeof(Histogram));
+                s->total = malloc(sizeof(Histogram));
+                if (!s->interval || !s->spare || !s->total) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                histogram_init(s->interval);
+                histogram_init(s->spare);
+                histogram_init(s->total);
+        }
+
+        (void) target_resolve_devices(&e);
+
+        r = target_open(&e, reterr);
+        if (r < 0)
+                goto finish;
+        r = target_layout(&e, reterr);
+        if (r < 0)
+                goto finish;
+
+        r = engine_measure(&e, &res, reterr);
+        if (r < 0)
+                goto finish;
+
+        r = device_string(&e, &res.summary.device);
+        if (r < 0)
+                goto finish;
+
+        res.streams = calloc(e.n_streams, sizeof(StreamSummary));
+        if (!res.streams) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        res.n_streams = e.n_streams;
+        for (unsigned i = 0; i < e.n_streams; i++) {
+                Stream *s = &e.streams[i];
+                res.streams[i] = (StreamSummary) {
+                        .bytes_read = s->totals.bytes_read,
+                        .bytes_written = s->totals.bytes_written,
+                        .ios_read = s->totals.ios_read,
+                        .ios_written = s->totals.ios_written,
+                        .ops = s->totals.ops,
+                        .lat_mean_ns = (uint64_t) histogram_mean(s->total),
+                        .lat_p50_ns = histogram_percentile(s->total, 50),
+                        .lat_p99_ns = histogram_percentile(s->total, 99),
+                        .lat_max_ns = s->total->count ? s->total->max : 0,
+                };
+        }
+        res.phases = TAKE_PTR(e.phases);
+        res.n_phases = e.n_phases;
+        res.bytes_asked = spec->runtime_ms == 0 && engine_ops_asked(&e) == 0 ? spec->size * e.n_streams : 0;
+
+finish:
+        if (e.dirfd >= 0 || e.target_fd >= 0)
+                engine_phase(&e, "cleanup");
+        target_cleanup(&e);
+        engine_free_streams(&e);
+        free(e.phases);
+        strv_free(e.leaves);
+        pthread_cond_destroy(&e.cond);
+        pthread_mutex_destroy(&e.lock);
+        pthread_mutex_destroy(&e.sink_lock);
+
+        if (r < 0) {
+                engine_result_clear(&res);
+                return r;
+        }
+        *ret = res;
+        return 0;
+}
+
+void engine_result_clear(EngineResult *r) {
+        if (!r)
+                return;
+        free(r->summary.device);
+        free(r->histogram);
+        free(r->streams);
+        free(r->phases);
+        *r = (EngineResult) {};
+}

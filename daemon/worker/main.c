@@ -1,1 +1,507 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * benchd-worker: runs exactly one job step and exits. Two front ends over the same engine:
+ *   --protocol-fd=N  the daemon's socketpair: HELLO, one SPEC, then PHASE/SAMPLE/LOG frames and
+ *                    HISTOGRAM + RESULT, or ERROR (exit 0 on success, 1 on failure);
+ *   standalone       options build the same JobSpec; a human or JSON summary goes to stdout
+ *                    (exit 0, 1 when the run failed, 2 for a usage error).
+ * SIGTERM/SIGINT ask the engine to stop within one I/O; it removes its files before we exit.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "output.h"
+#include "shared/proto.h"
+#include "shared/spec-check.h"
+#include "shared/spec.h"
+#include "shared/util.h"
+
+#define EXIT_USAGE 2
+
+static void on_stop_signal(int sig) {
+        engine_request_stop();
+}
+
+static void install_signals(void) {
+        struct sigaction sa = { .sa_handler = on_stop_signal };
+
+        sigemptyset(&sa.sa_mask);
+        /* No SA_RESTART: a blocked wait returns and sees the flag. */
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- protocol mode ---- */
+
+typedef struct ProtoSink {
+        int fd;
+} ProtoSink;
+
+static int send_frame(int fd, int r, uint8_t *buf, size_t len) {
+        if (r < 0)
+                return r;
+        r = proto_write_all(fd, buf, len);
+        free(buf);
+        return r;
+}
+
+static int proto_sink_phase(void *userdata, const char *name) {
+        ProtoSink *p = userdata;
+        ProtoText t = { .level = 0, .text = (char *) name };
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_text(PROTO_PHASE, &t, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
+static int proto_sink_log(void *userdata, int priority, const char *text) {
+        ProtoSink *p = userdata;
+        ProtoText t = { .level = (uint32_t) priority, .text = (char *) text };
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_text(PROTO_LOG, &t, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
+static int proto_sink_sample(void *userdata, const ProtoSample *s) {
+        ProtoSink *p = userdata;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_sample(s, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
+static int proto_send_error(int fd, int error, const char *message) {
+        ProtoError m = { .error = error < 0 ? -error : error, .message = (char *) (message ? message : strerror(abs(error))) };
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_error(&m, &buf, &len);
+        return send_frame(fd, r, buf, len);
+}
+
+/* Sparse non-zero buckets, as many frames as needed. */
+static int proto_send_histogram(int fd, const Histogram *h) {
+        _cleanup_free_ ProtoHistogramEntry *entries = calloc(HISTOGRAM_BUCKETS, sizeof(ProtoHistogramEntry));
+        uint32_t n = 0;
+        int r;
+
+        if (!entries)
+                return -ENOMEM;
+        for (unsigned i = 0; h && i < HISTOGRAM_BUCKETS; i++)
+                if (h->buckets[i] > 0)
+                        entries[n++] = (ProtoHistogramEntry) { .index = i, .count = h->buckets[i] };
+
+        for (uint32_t off = 0; off < n; off += PROTO_HISTOGRAM_MAX_ENTRIES) {
+                ProtoHistogram m = { .n_entries = MIN(n - off, (uint32_t) PROTO_HISTOGRAM_MAX_ENTRIES),
+                                     .entries = entries + off };
+                uint8_t *buf = NULL;
+                size_t len = 0;
+                r = proto_encode_histogram(&m, &buf, &len);
+                r = send_frame(fd, r, buf, len);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int proto_read_spec(int fd, ProtoSpec *ret) {
+        ProtoReader reader;
+        ProtoFrame frame;
+        int r;
+
+        proto_reader_init(&reader);
+        for (;;) {
+                r = proto_reader_next(&reader, &frame);
+                if (r < 0)
+                        goto out;
+                if (r > 0)
+                        break;
+                r = proto_reader_fill(&reader, fd);
+                if (r == -EAGAIN || r == -EINTR)
+                        continue;
+                if (r < 0)
+                        goto out;
+                if (r == 0) {
+                        r = -ECONNRESET;
+                        goto out;
+                }
+        }
+        r = frame.type == PROTO_SPEC ? proto_decode_spec(&frame, ret) : -EBADMSG;
+out:
+        proto_reader_clear(&reader);
+        return r;
+}
+
+/* Applies "key=value" lines. */
+static int spec_apply_text(JobSpec *spec, const char *text, char **reterr) {
+        _cleanup_free_ char *copy = strdup(text);
+        char *save = NULL;
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                if (!*line)
+                        continue;
+                r = spec_set_assignment(spec, line, reterr);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int run_protocol(int fd) {
+        _cleanup_free_ char *err = NULL, *prefix = NULL;
+        ProtoSpec ps = {};
+        JobSpec spec;
+        TargetCheck tc;
+        EngineResult res = {};
+        ProtoSink ps_sink = { .fd = fd };
+        EngineSink sink = {
+                .userdata = &ps_sink,
+                .phase = proto_sink_phase,
+                .sample = proto_sink_sample,
+                .log = proto_sink_log,
+        };
+        int r;
+
+        spec_init(&spec);
+
+        ProtoHello hello = { .version = PROTO_VERSION, .pid = (uint32_t) getpid() };
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        r = proto_encode_hello(&hello, &buf, &len);
+        r = send_frame(fd, r, buf, len);
+        if (r < 0) {
+                fprintf(stderr, "benchd-worker: cannot send HELLO: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+
+        r = proto_read_spec(fd, &ps);
+        if (r < 0) {
+                fprintf(stderr, "benchd-worker: cannot read the SPEC frame: %s\n", strerror(-r));
+                proto_send_error(fd, r, "the worker expected one SPEC frame");
+                return EXIT_FAILURE;
+        }
+
+        r = spec_apply_text(&spec, ps.text, &err);
+        if (r >= 0)
+                r = spec_finalize(&spec, &err);
+        if (r >= 0 && spec.workload < 0) {
+                r = -EINVAL;
+                err = strdup("a worker step needs a workload, not a profile");
+        }
+        if (r >= 0)
+                r = spec_check_target(&spec, &tc, &err);
+        if (r >= 0 && asprintf(&prefix, ".benchd-%" PRIu64 "-%" PRIu32 "-", ps.job_id, ps.step) < 0)
+                r = -ENOMEM;
+        if (r >= 0) {
+                EngineOptions opts = { .file_prefix = prefix };
+                r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
+        }
+
+        if (r >= 0)
+                r = proto_send_histogram(fd, res.histogram);
+        if (r >= 0) {
+                buf = NULL;
+                r = proto_encode_result(&res.summary, &buf, &len);
+                r = send_frame(fd, r, buf, len);
+                if (r < 0)
+                        fprintf(stderr, "benchd-worker: cannot send RESULT: %s\n", strerror(-r));
+        } else
+                proto_send_error(fd, r, err);
+
+        engine_result_clear(&res);
+        proto_spec_clear(&ps);
+        spec_clear(&spec);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- standalone mode ---- */
+
+typedef struct SampleLog {
+        ProtoSample *samples;
+        size_t n, allocated;
+        bool live;              /* a line per sample on stderr */
+} SampleLog;
+
+static int log_sample(void *userdata, const ProtoSample *s) {
+        SampleLog *l = userdata;
+
+        if (l->n == l->allocated) {
+                size_t m = l->allocated ? l->allocated * 2 : 64;
+                ProtoSample *p = realloc(l->samples, m * sizeof(ProtoSample));
+                if (!p)
+                        return -ENOMEM;
+                l->samples = p;
+                l->allocated = m;
+        }
+        l->samples[l->n++] = *s;
+        if (l->live)
+                output_sample_line(stderr, s);
+        return 0;
+}
+
+static int log_phase(void *userdata, const char *name) {
+        SampleLog *l = userdata;
+        if (l->live)
+                fprintf(stderr, "-- %s\n", name);
+        return 0;
+}
+
+static int log_text(void *userdata, int priority, const char *text) {
+        SampleLog *l = userdata;
+        if (l->live || priority <= LOG_WARNING)
+                fprintf(stderr, "-- %s\n", text);
+        return 0;
+}
+
+/* "10s", "500ms", "2m", "1h", or plain seconds, into milliseconds. */
+static int parse_duration_ms(const char *s, uint64_t *ret) {
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno != 0 || end == s || !(v >= 0))
+                return -EINVAL;
+        if (*end == 0 || streq(end, "s"))
+                v *= 1000;
+        else if (streq(end, "ms"))
+                ;
+        else if (streq(end, "m") || streq(end, "min"))
+                v *= 60000;
+        else if (streq(end, "h"))
+                v *= 3600000;
+        else
+                return -EINVAL;
+        if (v > (double) SPEC_RUNTIME_MS_MAX)
+                return -ERANGE;
+        *ret = (uint64_t) v;
+        return 0;
+}
+
+static void help(void) {
+        printf("Usage: benchd-worker --target PATH --workload NAME [OPTIONS]\n"
+               "       benchd-worker --protocol-fd=FD\n"
+               "\n"
+               "Runs one benchmark step and prints its result (or, with --protocol-fd, talks to benchd).\n"
+               "\n"
+               "  -t --target PATH        directory (benchd creates its own files), file or block device\n"
+               "  -w --workload NAME      read write randread randwrite randrw rewrite reread backward-read\n"
+               "                          stride-read seeks metadata ping\n"
+               "  -b --block-size SIZE    e.g. 4K, 32K, 1M\n"
+               "  -s --size SIZE          bytes per stream (file size or device region), e.g. 1G\n"
+               "  -d --direct             O_DIRECT (the default); --buffered for the page cache\n"
+               "     --buffered           no O_DIRECT\n"
+               "     --sync MODE          none, end or each, optionally :fsync or :fdatasync\n"
+               "  -r --runtime DURATION   time-based run, e.g. 10s, 500ms, 2m (ramp included)\n"
+               "     --ramp DURATION      discarded warm-up at the start of the runtime\n"
+               "  -q --queue-depth N      I/Os in flight per stream (io_uring above 1)\n"
+               "  -j --jobs N             parallel streams\n"
+               "     --rwmix-read PCT     reads in randrw\n"
+               "     --pattern P          random, zero or compressible:NN\n"
+               "     --stride SIZE        stride-read step\n"
+               "     --sample-ms N        sample interval (100..60000)\n"
+               "     --set KEY=VALUE      any job spec key (see DESIGN.md \"Job spec\")\n"
+               "     --ioengine NAME      sync, io_uring or null (testing)\n"
+               "     --json               print a JSON document instead of the summary\n"
+               "     --live               a line per sample on stderr\n"
+               "  -h --help               this text\n"
+               "     --version            the version\n");
+}
+
+enum {
+        ARG_BUFFERED = 0x100,
+        ARG_SYNC,
+        ARG_RAMP,
+        ARG_RWMIX,
+        ARG_PATTERN,
+        ARG_STRIDE,
+        ARG_SAMPLE_MS,
+        ARG_SET,
+        ARG_JSON,
+        ARG_LIVE,
+        ARG_PROTOCOL_FD,
+        ARG_IOENGINE,
+        ARG_VERSION,
+};
+
+static int usage_error(const char *fmt, ...) _printf_(1, 2);
+static int usage_error(const char *fmt, ...) {
+        va_list ap;
+
+        fprintf(stderr, "benchd-worker: ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry 'benchd-worker --help'.\n");
+        return EXIT_USAGE;
+}
+
+int main(int argc, char *argv[]) {
+        static const struct option options[] = {
+                { "target",      required_argument, NULL, 't' },
+                { "workload",    required_argument, NULL, 'w' },
+                { "block-size",  required_argument, NULL, 'b' },
+                { "size",        required_argument, NULL, 's' },
+                { "direct",      no_argument,       NULL, 'd' },
+                { "buffered",    no_argument,       NULL, ARG_BUFFERED },
+                { "sync",        required_argument, NULL, ARG_SYNC },
+                { "runtime",     required_argument, NULL, 'r' },
+                { "ramp",        required_argument, NULL, ARG_RAMP },
+                { "queue-depth", required_argument, NULL, 'q' },
+                { "jobs",        required_argument, NULL, 'j' },
+                { "rwmix-read",  required_argument, NULL, ARG_RWMIX },
+                { "pattern",     required_argument, NULL, ARG_PATTERN },
+                { "stride",      required_argument, NULL, ARG_STRIDE },
+                { "sample-ms",   required_argument, NULL, ARG_SAMPLE_MS },
+                { "set",         required_argument, NULL, ARG_SET },
+                { "ioengine",    required_argument, NULL, ARG_IOENGINE },
+                { "json",        no_argument,       NULL, ARG_JSON },
+                { "live",        no_argument,       NULL, ARG_LIVE },
+                { "protocol-fd", required_argument, NULL, ARG_PROTOCOL_FD },
+                { "help",        no_argument,       NULL, 'h' },
+                { "version",     no_argument,       NULL, ARG_VERSION },
+                {}
+        };
+        _cleanup_free_ char *err = NULL, *prefix = NULL;
+        const char *ioengine = NULL;
+        bool json = false, standalone = false;
+        SampleLog log = {};
+        int protocol_fd = -1, c, r;
+        JobSpec spec;
+        TargetCheck tc;
+        EngineResult res = {};
+
+        spec_init(&spec);
+        install_signals();
+
+        while ((c = getopt_long(argc, argv, "t:w:b:s:dr:q:j:h", options, NULL)) >= 0) {
+                const char *key = NULL, *value = optarg;
+                char ms[32];
+                uint64_t v;
+
+                switch (c) {
+                case 't': key = "target"; break;
+                case 'w': key = "workload"; break;
+                case 'b': key = "block_size"; break;
+                case 's': key = "size"; break;
+                case 'd': key = "direct"; value = "true"; break;
+                case ARG_BUFFERED: key = "direct"; value = "false"; break;
+                case ARG_SYNC: key = "sync"; break;
+                case 'q': key = "queue_depth"; break;
+                case 'j': key = "jobs"; break;
+                case ARG_RWMIX: key = "rwmix_read"; break;
+                case ARG_PATTERN: key = "pattern"; break;
+                case ARG_STRIDE: key = "stride"; break;
+                case ARG_SAMPLE_MS: key = "sample_ms"; break;
+                case 'r':
+                case ARG_RAMP:
+                        if (parse_duration_ms(optarg, &v) < 0)
+                                return usage_error("'%s' is not a duration; use e.g. 10s, 500ms or 2m", optarg);
+                        snprintf(ms, sizeof(ms), "%" PRIu64, v);
+                        key = c == 'r' ? "runtime_ms" : "ramp_ms";
+                        value = ms;
+                        break;
+                case ARG_SET:
+                        standalone = true;
+                        r = spec_set_assignment(&spec, optarg, &err);
+                        if (r < 0)
+                                return usage_error("%s", err ? err : "bad --set assignment");
+                        continue;
+                case ARG_IOENGINE:
+                        if (!streq(optarg, "sync") && !streq(optarg, "io_uring") && !streq(optarg, "null"))
+                                return usage_error("--ioengine: '%s' is not one of sync, io_uring, null", optarg);
+                        ioengine = optarg;
+                        continue;
+                case ARG_JSON:
+                        json = true;
+                        continue;
+                case ARG_LIVE:
+                        log.live = true;
+                        continue;
+                case ARG_PROTOCOL_FD: {
+                        char *end;
+                        long fd;
+                        errno = 0;
+                        fd = strtol(optarg, &end, 10);
+                        if (errno != 0 || *end || fd < 0 || fd > INT32_MAX)
+                                return usage_error("--protocol-fd: '%s' is not a file descriptor number", optarg);
+                        protocol_fd = (int) fd;
+                        continue;
+                }
+                case 'h':
+                        help();
+                        return EXIT_SUCCESS;
+                case ARG_VERSION:
+                        printf("benchd-worker %s\n", BENCHD_VERSION);
+                        return EXIT_SUCCESS;
+                default:
+                        return EXIT_USAGE;
+                }
+
+                standalone = true;
+                r = spec_set_from_string(&spec, key, value, &err);
+                if (r < 0)
+                        return usage_error("%s", err ? err : "bad option value");
+        }
+        if (optind < argc)
+                return usage_error("unexpected argument '%s'", argv[optind]);
+
+        if (protocol_fd >= 0) {
+                if (standalone)
+                        return usage_error("%s", "--protocol-fd takes its spec from benchd, not from options");
+                r = run_protocol(protocol_fd);
+                spec_clear(&spec);
+                return r;
+        }
+        if (!standalone) {
+                help();
+                return EXIT_USAGE;
+        }
+
+        r = spec_finalize(&spec, &err);
+        if (r >= 0 && spec.workload < 0)
+                return usage_error("%s", "standalone mode runs one workload, not a profile; give --workload");
+        if (r < 0)
+                return usage_error("%s", err ? err : "invalid job spec");
+
+        r = spec_check_target(&spec, &tc, &err);
+        if (r < 0) {
+                fprintf(stderr, "benchd-worker: %s\n", err ? err : strerror(-r));
+                spec_clear(&spec);
+                return EXIT_FAILURE;
+        }
+
+        if (asprintf(&prefix, ".benchd-s%d-0-", (int) getpid()) < 0)
+                return EXIT_FAILURE;
+
+        EngineOptions opts = { .file_prefix = prefix, .ioengine = ioengine };
+        EngineSink sink = { .userdata = &log, .phase = log_phase, .sample = log_sample, .log = log_text };
+        r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
+        if (r < 0) {
+                fprintf(stderr, "benchd-worker: %s\n", err ? err : strerror(-r));
+                free(log.samples);
+                spec_clear(&spec);
+                return EXIT_FAILURE;
+        }
+
+        r = json ? output_json(stdout, &spec, &res, log.samples, log.n) : output_human(stdout, &spec, &res);
+        fflush(stdout);
+        engine_result_clear(&res);
+        free(log.samples);
+        spec_clear(&spec);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

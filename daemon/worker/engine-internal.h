@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What engine.c (orchestration and sampling), stream.c (the I/O loops), target.c (files, layout,
+ * backing device) and metadata.c share. Not a public interface.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "engine.h"
+#include "ioengine.h"
+#include "prng.h"
+#include "sysstat.h"
+#include "shared/util.h"
+
+typedef struct Engine Engine;
+
+typedef struct StreamCounters {
+        uint64_t bytes_read, bytes_written, ios_read, ios_written, ops;
+} StreamCounters;
+
+typedef struct Stream {
+        Engine *engine;
+        unsigned index;
+        int fd;
+        char *name;                     /* the file we created in the target directory, or NULL */
+        uint64_t region;                /* addressable bytes from offset 0 */
+        Prng rng;
+
+        pthread_t thread;
+        bool thread_started;
+
+        /* Written by the stream thread, taken by the sampler; under lock. */
+        pthread_mutex_t lock;
+        Histogram *interval;
+        StreamCounters counters;
+        uint64_t progress_bytes;        /* all bytes since the start, ramp included */
+        uint64_t progress_ops;
+
+        /* Sampler side (only the sampling thread touches these). */
+        Histogram *spare;
+        Histogram *total;
+        StreamCounters totals;
+
+        int error;
+        char *error_message;
+} Stream;
+
+struct Engine {
+        const JobSpec *spec;
+        const TargetCheck *tc;
+        const EngineOptions *opts;
+        const EngineSink *sink;
+        pthread_mutex_t sink_lock;
+
+        int dirfd;                      /* directory targets */
+        int target_fd;                  /* file and block targets: shared by every stream */
+        char *meta_dir;                 /* metadata: the directory we created */
+        Stream *streams;
+        unsigned n_streams;
+        const IoEngineOps *io_ops;
+        uint32_t depth;
+
+        char **leaves;                  /* devices sampled for utilisation */
+        unsigned n_leaves;
+
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool go;
+        unsigned running;
+        uint64_t last_done_ns;
+        atomic_bool time_up;
+        atomic_bool abort;
+
+        PhaseSummary *phases;           /* metadata only; written by its single stream */
+        unsigned n_phases;
+};
+
+/* Seeks, ping and metadata are bounded by operations rather than bytes when not time-based. */
+#define SEEKS_PER_STREAM 8000u
+#define PING_COUNT 10u
+
+/* True when streams must stop now: a signal, an error, or the end of the runtime. */
+bool engine_should_stop(Engine *e);
+/* True for a signal or an error only (the run will not produce a result). */
+bool engine_aborted(Engine *e);
+/* Records one completed operation. */
+void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops);
+/* Marks the stream failed with a message (printf-style) and aborts the run. Returns error. */
+int stream_fail(Stream *s, int error, const char *fmt, ...) _printf_(3, 4);
+int engine_phase(Engine *e, const char *name);
+int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
+
+/* stream.c */
+void *stream_main(void *userdata);
+
+/* metadata.c */
+int stream_metadata(Stream *s);
+
+/* target.c */
+int target_open(Engine *e, char **reterr);
+int target_layout(Engine *e, char **reterr);
+void target_cleanup(Engine *e);
+int target_resolve_devices(Engine *e);
+/* Fills buf with sync file data flush per spec (fsync or fdatasync). */
+int target_sync(Engine *e, int fd);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * I/O engines as a table of operations (fio's shape): the stream loop queues requests, submits,
+ * and reaps completions without knowing whether they were done synchronously (pread/pwrite at
+ * depth 1), by io_uring (depth > 1), or not at all (the null engine, for tests of the machinery).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct IoRequest {
+        void *buf;
+        uint64_t offset;
+        uint32_t len;
+        bool write;
+        uint64_t start_ns;      /* CLOCK_MONOTONIC, set by the caller right before queueing */
+        uint64_t end_ns;        /* set by the engine at completion */
+        int64_t result;         /* bytes transferred, or -errno */
+} IoRequest;
+
+typedef struct IoEngine IoEngine;
+
+typedef struct IoEngineOps {
+        const char *name;
+        /* depth: most requests in flight at once. */
+        int (*open)(int fd, unsigned depth, IoEngine **ret);
+        /* Hands a request over. The sync engine performs it here. */
+        int (*queue)(IoEngine *e, IoRequest *req);
+        /* Starts what was queued; returns the number started. */
+        int (*submit)(IoEngine *e);
+        /* Waits for at least min completions, returns up to max of them in done[]. */
+        int (*reap)(IoEngine *e, unsigned min, IoRequest **done, unsigned max);
+        void (*close)(IoEngine *e);
+} IoEngineOps;
+
+extern const IoEngineOps ioengine_sync_ops;
+extern const IoEngineOps ioengine_uring_ops;
+extern const IoEngineOps ioengine_null_ops;

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The metadata workload, as bonnie++ -n count:max:min:dirs does it: in our own directory
+ * (<prefix>meta, spread over `dirs` subdirectories) create file_count files in name order, stat
+ * them (and read their data) in directory order, delete them in name order; then create, stat and
+ * delete them again in a random order. Every operation is timed; each of the six phases gets its
+ * own ops/s and latency (PhaseSummary, and a LOG line when it begins, since the protocol's PHASE
+ * names the engine's stages, not the workload's).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "engine-internal.h"
+#include "pattern.h"
+#include "shared/util.h"
+#include "workload.h"
+
+typedef enum MetaOp {
+        META_CREATE,
+        META_STAT,
+        META_DELETE,
+} MetaOp;
+
+typedef struct MetaPhase {
+        const char *name;
+        MetaOp op;
+        bool random;
+} MetaPhase;
+
+static const MetaPhase meta_phases[] = {
+        { "create-seq", META_CREATE, false },
+        { "stat-seq", META_STAT, false },
+        { "delete-seq", META_DELETE, false },
+        { "create-rand", META_CREATE, true },
+        { "stat-rand", META_STAT, true },
+        { "delete-rand", META_DELETE, true },
+};
+
+typedef struct Meta {
+        Stream *stream;
+        const JobSpec *spec;
+        int dirfd;
+        void *buf;              /* file_size_max bytes of pattern */
+        Histogram *h;
+} Meta;
+
+static void meta_name(const Meta *m, uint64_t i, char buf[static 64]) {
+        if (m->spec->dirs > 1)
+                snprintf(buf, 64, "d%05" PRIu64 "/%010" PRIu64, i % m->spec->dirs, i);
+        else
+                snprintf(buf, 64, "%010" PRIu64, i);
+}
+
+static uint64_t meta_file_size(Meta *m) {
+        const JobSpec *spec = m->spec;
+        if (spec->file_size_max == 0)
+                return 0;
+        return spec->file_size_min + prng_below(&m->stream->rng, spec->file_size_max - spec->file_size_min + 1);
+}
+
+static int meta_create(Meta *m, const char *name, uint64_t *ret_bytes) {
+        int fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        uint64_t size = meta_file_size(m);
+        int r = 0;
+
+        if (fd < 0)
+                return -errno;
+        if (size > 0) {
+                ssize_t n = write(fd, m->buf, size);
+                if (n < 0)
+                        r = -errno;
+                else if ((uint64_t) n != size)
+                        r = -EIO;
+        }
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        *ret_bytes = size;
+        return r;
+}
+
+/* stat, and read the data back as bonnie++ does when files have a size. */
+static int meta_stat(Meta *m, int dirfd, const char *name, uint64_t *ret_bytes) {
+        struct stat st;
+
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        *ret_bytes = 0;
+        if (st.st_size > 0) {
+                int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                ssize_t n = read(fd, m->buf, MIN((uint64_t) st.st_size, m->spec->file_size_max));
+                int r = n < 0 ? -errno : 0;
+                close(fd);
+                if (r < 0)
+                        return r;
+                *ret_bytes = (uint64_t) n;
+        }
+        return 0;
+}
+
+static int meta_one(Meta *m, const MetaPhase *p, int dirfd, const char *name) {
+        Stream *s = m->stream;
+        uint64_t bytes = 0, t = now_nsec(CLOCK_MONOTONIC);
+        int r;
+
+        switch (p->op) {
+        case META_CREATE:
+                r = meta_create(m, name, &bytes);
+                break;
+        case META_STAT:
+                r = meta_stat(m, dirfd, name, &bytes);
+                break;
+        case META_DELETE:
+        default:
+                r = unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+                break;
+        }
+        if (r < 0)
+                return stream_fail(s, r, "%s of %s failed: %s", p->name, name, strerror(-r));
+
+        uint64_t lat = now_nsec(CLOCK_MONOTONIC) - t;
+        histogram_add(m->h, lat);
+        stream_record(s, lat, p->op == META_CREATE, bytes, 1);
+        return 0;
+}
+
+/* stat-seq walks the directories in readdir order, like `ls -l`. */
+static int meta_stat_seq(Meta *m, const MetaPhase *p) {
+        unsigned dirs = m->spec->dirs > 1 ? m->spec->dirs : 1;
+
+        for (unsigned d = 0; d < dirs && !engine_should_stop(m->stream->engine); d++) {
+                char sub[16];
+                int fd;
+
+                if (m->spec->dirs > 1) {
+                        snprintf(sub, sizeof(sub), "d%05u", d);
+                        fd = openat(m->dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                } else
+                        fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return stream_fail(m->stream, -errno, "cannot open the metadata directory: %m");
+                DIR *dir = fdopendir(fd);
+                if (!dir) {
+                        close(fd);
+                        return stream_fail(m->stream, -ENOMEM, "out of memory");
+                }
+                struct dirent *de;
+                int r = 0;
+                while ((de = readdir(dir)) && !engine_should_stop(m->stream->engine)) {
+                        if (de->d_name[0] == '.' || de->d_name[0] == 'd')
+                                continue;
+                        r = meta_one(m, p, dirfd(dir), de->d_name);
+                        if (r < 0)
+                                break;
+                }
+                closedir(dir);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int meta_phase(Meta *m, const MetaPhase *p) {
+        Engine *e = m->stream->engine;
+        uint64_t n = m->spec->file_count, t0 = now_nsec(CLOCK_MONOTONIC), before = m->h->count;
+        OffsetGen order;
+        int r = 0;
+
+        histogram_init(m->h);
+        (void) before;
+        engine_log(e, LOG_INFO, "phase %s", p->name);
+
+        if (p->op == META_STAT && !p->random)
+                r = meta_stat_seq(m, p);
+        else {
+                r = offset_gen_init(&order, p->random ? OFFSET_RANDOM : OFFSET_SEQUENTIAL, n, 1, 0,
+                                    prng_next(&m->stream->rng));
+                if (r < 0)
+                        return stream_fail(m->stream, r, "file_count must be positive");
+                for (uint64_t i = 0; i < n && !engine_should_stop(e); i++) {
+                        char name[64];
+                        meta_name(m, offset_gen_next(&order), name);
+                        r = meta_one(m, p, m->dirfd, name);
+                        if (r < 0)
+                                break;
+                }
+        }
+        if (r < 0)
+                return r;
+
+        PhaseSummary *ps = realloc(e->phases, (e->n_phases + 1) * sizeof(PhaseSummary));
+        if (!ps)
+                return stream_fail(m->stream, -ENOMEM, "out of memory");
+        e->phases = ps;
+        ps = &e->phases[e->n_phases++];
+        *ps = (PhaseSummary) {
+                .ops = m->h->count,
+                .duration_usec = (now_nsec(CLOCK_MONOTONIC) - t0) / NSEC_PER_USEC,
+                .lat_mean_ns = (uint64_t) histogram_mean(m->h),
+                .lat_p99_ns = histogram_percentile(m->h, 99),
+                .lat_max_ns = m->h->count ? m->h->max : 0,
+        };
+        snprintf(ps->name, sizeof(ps->name), "%s", p->name);
+        engine_log(e, LOG_INFO, "phase %s: %" PRIu64 " ops in %" PRIu64 " us, mean latency %" PRIu64 " ns",
+                   p->name, ps->ops, ps->duration_usec, ps->lat_mean_ns);
+        return 0;
+}
+
+int stream_metadata(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        _cleanup_free_ Histogram *h = malloc(sizeof(Histogram));
+        _cleanup_free_ void *buf = NULL;
+        _cleanup_close_ int dirfd = -1;
+
+        if (!h || posix_memalign(&buf, 4096, MAX(spec->file_size_max, (uint64_t) 8)) != 0)
+                return stream_fail(s, -ENOMEM, "out of memory");
+        pattern_fill(buf, MAX(spec->file_size_max, (uint64_t) 8) / 8 * 8, spec->pattern, spec->compress_pct, &s->rng);
+        if (!e->meta_dir)
+                return stream_fail(s, -EINVAL, "metadata needs a directory target");
+        dirfd = openat(e->dirfd, e->meta_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dirfd < 0)
+                return stream_fail(s, -errno, "cannot open %s: %m", e->meta_dir);
+
+        for (unsigned d = 0; spec->dirs > 1 && d < spec->dirs; d++) {
+                char sub[16];
+                snprintf(sub, sizeof(sub), "d%05u", d);
+                if (mkdirat(dirfd, sub, 0700) < 0)
+                        return stream_fail(s, -errno, "cannot create %s/%s: %m", e->meta_dir, sub);
+        }
+
+        Meta m = { .stream = s, .spec = spec, .dirfd = dirfd, .buf = buf, .h = h };
+        for (size_t i = 0; i < ELEMENTSOF(meta_phases) && !engine_should_stop(e); i++)
+                if (meta_phase(&m, &meta_phases[i]) < 0)
+                        break;
+        return s->error;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Formatting of standalone results (output.h). Throughput is printed in decimal MB/s (as dd and
+ * fio's "MB/s") next to MiB/s; latencies pick ns/us/ms/s by magnitude.
+ */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <string.h>
+
+#include "output.h"
+#include "shared/util.h"
+
+static const char *format_ns(uint64_t ns, char buf[static 32]) {
+        if (ns < 10000)
+                snprintf(buf, 32, "%" PRIu64 " ns", ns);
+        else if (ns < 10000000)
+                snprintf(buf, 32, "%.1f us", (double) ns / 1e3);
+        else if (ns < UINT64_C(10000000000))
+                snprintf(buf, 32, "%.2f ms", (double) ns / 1e6);
+        else
+                snprintf(buf, 32, "%.2f s", (double) ns / 1e9);
+        return buf;
+}
+
+static const char *format_bytes(uint64_t b, char buf[static 32]) {
+        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        double v = (double) b;
+        unsigned u = 0;
+
+        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, 32, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+        return buf;
+}
+
+static double per_second(uint64_t n, uint64_t usec) {
+        return usec > 0 ? (double) n * 1e6 / (double) usec : 0;
+}
+
+int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
+        const ProtoResult *s = &r->summary;
+        char a[32], b[32], c[32], d[32], e[32], g[32];
+        uint64_t bytes = s->bytes_read + s->bytes_written, ios = s->ios_read + s->ios_written;
+        double secs = (double) s->duration_usec / 1e6;
+
+        fprintf(f, "%s on %s: %s blocks, %u stream%s, queue depth %u, %s, sync %s\n",
+                workload_to_string(spec->workload), spec->target, format_bytes(spec->block_size, a),
+                spec->jobs, spec->jobs == 1 ? "" : "s", spec->queue_depth, spec->direct ? "direct" : "buffered",
+                spec->sync == SYNC_NONE ? "none" : spec->sync == SYNC_END ? "at end" : "after each write");
+
+        fprintf(f, "  done:       ");
+        if (s->bytes_read > 0)
+                fprintf(f, "%s read (%" PRIu64 " I/Os)  ", format_bytes(s->bytes_read, a), s->ios_read);
+        if (s->bytes_written > 0)
+                fprintf(f, "%s written (%" PRIu64 " I/Os)  ", format_bytes(s->bytes_written, b), s->ios_written);
+        if (s->ops > 0)
+                fprintf(f, "%" PRIu64 " operations  ", s->ops);
+        fprintf(f, "in %.3f s", secs);
+        if (r->bytes_asked > 0)
+                fprintf(f, " (asked %s)", format_bytes(r->bytes_asked, c));
+        fputc('\n', f);
+
+        if (bytes > 0)
+                fprintf(f, "  throughput: %.1f MB/s (%.1f MiB/s), %.0f IOPS\n",
+                        per_second(bytes, s->duration_usec) / 1e6, per_second(bytes, s->duration_usec) / 1048576.0,
+                        per_second(ios, s->duration_usec));
+        if (s->ops > 0)
+                fprintf(f, "  operations: %.1f ops/s\n", per_second(s->ops, s->duration_usec));
+
+        fprintf(f, "  latency:    min %s  mean %s  stddev %s  max %s\n", format_ns(s->lat_min_ns, a),
+                format_ns(s->lat_mean_ns, b), format_ns(s->lat_stddev_ns, c), format_ns(s->lat_max_ns, d));
+        fprintf(f, "              p50 %s  p90 %s  p95 %s  p99 %s\n", format_ns(s->lat_p50_ns, a),
+                format_ns(s->lat_p90_ns, b), format_ns(s->lat_p95_ns, c), format_ns(s->lat_p99_ns, d));
+        fprintf(f, "              p99.9 %s  p99.99 %s\n", format_ns(s->lat_p999_ns, e), format_ns(s->lat_p9999_ns, g));
+        fprintf(f, "  cpu:        user %.1f%%  sys %.1f%%  iowait %.1f%% (system-wide)\n", s->cpu_user_pct,
+                s->cpu_sys_pct, s->iowait_pct);
+        if (s->dev_util_pct >= 0)
+                fprintf(f, "  device:     %s util %.1f%%\n", s->device && *s->device ? s->device : "?", s->dev_util_pct);
+        else
+                fprintf(f, "  device:     none found for the target (util unknown)\n");
+
+        if (r->n_streams > 1)
+                for (unsigned i = 0; i < r->n_streams; i++) {
+                        const StreamSummary *st = &r->streams[i];
+                        fprintf(f, "  stream %u:   %.1f MB/s, %.0f IOPS, mean %s, p99 %s\n", i,
+                                per_second(st->bytes_read + st->bytes_written, s->duration_usec) / 1e6,
+                                per_second(st->ios_read + st->ios_written, s->duration_usec),
+                                format_ns(st->lat_mean_ns, a), format_ns(st->lat_p99_ns, b));
+                }
+        for (unsigned i = 0; i < r->n_phases; i++) {
+                const PhaseSummary *p = &r->phases[i];
+                fprintf(f, "  %-12s %10.0f ops/s  (%" PRIu64 " ops, mean %s, p99 %s, max %s)\n", p->name,
+                        per_second(p->ops, p->duration_usec), p->ops, format_ns(p->lat_mean_ns, a),
+                        format_ns(p->lat_p99_ns, b), format_ns(p->lat_max_ns, c));
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
+void output_sample_line(FILE *f, const ProtoSample *s) {
+        char a[32], b[32];
+        uint64_t bytes = s->bytes_read + s->bytes_written, ios = s->ios_read + s->ios_written;
+
+        fprintf(f, "%7.1fs %3.0f%%  %9.1f MB/s %9.0f IOPS", (double) s->t_ms / 1e3, s->progress * 100,
+                per_second(bytes, s->interval_us) / 1e6, per_second(ios, s->interval_us));
+        if (s->ops > 0)
+                fprintf(f, " %9.0f ops/s", per_second(s->ops, s->interval_us));
+        fprintf(f, "  p50 %s  p99 %s  iowait %.1f%%", format_ns(s->lat_p50_ns, a), format_ns(s->lat_p99_ns, b),
+                s->iowait_pct);
+        if (s->dev_util_pct >= 0)
+                fprintf(f, "  util %.0f%%", s->dev_util_pct);
+        fputc('\n', f);
+}
+
+static void add_u64(json_object *o, const char *k, uint64_t v) {
+        json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void add_double(json_object *o, const char *k, double v) {
+        json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
+}
+
+static json_object *sample_to_json(const ProtoSample *s) {
+        json_object *o = json_object_new_object();
+        add_u64(o, "t_ms", s->t_ms);
+        add_u64(o, "interval_us", s->interval_us);
+        add_u64(o, "bytes_read", s->bytes_read);
+        add_u64(o, "bytes_written", s->bytes_written);
+        add_u64(o, "ios_read", s->ios_read);
+        add_u64(o, "ios_written", s->ios_written);
+        add_u64(o, "ops", s->ops);
+        add_u64(o, "lat_mean_ns", s->lat_mean_ns);
+        add_u64(o, "lat_p50_ns", s->lat_p50_ns);
+        add_u64(o, "lat_p99_ns", s->lat_p99_ns);
+        add_u64(o, "lat_max_ns", s->lat_max_ns);
+        add_double(o, "iowait_pct", s->iowait_pct);
+        add_double(o, "cpu_user_pct", s->cpu_user_pct);
+        add_double(o, "cpu_sys_pct", s->cpu_sys_pct);
+        add_double(o, "dev_util_pct", s->dev_util_pct);
+        add_double(o, "dev_queue", s->dev_queue);
+        add_double(o, "progress", s->progress);
+        return o;
+}
+
+int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const ProtoSample *samples, size_t n_samples) {
+        const ProtoResult *s = &r->summary;
+        _cleanup_free_ char *spec_json = NULL;
+        json_object *root = json_object_new_object(), *o, *a;
+
+        if (!root)
+                return -ENOMEM;
+        if (spec_to_json(spec, &spec_json) >= 0)
+                json_object_object_add(root, "spec", json_tokener_parse(spec_json));
+
+        o = json_object_new_object();
+        add_u64(o, "started_usec", s->started_usec);
+        add_u64(o, "duration_usec", s->duration_usec);
+        add_u64(o, "bytes_asked", r->bytes_asked);
+        add_u64(o, "bytes_read", s->bytes_read);
+        add_u64(o, "bytes_written", s->bytes_written);
+        add_u64(o, "ios_read", s->ios_read);
+        add_u64(o, "ios_written", s->ios_written);
+        add_u64(o, "ops", s->ops);
+        add_double(o, "bandwidth_bytes_per_sec", per_second(s->bytes_read + s->bytes_written, s->duration_usec));
+        add_double(o, "iops", per_second(s->ios_read + s->ios_written, s->duration_usec));
+        add_u64(o, "lat_min_ns", s->lat_min_ns);
+        add_u64(o, "lat_mean_ns", s->lat_mean_ns);
+        add_u64(o, "lat_stddev_ns", s->lat_stddev_ns);
+        add_u64(o, "lat_p50_ns", s->lat_p50_ns);
+        add_u64(o, "lat_p90_ns", s->lat_p90_ns);
+        add_u64(o, "lat_p95_ns", s->lat_p95_ns);
+        add_u64(o, "lat_p99_ns", s->lat_p99_ns);
+        add_u64(o, "lat_p999_ns", s->lat_p999_ns);
+        add_u64(o, "lat_p9999_ns", s->lat_p9999_ns);
+        add_u64(o, "lat_max_ns", s->lat_max_ns);
+        add_double(o, "iowait_pct", s->iowait_pct);
+        add_double(o, "cpu_user_pct", s->cpu_user_pct);
+        add_double(o, "cpu_sys_pct", s->cpu_sys_pct);
+        add_double(o, "dev_util_pct", s->dev_util_pct);
+        json_object_object_add(o, "device", json_object_new_string(s->device ? s->device : ""));
+        json_object_object_add(root, "result", o);
+
+        a = json_object_new_array();
+        for (unsigned i = 0; i < r->n_streams; i++) {
+                const StreamSummary *st = &r->streams[i];
+                o = json_object_new_object();
+                add_u64(o, "bytes_read", st->bytes_read);
+                add_u64(o, "bytes_written", st->bytes_written);
+                add_u64(o, "ios_read", st->ios_read);
+                add_u64(o, "ios_written", st->ios_written);
+                add_u64(o, "ops", st->ops);
+                add_u64(o, "lat_mean_ns", st->lat_mean_ns);
+                add_u64(o, "lat_p50_ns", st->lat_p50_ns);
+                add_u64(o, "lat_p99_ns", st->lat_p99_ns);
+                add_u64(o, "lat_max_ns", st->lat_max_ns);
+                json_object_array_add(a, o);
+        }
+        json_object_object_add(root, "streams", a);
+
+        a = json_object_new_array();
+        for (unsigned i = 0; i < r->n_phases; i++) {
+                const PhaseSummary *p = &r->phases[i];
+                o = json_object_new_object();
+                json_object_object_add(o, "name", json_object_new_string(p->name));
+                add_u64(o, "ops", p->ops);
+                add_u64(o, "duration_usec", p->duration_usec);
+                add_double(o, "ops_per_sec", per_second(p->ops, p->duration_usec));
+                add_u64(o, "lat_mean_ns", p->lat_mean_ns);
+                add_u64(o, "lat_p99_ns", p->lat_p99_ns);
+                add_u64(o, "lat_max_ns", p->lat_max_ns);
+                json_object_array_add(a, o);
+        }
+        json_object_object_add(root, "phases", a);
+
+        a = json_object_new_array();
+        for (size_t i = 0; i < n_samples; i++)
+                json_object_array_add(a, sample_to_json(&samples[i]));
+        json_object_object_add(root, "samples", a);
+
+        a = json_object_new_array();
+        for (unsigned i = 0; r->histogram && i < HISTOGRAM_BUCKETS; i++)
+                if (r->histogram->buckets[i] > 0) {
+                        json_object *pair = json_object_new_array();
+                        json_object_array_add(pair, json_object_new_uint64(histogram_bucket_upper(i)));
+                        json_object_array_add(pair, json_object_new_uint64(r->histogram->buckets[i]));
+                        json_object_array_add(a, pair);
+                }
+        json_object_object_add(root, "histogram", a);
+
+        fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
+        fputc('\n', f);
+        json_object_put(root);
+        return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Buffer patterns (pattern.h). compressible:NN zeroes the first NN% of each 4 KiB chunk and keeps
+ * the rest random, so a compressor working on 4 KiB or larger units saves about NN%.
+ */
+#include <string.h>
+
+#include "pattern.h"
+
+#define CHUNK 4096u
+#define SECTOR 512u
+
+static void fill_random(uint8_t *b, size_t len, Prng *p) {
+        size_t i = 0;
+        for (; i + 8 <= len; i += 8) {
+                uint64_t v = prng_next(p);
+                memcpy(b + i, &v, 8);
+        }
+        if (i < len) {
+                uint64_t v = prng_next(p);
+                memcpy(b + i, &v, len - i);
+        }
+}
+
+static size_t zero_part(uint32_t pct) {
+        if (pct > 100)
+                pct = 100;
+        return (size_t) CHUNK * pct / 100u;
+}
+
+void pattern_fill(void *buf, size_t len, PatternKind kind, uint32_t compress_pct, Prng *p) {
+        uint8_t *b = buf;
+
+        switch (kind) {
+        case PATTERN_ZERO:
+                memset(b, 0, len);
+                break;
+        case PATTERN_COMPRESSIBLE:
+                for (size_t off = 0; off < len; off += CHUNK) {
+                        size_t n = len - off < CHUNK ? len - off : CHUNK;
+                        size_t z = zero_part(compress_pct) < n ? zero_part(compress_pct) : n;
+                        memset(b + off, 0, z);
+                        fill_random(b + off + z, n - z, p);
+                }
+                break;
+        case PATTERN_RANDOM:
+        default:
+                fill_random(b, len, p);
+                break;
+        }
+}
+
+void pattern_refresh(void *buf, size_t len, PatternKind kind, uint32_t compress_pct, Prng *p) {
+        uint8_t *b = buf;
+
+        switch (kind) {
+        case PATTERN_ZERO:
+                break;
+        case PATTERN_COMPRESSIBLE:
+                if (zero_part(compress_pct) + 8 > CHUNK)
+                        break;
+                for (size_t off = 0; off + CHUNK <= len; off += CHUNK) {
+                        uint64_t v = prng_next(p);
+                        memcpy(b + off + CHUNK - 8, &v, 8);
+                }
+                break;
+        case PATTERN_RANDOM:
+        default:
+                for (size_t off = 0; off + 8 <= len; off += SECTOR) {
+                        uint64_t v = prng_next(p);
+                        memcpy(b + off, &v, 8);
+                }
+                break;
+        }
+}

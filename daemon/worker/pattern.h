@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Contents of write buffers. "random" is incompressible; before every write the buffer is
+ * re-stamped (8 fresh random bytes in every 512-byte sector, or in every 4 KiB chunk's random tail
+ * for compressible:NN) so no two blocks are equal and dedupe cannot flatter a filesystem, at a
+ * cost of a few stores per sector instead of refilling the whole block.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prng.h"
+#include "shared/spec.h"
+
+/* Fills buf completely. len is a multiple of 8. */
+void pattern_fill(void *buf, size_t len, PatternKind kind, uint32_t compress_pct, Prng *p);
+/* Makes buf differ from every earlier block, keeping the pattern's compressibility. */
+void pattern_refresh(void *buf, size_t len, PatternKind kind, uint32_t compress_pct, Prng *p);

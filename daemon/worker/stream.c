@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The per-stream I/O loops. The data loop keeps queue_depth requests in flight through the
+ * engine's IoEngineOps and times each from just before it is queued to its completion; seeks
+ * (bonnie++) and ping (ioping) are depth-1 loops of their own because their unit is an operation,
+ * not a block. Every loop checks engine_should_stop() before each I/O, so a signal, an error in
+ * another stream or the end of the runtime ends it within one I/O.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine-internal.h"
+#include "pattern.h"
+#include "shared/util.h"
+#include "workload.h"
+
+#define SEEKS_DIRTY_ONE_IN 10u
+#define PING_INTERVAL_MS 1000u
+
+typedef struct Buffers {
+        void **buf;
+        unsigned n;
+} Buffers;
+
+static void buffers_free(Buffers *b) {
+        for (unsigned i = 0; i < b->n; i++)
+                free(b->buf[i]);
+        free(b->buf);
+        *b = (Buffers) {};
+}
+
+static int buffers_alloc(Stream *s, unsigned n, Buffers *ret) {
+        const JobSpec *spec = s->engine->spec;
+        Buffers b = { .buf = calloc(n, sizeof(void *)), .n = 0 };
+
+        if (!b.buf)
+                return -ENOMEM;
+        for (; b.n < n; b.n++) {
+                if (posix_memalign(&b.buf[b.n], 4096, spec->block_size) != 0) {
+                        buffers_free(&b);
+                        return -ENOMEM;
+                }
+                pattern_fill(b.buf[b.n], spec->block_size, spec->pattern, spec->compress_pct, &s->rng);
+        }
+        *ret = b;
+        return 0;
+}
+
+static bool op_is_write(Stream *s, Workload w) {
+        switch (w) {
+        case WORKLOAD_WRITE:
+        case WORKLOAD_RANDWRITE:
+        case WORKLOAD_REWRITE:
+                return true;
+        case WORKLOAD_RANDRW:
+                return !rwmix_is_read(&s->rng, s->engine->spec->rwmix_read);
+        default:
+                return false;
+        }
+}
+
+static int check_result(Stream *s, const IoRequest *req) {
+        if (req->result < 0)
+                return stream_fail(s, (int) req->result, "%s of %u bytes at offset %" PRIu64 " failed: %s",
+                                   req->write ? "write" : "read", req->len, req->offset,
+                                   strerror((int) -req->result));
+        if ((uint64_t) req->result != req->len)
+                return stream_fail(s, -EIO, "short %s at offset %" PRIu64 ": %" PRIi64 " of %u bytes",
+                                   req->write ? "write" : "read", req->offset, req->result, req->len);
+        return 0;
+}
+
+static int stream_data(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        _cleanup_free_ IoRequest *reqs = NULL;
+        _cleanup_free_ IoRequest **free_list = NULL, **done = NULL;
+        Buffers bufs = {};
+        IoEngine *io = NULL;
+        OffsetGen gen;
+        uint64_t budget = spec->runtime_ms > 0 ? UINT64_MAX : spec->size, issued = 0;
+        unsigned depth = e->depth, n_free, inflight = 0;
+        bool wrote = false;
+        int r;
+
+        r = offset_gen_init(&gen, workload_offset_order(spec->workload), s->region, spec->block_size, spec->stride,
+                            prng_next(&s->rng));
+        if (r < 0)
+                return stream_fail(s, r, "the region of %" PRIu64 " bytes holds no block of %" PRIu64 " bytes",
+                                   s->region, spec->block_size);
+
+        reqs = calloc(depth, sizeof(IoRequest));
+        free_list = calloc(depth, sizeof(IoRequest *));
+        done = calloc(depth, sizeof(IoRequest *));
+        if (!reqs || !free_list || !done)
+                return stream_fail(s, -ENOMEM, "out of memory");
+        r = buffers_alloc(s, depth, &bufs);
+        if (r < 0)
+                return stream_fail(s, r, "cannot allocate %u aligned buffers of %" PRIu64 " bytes", depth,
+                                   spec->block_size);
+        for (unsigned i = 0; i < depth; i++) {
+                reqs[i].buf = bufs.buf[i];
+                free_list[i] = &reqs[i];
+        }
+        n_free = depth;
+
+        r = e->io_ops->open(s->fd, depth, &io);
+        if (r < 0) {
+                buffers_free(&bufs);
+                return stream_fail(s, r, "cannot set up the %s engine at depth %u: %s", e->io_ops->name, depth,
+                                   strerror(-r));
+        }
+
+        for (;;) {
+                while (inflight < depth && issued < budget && !engine_should_stop(e)) {
+                        IoRequest *req = free_list[--n_free];
+
+                        req->offset = offset_gen_next(&gen);
+                        req->len = (uint32_t) spec->block_size;
+                        req->write = op_is_write(s, spec->workload);
+                        if (req->write)
+                                pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
+                        req->start_ns = now_nsec(CLOCK_MONOTONIC);
+                        r = e->io_ops->queue(io, req);
+                        if (r < 0) {
+                                stream_fail(s, r, "cannot queue an I/O: %s", strerror(-r));
+                                goto out;
+                        }
+                        inflight++;
+                        issued += req->len;
+                }
+                if (inflight == 0)
+                        break;
+
+                int n = e->io_ops->reap(io, 1, done, depth);
+                if (n < 0) {
+                        stream_fail(s, n, "waiting for I/O completions failed: %s", strerror(-n));
+                        goto out;
+                }
+                for (int i = 0; i < n; i++) {
+                        IoRequest *req = done[i];
+                        inflight--;
+                        free_list[n_free++] = req;
+                        if (check_result(s, req) < 0)
+                                goto out;
+                        if (req->write) {
+                                wrote = true;
+                                if (spec->sync == SYNC_EACH) {
+                                        /* The write is done when it is durable. */
+                                        r = target_sync(e, s->fd);
+                                        if (r < 0) {
+                                                stream_fail(s, r, "sync after write failed: %s", strerror(-r));
+                                                goto out;
+                                        }
+                                        req->end_ns = now_nsec(CLOCK_MONOTONIC);
+                                }
+                        }
+                        stream_record(s, req->end_ns - req->start_ns, req->write, req->len, 0);
+                }
+        }
+
+        /* dd conv=fsync: the flush is part of the measured time. */
+        if (wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
+                r = target_sync(e, s->fd);
+                if (r < 0)
+                        stream_fail(s, r, "final sync failed: %s", strerror(-r));
+        }
+
+out:
+        /* Drain what is still in flight before the buffers go. */
+        while (inflight > 0) {
+                int n = e->io_ops->reap(io, 1, done, depth);
+                if (n <= 0)
+                        break;
+                inflight -= (unsigned) n;
+        }
+        e->io_ops->close(io);
+        buffers_free(&bufs);
+        return s->error;
+}
+
+/* bonnie++ seeks: read a random block; one time in ten dirty it and write it back. One
+ * operation per seek, timed over the read and the write-back. */
+static int stream_seeks(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        Buffers bufs = {};
+        OffsetGen gen;
+        uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : SEEKS_PER_STREAM;
+        int r;
+
+        r = offset_gen_init(&gen, OFFSET_UNIFORM, s->region, spec->block_size, 0, prng_next(&s->rng));
+        if (r < 0)
+                return stream_fail(s, r, "the region holds no block");
+        r = buffers_alloc(s, 1, &bufs);
+        if (r < 0)
+                return stream_fail(s, r, "out of memory");
+
+        for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
+                IoRequest req = {
+                        .buf = bufs.buf[0],
+                        .offset = offset_gen_next(&gen),
+                        .len = (uint32_t) spec->block_size,
+                };
+                IoRequest wreq;
+                bool dirty = prng_below(&s->rng, SEEKS_DIRTY_ONE_IN) == 0;
+                ssize_t n;
+
+                req.start_ns = now_nsec(CLOCK_MONOTONIC);
+                n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
+                req.result = n < 0 ? -errno : n;
+                if (check_result(s, &req) < 0)
+                        break;
+                if (dirty) {
+                        wreq = req;
+                        wreq.write = true;
+                        pattern_refresh(wreq.buf, wreq.len, spec->pattern, spec->compress_pct, &s->rng);
+                        n = pwrite(s->fd, wreq.buf, wreq.len, (off_t) wreq.offset);
+                        wreq.result = n < 0 ? -errno : n;
+                        if (check_result(s, &wreq) < 0)
+                                break;
+                }
+                uint64_t lat = now_nsec(CLOCK_MONOTONIC) - req.start_ns;
+                /* Count the read with the latency and the seek as the op; the write-back as bytes. */
+                stream_record(s, lat, false, req.len, 1);
+                if (dirty) {
+                        pthread_mutex_lock(&s->lock);
+                        s->counters.bytes_written += wreq.len;
+                        s->counters.ios_written++;
+                        s->progress_bytes += wreq.len;
+                        pthread_mutex_unlock(&s->lock);
+                }
+        }
+        buffers_free(&bufs);
+        return s->error;
+}
+
+/* Sleeps until t_ns (CLOCK_MONOTONIC) in short slices, so a stop is seen within 50 ms. */
+static void sleep_until(Engine *e, uint64_t t_ns) {
+        while (!engine_should_stop(e)) {
+                uint64_t now = now_nsec(CLOCK_MONOTONIC);
+                if (now >= t_ns)
+                        return;
+                uint64_t d = MIN(t_ns - now, 50 * NSEC_PER_MSEC);
+                struct timespec ts = { .tv_sec = (time_t) (d / NSEC_PER_SEC), .tv_nsec = (long) (d % NSEC_PER_SEC) };
+                nanosleep(&ts, NULL);
+        }
+}
+
+/* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter). */
+static int stream_ping(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        Buffers bufs = {};
+        OffsetGen gen;
+        uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : PING_COUNT;
+        uint64_t interval_ns = (uint64_t) MIN(PING_INTERVAL_MS, spec->sample_ms ? spec->sample_ms : PING_INTERVAL_MS)
+                               * NSEC_PER_MSEC;
+        uint64_t next = now_nsec(CLOCK_MONOTONIC);
+        int r;
+
+        r = offset_gen_init(&gen, OFFSET_UNIFORM, s->region, spec->block_size, 0, prng_next(&s->rng));
+        if (r < 0)
+                return stream_fail(s, r, "the region holds no block");
+        r = buffers_alloc(s, 1, &bufs);
+        if (r < 0)
+                return stream_fail(s, r, "out of memory");
+
+        for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
+                if (i > 0) {
+                        next += interval_ns;
+                        sleep_until(e, next);
+                        if (engine_should_stop(e))
+                                break;
+                }
+                IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
+                req.start_ns = now_nsec(CLOCK_MONOTONIC);
+                ssize_t n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
+                req.end_ns = now_nsec(CLOCK_MONOTONIC);
+                req.result = n < 0 ? -errno : n;
+                if (check_result(s, &req) < 0)
+                        break;
+                stream_record(s, req.end_ns - req.start_ns, false, req.len, 1);
+        }
+        buffers_free(&bufs);
+        return s->error;
+}
+
+void *stream_main(void *userdata) {
+        Stream *s = userdata;
+
+        switch (s->engine->spec->workload) {
+        case WORKLOAD_SEEKS:
+                stream_seeks(s);
+                break;
+        case WORKLOAD_PING:
+                stream_ping(s);
+                break;
+        case WORKLOAD_METADATA:
+                stream_metadata(s);
+                break;
+        default:
+                stream_data(s);
+                break;
+        }
+        return NULL;
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The target side of a run: which files we create (O_EXCL|O_NOFOLLOW in the target directory,
+ * named <prefix><stream>) and remove again, how a block device or user file is opened (writes only
+ * when the daemon said destructive=true, and then O_EXCL), the layout that makes read phases read
+ * real blocks with a cold page cache, and which block devices back the target for utilisation.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "engine-internal.h"
+#include "pattern.h"
+#include "shared/util.h"
+
+#define LAYOUT_CHUNK (UINT64_C(1) << 20)
+
+static int set_error(char **reterr, int r, const char *fmt, ...) _printf_(3, 4);
+static int set_error(char **reterr, int r, const char *fmt, ...) {
+        va_list ap;
+
+        if (reterr && !*reterr) {
+                va_start(ap, fmt);
+                if (vasprintf(reterr, fmt, ap) < 0)
+                        *reterr = NULL;
+                va_end(ap);
+        }
+        return r;
+}
+
+static bool engine_writes(const JobSpec *spec) {
+        switch (spec->workload) {
+        case WORKLOAD_WRITE:
+        case WORKLOAD_RANDWRITE:
+        case WORKLOAD_RANDRW:
+        case WORKLOAD_REWRITE:
+        case WORKLOAD_SEEKS:
+        case WORKLOAD_METADATA:
+                return true;
+        default:
+                return workload_writes(spec->workload);
+        }
+}
+
+/* Files in a directory target are laid out before every workload that reads or overwrites them,
+ * so neither sparse holes nor first-allocation costs enter the measured phase. */
+static bool needs_layout(const JobSpec *spec) {
+        return spec->workload != WORKLOAD_WRITE && spec->workload != WORKLOAD_METADATA;
+}
+
+int target_sync(Engine *e, int fd) {
+        int r;
+
+        do
+                r = e->spec->sync_call == SYNC_CALL_FDATASYNC ? fdatasync(fd) : fsync(fd);
+        while (r < 0 && errno == EINTR);
+        return r < 0 ? -errno : 0;
+}
+
+static int open_directory_target(Engine *e, char **reterr) {
+        const JobSpec *spec = e->spec;
+        const char *prefix = e->opts->file_prefix ? e->opts->file_prefix : ".benchd-x-0-";
+        int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (spec->direct ? O_DIRECT : 0);
+
+        e->dirfd = open(spec->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (e->dirfd < 0)
+                return set_error(reterr, -errno, "cannot open target directory %s: %m", spec->target);
+
+        if (spec->workload == WORKLOAD_METADATA) {
+                if (asprintf(&e->meta_dir, "%smeta", prefix) < 0)
+                        return -ENOMEM;
+                if (mkdirat(e->dirfd, e->meta_dir, 0700) < 0) {
+                        int r = -errno;
+                        free(e->meta_dir);
+                        e->meta_dir = NULL; /* not ours: never remove it */
+                        return set_error(reterr, r, "cannot create %s/%smeta: %s", spec->target, prefix, strerror(-r));
+                }
+                return 0;
+        }
+
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                Stream *s = &e->streams[i];
+                _cleanup_free_ char *name = NULL;
+
+                if (asprintf(&name, "%s%u", prefix, i) < 0)
+                        return -ENOMEM;
+
+                /* bonnie++'s seekers share one file. */
+                if (spec->workload == WORKLOAD_SEEKS && i > 0) {
+                        s->fd = openat(e->dirfd, e->streams[0].name, (flags & ~(O_CREAT | O_EXCL)));
+                        if (s->fd < 0)
+                                return set_error(reterr, -errno, "cannot reopen %s/%s: %m", spec->target,
+                                                 e->streams[0].name);
+                        s->region = spec->size;
+                        continue;
+                }
+
+                s->fd = openat(e->dirfd, name, flags, 0600);
+                if (s->fd < 0) {
+                        int r = -errno;
+                        if (r == -EINVAL && spec->direct)
+                                return set_error(reterr, r, "%s does not support O_DIRECT; set direct=false",
+                                                 spec->target);
+                        return set_error(reterr, r, "cannot create %s/%s: %s", spec->target, name, strerror(-r));
+                }
+                s->name = TAKE_PTR(name);
+                s->region = spec->size;
+        }
+        return 0;
+}
+
+static int open_shared_target(Engine *e, char **reterr) {
+        const JobSpec *spec = e->spec;
+        bool writes = engine_writes(spec);
+        bool block = e->tc->kind == TARGET_BLOCK;
+        int flags = O_CLOEXEC | O_NOFOLLOW | (spec->direct ? O_DIRECT : 0);
+        uint64_t available;
+        struct stat st;
+
+        if (spec->workload == WORKLOAD_METADATA)
+                return set_error(reterr, -EINVAL, "the metadata workload needs a directory target, %s is not one",
+                                 spec->target);
+        if (writes && !spec->destructive)
+                return set_error(reterr, -EPERM,
+                                 "workload %s writes to %s, which is not a directory we own files in; "
+                                 "refusing without destructive=true",
+                                 workload_to_string(spec->workload), spec->target);
+
+        /* A writer holds the device exclusively, so nothing mounts it under our feet. */
+        flags |= writes ? O_RDWR | (block ? O_EXCL : 0) : O_RDONLY;
+        e->target_fd = open(spec->target, flags);
+        if (e->target_fd < 0)
+                return set_error(reterr, -errno, "cannot open %s: %m", spec->target);
+        if (fstat(e->target_fd, &st) < 0)
+                return -errno;
+
+        if (block) {
+                if (ioctl(e->target_fd, BLKGETSIZE64, &available) < 0)
+                        return set_error(reterr, -errno, "cannot read the size of %s: %m", spec->target);
+        } else
+                available = (uint64_t) st.st_size;
+
+        if (available < spec->size && !(writes && !block))
+                return set_error(reterr, -EINVAL, "%s holds %" PRIu64 " bytes, fewer than size=%" PRIu64
+                                 "; use a smaller size", spec->target, available, spec->size);
+
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                e->streams[i].fd = e->target_fd;
+                e->streams[i].region = spec->size;
+        }
+        return 0;
+}
+
+int target_open(Engine *e, char **reterr) {
+        if (e->tc->kind == TARGET_DIRECTORY)
+                return open_directory_target(e, reterr);
+        return open_shared_target(e, reterr);
+}
+
+static int write_all_at(int fd, const void *buf, size_t len, uint64_t offset) {
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = pwrite(fd, (const uint8_t *) buf + done, len - done, (off_t) (offset + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+static int read_all_at(int fd, void *buf, size_t len, uint64_t offset) {
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = pread(fd, (uint8_t *) buf + done, len - done, (off_t) (offset + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+static uint64_t layout_chunk(const JobSpec *spec) {
+        uint64_t c = spec->block_size >= LAYOUT_CHUNK ? spec->block_size : LAYOUT_CHUNK / spec->block_size * spec->block_size;
+        return c;
+}
+
+static int file_layout(Engine *e, Stream *s, void *buf, uint64_t chunk, char **reterr) {
+        const JobSpec *spec = e->spec;
+        int r;
+
+        for (uint64_t off = 0; off < s->region; off += chunk) {
+                size_t len = (size_t) MIN(chunk, s->region - off);
+                if (engine_aborted(e))
+                        return set_error(reterr, -ECANCELED, "stopped during layout");
+                pattern_refresh(buf, len, spec->pattern, spec->compress_pct, &s->rng);
+                r = write_all_at(s->fd, buf, len, off);
+                if (r < 0)
+                        return set_error(reterr, r, "laying out %s/%s failed at offset %" PRIu64 ": %s",
+                                         spec->target, s->name, off, strerror(-r));
+        }
+        if (fsync(s->fd) < 0)
+                return set_error(reterr, -errno, "fsync of %s/%s failed: %m", spec->target, s->name);
+        return 0;
+}
+
+static int read_pass(Engine *e, int fd, uint64_t region, void *buf, uint64_t chunk, char **reterr) {
+        for (uint64_t off = 0; off < region; off += chunk) {
+                if (engine_aborted(e))
+                        return set_error(reterr, -ECANCELED, "stopped during the first read pass");
+                int r = read_all_at(fd, buf, (size_t) MIN(chunk, region - off), off);
+                if (r < 0)
+                        return set_error(reterr, r, "first read pass failed at offset %" PRIu64 ": %s", off,
+                                         strerror(-r));
+        }
+        return 0;
+}
+
+static void drop_cache(Engine *e, int fd) {
+        if (e->tc->kind == TARGET_BLOCK && ioctl(fd, BLKFLSBUF, 0) < 0)
+                engine_log(e, 4, "BLKFLSBUF on %s failed (%m); reads may be served from the page cache",
+                           e->spec->target);
+        (void) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+int target_layout(Engine *e, char **reterr) {
+        const JobSpec *spec = e->spec;
+        _cleanup_free_ void *buf = NULL;
+        uint64_t chunk = layout_chunk(spec);
+        bool layout = e->tc->kind == TARGET_DIRECTORY && needs_layout(spec);
+        bool reread = spec->workload == WORKLOAD_REREAD;
+        int r;
+
+        if (spec->workload == WORKLOAD_METADATA)
+                return 0;
+
+        if (layout || reread) {
+                r = engine_phase(e, "layout");
+                if (r < 0)
+                        return set_error(reterr, r, "the result channel failed");
+        }
+        if (posix_memalign(&buf, 4096, chunk) != 0)
+                return -ENOMEM;
+        pattern_fill(buf, chunk, spec->pattern, spec->compress_pct, &e->streams[0].rng);
+
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                Stream *s = &e->streams[i];
+                if (layout && s->name) {
+                        r = file_layout(e, s, buf, chunk, reterr);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        /* Cold cache for the measured phase; then reread warms it on purpose (iozone -i 1's
+         * second pass), which a direct run makes moot. */
+        for (unsigned i = 0; i < e->n_streams; i++)
+                if (e->streams[i].fd >= 0 && (i == 0 || e->streams[i].fd != e->streams[0].fd))
+                        drop_cache(e, e->streams[i].fd);
+
+        if (reread)
+                for (unsigned i = 0; i < e->n_streams; i++) {
+                        Stream *s = &e->streams[i];
+                        if (i > 0 && s->fd == e->streams[0].fd)
+                                break;
+                        r = read_pass(e, s->fd, s->region, buf, chunk, reterr);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+/* Removes the entries of our own metadata directory (and its subdirectories), then it. */
+static void remove_tree_at(int dirfd, const char *name, unsigned depth) {
+        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return;
+        }
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (de->d_type == DT_DIR && depth < 2)
+                        remove_tree_at(fd, de->d_name, depth + 1);
+                else
+                        (void) unlinkat(fd, de->d_name, 0);
+        }
+        closedir(d);
+        (void) unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+void target_cleanup(Engine *e) {
+        for (unsigned i = 0; i < e->n_streams; i++) {
+                Stream *s = &e->streams[i];
+                if (s->fd >= 0 && s->fd != e->target_fd)
+                        close(s->fd);
+                s->fd = -1;
+                if (s->name && e->dirfd >= 0)
+                        (void) unlinkat(e->dirfd, s->name, 0);
+        }
+        if (e->target_fd >= 0)
+                close(e->target_fd);
+        e->target_fd = -1;
+        if (e->meta_dir && e->dirfd >= 0)
+                remove_tree_at(e->dirfd, e->meta_dir, 0);
+        free(e->meta_dir);
+        e->meta_dir = NULL;
+        if (e->dirfd >= 0)
+                close(e->dirfd);
+        e->dirfd = -1;
+}
+
+/* The source device of the mount whose st_dev is dev (btrfs and other filesystems report an
+ * anonymous st_dev; the mount table still names the device). */
+static int mount_source_devnum(dev_t dev, dev_t *ret) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t size = 0;
+
+        if (!f)
+                return -errno;
+        while (getline(&line, &size, f) > 0) {
+                unsigned maj, min;
+                char source[4096];
+                const char *sep;
+                struct stat st;
+
+                if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || makedev(maj, min) != dev)
+                        continue;
+                sep = strstr(line, " - ");
+                if (!sep || sscanf(sep + 3, "%*s %4095s", source) != 1)
+                        continue;
+                if (strncmp(source, "/dev/", 5) != 0 || stat(source, &st) < 0 || !S_ISBLK(st.st_mode))
+                        continue;
+                *ret = st.st_rdev;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int target_resolve_devices(Engine *e) {
+        const char *root = e->opts->sysfs_root;
+        _cleanup_free_ char *name = NULL;
+        char **leaves = NULL;
+        dev_t dev = e->tc->dev;
+        int r;
+
+        r = blockdev_name_from_devnum(root, dev, &name);
+        if (r < 0 && e->tc->kind != TARGET_BLOCK) {
+                dev_t source;
+                if (mount_source_devnum(dev, &source) >= 0)
+                        r = blockdev_name_from_devnum(root, source, &name);
+        }
+        if (r < 0)
+                return r;
+
+        r = blockdev_leaves(root, name, &leaves);
+        if (r < 0)
+                return r;
+        e->leaves = leaves;
+        for (e->n_leaves = 0; leaves[e->n_leaves]; e->n_leaves++)
+                ;
+        return 0;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Offset generators (workload.h). Random order without repeats uses no memory: a full-period
+ * linear congruential walk over [0, 2^bits) (a ≡ 1 mod 4, c odd), passed through an invertible
+ * xorshift-multiply mix so consecutive outputs are unrelated, with values >= n_blocks skipped
+ * (fewer than one skip per offset on average). Every pass draws new constants.
+ */
+#include <errno.h>
+
+#include "workload.h"
+
+#define STRIDE_DEFAULT_BLOCKS 17
+
+static void random_pass_begin(OffsetGen *g) {
+        g->a = (prng_next(&g->rng) << 2 | 1) & g->mask;           /* ≡ 1 mod 4 */
+        if (g->bits >= 2)
+                g->a = (g->a & ~UINT64_C(3)) | 1;
+        g->c = (prng_next(&g->rng) | 1) & g->mask;
+        g->x = prng_next(&g->rng) & g->mask;
+        g->mul = prng_next(&g->rng) | 1;
+}
+
+static uint64_t random_mix(const OffsetGen *g, uint64_t v) {
+        unsigned half = g->bits / 2 ? g->bits / 2 : 1;
+
+        /* Each step is a bijection on bits-wide values. */
+        v ^= v >> half;
+        v = (v * g->mul) & g->mask;
+        v ^= v >> half;
+        return v;
+}
+
+int offset_gen_init(OffsetGen *g, OffsetOrder order, uint64_t region, uint64_t block_size, uint64_t stride,
+                    uint64_t seed) {
+        if (block_size == 0 || region < block_size || order >= _OFFSET_ORDER_MAX)
+                return -EINVAL;
+
+        *g = (OffsetGen) {
+                .order = order,
+                .block_size = block_size,
+                .n_blocks = region / block_size,
+                .stride_blocks = stride >= block_size ? stride / block_size : STRIDE_DEFAULT_BLOCKS,
+        };
+        prng_seed(&g->rng, seed);
+
+        if (order == OFFSET_RANDOM) {
+                while (g->bits < 64 && (UINT64_C(1) << g->bits) < g->n_blocks)
+                        g->bits++;
+                g->mask = g->bits >= 64 ? UINT64_MAX : (UINT64_C(1) << g->bits) - 1;
+                random_pass_begin(g);
+        }
+        return 0;
+}
+
+static void pass_end(OffsetGen *g) {
+        g->pass++;
+        g->emitted = 0;
+        g->column = g->row = 0;
+        if (g->order == OFFSET_RANDOM)
+                random_pass_begin(g);
+}
+
+uint64_t offset_gen_next(OffsetGen *g) {
+        uint64_t block = 0;
+
+        switch (g->order) {
+        case OFFSET_SEQUENTIAL:
+                block = g->emitted;
+                break;
+        case OFFSET_BACKWARD:
+                block = g->n_blocks - 1 - g->emitted;
+                break;
+        case OFFSET_STRIDE:
+                for (;;) {
+                        block = g->column + g->row * g->stride_blocks;
+                        if (block < g->n_blocks && g->column < g->stride_blocks)
+                                break;
+                        g->column++;
+                        g->row = 0;
+                }
+                g->row++;
+                break;
+        case OFFSET_RANDOM:
+                do {
+                        block = random_mix(g, g->x);
+                        g->x = (g->a * g->x + g->c) & g->mask;
+                } while (block >= g->n_blocks);
+                break;
+        case OFFSET_UNIFORM:
+        default:
+                block = prng_below(&g->rng, g->n_blocks);
+                break;
+        }
+
+        if (++g->emitted >= g->n_blocks)
+                pass_end(g);
+        return block * g->block_size;
+}
+
+OffsetOrder workload_offset_order(Workload w) {
+        switch (w) {
+        case WORKLOAD_RANDREAD:
+        case WORKLOAD_RANDWRITE:
+        case WORKLOAD_RANDRW:
+                return OFFSET_RANDOM;
+        case WORKLOAD_BACKWARD_READ:
+                return OFFSET_BACKWARD;
+        case WORKLOAD_STRIDE_READ:
+                return OFFSET_STRIDE;
+        case WORKLOAD_SEEKS:
+        case WORKLOAD_PING:
+                return OFFSET_UNIFORM;
+        default:
+                return OFFSET_SEQUENTIAL;
+        }
+}
