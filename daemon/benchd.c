@@ -1,1 +1,306 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * benchd: the storage benchmarking daemon. This file only parses the command line and wires the
+ * parts together on one sd-event loop: the database, the bus connection and name, the device
+ * inventory and the Manager with its queue. Everything else lives in manager.c, job.c and
+ * supervisor.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "bus-util.h"
+#include "config.h"
+#include "db.h"
+#include "devices/device-manager.h"
+#include "manager.h"
+
+#define log_error(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
+
+typedef struct Options {
+        const char *bus_address;
+        const char *db_path;
+        const char *worker_path;
+        const char *profiles_dir;
+        const char *config_path;
+        unsigned max_queue;
+} Options;
+
+static void help(void) {
+        printf("benchd [OPTIONS...]\n\n"
+               "Storage benchmarking daemon: runs benchmark jobs submitted over D-Bus\n"
+               "(org.benchd.Benchd1) and keeps every result in one SQLite file.\n\n"
+               "  -h --help                Show this help\n"
+               "     --version             Show the version\n"
+               "     --bus-address=ADDRESS Connect to this bus instead of the system bus\n"
+               "     --db=PATH             Database file (default: %s)\n"
+               "     --worker=PATH         benchd-worker executable (default: $BENCHD_WORKER or %s)\n"
+               "     --profiles-dir=DIR    Profiles (default: %s; %s/profiles overrides per name)\n"
+               "     --config=PATH         Configuration file (default: %s/benchd.conf)\n"
+               "     --max-queue=N         Most jobs waiting at once (default: 64)\n",
+               BENCHD_DEFAULT_DB, BENCHD_WORKER_PATH, BENCHD_PROFILES_DIR, BENCHD_SYSCONF_DIR,
+               BENCHD_SYSCONF_DIR);
+}
+
+static int parse_argv(int argc, char *argv[], Options *o) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_BUS_ADDRESS,
+                ARG_DB,
+                ARG_WORKER,
+                ARG_PROFILES_DIR,
+                ARG_CONFIG,
+                ARG_MAX_QUEUE,
+        };
+        static const struct option options[] = {
+                { "help",         no_argument,       NULL, 'h'              },
+                { "version",      no_argument,       NULL, ARG_VERSION      },
+                { "bus-address",  required_argument, NULL, ARG_BUS_ADDRESS  },
+                { "db",           required_argument, NULL, ARG_DB           },
+                { "worker",       required_argument, NULL, ARG_WORKER       },
+                { "profiles-dir", required_argument, NULL, ARG_PROFILES_DIR },
+                { "config",       required_argument, NULL, ARG_CONFIG       },
+                { "max-queue",    required_argument, NULL, ARG_MAX_QUEUE    },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("benchd %s\n", BENCHD_VERSION);
+                        return 0;
+                case ARG_BUS_ADDRESS:
+                        o->bus_address = optarg;
+                        break;
+                case ARG_DB:
+                        o->db_path = optarg;
+                        break;
+                case ARG_WORKER:
+                        o->worker_path = optarg;
+                        break;
+                case ARG_PROFILES_DIR:
+                        o->profiles_dir = optarg;
+                        break;
+                case ARG_CONFIG:
+                        o->config_path = optarg;
+                        break;
+                case ARG_MAX_QUEUE: {
+                        char *end;
+                        unsigned long v;
+                        errno = 0;
+                        v = strtoul(optarg, &end, 10);
+                        if (errno != 0 || *end || end == optarg || v == 0 || v > 65536) {
+                                log_error("--max-queue=%s: expected a number between 1 and 65536", optarg);
+                                return -EINVAL;
+                        }
+                        o->max_queue = (unsigned) v;
+                        break;
+                }
+                case '?':
+                        return -EINVAL;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                log_error("unexpected argument '%s'; see --help", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+/* mkdir -p of path's parent directory. */
+static int mkdir_parents(const char *path) {
+        _cleanup_free_ char *p = strdup(path);
+        char *slash;
+
+        if (!p)
+                return -ENOMEM;
+        slash = strrchr(p, '/');
+        if (!slash || slash == p)
+                return 0;
+        *slash = '\0';
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *s = '/';
+        }
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        return 0;
+}
+
+static int bus_connect(const char *address, sd_bus **ret) {
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (!address)
+                return sd_bus_open_system(ret);
+
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        fprintf(stderr, "benchd: received %s\n", strna(sigabbrev_np((int) si->ssi_signo)));
+        manager_stop(m);
+        return 0;
+}
+
+static int run(int argc, char *argv[]) {
+        Options o = { .max_queue = 64 };
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(db_closep) Db *db = NULL;
+        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL;
+        DeviceManager *devices = NULL;
+        Manager *m = NULL;
+        sigset_t ss;
+        int r;
+
+        r = parse_argv(argc, argv, &o);
+        if (r <= 0)
+                return r;
+
+        if (!o.db_path)
+                o.db_path = BENCHD_DEFAULT_DB;
+        if (!o.worker_path)
+                o.worker_path = getenv("BENCHD_WORKER") ?: BENCHD_WORKER_PATH;
+        if (!o.profiles_dir)
+                o.profiles_dir = BENCHD_PROFILES_DIR;
+        if (asprintf(&sysconf_profiles, "%s/profiles", BENCHD_SYSCONF_DIR) < 0)
+                return -ENOMEM;
+        if (!o.config_path) {
+                if (asprintf(&config, "%s/benchd.conf", BENCHD_SYSCONF_DIR) < 0)
+                        return -ENOMEM;
+                o.config_path = config;
+        }
+
+        /* Signals and children are handled on the event loop. */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        r = mkdir_parents(o.db_path);
+        if (r < 0) {
+                log_error("cannot create the directory of %s: %s", o.db_path, strerror(-r));
+                return r;
+        }
+        r = db_open(o.db_path, &db);
+        if (r < 0) {
+                log_error("cannot open the database %s: %s", o.db_path, strerror(-r));
+                return r;
+        }
+
+        r = sd_event_default(&event);
+        if (r < 0) {
+                log_error("cannot create the event loop: %s", strerror(-r));
+                return r;
+        }
+
+        r = bus_connect(o.bus_address, &bus);
+        if (r < 0) {
+                log_error("cannot connect to the %s: %s", o.bus_address ? o.bus_address : "system bus",
+                          strerror(-r));
+                return r;
+        }
+        r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                log_error("cannot attach the bus to the event loop: %s", strerror(-r));
+                return r;
+        }
+        (void) sd_bus_set_exit_on_disconnect(bus, true);
+
+        char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
+        ManagerConfig mc = {
+                .db_path = o.db_path,
+                .worker_path = o.worker_path,
+                .profile_dirs = dirs,
+                .max_queue = o.max_queue,
+        };
+        r = manager_new(event, bus, db, NULL, &mc, &m);
+        if (r < 0) {
+                log_error("cannot register the bus objects: %s", strerror(-r));
+                goto finish;
+        }
+
+        /* After the Manager, whose ObjectManager announces the device objects. */
+        r = device_manager_new(bus, event, db, o.config_path, &devices);
+        if (r < 0) {
+                log_error("the device inventory failed to start (%s); destructive jobs will be refused",
+                          strerror(-r));
+                devices = NULL;
+        }
+
+        m->devices = devices;
+
+        r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, m);
+        if (r < 0) {
+                log_error("cannot watch signals: %s", strerror(-r));
+                goto finish;
+        }
+
+        r = manager_load(m);
+        if (r < 0)
+                goto finish;
+
+        r = sd_bus_request_name(bus, BENCHD_BUS_NAME, 0);
+        if (r < 0) {
+                log_error("cannot own the name %s: %s", BENCHD_BUS_NAME, strerror(-r));
+                goto finish;
+        }
+
+        (void) sd_event_set_watchdog(event, true);
+        (void) sd_notify(false, "READY=1\nSTATUS=Waiting for jobs");
+        fprintf(stderr, "benchd: %s ready on %s, database %s, worker %s\n", BENCHD_VERSION,
+                o.bus_address ?: "the system bus", o.db_path, o.worker_path);
+
+        r = sd_event_loop(event);
+        (void) sd_notify(false, "STOPPING=1");
+        if (r < 0)
+                log_error("event loop failed: %s", strerror(-r));
+
+finish:
+        m = manager_free(m);
+        devices = device_manager_free(devices);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        int r = run(argc, argv);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,1 +1,279 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Marshalling glue between sd-bus messages and plain data. Kept apart from the handlers so that the
+ * handlers read as "parse, authorise, call the logic, reply", and so that every variant type the
+ * daemon accepts is listed in one place.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "shared/util.h"
+
+/* What each key expects on the bus, for messages about wrong types. */
+static const char *spec_key_expected_type(SpecKey k) {
+        switch (k) {
+        case SPEC_KEY_TARGET:
+        case SPEC_KEY_PROFILE:
+        case SPEC_KEY_WORKLOAD:
+        case SPEC_KEY_SYNC:
+        case SPEC_KEY_PATTERN:
+        case SPEC_KEY_LABEL:
+                return "'s' (string)";
+        case SPEC_KEY_BLOCK_SIZE:
+        case SPEC_KEY_SIZE:
+        case SPEC_KEY_STRIDE:
+        case SPEC_KEY_FILE_SIZE_MIN:
+        case SPEC_KEY_FILE_SIZE_MAX:
+                return "'t' (bytes) or 's' (a size such as \"32K\")";
+        case SPEC_KEY_DIRECT:
+        case SPEC_KEY_DESTRUCTIVE:
+                return "'b' (boolean)";
+        case SPEC_KEY_TAGS:
+                return "'as' (array of strings)";
+        default:
+                return "'u'/'t' (unsigned integer) or 's'";
+        }
+}
+
+static int spec_known_keys(char **ret) {
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+        if (!f)
+                return -ENOMEM;
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++)
+                fprintf(f, "%s%s", k > 0 ? ", " : "", spec_key_to_string(k));
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int read_spec_entry(sd_bus_message *m, JobSpec *s, sd_bus_error *error) {
+        _cleanup_strv_free_ char **strv = NULL;
+        _cleanup_free_ char *err = NULL;
+        const char *key, *contents;
+        SpecValue v = {};
+        char type;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+
+        SpecKey k = spec_key_from_string(key);
+        if (k < 0) {
+                _cleanup_free_ char *known = NULL;
+                if (spec_known_keys(&known) < 0)
+                        return -ENOMEM;
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "unknown spec key '%s'; known keys are: %s", key, known);
+        }
+        if (s->set_mask & (UINT64_C(1) << k))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "spec key '%s' is given twice; give each key once", key);
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, contents);
+        if (r < 0)
+                return r;
+
+        if (streq(contents, "s")) {
+                v.type = SPEC_VALUE_STRING;
+                r = sd_bus_message_read_basic(m, 's', &v.s);
+        } else if (streq(contents, "b")) {
+                int b;
+                v.type = SPEC_VALUE_BOOL;
+                r = sd_bus_message_read_basic(m, 'b', &b);
+                v.b = b;
+        } else if (streq(contents, "y")) {
+                uint8_t x;
+                v.type = SPEC_VALUE_UINT;
+                r = sd_bus_message_read_basic(m, 'y', &x);
+                v.u = x;
+        } else if (streq(contents, "q")) {
+                uint16_t x;
+                v.type = SPEC_VALUE_UINT;
+                r = sd_bus_message_read_basic(m, 'q', &x);
+                v.u = x;
+        } else if (streq(contents, "u")) {
+                uint32_t x;
+                v.type = SPEC_VALUE_UINT;
+                r = sd_bus_message_read_basic(m, 'u', &x);
+                v.u = x;
+        } else if (streq(contents, "t")) {
+                v.type = SPEC_VALUE_UINT;
+                r = sd_bus_message_read_basic(m, 't', &v.u);
+        } else if (streq(contents, "n")) {
+                int16_t x;
+                v.type = SPEC_VALUE_INT;
+                r = sd_bus_message_read_basic(m, 'n', &x);
+                v.i = x;
+        } else if (streq(contents, "i")) {
+                int32_t x;
+                v.type = SPEC_VALUE_INT;
+                r = sd_bus_message_read_basic(m, 'i', &x);
+                v.i = x;
+        } else if (streq(contents, "x")) {
+                v.type = SPEC_VALUE_INT;
+                r = sd_bus_message_read_basic(m, 'x', &v.i);
+        } else if (streq(contents, "as")) {
+                v.type = SPEC_VALUE_STRV;
+                r = sd_bus_message_read_strv(m, &strv);
+                if (r >= 0 && !strv) {
+                        strv = calloc(1, sizeof(char *));
+                        if (!strv)
+                                return -ENOMEM;
+                }
+                v.strv = strv;
+        } else
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "spec key '%s' has D-Bus type '%s'; it takes %s",
+                                         key, contents, spec_key_expected_type(k));
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+
+        r = spec_set(s, key, &v, &err);
+        if (r < 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s",
+                                         err ?: "invalid spec value");
+        /* Make "given twice" detectable whatever spec_set() does with the mask. */
+        s->set_mask |= UINT64_C(1) << k;
+        return 0;
+}
+
+int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error) {
+        unsigned n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        for (;;) {
+                r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                if (++n > BUS_SPEC_ENTRIES_MAX)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "the spec has more than %u entries; give each key once",
+                                                 BUS_SPEC_ENTRIES_MAX);
+                r = read_spec_entry(m, s, error);
+                if (r < 0)
+                        return sd_bus_error_is_set(error) ? -EINVAL : r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_exit_container(m);
+}
+
+int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value) {
+        return sd_bus_message_append(m, "{sv}", key, "s", value ?: "");
+}
+
+int bus_append_dict_u64(sd_bus_message *m, const char *key, uint64_t value) {
+        return sd_bus_message_append(m, "{sv}", key, "t", value);
+}
+
+int bus_append_dict_u32(sd_bus_message *m, const char *key, uint32_t value) {
+        return sd_bus_message_append(m, "{sv}", key, "u", value);
+}
+
+int bus_append_dict_double(sd_bus_message *m, const char *key, double value) {
+        return sd_bus_message_append(m, "{sv}", key, "d", value);
+}
+
+int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n) {
+        int r;
+
+        r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                const DbField *f = &fields[i];
+                if (!f->name)
+                        continue;
+                switch (f->type) {
+                case DB_FIELD_INTEGER:
+                        r = sd_bus_message_append(m, "{sv}", f->name, "x", f->i);
+                        break;
+                case DB_FIELD_REAL:
+                        r = sd_bus_message_append(m, "{sv}", f->name, "d", f->d);
+                        break;
+                case DB_FIELD_TEXT:
+                        r = sd_bus_message_append(m, "{sv}", f->name, "s", f->s ?: "");
+                        break;
+                default:
+                        r = 0;
+                        break;
+                }
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+int bus_job_path(uint64_t id, char **ret) {
+        char *p;
+
+        if (asprintf(&p, BENCHD_JOB_PREFIX "/%" PRIu64, id) < 0)
+                return -ENOMEM;
+        *ret = p;
+        return 0;
+}
+
+int bus_job_path_parse(const char *path, uint64_t *ret) {
+        const char *p;
+        char *end;
+        uint64_t id;
+
+        if (strncmp(path, BENCHD_JOB_PREFIX "/", strlen(BENCHD_JOB_PREFIX "/")) != 0)
+                return -ENXIO;
+        p = path + strlen(BENCHD_JOB_PREFIX "/");
+        if (*p < '1' || *p > '9')
+                return -ENXIO;
+        errno = 0;
+        id = strtoull(p, &end, 10);
+        if (errno != 0 || *end != '\0')
+                return -ENXIO;
+        *ret = id;
+        return 0;
+}
+
+int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error) {
+        sd_bus_creds *creds = NULL;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID, &creds);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "cannot determine the caller's uid (%s); %s needs root",
+                                         strerror(-r), what);
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                r = sd_bus_creds_get_uid(creds, &uid);
+        sd_bus_creds_unref(creds);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "cannot determine the caller's uid (%s); %s needs root",
+                                         strerror(-r), what);
+        if (uid != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s needs root (the caller is uid %u); run it as root", what,
+                                         (unsigned) uid);
+        *ret_uid = (uint32_t) uid;
+        return 0;
+}

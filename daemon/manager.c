@@ -1,1 +1,1000 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Manager object and the queue. Handlers parse the message, authorise, call the logic in
+ * spec.c, spec-check.c, profile.c and db.c, and reply; the scheduler starts one job at a time from
+ * a defer source so that no job is started from inside a handler or another job's callback.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "config.h"
+#include "manager.h"
+#include "profile.h"
+#include "shared/spec-check.h"
+
+#define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
+
+Job *manager_find_job(Manager *m, uint64_t id) {
+        for (Job *j = m->jobs_head; j; j = j->next)
+                if (j->id == id)
+                        return j;
+        return NULL;
+}
+
+unsigned manager_queue_length(Manager *m) {
+        unsigned n = 0;
+        for (Job *j = m->jobs_head; j; j = j->next)
+                if (j->state == JOB_QUEUED)
+                        n++;
+        return n;
+}
+
+void manager_emit_changed(Manager *m) {
+        (void) sd_bus_emit_properties_changed(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
+                                              "QueueLength", "RunningJob", NULL);
+}
+
+void manager_schedule(Manager *m) {
+        if (m->dispatch_source)
+                (void) sd_event_source_set_enabled(m->dispatch_source, SD_EVENT_ONESHOT);
+}
+
+static int on_dispatch(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->stopping || m->running)
+                return 0;
+        for (Job *j = m->jobs_head; j; j = j->next)
+                if (j->state == JOB_QUEUED) {
+                        job_start(j);
+                        return 0;
+                }
+        return 0;
+}
+
+void manager_job_started(Manager *m, Job *j) {
+        m->running = j;
+        manager_emit_changed(m);
+}
+
+void manager_job_ended(Manager *m, Job *j) {
+        if (m->running == j)
+                m->running = NULL;
+        manager_emit_changed(m);
+        if (m->stopping) {
+                if (!m->running)
+                        (void) sd_event_exit(m->event, 0);
+                return;
+        }
+        manager_schedule(m);
+}
+
+static void manager_link_job(Manager *m, Job *j) {
+        j->prev = m->jobs_tail;
+        j->next = NULL;
+        if (m->jobs_tail)
+                m->jobs_tail->next = j;
+        else
+                m->jobs_head = j;
+        m->jobs_tail = j;
+}
+
+/* The job's steps: the profile's, or the spec itself. reterr/-errno as profile_*(). */
+static int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
+                          char **reterr) {
+        if (spec->profile) {
+                _cleanup_(profile_freep) Profile *p = NULL;
+                int r;
+
+                r = profile_load(m->profile_dirs, spec->profile, &p, reterr);
+                if (r < 0)
+                        return r;
+                return profile_expand(p, spec, ret_steps, ret_n, reterr);
+        }
+
+        JobSpec *steps = calloc(1, sizeof(JobSpec));
+        int r;
+
+        if (!steps)
+                return -ENOMEM;
+        spec_init(&steps[0]);
+        r = spec_copy(spec, &steps[0]);
+        if (r >= 0)
+                r = spec_finalize(&steps[0], reterr);
+        if (r < 0) {
+                spec_array_free(steps, 1);
+                return r;
+        }
+        *ret_steps = steps;
+        *ret_n = 1;
+        return 0;
+}
+
+static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *buf, size_t size) {
+        if (n <= 1)
+                return "";
+        snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
+        return buf;
+}
+
+/* Everything that is checked against the system before queueing. */
+static int manager_check_steps(Manager *m, const JobSpec *steps, size_t n, sd_bus_error *error) {
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *err = NULL, *reason = NULL;
+                const JobSpec *s = &steps[i];
+                TargetCheck tc;
+                char pfx[96];
+                int r;
+
+                r = spec_check_target(s, &tc, &err);
+                if (r == -ENOSPC)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_NO_SPACE, "%s%s",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)),
+                                                 err ?: "not enough free space on the target");
+                if (r < 0)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s%s",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)),
+                                                 err ?: "the target cannot be used");
+                if (tc.kind != TARGET_BLOCK || !workload_writes(s->workload))
+                        continue;
+
+                if (!s->destructive)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
+                                                 "%s%s is a block device and workload %s writes to it, "
+                                                 "destroying its data; set destructive=true if that is "
+                                                 "intended", step_prefix(steps, n, i, pfx, sizeof(pfx)),
+                                                 s->target, workload_to_string(s->workload));
+                if (!m->devices)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
+                                                 "%sthe device inventory is not running, so the safety of "
+                                                 "writing to %s cannot be checked; see benchd's log",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target);
+                r = device_manager_check_destructive(m->devices, tc.dev, &reason);
+                if (r == -EPERM)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE, "%swriting to %s is refused: %s",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target,
+                                                 reason ?: "the device is in use");
+                if (r < 0)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
+                                                 "%scannot check whether writing to %s is safe: %s",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target,
+                                                 strerror(-r));
+        }
+        return 0;
+}
+
+static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(spec_clear) JobSpec spec;
+        _cleanup_free_ char *err = NULL, *json = NULL;
+        JobSpec *steps = NULL;
+        size_t n_steps = 0;
+        uint32_t uid;
+        uint64_t id, now;
+        Job *j;
+        int r;
+
+        spec_init(&spec);
+
+        if (m->stopping)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                                        "benchd is shutting down; submit the job again once it runs");
+        r = bus_check_root(message, "submitting jobs", &uid, error);
+        if (r < 0)
+                return r;
+
+        r = bus_message_read_spec(message, &spec, error);
+        if (r < 0)
+                return r;
+        r = spec_finalize(&spec, &err);
+        if (r < 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid spec");
+
+        r = manager_expand(m, &spec, &steps, &n_steps, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
+
+        r = manager_check_steps(m, steps, n_steps, error);
+        if (r < 0)
+                goto fail;
+
+        if (manager_queue_length(m) >= m->max_queue) {
+                r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                      "the queue is full (%u jobs waiting); wait for jobs to finish or "
+                                      "cancel some", m->max_queue);
+                goto fail;
+        }
+
+        r = spec_to_json(&spec, &json);
+        if (r < 0)
+                goto fail;
+
+        now = now_usec(CLOCK_REALTIME);
+        DbJob dj = {
+                .state = "queued",
+                .profile = spec.profile,
+                .workload = spec.profile ? NULL : workload_to_string(spec.workload),
+                .spec_json = json,
+                .target = spec.target,
+                .label = spec.label,
+                .submitted_by = uid,
+                .submitted_usec = now,
+        };
+        r = db_job_insert(m->db, &dj, &id);
+        if (r < 0) {
+                mlog("cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot record the job in the database: %s",
+                                      strerror(-r));
+                goto fail;
+        }
+
+        r = job_new(m, id, &spec, steps, n_steps, json, uid, now, &j);
+        if (r < 0) {
+                (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
+                goto fail;
+        }
+        steps = NULL;
+        manager_link_job(m, j);
+        job_export(j);
+        manager_emit_changed(m);
+        manager_schedule(m);
+        mlog("job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, uid, json);
+
+        return sd_bus_reply_method_return(message, "to", id, j->path);
+
+fail:
+        spec_array_free(steps, n_steps);
+        return r;
+}
+
+static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        uint32_t uid;
+        uint64_t id;
+        Job *j;
+        int r;
+
+        r = sd_bus_message_read(message, "t", &id);
+        if (r < 0)
+                return r;
+        r = bus_check_root(message, "cancelling jobs", &uid, error);
+        if (r < 0)
+                return r;
+        j = manager_find_job(m, id);
+        if (!j)
+                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
+                                         "no job %" PRIu64 " is queued or running; ListJobs shows the jobs "
+                                         "that are", id);
+        r = job_cancel(j, uid);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
+                                         "job %" PRIu64 " has already ended (%s); only queued or running "
+                                         "jobs can be cancelled", id, job_state_to_string(j->state));
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+typedef struct ListJobsFilter {
+        int all;
+        const char *state;
+        uint64_t limit;
+} ListJobsFilter;
+
+static int read_list_jobs_filter(sd_bus_message *message, ListJobsFilter *f, sd_bus_error *error) {
+        int r;
+
+        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+
+                r = sd_bus_message_read(message, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(message, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (streq(key, "all") && streq(contents, "b"))
+                        r = sd_bus_message_read(message, "v", "b", &f->all);
+                else if (streq(key, "state") && streq(contents, "s")) {
+                        r = sd_bus_message_read(message, "v", "s", &f->state);
+                        if (r >= 0 && job_state_from_string(f->state) < 0)
+                                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                         "unknown job state '%s'; use queued, running, "
+                                                         "succeeded, failed, cancelled or interrupted",
+                                                         f->state);
+                } else if (streq(key, "limit") && streq(contents, "t"))
+                        r = sd_bus_message_read(message, "v", "t", &f->limit);
+                else
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "unknown ListJobs filter '%s' of type '%s'; the filter keys "
+                                                 "are all (b), state (s) and limit (t)", key, contents);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(message);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(message);
+}
+
+typedef struct ListJobsContext {
+        Manager *manager;
+        sd_bus_message *reply;
+        const ListJobsFilter *filter;
+        uint64_t n;
+} ListJobsContext;
+
+static int list_db_job(const DbJob *dj, void *userdata) {
+        ListJobsContext *c = userdata;
+        Job *j;
+        int r;
+
+        if (c->filter->limit > 0 && c->n >= c->filter->limit)
+                return 0;
+        c->n++;
+        j = manager_find_job(c->manager, dj->id);
+        if (j)
+                return job_append_properties(j, c->reply);
+
+        r = sd_bus_message_open_container(c->reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(c->reply, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
+                                  "Id", "t", dj->id,
+                                  "State", "s", dj->state ?: "",
+                                  "Profile", "s", dj->profile ?: "",
+                                  "Workload", "s", dj->workload ?: "",
+                                  "Target", "s", dj->target ?: "",
+                                  "Label", "s", dj->label ?: "",
+                                  "Spec", "s", dj->spec_json ?: "");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(c->reply, "{sv}{sv}{sv}{sv}{sv}",
+                                  "SubmittedBy", "u", dj->submitted_by,
+                                  "SubmittedUSec", "t", dj->submitted_usec,
+                                  "StartedUSec", "t", dj->started_usec,
+                                  "FinishedUSec", "t", dj->finished_usec,
+                                  "Error", "s", dj->error ?: "");
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(c->reply);
+}
+
+static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        ListJobsFilter f = {};
+        int r;
+
+        r = read_list_jobs_filter(message, &f, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+
+        if (f.all) {
+                ListJobsContext c = { .manager = m, .reply = reply, .filter = &f };
+                r = db_job_foreach(m->db, f.state, list_db_job, &c);
+                if (r < 0)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the jobs table: %s",
+                                                 strerror(-r));
+        } else {
+                uint64_t n = 0;
+                for (Job *j = m->jobs_head; j; j = j->next) {
+                        if (f.state && !streq(f.state, job_state_to_string(j->state)))
+                                continue;
+                        if (f.limit > 0 && n >= f.limit)
+                                break;
+                        r = job_append_properties(j, reply);
+                        if (r < 0)
+                                return r;
+                        n++;
+                }
+        }
+
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **names = NULL;
+        int r;
+
+        r = profile_list(m->profile_dirs, &names);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        for (char **n = names; *n; n++) {
+                _cleanup_(profile_freep) Profile *p = NULL;
+                _cleanup_free_ char *err = NULL;
+
+                r = profile_load(m->profile_dirs, *n, &p, &err);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        mlog("profile %s: %s", *n, strna(err));
+                        continue;
+                }
+                r = sd_bus_message_append(reply, "(ss)", p->name, p->description ?: "");
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_free_ char *err = NULL;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        r = profile_load(m->profile_dirs, name, &p, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -ENOENT)
+                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND, "%s", err ?: "unknown profile");
+        if (r < 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n_steps; i++) {
+                r = sd_bus_message_open_container(reply, 'a', "{sv}");
+                if (r < 0)
+                        return r;
+                r = bus_append_dict_string(reply, "step", p->steps[i].name);
+                if (r < 0)
+                        return r;
+                for (char **a = p->steps[i].assignments; *a; a++) {
+                        _cleanup_free_ char *key = NULL;
+                        const char *eq = strchr(*a, '=');
+                        if (!eq)
+                                continue;
+                        key = strndup(*a, eq - *a);
+                        if (!key)
+                                return -ENOMEM;
+                        r = bus_append_dict_string(reply, key, eq + 1);
+                        if (r < 0)
+                                return r;
+                }
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_error *error) {
+        static const char *const string_keys[] = { "device", "workload", "profile", "fs_type", "label",
+                                                   "tag", "status" };
+        static const char *const u64_keys[] = { "job", "since_usec", "until_usec", "limit", "offset" };
+        int r;
+
+        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
+                const char *key, *contents, *sv = NULL;
+                uint64_t uv = 0;
+                bool is_string = false, is_u64 = false;
+                char type;
+
+                r = sd_bus_message_read(message, "s", &key);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < ELEMENTSOF(string_keys); i++)
+                        if (streq(key, string_keys[i]))
+                                is_string = true;
+                for (size_t i = 0; i < ELEMENTSOF(u64_keys); i++)
+                        if (streq(key, u64_keys[i]))
+                                is_u64 = true;
+                r = sd_bus_message_peek_type(message, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (!is_string && !is_u64)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "unknown QueryRuns filter '%s'; the keys are device, "
+                                                 "workload, profile, fs_type, label, tag, status (s) and "
+                                                 "job, since_usec, until_usec, limit, offset (t)", key);
+                if (is_string && !streq(contents, "s"))
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "QueryRuns filter '%s' has type '%s'; it takes 's'", key,
+                                                 contents);
+                if (is_u64 && !streq(contents, "t"))
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "QueryRuns filter '%s' has type '%s'; it takes 't'", key,
+                                                 contents);
+                r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
+                              : sd_bus_message_read(message, "v", "t", &uv);
+                if (r < 0)
+                        return r;
+                if (streq(key, "device"))
+                        f->device = sv;
+                else if (streq(key, "workload"))
+                        f->workload = sv;
+                else if (streq(key, "profile"))
+                        f->profile = sv;
+                else if (streq(key, "fs_type"))
+                        f->fs_type = sv;
+                else if (streq(key, "label"))
+                        f->label = sv;
+                else if (streq(key, "tag"))
+                        f->tag = sv;
+                else if (streq(key, "status"))
+                        f->status = sv;
+                else if (streq(key, "job"))
+                        f->job = uv;
+                else if (streq(key, "since_usec"))
+                        f->since_usec = uv;
+                else if (streq(key, "until_usec"))
+                        f->until_usec = uv;
+                else if (streq(key, "limit"))
+                        f->limit = uv;
+                else if (streq(key, "offset"))
+                        f->offset = uv;
+                r = sd_bus_message_exit_container(message);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(message);
+}
+
+static int append_row(const DbField *fields, size_t n, void *userdata) {
+        return bus_message_append_db_fields(userdata, fields, n);
+}
+
+static int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        DbRunFilter f = {};
+        int r;
+
+        r = read_run_filter(message, &f, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        r = db_query_runs(m->db, &f, append_row, reply);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int not_found_run(sd_bus_error *error, uint64_t id) {
+        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
+                                 "there is no run %" PRIu64 "; QueryRuns lists the runs there are", id);
+}
+
+static int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(message, "t", &id);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = db_get_run(m->db, id, append_row, reply);
+        if (r == -ENOENT)
+                return not_found_run(error, id);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read run %" PRIu64 ": %s", id,
+                                         strerror(-r));
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(message, "t", &id);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        r = db_get_samples(m->db, id, append_row, reply);
+        if (r == -ENOENT)
+                return not_found_run(error, id);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the samples of run %" PRIu64
+                                         ": %s", id, strerror(-r));
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int append_bucket(uint64_t upper_ns, uint64_t count, void *userdata) {
+        return sd_bus_message_append(userdata, "(tt)", upper_ns, count);
+}
+
+static int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(message, "t", &id);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(tt)");
+        if (r < 0)
+                return r;
+        r = db_get_histogram(m->db, id, append_bucket, reply);
+        if (r == -ENOENT)
+                return not_found_run(error, id);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the histogram of run %"
+                                         PRIu64 ": %s", id, strerror(-r));
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", BENCHD_VERSION);
+}
+
+static int property_get_queue_length(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        return sd_bus_message_append(reply, "u", manager_queue_length(userdata));
+}
+
+static int property_get_running_job(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error) {
+        Manager *m = userdata;
+        return sd_bus_message_append(reply, "t", m->running ? m->running->id : UINT64_C(0));
+}
+
+static int property_get_database_path(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply, void *userdata,
+                                      sd_bus_error *error) {
+        Manager *m = userdata;
+        return sd_bus_message_append(reply, "s", m->db_path);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("SubmitJob",
+                                SD_BUS_ARGS("a{sv}", spec),
+                                SD_BUS_RESULT("t", id, "o", job),
+                                method_submit_job, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CancelJob",
+                                SD_BUS_ARGS("t", id),
+                                SD_BUS_NO_RESULT,
+                                method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListJobs",
+                                SD_BUS_ARGS("a{sv}", filter),
+                                SD_BUS_RESULT("aa{sv}", jobs),
+                                method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("QueryRuns",
+                                SD_BUS_ARGS("a{sv}", filter),
+                                SD_BUS_RESULT("aa{sv}", runs),
+                                method_query_runs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetRun",
+                                SD_BUS_ARGS("t", id),
+                                SD_BUS_RESULT("a{sv}", run),
+                                method_get_run, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSamples",
+                                SD_BUS_ARGS("t", run),
+                                SD_BUS_RESULT("aa{sv}", samples),
+                                method_get_samples, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetHistogram",
+                                SD_BUS_ARGS("t", run),
+                                SD_BUS_RESULT("a(tt)", buckets),
+                                method_get_histogram, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListProfiles",
+                                SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(ss)", profiles),
+                                method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetProfile",
+                                SD_BUS_ARGS("s", name),
+                                SD_BUS_RESULT("aa{sv}", steps),
+                                method_get_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("JobRemoved",
+                                SD_BUS_ARGS("t", id, "o", job, "s", result),
+                                0),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("QueueLength", "u", property_get_queue_length, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("RunningJob", "t", property_get_running_job, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DatabasePath", "s", property_get_database_path, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_VTABLE_END
+};
+
+static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        mlog("the worker did not go away in time; exiting anyway");
+        return sd_event_exit(m->event, 0);
+}
+
+void manager_stop(Manager *m) {
+        if (m->stopping)
+                return;
+        m->stopping = true;
+        mlog("stopping");
+        if (!m->running) {
+                (void) sd_event_exit(m->event, 0);
+                return;
+        }
+        job_interrupt(m->running);
+        /* The worker gets SIGKILL after 3 s; give up waiting for it after 10 s. */
+        (void) sd_event_add_time_relative(m->event, &m->exit_source, CLOCK_MONOTONIC, 10 * USEC_PER_SEC, 0,
+                                          on_exit_timeout, m);
+}
+
+int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
+                const ManagerConfig *config, Manager **ret) {
+        Manager *m;
+        size_t n = 0;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->event = sd_event_ref(event);
+        m->bus = sd_bus_ref(bus);
+        m->db = db;
+        m->devices = devices;
+        m->max_queue = config->max_queue;
+        m->db_path = strdup(config->db_path);
+        m->worker_path = strdup(config->worker_path);
+        for (char *const *d = config->profile_dirs; *d; d++)
+                n++;
+        m->profile_dirs = calloc(n + 1, sizeof(char *));
+        if (!m->db_path || !m->worker_path || !m->profile_dirs) {
+                manager_free(m);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (!(m->profile_dirs[i] = strdup(config->profile_dirs[i]))) {
+                        manager_free(m);
+                        return -ENOMEM;
+                }
+
+        r = sd_bus_add_object_vtable(bus, &m->manager_slot, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
+                                     manager_vtable, m);
+        if (r >= 0)
+                r = sd_bus_add_fallback_vtable(bus, &m->job_slot, BENCHD_JOB_PREFIX, BENCHD_JOB_INTERFACE,
+                                               job_vtable, job_object_find, m);
+        if (r >= 0)
+                r = sd_bus_add_node_enumerator(bus, &m->enumerator_slot, BENCHD_JOB_PREFIX,
+                                               job_node_enumerator, m);
+        if (r >= 0)
+                r = sd_bus_add_object_manager(bus, &m->object_manager_slot, BENCHD_MANAGER_PATH);
+        if (r >= 0) {
+                r = sd_event_add_defer(event, &m->dispatch_source, on_dispatch, m);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->dispatch_source, SD_EVENT_OFF);
+        }
+        if (r < 0) {
+                manager_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        while (m->jobs_head) {
+                Job *j = m->jobs_head;
+                m->jobs_head = j->next;
+                job_free(j);
+        }
+        sd_event_source_disable_unref(m->dispatch_source);
+        sd_event_source_disable_unref(m->exit_source);
+        sd_bus_slot_unref(m->manager_slot);
+        sd_bus_slot_unref(m->job_slot);
+        sd_bus_slot_unref(m->enumerator_slot);
+        sd_bus_slot_unref(m->object_manager_slot);
+        sd_bus_unref(m->bus);
+        sd_event_unref(m->event);
+        free(m->db_path);
+        free(m->worker_path);
+        strv_free(m->profile_dirs);
+        free(m);
+        return NULL;
+}
+
+/* ---- start-up ---- */
+
+typedef struct StaleJob {
+        uint64_t id;
+        uint64_t started_usec;
+        char *target;
+} StaleJob;
+
+typedef struct LoadContext {
+        StaleJob *jobs;
+        size_t n;
+        Manager *manager;
+} LoadContext;
+
+static int collect_stale(const DbJob *dj, void *userdata) {
+        LoadContext *c = userdata;
+        StaleJob *n;
+
+        n = realloc(c->jobs, (c->n + 1) * sizeof(StaleJob));
+        if (!n)
+                return -ENOMEM;
+        c->jobs = n;
+        c->jobs[c->n] = (StaleJob) { .id = dj->id, .started_usec = dj->started_usec,
+                                     .target = dj->target ? strdup(dj->target) : NULL };
+        c->n++;
+        return 0;
+}
+
+typedef struct QueuedJob {
+        uint64_t id;
+        char *spec_json;
+        uint32_t submitted_by;
+        uint64_t submitted_usec;
+} QueuedJob;
+
+typedef struct QueueContext {
+        QueuedJob *jobs;
+        size_t n;
+} QueueContext;
+
+static int collect_queued(const DbJob *dj, void *userdata) {
+        QueueContext *c = userdata;
+        QueuedJob *n;
+
+        n = realloc(c->jobs, (c->n + 1) * sizeof(QueuedJob));
+        if (!n)
+                return -ENOMEM;
+        c->jobs = n;
+        c->jobs[c->n] = (QueuedJob) { .id = dj->id, .spec_json = strdup(dj->spec_json ?: "{}"),
+                                      .submitted_by = dj->submitted_by, .submitted_usec = dj->submitted_usec };
+        c->n++;
+        return 0;
+}
+
+static int manager_restore_job(Manager *m, const QueuedJob *q) {
+        _cleanup_(spec_clear) JobSpec spec;
+        _cleanup_free_ char *err = NULL;
+        JobSpec *steps = NULL;
+        size_t n_steps = 0;
+        Job *j;
+        int r;
+
+        spec_init(&spec);
+        r = spec_from_json(&spec, q->spec_json, &err);
+        if (r >= 0)
+                r = spec_finalize(&spec, &err);
+        if (r >= 0)
+                r = manager_expand(m, &spec, &steps, &n_steps, &err);
+        if (r < 0) {
+                _cleanup_free_ char *msg = NULL;
+                if (asprintf(&msg, "the queued job could not be restored after a restart: %s",
+                             err ?: strerror(-r)) < 0)
+                        msg = NULL;
+                mlog("job %" PRIu64 ": %s", q->id, strna(msg));
+                (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
+                return 0;
+        }
+        r = job_new(m, q->id, &spec, steps, n_steps, q->spec_json, q->submitted_by, q->submitted_usec, &j);
+        if (r < 0) {
+                spec_array_free(steps, n_steps);
+                return r;
+        }
+        manager_link_job(m, j);
+        job_export(j);
+        return 0;
+}
+
+int manager_load(Manager *m) {
+        LoadContext stale = { .manager = m };
+        QueueContext queued = {};
+        uint64_t now = now_usec(CLOCK_REALTIME);
+        int r;
+
+        r = db_job_foreach(m->db, "running", collect_stale, &stale);
+        for (size_t i = 0; i < stale.n; i++) {
+                int k = db_job_set_state(m->db, stale.jobs[i].id, "interrupted", stale.jobs[i].started_usec,
+                                         now, "benchd stopped while the job was running");
+                if (k < 0)
+                        mlog("job %" PRIu64 ": cannot mark it interrupted: %s", stale.jobs[i].id, strerror(-k));
+                k = cleanup_job_files(stale.jobs[i].target, stale.jobs[i].id, -1);
+                mlog("job %" PRIu64 " was running when benchd stopped: now interrupted%s", stale.jobs[i].id,
+                     k > 0 ? ", its leftover files removed" : "");
+                free(stale.jobs[i].target);
+        }
+        free(stale.jobs);
+        if (r < 0) {
+                mlog("cannot read the running jobs: %s", strerror(-r));
+                return r;
+        }
+        r = db_run_interrupt_stale(m->db);
+        if (r > 0)
+                mlog("%d run(s) of a previous life marked interrupted", r);
+        else if (r < 0)
+                mlog("cannot mark stale runs interrupted: %s", strerror(-r));
+
+        r = db_job_foreach(m->db, "queued", collect_queued, &queued);
+        for (size_t i = 0; i < queued.n; i++) {
+                if (r >= 0 && queued.jobs[i].spec_json)
+                        r = manager_restore_job(m, &queued.jobs[i]);
+                free(queued.jobs[i].spec_json);
+        }
+        free(queued.jobs);
+        if (r < 0) {
+                mlog("cannot restore the queued jobs: %s", strerror(-r));
+                return r;
+        }
+        if (manager_queue_length(m) > 0)
+                mlog("%u queued job(s) restored", manager_queue_length(m));
+        manager_schedule(m);
+        return 0;
+}

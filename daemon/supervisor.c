@@ -1,1 +1,706 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The worker supervisor: fork+exec of benchd-worker with a clean environment, and the daemon's
+ * side of the protocol in proto.h. It is a small state machine (waiting for HELLO, running, done
+ * after RESULT or ERROR) driven by the event loop; the decision of how a step ended is taken in one
+ * place, when the process has been reaped, so a worker that writes its result and then crashes, or
+ * is killed while we still read its frames, is judged on everything it did.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <syslog.h>
+
+#include "shared/histogram.h"
+#include "shared/spec-check.h"
+#include "supervisor.h"
+
+typedef enum WorkerStage {
+        STAGE_HELLO,
+        STAGE_RUNNING,
+        STAGE_DONE,     /* RESULT or ERROR received: only EOF may follow */
+} WorkerStage;
+
+struct Worker {
+        sd_event *event;
+        pid_t pid;
+        int fd;
+        sd_event_source *child_source;
+        sd_event_source *io_source;
+        sd_event_source *timeout_source;
+        sd_event_source *kill_source;
+        ProtoReader reader;
+        WorkerCallbacks cb;
+        void *userdata;
+        uint64_t job_id;
+        uint32_t step;
+        char *spec_text;
+        char *path;
+        uint64_t timeout_usec;
+
+        WorkerStage stage;
+        bool got_result;
+        ProtoResult result;
+        char *error;            /* from an ERROR frame */
+        char *failure;          /* ours: violation, timeout; first one wins */
+        ProtoHistogramEntry *histogram;
+        size_t n_histogram;
+        bool have_sample;
+        uint64_t last_t_ms;
+        bool stop_requested;
+        bool signalled;
+        bool eof;
+};
+
+#define wlog(w, fmt, ...) \
+        fprintf(stderr, "benchd: job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt "\n", \
+                (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
+
+/* Worker text is untrusted and ends up in D-Bus strings (UTF-8 only) and logs: keep printable
+ * ASCII. */
+static void sanitize(char *s) {
+        for (; s && *s; s++)
+                if ((unsigned char) *s < 0x20 || (unsigned char) *s > 0x7e)
+                        *s = '?';
+}
+
+pid_t worker_pid(Worker *w) {
+        return w ? w->pid : 0;
+}
+
+static void worker_signal_group(Worker *w, int sig) {
+        if (w->pid <= 0)
+                return;
+        if (kill(-w->pid, sig) < 0 && errno != ESRCH)
+                wlog(w, "cannot send signal %d: %m", sig);
+        if (sig != 0 && w->child_source)
+                w->signalled = true;
+}
+
+static void worker_disable_io(Worker *w) {
+        w->io_source = sd_event_source_disable_unref(w->io_source);
+}
+
+static void worker_set_failure(Worker *w, const char *fmt, ...) _printf_(2, 3);
+static void worker_set_failure(Worker *w, const char *fmt, ...) {
+        va_list ap;
+
+        if (w->failure)
+                return;
+        va_start(ap, fmt);
+        if (vasprintf(&w->failure, fmt, ap) < 0)
+                w->failure = NULL;
+        va_end(ap);
+        if (w->failure)
+                wlog(w, "%s", w->failure);
+}
+
+/* A protocol violation: the worker cannot be trusted any more. Kill it at once; the step fails
+ * when it has been reaped. */
+static void worker_violation(Worker *w, const char *what) {
+        worker_set_failure(w, "protocol violation by the worker: %s; the worker was killed", what);
+        worker_disable_io(w);
+        worker_signal_group(w, SIGKILL);
+}
+
+static int worker_send_spec(Worker *w) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+        ProtoSpec spec = {
+                .job_id = w->job_id,
+                .step = w->step,
+                .text = w->spec_text,
+        };
+        int r;
+
+        r = proto_encode_spec(&spec, &buf, &len);
+        if (r < 0)
+                return r;
+        /* One frame of at most PROTO_SPEC_MAX on a fresh socket: fits its buffer, never blocks. */
+        return proto_write_all(w->fd, buf, len);
+}
+
+static bool phase_valid(const char *p) {
+        return streq(p, "layout") || streq(p, "ramp") || streq(p, "measure") || streq(p, "cleanup");
+}
+
+static const char *frame_type_name(uint16_t t) {
+        static const char *const names[] = {
+                [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
+                [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
+                [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG",
+        };
+        return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
+}
+
+/* Returns false when the worker was dropped. */
+static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
+        char what[128];
+        int r;
+
+        if (w->stage == STAGE_HELLO) {
+                ProtoHello hello;
+
+                if (f->type != PROTO_HELLO) {
+                        snprintf(what, sizeof(what), "%s frame (type %u) before HELLO",
+                                 frame_type_name(f->type), f->type);
+                        worker_violation(w, what);
+                        return false;
+                }
+                r = proto_decode_hello(f, &hello);
+                if (r < 0) {
+                        worker_violation(w, "malformed HELLO frame");
+                        return false;
+                }
+                if (hello.version != PROTO_VERSION) {
+                        snprintf(what, sizeof(what), "HELLO for protocol version %" PRIu32 ", expected %d",
+                                 hello.version, PROTO_VERSION);
+                        worker_violation(w, what);
+                        return false;
+                }
+                if ((pid_t) hello.pid != w->pid)
+                        wlog(w, "HELLO names pid %" PRIu32 "; continuing", hello.pid);
+                r = worker_send_spec(w);
+                if (r < 0) {
+                        worker_set_failure(w, "cannot send the spec to the worker: %s", strerror(-r));
+                        worker_disable_io(w);
+                        worker_signal_group(w, SIGKILL);
+                        return false;
+                }
+                w->stage = STAGE_RUNNING;
+                return true;
+        }
+
+        if (w->stage == STAGE_DONE) {
+                snprintf(what, sizeof(what), "%s frame after the final RESULT or ERROR",
+                         frame_type_name(f->type));
+                worker_violation(w, what);
+                return false;
+        }
+
+        switch (f->type) {
+        case PROTO_PHASE: {
+                ProtoText t = {};
+                r = proto_decode_text(f, &t);
+                if (r < 0 || !t.text || !phase_valid(t.text)) {
+                        proto_text_clear(&t);
+                        worker_violation(w, "malformed PHASE frame (phases are layout, ramp, measure, cleanup)");
+                        return false;
+                }
+                if (w->cb.phase)
+                        w->cb.phase(w, t.text, w->userdata);
+                proto_text_clear(&t);
+                return true;
+        }
+        case PROTO_LOG: {
+                ProtoText t = {};
+                r = proto_decode_text(f, &t);
+                if (r < 0) {
+                        worker_violation(w, "malformed LOG frame");
+                        return false;
+                }
+                sanitize(t.text);
+                wlog(w, "<%" PRIu32 "> %s", t.level, strna(t.text));
+                proto_text_clear(&t);
+                return true;
+        }
+        case PROTO_SAMPLE: {
+                ProtoSample s;
+                r = proto_decode_sample(f, &s);
+                if (r < 0) {
+                        worker_violation(w, "malformed SAMPLE frame");
+                        return false;
+                }
+                if (w->have_sample && s.t_ms <= w->last_t_ms) {
+                        snprintf(what, sizeof(what), "SAMPLE t_ms=%" PRIu64 " not after the previous %" PRIu64,
+                                 s.t_ms, w->last_t_ms);
+                        worker_violation(w, what);
+                        return false;
+                }
+                w->have_sample = true;
+                w->last_t_ms = s.t_ms;
+                if (w->cb.sample)
+                        w->cb.sample(w, &s, w->userdata);
+                return true;
+        }
+        case PROTO_HISTOGRAM: {
+                ProtoHistogram h = {};
+                ProtoHistogramEntry *n;
+                r = proto_decode_histogram(f, &h);
+                if (r < 0) {
+                        worker_violation(w, "malformed HISTOGRAM frame");
+                        return false;
+                }
+                if (w->n_histogram + h.n_entries > HISTOGRAM_BUCKETS) {
+                        proto_histogram_clear(&h);
+                        worker_violation(w, "more histogram entries than there are buckets");
+                        return false;
+                }
+                if (h.n_entries > 0) {
+                        n = realloc(w->histogram, (w->n_histogram + h.n_entries) * sizeof(*n));
+                        if (!n) {
+                                proto_histogram_clear(&h);
+                                worker_violation(w, "out of memory for the histogram");
+                                return false;
+                        }
+                        w->histogram = n;
+                        memcpy(w->histogram + w->n_histogram, h.entries, h.n_entries * sizeof(*n));
+                        w->n_histogram += h.n_entries;
+                }
+                proto_histogram_clear(&h);
+                return true;
+        }
+        case PROTO_RESULT:
+                r = proto_decode_result(f, &w->result);
+                if (r < 0) {
+                        worker_violation(w, "malformed RESULT frame");
+                        return false;
+                }
+                sanitize(w->result.device);
+                w->got_result = true;
+                w->stage = STAGE_DONE;
+                return true;
+        case PROTO_ERROR: {
+                ProtoError e = {};
+                r = proto_decode_error(f, &e);
+                if (r < 0) {
+                        worker_violation(w, "malformed ERROR frame");
+                        return false;
+                }
+                sanitize(e.message);
+                free(w->error);
+                if (e.message && *e.message)
+                        w->error = TAKE_PTR(e.message);
+                else if (asprintf(&w->error, "the worker failed: %s", strerror(e.error)) < 0)
+                        w->error = NULL;
+                proto_error_clear(&e);
+                w->stage = STAGE_DONE;
+                return true;
+        }
+        default:
+                snprintf(what, sizeof(what), "unexpected %s frame (type %u)", frame_type_name(f->type), f->type);
+                worker_violation(w, what);
+                return false;
+        }
+}
+
+/* Reads and handles everything available. */
+static void worker_read(Worker *w) {
+        int r;
+
+        while (w->io_source) {
+                ProtoFrame f;
+
+                r = proto_reader_next(&w->reader, &f);
+                if (r < 0) {
+                        worker_violation(w, r == -EMSGSIZE ? "oversized frame" :
+                                            r == -EPROTONOSUPPORT ? "frame of another protocol version" :
+                                            "garbage instead of a frame (bad magic or header)");
+                        return;
+                }
+                if (r > 0) {
+                        if (!worker_handle_frame(w, &f))
+                                return;
+                        continue;
+                }
+
+                r = proto_reader_fill(&w->reader, w->fd);
+                if (r == -EAGAIN || r == -EINTR)
+                        return;
+                if (r == 0) {
+                        w->eof = true;
+                        worker_disable_io(w);
+                        if (w->reader.len > 0)
+                                worker_violation(w, "the socket was closed in the middle of a frame");
+                        return;
+                }
+                if (r < 0) {
+                        if (r == -ENOBUFS || r == -EMSGSIZE)
+                                worker_violation(w, "oversized frame");
+                        else {
+                                worker_set_failure(w, "cannot read from the worker: %s", strerror(-r));
+                                worker_disable_io(w);
+                                worker_signal_group(w, SIGKILL);
+                        }
+                        return;
+                }
+        }
+}
+
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Worker *w = userdata;
+
+        worker_read(w);
+        return 0;
+}
+
+static int on_worker_kill(sd_event_source *s, uint64_t usec, void *userdata) {
+        Worker *w = userdata;
+
+        wlog(w, "still running; sending SIGKILL");
+        worker_signal_group(w, SIGKILL);
+        return 0;
+}
+
+static void worker_arm_kill(Worker *w, uint64_t after_usec) {
+        int r;
+
+        if (w->kill_source)
+                return;
+        r = sd_event_add_time_relative(w->event, &w->kill_source, CLOCK_MONOTONIC, after_usec, 0,
+                                       on_worker_kill, w);
+        if (r < 0) {
+                wlog(w, "cannot arm the kill timer (%s); sending SIGKILL now", strerror(-r));
+                worker_signal_group(w, SIGKILL);
+        }
+}
+
+static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Worker *w = userdata;
+
+        worker_set_failure(w, "the step timed out after %" PRIu64 " s (its runtime plus grace); "
+                           "the worker was stopped", w->timeout_usec / USEC_PER_SEC);
+        worker_signal_group(w, SIGTERM);
+        worker_arm_kill(w, WORKER_KILL_USEC);
+        return 0;
+}
+
+void worker_stop(Worker *w, uint64_t kill_after_usec) {
+        if (!w || !w->child_source)
+                return;
+        w->stop_requested = true;
+        worker_signal_group(w, SIGTERM);
+        worker_arm_kill(w, kill_after_usec);
+}
+
+static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        Worker *w = userdata;
+        WorkerOutcome o = {
+                .histogram = w->histogram,
+                .n_histogram = w->n_histogram,
+        };
+        _cleanup_free_ char *msg = NULL;
+        bool clean = si->si_code == CLD_EXITED && si->si_status == 0;
+
+        /* Everything it wrote before dying is in the socket: judge it on all of it. */
+        if (w->io_source)
+                worker_read(w);
+        worker_disable_io(w);
+        w->child_source = sd_event_source_disable_unref(w->child_source);
+        w->timeout_source = sd_event_source_disable_unref(w->timeout_source);
+        w->kill_source = sd_event_source_disable_unref(w->kill_source);
+        /* Sweep anything it left in its process group. */
+        (void) kill(-w->pid, SIGKILL);
+
+        if (si->si_code == CLD_EXITED)
+                wlog(w, "exited with status %d", si->si_status);
+        else
+                wlog(w, "killed by signal %d (SIG%s)", si->si_status, strna(sigabbrev_np(si->si_status)));
+
+        o.signalled = w->signalled || !clean;
+        if (w->stop_requested && !(w->got_result && clean)) {
+                o.status = WORKER_STOPPED;
+        } else if (w->failure) {
+                o.status = WORKER_FAILED;
+                o.error = w->failure;
+        } else if (w->error) {
+                o.status = WORKER_FAILED;
+                o.error = w->error;
+        } else if (w->got_result && clean) {
+                o.status = WORKER_SUCCEEDED;
+                o.result = &w->result;
+        } else {
+                int k;
+                o.status = WORKER_FAILED;
+                if (si->si_code != CLD_EXITED)
+                        k = asprintf(&msg, "worker killed by signal %d (SIG%s)%s", si->si_status,
+                                     strna(sigabbrev_np(si->si_status)),
+                                     w->got_result ? " after sending its result" : "");
+                else if (si->si_status == 127 && w->stage == STAGE_HELLO)
+                        k = asprintf(&msg, "worker %s could not be executed (exit status 127); "
+                                     "check --worker or BENCHD_WORKER", w->path);
+                else if (w->got_result)
+                        k = asprintf(&msg, "worker exited with status %d after sending its result",
+                                     si->si_status);
+                else
+                        k = asprintf(&msg, "worker exited with status %d without a result%s", si->si_status,
+                                     w->stage == STAGE_HELLO ? " (it never said HELLO)" : "");
+                if (k < 0)
+                        msg = NULL;
+                o.error = msg ?: "worker ended without a result";
+        }
+
+        /* May free w. */
+        w->cb.finished(w, &o, w->userdata);
+        return 0;
+}
+
+static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent) {
+        static char *const env[] = {
+                (char *) "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                (char *) "LANG=C",
+                NULL,
+        };
+        char *argv[] = { (char *) path, (char *) "--protocol-fd=3", NULL };
+        struct rlimit rl;
+        sigset_t ss;
+        int null_fd;
+
+        sigemptyset(&ss);
+        (void) sigprocmask(SIG_SETMASK, &ss, NULL);
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void) signal(sig, SIG_DFL);
+
+        if (setsid() < 0)
+                _exit(126);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(126);
+        if (getppid() != parent)
+                _exit(126);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                _exit(126);
+
+        rl = (struct rlimit) { 0, 0 };
+        (void) setrlimit(RLIMIT_CORE, &rl);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+                rl.rlim_cur = MIN(rl.rlim_max, (rlim_t) 4096);
+                rl.rlim_max = rl.rlim_cur;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+
+        if (fd == 3) {
+                if (fcntl(fd, F_SETFD, 0) < 0)
+                        _exit(126);
+        } else if (dup2(fd, 3) < 0)
+                _exit(126);
+        null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null_fd >= 0 && null_fd != 0)
+                (void) dup2(null_fd, 0);
+        (void) close_range(4, ~0U, 0);
+
+        execve(path, argv, env);
+        _exit(127);
+}
+
+static int pidfd_open_sys(pid_t pid) {
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step,
+                 const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
+                 void *userdata, Worker **ret) {
+        _cleanup_close_ int pidfd = -1;
+        int pair[2], r;
+        pid_t parent = getpid(), pid;
+        Worker *w;
+
+        if (access(path, X_OK) < 0)
+                return negative_errno();
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->fd = -1;
+        w->event = sd_event_ref(event);
+        w->cb = *cb;
+        w->userdata = userdata;
+        w->job_id = job_id;
+        w->step = step;
+        w->timeout_usec = timeout_usec;
+        proto_reader_init(&w->reader);
+        w->spec_text = strdup(spec_text);
+        w->path = strdup(path);
+        if (!w->spec_text || !w->path) {
+                worker_free(w);
+                return -ENOMEM;
+        }
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+                r = negative_errno();
+                worker_free(w);
+                return r;
+        }
+
+        pid = fork();
+        if (pid < 0) {
+                r = negative_errno();
+                close(pair[0]);
+                close(pair[1]);
+                worker_free(w);
+                return r;
+        }
+        if (pid == 0)
+                worker_exec_child(pair[1], path, parent);
+
+        close(pair[1]);
+        w->fd = pair[0];
+        w->pid = pid;
+        if (fcntl(w->fd, F_SETFL, O_NONBLOCK) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+
+        pidfd = pidfd_open_sys(pid);
+        if (pidfd >= 0) {
+                r = sd_event_add_child_pidfd(event, &w->child_source, pidfd, WEXITED, on_worker_exit, w);
+                if (r >= 0) {
+                        (void) sd_event_source_set_child_pidfd_own(w->child_source, true);
+                        TAKE_FD(pidfd);
+                }
+        } else
+                r = sd_event_add_child(event, &w->child_source, pid, WEXITED, on_worker_exit, w);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_child_process_own(w->child_source, true);
+
+        r = sd_event_add_io(event, &w->io_source, w->fd, EPOLLIN, on_worker_io, w);
+        if (r < 0)
+                goto fail;
+        /* Frames before exits: read what the worker said before judging how it ended. */
+        (void) sd_event_source_set_priority(w->io_source, SD_EVENT_PRIORITY_NORMAL - 10);
+
+        r = sd_event_add_time_relative(event, &w->timeout_source, CLOCK_MONOTONIC, timeout_usec, 0,
+                                       on_worker_timeout, w);
+        if (r < 0)
+                goto fail;
+
+        wlog(w, "started %s (timeout %" PRIu64 " s)", path, timeout_usec / USEC_PER_SEC);
+        *ret = w;
+        return 0;
+
+fail:
+        worker_free(w);
+        return r;
+}
+
+Worker *worker_free(Worker *w) {
+        if (!w)
+                return NULL;
+        if (w->child_source && w->pid > 0) {
+                /* Still running: it must not outlive its supervisor. */
+                (void) kill(-w->pid, SIGKILL);
+        }
+        sd_event_source_disable_unref(w->io_source);
+        sd_event_source_disable_unref(w->timeout_source);
+        sd_event_source_disable_unref(w->kill_source);
+        sd_event_source_disable_unref(w->child_source);
+        if (w->fd >= 0)
+                close(w->fd);
+        proto_reader_clear(&w->reader);
+        proto_result_clear(&w->result);
+        free(w->histogram);
+        free(w->error);
+        free(w->failure);
+        free(w->spec_text);
+        free(w->path);
+        sd_event_unref(w->event);
+        free(w);
+        return NULL;
+}
+
+uint64_t worker_timeout_usec(const JobSpec *s) {
+        /* 10 MB/s is 10^4 bytes per ms; reads lay out first, so count the bytes twice. */
+        uint64_t bytes_ms = spec_needed_bytes(s) / 10000u;
+        uint64_t ms = 60000u;
+
+        ms += MIN(s->runtime_ms + s->ramp_ms, SPEC_RUNTIME_MS_MAX);
+        if (s->runtime_ms == 0 || workload_reads(s->workload))
+                ms += 2 * MIN(bytes_ms, SPEC_RUNTIME_MS_MAX);
+        if (s->workload == WORKLOAD_METADATA)
+                ms += (uint64_t) s->file_count * 2u;
+        ms = MIN(ms, SPEC_RUNTIME_MS_MAX + 3600u * 1000u);
+        return ms * USEC_PER_MSEC;
+}
+
+/* Removes the directory fd's contents and then the entry name in parent, depth-bounded. */
+static int rm_tree_at(int parent, const char *name, unsigned depth) {
+        int fd, r = 0;
+        DIR *d;
+        struct dirent *de;
+
+        if (depth > 16)
+                return -ELOOP;
+        fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode))
+                        r = rm_tree_at(fd, de->d_name, depth + 1);
+                else if (unlinkat(fd, de->d_name, 0) < 0)
+                        r = negative_errno();
+        }
+        closedir(d);
+        if (unlinkat(parent, name, AT_REMOVEDIR) < 0)
+                r = negative_errno();
+        return r;
+}
+
+int cleanup_job_files(const char *target, uint64_t job_id, int step) {
+        char prefix[64];
+        int dfd, n = 0;
+        DIR *d;
+        struct dirent *de;
+
+        if (!target)
+                return 0;
+        if (step < 0)
+                snprintf(prefix, sizeof(prefix), ".benchd-%" PRIu64 "-", job_id);
+        else
+                snprintf(prefix, sizeof(prefix), ".benchd-%" PRIu64 "-%d-", job_id, step);
+
+        dfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOTDIR ? 0 : negative_errno();
+        d = fdopendir(dfd);
+        if (!d) {
+                int r = negative_errno();
+                close(dfd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+                int r;
+
+                if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+                        continue;
+                if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (st.st_uid != geteuid())
+                        continue;
+                if (S_ISREG(st.st_mode))
+                        r = unlinkat(dfd, de->d_name, 0) < 0 ? negative_errno() : 0;
+                else if (S_ISDIR(st.st_mode))
+                        r = rm_tree_at(dfd, de->d_name, 0);
+                else
+                        continue;
+                if (r < 0)
+                        fprintf(stderr, "benchd: cannot remove %s/%s: %s\n", target, de->d_name, strerror(-r));
+                else
+                        n++;
+        }
+        closedir(d);
+        return n;
+}

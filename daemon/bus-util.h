@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Marshalling between D-Bus messages and the daemon's plain data: a{sv} job specs into JobSpec,
+ * database rows (DbField) into a{sv}, and the named errors of the Manager interface.
+ */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "db.h"
+#include "shared/spec.h"
+
+#define BENCHD_BUS_NAME          "org.benchd.Benchd1"
+#define BENCHD_MANAGER_PATH      "/org/benchd/Benchd1"
+#define BENCHD_MANAGER_INTERFACE "org.benchd.Benchd1.Manager"
+#define BENCHD_JOB_PREFIX        "/org/benchd/Benchd1/job"
+#define BENCHD_JOB_INTERFACE     "org.benchd.Benchd1.Job"
+
+#define BENCHD_ERROR_INVALID_SPEC    "org.benchd.Benchd1.Error.InvalidSpec"
+#define BENCHD_ERROR_NOT_FOUND       "org.benchd.Benchd1.Error.NotFound"
+#define BENCHD_ERROR_UNSAFE          "org.benchd.Benchd1.Error.Unsafe"
+#define BENCHD_ERROR_QUEUE_FULL      "org.benchd.Benchd1.Error.QueueFull"
+#define BENCHD_ERROR_NO_SPACE        "org.benchd.Benchd1.Error.NoSpace"
+#define BENCHD_ERROR_NOT_CANCELLABLE "org.benchd.Benchd1.Error.NotCancellable"
+
+/* At most this many entries in a SubmitJob spec. */
+#define BUS_SPEC_ENTRIES_MAX 64u
+
+/* Reads an a{sv} and applies every entry to s with spec_set(). Each variant must be one of s, b,
+ * y, n, q, i, u, x, t or as; anything else, a key given twice or a value spec_set() refuses fails
+ * with InvalidSpec in error, naming the key. Returns -EINVAL then, other negative errnos for
+ * malformed messages. */
+int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error);
+
+/* Appends one a{sv} of the row (INTEGER → x, REAL → d, TEXT → s, NULL omitted). */
+int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n);
+
+/* Helpers for building a{sv} entries. */
+int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value);
+int bus_append_dict_u64(sd_bus_message *m, const char *key, uint64_t value);
+int bus_append_dict_u32(sd_bus_message *m, const char *key, uint32_t value);
+int bus_append_dict_double(sd_bus_message *m, const char *key, double value);
+
+/* Authorises a state-changing call: the sender's effective uid must be 0, else AccessDenied saying
+ * that `what` needs root. The uid is returned in *ret_uid. */
+int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error);
+
+/* The job's object path: /org/benchd/Benchd1/job/<id>. */
+int bus_job_path(uint64_t id, char **ret);
+/* The id in a job object path, -ENXIO when path is not a job path. */
+int bus_job_path_parse(const char *path, uint64_t *ret);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A job: a validated spec expanded into steps, its state machine (queued → running → succeeded,
+ * failed, cancelled or interrupted), the runs it produced, and its D-Bus object
+ * /org/benchd/Benchd1/job/<id> (org.benchd.Benchd1.Job). While running, it drives one Worker per
+ * step and records runs, samples and histograms in the database.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "shared/proto.h"
+#include "shared/spec.h"
+#include "supervisor.h"
+
+typedef struct Manager Manager;
+typedef struct Job Job;
+
+typedef enum JobState {
+        JOB_QUEUED,
+        JOB_RUNNING,
+        JOB_SUCCEEDED,
+        JOB_FAILED,
+        JOB_CANCELLED,
+        JOB_INTERRUPTED,
+        _JOB_STATE_MAX,
+        _JOB_STATE_INVALID = -22,
+} JobState;
+
+const char *job_state_to_string(JobState s);
+JobState job_state_from_string(const char *s);
+
+/* Samples are written to the database in batches of this many (and at the end of a step). */
+#define JOB_SAMPLE_BATCH 10u
+/* Ended jobs keep their object this long. */
+#define JOB_LINGER_USEC (10u * 60u * USEC_PER_SEC)
+
+struct Job {
+        Manager *manager;
+        Job *prev, *next;
+
+        uint64_t id;
+        char *path;
+        JobState state;
+        JobSpec spec;           /* as submitted, finalized */
+        JobSpec *steps;         /* finalized, one per step */
+        size_t n_steps;
+        char *spec_json;
+        uint32_t submitted_by;
+        uint64_t submitted_usec;
+        uint64_t started_usec;
+        uint64_t finished_usec;
+        double progress;
+        uint32_t current_step;
+        char *phase;
+        uint64_t *runs;
+        size_t n_runs;
+        char *error;
+        bool have_live;
+        ProtoSample live;
+
+        /* The running step. */
+        Worker *worker;
+        uint64_t run_id;
+        ProtoSample pending[JOB_SAMPLE_BATCH];
+        size_t n_pending;
+        bool cancel_requested;
+        bool interrupt_requested;
+
+        sd_event_source *linger_source;
+};
+
+/* Takes ownership of the steps and the spec (it is moved; *spec is left initialised). */
+int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, size_t n_steps,
+            const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
+Job *job_free(Job *j);
+
+/* Announces the object (InterfacesAdded). */
+void job_export(Job *j);
+
+/* Starts the first step; the job ends (failed) at once when that is impossible. */
+void job_start(Job *j);
+/* Cancels a queued or running job: 0, or -EBUSY for an ended one. */
+int job_cancel(Job *j, uint32_t uid);
+/* Shutdown: stops the worker; the job ends interrupted when it has exited. */
+void job_interrupt(Job *j);
+/* Ends a job that has not started (queued, or failing before its first step). */
+void job_end(Job *j, JobState state, const char *error);
+
+bool job_state_is_final(JobState s);
+const char *job_workload(Job *j);
+
+/* One a{sv} of the job's properties (ListJobs). */
+int job_append_properties(Job *j, sd_bus_message *m);
+
+extern const sd_bus_vtable job_vtable[];
+int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                    void **found, sd_bus_error *error);
+int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                        sd_bus_error *error);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Manager object (/org/benchd/Benchd1, org.benchd.Benchd1.Manager): the job queue, which
+ * lives in SQLite and is mirrored in memory, the one-step-at-a-time scheduler, the method handlers
+ * of the Manager interface, and the daemon's shutdown.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "db.h"
+#include "devices/device-manager.h"
+#include "job.h"
+
+struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        Db *db;
+        DeviceManager *devices;         /* may be NULL when the inventory failed to start */
+        char *db_path;
+        char *worker_path;
+        char **profile_dirs;            /* highest priority first */
+        unsigned max_queue;
+
+        Job *jobs_head, *jobs_tail;     /* by id */
+        Job *running;
+        bool stopping;
+
+        sd_event_source *dispatch_source;
+        sd_event_source *exit_source;
+        sd_bus_slot *manager_slot;
+        sd_bus_slot *job_slot;
+        sd_bus_slot *enumerator_slot;
+        sd_bus_slot *object_manager_slot;
+};
+
+typedef struct ManagerConfig {
+        const char *db_path;
+        const char *worker_path;
+        char *const *profile_dirs;
+        unsigned max_queue;
+} ManagerConfig;
+
+/* Registers the Manager and job objects on bus; the name is requested by the caller. */
+int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
+                const ManagerConfig *config, Manager **ret);
+Manager *manager_free(Manager *m);
+
+/* Start-up: running jobs of a previous life become interrupted (their files removed), queued jobs
+ * are loaded and scheduled. */
+int manager_load(Manager *m);
+
+/* Shutdown: stop accepting, stop the running worker; the event loop exits when it is gone. */
+void manager_stop(Manager *m);
+
+Job *manager_find_job(Manager *m, uint64_t id);
+unsigned manager_queue_length(Manager *m);
+/* Looks at the queue on the next loop iteration. */
+void manager_schedule(Manager *m);
+/* Called by a job when it has ended. */
+void manager_job_ended(Manager *m, Job *j);
+/* Called by a job when it changed from queued to running. */
+void manager_job_started(Manager *m, Job *j);
+void manager_emit_changed(Manager *m);

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Profile files and their expansion into step specs. Values are kept as "key=value" text and
+ * applied with spec_set_assignment(), so a profile file, benchctl --set and the worker protocol
+ * all go through the same parser and the same error messages; the submitter's own keys are laid
+ * over each step with spec_apply().
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "shared/util.h"
+
+bool profile_name_valid(const char *name) {
+        size_t n = 0;
+
+        if (!name || !*name || name[0] == '.')
+                return false;
+        for (const char *p = name; *p; p++, n++)
+                if (!isalnum((unsigned char) *p) && !strchr("_.-", *p))
+                        return false;
+        return n <= 64;
+}
+
+static void profile_step_clear(ProfileStep *s) {
+        free(s->name);
+        strv_free(s->assignments);
+}
+
+Profile *profile_free(Profile *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_steps; i++)
+                profile_step_clear(&p->steps[i]);
+        free(p->steps);
+        free(p->name);
+        free(p->description);
+        free(p->path);
+        free(p);
+        return NULL;
+}
+
+typedef struct ParseState {
+        Profile *profile;
+        char *error;
+        char *section;          /* the section of the last key, to see new sections */
+} ParseState;
+
+static int parse_fail(ParseState *st, const char *fmt, ...) _printf_(2, 3);
+static int parse_fail(ParseState *st, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (!st->error && vasprintf(&st->error, fmt, ap) < 0)
+                st->error = NULL;
+        va_end(ap);
+        return 0;
+}
+
+static int on_ini_entry(void *userdata, const char *section, const char *name, const char *value) {
+        ParseState *st = userdata;
+        Profile *p = st->profile;
+
+        if (streq(section, "profile")) {
+                if (!streq(name, "description"))
+                        return parse_fail(st, "unknown key '%s' in [profile]; only description= goes there", name);
+                free(p->description);
+                p->description = strdup(value);
+                return p->description ? 1 : 0;
+        }
+        if (strncmp(section, "step ", 5) != 0 || !section[5])
+                return parse_fail(st, "unknown section [%s]; use [profile] or [step NAME]", section);
+
+        if (!st->section || !streq(st->section, section)) {
+                ProfileStep *steps;
+
+                if (p->n_steps >= PROFILE_STEPS_MAX)
+                        return parse_fail(st, "more than %u steps", PROFILE_STEPS_MAX);
+                free(st->section);
+                st->section = strdup(section);
+                if (!st->section)
+                        return 0;
+                steps = realloc(p->steps, (p->n_steps + 1) * sizeof(ProfileStep));
+                if (!steps)
+                        return 0;
+                p->steps = steps;
+                p->steps[p->n_steps] = (ProfileStep) {};
+                p->steps[p->n_steps].name = strdup(section + 5);
+                p->steps[p->n_steps].assignments = calloc(1, sizeof(char *));
+                p->n_steps++;
+                if (!p->steps[p->n_steps - 1].name || !p->steps[p->n_steps - 1].assignments)
+                        return 0;
+        }
+
+        ProfileStep *s = &p->steps[p->n_steps - 1];
+        char **a;
+        if (s->n_assignments >= PROFILE_KEYS_MAX)
+                return parse_fail(st, "more than %u keys in [%s]", PROFILE_KEYS_MAX, section);
+        if (spec_key_from_string(name) < 0 || streq(name, "target") || streq(name, "profile"))
+                return parse_fail(st, "key '%s' in [%s] is not a spec key a step may set", name, section);
+        a = realloc(s->assignments, (s->n_assignments + 2) * sizeof(char *));
+        if (!a)
+                return 0;
+        s->assignments = a;
+        if (asprintf(&a[s->n_assignments], "%s=%s", name, value) < 0) {
+                a[s->n_assignments] = NULL;
+                return 0;
+        }
+        a[++s->n_assignments] = NULL;
+        return 1;
+}
+
+static int profile_find_file(char *const *dirs, const char *name, char **ret) {
+        for (char *const *d = dirs; *d; d++) {
+                char *path;
+                if (asprintf(&path, "%s/%s.ini", *d, name) < 0)
+                        return -ENOMEM;
+                if (access(path, F_OK) == 0) {
+                        *ret = path;
+                        return 0;
+                }
+                free(path);
+        }
+        return -ENOENT;
+}
+
+static int profile_unknown_error(char *const *dirs, const char *name, char **reterr) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *list = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        r = profile_list(dirs, &names);
+        if (r < 0)
+                return r;
+        f = open_memstream(&list, &len);
+        if (!f)
+                return -ENOMEM;
+        for (char **n = names; *n; n++)
+                fprintf(f, "%s%s", n == names ? "" : ", ", *n);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        if (asprintf(reterr, "unknown profile '%s'; known profiles are: %s", name,
+                     *list ? list : "(none installed)") < 0)
+                return -ENOMEM;
+        return -ENOENT;
+}
+
+int profile_load(char *const *dirs, const char *name, Profile **ret, char **reterr) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        ParseState st = {};
+        int r;
+
+        if (!profile_name_valid(name))
+                return profile_unknown_error(dirs, name, reterr);
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->name = strdup(name);
+        if (!p->name)
+                return -ENOMEM;
+        r = profile_find_file(dirs, name, &p->path);
+        if (r == -ENOENT)
+                return profile_unknown_error(dirs, name, reterr);
+        if (r < 0)
+                return r;
+
+        st.profile = p;
+        r = ini_parse(p->path, on_ini_entry, &st);
+        free(st.section);
+        if (r != 0) {
+                int k;
+                if (r < 0)
+                        k = asprintf(reterr, "profile %s: cannot read %s", name, p->path);
+                else
+                        k = asprintf(reterr, "profile %s: %s line %d: %s", name, p->path, r,
+                                     st.error ?: "syntax error; use key=value lines in [step NAME] sections");
+                free(st.error);
+                if (k < 0)
+                        return -ENOMEM;
+                return r < 0 ? -EIO : -EINVAL;
+        }
+        free(st.error);
+        if (p->n_steps == 0) {
+                if (asprintf(reterr, "profile %s (%s) has no [step NAME] sections", name, p->path) < 0)
+                        return -ENOMEM;
+                return -EINVAL;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+static int strv_cmp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int profile_list(char *const *dirs, char ***ret) {
+        _cleanup_strv_free_ char **names = NULL;
+        size_t n = 0;
+
+        names = calloc(1, sizeof(char *));
+        if (!names)
+                return -ENOMEM;
+        for (char *const *d = dirs; *d; d++) {
+                DIR *dir = opendir(*d);
+                struct dirent *de;
+
+                if (!dir)
+                        continue;
+                while ((de = readdir(dir))) {
+                        size_t l = strlen(de->d_name);
+                        char *name, **nn;
+                        bool dup = false;
+
+                        if (l <= 4 || !streq(de->d_name + l - 4, ".ini"))
+                                continue;
+                        name = strndup(de->d_name, l - 4);
+                        if (!name) {
+                                closedir(dir);
+                                return -ENOMEM;
+                        }
+                        for (size_t i = 0; i < n; i++)
+                                if (streq(names[i], name))
+                                        dup = true;
+                        if (dup || !profile_name_valid(name) || n >= 1024) {
+                                free(name);
+                                continue;
+                        }
+                        nn = realloc(names, (n + 2) * sizeof(char *));
+                        if (!nn) {
+                                free(name);
+                                closedir(dir);
+                                return -ENOMEM;
+                        }
+                        names = nn;
+                        names[n++] = name;
+                        names[n] = NULL;
+                }
+                closedir(dir);
+        }
+        qsort(names, n, sizeof(char *), strv_cmp);
+        *ret = TAKE_PTR(names);
+        return 0;
+}
+
+void spec_array_free(JobSpec *steps, size_t n) {
+        if (!steps)
+                return;
+        for (size_t i = 0; i < n; i++)
+                spec_clear(&steps[i]);
+        free(steps);
+}
+
+int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, size_t *ret_n,
+                   char **reterr) {
+        _cleanup_(spec_clear) JobSpec overrides;
+        JobSpec *steps;
+        int r;
+
+        /* The caller's keys go on top of each step's, all but the profile itself. */
+        spec_init(&overrides);
+        r = spec_copy(job, &overrides);
+        if (r < 0)
+                return r;
+        overrides.set_mask &= ~(UINT64_C(1) << SPEC_KEY_PROFILE);
+
+        steps = calloc(p->n_steps, sizeof(JobSpec));
+        if (!steps)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_steps; i++)
+                spec_init(&steps[i]);
+
+        for (size_t i = 0; i < p->n_steps; i++) {
+                const ProfileStep *ps = &p->steps[i];
+                _cleanup_free_ char *err = NULL;
+
+                r = 0;
+                for (char **a = ps->assignments; *a; a++) {
+                        r = spec_set_assignment(&steps[i], *a, &err);
+                        if (r < 0)
+                                break;
+                }
+                if (r >= 0)
+                        r = spec_apply(&steps[i], &overrides);
+                if (r >= 0)
+                        r = spec_finalize(&steps[i], &err);
+                if (r < 0) {
+                        if (r != -ENOMEM && asprintf(reterr, "profile %s, step %s: %s", p->name, ps->name,
+                                                     err ?: "invalid step") < 0)
+                                r = -ENOMEM;
+                        spec_array_free(steps, p->n_steps);
+                        return r;
+                }
+        }
+        *ret_steps = steps;
+        *ret_n = p->n_steps;
+        return 0;
+}

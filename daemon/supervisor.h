@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One benchd-worker process running one job step: spawned with a clean environment in its own
+ * process group, fed its spec over a socketpair, read frame by frame on the event loop, timed out,
+ * stopped, and reaped by pidfd. Everything the worker sends is untrusted: a protocol violation
+ * kills it and fails the step with a message naming the violation. The owner learns what happened
+ * through callbacks; the last one, finished, comes exactly once, after the process is reaped.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "shared/proto.h"
+#include "shared/spec.h"
+#include "shared/util.h"
+
+typedef struct Worker Worker;
+
+typedef enum WorkerStatus {
+        WORKER_SUCCEEDED,       /* RESULT received and a clean exit */
+        WORKER_FAILED,          /* ERROR, crash, timeout, protocol violation */
+        WORKER_STOPPED,         /* worker_stop() was called: cancel or shutdown */
+} WorkerStatus;
+
+typedef struct WorkerOutcome {
+        WorkerStatus status;
+        const char *error;                      /* WORKER_FAILED: what went wrong, for the user */
+        const ProtoResult *result;              /* WORKER_SUCCEEDED */
+        const ProtoHistogramEntry *histogram;   /* as received, may be empty */
+        size_t n_histogram;
+        bool signalled;                         /* we had to signal it, so it could not clean up */
+} WorkerOutcome;
+
+typedef struct WorkerCallbacks {
+        void (*phase)(Worker *w, const char *phase, void *userdata);
+        void (*sample)(Worker *w, const ProtoSample *sample, void *userdata);
+        /* The Worker may be freed from here. */
+        void (*finished)(Worker *w, const WorkerOutcome *outcome, void *userdata);
+} WorkerCallbacks;
+
+/* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
+#define WORKER_KILL_USEC (5 * USEC_PER_SEC)
+
+int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step,
+                 const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
+                 void *userdata, Worker **ret);
+/* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
+ * WORKER_STOPPED unless it had already ended otherwise. */
+void worker_stop(Worker *w, uint64_t kill_after_usec);
+/* Kills (SIGKILL) a still-running worker and frees everything without calling back. */
+Worker *worker_free(Worker *w);
+pid_t worker_pid(Worker *w);
+
+/* The timeout for a step: its runtime plus ramp, or for size-bounded steps an estimate at a
+ * pessimistic 10 MB/s, plus a minute of grace; capped. */
+uint64_t worker_timeout_usec(const JobSpec *s);
+
+/* Removes target/.benchd-<job>-* (step < 0) or target/.benchd-<job>-<step>-* when target is a
+ * directory: regular files and whole directories with exactly that prefix, nothing else, never
+ * following symlinks. Returns how many entries were removed. */
+int cleanup_job_files(const char *target, uint64_t job_id, int step);
