@@ -1,0 +1,885 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tests of the worker protocol (proto.c): every message type round trips through encoder, reader
+ * and decoder; frames fed byte by byte; and the daemon's defences: truncated frames, bad magic,
+ * other versions, oversized lengths, wrong payload lengths, out-of-range fields, unsorted
+ * histograms, each with the specific error the header documents.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "util.h"
+
+static void proto_reader_clearp(ProtoReader *r) {
+        proto_reader_clear(r);
+}
+#define _cleanup_reader_ _cleanup_(proto_reader_clearp)
+
+static void put_le32(uint8_t *p, uint32_t v) {
+        for (unsigned i = 0; i < 4; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v) {
+        for (unsigned i = 0; i < 8; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Pushes a whole encoded frame and cuts it back out; fails the test unless exactly one frame. */
+static void frame_of(ProtoReader *r, const uint8_t *buf, size_t len, ProtoFrame *ret) {
+        ck_assert_int_eq(proto_reader_push(r, buf, len), 0);
+        ck_assert_int_eq(proto_reader_next(r, ret), 1);
+        ck_assert_uint_eq(ret->length + PROTO_HEADER_SIZE, len);
+}
+
+static const ProtoSample sample_ok = {
+        .t_ms = 1000,
+        .interval_us = 1000000,
+        .bytes_read = 1 << 20,
+        .bytes_written = 3 << 20,
+        .ios_read = 256,
+        .ios_written = 768,
+        .ops = 7,
+        .lat_mean_ns = 90000,
+        .lat_p50_ns = 80000,
+        .lat_p99_ns = 400000,
+        .lat_max_ns = 900000,
+        .iowait_pct = 12.5,
+        .cpu_user_pct = 3.25,
+        .cpu_sys_pct = 100.0,
+        .dev_util_pct = -1.0,
+        .dev_queue = 2.75,
+        .progress = 0.5,
+};
+
+static const ProtoResult result_ok = {
+        .started_usec = UINT64_C(1700000000000000),
+        .duration_usec = 30000000,
+        .bytes_read = 0,
+        .bytes_written = UINT64_C(1) << 30,
+        .ios_read = 0,
+        .ios_written = 32768,
+        .ops = 0,
+        .lat_min_ns = 1000,
+        .lat_mean_ns = 5000,
+        .lat_stddev_ns = 700,
+        .lat_p50_ns = 4000,
+        .lat_p90_ns = 6000,
+        .lat_p95_ns = 7000,
+        .lat_p99_ns = 9000,
+        .lat_p999_ns = 20000,
+        .lat_p9999_ns = 50000,
+        .lat_max_ns = 60000,
+        .iowait_pct = 0.0,
+        .cpu_user_pct = 1.5,
+        .cpu_sys_pct = 8.0,
+        .dev_util_pct = 99.9,
+        .device = (char *) "nvme0n1",
+};
+
+/* ---- round trips ---- */
+
+START_TEST(test_roundtrip_hello) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoHello in = { .version = PROTO_VERSION, .pid = 4242 }, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_hello(&in, &buf, &len), 0);
+        ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 8);
+        /* The header, byte by byte: magic "BNCH", version 1, type 1, length 8, reserved 0. */
+        ck_assert_mem_eq(buf, "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00", 16);
+        ck_assert_mem_eq(buf + 16, "\x01\x00\x00\x00\x92\x10\x00\x00", 8);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_HELLO);
+        ck_assert_int_eq(proto_decode_hello(&f, &out), 0);
+        ck_assert_uint_eq(out.version, PROTO_VERSION);
+        ck_assert_uint_eq(out.pid, 4242);
+}
+END_TEST
+
+START_TEST(test_roundtrip_spec) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSpec in = { .job_id = UINT64_C(0x1122334455667788), .step = 3,
+                         .text = (char *) "target=/srv\nworkload=write\n" };
+        ProtoSpec out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_spec(&f, &out), 0);
+        ck_assert_uint_eq(out.job_id, in.job_id);
+        ck_assert_uint_eq(out.step, 3);
+        ck_assert_str_eq(out.text, in.text);
+        proto_spec_clear(&out);
+        ck_assert_ptr_null(out.text);
+}
+END_TEST
+
+static const struct {
+        ProtoType type;
+        uint32_t level;
+        const char *text;
+} text_cases[] = {
+        { PROTO_PHASE, 0, "layout" },
+        { PROTO_PHASE, 0, "measure" },
+        { PROTO_LOG, 3, "open /srv/.benchd-1-0: Permission denied" },
+        { PROTO_LOG, 7, "" },
+        { PROTO_LOG, 6, "ünïcode is bytes" },
+};
+
+START_TEST(test_roundtrip_text) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoText in = { .level = text_cases[_i].level, .text = (char *) text_cases[_i].text }, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_text(text_cases[_i].type, &in, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, text_cases[_i].type);
+        ck_assert_int_eq(proto_decode_text(&f, &out), 0);
+        ck_assert_uint_eq(out.level, in.level);
+        ck_assert_str_eq(out.text, in.text);
+        proto_text_clear(&out);
+}
+END_TEST
+
+START_TEST(test_roundtrip_sample) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSample out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_sample(&sample_ok, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_sample(&f, &out), 0);
+        ck_assert_mem_eq(&out, &sample_ok, sizeof(out));
+}
+END_TEST
+
+START_TEST(test_roundtrip_histogram) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoHistogramEntry e[] = { { 0, 1 }, { 5, UINT64_MAX }, { 700, 3 }, { HISTOGRAM_BUCKETS - 1, 9 } };
+        ProtoHistogram in = { .n_entries = ELEMENTSOF(e), .entries = e }, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_histogram(&in, &buf, &len), 0);
+        ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 4 + 12 * ELEMENTSOF(e));
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_histogram(&f, &out), 0);
+        ck_assert_uint_eq(out.n_entries, ELEMENTSOF(e));
+        for (size_t i = 0; i < ELEMENTSOF(e); i++) {
+                ck_assert_uint_eq(out.entries[i].index, e[i].index);
+                ck_assert_uint_eq(out.entries[i].count, e[i].count);
+        }
+        proto_histogram_clear(&out);
+        ck_assert_ptr_null(out.entries);
+
+        /* Empty is fine. */
+        free(buf);
+        buf = NULL;
+        in.n_entries = 0;
+        ck_assert_int_eq(proto_encode_histogram(&in, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_histogram(&f, &out), 0);
+        ck_assert_uint_eq(out.n_entries, 0);
+        proto_histogram_clear(&out);
+}
+END_TEST
+
+START_TEST(test_roundtrip_histogram_max) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_free_ ProtoHistogramEntry *e = calloc(HISTOGRAM_BUCKETS, sizeof(*e));
+        ProtoHistogram in = { .n_entries = HISTOGRAM_BUCKETS, .entries = e }, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        /* A full dense histogram must fit in one frame. */
+        ck_assert_uint_le(HISTOGRAM_BUCKETS, PROTO_HISTOGRAM_MAX_ENTRIES);
+        for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
+                e[i] = (ProtoHistogramEntry) { i, i + 1 };
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_histogram(&in, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_histogram(&f, &out), 0);
+        ck_assert_uint_eq(out.n_entries, HISTOGRAM_BUCKETS);
+        ck_assert_uint_eq(out.entries[HISTOGRAM_BUCKETS - 1].count, HISTOGRAM_BUCKETS);
+        proto_histogram_clear(&out);
+
+        in.n_entries = PROTO_HISTOGRAM_MAX_ENTRIES + 1;
+        ck_assert_int_eq(proto_encode_histogram(&in, &buf, &len), -EMSGSIZE);
+}
+END_TEST
+
+START_TEST(test_roundtrip_result) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoResult out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_result(&result_ok, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_result(&f, &out), 0);
+        ck_assert_str_eq(out.device, "nvme0n1");
+        ck_assert_uint_eq(out.lat_p9999_ns, result_ok.lat_p9999_ns);
+        ck_assert_uint_eq(out.started_usec, result_ok.started_usec);
+        ck_assert(out.dev_util_pct == result_ok.dev_util_pct);
+        {
+                ProtoResult a = result_ok;
+                a.device = out.device;
+                ck_assert_mem_eq(&a, &out, sizeof(a));
+        }
+        proto_result_clear(&out);
+        ck_assert_ptr_null(out.device);
+}
+END_TEST
+
+START_TEST(test_roundtrip_error) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoError in = { .error = ENOSPC, .message = (char *) "No space left on /srv" }, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_error(&in, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_error(&f, &out), 0);
+        ck_assert_int_eq(out.error, ENOSPC);
+        ck_assert_str_eq(out.message, in.message);
+        proto_error_clear(&out);
+}
+END_TEST
+
+/* ---- the reader ---- */
+
+START_TEST(test_byte_by_byte) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *a = NULL, *b = NULL, *all = NULL;
+        size_t la, lb;
+        ProtoFrame f;
+        ProtoSample s;
+        ProtoError e;
+        ProtoError ein = { .error = EIO, .message = (char *) "boom" };
+        unsigned frames = 0;
+
+        ck_assert_int_eq(proto_encode_sample(&sample_ok, &a, &la), 0);
+        ck_assert_int_eq(proto_encode_error(&ein, &b, &lb), 0);
+        all = malloc(la + lb);
+        memcpy(all, a, la);
+        memcpy(all + la, b, lb);
+
+        proto_reader_init(&r);
+        for (size_t i = 0; i < la + lb; i++) {
+                int k;
+
+                ck_assert_int_eq(proto_reader_push(&r, all + i, 1), 0);
+                k = proto_reader_next(&r, &f);
+                if (i == la - 1 || i == la + lb - 1) {
+                        ck_assert_msg(k == 1, "no frame after byte %zu", i);
+                        if (frames++ == 0) {
+                                ck_assert_int_eq(proto_decode_sample(&f, &s), 0);
+                                ck_assert_uint_eq(s.bytes_written, sample_ok.bytes_written);
+                        } else {
+                                ck_assert_int_eq(proto_decode_error(&f, &e), 0);
+                                ck_assert_str_eq(e.message, "boom");
+                                proto_error_clear(&e);
+                        }
+                } else
+                        ck_assert_msg(k == 0, "next() = %d after byte %zu", k, i);
+        }
+        ck_assert_uint_eq(frames, 2);
+        ck_assert_int_eq(proto_reader_next(&r, &f), 0);
+}
+END_TEST
+
+START_TEST(test_two_frames_one_push) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *a = NULL, *all = NULL;
+        ProtoHello h = { .version = 1, .pid = 7 }, out;
+        size_t la;
+        ProtoFrame f;
+
+        ck_assert_int_eq(proto_encode_hello(&h, &a, &la), 0);
+        all = malloc(2 * la);
+        memcpy(all, a, la);
+        memcpy(all + la, a, la);
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_reader_push(&r, all, 2 * la), 0);
+        ck_assert_int_eq(proto_reader_next(&r, &f), 1);
+        ck_assert_int_eq(proto_decode_hello(&f, &out), 0);
+        ck_assert_int_eq(proto_reader_next(&r, &f), 1);
+        ck_assert_int_eq(proto_decode_hello(&f, &out), 0);
+        ck_assert_uint_eq(out.pid, 7);
+        ck_assert_int_eq(proto_reader_next(&r, &f), 0);
+}
+END_TEST
+
+/* Header mutations and what the reader must say about them. */
+static const struct {
+        unsigned offset;    /* byte to overwrite in a valid HELLO frame's header */
+        uint32_t value;     /* written little-endian, 4 bytes (or 2 for the u16 fields) */
+        unsigned width;
+        int ret;
+} header_cases[] = {
+        { 0, 0x48434e43, 4, -EBADMSG },         /* magic off by one */
+        { 0, 0x00000000, 4, -EBADMSG },
+        { 0, 0x424e4348, 4, -EBADMSG },         /* big-endian magic */
+        { 4, 2, 2, -EPROTONOSUPPORT },          /* version */
+        { 4, 0, 2, -EPROTONOSUPPORT },
+        { 6, 0, 2, -EBADMSG },                  /* type 0 */
+        { 6, _PROTO_TYPE_MAX, 2, -EBADMSG },    /* unknown type */
+        { 8, PROTO_MAX_PAYLOAD + 1, 4, -EMSGSIZE },
+        { 8, UINT32_MAX, 4, -EMSGSIZE },
+        { 12, 1, 4, -EBADMSG },                 /* reserved */
+        { 8, 9, 4, 0 },                         /* claims one byte more: wait for it */
+};
+
+START_TEST(test_bad_header) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoHello h = { .version = 1, .pid = 1 };
+        ProtoFrame f;
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_hello(&h, &buf, &len), 0);
+        if (header_cases[_i].width == 2) {
+                buf[header_cases[_i].offset] = (uint8_t) header_cases[_i].value;
+                buf[header_cases[_i].offset + 1] = (uint8_t) (header_cases[_i].value >> 8);
+        } else
+                put_le32(buf + header_cases[_i].offset, header_cases[_i].value);
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
+        ck_assert_int_eq(proto_reader_next(&r, &f), header_cases[_i].ret);
+        /* Errors are final. */
+        if (header_cases[_i].ret < 0)
+                ck_assert_int_eq(proto_reader_next(&r, &f), header_cases[_i].ret);
+}
+END_TEST
+
+START_TEST(test_truncated) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSpec in = { .job_id = 1, .step = 0, .text = (char *) "target=/x\n" };
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), 0);
+        for (size_t cut = 0; cut < len; cut++) {
+                _cleanup_reader_ ProtoReader r;
+                ProtoFrame f;
+
+                proto_reader_init(&r);
+                ck_assert_int_eq(proto_reader_push(&r, buf, cut), 0);
+                ck_assert_msg(proto_reader_next(&r, &f) == 0, "frame cut at %zu accepted", cut);
+        }
+}
+END_TEST
+
+START_TEST(test_push_bound) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *big = calloc(1, PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD + 1);
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_reader_push(&r, big, PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD + 1), -ENOBUFS);
+        ck_assert_int_eq(proto_reader_push(&r, big, PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD), 0);
+        ck_assert_int_eq(proto_reader_push(&r, big, 1), -ENOBUFS);
+}
+END_TEST
+
+START_TEST(test_max_payload_frame) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = calloc(1, PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD);
+        ProtoFrame f;
+        ProtoText t;
+
+        /* A LOG frame of exactly the maximum size: framed fine, refused by the decoder (string
+         * longer than PROTO_STRING_MAX). */
+        put_le32(buf, PROTO_MAGIC);
+        buf[4] = PROTO_VERSION;
+        buf[6] = PROTO_LOG;
+        put_le32(buf + 8, PROTO_MAX_PAYLOAD);
+        put_le32(buf + 16 + 4, PROTO_MAX_PAYLOAD - 8);
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_reader_push(&r, buf, PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD), 0);
+        ck_assert_int_eq(proto_reader_next(&r, &f), 1);
+        ck_assert_uint_eq(f.length, PROTO_MAX_PAYLOAD);
+        ck_assert_int_eq(proto_decode_text(&f, &t), -EBADMSG);
+}
+END_TEST
+
+/* ---- decoders: exact lengths ---- */
+
+static void clear_any(ProtoType type, void *m) {
+        switch (type) {
+        case PROTO_SPEC:      proto_spec_clear(m); break;
+        case PROTO_PHASE:
+        case PROTO_LOG:       proto_text_clear(m); break;
+        case PROTO_HISTOGRAM: proto_histogram_clear(m); break;
+        case PROTO_RESULT:    proto_result_clear(m); break;
+        case PROTO_ERROR:     proto_error_clear(m); break;
+        default: break;
+        }
+}
+
+static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
+        switch (as) {
+        case PROTO_HELLO:     return proto_decode_hello(f, ret);
+        case PROTO_SPEC:      return proto_decode_spec(f, ret);
+        case PROTO_PHASE:
+        case PROTO_LOG:       return proto_decode_text(f, ret);
+        case PROTO_SAMPLE:    return proto_decode_sample(f, ret);
+        case PROTO_HISTOGRAM: return proto_decode_histogram(f, ret);
+        case PROTO_RESULT:    return proto_decode_result(f, ret);
+        case PROTO_ERROR:     return proto_decode_error(f, ret);
+        default:              return -EINVAL;
+        }
+}
+
+/* A valid encoding of each type. */
+static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
+        ProtoHello h = { .version = 1, .pid = 99 };
+        ProtoSpec sp = { .job_id = 5, .step = 1, .text = (char *) "target=/srv\n" };
+        ProtoText t = { .level = type == PROTO_LOG ? 4 : 0, .text = (char *) "ramp" };
+        ProtoHistogramEntry e[] = { { 1, 2 }, { 3, 4 } };
+        ProtoHistogram hi = { .n_entries = 2, .entries = e };
+        ProtoError er = { .error = EPERM, .message = (char *) "no" };
+
+        switch (type) {
+        case PROTO_HELLO:     ck_assert_int_eq(proto_encode_hello(&h, buf, len), 0); break;
+        case PROTO_SPEC:      ck_assert_int_eq(proto_encode_spec(&sp, buf, len), 0); break;
+        case PROTO_PHASE:
+        case PROTO_LOG:       ck_assert_int_eq(proto_encode_text(type, &t, buf, len), 0); break;
+        case PROTO_SAMPLE:    ck_assert_int_eq(proto_encode_sample(&sample_ok, buf, len), 0); break;
+        case PROTO_HISTOGRAM: ck_assert_int_eq(proto_encode_histogram(&hi, buf, len), 0); break;
+        case PROTO_RESULT:    ck_assert_int_eq(proto_encode_result(&result_ok, buf, len), 0); break;
+        case PROTO_ERROR:     ck_assert_int_eq(proto_encode_error(&er, buf, len), 0); break;
+        default:              ck_abort();
+        }
+}
+
+/* Every type: the valid payload decodes; one byte short, one byte long, empty, and decoding as
+ * another type all give -EBADMSG. */
+START_TEST(test_payload_lengths) {
+        ProtoType type = (ProtoType) (_i + 1);
+        _cleanup_free_ uint8_t *buf = NULL, *longer = NULL;
+        union {
+                ProtoHello h;
+                ProtoSpec s;
+                ProtoText t;
+                ProtoSample sa;
+                ProtoHistogram hi;
+                ProtoResult r;
+                ProtoError e;
+        } m;
+        ProtoFrame f;
+        size_t len;
+
+        encode_any(type, &buf, &len);
+        f = (ProtoFrame) { .type = type, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        memset(&m, 0, sizeof(m));
+        ck_assert_int_eq(decode_any(&f, type, &m), 0);
+        clear_any(type, &m);
+
+        f.length--;
+        ck_assert_int_eq(decode_any(&f, type, &m), -EBADMSG);
+        f.length = 0;
+        ck_assert_int_eq(decode_any(&f, type, &m), -EBADMSG);
+
+        longer = calloc(1, len + 1);
+        memcpy(longer, buf, len);
+        f = (ProtoFrame) { .type = type, .length = (uint32_t) (len + 1 - PROTO_HEADER_SIZE),
+                           .payload = longer + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(decode_any(&f, type, &m), -EBADMSG);
+
+        /* The right bytes under the wrong type. */
+        f = (ProtoFrame) { .type = type, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        for (int as = PROTO_HELLO; as < _PROTO_TYPE_MAX; as++) {
+                if (as == (int) type || (type == PROTO_PHASE && as == PROTO_LOG) ||
+                    (type == PROTO_LOG && as == PROTO_PHASE))
+                        continue;
+                ck_assert_msg(decode_any(&f, as, &m) == -EBADMSG, "type %d decoded as %d", type, as);
+        }
+}
+END_TEST
+
+/* ---- decoders: field ranges ---- */
+
+#define SAMPLE_DOUBLE_OFFSET (11 * 8)
+
+static const struct {
+        unsigned field;   /* 0 iowait, 1 user, 2 sys, 3 dev_util, 4 dev_queue, 5 progress */
+        double value;
+        int ret;
+} sample_double_cases[] = {
+        { 0, 0.0, 0 }, { 0, 100.0, 0 }, { 0, 100.01, -EBADMSG }, { 0, -0.01, -EBADMSG },
+        { 0, -1.0, -EBADMSG },
+        { 1, NAN, -EBADMSG }, { 1, INFINITY, -EBADMSG }, { 2, -INFINITY, -EBADMSG },
+        { 2, 1e300, -EBADMSG },
+        { 3, -1.0, 0 }, { 3, 0.0, 0 }, { 3, 100.0, 0 }, { 3, -0.5, -EBADMSG }, { 3, 101.0, -EBADMSG },
+        { 3, NAN, -EBADMSG },
+        { 4, -1.0, 0 }, { 4, 0.0, 0 }, { 4, 1e6, 0 }, { 4, -2.0, -EBADMSG }, { 4, INFINITY, -EBADMSG },
+        { 5, 0.0, 0 }, { 5, 1.0, 0 }, { 5, 1.0001, -EBADMSG }, { 5, -0.1, -EBADMSG },
+};
+
+START_TEST(test_sample_ranges) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSample out;
+        ProtoFrame f;
+        size_t len;
+        uint64_t bits;
+
+        ck_assert_int_eq(proto_encode_sample(&sample_ok, &buf, &len), 0);
+        memcpy(&bits, &sample_double_cases[_i].value, sizeof(bits));
+        put_le64(buf + PROTO_HEADER_SIZE + SAMPLE_DOUBLE_OFFSET + 8 * sample_double_cases[_i].field, bits);
+        f = (ProtoFrame) { .type = PROTO_SAMPLE, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_sample(&f, &out), sample_double_cases[_i].ret);
+}
+END_TEST
+
+START_TEST(test_sample_latency_order) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSample in = sample_ok, out;
+        ProtoFrame f;
+        size_t len;
+
+        in.lat_p50_ns = in.lat_p99_ns + 1;
+        ck_assert_int_eq(proto_encode_sample(&in, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_SAMPLE, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_sample(&f, &out), -EBADMSG);
+}
+END_TEST
+
+/* Result latency fields, in wire order from lat_min_ns: each raised above its successor. */
+static const struct {
+        const char *what;
+        int ret;
+} result_cases[] = {
+        { "min>p50", -EBADMSG },
+        { "p50>p90", -EBADMSG },
+        { "p90>p95", -EBADMSG },
+        { "p95>p99", -EBADMSG },
+        { "p99>p999", -EBADMSG },
+        { "p999>p9999", -EBADMSG },
+        { "p9999>max", -EBADMSG },
+};
+
+static uint64_t *result_lat(ProtoResult *r, unsigned i) {
+        uint64_t *order[] = { &r->lat_min_ns, &r->lat_p50_ns, &r->lat_p90_ns, &r->lat_p95_ns,
+                              &r->lat_p99_ns, &r->lat_p999_ns, &r->lat_p9999_ns, &r->lat_max_ns };
+        return order[i];
+}
+
+START_TEST(test_result_latency_order) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoResult in = result_ok, out;
+        ProtoFrame f;
+        size_t len;
+
+        *result_lat(&in, _i) = *result_lat(&in, _i + 1) + 1;
+        ck_assert_int_eq(proto_encode_result(&in, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_RESULT, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_msg(proto_decode_result(&f, &out) == result_cases[_i].ret, "%s accepted", result_cases[_i].what);
+
+        /* With nothing counted, latencies are meaningless and not checked. */
+        in.ios_read = in.ios_written = in.ops = 0;
+        free(buf);
+        buf = NULL;
+        ck_assert_int_eq(proto_encode_result(&in, &buf, &len), 0);
+        f.payload = buf + PROTO_HEADER_SIZE;
+        ck_assert_int_eq(proto_decode_result(&f, &out), 0);
+        proto_result_clear(&out);
+
+        /* A count that wraps to zero must not switch the check off. */
+        in.ios_read = UINT64_MAX;
+        in.ios_written = 1;
+        free(buf);
+        buf = NULL;
+        ck_assert_int_eq(proto_encode_result(&in, &buf, &len), 0);
+        f.payload = buf + PROTO_HEADER_SIZE;
+        ck_assert_int_eq(proto_decode_result(&f, &out), -EBADMSG);
+}
+END_TEST
+
+static const struct {
+        double util, iowait;
+        int ret;
+} result_pct_cases[] = {
+        { -1.0, 0.0, 0 }, { 100.0, 100.0, 0 }, { -1.5, 0.0, -EBADMSG }, { 100.5, 0.0, -EBADMSG },
+        { 50.0, -1.0, -EBADMSG }, { NAN, 0.0, -EBADMSG }, { 50.0, INFINITY, -EBADMSG },
+};
+
+START_TEST(test_result_pct) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoResult in = result_ok, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        in.dev_util_pct = result_pct_cases[_i].util;
+        in.iowait_pct = result_pct_cases[_i].iowait;
+        ck_assert_int_eq(proto_encode_result(&in, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_RESULT, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_result(&f, &out), result_pct_cases[_i].ret);
+        proto_result_clear(&out);
+}
+END_TEST
+
+static const struct {
+        uint32_t n;               /* n_entries as written */
+        uint32_t index[3];
+        int ret;
+} histogram_cases[] = {
+        { 3, { 1, 2, 3 }, 0 },
+        { 3, { 2, 1, 3 }, -EBADMSG },             /* unsorted */
+        { 3, { 1, 1, 3 }, -EBADMSG },             /* duplicate */
+        { 3, { 1, 2, HISTOGRAM_BUCKETS }, -EBADMSG },
+        { 3, { 1, 2, UINT32_MAX }, -EBADMSG },
+        { 2, { 1, 2, 3 }, -EBADMSG },             /* count says fewer than the payload holds */
+        { 4, { 1, 2, 3 }, -EBADMSG },             /* count says more */
+        { UINT32_MAX, { 1, 2, 3 }, -EBADMSG },
+};
+
+START_TEST(test_histogram_entries) {
+        uint8_t payload[4 + 3 * 12];
+        ProtoHistogram out = {};
+        ProtoFrame f = { .type = PROTO_HISTOGRAM, .length = sizeof(payload), .payload = payload };
+
+        put_le32(payload, histogram_cases[_i].n);
+        for (unsigned i = 0; i < 3; i++) {
+                put_le32(payload + 4 + 12 * i, histogram_cases[_i].index[i]);
+                put_le64(payload + 8 + 12 * i, 10 + i);
+        }
+        ck_assert_int_eq(proto_decode_histogram(&f, &out), histogram_cases[_i].ret);
+        if (histogram_cases[_i].ret == 0)
+                ck_assert_uint_eq(out.entries[2].count, 12);
+        proto_histogram_clear(&out);
+}
+END_TEST
+
+START_TEST(test_strings) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_free_ char *long_text = NULL;
+        ProtoText t = { .level = 3, .text = (char *) "abc" }, out = {};
+        ProtoError e = { .error = 0, .message = (char *) "x" };
+        ProtoError eo = {};
+        ProtoFrame f;
+        size_t len;
+
+        /* A NUL inside a string. */
+        ck_assert_int_eq(proto_encode_text(PROTO_LOG, &t, &buf, &len), 0);
+        buf[len - 2] = 0;
+        f = (ProtoFrame) { .type = PROTO_LOG, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+
+        /* A string length pointing beyond the payload. */
+        buf[len - 2] = 'b';
+        put_le32(buf + PROTO_HEADER_SIZE + 4, 4);
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE + 4, UINT32_MAX);
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE + 4, 3);
+        ck_assert_int_eq(proto_decode_text(&f, &out), 0);
+        proto_text_clear(&out);
+
+        /* LOG level beyond LOG_DEBUG; PHASE with a level; PHASE with no name. */
+        put_le32(buf + PROTO_HEADER_SIZE, 8);
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+        f.type = PROTO_PHASE;
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+        free(buf);
+        buf = NULL;
+        t = (ProtoText) { .level = 0, .text = (char *) "" };
+        ck_assert_int_eq(proto_encode_text(PROTO_PHASE, &t, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_PHASE, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_text(&f, &out), -EBADMSG);
+        ck_assert_int_eq(proto_encode_text(PROTO_SAMPLE, &t, &buf, &len), -EINVAL);
+
+        /* Over-long strings are refused by the encoder... */
+        long_text = malloc(PROTO_STRING_MAX + 2);
+        memset(long_text, 'a', PROTO_STRING_MAX + 1);
+        long_text[PROTO_STRING_MAX + 1] = 0;
+        t.text = long_text;
+        free(buf);
+        buf = NULL;
+        ck_assert_int_eq(proto_encode_text(PROTO_LOG, &t, &buf, &len), -EMSGSIZE);
+        /* ...but a spec may be longer than an ordinary string. */
+        {
+                ProtoSpec sp = { .job_id = 1, .text = long_text }, so = {};
+                ck_assert_int_eq(proto_encode_spec(&sp, &buf, &len), 0);
+                f = (ProtoFrame) { .type = PROTO_SPEC, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                                   .payload = buf + PROTO_HEADER_SIZE };
+                ck_assert_int_eq(proto_decode_spec(&f, &so), 0);
+                ck_assert_uint_eq(strlen(so.text), PROTO_STRING_MAX + 1);
+                proto_spec_clear(&so);
+                free(buf);
+                buf = NULL;
+        }
+        long_text[PROTO_STRING_MAX] = 0;
+        ck_assert_int_eq(proto_encode_text(PROTO_LOG, &t, &buf, &len), 0);
+        free(buf);
+        buf = NULL;
+
+        /* ERROR needs a positive errno. */
+        ck_assert_int_eq(proto_encode_error(&e, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_ERROR, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_error(&f, &eo), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE, (uint32_t) -5);
+        ck_assert_int_eq(proto_decode_error(&f, &eo), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE, 5);
+        ck_assert_int_eq(proto_decode_error(&f, &eo), 0);
+        proto_error_clear(&eo);
+}
+END_TEST
+
+START_TEST(test_hello_pid) {
+        uint8_t payload[8];
+        ProtoFrame f = { .type = PROTO_HELLO, .length = 8, .payload = payload };
+        ProtoHello h;
+
+        put_le32(payload, 1);
+        put_le32(payload + 4, 0);
+        ck_assert_int_eq(proto_decode_hello(&f, &h), -EBADMSG);
+        put_le32(payload + 4, 0x80000000u);
+        ck_assert_int_eq(proto_decode_hello(&f, &h), -EBADMSG);
+        put_le32(payload + 4, 1);
+        ck_assert_int_eq(proto_decode_hello(&f, &h), 0);
+}
+END_TEST
+
+/* ---- over a real socket and a pipe ---- */
+
+static void transfer(int wfd, int rfd) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSpec in = { .job_id = 9, .step = 2, .text = (char *) "target=/srv\n" }, out = {};
+        ProtoFrame f;
+        size_t len;
+        int k;
+
+        ck_assert_int_eq(fcntl(rfd, F_SETFL, O_NONBLOCK), 0);
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_reader_fill(&r, rfd), -EAGAIN);
+
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), 0);
+        ck_assert_int_eq(proto_write_all(wfd, buf, len), 0);
+        ck_assert_int_eq(proto_write_all(wfd, buf, len), 0);
+        close(wfd);
+
+        for (unsigned got = 0; got < 2;) {
+                k = proto_reader_next(&r, &f);
+                ck_assert_int_ge(k, 0);
+                if (k == 1) {
+                        ck_assert_int_eq(proto_decode_spec(&f, &out), 0);
+                        ck_assert_str_eq(out.text, in.text);
+                        proto_spec_clear(&out);
+                        got++;
+                        continue;
+                }
+                k = proto_reader_fill(&r, rfd);
+                ck_assert_int_gt(k, 0);
+        }
+        ck_assert_int_eq(proto_reader_fill(&r, rfd), 0); /* EOF */
+        close(rfd);
+}
+
+START_TEST(test_socketpair) {
+        int sv[2];
+
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+        transfer(sv[0], sv[1]);
+}
+END_TEST
+
+START_TEST(test_pipe) {
+        int p[2];
+
+        ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+        transfer(p[1], p[0]);
+}
+END_TEST
+
+START_TEST(test_write_closed_peer) {
+        int sv[2];
+        uint8_t b[64] = {};
+
+        /* MSG_NOSIGNAL: EPIPE, not a SIGPIPE that kills the daemon. */
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+        close(sv[1]);
+        ck_assert_int_eq(proto_write_all(sv[0], b, sizeof(b)), -EPIPE);
+        close(sv[0]);
+}
+END_TEST
+
+static Suite *proto_suite(void) {
+        Suite *s = suite_create("proto");
+        TCase *tc = tcase_create("proto");
+
+        tcase_add_test(tc, test_roundtrip_hello);
+        tcase_add_test(tc, test_roundtrip_spec);
+        tcase_add_loop_test(tc, test_roundtrip_text, 0, ELEMENTSOF(text_cases));
+        tcase_add_test(tc, test_roundtrip_sample);
+        tcase_add_test(tc, test_roundtrip_histogram);
+        tcase_add_test(tc, test_roundtrip_histogram_max);
+        tcase_add_test(tc, test_roundtrip_result);
+        tcase_add_test(tc, test_roundtrip_error);
+        tcase_add_test(tc, test_byte_by_byte);
+        tcase_add_test(tc, test_two_frames_one_push);
+        tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));
+        tcase_add_test(tc, test_truncated);
+        tcase_add_test(tc, test_push_bound);
+        tcase_add_test(tc, test_max_payload_frame);
+        tcase_add_loop_test(tc, test_payload_lengths, 0, _PROTO_TYPE_MAX - 1);
+        tcase_add_loop_test(tc, test_sample_ranges, 0, ELEMENTSOF(sample_double_cases));
+        tcase_add_test(tc, test_sample_latency_order);
+        tcase_add_loop_test(tc, test_result_latency_order, 0, ELEMENTSOF(result_cases));
+        tcase_add_loop_test(tc, test_result_pct, 0, ELEMENTSOF(result_pct_cases));
+        tcase_add_loop_test(tc, test_histogram_entries, 0, ELEMENTSOF(histogram_cases));
+        tcase_add_test(tc, test_strings);
+        tcase_add_test(tc, test_hello_pid);
+        tcase_add_test(tc, test_socketpair);
+        tcase_add_test(tc, test_pipe);
+        tcase_add_test(tc, test_write_closed_peer);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(proto_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
