@@ -269,14 +269,14 @@ static void print_run_block(json_object *run) {
                  format_latency_ns(b, sizeof b, run_latency_ns(run, "mean")),
                  format_latency_ns(c, sizeof c, run_latency_ns(run, "stddev")),
                  format_latency_ns(d, sizeof d, run_latency_ns(run, "max")));
-        kv_print(stdout, KW, "Percentiles", "p50 %s, p90 %s, p95 %s, p99 %s, p99.9 %s",
+        v = run_latency_ns(run, "p9999");
+        kv_print(stdout, KW, "Percentiles", "p50 %s, p90 %s, p95 %s, p99 %s, p99.9 %s%s%s",
                  format_latency_ns(a, sizeof a, run_latency_ns(run, "p50")),
                  format_latency_ns(b, sizeof b, run_latency_ns(run, "p90")),
                  format_latency_ns(c, sizeof c, run_latency_ns(run, "p95")),
                  format_latency_ns(d, sizeof d, run_latency_ns(run, "p99")),
-                 format_latency_ns(e, sizeof e, run_latency_ns(run, "p999")));
-        if (!isnan(run_latency_ns(run, "p9999")))
-                kv_print(stdout, KW, "", "p99.99 %s", format_latency_ns(a, sizeof a, run_latency_ns(run, "p9999")));
+                 format_latency_ns(e, sizeof e, run_latency_ns(run, "p999")),
+                 isnan(v) ? "" : ", p99.99 ", isnan(v) ? "" : format_latency_ns(f, sizeof f, v));
         kv_print(stdout, KW, "CPU", "user %s, system %s, iowait %s",
                  format_pct(a, sizeof a, rec_double_or(run, "cpu_user_pct", NAN)),
                  format_pct(b, sizeof b, rec_double_or(run, "cpu_sys_pct", NAN)),
