@@ -197,7 +197,7 @@ static void manager_remove(DeviceManager *m, const char *name) {
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - (size_t) i - 1) * sizeof(Device *));
         m->n_devices--;
         r = sd_bus_emit_interfaces_removed(m->bus, path, DEVICE_INTERFACE, NULL);
-        if (r < 0)
+        if (r < 0 && r != -ESRCH)
                 log_dev("cannot announce the removal of %s: %s", name, strerror(-r));
 }
 
@@ -243,7 +243,8 @@ static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt
                 m->devices = nd;
                 m->devices[m->n_devices++] = d;
                 r = sd_bus_emit_interfaces_added(m->bus, d->path, DEVICE_INTERFACE, NULL);
-                if (r < 0)
+                /* -ESRCH: the ObjectManager is registered after us at start-up; nobody listens yet. */
+                if (r < 0 && r != -ESRCH)
                         log_dev("cannot announce %s: %s", name, strerror(-r));
                 return 0;
         }
