@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proto.h"
-#include "util.h"
+#include "shared/proto.h"
+#include "shared/util.h"
 
 static void proto_reader_clearp(ProtoReader *r) {
         proto_reader_clear(r);

@@ -16,9 +16,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "spec-check.h"
-#include "spec.h"
-#include "util.h"
+#include "shared/spec-check.h"
+#include "shared/spec.h"
+#include "shared/util.h"
 
 static void spec_clearp(JobSpec *s) {
         spec_clear(s);
