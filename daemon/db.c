@@ -553,6 +553,8 @@ int db_job_insert(Db *db, const DbJob *job, uint64_t *ret_id) {
         return 0;
 }
 
+/* A time of 0 leaves the stored one as it is; error replaces the stored one (NULL clears it).
+ * -EINVAL for an unknown state, -ENOENT for an unknown job. */
 int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_usec,
                      uint64_t finished_usec, const char *error) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -593,6 +595,7 @@ static uint64_t column_u64(sqlite3_stmt *st, int i) {
         return v > 0 ? (uint64_t) v : 0;
 }
 
+/* Returns the number of jobs visited. Prepared per call, so cb may use the Db. */
 int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
                    void *userdata) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
@@ -656,6 +659,8 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
 
 /* ---- runs ---- */
 
+/* job_id 0 and device_id <= 0 are stored as NULL; -ENOENT when the job or device does not exist,
+ * -EINVAL for values the schema's CHECKs refuse (tags not a JSON array, rwmix_read > 100). */
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         Binder b;
@@ -707,6 +712,8 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         return 0;
 }
 
+/* Negative percentages of the result (unknown) are stored as NULL; result->device fills
+ * device_name only when the run had none. */
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
                   const ProtoResult *result) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -821,6 +828,7 @@ static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, const
         return r;
 }
 
+/* All or nothing: a duplicate t_ms (-EEXIST) or an unknown run (-ENOENT) leaves none of the batch. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         int r;
@@ -854,6 +862,8 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
         return 0;
 }
 
+/* Buckets are stored by their upper bound (histogram_bucket_upper()); empty ones are skipped, a
+ * bucket given twice is summed. */
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_reset_ sqlite3_stmt *del = NULL, *ins = NULL;
         Binder b;
@@ -1112,6 +1122,7 @@ static void query_text(Query *q, const char *fragment, const char *value) {
         query_arg_text(q, value);
 }
 
+/* Rows of run_summary, newest first; returns how many were handed to cb. f may be NULL. */
 int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata) {
         static const DbRunFilter no_filter = {};
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
@@ -1175,6 +1186,7 @@ int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata
         return db_emit_rows(db, st, cb, userdata);
 }
 
+/* run_summary's columns plus "environment" (runs) and "spec" (the job's). */
 int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         Binder b;
