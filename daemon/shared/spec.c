@@ -1212,6 +1212,9 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                 switch (json_object_get_type(val)) {
                 case json_type_string:
                         v = (SpecValue) { .type = SPEC_VALUE_STRING, .s = json_object_get_string(val) };
+                        /* "\u0000" would cut the value short unseen. */
+                        if (strlen(v.s) != (size_t) json_object_get_string_len(val))
+                                return fail(reterr, "%s: the value contains a NUL character; remove it", key);
                         break;
                 case json_type_boolean:
                         v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = json_object_get_boolean(val) };
@@ -1236,6 +1239,8 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                                         return fail(reterr, "%s: expected an array of strings, got an array "
                                                     "with a %s", key, json_type_to_name(json_object_get_type(e)));
                                 strv[i] = (char *) json_object_get_string(e);
+                                if (strlen(strv[i]) != (size_t) json_object_get_string_len(e))
+                                        return fail(reterr, "%s: an item contains a NUL character; remove it", key);
                         }
                         v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = strv };
                         break;

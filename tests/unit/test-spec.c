@@ -598,6 +598,8 @@ static const struct {
         { "{\"direct\": null}", "direct" },
         { "{\"label\": {\"a\": 1}}", "label" },
         { "{\"target\": \"/srv\", \"workload\": \"write\",", "JSON" },
+        { "{\"target\": \"/srv\\u0000/x\"}", "NUL" },
+        { "{\"tags\": [\"a\\u0000b\"]}", "tags" },
 };
 
 START_TEST(test_bad_json) {
