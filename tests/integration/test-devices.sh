@@ -78,8 +78,49 @@ expect_unsafe() {
         assert_eq "$before" "$after" "sha256 of $dev after the refused job"
 }
 
+# A second monitor for what clients of the inventory see: ObjectManager and PropertiesChanged.
+SIGNALS_LOG=
+start_signal_monitor() {
+        SIGNALS_LOG="$TEST_DIR/signals.json"
+        bus monitor --json=short \
+                --match="type='signal',interface='org.freedesktop.DBus.ObjectManager'" \
+                --match="type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'" \
+                >"$SIGNALS_LOG" 2>"$TEST_DIR/signals.err" &
+        local pid=$!
+        defer kill_wait "$pid" 2
+        sleep 0.3
+}
+
+# saw_signal MEMBER PATH [WORD]: a signal MEMBER from benchd about PATH (InterfacesAdded and
+# InterfacesRemoved carry the path as their first argument), mentioning WORD if given.
+saw_signal() {
+        python3 - "$SIGNALS_LOG" "$@" <<'PY'
+import json, sys
+log, member, path = sys.argv[1:4]
+word = sys.argv[4] if len(sys.argv) > 4 else None
+for line in open(log, errors="replace"):
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("member") != member:
+        continue
+    data = m.get("payload", {}).get("data", [])
+    about = m.get("path") if member == "PropertiesChanged" else (data[0] if data else None)
+    if about != path:
+        continue
+    if word is None or word in json.dumps(data):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
 start_bus
 start_monitor
+start_signal_monitor
 
 # ---- 1. Without udevd: enumerates from sysfs, says hot-plug is not followed. ----------------
 loop_attach 64M
@@ -111,6 +152,7 @@ assert_eq "t $((64 * 1024 * 1024))" "$(dev_prop "$BLANK_NAME" Size)" "Size of $B
 loop_attach 64M
 DISK=$LOOP_DEV DISK_NAME=$LOOP_NAME
 wait_for 3 dev_exists "$DISK_NAME" || fail "no object for $DISK_NAME within 3 s of attaching it"
+wait_for 2 saw_signal InterfacesAdded "$(dev_path "$DISK_NAME")" || fail "no InterfacesAdded for $DISK_NAME"
 assert_contains "$(dev_prop "$DISK_NAME" BackingFile)" "$TEST_DIR/dev" "BackingFile of $DISK_NAME"
 assert_eq 's ""' "$(dev_prop "$DISK_NAME" WriteVerdict)" "verdict of a blank, unmounted, unlisted device"
 assert_eq "b false" "$(dev_prop "$DISK_NAME" Scratch)" "Scratch of $DISK_NAME"
@@ -124,6 +166,8 @@ assert_eq "$DISK_NAME" "$(sql "select last_name from devices where id = $hid")" 
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DISK"
 wait_prop 5 "$DISK_NAME" FsType '"ext4"'
 wait_prop 2 "$DISK_NAME" WriteVerdict "ext4 signature"
+wait_for 2 saw_signal PropertiesChanged "$(dev_path "$DISK_NAME")" FsType ||
+        fail "no PropertiesChanged(FsType) for $DISK_NAME"
 expect_unsafe "$DISK" "ext4 signature"
 
 # mount: MountPoints, InUse and the verdict follow; destructive jobs are refused.
@@ -134,6 +178,8 @@ defer umount_retry "$MNT"
 wait_prop 3 "$DISK_NAME" MountPoints "\"$MNT\""
 assert_eq "b true" "$(dev_prop "$DISK_NAME" InUse)" "InUse of a mounted device"
 wait_prop 2 "$DISK_NAME" WriteVerdict "mounted on $MNT"
+wait_for 2 saw_signal PropertiesChanged "$(dev_path "$DISK_NAME")" MountPoints ||
+        fail "no PropertiesChanged(MountPoints) for $DISK_NAME"
 sync
 expect_unsafe "$DISK" "mounted on $MNT"
 # By dev_t, not by name: a symlink to the node is the same device.
@@ -173,11 +219,52 @@ log "job $id accepted on scratch $BLANK"
 result=$(wait_job_removed "$id" 120)
 log "job $id: $result"
 
+# BENCHD_SCRATCH=1 from a udev rule (matching only our image file) marks a device scratch: its
+# signature no longer blocks writes, but a mount still does.
+RULES_DIR=/run/udev/rules.d
+RULE="$RULES_DIR/99-benchd-test-$$.rules"
+mkdir -p "$RULES_DIR"
+SCRATCH_IMG="$TEST_DIR/udev-scratch.img"
+printf 'SUBSYSTEM=="block", KERNEL=="loop*", ATTR{loop/backing_file}=="%s", ENV{BENCHD_SCRATCH}="1"\n' \
+        "$SCRATCH_IMG" >"$RULE"
+defer udevadm control --reload
+defer rm -f "$RULE"
+udevadm control --reload
+truncate -s 64M "$SCRATCH_IMG"
+mkfs.ext4 -q -F "$SCRATCH_IMG"
+USCR=$(losetup -f --show "$SCRATCH_IMG")
+defer losetup -d "$USCR"
+USCR_NAME=${USCR#/dev/}
+wait_for 3 dev_exists "$USCR_NAME" || fail "no object for $USCR_NAME"
+wait_prop 3 "$USCR_NAME" Scratch "b true"
+assert_eq 's "ext4"' "$(dev_prop "$USCR_NAME" FsType)" "FsType of the udev-scratch device"
+assert_eq 's ""' "$(dev_prop "$USCR_NAME" WriteVerdict)" "verdict of a signed device marked BENCHD_SCRATCH=1"
+mount "$USCR" "$MNT"
+wait_prop 3 "$USCR_NAME" WriteVerdict "mounted on $MNT"
+sync
+expect_unsafe "$USCR" "mounted on $MNT"
+umount "$MNT"
+wait_prop 3 "$USCR_NAME" WriteVerdict 's ""'
+id=$(submit_busctl target s "$USCR" "${DESTRUCTIVE[@]}") || fail "destructive job on udev-scratch $USCR refused"
+result=$(wait_job_removed "$id" 120)
+log "job $id on udev-scratch $USCR: $result"
+
+# benchctl shows the inventory.
+if [ -x "$BENCHCTL_BIN" ]; then
+        run benchctl devices
+        [ "$RC" = 0 ] || fail "benchctl devices exited $RC: $OUT"
+        assert_contains "$OUT" "$DISK_NAME" "benchctl devices"
+        run benchctl device "$DISK_NAME"
+        [ "$RC" = 0 ] || fail "benchctl device $DISK_NAME exited $RC: $OUT"
+        assert_contains "$OUT" "partition table" "benchctl device $DISK_NAME"
+fi
+
 # Detach: the objects go away.
 partx -d "$DISK" 2>/dev/null || true
 losetup -d "$DISK"
 wait_for 3 dev_gone "$DISK_NAME" || fail "$DISK_NAME still has an object 3 s after detaching"
 wait_for 3 dev_gone "${DISK_NAME}p1" || fail "${DISK_NAME}p1 still has an object after detaching"
+wait_for 2 saw_signal InterfacesRemoved "$(dev_path "$DISK_NAME")" || fail "no InterfacesRemoved for $DISK_NAME"
 
 benchd_alive || fail "benchd died"
 log "PASS"
