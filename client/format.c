@@ -104,6 +104,20 @@ const char *format_timestamp(char *buf, size_t l, uint64_t usec) {
         return buf;
 }
 
+const char *format_timestamp_short(char *buf, size_t l, uint64_t usec, uint64_t now_usec) {
+        time_t t = (time_t) (usec / USEC_PER_SEC), now = (time_t) (now_usec / USEC_PER_SEC);
+        struct tm tm, tm_now;
+
+        if (usec == 0) {
+                snprintf(buf, l, "n/a");
+                return buf;
+        }
+        if (!localtime_r(&t, &tm) || !localtime_r(&now, &tm_now) ||
+            strftime(buf, l, tm.tm_year == tm_now.tm_year ? "%m-%d %H:%M" : "%Y-%m-%d", &tm) == 0)
+                snprintf(buf, l, "@%" PRIu64, usec / USEC_PER_SEC);
+        return buf;
+}
+
 const char *format_duration(char *buf, size_t l, uint64_t usec) {
         uint64_t s = usec / USEC_PER_SEC;
 

@@ -22,6 +22,8 @@ const char *format_iops(char *buf, size_t l, double iops);
 const char *format_latency_ns(char *buf, size_t l, double ns);
 /* A wall clock time in local time, "2026-11-30 07:04:12"; "n/a" for 0. */
 const char *format_timestamp(char *buf, size_t l, uint64_t usec);
+/* For lists: "11-30 07:04" within the year of now_usec, "2025-11-30" before it; "n/a" for 0. */
+const char *format_timestamp_short(char *buf, size_t l, uint64_t usec, uint64_t now_usec);
 /* A duration: "850ms", "12.3s", "5min 3s", "2h 5min". */
 const char *format_duration(char *buf, size_t l, uint64_t usec);
 /* "+12.3%", "-4.0%", "±0.0%"; "n/a" when base is 0. */

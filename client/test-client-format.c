@@ -130,6 +130,12 @@ START_TEST(test_parse_date) {
         ck_assert_uint_eq(b, UINT64_C(1764460800) * 1000000);
         ck_assert_int_eq(parse_time_spec("yesterday", NOW, &b), 0);
         ck_assert_uint_eq(b, UINT64_C(1764374400) * 1000000);
+
+        char buf[FORMAT_BUF_MAX];
+        ck_assert_str_eq(format_timestamp_short(buf, sizeof buf, NOW - 3600 * UINT64_C(1000000), NOW), "11-30 04:20");
+        ck_assert_str_eq(format_timestamp_short(buf, sizeof buf, UINT64_C(1700000000) * 1000000, NOW), "2023-11-14");
+        ck_assert_str_eq(format_timestamp_short(buf, sizeof buf, 0, NOW), "n/a");
+        ck_assert_str_eq(format_timestamp(buf, sizeof buf, NOW), "2025-11-30 05:20:00");
 }
 END_TEST
 

@@ -297,6 +297,7 @@ int verb_jobs(int argc, char **argv) {
         _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "ID", "STATE", "WORKLOAD", "TARGET", "LABEL", "SUBMITTED", "PROGRESS" };
+        uint64_t now = now_usec(CLOCK_REALTIME);
         size_t n;
         int r;
 
@@ -349,7 +350,7 @@ int verb_jobs(int argc, char **argv) {
                 table_add_cell(t, job_what(j, a, sizeof a));
                 table_add_cell(t, rec_str(j, "Target"));
                 table_add_cell(t, rec_str(j, "Label"));
-                table_add_cell(t, format_timestamp(a, sizeof a, rec_u64_or(j, "SubmittedUSec", 0)));
+                table_add_cell(t, format_timestamp_short(a, sizeof a, rec_u64_or(j, "SubmittedUSec", 0), now));
                 if (streq(state, "running") && rec_double(j, "Progress", &progress))
                         table_add_cellf(t, "%.0f%%", progress * 100.0);
                 else

@@ -101,6 +101,7 @@ int verb_results(int argc, char **argv) {
         static const char *const headers[] = {
                 "RUN", "JOB", "WHEN", "WORKLOAD", "BS", "QD×J", "TARGET", "FS", "MiB/s", "IOPS", "P99", "STATUS"
         };
+        uint64_t now = now_usec(CLOCK_REALTIME);
         size_t n;
         int r;
 
@@ -132,8 +133,8 @@ int verb_results(int argc, char **argv) {
         table_set_align(t, 5, TABLE_ALIGN_RIGHT);
         for (size_t c = 8; c <= 10; c++)
                 table_set_align(t, c, TABLE_ALIGN_RIGHT);
-        table_set_shrinkable(t, 6, 10);
-        table_set_shrinkable(t, 2, 10);
+        table_set_shrinkable(t, 6, 6);   /* target */
+        table_set_shrinkable(t, 3, 5);   /* workload */
 
         for (size_t i = 0; i < n; i++) {
                 json_object *run = json_object_array_get_idx(runs, i);
@@ -142,10 +143,7 @@ int verb_results(int argc, char **argv) {
 
                 table_add_cellf(t, "%" PRIu64, run_id(run));
                 table_add_cellf(t, "%" PRIu64, rec_u64_or(run, "job_id", 0));
-                format_timestamp(a, sizeof a, run_started_usec(run));
-                if (strlen(a) == 19)
-                        a[16] = '\0'; /* minutes are enough in a list */
-                table_add_cell(t, a);
+                table_add_cell(t, format_timestamp_short(a, sizeof a, run_started_usec(run), now));
                 table_add_cell(t, rec_str(run, "workload"));
                 table_add_cell(t, format_bytes(a, sizeof a, rec_u64_or(run, "block_size", 0)));
                 table_add_cellf(t, "%" PRIu64 "×%" PRIu64, rec_u64_or(run, "queue_depth", 1), rec_u64_or(run, "jobs", 1));
