@@ -646,6 +646,7 @@ static void check_setup(void) {
         _cleanup_close_ int fd = -EBADF;
         static char block[8192];
 
+        strcpy(tmpdir, "/tmp/test-spec-XXXXXX"); /* each test case gets its own */
         ck_assert_ptr_nonnull(mkdtemp(tmpdir));
         snprintf(path_file, sizeof(path_file), "%s/data", tmpdir);
         snprintf(path_small, sizeof(path_small), "%s/small", tmpdir);
@@ -791,10 +792,100 @@ START_TEST(test_check_block_node) {
 }
 END_TEST
 
+/* A real 8 MiB loop device over an image in our temp dir, when we may make one (root). */
+static char loop_img[PATH_MAX], loop_dev[64], loop_link[PATH_MAX];
+
+static void loop_setup(void) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *cmd = NULL;
+        FILE *p;
+
+        if (geteuid() != 0)
+                return;
+        snprintf(loop_img, sizeof(loop_img), "%s/loop.img", tmpdir);
+        fd = open(loop_img, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 || ftruncate(fd, 8 << 20) < 0)
+                return;
+        if (asprintf(&cmd, "losetup --find --show '%s' 2>/dev/null", loop_img) < 0)
+                return;
+        p = popen(cmd, "re");
+        if (!p)
+                return;
+        if (!fgets(loop_dev, sizeof(loop_dev), p))
+                loop_dev[0] = 0;
+        pclose(p);
+        loop_dev[strcspn(loop_dev, "\n")] = 0;
+        if (loop_dev[0] != '/') {
+                loop_dev[0] = 0;
+                return;
+        }
+        snprintf(loop_link, sizeof(loop_link), "%s/by-id-link", tmpdir);
+        if (symlink(loop_dev, loop_link) < 0)
+                loop_link[0] = 0;
+}
+
+static void loop_teardown(void) {
+        _cleanup_free_ char *cmd = NULL;
+
+        if (loop_dev[0] && asprintf(&cmd, "losetup -d '%s'", loop_dev) >= 0 && system(cmd) != 0)
+                fprintf(stderr, "could not detach %s\n", loop_dev);
+        if (loop_link[0])
+                unlink(loop_link);
+        if (loop_img[0])
+                unlink(loop_img);
+}
+
+static const struct {
+        bool via_link;
+        const char *assignments[5];
+        int ret;
+        const char *needle;
+} loop_cases[] = {
+        { false, { "workload=read", "size=4M", NULL }, 0, NULL },
+        { true, { "workload=randread", "size=8M", NULL }, 0, NULL },
+        { false, { "workload=read", "size=16M", NULL }, -EINVAL, "exceeds" },
+        { false, { "workload=write", "size=4M", NULL }, -EINVAL, "destructive=true" },
+        { true, { "workload=randwrite", "size=4M", NULL }, -EINVAL, "destructive=true" },
+        { false, { "workload=write", "size=4M", "destructive=true", NULL }, 0, NULL },
+        { false, { "workload=metadata", "destructive=true", NULL }, -EINVAL, "directory" },
+};
+
+START_TEST(test_check_loop) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *t = NULL;
+        TargetCheck c;
+        struct stat st;
+        int r;
+
+        if (!loop_dev[0]) {
+                fprintf(stderr, "no loop device (not root or no losetup); skipping\n");
+                return;
+        }
+        ck_assert_int_ge(asprintf(&t, "target=%s", loop_cases[_i].via_link ? loop_link : loop_dev), 0);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        for (const char *const *a = loop_cases[_i].assignments; *a; a++)
+                ck_assert_int_eq(spec_set_assignment(&s, *a, NULL), 0);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+
+        r = spec_check_target(&s, &c, &err);
+        ck_assert_msg(r == loop_cases[_i].ret, "case %d: r=%d (%s)", _i, r, strna(err));
+        if (r < 0) {
+                ck_assert_msg(strstr(err, loop_cases[_i].needle), "'%s' lacks '%s'", err, loop_cases[_i].needle);
+                return;
+        }
+        ck_assert_int_eq(stat(loop_dev, &st), 0);
+        ck_assert_int_eq(c.kind, TARGET_BLOCK);
+        ck_assert(c.dev == st.st_rdev);
+        ck_assert_uint_ge(c.dio_align, 512);
+}
+END_TEST
+
 static Suite *spec_suite(void) {
         Suite *s = suite_create("spec");
         TCase *tc = tcase_create("spec");
         TCase *tcc = tcase_create("check");
+        TCase *tcl;
 
         tcase_add_loop_test(tc, test_parse_size, 0, ELEMENTSOF(size_cases));
         tcase_add_test(tc, test_names);
@@ -818,6 +909,12 @@ static Suite *spec_suite(void) {
         tcase_add_test(tcc, test_needed_bytes);
         tcase_add_test(tcc, test_check_block_node);
         suite_add_tcase(s, tcc);
+
+        tcl = tcase_create("loop");
+        tcase_add_unchecked_fixture(tcl, check_setup, check_teardown);
+        tcase_add_unchecked_fixture(tcl, loop_setup, loop_teardown);
+        tcase_add_loop_test(tcl, test_check_loop, 0, ELEMENTSOF(loop_cases));
+        suite_add_tcase(s, tcl);
         return s;
 }
 
