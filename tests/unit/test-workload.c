@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Offset generators (coverage of the region, alignment, sequential/backward/stride order, never
+ * past the end, no repeats within a random pass), the rwmix ratio, buffer patterns, and the engine
+ * machinery end to end with the null I/O engine (bytes and I/O counts, samples, files removed).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "pattern.h"
+#include "shared/spec-check.h"
+#include "shared/spec.h"
+#include "shared/util.h"
+#include "workload.h"
+
+static const struct {
+        OffsetOrder order;
+        uint64_t region, bs, stride;
+} pass_cases[] = {
+        { OFFSET_SEQUENTIAL, 1 << 20, 4096, 0 },
+        { OFFSET_SEQUENTIAL, (1 << 20) + 1000, 4096, 0 },      /* a partial last block is never used */
+        { OFFSET_BACKWARD, 1 << 20, 4096, 0 },
+        { OFFSET_BACKWARD, 4096, 4096, 0 },
+        { OFFSET_STRIDE, 1 << 20, 4096, 4 * 4096 },
+        { OFFSET_STRIDE, 1 << 20, 4096, 17 * 4096 },           /* stride not dividing the block count */
+        { OFFSET_STRIDE, 1 << 20, 4096, 0 },                   /* default stride */
+        { OFFSET_STRIDE, 64 * 1024, 4096, 1 << 20 },           /* stride larger than the region */
+        { OFFSET_RANDOM, 1 << 20, 4096, 0 },
+        { OFFSET_RANDOM, 1000 * 512, 512, 0 },                 /* block count not a power of two */
+        { OFFSET_RANDOM, 3 * 1048576, 1048576, 0 },
+        { OFFSET_RANDOM, 4096, 4096, 0 },                      /* a single block */
+        { OFFSET_RANDOM, 2 * 4096, 4096, 0 },
+};
+
+START_TEST(test_pass_covers_region_once) {
+        OffsetGen g;
+        uint64_t n = pass_cases[_i].region / pass_cases[_i].bs, prev = 0;
+        _cleanup_free_ uint8_t *seen = calloc(n, 1);
+
+        ck_assert_int_eq(offset_gen_init(&g, pass_cases[_i].order, pass_cases[_i].region, pass_cases[_i].bs,
+                                         pass_cases[_i].stride, 42 + _i), 0);
+        ck_assert_uint_eq(g.n_blocks, n);
+        for (uint64_t k = 0; k < n; k++) {
+                ck_assert_uint_eq(g.pass, 0);
+                uint64_t off = offset_gen_next(&g);
+                ck_assert_uint_eq(off % pass_cases[_i].bs, 0);
+                ck_assert_uint_le(off + pass_cases[_i].bs, pass_cases[_i].region);
+                ck_assert_msg(!seen[off / pass_cases[_i].bs], "case %d: offset %" PRIu64 " repeated", _i, off);
+                seen[off / pass_cases[_i].bs] = 1;
+
+                switch (pass_cases[_i].order) {
+                case OFFSET_SEQUENTIAL:
+                        ck_assert_uint_eq(off, k * pass_cases[_i].bs);
+                        break;
+                case OFFSET_BACKWARD:
+                        ck_assert_uint_eq(off, (n - 1 - k) * pass_cases[_i].bs);
+                        break;
+                case OFFSET_STRIDE:
+                        /* within a run the step is the stride; a new run starts one block further */
+                        if (k > 0) {
+                                uint64_t step = g.stride_blocks * pass_cases[_i].bs;
+                                ck_assert_msg(off == prev + step || off < step,
+                                              "case %d: %" PRIu64 " after %" PRIu64, _i, off, prev);
+                        }
+                        break;
+                default:
+                        break;
+                }
+                prev = off;
+        }
+        ck_assert_uint_eq(g.pass, 1);
+        for (uint64_t b = 0; b < n; b++)
+                ck_assert(seen[b]);
+
+        /* the next pass starts over and stays in bounds */
+        for (uint64_t k = 0; k < n; k++)
+                ck_assert_uint_le(offset_gen_next(&g) + pass_cases[_i].bs, pass_cases[_i].region);
+        ck_assert_uint_eq(g.pass, 2);
+}
+END_TEST
+
+START_TEST(test_stride_default) {
+        OffsetGen g;
+        ck_assert_int_eq(offset_gen_init(&g, OFFSET_STRIDE, 1 << 20, 4096, 0, 1), 0);
+        ck_assert_uint_eq(g.stride_blocks, 17);
+        ck_assert_uint_eq(offset_gen_next(&g), 0);
+        ck_assert_uint_eq(offset_gen_next(&g), 17 * 4096);
+}
+END_TEST
+
+START_TEST(test_random_is_shuffled) {
+        /* Not the identity, and two passes differ (with 256 blocks, equal passes are ~impossible). */
+        OffsetGen g;
+        uint64_t first[256], in_order = 0, same = 0;
+
+        ck_assert_int_eq(offset_gen_init(&g, OFFSET_RANDOM, 256 * 4096, 4096, 0, 7), 0);
+        for (unsigned k = 0; k < 256; k++) {
+                first[k] = offset_gen_next(&g);
+                in_order += first[k] == k * 4096u;
+        }
+        for (unsigned k = 0; k < 256; k++)
+                same += offset_gen_next(&g) == first[k];
+        ck_assert_uint_lt(in_order, 16);
+        ck_assert_uint_lt(same, 16);
+}
+END_TEST
+
+START_TEST(test_uniform_bounds_and_spread) {
+        OffsetGen g;
+        unsigned counts[16] = {};
+
+        ck_assert_int_eq(offset_gen_init(&g, OFFSET_UNIFORM, 16 * 8192 + 100, 8192, 0, 3), 0);
+        for (unsigned k = 0; k < 160000; k++) {
+                uint64_t off = offset_gen_next(&g);
+                ck_assert_uint_eq(off % 8192, 0);
+                ck_assert_uint_lt(off / 8192, 16);
+                counts[off / 8192]++;
+        }
+        for (unsigned b = 0; b < 16; b++) {
+                ck_assert_uint_gt(counts[b], 9000);
+                ck_assert_uint_lt(counts[b], 11000);
+        }
+}
+END_TEST
+
+START_TEST(test_init_rejects) {
+        OffsetGen g;
+        ck_assert_int_eq(offset_gen_init(&g, OFFSET_SEQUENTIAL, 4095, 4096, 0, 1), -EINVAL);
+        ck_assert_int_eq(offset_gen_init(&g, OFFSET_SEQUENTIAL, 1 << 20, 0, 0, 1), -EINVAL);
+        ck_assert_int_eq(offset_gen_init(&g, _OFFSET_ORDER_MAX, 1 << 20, 4096, 0, 1), -EINVAL);
+}
+END_TEST
+
+static const struct {
+        Workload w;
+        OffsetOrder order;
+} order_cases[] = {
+        { WORKLOAD_READ, OFFSET_SEQUENTIAL },
+        { WORKLOAD_WRITE, OFFSET_SEQUENTIAL },
+        { WORKLOAD_REWRITE, OFFSET_SEQUENTIAL },
+        { WORKLOAD_REREAD, OFFSET_SEQUENTIAL },
+        { WORKLOAD_RANDREAD, OFFSET_RANDOM },
+        { WORKLOAD_RANDWRITE, OFFSET_RANDOM },
+        { WORKLOAD_RANDRW, OFFSET_RANDOM },
+        { WORKLOAD_BACKWARD_READ, OFFSET_BACKWARD },
+        { WORKLOAD_STRIDE_READ, OFFSET_STRIDE },
+        { WORKLOAD_SEEKS, OFFSET_UNIFORM },
+        { WORKLOAD_PING, OFFSET_UNIFORM },
+};
+
+START_TEST(test_workload_order) {
+        ck_assert_int_eq(workload_offset_order(order_cases[_i].w), order_cases[_i].order);
+}
+END_TEST
+
+static const uint32_t rwmix_cases[] = { 0, 1, 30, 50, 70, 99, 100 };
+
+START_TEST(test_rwmix_ratio) {
+        Prng p;
+        unsigned reads = 0, n = 200000;
+
+        prng_seed(&p, 11);
+        for (unsigned k = 0; k < n; k++)
+                reads += rwmix_is_read(&p, rwmix_cases[_i]);
+        double pct = 100.0 * reads / n;
+        ck_assert_double_eq_tol(pct, (double) rwmix_cases[_i], 0.5);
+        if (rwmix_cases[_i] == 0)
+                ck_assert_uint_eq(reads, 0);
+        if (rwmix_cases[_i] == 100)
+                ck_assert_uint_eq(reads, n);
+}
+END_TEST
+
+static unsigned count_zero(const uint8_t *b, size_t n) {
+        unsigned z = 0;
+        for (size_t i = 0; i < n; i++)
+                z += b[i] == 0;
+        return z;
+}
+
+START_TEST(test_patterns) {
+        enum { N = 64 * 1024 };
+        _cleanup_free_ uint8_t *a = malloc(N), *b = malloc(N);
+        Prng p;
+
+        prng_seed(&p, 5);
+        pattern_fill(a, N, PATTERN_RANDOM, 0, &p);
+        ck_assert_uint_lt(count_zero(a, N), N / 128);   /* ~1/256 expected */
+        memcpy(b, a, N);
+        pattern_refresh(b, N, PATTERN_RANDOM, 0, &p);
+        /* every 512-byte sector changed, so no 4K block repeats */
+        for (size_t off = 0; off < N; off += 512)
+                ck_assert(memcmp(a + off, b + off, 512) != 0);
+
+        pattern_fill(a, N, PATTERN_ZERO, 0, &p);
+        ck_assert_uint_eq(count_zero(a, N), N);
+        pattern_refresh(a, N, PATTERN_ZERO, 0, &p);
+        ck_assert_uint_eq(count_zero(a, N), N);
+
+        pattern_fill(a, N, PATTERN_COMPRESSIBLE, 75, &p);
+        memcpy(b, a, N);
+        pattern_refresh(b, N, PATTERN_COMPRESSIBLE, 75, &p);
+        for (size_t off = 0; off < N; off += 4096) {
+                unsigned z = count_zero(b + off, 4096);
+                ck_assert_uint_ge(z, 3072);
+                ck_assert_uint_lt(z, 3072 + 64);
+                ck_assert(memcmp(a + off, b + off, 4096) != 0);
+        }
+}
+END_TEST
+
+/* ---- the engine with the null I/O engine ---- */
+
+typedef struct Collected {
+        unsigned samples, phases;
+        uint64_t bytes;
+        double last_progress;
+} Collected;
+
+static int on_sample(void *userdata, const ProtoSample *s) {
+        Collected *c = userdata;
+        c->samples++;
+        c->bytes += s->bytes_written + s->bytes_read;
+        ck_assert(s->progress >= c->last_progress);
+        c->last_progress = s->progress;
+        return 0;
+}
+
+static int on_phase(void *userdata, const char *name) {
+        Collected *c = userdata;
+        c->phases++;
+        return 0;
+}
+
+static unsigned count_entries(const char *dir) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        unsigned n = 0;
+        ck_assert_ptr_nonnull(d);
+        while ((de = readdir(d)))
+                n += de->d_name[0] != '.' || strncmp(de->d_name, ".benchd-", 8) == 0;
+        closedir(d);
+        return n;
+}
+
+static const struct {
+        const char *workload;
+        unsigned jobs, depth;
+} null_cases[] = {
+        { "write", 1, 1 },
+        { "write", 3, 1 },
+        { "randwrite", 1, 1 },          /* laid out first (real writes), then null I/O */
+        { "write", 2, 8 },
+};
+
+START_TEST(test_engine_null) {
+        char dir[] = "/tmp/test-workload-XXXXXX", assign[512];
+        _cleanup_free_ char *err = NULL;
+        JobSpec spec;
+        TargetCheck tc;
+        EngineResult res = {};
+        Collected c = {};
+        EngineSink sink = { .userdata = &c, .sample = on_sample, .phase = on_phase };
+        EngineOptions opts = { .file_prefix = ".benchd-t-0-", .ioengine = "null" };
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        spec_init(&spec);
+        snprintf(assign, sizeof(assign), "target=%s", dir);
+        ck_assert_int_eq(spec_set_assignment(&spec, assign, &err), 0);
+        ck_assert_int_eq(spec_set_from_string(&spec, "workload", null_cases[_i].workload, &err), 0);
+        ck_assert_int_eq(spec_set_from_string(&spec, "block_size", "4K", &err), 0);
+        ck_assert_int_eq(spec_set_from_string(&spec, "size", "8M", &err), 0);
+        ck_assert_int_eq(spec_set_from_string(&spec, "direct", "false", &err), 0);
+        snprintf(assign, sizeof(assign), "%u", null_cases[_i].jobs);
+        ck_assert_int_eq(spec_set_from_string(&spec, "jobs", assign, &err), 0);
+        snprintf(assign, sizeof(assign), "%u", null_cases[_i].depth);
+        ck_assert_int_eq(spec_set_from_string(&spec, "queue_depth", assign, &err), 0);
+        ck_assert_int_eq(spec_set_from_string(&spec, "sync", "none", &err), 0);
+        ck_assert_msg(spec_finalize(&spec, &err) == 0, "%s", err);
+        ck_assert_msg(spec_check_target(&spec, &tc, &err) == 0, "%s", err);
+
+        int r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
+        ck_assert_msg(r == 0, "engine_run: %s", err ? err : strerror(-r));
+
+        uint64_t want = (8u << 20) * null_cases[_i].jobs;
+        ck_assert_uint_eq(res.summary.bytes_written, want);
+        ck_assert_uint_eq(res.summary.ios_written, want / 4096);
+        ck_assert_uint_eq(res.summary.bytes_read, 0);
+        ck_assert_uint_eq(res.histogram->count, want / 4096);
+        ck_assert_uint_eq(res.n_streams, null_cases[_i].jobs);
+        for (unsigned s = 0; s < res.n_streams; s++)
+                ck_assert_uint_eq(res.streams[s].bytes_written, 8u << 20);
+        ck_assert_uint_ge(c.samples, 1);
+        ck_assert_uint_eq(c.bytes, want);          /* the samples add up to the result */
+        ck_assert_double_eq_tol(c.last_progress, 1.0, 1e-9);
+        ck_assert_uint_ge(c.phases, 2);             /* measure, cleanup */
+        ck_assert_uint_eq(res.bytes_asked, want);
+        ck_assert_uint_eq(count_entries(dir), 0);   /* every file we made is gone */
+
+        engine_result_clear(&res);
+        spec_clear(&spec);
+        rmdir(dir);
+}
+END_TEST
+
+static Suite *workload_suite(void) {
+        Suite *s = suite_create("workload");
+        TCase *tc = tcase_create("offsets");
+
+        tcase_add_loop_test(tc, test_pass_covers_region_once, 0, ELEMENTSOF(pass_cases));
+        tcase_add_test(tc, test_stride_default);
+        tcase_add_test(tc, test_random_is_shuffled);
+        tcase_add_test(tc, test_uniform_bounds_and_spread);
+        tcase_add_test(tc, test_init_rejects);
+        tcase_add_loop_test(tc, test_workload_order, 0, ELEMENTSOF(order_cases));
+        tcase_add_loop_test(tc, test_rwmix_ratio, 0, ELEMENTSOF(rwmix_cases));
+        tcase_add_test(tc, test_patterns);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("engine");
+        tcase_add_loop_test(tc, test_engine_null, 0, ELEMENTSOF(null_cases));
+        tcase_set_timeout(tc, 60);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(workload_suite());
+        srunner_run_all(sr, CK_NORMAL);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
