@@ -20,6 +20,7 @@
 #include "job-wait.h"
 #include "record.h"
 #include "table.h"
+#include "verbs-results.h"
 
 struct JobWait {
         sd_bus *bus;
@@ -227,6 +228,44 @@ JobWait *job_wait_free(JobWait *w) {
         return NULL;
 }
 
+int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
+        _cleanup_free_ char *path = NULL;
+        char what[64];
+        int r;
+
+        snprintf(what, sizeof what, "job %" PRIu64, id);
+        if (job_path(id, &path) < 0 || !filter)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_get_all_json(bus, path, BENCHD_JOB_IFACE, &error, ret);
+        if (r >= 0)
+                return 0;
+        if (!sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+                                    SD_BUS_ERROR_UNKNOWN_METHOD))
+                return bus_error_exit(what, &error, r);
+
+        json_object_object_add(filter, "all", json_object_new_boolean(true));
+        r = bus_new_manager_call(bus, "ListJobs", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bus_call_json(bus, what, m, &jobs);
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+                json_object *j = json_object_array_get_idx(jobs, i);
+                if (rec_u64_or(j, "Id", 0) == id) {
+                        *ret = json_object_get(j);
+                        return 0;
+                }
+        }
+        fprintf(stderr, "benchctl: %s: no such job\n", what);
+        return BENCHCTL_EXIT_NOT_FOUND;
+}
+
 /* "run 5: write 32 KiB: 512 MiB/s, 16.4k IOPS, p99 1.23 ms" */
 static void print_run_line(sd_bus *bus, uint64_t run) {
         _cleanup_json_ json_object *o = NULL;
@@ -253,6 +292,27 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
                *status ? ", " : "", status);
 }
 
+void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props) {
+        _cleanup_json_ json_object *filter = json_object_new_object(), *found = NULL;
+        json_object *ids;
+        size_t n;
+
+        if (!filter)
+                return;
+        if (json_object_object_get_ex(props, "Runs", NULL))
+                return;
+        json_object_object_add(filter, "job", json_object_new_uint64(id));
+        if (query_runs_quiet(bus, filter, &found) < 0)
+                return;
+        ids = json_object_new_array();
+        if (!ids)
+                return;
+        n = json_object_array_length(found);
+        for (size_t i = n; i > 0; i--) /* newest first -> step order */
+                json_object_array_add(ids, json_object_new_uint64(run_id(json_object_array_get_idx(found, i - 1))));
+        json_object_object_add(props, "Runs", ids);
+}
+
 static int print_result(JobWait *w) {
         const char *state = rec_str(w->props, "State");
         const char *error = rec_str(w->props, "Error");
@@ -273,6 +333,7 @@ static int print_result(JobWait *w) {
                 return streq(state, "succeeded") ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
         }
 
+        job_add_runs_from_history(w->bus, w->id, w->props);
         json_object_object_get_ex(w->props, "Runs", &runs);
         if (runs && json_object_is_type(runs, json_type_array))
                 n_runs = json_object_array_length(runs);
@@ -295,7 +356,6 @@ static int print_result(JobWait *w) {
 }
 
 int job_wait_run(JobWait *w, uint64_t id) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         struct sigaction sa = { .sa_handler = on_sigint }, old_int, old_term;
         int r, ret;
 
@@ -304,14 +364,14 @@ int job_wait_run(JobWait *w, uint64_t id) {
         if (r < 0)
                 return BENCHCTL_EXIT_FAILURE;
 
-        r = bus_get_all_json(w->bus, w->path, BENCHD_JOB_IFACE, &error, &w->props);
-        if (r < 0) {
-                char what[64];
-                snprintf(what, sizeof what, "job %" PRIu64, id);
-                return bus_error_exit(what, &error, r);
+        /* From the object, or from the database for a job that ended long ago. */
+        r = job_get(w->bus, id, &w->props);
+        if (r != 0)
+                return r;
+        if (job_state_is_final(rec_str(w->props, "State"))) {
+                ret = print_result(w);
+                return ret;
         }
-        if (job_state_is_final(rec_str(w->props, "State")))
-                w->done = true;
 
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);

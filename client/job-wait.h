@@ -24,6 +24,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(JobWait *, job_wait_free);
  * interrupted, or waiting was interrupted; 4 when there is no such job. */
 int job_wait_run(JobWait *w, uint64_t id);
 
+/* The job's properties from its object, or from ListJobs {all} when the object is gone (the job
+ * ended more than a while ago). 0, or prints the error and returns an exit code (4: no such job). */
+int job_get(sd_bus *bus, uint64_t id, json_object **ret);
+
+/* Jobs read back from the database (ListJobs {all}) carry no Runs: adds them from QueryRuns, in
+ * step order. Best effort. */
+void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props);
+
 /* The object path of a job. */
 int job_path(uint64_t id, char **ret);
 

@@ -153,6 +153,15 @@ int verb_device(int argc, char **argv) {
                         dev = json_object_array_get_idx(devices, i);
                         break;
                 }
+        /* A local /dev/disk/by-* path udev did not tell benchd about: follow it here. */
+        if (!dev && arg_transport != BUS_TRANSPORT_REMOTE && strncmp(name, "/dev/", 5) == 0) {
+                _cleanup_free_ char *resolved = realpath(name, NULL);
+                for (size_t i = 0; resolved && i < json_object_array_length(devices); i++)
+                        if (device_matches(json_object_array_get_idx(devices, i), resolved)) {
+                                dev = json_object_array_get_idx(devices, i);
+                                break;
+                        }
+        }
         if (!dev) {
                 fprintf(stderr, "benchctl: device %s: no such block device known to benchd "
                         "(benchctl devices lists them)\n", name);

@@ -362,45 +362,6 @@ int verb_jobs(int argc, char **argv) {
         return BENCHCTL_EXIT_OK;
 }
 
-/* The job's properties from its object, or from ListJobs {all} when the object is gone. */
-static int get_job(sd_bus *bus, uint64_t id, json_object **ret) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
-        _cleanup_free_ char *path = NULL;
-        char what[64];
-        int r;
-
-        snprintf(what, sizeof what, "job %" PRIu64, id);
-        if (job_path(id, &path) < 0 || !filter)
-                return BENCHCTL_EXIT_FAILURE;
-        r = bus_get_all_json(bus, path, BENCHD_JOB_IFACE, &error, ret);
-        if (r >= 0)
-                return 0;
-        if (!sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE,
-                                    SD_BUS_ERROR_UNKNOWN_METHOD))
-                return bus_error_exit(what, &error, r);
-
-        json_object_object_add(filter, "all", json_object_new_boolean(true));
-        r = bus_new_manager_call(bus, "ListJobs", &m);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r < 0)
-                return BENCHCTL_EXIT_FAILURE;
-        r = bus_call_json(bus, what, m, &jobs);
-        if (r != 0)
-                return r;
-        for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-                json_object *j = json_object_array_get_idx(jobs, i);
-                if (rec_u64_or(j, "Id", 0) == id) {
-                        *ret = json_object_get(j);
-                        return 0;
-                }
-        }
-        fprintf(stderr, "benchctl: %s: no such job\n", what);
-        return BENCHCTL_EXIT_NOT_FOUND;
-}
-
 int verb_status(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *job = NULL;
@@ -416,9 +377,10 @@ int verb_status(int argc, char **argv) {
         r = bus_connect(&bus);
         if (r != 0)
                 return r;
-        r = get_job(bus, id, &job);
+        r = job_get(bus, id, &job);
         if (r != 0)
                 return r;
+        job_add_runs_from_history(bus, id, job);
 
         if (arg_json) {
                 print_json(job);

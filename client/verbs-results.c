@@ -67,6 +67,20 @@ int query_runs(sd_bus *bus, json_object *filter, json_object **ret) {
         return bus_call_json(bus, "query runs", m, ret);
 }
 
+int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r;
+
+        r = bus_new_manager_call(bus, "QueryRuns", &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, NULL, &reply);
+        if (r >= 0)
+                r = bus_message_read_json(reply, ret);
+        return r;
+}
+
 static int get_run(sd_bus *bus, uint64_t id, json_object **ret) {
         char what[64];
 
@@ -362,7 +376,7 @@ static void csv_field(FILE *f, const char *s) {
         fputc('"', f);
 }
 
-int export_csv(FILE *f, json_object *runs) {
+int export_csv(FILE *f, json_object *runs, bool header) {
         _cleanup_json_ json_object *columns = json_object_new_array(), *seen = json_object_new_object();
         size_t n = json_object_array_length(runs);
 
@@ -382,12 +396,13 @@ int export_csv(FILE *f, json_object *runs) {
                 }
         }
 
-        for (size_t c = 0; c < json_object_array_length(columns); c++) {
+        for (size_t c = 0; header && c < json_object_array_length(columns); c++) {
                 if (c > 0)
                         fputc(',', f);
                 csv_field(f, json_object_get_string(json_object_array_get_idx(columns, c)));
         }
-        fputc('\n', f);
+        if (header)
+                fputc('\n', f);
         for (size_t i = 0; i < n; i++) {
                 json_object *run = json_object_array_get_idx(runs, i);
                 for (size_t c = 0; c < json_object_array_length(columns); c++) {
@@ -442,7 +457,7 @@ int verb_export(int argc, char **argv) {
                 print_json(runs);
                 return BENCHCTL_EXIT_OK;
         }
-        r = export_csv(stdout, runs);
+        r = export_csv(stdout, runs, arg_legend);
         if (r < 0) {
                 fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;

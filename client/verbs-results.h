@@ -6,6 +6,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
@@ -13,5 +14,7 @@
 int run_filter_from_args(json_object **ret);
 /* QueryRuns; returns 0 or an exit code after printing the error. */
 int query_runs(sd_bus *bus, json_object *filter, json_object **ret);
-/* Writes runs as CSV: a header of every key that appears, then one line per run. */
-int export_csv(FILE *f, json_object *runs);
+/* The same without printing anything; negative errno on failure. */
+int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret);
+/* Writes runs as CSV: a header of every key that appears (unless !header), then one line per run. */
+int export_csv(FILE *f, json_object *runs, bool header);
