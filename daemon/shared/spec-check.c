@@ -62,14 +62,14 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) {
 /* "1.2 GiB": for people reading a message, not for parsing. */
 static const char *format_human(uint64_t v, char buf[static 32]) {
         static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-        double d = (double) v;
-        int i = -1;
+        double d = (double) v / 1024.0;
+        unsigned i = 0;
 
         if (v < 1024) {
                 snprintf(buf, 32, "%" PRIu64 " B", v);
                 return buf;
         }
-        while (d >= 1024.0 && i < 5) {
+        while (d >= 1024.0 && i < ELEMENTSOF(units) - 1) {
                 d /= 1024.0;
                 i++;
         }
@@ -147,14 +147,14 @@ static int sysfs_logical_block_size(dev_t dev, uint64_t *ret) {
 /* Required O_DIRECT alignment for path: statx where the kernel reports it, else the logical
  * block size of the device behind it, else 512. */
 static uint32_t dio_alignment(const char *path, dev_t dev) {
-        uint64_t lbs;
+        uint64_t lbs = 0;
 
 #ifdef STATX_DIOALIGN
-        struct statx sx;
+        struct statx sx = {};
 
         if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &sx) >= 0 && (sx.stx_mask & STATX_DIOALIGN) &&
             sx.stx_dio_offset_align > 0)
-                return MAX(sx.stx_dio_offset_align, sx.stx_dio_mem_align);
+                return sx.stx_dio_offset_align; /* lengths and offsets; buffers are the engine's */
 #endif
         if (sysfs_logical_block_size(dev, &lbs) >= 0 && lbs >= 512 && lbs <= (UINT64_C(1) << 20))
                 return (uint32_t) lbs;
@@ -163,7 +163,7 @@ static uint32_t dio_alignment(const char *path, dev_t dev) {
 
 static int block_device_size(const char *path, dev_t rdev, uint64_t *ret) {
         _cleanup_close_ int fd = -EBADF;
-        uint64_t v;
+        uint64_t v = 0;
         char p[128];
 
         /* Read-only, non-blocking open: asks the driver its size without touching the media. */

@@ -325,7 +325,7 @@ static int parse_bool_text(const char *s) {
 static const char *shorten(const char *s, char buf[static 80]) {
         size_t i = 0;
 
-        for (; s[i] && i < 60; i++)
+        for (; i < 60 && s[i]; i++)
                 /* ASCII only: a cut UTF-8 sequence would make the message invalid on D-Bus. */
                 buf[i] = (unsigned char) s[i] < 0x80 && isprint((unsigned char) s[i]) ? s[i] : '?';
         buf[i] = 0;
