@@ -325,12 +325,16 @@ static int print_result(JobWait *w) {
                 state = w->result ?: state ?: "unknown";
 
         if (arg_json) {
+                /* JSON of the job as it ended; State from JobRemoved when the object lagged. */
+                bool ok = streq(state, "succeeded");
                 if (!w->props)
                         w->props = json_object_new_object();
-                json_object_object_add(w->props, "State", json_object_new_string(state));
+                job_add_runs_from_history(w->bus, w->id, w->props);
+                if (!streq_ptr(rec_str(w->props, "State"), state))
+                        json_object_object_add(w->props, "State", json_object_new_string(state));
                 printf("%s\n", json_object_to_json_string_ext(w->props, JSON_C_TO_STRING_PRETTY |
                                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
-                return streq(state, "succeeded") ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
+                return ok ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
         }
 
         job_add_runs_from_history(w->bus, w->id, w->props);
