@@ -474,6 +474,11 @@ static int db_open_internal(const char *path, Db *db) {
         r = db_exec(db, "PRAGMA synchronous = NORMAL");
         if (r < 0)
                 return r;
+        /* The WAL is truncated back to this after a checkpoint, so one big batch cannot leave a
+         * large file behind for ever. */
+        r = db_exec(db, "PRAGMA journal_size_limit = 67108864");
+        if (r < 0)
+                return r;
         r = db_exec(db, "PRAGMA foreign_keys = ON");
         if (r < 0)
                 return r;
@@ -513,6 +518,9 @@ Db *db_close(Db *db) {
                 return NULL;
         for (size_t i = 0; i < _STMT_MAX; i++)
                 sqlite3_finalize(db->stmts[i]);
+        /* Refreshes the query planner's statistics where they matter; cheap, and only on close. */
+        if (db->sqlite && sqlite3_db_readonly(db->sqlite, "main") == 0)
+                (void) sqlite3_exec(db->sqlite, "PRAGMA optimize", NULL, NULL, NULL);
         sqlite3_close_v2(db->sqlite);
         free(db);
         return NULL;

@@ -402,6 +402,62 @@ START_TEST(test_migration_is_atomic) {
 }
 END_TEST
 
+/* The schema itself refuses what no writer should store, also for writers other than benchd. */
+START_TEST(test_schema_checks) {
+        _cleanup_(db_closep) Db *db = open_db();
+        static const char *const refused[] = {
+                "INSERT INTO jobs (state, spec, target, submitted_by, submitted_usec) "
+                "VALUES ('done', '{}', '/t', 0, 1)",
+                "INSERT INTO jobs (spec, target, submitted_by, submitted_usec) VALUES ('{', '/t', 0, 1)",
+                "INSERT INTO devices (identity, first_seen_usec, last_seen_usec) VALUES ('sdb', 1, 1)",
+                "INSERT INTO devices (identity, first_seen_usec, last_seen_usec) VALUES ('wwn:', 1, 1)",
+                "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
+                "direct, target, started_usec, status) VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, 'ok')",
+                "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
+                "direct, target, started_usec) VALUES ('read', 1, 1, 0, 0, 1, 1, 2, '/t', 1)",
+                "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
+                "direct, target, started_usec, tags) VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '\"x\"')",
+                "INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read, "
+                "ios_written, ops) VALUES (999, 1, 1, 0, 0, 0, 0, 0)",
+                "INSERT INTO run_histograms (run_id, upper_ns, count) VALUES (999, 1, 1)",
+        };
+        sqlite3 *s = raw_open();
+
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                int rc = sqlite3_exec(s, refused[i], NULL, NULL, NULL);
+                ck_assert_msg((rc & 0xff) == SQLITE_CONSTRAINT, "accepted: %s", refused[i]);
+        }
+        /* and accepts the plain case */
+        raw_exec(s, "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, "
+                    "jobs, direct, target, started_usec, tags) "
+                    "VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '[\"x\"]')");
+        sqlite3_close(s);
+}
+END_TEST
+
+/* Another writer holding the lock: benchd waits (busy_timeout), then reports -EBUSY, and works
+ * again once the lock is gone. */
+START_TEST(test_busy) {
+        _cleanup_(db_closep) Db *db = open_db();
+        DbJob j = { .spec_json = "{}", .target = "/t" };
+        sqlite3 *s = raw_open();
+        uint64_t t0, id;
+
+        raw_exec(s, "BEGIN IMMEDIATE");
+        raw_exec(s, "INSERT INTO jobs (spec, target, submitted_by, submitted_usec) VALUES ('{}', '/t', 0, 1)");
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ck_assert_int_eq(db_job_insert(db, &j, &id), -EBUSY);
+        ck_assert_uint_ge(now_usec(CLOCK_MONOTONIC) - t0, 4 * USEC_PER_SEC);
+        ck_assert_ptr_nonnull(strstr(db_last_error(db), "locked"));
+        raw_exec(s, "COMMIT");
+        sqlite3_close(s);
+
+        ck_assert_int_eq(db_job_insert(db, &j, &id), 0);
+        ck_assert_uint_eq(id, 2);
+}
+END_TEST
+
 /* ---- jobs ---- */
 
 typedef struct JobSeen {
@@ -1132,6 +1188,9 @@ int main(void) {
         tcase_add_test(tc_schema, test_newer_schema_refused);
         tcase_add_test(tc_schema, test_garbage_file_refused);
         tcase_add_test(tc_schema, test_migration_is_atomic);
+        tcase_add_test(tc_schema, test_schema_checks);
+        tcase_add_test(tc_schema, test_busy);
+        tcase_set_timeout(tc_schema, 30);
         suite_add_tcase(s, tc_schema);
 
         tcase_add_checked_fixture(tc_jobs, setup, teardown);
