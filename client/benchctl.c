@@ -37,6 +37,7 @@ uint64_t arg_until_usec = 0;
 uint64_t arg_limit = 0;
 bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
+const char *arg_by = NULL;
 
 typedef struct Verb {
         const char *name;
@@ -57,7 +58,7 @@ static const Verb verbs[] = {
         { "show",     1, 1,  verb_show },
         { "samples",  1, 1,  verb_samples },
         { "export",   0, -1, verb_export },
-        { "compare",  2, -1, verb_compare },
+        { "compare",  0, -1, verb_compare },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
 };
@@ -79,7 +80,9 @@ static void help(void) {
                "  show RUN                 Show a run's summary and samples\n"
                "  samples RUN              Show a run's samples\n"
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
-               "  compare RUN RUN...       Compare runs side by side, relative to the first\n\n"
+               "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
+               "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
+               "                           --by label) over the runs the filters select\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -91,12 +94,13 @@ static void help(void) {
                "     --label=TEXT          Label the job's runs\n"
                "     --tag=TAG             Tag the job's runs (repeatable)\n"
                "     --wait                Wait for the job and show its progress\n\n"
-               "Filters (results, export, jobs):\n"
+               "Filters (results, export, compare --by; --status and --limit also for jobs):\n"
                "     --device=NAME --workload=NAME --profile=NAME --fs-type=TYPE\n"
                "     --label=TEXT --tag=TAG --job=ID --status=STATUS\n"
                "     --since=TIME --until=TIME  (2026-11-01, \"2026-11-01 12:00\", 7d, 12h)\n"
                "  -n --limit=N             Show at most N entries\n"
                "  -a --all                 jobs: include every job in the database\n"
+               "     --by=COLUMN           compare: group runs by this column\n"
                "     --format=csv|json     export: output format (default csv)\n\n"
                "Output and connection:\n"
                "     --json                Machine-readable JSON output\n"
@@ -178,6 +182,7 @@ enum {
         ARG_SINCE,
         ARG_UNTIL,
         ARG_FORMAT,
+        ARG_BY,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -207,6 +212,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "limit",       required_argument, NULL, 'n' },
                 { "all",         no_argument,       NULL, 'a' },
                 { "format",      required_argument, NULL, ARG_FORMAT },
+                { "by",          required_argument, NULL, ARG_BY },
                 {}
         };
         int c;
@@ -301,6 +307,9 @@ static int parse_argv(int argc, char *argv[]) {
                                         optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
+                        break;
+                case ARG_BY:
+                        arg_by = optarg;
                         break;
                 case ':':
                         fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);

@@ -53,6 +53,7 @@ extern uint64_t arg_until_usec;
 extern uint64_t arg_limit;
 extern bool arg_all;
 extern ExportFormat arg_format;
+extern const char *arg_by;             /* compare --by COLUMN */
 
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);

@@ -16,5 +16,7 @@ int run_filter_from_args(json_object **ret);
 int query_runs(sd_bus *bus, json_object *filter, json_object **ret);
 /* The same without printing anything; negative errno on failure. */
 int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret);
+/* GetRun; returns 0 or an exit code after printing the error. */
+int get_run(sd_bus *bus, uint64_t id, json_object **ret);
 /* Writes runs as CSV: a header of every key that appears (unless !header), then one line per run. */
 int export_csv(FILE *f, json_object *runs, bool header);
