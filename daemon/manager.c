@@ -253,6 +253,20 @@ fail:
         return r;
 }
 
+typedef struct JobLookup {
+        uint64_t id;
+        char *state;
+} JobLookup;
+
+static int lookup_job(const DbJob *dj, void *userdata) {
+        JobLookup *l = userdata;
+
+        if (dj->id != l->id)
+                return 0;
+        l->state = strdup(dj->state ?: "");
+        return l->state ? -EEXIST : -ENOMEM; /* stop the walk */
+}
+
 static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         uint32_t uid;
@@ -267,10 +281,22 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
         if (r < 0)
                 return r;
         j = manager_find_job(m, id);
+        if (!j) {
+                /* Ended long ago: it is in the database only. */
+                _cleanup_free_ char *state = NULL;
+                JobLookup l = { .id = id };
+
+                (void) db_job_foreach(m->db, NULL, lookup_job, &l);
+                state = l.state;
+                if (state)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
+                                                 "job %" PRIu64 " has already ended (%s); only queued or "
+                                                 "running jobs can be cancelled", id, state);
+        }
         if (!j)
                 return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
-                                         "no job %" PRIu64 " is queued or running; ListJobs shows the jobs "
-                                         "that are", id);
+                                         "there is no job %" PRIu64 "; ListJobs shows the queued and "
+                                         "running jobs", id);
         r = job_cancel(j, uid);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,

@@ -317,7 +317,8 @@ static void worker_read(Worker *w) {
                 r = proto_reader_fill(&w->reader, w->fd);
                 if (r == -EAGAIN || r == -EINTR)
                         return;
-                if (r == 0) {
+                if (r == 0 || r == -ECONNRESET) {
+                        /* ECONNRESET: it died with our SPEC unread; its exit status tells why. */
                         w->eof = true;
                         worker_disable_io(w);
                         if (w->reader.len > 0)
