@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Every workload of benchd-worker, about a second each in standalone --json mode, on a file in an
+# ext4 filesystem on a loop device and on raw loop devices, checked against the device's own
+# counters: the bytes and I/Os the worker reports must show up in the deltas of
+# /sys/block/loopN/stat (plus what the layout wrote and a little filesystem metadata), the
+# summary must equal the sum of its samples, and no .benchd-* file may remain. Cleanup (umount,
+# losetup -d, rm) runs from lib.sh's EXIT trap however the test ends.
+
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd losetup mkfs.ext4 python3
+[ -x "$WORKER_BIN" ] || fail "$WORKER_BIN is not built (BUILD_ROOT=$BUILD_ROOT)"
+
+SIZE_MB=32
+
+# Our own mkfs: no lazy inode-table or journal init, whose background writes would blur the counters.
+make_loop 512M
+FS_LOOP=$(basename "$LOOP_DEV")
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP_DEV" >/dev/null
+mkdir -p "$TEST_DIR/mnt"
+mount "$LOOP_DEV" "$TEST_DIR/mnt"
+defer umount_retry "$TEST_DIR/mnt"
+SCRATCH_DIR="$TEST_DIR/mnt/bench"
+mkdir -p "$SCRATCH_DIR"
+make_loop 256M
+RAW_DEV=$LOOP_DEV
+RAW_LOOP=$(basename "$RAW_DEV")
+
+# stat_snapshot NAME: "read_ios read_sectors write_ios write_sectors" after flushing dirty data.
+stat_snapshot() {
+        sync
+        awk '{ print $1, $3, $5, $7 }' "/sys/block/$1/stat"
+}
+
+# check_case LABEL LOOPNAME BEFORE AFTER JSONFILE LAYOUT_BYTES EXTRA_READ_BYTES
+check_case() {
+        python3 - "$@" <<'EOF' || fail "$1: device counters disagree with the worker's report"
+import json, sys
+label, dev, before, after, path, layout, extra_read = sys.argv[1:8]
+layout, extra_read = int(layout), int(extra_read)
+b = [int(x) for x in before.split()]
+a = [int(x) for x in after.split()]
+d_rios, d_rbytes, d_wios, d_wbytes = a[0] - b[0], (a[1] - b[1]) * 512, a[2] - b[2], (a[3] - b[3]) * 512
+doc = json.load(open(path))
+r = doc["result"]
+spec = doc["spec"]
+bs = spec["block_size"]
+slack = 4 << 20                         # filesystem metadata and journal
+ok = True
+
+def check(cond, what):
+    global ok
+    if not cond:
+        ok = False
+        print(f"{label}: {what}", file=sys.stderr)
+
+# the summary is the sum of its samples
+for k in ("bytes_read", "bytes_written", "ios_read", "ios_written", "ops"):
+    total = sum(s[k] for s in doc["samples"])
+    check(total == r[k], f"{k}: result {r[k]} but samples add up to {total}")
+check(len(doc["samples"]) >= 1, "no samples")
+check(r["duration_usec"] > 0, "zero duration")
+check(r["bytes_read"] + r["bytes_written"] + r["ops"] > 0, "nothing was done")
+
+# reads: everything the worker read came from the device (direct I/O), nothing much more
+want_r = r["bytes_read"] + extra_read
+check(want_r <= d_rbytes <= want_r * 1.02 + slack,
+      f"device read {d_rbytes} bytes, worker read {r['bytes_read']} (+{extra_read} unmeasured)")
+if r["ios_read"] > 0 and extra_read == 0:
+    per_io = max(1, -(-bs // (256 * 1024)))  # the block layer may split big I/Os (max_sectors, segments)
+    # at depth > 1 the block layer may merge neighbouring random reads now and then
+    low = r["ios_read"] if spec["queue_depth"] == 1 else r["ios_read"] * 0.99
+    check(low <= d_rios <= r["ios_read"] * per_io * 1.02 + 256,
+          f"device read {d_rios} I/Os, worker {r['ios_read']}")
+
+# writes: what the worker wrote plus the layout, then flushed; the journal adds a little
+want_w = r["bytes_written"] + layout
+check(want_w <= d_wbytes <= want_w * 1.05 + slack,
+      f"device wrote {d_wbytes} bytes, worker {r['bytes_written']} (+{layout} layout)")
+
+print(f"{label:22s} worker r {r['bytes_read']:>11} w {r['bytes_written']:>11} ios {r['ios_read']:>7}/{r['ios_written']:<7}"
+      f" ops {r['ops']:>6} | {dev} r {d_rbytes:>11} w {d_wbytes:>11} ios {d_rios:>7}/{d_wios:<7}", file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+no_leftovers() {
+        local left
+        left=$(find "$1" -maxdepth 3 -name '.benchd-*' 2>/dev/null)
+        [ -z "$left" ] || fail "$2 left files behind: $left"
+}
+
+# run_case LABEL LOOPNAME TARGET LAYOUT_BYTES EXTRA_READ_BYTES WORKER_ARGS...
+run_case() {
+        local label=$1 dev=$2 target=$3 layout=$4 extra=$5 before after json
+        shift 5
+        json="$TEST_DIR/$label.json"
+        before=$(stat_snapshot "$dev")
+        "$WORKER_BIN" --target "$target" --json --sample-ms 250 "$@" >"$json" 2>"$TEST_DIR/$label.err" ||
+                fail "$label: benchd-worker $* failed: $(cat "$TEST_DIR/$label.err")"
+        after=$(stat_snapshot "$dev")
+        check_case "$label" "$dev" "$before" "$after" "$json" "$layout" "$extra"
+        [ -d "$target" ] && no_leftovers "$target" "$label"
+        return 0
+}
+
+S=$((SIZE_MB << 20))
+D=$SCRATCH_DIR
+
+log "workloads on a file in ext4 on $FS_LOOP"
+run_case write            "$FS_LOOP" "$D" 0 0            -w write -b 1M -s ${SIZE_MB}M --direct
+run_case write-timed      "$FS_LOOP" "$D" 0 0            -w write -b 64K -s ${SIZE_MB}M --runtime 1s
+run_case read             "$FS_LOOP" "$D" "$S" 0         -w read -b 1M -s ${SIZE_MB}M --runtime 1s
+run_case randread         "$FS_LOOP" "$D" "$S" 0         -w randread -b 4K -s ${SIZE_MB}M --runtime 1s
+run_case randread-qd16    "$FS_LOOP" "$D" "$S" 0         -w randread -b 4K -s ${SIZE_MB}M --runtime 1s -q 16
+run_case randwrite        "$FS_LOOP" "$D" "$S" 0         -w randwrite -b 4K -s ${SIZE_MB}M --runtime 1s --sync none
+run_case randrw-jobs      "$FS_LOOP" "$D" $((2 * S)) 0   -w randrw -b 4K -s ${SIZE_MB}M --runtime 1s -q 4 -j 2 --rwmix-read 70
+run_case rewrite          "$FS_LOOP" "$D" "$S" 0         -w rewrite -b 256K -s ${SIZE_MB}M --runtime 1s
+run_case reread           "$FS_LOOP" "$D" "$S" "$S"      -w reread -b 256K -s ${SIZE_MB}M --runtime 1s
+run_case backward-read    "$FS_LOOP" "$D" "$S" 0         -w backward-read -b 64K -s ${SIZE_MB}M --runtime 1s
+run_case stride-read      "$FS_LOOP" "$D" "$S" 0         -w stride-read -b 16K -s ${SIZE_MB}M --runtime 1s
+run_case seeks            "$FS_LOOP" "$D" "$S" 0         -w seeks -b 8K -s ${SIZE_MB}M --runtime 1s -j 3
+run_case ping             "$FS_LOOP" "$D" "$S" 0         -w ping -b 4K -s ${SIZE_MB}M --runtime 1s
+run_case size-bounded     "$FS_LOOP" "$D" "$S" 0         -w randread -b 4K -s ${SIZE_MB}M --ramp 0
+
+# read of a size-bounded run: exactly the size, once
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; sys.exit(r["bytes_read"] != int(sys.argv[2]))' \
+        "$TEST_DIR/size-bounded.json" "$S" || fail "size-bounded randread did not read exactly $S bytes"
+
+# metadata: ops in six phases, the directory removed afterwards
+json="$TEST_DIR/metadata.json"
+"$WORKER_BIN" --target "$D" --json -w metadata --set file_count=2000 --set file_size_max=4K --set dirs=4 \
+        >"$json" 2>"$TEST_DIR/metadata.err" || fail "metadata failed: $(cat "$TEST_DIR/metadata.err")"
+python3 - "$json" <<'EOF' || fail "metadata: wrong phases or op counts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [p["name"] for p in d["phases"]]
+assert names == ["create-seq", "stat-seq", "delete-seq", "create-rand", "stat-rand", "delete-rand"], names
+assert all(p["ops"] == 2000 for p in d["phases"]), [p["ops"] for p in d["phases"]]
+assert d["result"]["ops"] == 12000, d["result"]["ops"]
+EOF
+no_leftovers "$D" metadata
+
+log "read workloads on the raw device $RAW_LOOP"
+dd if=/dev/urandom of="$RAW_DEV" bs=1M count=$SIZE_MB oflag=direct status=none
+run_case raw-read         "$RAW_LOOP" "$RAW_DEV" 0 0     -w read -b 128K -s ${SIZE_MB}M --runtime 1s
+run_case raw-randread     "$RAW_LOOP" "$RAW_DEV" 0 0     -w randread -b 4K -s ${SIZE_MB}M --runtime 1s -q 8
+
+log "writes to a block device need destructive=true"
+run "$WORKER_BIN" --target "$RAW_DEV" -w write -b 1M -s 8M
+[ "$RC" = 1 ] || fail "a block-device write without destructive=true exited $RC: $OUT"
+assert_contains "$OUT" "destructive" "refusal message"
+run_case raw-write        "$RAW_LOOP" "$RAW_DEV" 0 0     -w write -b 1M -s ${SIZE_MB}M --set destructive=true
+
+log "a signal stops the run and removes the files"
+"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s >/dev/null 2>&1 &
+pid=$!
+wait_for 10 sh -c "ls -A '$D' | grep -q '^.benchd-'" || fail "the worker created no file"
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "a worker stopped by SIGTERM exited $rc, expected 1"
+no_leftovers "$D" "SIGTERM"
+
+log "all workloads agree with the device counters"
