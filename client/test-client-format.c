@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "record.h"
 #include "table.h"
 
 static const struct {
@@ -215,6 +216,56 @@ START_TEST(test_table_utf8_and_control) {
 }
 END_TEST
 
+START_TEST(test_record_metrics) {
+        /* A run as QueryRuns sends it: counters in bytes, I/Os and ns, a duration in µs. */
+        json_object *run = json_tokener_parse(
+                "{\"id\": 7, \"bytes_read\": 0, \"bytes_written\": 67108864, \"ios_read\": 0,"
+                " \"ios_written\": 2048, \"duration_usec\": 500000, \"lat_p99_ns\": 1234567,"
+                " \"mib_per_s\": 999.0, \"device_name\": \"\", \"device_id\": -1,"
+                " \"tags\": [\"a\", \"b\"], \"label\": null}");
+        json_object *meta = json_tokener_parse(
+                "{\"run_id\": 8, \"ios_read\": 0, \"ios_written\": 0, \"ops\": 300,"
+                " \"duration_usec\": 2000000, \"mib_per_s\": 1.5, \"lat_p50_us\": 2.5}");
+        json_object *sample = json_tokener_parse(
+                "{\"t_ms\": 1500, \"bytes_read\": 1048576, \"bytes_written\": 0, \"ios_read\": 256,"
+                " \"ios_written\": 0}");
+        char *text;
+        uint64_t u;
+
+        ck_assert_ptr_nonnull(run);
+        ck_assert_ptr_nonnull(meta);
+        ck_assert_ptr_nonnull(sample);
+        /* Computed from the counters (64 MiB in 0.5 s), not from a precomputed column. */
+        ck_assert_double_eq_tol(run_bytes_per_sec(run), 128.0 * 1048576.0, 1e-6);
+        ck_assert_double_eq_tol(run_iops(run), 4096.0, 1e-9);
+        ck_assert_double_eq_tol(run_latency_ns(run, "p99"), 1234567.0, 1e-9);
+        ck_assert(isnan(run_latency_ns(run, "p50")));
+        ck_assert_uint_eq(run_id(run), 7);
+        ck_assert_ptr_null(run_device(run));
+        ck_assert(!rec_u64(run, "device_id", &u));     /* -1 is not an id */
+        ck_assert_ptr_null(rec_str(run, "label"));     /* null is not a string */
+        text = rec_to_text(run, "tags");
+        ck_assert_str_eq(text, "a, b");
+        free(text);
+
+        /* Metadata runs count operations; latencies in µs are converted. */
+        ck_assert_double_eq_tol(run_iops(meta), 150.0, 1e-9);
+        /* Without byte counters the view's mib_per_s column is used. */
+        ck_assert_double_eq_tol(run_bytes_per_sec(meta), 1.5 * 1048576.0, 1e-6);
+        ck_assert_double_eq_tol(run_latency_ns(meta, "p50"), 2500.0, 1e-9);
+        ck_assert_uint_eq(run_id(meta), 8);
+
+        /* A sample without interval_us: the interval is the distance to the previous sample. */
+        ck_assert_double_eq_tol(sample_bytes_per_sec(sample, 1000), 2.0 * 1048576.0, 1e-6);
+        ck_assert_double_eq_tol(sample_iops(sample, 1000), 512.0, 1e-9);
+        ck_assert(isnan(sample_iops(sample, 1500)));
+
+        json_object_put(run);
+        json_object_put(meta);
+        json_object_put(sample);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("client-format");
         TCase *tc = tcase_create("core");
@@ -226,6 +277,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_parse_date);
         tcase_add_test(tc, test_table_layout);
         tcase_add_test(tc, test_table_utf8_and_control);
+        tcase_add_test(tc, test_record_metrics);
         suite_add_tcase(s, tc);
         return s;
 }
