@@ -394,7 +394,10 @@ static int db_exec(Db *db, const char *sql) {
 }
 
 static int db_check_version(Db *db, int version) {
-        if (version < 0 || version > db_schema_latest())
+        if (version < 0)
+                return db_fail_msg(db, -EPROTONOSUPPORT, "database schema version %d is not one of benchd's",
+                                   version);
+        if (version > db_schema_latest())
                 return db_fail_msg(db, -EPROTONOSUPPORT,
                                    "database schema version %d is newer than this benchd knows (%d)",
                                    version, db_schema_latest());
@@ -483,6 +486,9 @@ static int db_open_internal(const char *path, Db *db) {
         if (r < 0)
                 return r;
 
+        /* Up to date: no write transaction (and so no wait for a lock) just to find that out. */
+        if (version == db_schema_latest())
+                return 0;
         return db_migrate(db);
 }
 
