@@ -118,6 +118,33 @@ int verb_devices(int argc, char **argv) {
         return BENCHCTL_EXIT_OK;
 }
 
+#define KW 16
+
+/* Labels for the human view; --json keeps the property names. */
+static const char *property_label(const char *property) {
+        static const char *const labels[][2] = {
+                { "SysPath",           "Sysfs path" },
+                { "HistoryId",         "History id" },
+                { "BackingFile",       "Backing file" },
+                { "LogicalBlockSize",  "Logical block" },
+                { "PhysicalBlockSize", "Physical block" },
+                { "ReadOnly",          "Read-only" },
+                { "FsType",            "Filesystem" },
+                { "FsUuid",            "FS UUID" },
+                { "FsLabel",           "FS label" },
+                { "FsUsage",           "FS usage" },
+                { "PartitionTable",    "Partition table" },
+                { "MountPoints",       "Mount points" },
+                { "InUse",             "In use" },
+                { "WriteVerdict",      "Write verdict" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(labels); i++)
+                if (streq(labels[i][0], property))
+                        return labels[i][1];
+        return property;
+}
+
 static bool device_matches(json_object *dev, const char *name) {
         json_object *links = NULL;
 
@@ -137,6 +164,8 @@ int verb_device(int argc, char **argv) {
         _cleanup_json_ json_object *devices = NULL, *filter = json_object_new_object(), *runs = NULL;
         json_object *dev = NULL;
         const char *name = argv[1];
+        uint64_t identity_runs;
+        char extra[256] = "";
         size_t n_runs;
         int r;
 
@@ -186,6 +215,8 @@ int verb_device(int argc, char **argv) {
 
         printf("Device %s\n", rec_str(dev, "Name") ?: name);
         json_object_object_foreach(dev, key, value) {
+                if (streq(key, "HistoryRuns"))
+                        continue; /* folded into the History line */
                 _cleanup_free_ char *text = NULL;
                 char a[FORMAT_BUF_MAX];
 
@@ -199,10 +230,15 @@ int verb_device(int argc, char **argv) {
                         text = strdup(verdict_text(dev));
                 else
                         text = rec_to_text(dev, key);
-                kv_print(stdout, 18, key, "%s", text && *text ? text : "-");
+                kv_print(stdout, KW, property_label(key), "%s", text && *text ? text : "-");
         }
-        kv_print(stdout, 18, "History", "%zu run%s%s%s%s", n_runs, n_runs == 1 ? "" : "s",
+        /* QueryRuns matches the kernel name; HistoryRuns counts the physical identity, which also
+         * covers runs made while the disk had another name. */
+        if (rec_u64(dev, "HistoryRuns", &identity_runs) && identity_runs != n_runs)
+                snprintf(extra, sizeof extra, "; %" PRIu64 " under its identity %s", identity_runs,
+                         rec_str(dev, "Identity") ?: "");
+        kv_print(stdout, KW, "History", "%zu run%s%s%s%s%s", n_runs, n_runs == 1 ? "" : "s",
                  n_runs > 0 ? " (benchctl results --device " : "", n_runs > 0 ? rec_str(dev, "Name") ?: name : "",
-                 n_runs > 0 ? ")" : "");
+                 n_runs > 0 ? ")" : "", extra);
         return BENCHCTL_EXIT_OK;
 }
