@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "benchctl.h"
 #include "config.h"
 #include "format.h"
@@ -18,6 +20,7 @@
 #include "shared/util.h"
 
 bool arg_json = false;
+int arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
 bool arg_legend = true;
 BusTransport arg_transport = BUS_TRANSPORT_SYSTEM;
 const char *arg_address = NULL;
@@ -103,7 +106,7 @@ static void help(void) {
                "     --by=COLUMN           compare: group runs by this column\n"
                "     --format=csv|json     export: output format (default csv)\n\n"
                "Output and connection:\n"
-               "     --json                Machine-readable JSON output\n"
+               "     --json[=pretty|short] Machine-readable JSON output (pretty by default)\n"
                "     --no-legend           Omit table headers and footers\n"
                "     --no-pager            Accepted for compatibility (benchctl never pages)\n"
                "     --system              Talk to benchd on the system bus (default)\n"
@@ -135,6 +138,10 @@ static int strv_push(char ***l, const char *s) {
         a[n + 1] = NULL;
         *l = a;
         return 0;
+}
+
+void print_json(json_object *o) {
+        printf("%s\n", json_object_to_json_string_ext(o, arg_json_flags));
 }
 
 int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
@@ -190,7 +197,7 @@ static int parse_argv(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
-                { "json",        no_argument,       NULL, ARG_JSON },
+                { "json",        optional_argument, NULL, ARG_JSON },
                 { "no-legend",   no_argument,       NULL, ARG_NO_LEGEND },
                 { "no-pager",    no_argument,       NULL, ARG_NO_PAGER },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
@@ -227,6 +234,14 @@ static int parse_argv(int argc, char *argv[]) {
                         printf("benchctl %s\n", BENCHD_VERSION);
                         return 0;
                 case ARG_JSON:
+                        if (!optarg || streq(optarg, "pretty"))
+                                arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+                        else if (streq(optarg, "short"))
+                                arg_json_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+                        else {
+                                fprintf(stderr, "benchctl: --json: unknown mode '%s'; use pretty or short\n", optarg);
+                                return -BENCHCTL_EXIT_USAGE;
+                        }
                         arg_json = true;
                         break;
                 case ARG_NO_LEGEND:

@@ -30,6 +30,7 @@ typedef enum ExportFormat {
 
 /* Global options. */
 extern bool arg_json;
+extern int arg_json_flags;             /* json-c JSON_C_TO_STRING_* for --json=pretty|short */
 extern bool arg_legend;
 extern BusTransport arg_transport;
 extern const char *arg_address;        /* --bus-address or -H host */
@@ -70,6 +71,10 @@ int verb_export(int argc, char **argv);
 int verb_compare(int argc, char **argv);
 int verb_devices(int argc, char **argv);
 int verb_device(int argc, char **argv);
+
+/* Prints a JSON document on stdout as --json asked (pretty or short). */
+struct json_object;
+void print_json(struct json_object *o);
 
 /* Parses a job or run id (a positive decimal integer); prints a usage error on failure. */
 int parse_id_arg(const char *what, const char *s, uint64_t *ret);

@@ -273,6 +273,7 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
         const char *status, *workload;
+        uint64_t duration;
 
         if (sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "GetRun",
                                &error, &reply, "t", run) < 0 ||
@@ -284,6 +285,12 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         if (!status || streq(status, "succeeded"))
                 status = "";
         workload = rec_str(o, "workload") ?: "?";
+        if (!rec_u64(o, "duration_usec", &duration) || duration == 0) {
+                /* No summary (cancelled, failed early): nothing was measured. */
+                printf("  run %" PRIu64 ": %s %s: %s\n", run, workload,
+                       format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
+                return;
+        }
         printf("  run %" PRIu64 ": %s %s: %s, %s IOPS, p99 %s%s%s\n", run, workload,
                format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)),
                format_rate(b, sizeof b, run_bytes_per_sec(o), true),
@@ -332,8 +339,7 @@ static int print_result(JobWait *w) {
                 job_add_runs_from_history(w->bus, w->id, w->props);
                 if (!streq_ptr(rec_str(w->props, "State"), state))
                         json_object_object_add(w->props, "State", json_object_new_string(state));
-                printf("%s\n", json_object_to_json_string_ext(w->props, JSON_C_TO_STRING_PRETTY |
-                                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+                print_json(w->props);
                 return ok ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
         }
 

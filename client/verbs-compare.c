@@ -19,10 +19,6 @@
 #include "table.h"
 #include "verbs-results.h"
 
-static void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 typedef struct CompareMetric {
         const char *label;
         const char *json_key;

@@ -18,10 +18,6 @@
 #include "table.h"
 #include "verbs-results.h"
 
-static void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 static int device_cmp(const void *a, const void *b) {
         json_object *const *x = a, *const *y = b;
         return strverscmp(rec_str(*x, "Name") ?: "", rec_str(*y, "Name") ?: "");

@@ -20,10 +20,6 @@
 #include "shared/spec.h"
 #include "table.h"
 
-static void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 /* Targets must be absolute: benchd runs elsewhere and has no idea of our working directory. */
 static int check_target(const char *origin, const char *target) {
         _cleanup_free_ char *abs = NULL;
@@ -223,6 +219,8 @@ static int do_submit(bool wait) {
         }
 
         r = bus_new_manager_call(bus, "SubmitJob", &m);
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, isatty(STDIN_FILENO));
         if (r >= 0)
                 r = bus_append_filter(m, spec);
         if (r < 0) {
@@ -447,8 +445,15 @@ int verb_cancel(int argc, char **argv) {
                 if (parse_id_arg("job id", argv[i], &id) < 0)
                         return BENCHCTL_EXIT_USAGE;
                 snprintf(what, sizeof what, "cancel job %" PRIu64, id);
-                r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "CancelJob",
-                                       &error, NULL, "t", id);
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+                r = bus_new_manager_call(bus, "CancelJob", &m);
+                if (r >= 0)
+                        /* polkit may ask the user at the terminal, as systemctl lets it. */
+                        r = sd_bus_message_set_allow_interactive_authorization(m, isatty(STDIN_FILENO));
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "t", id);
+                if (r >= 0)
+                        r = sd_bus_call(bus, m, 0, &error, NULL);
                 if (r < 0) {
                         r = bus_error_exit(what, &error, r);
                         if (ret == BENCHCTL_EXIT_OK)

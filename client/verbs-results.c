@@ -18,10 +18,6 @@
 #include "table.h"
 #include "verbs-results.h"
 
-static void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 int run_filter_from_args(json_object **ret) {
         json_object *f = json_object_new_object();
 
