@@ -511,6 +511,24 @@ DeviceManager *device_manager_free(DeviceManager *m) {
 
 /* ---- the checks the daemon makes ---- */
 
+/* A device the inventory does not hold (attached while hot-plug is not followed): read and record
+ * it on the spot, so the run still refers to its history. Returns devices.id or -1. */
+static int64_t manager_record_name(DeviceManager *m, const char *name) {
+        struct udev_device *u = udev_device_new_from_subsystem_sysname(m->udev, "block", name);
+        Device *d = NULL;
+        int64_t id = -1;
+
+        if (!u)
+                return -1;
+        if (device_new_from_udev(u, false, &d) >= 0) {
+                manager_record(m, d);
+                id = d->db_id;
+                device_free(d);
+        }
+        udev_device_unref(u);
+        return id;
+}
+
 int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason) {
         _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL;
         DeviceFacts f = {};
@@ -582,6 +600,8 @@ int device_manager_resolve_target(DeviceManager *m, const char *target, TargetIn
         d = loc.physical_name ? manager_find(m, loc.physical_name) : NULL;
         if (d)
                 t.device_id = d->db_id;
+        else if (loc.physical_name)
+                t.device_id = manager_record_name(m, loc.physical_name);
         target_location_clear(&loc);
 
         r = target_environment_json(t.device_name, &t.environment_json);

@@ -232,7 +232,7 @@ printf 'SUBSYSTEM=="block", KERNEL=="loop*", ATTR{loop/backing_file}=="%s", ENV{
 defer udevadm control --reload
 defer rm -f "$RULE"
 udevadm control --reload
-truncate -s 64M "$SCRATCH_IMG"
+truncate -s 160M "$SCRATCH_IMG"   # room for a file job: 64 MiB headroom
 mkfs.ext4 -q -F "$SCRATCH_IMG"
 USCR=$(losetup -f --show "$SCRATCH_IMG")
 defer losetup -d "$USCR"
@@ -250,6 +250,27 @@ wait_prop 3 "$USCR_NAME" WriteVerdict 's ""'
 id=$(submit_busctl target s "$USCR" "${DESTRUCTIVE[@]}") || fail "destructive job on udev-scratch $USCR refused"
 result=$(wait_job_removed "$id" 120)
 log "job $id on udev-scratch $USCR: $result"
+
+# A run on a directory records the device under it (by identity), the filesystem, the mount
+# options and the environment.
+wipefs -q -a "$USCR"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$USCR"
+mount -o noatime "$USCR" "$MNT"
+id=$(submit_busctl target s "$MNT" workload s write size s 4M block_size s 64K) ||
+        fail "job on $MNT refused"
+result=$(wait_job_removed "$id" 120)
+assert_eq "succeeded" "$result" "job $id on $MNT"
+row=$(sql "select d.identity, r.device_name, r.fs_type, r.mount_options from runs r
+           join devices d on d.id = r.device_id where r.job_id = $id")
+assert_eq "$(dev_prop "$USCR_NAME" Identity | sed 's/^s "//; s/"$//')|$USCR_NAME|ext4" "${row%|*}" \
+        "identity, device and fs of the run on $MNT"
+assert_contains "${row##*|}" "noatime" "mount options of the run"
+env_json=$(sql "select environment from runs where job_id = $id")
+for key in host kernel cpu scheduler stack benchd_version; do
+        assert_contains "$env_json" "\"$key\"" "environment of the run"
+done
+assert_contains "$(json_get 'd["stack"][0]' <<<"$env_json")" "\"$USCR_NAME\"" "stack of the run"
+umount "$MNT"
 
 # benchctl shows the inventory.
 if [ -x "$BENCHCTL_BIN" ]; then
