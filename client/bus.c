@@ -66,9 +66,10 @@ int bus_error_exit(const char *what, const sd_bus_error *error, int r) {
                 fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
-        if (!error || !sd_bus_error_is_set(error)) {
-                if (r == -ECONNRESET || r == -ENOTCONN || r == -ECONNREFUSED) {
-                        fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);
+        /* Errors of the connection itself come as errnos (sd-bus names them System.Error.*). */
+        if (!error || !sd_bus_error_is_set(error) || strncmp(error->name, "System.Error.", 13) == 0) {
+                if (r == -ECONNRESET || r == -ENOTCONN || r == -ECONNREFUSED || r == -EPIPE || r == -ESHUTDOWN) {
+                        fprintf(stderr, "benchctl: %s: lost the bus connection, cannot reach benchd (%s)\n", what, msg);
                         return BENCHCTL_EXIT_UNREACHABLE;
                 }
         }
