@@ -277,3 +277,158 @@ int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid,
         *ret_uid = (uint32_t) uid;
         return 0;
 }
+
+static bool job_state_valid(const char *s) {
+        static const char *const states[] = { "queued", "running", "succeeded", "failed", "cancelled",
+                                              "interrupted" };
+        for (size_t i = 0; i < ELEMENTSOF(states); i++)
+                if (streq(s, states[i]))
+                        return true;
+        return false;
+}
+
+int bus_message_read_job_filter(sd_bus_message *message, BusJobFilter *f, sd_bus_error *error) {
+        int r;
+
+        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+
+                r = sd_bus_message_read(message, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(message, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (streq(key, "all") && streq(contents, "b"))
+                        r = sd_bus_message_read(message, "v", "b", &f->all);
+                else if (streq(key, "state") && streq(contents, "s")) {
+                        r = sd_bus_message_read(message, "v", "s", &f->state);
+                        if (r >= 0 && !job_state_valid(f->state))
+                                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                         "unknown job state '%s'; use queued, running, "
+                                                         "succeeded, failed, cancelled or interrupted",
+                                                         f->state);
+                } else if (streq(key, "limit") && streq(contents, "t"))
+                        r = sd_bus_message_read(message, "v", "t", &f->limit);
+                else
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "unknown ListJobs filter '%s' of type '%s'; the filter keys "
+                                                 "are all (b), state (s) and limit (t)", key, contents);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(message);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(message);
+}
+
+int bus_message_read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_error *error) {
+        static const char *const string_keys[] = { "device", "workload", "profile", "fs_type", "label",
+                                                   "tag", "status" };
+        static const char *const u64_keys[] = { "job", "since_usec", "until_usec", "limit", "offset" };
+        int r;
+
+        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
+                const char *key, *contents, *sv = NULL;
+                uint64_t uv = 0;
+                bool is_string = false, is_u64 = false;
+                char type;
+
+                r = sd_bus_message_read(message, "s", &key);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < ELEMENTSOF(string_keys); i++)
+                        if (streq(key, string_keys[i]))
+                                is_string = true;
+                for (size_t i = 0; i < ELEMENTSOF(u64_keys); i++)
+                        if (streq(key, u64_keys[i]))
+                                is_u64 = true;
+                r = sd_bus_message_peek_type(message, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (!is_string && !is_u64)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "unknown QueryRuns filter '%s'; the keys are device, "
+                                                 "workload, profile, fs_type, label, tag, status (s) and "
+                                                 "job, since_usec, until_usec, limit, offset (t)", key);
+                if (is_string && !streq(contents, "s"))
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "QueryRuns filter '%s' has type '%s'; it takes 's'", key,
+                                                 contents);
+                if (is_u64 && !streq(contents, "t"))
+                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                                 "QueryRuns filter '%s' has type '%s'; it takes 't'", key,
+                                                 contents);
+                r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
+                              : sd_bus_message_read(message, "v", "t", &uv);
+                if (r < 0)
+                        return r;
+                if (streq(key, "device"))
+                        f->device = sv;
+                else if (streq(key, "workload"))
+                        f->workload = sv;
+                else if (streq(key, "profile"))
+                        f->profile = sv;
+                else if (streq(key, "fs_type"))
+                        f->fs_type = sv;
+                else if (streq(key, "label"))
+                        f->label = sv;
+                else if (streq(key, "tag"))
+                        f->tag = sv;
+                else if (streq(key, "status"))
+                        f->status = sv;
+                else if (streq(key, "job"))
+                        f->job = uv;
+                else if (streq(key, "since_usec"))
+                        f->since_usec = uv;
+                else if (streq(key, "until_usec"))
+                        f->until_usec = uv;
+                else if (streq(key, "limit"))
+                        f->limit = uv;
+                else if (streq(key, "offset"))
+                        f->offset = uv;
+                r = sd_bus_message_exit_container(message);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(message);
+}
+
+int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
+                                  "Id", "t", dj->id,
+                                  "State", "s", dj->state ?: "",
+                                  "Profile", "s", dj->profile ?: "",
+                                  "Workload", "s", dj->workload ?: "",
+                                  "Target", "s", dj->target ?: "",
+                                  "Label", "s", dj->label ?: "",
+                                  "Spec", "s", dj->spec_json ?: "");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}",
+                                  "SubmittedBy", "u", dj->submitted_by,
+                                  "SubmittedUSec", "t", dj->submitted_usec,
+                                  "StartedUSec", "t", dj->started_usec,
+                                  "FinishedUSec", "t", dj->finished_usec,
+                                  "Error", "s", dj->error ?: "");
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(m);
+}

@@ -35,6 +35,19 @@ int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error);
 /* Appends one a{sv} of the row (INTEGER → x, REAL → d, TEXT → s, NULL omitted). */
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n);
 
+/* ListJobs filter: all (b), state (s), limit (t). Strings point into the message. */
+typedef struct BusJobFilter {
+        int all;
+        const char *state;
+        uint64_t limit;
+} BusJobFilter;
+int bus_message_read_job_filter(sd_bus_message *m, BusJobFilter *f, sd_bus_error *error);
+/* QueryRuns filter (DESIGN.md); unknown keys and wrong types fail with InvalidSpec. Strings point
+ * into the message. */
+int bus_message_read_run_filter(sd_bus_message *m, DbRunFilter *f, sd_bus_error *error);
+/* One a{sv} of a jobs-table row with the Job property names (ListJobs with all=true). */
+int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj);
+
 /* Helpers for building a{sv} entries. */
 int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value);
 int bus_append_dict_u64(sd_bus_message *m, const char *key, uint64_t value);

@@ -307,104 +307,38 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
         return sd_bus_reply_method_return(message, NULL);
 }
 
-typedef struct ListJobsFilter {
-        int all;
-        const char *state;
-        uint64_t limit;
-} ListJobsFilter;
-
-static int read_list_jobs_filter(sd_bus_message *message, ListJobsFilter *f, sd_bus_error *error) {
-        int r;
-
-        r = sd_bus_message_enter_container(message, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
-                const char *key, *contents;
-                char type;
-
-                r = sd_bus_message_read(message, "s", &key);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(message, &type, &contents);
-                if (r < 0)
-                        return r;
-                if (streq(key, "all") && streq(contents, "b"))
-                        r = sd_bus_message_read(message, "v", "b", &f->all);
-                else if (streq(key, "state") && streq(contents, "s")) {
-                        r = sd_bus_message_read(message, "v", "s", &f->state);
-                        if (r >= 0 && job_state_from_string(f->state) < 0)
-                                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                         "unknown job state '%s'; use queued, running, "
-                                                         "succeeded, failed, cancelled or interrupted",
-                                                         f->state);
-                } else if (streq(key, "limit") && streq(contents, "t"))
-                        r = sd_bus_message_read(message, "v", "t", &f->limit);
-                else
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "unknown ListJobs filter '%s' of type '%s'; the filter keys "
-                                                 "are all (b), state (s) and limit (t)", key, contents);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(message);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(message);
-}
-
 typedef struct ListJobsContext {
         Manager *manager;
         sd_bus_message *reply;
-        const ListJobsFilter *filter;
+        uint64_t skip;          /* the oldest rows beyond the limit */
         uint64_t n;
 } ListJobsContext;
+
+static int count_db_job(const DbJob *dj, void *userdata) {
+        (*(uint64_t *) userdata)++;
+        return 0;
+}
 
 static int list_db_job(const DbJob *dj, void *userdata) {
         ListJobsContext *c = userdata;
         Job *j;
-        int r;
 
-        if (c->filter->limit > 0 && c->n >= c->filter->limit)
+        if (c->n++ < c->skip)
                 return 0;
-        c->n++;
         j = manager_find_job(c->manager, dj->id);
         if (j)
                 return job_append_properties(j, c->reply);
 
-        r = sd_bus_message_open_container(c->reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(c->reply, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
-                                  "Id", "t", dj->id,
-                                  "State", "s", dj->state ?: "",
-                                  "Profile", "s", dj->profile ?: "",
-                                  "Workload", "s", dj->workload ?: "",
-                                  "Target", "s", dj->target ?: "",
-                                  "Label", "s", dj->label ?: "",
-                                  "Spec", "s", dj->spec_json ?: "");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(c->reply, "{sv}{sv}{sv}{sv}{sv}",
-                                  "SubmittedBy", "u", dj->submitted_by,
-                                  "SubmittedUSec", "t", dj->submitted_usec,
-                                  "StartedUSec", "t", dj->started_usec,
-                                  "FinishedUSec", "t", dj->finished_usec,
-                                  "Error", "s", dj->error ?: "");
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(c->reply);
+        return bus_message_append_db_job(c->reply, dj);
 }
 
 static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        ListJobsFilter f = {};
+        BusJobFilter f = {};
         int r;
 
-        r = read_list_jobs_filter(message, &f, error);
+        r = bus_message_read_job_filter(message, &f, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);
@@ -415,8 +349,15 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
                 return r;
 
         if (f.all) {
-                ListJobsContext c = { .manager = m, .reply = reply, .filter = &f };
-                r = db_job_foreach(m->db, f.state, list_db_job, &c);
+                /* Oldest first like the rest, but a limit keeps the newest. */
+                ListJobsContext c = { .manager = m, .reply = reply };
+                uint64_t total = 0;
+
+                r = f.limit > 0 ? db_job_foreach(m->db, f.state, count_db_job, &total) : 0;
+                if (r >= 0) {
+                        c.skip = f.limit > 0 && total > f.limit ? total - f.limit : 0;
+                        r = db_job_foreach(m->db, f.state, list_db_job, &c);
+                }
                 if (r < 0)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the jobs table: %s",
                                                  strerror(-r));
@@ -530,83 +471,6 @@ static int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_er
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_error *error) {
-        static const char *const string_keys[] = { "device", "workload", "profile", "fs_type", "label",
-                                                   "tag", "status" };
-        static const char *const u64_keys[] = { "job", "since_usec", "until_usec", "limit", "offset" };
-        int r;
-
-        r = sd_bus_message_enter_container(message, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
-                const char *key, *contents, *sv = NULL;
-                uint64_t uv = 0;
-                bool is_string = false, is_u64 = false;
-                char type;
-
-                r = sd_bus_message_read(message, "s", &key);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < ELEMENTSOF(string_keys); i++)
-                        if (streq(key, string_keys[i]))
-                                is_string = true;
-                for (size_t i = 0; i < ELEMENTSOF(u64_keys); i++)
-                        if (streq(key, u64_keys[i]))
-                                is_u64 = true;
-                r = sd_bus_message_peek_type(message, &type, &contents);
-                if (r < 0)
-                        return r;
-                if (!is_string && !is_u64)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "unknown QueryRuns filter '%s'; the keys are device, "
-                                                 "workload, profile, fs_type, label, tag, status (s) and "
-                                                 "job, since_usec, until_usec, limit, offset (t)", key);
-                if (is_string && !streq(contents, "s"))
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "QueryRuns filter '%s' has type '%s'; it takes 's'", key,
-                                                 contents);
-                if (is_u64 && !streq(contents, "t"))
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "QueryRuns filter '%s' has type '%s'; it takes 't'", key,
-                                                 contents);
-                r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
-                              : sd_bus_message_read(message, "v", "t", &uv);
-                if (r < 0)
-                        return r;
-                if (streq(key, "device"))
-                        f->device = sv;
-                else if (streq(key, "workload"))
-                        f->workload = sv;
-                else if (streq(key, "profile"))
-                        f->profile = sv;
-                else if (streq(key, "fs_type"))
-                        f->fs_type = sv;
-                else if (streq(key, "label"))
-                        f->label = sv;
-                else if (streq(key, "tag"))
-                        f->tag = sv;
-                else if (streq(key, "status"))
-                        f->status = sv;
-                else if (streq(key, "job"))
-                        f->job = uv;
-                else if (streq(key, "since_usec"))
-                        f->since_usec = uv;
-                else if (streq(key, "until_usec"))
-                        f->until_usec = uv;
-                else if (streq(key, "limit"))
-                        f->limit = uv;
-                else if (streq(key, "offset"))
-                        f->offset = uv;
-                r = sd_bus_message_exit_container(message);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(message);
-}
-
 static int append_row(const DbField *fields, size_t n, void *userdata) {
         return bus_message_append_db_fields(userdata, fields, n);
 }
@@ -617,7 +481,7 @@ static int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_err
         DbRunFilter f = {};
         int r;
 
-        r = read_run_filter(message, &f, error);
+        r = bus_message_read_run_filter(message, &f, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);

@@ -25,6 +25,8 @@
 #include "shared/spec-check.h"
 #include "supervisor.h"
 
+#define WORKER_LOG_MAX 200u
+
 typedef enum WorkerStage {
         STAGE_HELLO,
         STAGE_RUNNING,
@@ -57,6 +59,9 @@ struct Worker {
         size_t n_histogram;
         bool have_sample;
         uint64_t last_t_ms;
+        uint64_t n_samples;
+        uint64_t n_logs;
+        uint64_t spawn_usec;    /* CLOCK_MONOTONIC */
         bool stop_requested;
         bool signalled;
         bool eof;
@@ -210,7 +215,11 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         return false;
                 }
                 sanitize(t.text);
-                wlog(w, "<%" PRIu32 "> %s", t.level, strna(t.text));
+                /* Its log goes to ours: bounded, so a chatty worker cannot flood the journal. */
+                if (++w->n_logs <= WORKER_LOG_MAX)
+                        wlog(w, "<%" PRIu32 "> %s", t.level, strna(t.text));
+                else if (w->n_logs == WORKER_LOG_MAX + 1)
+                        wlog(w, "more than %u log messages; dropping the rest", WORKER_LOG_MAX);
                 proto_text_clear(&t);
                 return true;
         }
@@ -225,6 +234,12 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         snprintf(what, sizeof(what), "SAMPLE t_ms=%" PRIu64 " not after the previous %" PRIu64,
                                  s.t_ms, w->last_t_ms);
                         worker_violation(w, what);
+                        return false;
+                }
+                /* Bounded rate: no faster than the shortest sample interval allows, plus slack. */
+                if (++w->n_samples > (now_usec(CLOCK_MONOTONIC) - w->spawn_usec) /
+                                     (SPEC_SAMPLE_MS_MIN * USEC_PER_MSEC) + 16) {
+                        worker_violation(w, "SAMPLE frames faster than one per 100 ms");
                         return false;
                 }
                 w->have_sample = true;
@@ -520,6 +535,7 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         w->job_id = job_id;
         w->step = step;
         w->timeout_usec = timeout_usec;
+        w->spawn_usec = now_usec(CLOCK_MONOTONIC);
         proto_reader_init(&w->reader);
         w->spec_text = strdup(spec_text);
         w->path = strdup(path);
