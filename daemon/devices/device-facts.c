@@ -87,8 +87,10 @@ int sysfs_block_read(const char *name, const char *attr, char **ret) {
         char buf[4096];
         size_t n;
 
-        if (strchr(name, '/') || asprintf(&path, "/sys/class/block/%s/%s", name, attr) < 0)
-                return strchr(name, '/') ? -EINVAL : -ENOMEM;
+        if (strchr(name, '/'))
+                return -EINVAL;
+        if (asprintf(&path, "/sys/class/block/%s/%s", name, attr) < 0)
+                return -ENOMEM;
         f = fopen(path, "re");
         if (!f)
                 return negative_errno();

@@ -199,7 +199,9 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
                 d->read_only = v != 0;
         (void) sysfs_block_scheduler(name, &d->scheduler);
 
-        d->udev_scratch = streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
+        /* When we probe, udev's records are absent or stale (udevd not running): a stale
+         * BENCHD_SCRATCH=1 must not unlock writes. */
+        d->udev_scratch = !probe && streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
 
         if (probe) {
                 BlkidInfo b = {};
