@@ -111,40 +111,28 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
 static int build_spec(json_object **ret) {
         _cleanup_json_ json_object *spec = json_object_new_object();
         _cleanup_(spec_clear) JobSpec scratch;
-        char buf[PATH_MAX + 64];
         int r;
 
         spec_init(&scratch);
         if (!spec)
                 return BENCHCTL_EXIT_FAILURE;
 
-        if (arg_workload) {
-                snprintf(buf, sizeof buf, "workload=%s", arg_workload);
-                r = spec_add(spec, &scratch, "--workload", buf);
-                if (r != 0)
-                        return r;
-        }
-        if (arg_profile) {
-                snprintf(buf, sizeof buf, "profile=%s", arg_profile);
-                r = spec_add(spec, &scratch, "--profile", buf);
-                if (r != 0)
-                        return r;
-        }
-        if (arg_target) {
-                if (strlen(arg_target) >= PATH_MAX) {
-                        fprintf(stderr, "benchctl: --target: path too long\n");
-                        return BENCHCTL_EXIT_USAGE;
-                }
-                snprintf(buf, sizeof buf, "target=%s", arg_target);
-                r = spec_add(spec, &scratch, "--target", buf);
-                if (r != 0)
-                        return r;
-        }
-        if (arg_label) {
+        /* The dedicated options are spec keys too, checked the same way. */
+        const struct {
+                const char *option, *key, *value;
+        } options[] = {
+                { "--workload", "workload", arg_workload },
+                { "--profile",  "profile",  arg_profile },
+                { "--target",   "target",   arg_target },
+                { "--label",    "label",    arg_label },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(options); i++) {
                 _cleanup_free_ char *a = NULL;
-                if (asprintf(&a, "label=%s", arg_label) < 0)
+                if (!options[i].value)
+                        continue;
+                if (asprintf(&a, "%s=%s", options[i].key, options[i].value) < 0)
                         return BENCHCTL_EXIT_FAILURE;
-                r = spec_add(spec, &scratch, "--label", a);
+                r = spec_add(spec, &scratch, options[i].option, a);
                 if (r != 0)
                         return r;
         }
