@@ -19,10 +19,10 @@
 #include <sys/sysmacros.h>
 
 #include "devices/device-facts.h"
+#include "shared/blockdev.h"
 #include "shared/util.h"
 
 #define TREE_MAX 256
-#define DEPTH_MAX 16
 
 int strv_push(char ***l, const char *s) {
         size_t n = strv_length(*l);
@@ -188,37 +188,6 @@ int sysfs_block_partitions(const char *name, char ***ret) {
         return list_dir(path, true, ret);
 }
 
-int sysfs_block_disk(const char *name, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        char buf[4096];
-        ssize_t n;
-
-        if (!sysfs_block_is_partition(name)) {
-                char *s = strdup(name);
-                if (!s)
-                        return -ENOMEM;
-                *ret = s;
-                return 0;
-        }
-        /* /sys/class/block/sda2 -> ../../devices/.../block/sda/sda2: the parent directory. */
-        if (asprintf(&path, "/sys/class/block/%s", name) < 0)
-                return -ENOMEM;
-        n = readlink(path, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
-        char *slash = strrchr(buf, '/');
-        if (!slash)
-                return -EINVAL;
-        *slash = 0;
-        slash = strrchr(buf, '/');
-        char *s = strdup(slash ? slash + 1 : buf);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
-}
-
 int sysfs_block_devnum(const char *name, dev_t *ret) {
         _cleanup_free_ char *s = NULL;
         unsigned maj, min;
@@ -233,29 +202,12 @@ int sysfs_block_devnum(const char *name, dev_t *ret) {
         return 0;
 }
 
-int sysfs_block_name(dev_t dev, char **ret) {
-        char path[64], buf[4096];
-        ssize_t n;
-
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-        n = readlink(path, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
-        const char *base = strrchr(buf, '/');
-        char *s = strdup(base ? base + 1 : buf);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
-}
-
 int sysfs_block_scheduler(const char *name, char **ret) {
         _cleanup_free_ char *disk = NULL, *s = NULL;
         char *b, *e;
         int r;
 
-        r = sysfs_block_disk(name, &disk);
+        r = blockdev_whole_disk(NULL, name, &disk);
         if (r < 0)
                 return r;
         r = sysfs_block_read(disk, "queue/scheduler", &s);
@@ -268,46 +220,6 @@ int sysfs_block_scheduler(const char *name, char **ret) {
                 memmove(s, b + 1, strlen(b + 1) + 1);
         }
         *ret = TAKE_PTR(s);
-        return 0;
-}
-
-static int leaves_walk(const char *name, unsigned depth, char ***l) {
-        _cleanup_strv_free_ char **slaves = NULL;
-        int r;
-
-        if (depth > DEPTH_MAX)
-                return -ELOOP;
-        r = sysfs_block_list(name, "slaves", &slaves);
-        if (r < 0)
-                return r;
-        if (!slaves[0]) {
-                _cleanup_free_ char *disk = NULL;
-                r = sysfs_block_disk(name, &disk);
-                if (r < 0)
-                        return r;
-                if (strv_contains(*l, disk))
-                        return 0;
-                return strv_push(l, disk);
-        }
-        for (char **s = slaves; *s; s++) {
-                r = leaves_walk(*s, depth + 1, l);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-int sysfs_block_leaves(const char *name, char ***ret) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r;
-
-        r = strv_new_empty(&l);
-        if (r < 0)
-                return r;
-        r = leaves_walk(name, 0, &l);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(l);
         return 0;
 }
 

@@ -23,17 +23,10 @@ bool sysfs_block_is_partition(const char *name);
 int sysfs_block_list(const char *name, const char *dir, char ***ret);
 /* Partitions of a whole disk ("loop0p1", ...), sorted; empty for a partition. */
 int sysfs_block_partitions(const char *name, char ***ret);
-/* The disk a partition belongs to, or a copy of name. */
-int sysfs_block_disk(const char *name, char **ret);
 /* The dev_t of /sys/class/block/<name>/dev. */
 int sysfs_block_devnum(const char *name, dev_t *ret);
-/* Kernel name of a block dev_t, via /sys/dev/block/MAJ:MIN. */
-int sysfs_block_name(dev_t dev, char **ret);
 /* The selected I/O scheduler ("mq-deadline"), or "none"; of the disk when name is a partition. */
 int sysfs_block_scheduler(const char *name, char **ret);
-/* The devices at the bottom of name's stack (slaves/ recursively, partitions to their disks),
- * deduplicated; { name's disk } when it has no slaves. */
-int sysfs_block_leaves(const char *name, char ***ret);
 
 /* dev_ts in use as swap: block swap areas by st_rdev, swap files by st_dev of their filesystem. */
 int swaps_read(dev_t **ret, size_t *ret_n);

@@ -29,6 +29,7 @@
 #include "devices/device.h"
 #include "devices/target.h"
 #include "devices/verdict.h"
+#include "shared/blockdev.h"
 #include "shared/util.h"
 
 #define log_dev(fmt, ...) fprintf(stderr, "benchd: devices: " fmt "\n", ##__VA_ARGS__)
@@ -536,7 +537,7 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
         bool scratch;
         int r, probe_r;
 
-        r = sysfs_block_name(dev, &name);
+        r = blockdev_name_from_devnum(NULL, dev, &name);
         if (r < 0) {
                 if (asprintf(ret_reason, "%u:%u is not a block device the kernel knows (%s); refusing to write",
                              major(dev), minor(dev), strerror(-r)) < 0)

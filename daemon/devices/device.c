@@ -19,6 +19,7 @@
 #include "devices/device-facts.h"
 #include "devices/device.h"
 #include "devices/verdict.h"
+#include "shared/blockdev.h"
 #include "shared/util.h"
 
 static bool startswith(const char *s, const char *prefix) {
@@ -173,7 +174,7 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
                 if ((r = strv_push(&d->symlinks, udev_list_entry_get_name(e))) < 0)
                         return r;
 
-        r = sysfs_block_disk(name, &disk);
+        r = blockdev_whole_disk(NULL, name, &disk);
         if (r < 0)
                 return r;
         if ((r = identity_field(u, "ID_VENDOR", disk, vendor_attrs, &d->vendor)) < 0 ||

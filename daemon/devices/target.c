@@ -187,7 +187,7 @@ static int stack_walk(const char *name, unsigned depth, char ***seen, json_objec
                 if (r < 0)
                         return r;
         }
-        if (streq(type, "partition") && sysfs_block_disk(name, &disk) >= 0)
+        if (streq(type, "partition") && blockdev_whole_disk(NULL, name, &disk) >= 0)
                 return stack_walk(disk, depth + 1, seen, stack);
         return 0;
 }
