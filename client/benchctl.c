@@ -146,11 +146,10 @@ void print_json(json_object *o) {
 
 int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
         char *end;
-        unsigned long long v;
 
         errno = 0;
         if (s && s[0] >= '0' && s[0] <= '9') {
-                v = strtoull(s, &end, 10);
+                unsigned long long v = strtoull(s, &end, 10);
                 if (errno == 0 && *end == '\0' && v > 0) {
                         *ret = v;
                         return 0;

@@ -95,7 +95,6 @@ static int read_basic_json(sd_bus_message *m, char type, json_object **ret) {
                 double d;
                 int b;
                 const char *s;
-                int h;
         } v;
         json_object *o;
         int r;
