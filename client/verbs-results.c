@@ -77,6 +77,18 @@ int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret) {
         return r;
 }
 
+/* A Manager call with one run id, without printing errors. */
+static int bus_call_manager_quiet(sd_bus *bus, const char *method, json_object **ret, uint64_t id) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, method, NULL,
+                               &reply, "t", id);
+        if (r < 0)
+                return r;
+        return bus_message_read_json(reply, ret);
+}
+
 int get_run(sd_bus *bus, uint64_t id, json_object **ret) {
         char what[64];
 
@@ -299,9 +311,56 @@ static void print_run_block(json_object *run) {
                 kv_print(stdout, KW, "Error", "%s", s);
 }
 
+/* The latency histogram in 1-2-5 bins, one bar each, from the first to the last non-empty bin. The
+ * buckets are the daemon's (upper bound ns, count); a bucket goes to the bin its bound falls in. */
+static void print_histogram(json_object *buckets) {
+        static const double edges_ns[] = {
+                1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7,
+                1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10, INFINITY,
+        };
+        uint64_t bins[ELEMENTSOF(edges_ns)] = {}, total = 0, most = 0;
+        size_t first = SIZE_MAX, last = 0, n = json_object_array_length(buckets);
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *b = json_object_array_get_idx(buckets, i);
+                double upper = (double) json_object_get_uint64(json_object_array_get_idx(b, 0));
+                uint64_t count = json_object_get_uint64(json_object_array_get_idx(b, 1));
+                size_t k = 0;
+
+                while (upper > edges_ns[k])
+                        k++;
+                bins[k] += count;
+                total += count;
+        }
+        if (total == 0)
+                return;
+        for (size_t k = 0; k < ELEMENTSOF(bins); k++)
+                if (bins[k] > 0) {
+                        first = MIN(first, k);
+                        last = k;
+                        most = MAX(most, bins[k]);
+                }
+
+        printf("\nLatency distribution (%" PRIu64 " I/Os):\n", total);
+        for (size_t k = first; k <= last; k++) {
+                char a[FORMAT_BUF_MAX], bar[40 * 3 + 1] = "";
+                size_t width = (size_t) llround(40.0 * (double) bins[k] / (double) most);
+
+                for (size_t j = 0; j < width; j++)
+                        strcat(bar, "█");
+                if (width == 0 && bins[k] > 0)
+                        strcat(bar, "▏");
+                /* printf pads bytes, and "µ" is two: pad by columns. */
+                format_latency_ns(a, sizeof a, isinf(edges_ns[k]) ? edges_ns[k - 1] : edges_ns[k]);
+                printf("  %s %*s%s  %6.2f%%  %s\n", isinf(edges_ns[k]) ? ">" : "≤",
+                       (int) (8 - MIN(utf8_width(a), (size_t) 8)), "", a,
+                       100.0 * (double) bins[k] / (double) total, bar);
+        }
+}
+
 int verb_show(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_json_ json_object *run = NULL, *samples = NULL;
+        _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
         uint64_t id;
         int r;
 
@@ -316,14 +375,21 @@ int verb_show(int argc, char **argv) {
         r = get_samples(bus, id, &samples);
         if (r != 0)
                 return r;
+        /* Best effort: a daemon without histograms still shows the rest. */
+        if (bus_call_manager_quiet(bus, "GetHistogram", &histogram, id) < 0)
+                histogram = NULL;
 
         if (arg_json) {
-                /* The run's columns at the top level, its samples under "samples". */
+                /* The run's columns at the top level, its samples and histogram under their names. */
                 json_object_object_add(run, "samples", json_object_get(samples));
+                if (histogram)
+                        json_object_object_add(run, "histogram", json_object_get(histogram));
                 print_json(run);
                 return BENCHCTL_EXIT_OK;
         }
         print_run_block(run);
+        if (histogram)
+                print_histogram(histogram);
         if (json_object_array_length(samples) > 0) {
                 printf("\n");
                 return print_samples_table(samples);
