@@ -214,6 +214,21 @@ expect_unsafe "$DISK" "${DISK_NAME}p2 is mounted"
 umount "$MNT"
 wait_prop 3 "$DISK_NAME" WriteVerdict "gpt partition table"
 
+# Swap on a partition: the partition and its disk are in use; swapoff gives the partition back
+# its plain signature verdict.
+if mkswap -q "${DISK}p1" >/dev/null 2>&1 && swapon "${DISK}p1" 2>/dev/null; then
+        defer swapoff "${DISK}p1"
+        wait_prop 3 "${DISK_NAME}p1" Swap "b true"
+        wait_prop 2 "${DISK_NAME}p1" WriteVerdict "in use as swap"
+        wait_prop 2 "$DISK_NAME" WriteVerdict "${DISK_NAME}p1 is in use as swap"
+        expect_unsafe "${DISK}p1" "swapoff /dev/${DISK_NAME}p1"
+        swapoff "${DISK}p1"
+        wait_prop 3 "${DISK_NAME}p1" Swap "b false"
+        wait_prop 2 "${DISK_NAME}p1" WriteVerdict "swap signature"
+else
+        log "swapon not permitted here: the swap case is not exercised"
+fi
+
 # A blank device listed in ScratchDevices= is accepted.
 assert_eq 's ""' "$(dev_prop "$BLANK_NAME" WriteVerdict)" "verdict of the scratch device"
 id=$(submit_busctl target s "$BLANK" "${DESTRUCTIVE[@]}") || fail "destructive job on scratch $BLANK refused"
