@@ -56,7 +56,7 @@ static const Verb verbs[] = {
         { "status",   1, 1,  verb_status },
         { "watch",    1, 1,  verb_watch },
         { "cancel",   1, -1, verb_cancel },
-        { "profiles", 0, 0,  verb_profiles },
+        { "profiles", 0, 1,  verb_profiles },
         { "results",  0, 0,  verb_results },
         { "show",     1, 1,  verb_show },
         { "samples",  1, 1,  verb_samples },
@@ -77,7 +77,7 @@ static void help(void) {
                "  status ID                Show a job\n"
                "  watch ID                 Follow a job until it ends\n"
                "  cancel ID...             Cancel queued or running jobs\n"
-               "  profiles                 List the benchmark profiles\n\n"
+               "  profiles [NAME]          List the benchmark profiles, or show one's steps\n\n"
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
                "  show RUN                 Show a run's summary and samples\n"

@@ -452,6 +452,41 @@ int verb_cancel(int argc, char **argv) {
         return ret;
 }
 
+/* profiles NAME: the steps of one profile, each with the spec keys it sets. */
+static int show_profile(sd_bus *bus, const char *name) {
+        _cleanup_json_ json_object *steps = NULL;
+        char what[128];
+        size_t n;
+        int r;
+
+        snprintf(what, sizeof what, "profile %s", name);
+        r = bus_call_manager_json(bus, what, "GetProfile", &steps, "s", name);
+        if (r != 0)
+                return r;
+        if (arg_json) {
+                print_json(steps);
+                return BENCHCTL_EXIT_OK;
+        }
+        n = json_object_array_length(steps);
+        printf("Profile %s: %zu step%s\n", name, n, n == 1 ? "" : "s");
+        for (size_t i = 0; i < n; i++) {
+                json_object *step = json_object_array_get_idx(steps, i);
+                const char *label = rec_str(step, "step");
+
+                printf("%3zu. %s:", i + 1, label ?: "");
+                json_object_object_foreach(step, key, value) {
+                        _cleanup_free_ char *text = NULL;
+                        (void) value;
+                        if (streq(key, "step"))
+                                continue;
+                        text = rec_to_text(step, key);
+                        printf(" %s=%s", key, text ?: "");
+                }
+                printf("\n");
+        }
+        return BENCHCTL_EXIT_OK;
+}
+
 int verb_profiles(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *profiles = NULL;
@@ -463,6 +498,8 @@ int verb_profiles(int argc, char **argv) {
         r = bus_connect(&bus);
         if (r != 0)
                 return r;
+        if (argc > 1)
+                return show_profile(bus, argv[1]);
         r = bus_call_manager_json(bus, "list profiles", "ListProfiles", &profiles, NULL);
         if (r != 0)
                 return r;
