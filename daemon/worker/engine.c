@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "engine-internal.h"
 #include "shared/util.h"
@@ -299,6 +300,11 @@ static void *stream_thread(void *userdata) {
         return NULL;
 }
 
+static uint64_t timeval_delta_usec(const struct timeval *a, const struct timeval *b) {
+        int64_t d = ((int64_t) b->tv_sec - a->tv_sec) * 1000000 + (b->tv_usec - a->tv_usec);
+        return d > 0 ? (uint64_t) d : 0;
+}
+
 static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         const JobSpec *spec = e->spec;
         _cleanup_free_ Histogram *h = NULL, *total = NULL;
@@ -349,6 +355,8 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 r = engine_phase(e, "measure");
         }
 
+        struct rusage ru0, ru1;
+        getrusage(RUSAGE_SELF, &ru0);
         uint64_t started_usec = now_usec(CLOCK_REALTIME);
         snapshot_take(e, &prev);
         t0 = prev.t_ns;
@@ -390,6 +398,9 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                         pthread_join(e->streams[i].thread, NULL);
                         e->streams[i].thread_started = false;
                 }
+        getrusage(RUSAGE_SELF, &ru1);
+        res->process_user_usec = timeval_delta_usec(&ru0.ru_utime, &ru1.ru_utime);
+        res->process_sys_usec = timeval_delta_usec(&ru0.ru_stime, &ru1.ru_stime);
 
         for (unsigned i = 0; i < e->n_streams; i++)
                 if (e->streams[i].error < 0) {

@@ -43,6 +43,8 @@ typedef struct EngineResult {
         PhaseSummary *phases;
         unsigned n_phases;
         uint64_t bytes_asked;           /* size-bounded: what the spec asked for, 0 when time-based */
+        uint64_t process_user_usec;     /* this process's CPU time in the measured phase */
+        uint64_t process_sys_usec;
 } EngineResult;
 
 typedef struct EngineOptions {

@@ -180,6 +180,8 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
         add_double(o, "cpu_sys_pct", s->cpu_sys_pct);
         add_double(o, "dev_util_pct", s->dev_util_pct);
         json_object_object_add(o, "device", json_object_new_string(s->device ? s->device : ""));
+        add_u64(o, "process_user_usec", r->process_user_usec);
+        add_u64(o, "process_sys_usec", r->process_sys_usec);
         json_object_object_add(root, "result", o);
 
         a = json_object_new_array();
