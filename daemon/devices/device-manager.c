@@ -297,8 +297,11 @@ static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mount
         }
 }
 
+/* Enumerates all block devices and brings the inventory in line: new ones added, changed ones
+ * updated, ones no longer there removed. At start-up, and after the udev monitor lost events. */
 static int manager_enumerate(DeviceManager *m) {
         _cleanup_(mnt_free_tablep) struct libmnt_table *mounts = NULL;
+        _cleanup_strv_free_ char **seen = NULL, **gone = NULL;
         struct udev_enumerate *e;
         struct udev_list_entry *item;
         int r;
@@ -318,12 +321,27 @@ static int manager_enumerate(DeviceManager *m) {
         }
         udev_list_entry_foreach(item, udev_enumerate_get_list_entry(e)) {
                 struct udev_device *u = udev_device_new_from_syspath(m->udev, udev_list_entry_get_name(item));
+                const char *name;
+
                 if (!u)
                         continue;
+                name = udev_device_get_sysname(u);
+                if (name && strv_push(&seen, name) < 0) {
+                        udev_device_unref(u);
+                        udev_enumerate_unref(e);
+                        return -ENOMEM;
+                }
                 (void) manager_update(m, u, mounts);
                 udev_device_unref(u);
         }
         udev_enumerate_unref(e);
+
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (!strv_contains(seen, m->devices[i]->name) && strv_push(&gone, m->devices[i]->name) < 0)
+                        return -ENOMEM;
+        for (char **g = gone; g && *g; g++)
+                manager_remove(m, *g);
+
         /* Holders and partitions enumerated after their disk change the disk's verdict. */
         manager_refresh_dynamic(m, mounts);
         return 0;
@@ -332,9 +350,14 @@ static int manager_enumerate(DeviceManager *m) {
 static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         DeviceManager *m = userdata;
         struct udev_device *u;
+        int r;
 
         /* Drain: one wake-up may carry several events. */
-        while ((u = udev_monitor_receive_device(m->monitor))) {
+        for (;;) {
+                errno = 0;
+                u = udev_monitor_receive_device(m->monitor);
+                if (!u)
+                        break;
                 const char *action = udev_device_get_action(u);
                 const char *name = udev_device_get_sysname(u);
 
@@ -344,6 +367,14 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 } else
                         (void) manager_update(m, u, NULL);
                 udev_device_unref(u);
+        }
+        if (errno == ENOBUFS) {
+                /* The socket overflowed: events are lost, so look at everything again. */
+                log_dev("udev events were lost (receive buffer overrun); re-enumerating");
+                r = manager_enumerate(m);
+                if (r < 0)
+                        log_dev("cannot re-enumerate block devices: %s", strerror(-r));
+                return 0;
         }
         manager_refresh_dynamic(m, NULL);
         return 0;
