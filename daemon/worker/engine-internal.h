@@ -74,6 +74,9 @@ struct Engine {
         atomic_bool time_up;
         atomic_bool abort;
 
+        bool have_sample;
+        uint64_t last_t_ms;
+
         PhaseSummary *phases;           /* metadata only; written by its single stream */
         unsigned n_phases;
 };

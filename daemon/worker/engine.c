@@ -251,6 +251,12 @@ static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uin
                 .dev_queue = queue,
                 .progress = engine_progress(e, cur->t_ns - t0_ns, pb, po),
         };
+        /* Strictly increasing t_ms, also for a last partial interval shorter than a millisecond
+         * (the daemon rejects a sample that is not after the previous one). */
+        if (e->have_sample && s.t_ms <= e->last_t_ms)
+                s.t_ms = e->last_t_ms + 1;
+        e->have_sample = true;
+        e->last_t_ms = s.t_ms;
         return engine_emit_sample(e, &s);
 }
 

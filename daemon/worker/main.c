@@ -211,6 +211,16 @@ static int run_protocol(int fd) {
                 r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
         }
 
+        /* Per-stream figures have no frame of their own; they go to the daemon's log. */
+        for (unsigned i = 0; r >= 0 && res.n_streams > 1 && i < res.n_streams; i++) {
+                const StreamSummary *st = &res.streams[i];
+                _cleanup_free_ char *line = NULL;
+                if (asprintf(&line, "stream %u: read %" PRIu64 " bytes in %" PRIu64 " I/Os, wrote %" PRIu64
+                             " bytes in %" PRIu64 " I/Os, latency mean %" PRIu64 " ns p99 %" PRIu64 " ns",
+                             i, st->bytes_read, st->ios_read, st->bytes_written, st->ios_written, st->lat_mean_ns,
+                             st->lat_p99_ns) >= 0)
+                        (void) proto_sink_log(&ps_sink, LOG_INFO, line);
+        }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {
