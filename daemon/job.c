@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,31 +96,23 @@ const char *job_workload(Job *j) {
         return workload_to_string(j->steps[i].workload) ?: "";
 }
 
-static void job_emit(Job *j, const char *first, ...) __attribute__((sentinel));
-static void job_emit(Job *j, const char *first, ...) {
-        /* sd_bus_emit_properties_changed_strv wants a strv; collect the varargs. */
-        const char *names[24];
-        size_t n = 0;
-        va_list ap;
-
-        va_start(ap, first);
-        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
-                names[n++] = p;
-        va_end(ap);
-        names[n] = NULL;
+static void job_emit_strv(Job *j, const char *const *names) {
         (void) sd_bus_emit_properties_changed_strv(j->manager->bus, j->path, BENCHD_JOB_INTERFACE,
                                                    (char **) names);
 }
+#define job_emit(j, ...) job_emit_strv((j), (const char *const[]) { __VA_ARGS__, NULL })
+
+static const char *const job_interfaces[] = { BENCHD_JOB_INTERFACE, NULL };
 
 void job_export(Job *j) {
-        (void) sd_bus_emit_interfaces_added(j->manager->bus, j->path, BENCHD_JOB_INTERFACE, NULL);
+        (void) sd_bus_emit_interfaces_added_strv(j->manager->bus, j->path, (char **) job_interfaces);
 }
 
 static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         Manager *m = j->manager;
 
-        (void) sd_bus_emit_interfaces_removed(m->bus, j->path, BENCHD_JOB_INTERFACE, NULL);
+        (void) sd_bus_emit_interfaces_removed_strv(m->bus, j->path, (char **) job_interfaces);
         if (j->prev)
                 j->prev->next = j->next;
         else
@@ -170,7 +161,7 @@ static void job_finish(Job *j, JobState state, const char *error) {
         else
                 jlog(j, "%s", job_state_to_string(state));
 
-        job_emit(j, "State", "FinishedUSec", "Error", "Phase", "Progress", NULL);
+        job_emit(j, "State", "FinishedUSec", "Error", "Phase", "Progress");
         (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE, "JobRemoved",
                                   "tos", j->id, j->path, job_state_to_string(state));
 
@@ -221,7 +212,7 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
 
         free(j->phase);
         j->phase = strdup(phase);
-        job_emit(j, "Phase", NULL);
+        job_emit(j, "Phase");
 }
 
 static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
@@ -238,7 +229,7 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         j->have_live = true;
         step_progress = MAX(0.0, MIN(1.0, step_progress));
         j->progress = ((double) j->current_step + step_progress) / (double) MAX(j->n_steps, (size_t) 1);
-        job_emit(j, "Progress", "Live", NULL);
+        job_emit(j, "Progress", "Live");
 }
 
 static void job_start_step(Job *j);
@@ -306,7 +297,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
             j->current_step + 1 < j->n_steps) {
                 j->current_step++;
                 j->progress = (double) j->current_step / (double) j->n_steps;
-                job_emit(j, "CurrentStep", "Workload", "Progress", "Phase", NULL);
+                job_emit(j, "CurrentStep", "Workload", "Progress", "Phase");
                 job_start_step(j);
                 return;
         }
@@ -396,7 +387,7 @@ static void job_start_step(Job *j) {
         j->run_id = run_id;
         j->n_pending = 0;
         j->have_live = false;
-        job_emit(j, "Runs", "Live", NULL);
+        job_emit(j, "Runs", "Live");
 
         r = worker_spawn(m->event, m->worker_path, j->id, j->current_step, text, worker_timeout_usec(step),
                          &job_worker_callbacks, j, &j->worker);
@@ -424,7 +415,7 @@ void job_start(Job *j) {
         if (r < 0)
                 jlog(j, "cannot record state running: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
         manager_job_started(m, j);
-        job_emit(j, "State", "StartedUSec", "CurrentStep", "Progress", NULL);
+        job_emit(j, "State", "StartedUSec", "CurrentStep", "Progress");
         job_start_step(j);
 }
 
