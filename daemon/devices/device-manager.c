@@ -221,6 +221,11 @@ static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt
         /* Without udevd, /run/udev/data may hold stale records: read the signatures ourselves. */
         probe = !m->udevd_running || !udev_device_get_is_initialized(u);
         r = device_new_from_udev(u, probe, &d);
+        if (r == -ENOENT) {
+                /* Gone from sysfs before we looked (partitions re-read): its remove event follows. */
+                manager_remove(m, name);
+                return 0;
+        }
         if (r < 0) {
                 log_dev("cannot read %s: %s", name, strerror(-r));
                 return r;

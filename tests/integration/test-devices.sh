@@ -194,7 +194,9 @@ assert_eq "b false" "$(dev_prop "$DISK_NAME" InUse)" "InUse after umount"
 # A partition table: partitions appear, and writes to the disk are refused.
 wipefs -q -a "$DISK"
 printf 'label: gpt\n,24M\n,\n' | sfdisk -q "$DISK" >/dev/null
-# Kernels without partition-table parsers still take partitions through BLKPG.
+# Let udevd finish the rescan sfdisk's close triggers (it re-reads the table, which on kernels
+# without partition-table parsers drops partitions), then add them through BLKPG if needed.
+udevadm settle --timeout=10 || true
 [ -e "${DISK}p1" ] || partx -a "$DISK" 2>/dev/null || true
 udevadm settle --timeout=10 || true
 wait_for 5 dev_exists "${DISK_NAME}p1" || fail "no object for ${DISK_NAME}p1"
