@@ -334,7 +334,8 @@ call_error() {
         local before i
         [ -n "$MONITOR_LOG" ] || fail "call_error needs start_monitor"
         before=$(_benchd_errors | wc -l)
-        run bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" "$@"
+        # "--": negative numbers in the arguments are not options.
+        run bus call -- "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" "$@"
         [ "$RC" != 0 ] || fail "$1 $* succeeded but should have failed: $OUT"
         ERR=
         for ((i = 0; i < 30; i++)); do
@@ -417,7 +418,7 @@ BENCHD_LOG="$TEST_DIR/benchd.log"
 start_benchd() {
         require_binaries
         [ -n "$BUS_ADDRESS" ] || start_bus
-        _LOGS+=("$BENCHD_LOG")
+        case " ${_LOGS[*]} " in *" $BENCHD_LOG "*) ;; *) _LOGS+=("$BENCHD_LOG") ;; esac
         log "starting benchd $*"
         printf -- '--- start %s\n' "$(date +%T.%N)" >>"$BENCHD_LOG"
         "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
@@ -474,7 +475,7 @@ manager_prop() {
 submit_busctl() {
         [ $(($# % 3)) = 0 ] || fail "submit_busctl takes triples"
         local out
-        out=$(bus --json=short call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob \
+        out=$(bus --json=short call -- "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob \
                 'a{sv}' $(($# / 3)) "$@") || return 1
         python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])' <<<"$out"
 }
@@ -563,12 +564,13 @@ make_fs() {
         defer umount_retry "$mnt"
 }
 
-# scratch_fs [SIZE] [FSTYPE]: a filesystem on a fresh loop device mounted under the temp dir;
-# sets SCRATCH_DIR to an empty directory on it for benchmarks.
+# scratch_fs [SIZE] [FSTYPE] [--direct-io]: a filesystem on a fresh loop device mounted under the
+# temp dir; sets SCRATCH_DIR to an empty directory on it for benchmarks. With --direct-io the loop
+# device bypasses the page cache of its image file, so I/O reaches the disk as on a real device.
 SCRATCH_DIR=
 scratch_fs() {
         local size=${1:-512M} type=${2:-ext4} mnt
-        make_loop "$size"
+        make_loop "$size" ${3:+"$3"}
         mnt="$TEST_DIR/mnt$_LOOP_N"
         make_fs "$type" "$LOOP_DEV" "$mnt"
         SCRATCH_DIR="$mnt/bench"

@@ -18,7 +18,7 @@ SAMPLE_MS=200
 
 start_bus
 start_monitor
-scratch_fs 512M
+scratch_fs 512M ext4 --direct-io
 start_benchd
 
 # check_run JOB_ID WORKLOAD: the job's single run in SQLite is complete and self-consistent.
@@ -115,7 +115,21 @@ assert_eq succeeded "$(wait_job_removed "$id3" 10)" "JobRemoved result of job $i
 check_run "$id3" read
 read_run=$LAST_RUN
 
-# ---- 4. benchctl's JSON agrees with SQLite ----
+# ---- 4. a time-bounded write: the number of samples follows the duration ----
+id4=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 32K \
+        direct b true runtime_ms u 3000 sample_ms u $SAMPLE_MS label s e2e-timed) || fail "SubmitJob (timed) failed"
+assert_eq succeeded "$(wait_job_removed "$id4" 60)" "JobRemoved result of the timed job $id4"
+run4=$(sql "select id from runs where job_id = $id4")
+dur=$(sql "select duration_usec from runs where id = $run4")
+n=$(sql "select count(*) from samples where run_id = $run4")
+log "timed run $run4: ${dur}us, $n samples"
+assert_between 2900000 "$dur" 4000000 "duration_usec of a runtime_ms=3000 write"
+assert_between 13 "$n" 17 "samples of a 3 s run at ${SAMPLE_MS} ms"
+assert_eq "$(sql "select bytes_written from runs where id = $run4")" \
+        "$(sql "select sum(bytes_written) from samples where run_id = $run4")" "sum of the timed run's samples"
+assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the timed job"
+
+# ---- 5. benchctl's JSON agrees with SQLite ----
 run benchctl results --json
 [ "$RC" = 0 ] || fail "benchctl results --json exited $RC: $OUT"
 printf '%s' "$OUT" >"$TEST_DIR/results.json"
@@ -168,7 +182,7 @@ printf '%s' "$OUT" | python3 -c 'import json,sys; json.load(sys.stdin)' || fail 
 assert_success "benchctl status $id3" benchctl status "$id3"
 assert_contains "$OUT" succeeded "benchctl status $id3"
 
-# ---- 5. the daemon stops cleanly and the database stays readable ----
+# ---- 6. the daemon stops cleanly and the database stays readable ----
 stop_benchd
 assert_eq 0 "$BENCHD_RC" "benchd exit status after SIGTERM"
 assert_eq ok "$(sql 'pragma integrity_check')" "integrity_check"

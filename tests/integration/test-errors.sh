@@ -100,29 +100,32 @@ assert_contains "$ERR" "org.benchd.Benchd1.Error.NotCancellable: " "CancelJob of
 jobs_before=$(sql "select count(*) from jobs")
 
 # ---- benchctl: clear errors, non-zero exits ----
-# expect_benchctl_fails WORD ARGS...: non-zero exit, WORD in the output, nothing queued.
+# expect_benchctl_fails EXIT WORD ARGS...: exit status EXIT (the documented codes: 1 failure,
+# 2 usage, 3 benchd unreachable, 4 not found), WORD in the output, nothing queued.
 expect_benchctl_fails() {
-        local word=$1
-        shift
+        local want=$1 word=$2
+        shift 2
         run benchctl "$@"
-        [ "$RC" != 0 ] || fail "benchctl $* exited 0: $OUT"
+        [ "$RC" = "$want" ] || fail "benchctl $* exited $RC, expected $want: $OUT"
         assert_contains "$OUT" "$word" "benchctl $*"
         log "benchctl $* -> exit $RC: $(head -n1 <<<"$OUT")"
         assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs rows after benchctl $*"
 }
 
-expect_benchctl_fails target      submit --workload write --target relative/dir --set size=4M
-expect_benchctl_fails bogus       submit --workload write --target "$T" --set bogus=1
-expect_benchctl_fails size        submit --workload write --target "$T" --set size=0
-expect_benchctl_fails block_size  submit --workload write --target "$T" --set size=4M --set block_size=1000 --set direct=true
-expect_benchctl_fails workload    submit --workload scribble --target "$T" --set size=4M
-expect_benchctl_fails 999999      status 999999
-expect_benchctl_fails 999999      show 999999
-expect_benchctl_fails 999999      cancel 999999
+expect_benchctl_fails 2 target      submit --workload write --target relative/dir --set size=4M
+expect_benchctl_fails 2 bogus       submit --workload write --target "$T" --set bogus=1
+expect_benchctl_fails 2 size        submit --workload write --target "$T" --set size=0
+expect_benchctl_fails 2 block_size  submit --workload write --target "$T" --set size=4M --set block_size=1000 --set direct=true
+expect_benchctl_fails 2 workload    submit --workload scribble --target "$T" --set size=4M
+expect_benchctl_fails 4 999999      status 999999
+expect_benchctl_fails 4 999999      show 999999
+expect_benchctl_fails 4 999999      cancel 999999
+# Refused by benchd rather than by benchctl's own checks: not enough free space.
+expect_benchctl_fails 1 space       submit --workload write --target "$T" --set size=8G --set block_size=1M
 run benchctl no-such-verb
-[ "$RC" != 0 ] || fail "benchctl no-such-verb exited 0"
+assert_eq 2 "$RC" "exit status of benchctl no-such-verb ($OUT)"
 run "$BENCHCTL_BIN" --bus-address="unix:path=$TEST_DIR/no-such-socket" jobs
-[ "$RC" != 0 ] || fail "benchctl against a missing bus exited 0: $OUT"
+assert_eq 3 "$RC" "exit status of benchctl against a missing bus ($OUT)"
 [ -n "$OUT" ] || fail "benchctl against a missing bus said nothing"
 
 # And the good path exits 0.

@@ -127,8 +127,8 @@ for fake in garbage oversize badtype exit3 hang; do
         [ -n "$(sql "select error from jobs where id = $id")" ] || fail "job $id with the '$fake' worker failed without an error message"
         daemon_answers "the '$fake' worker"
         # No fake worker may outlive its job.
-        wait_for 15 bash -c "! pgrep -f '$TEST_DIR/fake-$fake' >/dev/null" ||
-                fail "the '$fake' worker is still running after its job ended: $(pgrep -af "$TEST_DIR/fake-$fake")"
+        wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ] && ! pgrep -f '^/bin/bash $TEST_DIR/fake-' >/dev/null" ||
+                fail "the '$fake' worker is still running after its job ended: $(pgrep -af "^/bin/bash $TEST_DIR/fake-") children: $(worker_pids)"
         # The daemon is still usable: ListJobs answers and shows the job as failed.
         assert_success "ListJobs" bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ListJobs 'a{sv}' 0
         stop_benchd

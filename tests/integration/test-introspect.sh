@@ -116,6 +116,23 @@ run bus call "$BUS_NAME" "$MANAGER_PATH" org.freedesktop.DBus.ObjectManager GetM
 [ "$RC" = 0 ] || fail "GetManagedObjects: $OUT"
 assert_contains "$OUT" "\"$job_path\"" "GetManagedObjects"
 
+# ---- a device object: our loop device, by its escaped kernel name ----
+if [ -f "$SOURCE_ROOT/dbus/org.benchd.Benchd1.Device.xml" ]; then
+        loop_name=$(basename "$LOOP_DEV")
+        dev_path="$MANAGER_PATH/device/$loop_name"
+        wait_for 10 bus introspect "$BUS_NAME" "$dev_path" ||
+                fail "no device object $dev_path for $LOOP_DEV"
+        bus introspect --xml-interface "$BUS_NAME" "$dev_path" >"$TEST_DIR/device.xml" ||
+                fail "introspecting $dev_path failed"
+        run compare_interface "$SOURCE_ROOT/dbus/org.benchd.Benchd1.Device.xml" "$TEST_DIR/device.xml" \
+                org.benchd.Benchd1.Device
+        [ "$RC" = 0 ] || fail "Device interface differs from dbus/org.benchd.Benchd1.Device.xml:
+$OUT"
+        log "$OUT"
+        assert_eq "s \"$LOOP_DEV\"" "$(bus get-property "$BUS_NAME" "$dev_path" org.benchd.Benchd1.Device Node)" \
+                "Device.Node of $loop_name"
+fi
+
 # Let it finish so the daemon shuts down idle.
 wait_job_state "$id" succeeded 120
 stop_benchd

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# benchd survives its workers: a worker killed with SIGKILL mid-run, a "worker" that writes
+# garbage, one that claims an oversized frame, one that exits at once and one that hangs each end
+# in a failed job with an error that says what happened, while the daemon keeps answering and no
+# .benchd-* file is left behind. Cancelling a queued and a running job ends them as cancelled.
+
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 pgrep
+require_binaries "$BENCHCTL_BIN"
+
+start_bus
+start_monitor
+scratch_fs 1G
+T="$SCRATCH_DIR"
+
+# A long, time-bounded write: the worker is certainly running while we interfere.
+long_job() {
+        submit_busctl target s "$T" workload s write size s 128M block_size s 32K direct b true \
+                runtime_ms u "${1:-60000}" sample_ms u 200 label s "${2:-faults}"
+}
+
+# wait_running ID: until the job runs and benchd has a worker child.
+wait_running() {
+        local id=$1 i
+        for ((i = 0; i < 300; i++)); do
+                if [ "$(job_state "$id")" = running ] && [ -n "$(worker_pids)" ]; then
+                        return 0
+                fi
+                sleep 0.1
+        done
+        fail "job $id never ran with a worker (state $(job_state "$id"), children of $BENCHD_PID: $(worker_pids))"
+}
+
+daemon_answers() {
+        benchd_alive || fail "benchd died"
+        run manager_prop Version
+        [ "$RC" = 0 ] || fail "benchd does not answer after $1: $OUT"
+}
+
+# ---- 1. the real worker killed with SIGKILL mid-run ----
+start_benchd
+id=$(long_job 60000 kill9) || fail "SubmitJob failed"
+wait_running "$id"
+# Wait for the first sample, so the worker is well inside the measured phase and has its file.
+wait_for 30 bash -c "[ \"\$(busctl --address='$BUS_ADDRESS' get-property $BUS_NAME $MANAGER_PATH/job/$id $JOB_IFACE Live)\" != 'a{sv} 0' ]" ||
+        fail "job $id produced no Live sample in 30s"
+[ -n "$(benchd_files "$T")" ] || log "note: no .benchd-* file visible while running (unexpected for a write)"
+wpid=$(worker_pids | head -n1)
+log "killing worker $wpid of job $id with SIGKILL"
+kill -KILL "$wpid"
+result=$(wait_job_removed "$id" 30)
+assert_eq failed "$result" "JobRemoved result after the worker was killed"
+assert_eq failed "$(job_state "$id")" "jobs.state"
+err=$(sql "select error from jobs where id = $id")
+log "error of job $id: $err"
+case "$err" in
+*KILL* | *"signal 9"* | *Killed* | *killed*) ;;
+*) fail "jobs.error should name the signal that killed the worker, got: '$err'" ;;
+esac
+assert_eq failed "$(sql "select status from runs where job_id = $id")" "runs.status"
+daemon_answers "a killed worker"
+wait_for 10 bash -c "[ -z \"\$(find '$T' -maxdepth 2 -name '.benchd-*')\" ]" ||
+        fail ".benchd-* files left after the worker was killed: $(benchd_files "$T")"
+
+# ---- 2. cancelling: a queued job, then a running one ----
+a=$(long_job 60000 cancel-running) || fail "SubmitJob a failed"
+b=$(long_job 60000 cancel-queued) || fail "SubmitJob b failed"
+wait_running "$a"
+assert_eq queued "$(job_state "$b")" "second job while the first runs"
+assert_eq "u 1" "$(manager_prop QueueLength)" "QueueLength with one queued job"
+assert_eq "t $a" "$(manager_prop RunningJob)" "RunningJob"
+assert_success "benchctl cancel $b" benchctl cancel "$b"
+assert_eq cancelled "$(wait_job_removed "$b" 10)" "JobRemoved of the cancelled queued job"
+assert_eq running "$(job_state "$a")" "the running job is untouched by cancelling another"
+sleep 1
+start=$(date +%s)
+bus call "$BUS_NAME" "$MANAGER_PATH/job/$a" "$JOB_IFACE" Cancel || fail "Job.Cancel failed"
+assert_eq cancelled "$(wait_job_removed "$a" 30)" "JobRemoved of the cancelled running job"
+assert_le $(($(date +%s) - start)) 15 "seconds to cancel a running job"
+assert_eq cancelled "$(job_state "$a")" "jobs.state of the cancelled running job"
+assert_eq cancelled "$(sql "select status from runs where job_id = $a")" "runs.status of the cancelled run"
+assert_eq 0 "$(sql "select count(*) from runs where job_id = $b")" "runs of a job cancelled while queued"
+wait_for 10 bash -c "[ -z \"\$(find '$T' -maxdepth 2 -name '.benchd-*')\" ]" ||
+        fail ".benchd-* files left after cancel: $(benchd_files "$T")"
+daemon_answers "cancel"
+stop_benchd
+assert_eq 0 "$BENCHD_RC" "benchd exit status"
+
+# ---- 3. fake workers ----
+# Each finds its socket(s) to benchd among its open fds, whatever number they have.
+FAKE_PRELUDE='#!/bin/bash
+socks=()
+for fd in /proc/$$/fd/*; do
+        n=${fd##*/}
+        case "$(readlink "$fd")" in socket:*) socks+=("$n") ;; esac
+done
+'
+mkfake() {
+        printf '%s%s\n' "$FAKE_PRELUDE" "$2" >"$TEST_DIR/fake-$1"
+        chmod 0755 "$TEST_DIR/fake-$1"
+}
+# HELLO frame: "BNCH", version 1, type 1, length 8, reserved 0; payload version 1, pid.
+HELLO='printf "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x39\x30\x00\x00"'
+mkfake garbage 'for s in "${socks[@]}"; do head -c 65536 /dev/urandom >&"$s" 2>/dev/null; done; sleep 2'
+mkfake oversize 'for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; printf "BNCH\x01\x00\x04\x00\xff\xff\xff\x7f\x00\x00\x00\x00" >&"$s"; done; sleep 2'
+mkfake badtype 'for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; printf "BNCH\x01\x00\x63\x00\x04\x00\x00\x00\x00\x00\x00\x00abcd" >&"$s"; done; sleep 2'
+mkfake exit3 'exit 3'
+mkfake hang 'trap "" TERM; for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; done; while :; do sleep 1; done'
+
+for fake in garbage oversize badtype exit3 hang; do
+        start_benchd --worker="$TEST_DIR/fake-$fake"
+        if [ "$fake" = hang ]; then
+                id=$(long_job 1000 "fake-$fake") || fail "SubmitJob failed"
+                timeout=150
+        else
+                id=$(long_job 5000 "fake-$fake") || fail "SubmitJob failed"
+                timeout=60
+        fi
+        start=$(date +%s)
+        result=$(wait_job_removed "$id" $timeout)
+        log "fake worker '$fake': job $id $result after $(($(date +%s) - start))s: $(sql "select error from jobs where id = $id")"
+        assert_eq failed "$result" "JobRemoved result with the '$fake' worker"
+        [ -n "$(sql "select error from jobs where id = $id")" ] || fail "job $id with the '$fake' worker failed without an error message"
+        daemon_answers "the '$fake' worker"
+        # No fake worker may outlive its job.
+        wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ] && ! pgrep -f '^/bin/bash $TEST_DIR/fake-' >/dev/null" ||
+                fail "the '$fake' worker is still running after its job ended: $(pgrep -af "^/bin/bash $TEST_DIR/fake-") children: $(worker_pids)"
+        # The daemon is still usable: ListJobs answers and shows the job as failed.
+        assert_success "ListJobs" bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ListJobs 'a{sv}' 0
+        stop_benchd
+        assert_eq 0 "$BENCHD_RC" "benchd exit status after the '$fake' worker"
+done
+
+assert_eq "" "$(benchd_files "$T")" ".benchd-* files at the end"
+log "PASS"
