@@ -288,12 +288,9 @@ static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mount
 
                 r = device_update_dynamic(d, mounts, manager_config_scratch(m, d->devnum), m->conf_path,
                                           &changed);
-                if (r < 0) {
-                        /* Vanished under us (the remove event is on its way). */
-                        if (r != -ENOENT)
-                                log_dev("cannot refresh %s: %s", d->name, strerror(-r));
-                        continue;
-                }
+                /* -ENOENT: vanished under us, its remove event is on its way. */
+                if (r < 0 && r != -ENOENT)
+                        log_dev("cannot refresh %s: %s", d->name, strerror(-r));
                 if (changed && changed[0]) {
                         r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
                         if (r < 0)

@@ -251,8 +251,17 @@ int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_sc
         int r;
 
         r = device_facts_gather(d->name, mounts, false, &f);
-        if (r < 0)
+        if (r < 0) {
+                /* Unknown is not "allowed": say why instead of leaving the verdict empty. */
+                _cleanup_free_ char *why = NULL;
+                if (asprintf(&why, "%s: cannot read its mounts and holders (%s)", d->name, strerror(-r)) >= 0 &&
+                    !streq_ptr(d->write_verdict, why)) {
+                        free(d->write_verdict);
+                        d->write_verdict = TAKE_PTR(why);
+                        (void) push_changed(changed, "WriteVerdict");
+                }
                 return r;
+        }
         r = sysfs_block_list(d->name, "holders", &holders);
         if (r < 0)
                 goto out;
