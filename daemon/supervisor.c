@@ -320,7 +320,7 @@ static void worker_read(Worker *w) {
                 if (r < 0) {
                         worker_violation(w, r == -EMSGSIZE ? "oversized frame" :
                                             r == -EPROTONOSUPPORT ? "frame of another protocol version" :
-                                            "garbage instead of a frame (bad magic or header)");
+                                            "garbage instead of a frame header (bad magic, unknown frame type or reserved field set)");
                         return;
                 }
                 if (r > 0) {
