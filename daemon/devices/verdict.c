@@ -77,7 +77,14 @@ static int reason_held(const VerdictFacts *f, char **ret) {
         return 0;
 }
 
+/* "an ext4", "an xfs", "a btrfs", "a gpt": by how the name is spoken. */
+static const char *article(const char *word) {
+        return strchr("aeiouxfAEIOUXF", word[0]) && word[0] ? "an" : "a";
+}
+
 static const char *signature_kind(const VerdictFacts *f) {
+        if (streq_ptr(f->sig_type, "ambivalent"))
+                return "several conflicting signatures";
         if (streq_ptr(f->sig_type, "LVM2_member"))
                 return "an LVM physical volume signature";
         if (streq_ptr(f->sig_usage, "raid"))
@@ -101,11 +108,11 @@ static int reason_signature(const VerdictFacts *f, char **ret) {
                         r = asprintf(&what, "%s (%s%s%s)", kind, f->sig_type,
                                      f->sig_uuid ? ", UUID " : "", f->sig_uuid ?: "");
                 else
-                        r = asprintf(&what, "an %s signature%s%s%s", f->sig_type,
+                        r = asprintf(&what, "%s %s signature%s%s%s", article(f->sig_type), f->sig_type,
                                      f->sig_uuid ? " (UUID " : "", f->sig_uuid ?: "",
                                      f->sig_uuid ? ")" : "");
         } else
-                r = asprintf(&what, "a %s partition table", f->pt_type);
+                r = asprintf(&what, "%s %s partition table", article(f->pt_type), f->pt_type);
         if (r < 0)
                 return -ENOMEM;
 
