@@ -318,9 +318,11 @@ static void worker_read(Worker *w) {
 
                 r = proto_reader_next(&w->reader, &f);
                 if (r < 0) {
-                        worker_violation(w, r == -EMSGSIZE ? "oversized frame" :
-                                            r == -EPROTONOSUPPORT ? "frame of another protocol version" :
-                                            "garbage instead of a frame header (bad magic, unknown frame type or reserved field set)");
+                        worker_violation(w,
+                                         r == -EMSGSIZE ? "oversized frame" :
+                                         r == -EPROTONOSUPPORT ? "frame of another protocol version" :
+                                         "garbage instead of a frame header (bad magic, unknown frame "
+                                         "type or reserved field set)");
                         return;
                 }
                 if (r > 0) {
