@@ -181,7 +181,7 @@ static int run(int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(db_closep) Db *db = NULL;
-        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL;
+        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL, *db_error = NULL;
         DeviceManager *devices = NULL;
         Manager *m = NULL;
         sigset_t ss;
@@ -218,9 +218,9 @@ static int run(int argc, char *argv[]) {
                 log_error("cannot create the directory of %s: %s", o.db_path, strerror(-r));
                 return r;
         }
-        r = db_open(o.db_path, &db);
+        r = db_open_full(o.db_path, &db, &db_error);
         if (r < 0) {
-                log_error("cannot open the database %s: %s", o.db_path, strerror(-r));
+                log_error("cannot open the database %s: %s", o.db_path, db_error ?: strerror(-r));
                 return r;
         }
 
@@ -274,15 +274,17 @@ static int run(int argc, char *argv[]) {
                 goto finish;
         }
 
-        r = manager_load(m);
-        if (r < 0)
-                goto finish;
-
+        /* The name first: a second benchd must fail before it touches the queue of the first.
+         * Calls are not dispatched before the loop runs, so nobody sees a half-loaded queue. */
         r = sd_bus_request_name(bus, BENCHD_BUS_NAME, 0);
         if (r < 0) {
                 log_error("cannot own the name %s: %s", BENCHD_BUS_NAME, strerror(-r));
                 goto finish;
         }
+
+        r = manager_load(m);
+        if (r < 0)
+                goto finish;
 
         (void) sd_event_set_watchdog(event, true);
         (void) sd_notify(false, "READY=1\nSTATUS=Waiting for jobs");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 
 #include "bus-util.h"
 #include "config.h"
@@ -59,12 +60,15 @@ static int on_dispatch(sd_event_source *s, void *userdata) {
 void manager_job_started(Manager *m, Job *j) {
         m->running = j;
         manager_emit_changed(m);
+        (void) sd_notifyf(false, "STATUS=Running job %" PRIu64 " (%u queued)", j->id, manager_queue_length(m));
 }
 
 void manager_job_ended(Manager *m, Job *j) {
         if (m->running == j)
                 m->running = NULL;
         manager_emit_changed(m);
+        if (!m->running)
+                (void) sd_notifyf(false, "STATUS=Idle (%u queued)", manager_queue_length(m));
         if (m->stopping) {
                 if (!m->running)
                         (void) sd_event_exit(m->event, 0);
