@@ -238,40 +238,70 @@ static void unescape_octal(char *s) {
         *w = 0;
 }
 
+int swaps_parse(const char *text, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ char *copy = strdup(text);
+        char *save = NULL;
+        bool first = true;
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        r = strv_new_empty(&l);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *sp;
+
+                if (first) {    /* "Filename Type Size Used Priority" */
+                        first = false;
+                        continue;
+                }
+                sp = strpbrk(line, " \t");
+                if (sp)
+                        *sp = 0;
+                if (!line[0])
+                        continue;
+                unescape_octal(line);
+                r = strv_push(&l, line);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
 int swaps_read(dev_t **ret, size_t *ret_n) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ dev_t *l = NULL;
-        size_t n = 0;
-        char line[4096];
+        _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_free_ char *text = NULL;
+        size_t n = 0, size = 0;
+        int r;
 
         f = fopen("/proc/swaps", "re");
         if (!f) {
                 if (errno != ENOENT)
                         return negative_errno();
-        } else {
-                bool first = true;
-                while (fgets(line, sizeof(line), f)) {
-                        struct stat st;
-                        char *sp;
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (getdelim(&text, &size, '\0', f) < 0 && ferror(f))
+                return -EIO;
+        r = swaps_parse(text ?: "", &paths);
+        if (r < 0)
+                return r;
+        for (char **p = paths; *p; p++) {
+                struct stat st;
 
-                        if (first) {    /* header */
-                                first = false;
-                                continue;
-                        }
-                        sp = strpbrk(line, " \t\n");
-                        if (sp)
-                                *sp = 0;
-                        if (!line[0])
-                                continue;
-                        unescape_octal(line);
-                        if (stat(line, &st) < 0)
-                                continue;
-                        dev_t *nl = realloc(l, sizeof(dev_t) * (n + 1));
-                        if (!nl)
-                                return -ENOMEM;
-                        l = nl;
-                        l[n++] = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-                }
+                if (stat(*p, &st) < 0)
+                        continue;
+                dev_t *nl = realloc(l, sizeof(dev_t) * (n + 1));
+                if (!nl)
+                        return -ENOMEM;
+                l = nl;
+                l[n++] = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
         }
         *ret = TAKE_PTR(l);
         *ret_n = n;

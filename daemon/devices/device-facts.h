@@ -30,6 +30,8 @@ int sysfs_block_scheduler(const char *name, char **ret);
 
 /* dev_ts in use as swap: block swap areas by st_rdev, swap files by st_dev of their filesystem. */
 int swaps_read(dev_t **ret, size_t *ret_n);
+/* The file names in the text of /proc/swaps (header skipped, \ooo escapes undone). */
+int swaps_parse(const char *text, char ***ret);
 
 typedef struct BlkidInfo {
         char *type, *usage, *uuid, *label, *pt_type;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/device-facts.h"
 #include "devices/verdict.h"
 #include "shared/util.h"
 
@@ -106,6 +107,36 @@ START_TEST(test_verdict_table) {
 }
 END_TEST
 
+/* The facts behind the swap rule: names from /proc/swaps, escapes undone. */
+START_TEST(test_swaps_parse) {
+        static const struct {
+                const char *text;
+                const char *want[4];
+        } t[] = {
+                { "Filename\t\t\t\tType\t\tSize\tUsed\tPriority\n", {} },
+                { "", {} },
+                { "Filename Type Size Used Priority\n/dev/loop0p1                            partition\t32764\t0\t-2\n",
+                  { "/dev/loop0p1" } },
+                { "Filename Type Size Used Priority\n/dev/dm-1 partition 1 0 -2\n/swap\\040file file 1 0 -3\n",
+                  { "/dev/dm-1", "/swap file" } },
+                { "Filename Type Size Used Priority\n/a\\134b file 1 0 -2", { "/a\\b" } },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                _cleanup_strv_free_ char **l = NULL;
+                size_t n = 0;
+
+                ck_assert_int_eq(swaps_parse(t[i].text, &l), 0);
+                ck_assert_ptr_nonnull(l);
+                for (; t[i].want[n]; n++) {
+                        ck_assert_msg(l[n], "case %zu: entry %zu missing", i, n);
+                        ck_assert_str_eq(l[n], t[i].want[n]);
+                }
+                ck_assert_msg(!l[n], "case %zu: unexpected entry %s", i, l[n]);
+        }
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("verdict");
         TCase *tc = tcase_create("table");
@@ -113,6 +144,7 @@ int main(void) {
         int failed;
 
         tcase_add_loop_test(tc, test_verdict_table, 0, ELEMENTSOF(cases));
+        tcase_add_test(tc, test_swaps_parse);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
