@@ -293,18 +293,22 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         free(j->phase);
         j->phase = NULL;
 
-        if (state == JOB_SUCCEEDED && !j->cancel_requested && !j->interrupt_requested &&
-            j->current_step + 1 < j->n_steps) {
-                j->current_step++;
-                j->progress = (double) j->current_step / (double) j->n_steps;
-                job_emit(j, "CurrentStep", "Workload", "Progress", "Phase");
-                job_start_step(j);
-                return;
+        /* A step that succeeded while we were stopping it still counts; the steps after it do not run. */
+        if (state == JOB_SUCCEEDED && j->current_step + 1 < j->n_steps) {
+                if (j->interrupt_requested) {
+                        state = JOB_INTERRUPTED;
+                        msg = strdup("benchd was stopped while the job was running");
+                } else if (j->cancel_requested) {
+                        state = JOB_CANCELLED;
+                        msg = strdup("cancelled while running");
+                } else {
+                        j->current_step++;
+                        j->progress = (double) j->current_step / (double) j->n_steps;
+                        job_emit(j, "CurrentStep", "Workload", "Progress", "Phase");
+                        job_start_step(j);
+                        return;
+                }
         }
-        if (state == JOB_SUCCEEDED && j->interrupt_requested)
-                state = JOB_INTERRUPTED;
-        else if (state == JOB_SUCCEEDED && j->cancel_requested && j->current_step + 1 < j->n_steps)
-                state = JOB_CANCELLED;
         job_finish(j, state, state == JOB_SUCCEEDED ? NULL : msg);
 }
 
