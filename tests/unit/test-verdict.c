@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The write-safety verdict over a table of facts: which devices a destructive job may touch, and
- * that every refusal names the problem and the way out.
+ * that every refusal names the problem and the way out; and the parsing of /proc/swaps, the one
+ * fact source with an escape syntax of its own.
  */
 #include <check.h>
 #include <stdlib.h>
