@@ -278,7 +278,8 @@ static int run(int argc, char *argv[]) {
          * Calls are not dispatched before the loop runs, so nobody sees a half-loaded queue. */
         r = sd_bus_request_name(bus, BENCHD_BUS_NAME, 0);
         if (r < 0) {
-                log_error("cannot own the name %s: %s", BENCHD_BUS_NAME, strerror(-r));
+                log_error("cannot own the name %s: %s", BENCHD_BUS_NAME,
+                          r == -EEXIST ? "another benchd runs on this bus" : strerror(-r));
                 goto finish;
         }
 
