@@ -66,6 +66,8 @@ EOF
 }
 
 start_bus
+# Device objects follow hot-plug only with udevd (without it benchd enumerates once at start).
+start_udevd
 start_benchd
 
 # ---- the Manager ----
