@@ -206,7 +206,7 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
 
         if (probe) {
                 BlkidInfo b = {};
-                if (d->size > 0 && blkid_probe_node(d->node, &b) >= 0) {
+                if (d->size > 0 && (d->probe_error = blkid_probe_node(d->node, &b)) >= 0) {
                         d->fs_type = TAKE_PTR(b.type);
                         d->fs_uuid = TAKE_PTR(b.uuid);
                         d->fs_label = TAKE_PTR(b.label);
@@ -280,6 +280,13 @@ int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_sc
         r = verdict_compute(&vf, &verdict);
         if (r < 0)
                 goto out;
+        if (r == 0 && d->probe_error < 0 &&
+            asprintf(&verdict, "%s: cannot read its signatures (%s); writing is refused",
+                     d->name, strerror(-d->probe_error)) < 0) {
+                verdict = NULL;
+                r = -ENOMEM;
+                goto out;
+        }
 
         if (!strv_equal(d->mount_points, f.own_mount_points)) {
                 strv_free(d->mount_points);

@@ -40,6 +40,7 @@ typedef struct Device {
         char *fs_type, *fs_uuid, *fs_label, *fs_usage, *partition_table;
         bool udev_scratch;      /* BENCHD_SCRATCH=1 */
         bool probed;            /* fs fields come from libblkid, not udev */
+        int probe_error;        /* <0: the libblkid probe failed, the signature is unknown */
 
         /* Dynamic: recomputed on mount and device changes. */
         char **mount_points;
