@@ -108,8 +108,7 @@ void job_export(Job *j) {
         (void) sd_bus_emit_interfaces_added_strv(j->manager->bus, j->path, (char **) job_interfaces);
 }
 
-static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
-        Job *j = userdata;
+void job_remove(Job *j) {
         Manager *m = j->manager;
 
         (void) sd_bus_emit_interfaces_removed_strv(m->bus, j->path, (char **) job_interfaces);
@@ -122,6 +121,10 @@ static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
         else
                 m->jobs_tail = j->prev;
         job_free(j);
+}
+
+static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
+        job_remove(userdata);
         return 0;
 }
 

@@ -37,6 +37,8 @@ JobState job_state_from_string(const char *s);
 #define JOB_SAMPLE_BATCH 10u
 /* Ended jobs keep their object this long. */
 #define JOB_LINGER_USEC (10u * 60u * USEC_PER_SEC)
+/* ... and at most this many ended jobs are kept (the oldest go first). */
+#define JOB_LINGER_MAX 256u
 
 struct Job {
         Manager *manager;
@@ -78,6 +80,8 @@ int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, size_t n_ste
             const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
 Job *job_free(Job *j);
 
+/* Unlinks an ended job from the manager, removes its object (InterfacesRemoved) and frees it. */
+void job_remove(Job *j);
 /* Announces the object (InterfacesAdded). */
 void job_export(Job *j);
 

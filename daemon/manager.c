@@ -63,7 +63,25 @@ void manager_job_started(Manager *m, Job *j) {
         (void) sd_notifyf(false, "STATUS=Running job %" PRIu64 " (%u queued)", j->id, manager_queue_length(m));
 }
 
+/* Ended jobs linger for JOB_LINGER_USEC, but a burst of jobs that fail at once must not grow the
+ * daemon without bound. */
+static void manager_trim_ended(Manager *m, Job *keep) {
+        unsigned n = 0;
+
+        for (Job *j = m->jobs_head; j; j = j->next)
+                if (job_state_is_final(j->state))
+                        n++;
+        for (Job *j = m->jobs_head, *next; j && n > JOB_LINGER_MAX; j = next) {
+                next = j->next;
+                if (j != keep && job_state_is_final(j->state)) {
+                        job_remove(j);
+                        n--;
+                }
+        }
+}
+
 void manager_job_ended(Manager *m, Job *j) {
+        manager_trim_ended(m, j);
         if (m->running == j)
                 m->running = NULL;
         manager_emit_changed(m);
