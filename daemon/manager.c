@@ -384,16 +384,18 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
                         return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the jobs table: %s",
                                                  strerror(-r));
         } else {
-                uint64_t n = 0;
+                uint64_t total = 0, n = 0;
+                for (Job *j = m->jobs_head; j; j = j->next)
+                        if (!f.state || streq(f.state, job_state_to_string(j->state)))
+                                total++;
                 for (Job *j = m->jobs_head; j; j = j->next) {
                         if (f.state && !streq(f.state, job_state_to_string(j->state)))
                                 continue;
-                        if (f.limit > 0 && n >= f.limit)
-                                break;
+                        if (f.limit > 0 && total - n++ > f.limit)
+                                continue;
                         r = job_append_properties(j, reply);
                         if (r < 0)
                                 return r;
-                        n++;
                 }
         }
 
