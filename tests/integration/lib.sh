@@ -11,6 +11,7 @@
 #   SOURCE_ROOT  the source tree (default: two levels above this file)
 #   BUILD_ROOT   the build tree (default: $SOURCE_ROOT/build)
 #   BENCHD_TEST_KEEP=1  keep the temporary directory (for debugging)
+#   BENCHD_TEST_WRAP="valgrind --leak-check=full --error-exitcode=99"  run benchd under a tool
 
 set -eu -o pipefail
 
@@ -421,17 +422,19 @@ start_benchd() {
         case " ${_LOGS[*]} " in *" $BENCHD_LOG "*) ;; *) _LOGS+=("$BENCHD_LOG") ;; esac
         log "starting benchd $*"
         printf -- '--- start %s\n' "$(date +%T.%N)" >>"$BENCHD_LOG"
-        "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
+        # BENCHD_TEST_WRAP runs benchd under a tool, e.g. "valgrind --leak-check=full --error-exitcode=99".
+        # shellcheck disable=SC2086
+        ${BENCHD_TEST_WRAP:-} "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
                 --profiles-dir="$PROFILES_DIR" "$@" >>"$BENCHD_LOG" 2>&1 &
         BENCHD_PID=$!
         defer kill_wait "$BENCHD_PID"
         local i
-        for ((i = 0; i < 100; i++)); do
+        for ((i = 0; i < 300; i++)); do
                 name_has_owner && break
                 pid_running "$BENCHD_PID" || fail "benchd exited at start-up: $(tail -n 30 "$BENCHD_LOG")"
                 sleep 0.1
         done
-        name_has_owner || fail "benchd did not take $BUS_NAME within 10s"
+        name_has_owner || fail "benchd did not take $BUS_NAME within 30s"
         log "benchd pid $BENCHD_PID owns $BUS_NAME"
 }
 
