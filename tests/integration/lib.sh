@@ -287,7 +287,8 @@ name_has_owner() {
                 NameHasOwner s "${1:-$BUS_NAME}" 2>/dev/null)" = "b true" ]
 }
 
-# A bus monitor capturing JobRemoved signals and error replies (one JSON object per line) into
+# A bus monitor capturing JobRemoved signals, error replies and the jobs' PropertiesChanged (one
+# JSON object per line) into
 # $MONITOR_LOG, so a test can wait for a job the way a client would, without polling the daemon,
 # and can see the D-Bus error *names* that busctl does not print.
 MONITOR_LOG=
@@ -296,6 +297,7 @@ start_monitor() {
         bus monitor --json=short \
                 --match="type='signal',interface='$MANAGER_IFACE',member='JobRemoved'" \
                 --match="type='error'" \
+                --match="type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='$MANAGER_PATH/job'" \
                 >"$MONITOR_LOG" 2>"$TEST_DIR/monitor.err" &
         local pid=$!
         defer kill_wait "$pid" 2
@@ -368,6 +370,28 @@ for line in open(path, errors="replace"):
         sys.exit(0)
 sys.exit(1)
 EOF
+}
+
+# job_changes ID PROPERTY: the values of PROPERTY in the job's PropertiesChanged signals, one JSON
+# value per line, in order.
+job_changes() {
+        python3 - "$MONITOR_LOG" "$MANAGER_PATH/job/$1" "$2" <<'PY'
+import json, sys
+path, job, prop = sys.argv[1:4]
+for line in open(path, errors="replace"):
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("member") != "PropertiesChanged" or m.get("path") != job:
+        continue
+    data = m.get("payload", {}).get("data", [])
+    if len(data) >= 2 and isinstance(data[1], dict) and prop in data[1]:
+        print(json.dumps(data[1][prop].get("data")))
+PY
 }
 
 # wait_job_removed ID [TIMEOUT_S]: waits for JobRemoved(ID) on the bus; prints the result.

@@ -128,6 +128,19 @@ assert_between 13 "$n" 17 "samples of a 3 s run at ${SAMPLE_MS} ms"
 assert_eq "$(sql "select bytes_written from runs where id = $run4")" \
         "$(sql "select sum(bytes_written) from samples where run_id = $run4")" "sum of the timed run's samples"
 assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the timed job"
+# The job object published each sample as it came (PropertiesChanged of Live and Progress).
+lives=$(job_changes "$id4" Live | grep -c t_ms || true)
+log "timed job $id4: $lives PropertiesChanged with a Live sample"
+assert_between $((n - 2)) "$lives" $((n + 2)) "PropertiesChanged(Live) of the timed job ($n samples)"
+job_changes "$id4" Progress | python3 -c '
+import sys
+v = [float(l) for l in sys.stdin if l.strip()]
+assert len(v) >= 5, "only %d Progress changes" % len(v)
+assert all(0 <= x <= 1 for x in v), "Progress outside 0..1: %r" % v
+assert all(a <= b for a, b in zip(v, v[1:])), "Progress went backwards: %r" % v
+assert v[-1] == 1, "last Progress %r, expected 1" % v[-1]
+' || fail "Progress of the timed job: $(job_changes "$id4" Progress | tr '\n' ' ')"
+assert_eq '"succeeded"' "$(job_changes "$id4" State | tail -n1)" "last State change of the timed job"
 
 # ---- 5. benchctl's JSON agrees with SQLite ----
 run benchctl results --json
