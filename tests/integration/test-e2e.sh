@@ -115,6 +115,19 @@ assert_eq succeeded "$(wait_job_removed "$id3" 10)" "JobRemoved result of job $i
 check_run "$id3" read
 read_run=$LAST_RUN
 
+# ---- 3b. the dd profile through benchctl run (what scripts/demo does): two steps, two runs ----
+run benchctl run --profile dd --target "$SCRATCH_DIR" --set size=64M --set sample_ms=$SAMPLE_MS --label e2e-dd
+[ "$RC" = 0 ] || fail "benchctl run --profile dd exited $RC: $OUT"
+idp=$(sql "select max(id) from jobs")
+assert_eq succeeded "$(wait_job_removed "$idp" 10)" "JobRemoved result of the dd job $idp"
+assert_eq dd "$(sql "select profile from jobs where id = $idp")" "jobs.profile"
+assert_eq "0|write|end:fsync|$SIZE|0
+1|read|none|0|$SIZE" "$(sql "select step, workload, sync, bytes_written, bytes_read from runs where job_id = $idp order by step")" \
+        "steps of the dd profile (step|workload|sync|bytes_written|bytes_read)"
+assert_eq "2" "$(sql "select count(*) from run_summary where job_id = $idp and profile = 'dd' and status = 'succeeded' and direct = 1 and block_size = 32768")" \
+        "run_summary rows of the dd job"
+assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the dd job"
+
 # ---- 4. a time-bounded write: the number of samples follows the duration ----
 id4=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 32K \
         direct b true runtime_ms u 3000 sample_ms u $SAMPLE_MS label s e2e-timed) || fail "SubmitJob (timed) failed"
