@@ -135,5 +135,41 @@ for fake in garbage oversize badtype exit3 hang; do
         assert_eq 0 "$BENCHD_RC" "benchd exit status after the '$fake' worker"
 done
 
+# ---- 4. fake workers that speak the protocol: what benchd stores, and what it refuses ----
+py=$(command -v /usr/bin/python3 python3 | head -n1)
+for mode in honest nan flood backwards; do
+        { printf '#!%s\n' "$py"; cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
+        chmod 0755 "$TEST_DIR/fake-py-$mode"
+done
+
+start_benchd --worker="$TEST_DIR/fake-py-honest"
+id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
+        sample_ms u 1000 label s fake-py-honest) || fail "SubmitJob failed"
+assert_eq succeeded "$(wait_job_removed "$id" 30)" "JobRemoved with a worker that tells the truth: $(sql "select error from jobs where id = $id")"
+assert_eq "$((8 << 20))|$((8 << 20 >> 15))|2000000|90000|120000|30000" \
+        "$(sql "select bytes_written, ios_written, duration_usec, lat_p99_ns, lat_max_ns, lat_min_ns from runs where job_id = $id")" \
+        "what benchd stored of the fake RESULT (bytes_written|ios_written|duration_usec|lat_p99_ns|lat_max_ns|lat_min_ns)"
+assert_eq "1000|$((4 << 20))|12.5
+2000|$((4 << 20))|12.5" "$(sql "select t_ms, bytes_written, iowait_pct from samples where run_id = (select id from runs where job_id = $id) order by t_ms")" \
+        "what benchd stored of the fake SAMPLEs"
+assert_eq 256 "$(sql "select sum(count) from run_histograms where run_id = (select id from runs where job_id = $id)")" \
+        "what benchd stored of the fake HISTOGRAM"
+stop_benchd
+
+for mode in nan flood backwards; do
+        start_benchd --worker="$TEST_DIR/fake-py-$mode"
+        id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
+                sample_ms u 1000 label s "fake-py-$mode") || fail "SubmitJob failed"
+        result=$(wait_job_removed "$id" 30)
+        log "fake worker 'py-$mode': job $id $result: $(sql "select error from jobs where id = $id")"
+        assert_eq failed "$result" "JobRemoved with the 'py-$mode' worker"
+        assert_eq 0 "$(sql "select count(*) from samples where run_id in (select id from runs where job_id = $id) and iowait_pct != iowait_pct")" \
+                "NaN samples stored"
+        daemon_answers "the 'py-$mode' worker"
+        wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ]" || fail "the 'py-$mode' worker outlived its job"
+        stop_benchd
+        assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
+done
+
 assert_eq "" "$(benchd_files "$T")" ".benchd-* files at the end"
 log "PASS"
