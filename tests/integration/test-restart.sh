@@ -86,8 +86,16 @@ assert_eq interrupted "$(sql "select status from runs where job_id = $d")" "runs
 wait_for 10 bash -c "[ -z \"\$(find '$T' -maxdepth 2 -name '.benchd-*')\" ]" ||
         fail ".benchd-* files left after a crash and restart: $(benchd_files "$T")"
 assert_eq "u 0" "$(manager_prop QueueLength)" "QueueLength after recovery"
-stop_benchd
-assert_eq 0 "$BENCHD_RC" "benchd exit status"
+
+# ---- 4. SIGINT stops as cleanly as SIGTERM ----
+e=$(long_job restart-sigint) || fail "SubmitJob e failed"
+wait_worker_file "$e"
+wpid=$(worker_pids | head -n1)
+stop_benchd INT
+assert_eq 0 "$BENCHD_RC" "benchd exit status after SIGINT"
+pid_running "$wpid" && fail "worker $wpid still runs after benchd stopped on SIGINT"
+assert_eq interrupted "$(job_state "$e")" "jobs.state of the running job after SIGINT"
+assert_eq "" "$(benchd_files "$T")" ".benchd-* files after SIGINT"
 assert_eq ok "$(sql 'pragma integrity_check')" "integrity_check"
 
 log "PASS"
