@@ -21,6 +21,8 @@ printf '%s\n' "$OUT" >"$TEST_DIR/demo.out"
 [ "$RC" = 0 ] || fail "scripts/demo exited $RC:
 $OUT"
 
+log "demo: $(grep -E "^  run [0-9]+:" <<<"$OUT" | tr -s " " | paste -sd ";")"
+
 # What the README says it prints.
 assert_contains "$OUT" "benchctl run --profile dd" "demo output"
 assert_contains "$OUT" "succeeded" "demo output"
