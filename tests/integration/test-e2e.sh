@@ -155,6 +155,18 @@ assert v[-1] == 1, "last Progress %r, expected 1" % v[-1]
 ' || fail "Progress of the timed job: $(job_changes "$id4" Progress | tr '\n' ' ')"
 assert_eq '"succeeded"' "$(job_changes "$id4" State | tail -n1)" "last State change of the timed job"
 
+# ---- 4b. on a terminal, benchctl --wait shows a live line with MiB/s, IOPS, p99 and iowait ----
+if command -v script >/dev/null; then
+        live=$(script -qec "stty cols 200; '$BENCHCTL_BIN' --bus-address='$BUS_ADDRESS' submit --workload write \
+                --target '$SCRATCH_DIR' --set size=64M --set block_size=32K --set direct=true \
+                --set runtime_ms=2000 --set sample_ms=$SAMPLE_MS --wait" /dev/null </dev/null | tr '\r' '\n')
+        line=$(grep -a 'iowait' <<<"$live" | tail -n1)
+        log "live line: $line"
+        [[ "$line" =~ [0-9.]+\ MiB/s.*[0-9.k]+\ IOPS.*p99\ [0-9.]+.*s.*iowait\ [0-9.]+% ]] ||
+                fail "benchctl --wait on a terminal showed no live MiB/s, IOPS, p99 and iowait: $(tail -n5 <<<"$live")"
+        assert_contains "$live" "succeeded" "benchctl --wait on a terminal"
+fi
+
 # ---- 5. benchctl's JSON agrees with SQLite ----
 run benchctl results --json
 [ "$RC" = 0 ] || fail "benchctl results --json exited $RC: $OUT"
