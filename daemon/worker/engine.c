@@ -384,6 +384,9 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                         snapshot_take(e, &cur);
                         sample_emit(e, &prev, &cur, t0, h, total, &totals);
                         SWAP_SNAPSHOT(prev, cur);
+                        /* Fallen behind (a stalled sink, a starved CPU)? Skip the missed deadlines
+                         * rather than firing a burst of tiny intervals. */
+                        k = MAX(k, (now_nsec(CLOCK_MONOTONIC) - t0) / sample_ns);
                         continue;
                 }
 

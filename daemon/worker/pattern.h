@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Contents of write buffers. "random" is incompressible; before every write the buffer is
- * re-stamped (8 fresh random bytes in every 512-byte sector, or in every 4 KiB chunk's random tail
- * for compressible:NN) so no two blocks are equal and dedupe cannot flatter a filesystem, at a
- * cost of a few stores per sector instead of refilling the whole block.
+ * re-stamped (8 fresh random bytes at the start of every 4 KiB chunk, or in its random tail for
+ * compressible:NN) so no two 4 KiB blocks are equal and dedupe cannot flatter a filesystem, at a
+ * cost of one store per 4 KiB instead of refilling the whole block.
  */
 #pragma once
 
