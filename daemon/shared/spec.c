@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
 
-#define KEY_BIT(k) (UINT64_C(1) << (k))
 #define FILE_SIZE_MAX (UINT64_C(1) << 30)
 #define PROFILE_NAME_MAX 64u
 
@@ -96,21 +96,7 @@ static bool workload_is_data(Workload w) {
 
 /* ---- the key table ---- */
 
-typedef enum KeyKind {
-        KIND_STRING,
-        KIND_SIZE,
-        KIND_NUMBER,
-        KIND_BOOL,
-        KIND_STRV,
-} KeyKind;
-
-typedef struct KeyInfo {
-        const char *name;
-        KeyKind kind;
-        uint64_t min, max;      /* KIND_SIZE and KIND_NUMBER */
-} KeyInfo;
-
-static const KeyInfo key_table[_SPEC_KEY_MAX] = {
+const KeyInfo spec_keys[_SPEC_KEY_MAX] = {
         [SPEC_KEY_TARGET]        = { "target", KIND_STRING },
         [SPEC_KEY_PROFILE]       = { "profile", KIND_STRING },
         [SPEC_KEY_WORKLOAD]      = { "workload", KIND_STRING },
@@ -138,14 +124,14 @@ static const KeyInfo key_table[_SPEC_KEY_MAX] = {
 const char *spec_key_to_string(SpecKey k) {
         if (k < 0 || k >= _SPEC_KEY_MAX)
                 return NULL;
-        return key_table[k].name;
+        return spec_keys[k].name;
 }
 
 SpecKey spec_key_from_string(const char *s) {
         if (!s)
                 return _SPEC_KEY_INVALID;
         for (int i = 0; i < _SPEC_KEY_MAX; i++)
-                if (streq(key_table[i].name, s))
+                if (streq(spec_keys[i].name, s))
                         return (SpecKey) i;
         return _SPEC_KEY_INVALID;
 }
@@ -153,7 +139,7 @@ SpecKey spec_key_from_string(const char *s) {
 /* ---- messages ---- */
 
 _printf_(2, 3)
-static int fail(char **reterr, const char *fmt, ...) {
+int spec_fail(char **reterr, const char *fmt, ...) {
         va_list ap;
 
         if (reterr) {
@@ -185,7 +171,7 @@ static const char *value_type_name(SpecValueType t) {
 }
 
 /* "32K" when exact, else plain bytes; always readable back by parse_size(). */
-static const char *format_size_exact(uint64_t v, char buf[static 32]) {
+const char *spec_size_text(uint64_t v, char buf[static 32]) {
         static const char suffix[] = "KMGTPE";
         int i = -1;
 
@@ -222,22 +208,22 @@ static unsigned edit_distance(const char *a, const char *b) {
         return row[lb];
 }
 
-static int fail_unknown_key(const char *key, char **reterr) {
+int spec_fail_unknown_key(const char *key, char **reterr) {
         char known[512] = "";
         const char *best = NULL;
         unsigned best_d = 3; /* suggest only close matches */
         bool printable = true;
 
         for (int i = 0; i < _SPEC_KEY_MAX; i++) {
-                unsigned d = edit_distance(key, key_table[i].name);
+                unsigned d = edit_distance(key, spec_keys[i].name);
 
                 if (d < best_d) {
                         best_d = d;
-                        best = key_table[i].name;
+                        best = spec_keys[i].name;
                 }
                 if (i > 0)
                         strncat(known, ", ", sizeof(known) - strlen(known) - 1);
-                strncat(known, key_table[i].name, sizeof(known) - strlen(known) - 1);
+                strncat(known, spec_keys[i].name, sizeof(known) - strlen(known) - 1);
         }
 
         /* Never echo an overlong or binary key back. */
@@ -245,10 +231,10 @@ static int fail_unknown_key(const char *key, char **reterr) {
                 if (!isprint((unsigned char) *p))
                         printable = false;
         if (!printable || strlen(key) > 64)
-                return fail(reterr, "unknown key; known keys: %s", known);
+                return spec_fail(reterr, "unknown key; known keys: %s", known);
         if (best)
-                return fail(reterr, "unknown key '%s'; did you mean '%s'? known keys: %s", key, best, known);
-        return fail(reterr, "unknown key '%s'; known keys: %s", key, known);
+                return spec_fail(reterr, "unknown key '%s'; did you mean '%s'? known keys: %s", key, best, known);
+        return spec_fail(reterr, "unknown key '%s'; known keys: %s", key, known);
 }
 
 /* ---- value parsing ---- */
@@ -336,7 +322,7 @@ static const char *shorten(const char *s, char buf[static 80]) {
 
 /* A size or count from any value type, checked against the key's bounds. */
 static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **reterr) {
-        const KeyInfo *ki = &key_table[k];
+        const KeyInfo *ki = &spec_keys[k];
         char a[32], b[32], q[80];
         uint64_t u;
         int r;
@@ -347,47 +333,47 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
                 break;
         case SPEC_VALUE_INT:
                 if (v->i < 0)
-                        return fail(reterr, "%s: %" PRIi64 " is negative; use a value from %s to %s",
-                                    ki->name, v->i,
-                                    ki->kind == KIND_SIZE ? format_size_exact(ki->min, a) : (snprintf(a, sizeof(a), "%" PRIu64, ki->min), a),
-                                    ki->kind == KIND_SIZE ? format_size_exact(ki->max, b) : (snprintf(b, sizeof(b), "%" PRIu64, ki->max), b));
+                        return spec_fail(reterr, "%s: %" PRIi64 " is negative; use a value from %s to %s",
+                                         ki->name, v->i,
+                                         ki->kind == KIND_SIZE ? spec_size_text(ki->min, a) : (snprintf(a, sizeof(a), "%" PRIu64, ki->min), a),
+                                         ki->kind == KIND_SIZE ? spec_size_text(ki->max, b) : (snprintf(b, sizeof(b), "%" PRIu64, ki->max), b));
                 u = (uint64_t) v->i;
                 break;
         case SPEC_VALUE_STRING:
                 if (!v->s)
-                        return fail(reterr, "%s: no value given", ki->name);
+                        return spec_fail(reterr, "%s: no value given", ki->name);
                 if (ki->kind == KIND_SIZE) {
                         r = parse_size(v->s, &u);
                         if (r == -ERANGE)
-                                return fail(reterr, "%s: '%s' is too large; at most %s",
-                                            ki->name, shorten(v->s, q), format_size_exact(ki->max, b));
+                                return spec_fail(reterr, "%s: '%s' is too large; at most %s",
+                                                 ki->name, shorten(v->s, q), spec_size_text(ki->max, b));
                         if (r < 0)
-                                return fail(reterr, "%s: '%s' is not a size; use bytes or a number with K, M, G "
-                                            "or T, e.g. 32K", ki->name, shorten(v->s, q));
+                                return spec_fail(reterr, "%s: '%s' is not a size; use bytes or a number with K, M, G "
+                                                 "or T, e.g. 32K", ki->name, shorten(v->s, q));
                 } else {
                         r = parse_decimal(v->s, &u);
                         if (r == -ERANGE)
-                                return fail(reterr, "%s: '%s' is too large; at most %" PRIu64,
-                                            ki->name, shorten(v->s, q), ki->max);
+                                return spec_fail(reterr, "%s: '%s' is too large; at most %" PRIu64,
+                                                 ki->name, shorten(v->s, q), ki->max);
                         if (r < 0)
-                                return fail(reterr, "%s: '%s' is not a number; use a decimal integer from %"
-                                            PRIu64 " to %" PRIu64, ki->name, shorten(v->s, q), ki->min, ki->max);
+                                return spec_fail(reterr, "%s: '%s' is not a number; use a decimal integer from %"
+                                                 PRIu64 " to %" PRIu64, ki->name, shorten(v->s, q), ki->min, ki->max);
                 }
                 break;
         default:
                 if (ki->kind == KIND_SIZE)
-                        return fail(reterr, "%s: expected a size (an integer number of bytes, or a string such "
-                                    "as \"32K\"), got %s", ki->name, value_type_name(v->type));
-                return fail(reterr, "%s: expected an integer, got %s", ki->name, value_type_name(v->type));
+                        return spec_fail(reterr, "%s: expected a size (an integer number of bytes, or a string such "
+                                         "as \"32K\"), got %s", ki->name, value_type_name(v->type));
+                return spec_fail(reterr, "%s: expected an integer, got %s", ki->name, value_type_name(v->type));
         }
 
         if (u < ki->min || u > ki->max) {
                 if (ki->kind == KIND_SIZE)
-                        return fail(reterr, "%s: %s is out of range; use a size from %s to %s",
-                                    ki->name, format_size_exact(u, q), format_size_exact(ki->min, a),
-                                    format_size_exact(ki->max, b));
-                return fail(reterr, "%s: %" PRIu64 " is out of range; use a value from %" PRIu64 " to %" PRIu64,
-                            ki->name, u, ki->min, ki->max);
+                        return spec_fail(reterr, "%s: %s is out of range; use a size from %s to %s",
+                                         ki->name, spec_size_text(u, q), spec_size_text(ki->min, a),
+                                         spec_size_text(ki->max, b));
+                return spec_fail(reterr, "%s: %" PRIu64 " is out of range; use a value from %" PRIu64 " to %" PRIu64,
+                                 ki->name, u, ki->min, ki->max);
         }
         *ret = u;
         return 0;
@@ -521,14 +507,16 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                 char *t;
 
                 if (value[0] != '/')
-                        return fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
-                                    "directory, regular file or block device, e.g. /mnt/scratch", shorten(value, q));
+                        return spec_fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
+                                         "directory, regular file or block device, e.g. /mnt/scratch",
+                                         shorten(value, q));
                 if (strlen(value) >= SPEC_PATH_MAX)
-                        return fail(reterr, "target: path is longer than %u bytes; use a shorter path", SPEC_PATH_MAX);
+                        return spec_fail(reterr, "target: path is longer than %u bytes; use a shorter path",
+                                         SPEC_PATH_MAX);
                 for (const char *p = value; *p; p++)
                         if ((unsigned char) *p < 0x20 || *p == 0x7f)
-                                return fail(reterr, "target: '%s' contains a control character (newline, tab, ...); "
-                                            "use a path without them", shorten(value, q));
+                                return spec_fail(reterr, "target: '%s' contains a control character (newline, "
+                                                 "tab, ...); use a path without them", shorten(value, q));
                 t = strdup(value);
                 if (!t)
                         return -ENOMEM;
@@ -540,8 +528,8 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                 char *t;
 
                 if (!profile_name_ok(value))
-                        return fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
-                                    "0-9, '_' and '-', e.g. dd", shorten(value, q), PROFILE_NAME_MAX);
+                        return spec_fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
+                                         "0-9, '_' and '-', e.g. dd", shorten(value, q), PROFILE_NAME_MAX);
                 t = strdup(value);
                 if (!t)
                         return -ENOMEM;
@@ -553,30 +541,31 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                 Workload w = workload_from_string(value);
 
                 if (w < 0)
-                        return fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
-                                    "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                    "metadata, ping", shorten(value, q));
+                        return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
+                                         "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
+                                         "metadata, ping", shorten(value, q));
                 s->workload = w;
                 return 0;
         }
         case SPEC_KEY_SYNC:
                 if (parse_sync(value, &s->sync, &s->sync_call) < 0)
-                        return fail(reterr, "sync: '%s' is not a sync mode; use none, end or each, optionally "
-                                    "with :fsync or :fdatasync, e.g. end:fsync", shorten(value, q));
+                        return spec_fail(reterr, "sync: '%s' is not a sync mode; use none, end or each, optionally "
+                                         "with :fsync or :fdatasync, e.g. end:fsync", shorten(value, q));
                 return 0;
         case SPEC_KEY_PATTERN:
                 if (parse_pattern(value, &s->pattern, &s->compress_pct) < 0)
-                        return fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
-                                    "compressible:NN with NN from 0 to 100, e.g. compressible:50", shorten(value, q));
+                        return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
+                                         "compressible:NN with NN from 0 to 100, e.g. compressible:50",
+                                         shorten(value, q));
                 return 0;
         case SPEC_KEY_LABEL: {
                 char *t;
 
                 if (strlen(value) > SPEC_LABEL_MAX)
-                        return fail(reterr, "label: longer than %u bytes; use a shorter label", SPEC_LABEL_MAX);
+                        return spec_fail(reterr, "label: longer than %u bytes; use a shorter label", SPEC_LABEL_MAX);
                 if (!label_ok(value))
-                        return fail(reterr, "label: '%s' contains control characters or invalid UTF-8; use "
-                                    "printable text", shorten(value, q));
+                        return spec_fail(reterr, "label: '%s' contains control characters or invalid UTF-8; use "
+                                         "printable text", shorten(value, q));
                 /* An empty label is no label, so every form of the spec agrees on it. */
                 t = value[0] ? strdup(value) : NULL;
                 if (value[0] && !t)
@@ -597,13 +586,14 @@ static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
 
         for (char *const *t = tags; t && *t; t++) {
                 if (n >= SPEC_TAGS_MAX)
-                        return fail(reterr, "tags: more than %u tags; use at most %u", SPEC_TAGS_MAX, SPEC_TAGS_MAX);
+                        return spec_fail(reterr, "tags: more than %u tags; use at most %u", SPEC_TAGS_MAX,
+                                         SPEC_TAGS_MAX);
                 if (!tag_ok(*t))
-                        return fail(reterr, "tags: '%s' is not a valid tag; use 1 to %u characters of A-Z, a-z, "
-                                    "0-9 and . _ : + -", shorten(*t, q), SPEC_TAG_LEN_MAX);
+                        return spec_fail(reterr, "tags: '%s' is not a valid tag; use 1 to %u characters of A-Z, a-z, "
+                                         "0-9 and . _ : + -", shorten(*t, q), SPEC_TAG_LEN_MAX);
                 for (size_t i = 0; i < n; i++)
                         if (streq(tags[i], *t))
-                                return fail(reterr, "tags: '%s' is given twice; give each tag once", *t);
+                                return spec_fail(reterr, "tags: '%s' is given twice; give each tag once", *t);
                 n++;
         }
 
@@ -642,16 +632,16 @@ static void store_number(JobSpec *s, SpecKey k, uint64_t v) {
 }
 
 static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr) {
-        const KeyInfo *ki = &key_table[k];
+        const KeyInfo *ki = &spec_keys[k];
         uint64_t u = 0;
         int r;
 
         switch (ki->kind) {
         case KIND_STRING:
                 if (v->type != SPEC_VALUE_STRING)
-                        return fail(reterr, "%s: expected a string, got %s", ki->name, value_type_name(v->type));
+                        return spec_fail(reterr, "%s: expected a string, got %s", ki->name, value_type_name(v->type));
                 if (!v->s)
-                        return fail(reterr, "%s: no value given", ki->name);
+                        return spec_fail(reterr, "%s: no value given", ki->name);
                 r = set_string_key(s, k, v->s, reterr);
                 break;
         case KIND_SIZE:
@@ -662,8 +652,8 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
                 break;
         case KIND_BOOL:
                 if (v->type != SPEC_VALUE_BOOL)
-                        return fail(reterr, "%s: expected a boolean (true or false), got %s",
-                                    ki->name, value_type_name(v->type));
+                        return spec_fail(reterr, "%s: expected a boolean (true or false), got %s",
+                                         ki->name, value_type_name(v->type));
                 if (k == SPEC_KEY_DIRECT)
                         s->direct = v->b;
                 else
@@ -672,8 +662,8 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
                 break;
         case KIND_STRV:
                 if (v->type != SPEC_VALUE_STRV)
-                        return fail(reterr, "%s: expected an array of strings, got %s",
-                                    ki->name, value_type_name(v->type));
+                        return spec_fail(reterr, "%s: expected an array of strings, got %s",
+                                         ki->name, value_type_name(v->type));
                 r = set_tags(s, v->strv, reterr);
                 break;
         default:
@@ -695,7 +685,7 @@ int spec_set(JobSpec *s, const char *key, const SpecValue *v, char **reterr) {
         SpecKey k = spec_key_from_string(key);
 
         if (k < 0)
-                return fail_unknown_key(key ?: "", reterr);
+                return spec_fail_unknown_key(key ?: "", reterr);
         return spec_set_key(s, k, v, reterr);
 }
 
@@ -727,16 +717,16 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
         char q[80];
 
         if (k < 0)
-                return fail_unknown_key(key ?: "", reterr);
+                return spec_fail_unknown_key(key ?: "", reterr);
         if (!value)
-                return fail(reterr, "%s: no value given", key);
+                return spec_fail(reterr, "%s: no value given", key);
 
-        switch (key_table[k].kind) {
+        switch (spec_keys[k].kind) {
         case KIND_BOOL: {
                 int b = parse_bool_text(value);
                 if (b < 0)
-                        return fail(reterr, "%s: '%s' is not a boolean; use true or false",
-                                    key, shorten(value, q));
+                        return spec_fail(reterr, "%s: '%s' is not a boolean; use true or false",
+                                         key, shorten(value, q));
                 v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = b };
                 return spec_set_key(s, k, &v, reterr);
         }
@@ -760,11 +750,11 @@ int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr) {
         char q[80];
 
         if (!assignment)
-                return fail(reterr, "no assignment given; use key=value, e.g. block_size=32K");
+                return spec_fail(reterr, "no assignment given; use key=value, e.g. block_size=32K");
         eq = strchr(assignment, '=');
         if (!eq || eq == assignment)
-                return fail(reterr, "'%s' is not an assignment; use key=value, e.g. block_size=32K",
-                            shorten(assignment, q));
+                return spec_fail(reterr, "'%s' is not an assignment; use key=value, e.g. block_size=32K",
+                                 shorten(assignment, q));
         key = strndup(assignment, (size_t) (eq - assignment));
         if (!key)
                 return -ENOMEM;
@@ -848,60 +838,6 @@ bool spec_equal(const JobSpec *a, const JobSpec *b) {
                 a->destructive == b->destructive;
 }
 
-/* Whether key k carries a value that the text and JSON forms should write. */
-static bool spec_has_value(const JobSpec *s, SpecKey k) {
-        switch (k) {
-        case SPEC_KEY_TARGET:
-                return s->target;
-        case SPEC_KEY_PROFILE:
-                return s->profile;
-        case SPEC_KEY_WORKLOAD:
-                return s->workload >= 0;
-        case SPEC_KEY_LABEL:
-                return s->label;
-        case SPEC_KEY_TAGS:
-                return s->tags && s->tags[0];
-        default:
-                return (s->set_mask & KEY_BIT(k)) || (s->finalized && s->workload >= 0 && !s->profile);
-        }
-}
-
-static void format_sync(const JobSpec *s, char buf[static 32]) {
-        if (s->sync == SYNC_NONE)
-                strcpy(buf, "none");
-        else
-                snprintf(buf, 32, "%s:%s", s->sync == SYNC_EACH ? "each" : "end",
-                         s->sync_call == SYNC_CALL_FDATASYNC ? "fdatasync" : "fsync");
-}
-
-static void format_pattern(const JobSpec *s, char buf[static 32]) {
-        if (s->pattern == PATTERN_ZERO)
-                strcpy(buf, "zero");
-        else if (s->pattern == PATTERN_COMPRESSIBLE)
-                snprintf(buf, 32, "compressible:%" PRIu32, s->compress_pct);
-        else
-                strcpy(buf, "random");
-}
-
-static uint64_t number_of(const JobSpec *s, SpecKey k) {
-        switch (k) {
-        case SPEC_KEY_BLOCK_SIZE:    return s->block_size;
-        case SPEC_KEY_SIZE:          return s->size;
-        case SPEC_KEY_RUNTIME_MS:    return s->runtime_ms;
-        case SPEC_KEY_RAMP_MS:       return s->ramp_ms;
-        case SPEC_KEY_QUEUE_DEPTH:   return s->queue_depth;
-        case SPEC_KEY_JOBS:          return s->jobs;
-        case SPEC_KEY_RWMIX_READ:    return s->rwmix_read;
-        case SPEC_KEY_STRIDE:        return s->stride;
-        case SPEC_KEY_FILE_COUNT:    return s->file_count;
-        case SPEC_KEY_FILE_SIZE_MIN: return s->file_size_min;
-        case SPEC_KEY_FILE_SIZE_MAX: return s->file_size_max;
-        case SPEC_KEY_DIRS:          return s->dirs;
-        case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
-        default:                     return 0;
-        }
-}
-
 int spec_apply(JobSpec *dst, const JobSpec *src) {
         for (int k = 0; k < _SPEC_KEY_MAX; k++) {
                 SpecValue v;
@@ -910,14 +846,14 @@ int spec_apply(JobSpec *dst, const JobSpec *src) {
 
                 if (!(src->set_mask & KEY_BIT(k)))
                         continue;
-                switch (key_table[k].kind) {
+                switch (spec_keys[k].kind) {
                 case KIND_STRING:
                         switch (k) {
                         case SPEC_KEY_TARGET:   v.s = src->target; break;
                         case SPEC_KEY_PROFILE:  v.s = src->profile; break;
                         case SPEC_KEY_WORKLOAD: v.s = workload_to_string(src->workload); break;
-                        case SPEC_KEY_SYNC:     format_sync(src, buf); v.s = buf; break;
-                        case SPEC_KEY_PATTERN:  format_pattern(src, buf); v.s = buf; break;
+                        case SPEC_KEY_SYNC:     spec_sync_text(src, buf); v.s = buf; break;
+                        case SPEC_KEY_PATTERN:  spec_pattern_text(src, buf); v.s = buf; break;
                         default:                v.s = src->label ?: ""; break;
                         }
                         if (!v.s)
@@ -932,7 +868,7 @@ int spec_apply(JobSpec *dst, const JobSpec *src) {
                         v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = src->tags };
                         break;
                 default:
-                        v = (SpecValue) { .type = SPEC_VALUE_UINT, .u = number_of(src, k) };
+                        v = (SpecValue) { .type = SPEC_VALUE_UINT, .u = spec_number_of(src, k) };
                 }
                 r = spec_set_key(dst, k, &v, NULL);
                 if (r < 0)
@@ -1009,21 +945,21 @@ static void fill_defaults(JobSpec *s) {
 /* Rules between keys that hold whether or not a workload was given (profile specs too). */
 static int check_common(const JobSpec *s, char **reterr) {
         if (!s->target)
-                return fail(reterr, "target: required; give the absolute path of a directory, regular file or "
-                            "block device, e.g. target=/mnt/scratch");
+                return spec_fail(reterr, "target: required; give the absolute path of a directory, regular file or "
+                                 "block device, e.g. target=/mnt/scratch");
         if (s->profile && s->workload >= 0)
-                return fail(reterr, "workload and profile: both given (workload=%s, profile=%s); give one of them",
-                            workload_to_string(s->workload), s->profile);
+                return spec_fail(reterr, "workload and profile: both given (workload=%s, profile=%s); give one of them",
+                                 workload_to_string(s->workload), s->profile);
         if (!s->profile && s->workload < 0)
-                return fail(reterr, "workload: required (or profile); give e.g. workload=write or profile=dd");
+                return spec_fail(reterr, "workload: required (or profile); give e.g. workload=write or profile=dd");
         /* With a profile, the steps may supply what is missing; check what both sides gave. */
         if (is_set(s, SPEC_KEY_RAMP_MS) && is_set(s, SPEC_KEY_RUNTIME_MS) && s->ramp_ms > 0 &&
             s->ramp_ms >= s->runtime_ms)
-                return fail(reterr, "ramp_ms: %" PRIu64 " is not less than runtime_ms %" PRIu64 "; use a ramp "
-                            "shorter than the run", s->ramp_ms, s->runtime_ms);
+                return spec_fail(reterr, "ramp_ms: %" PRIu64 " is not less than runtime_ms %" PRIu64 "; use a ramp "
+                                 "shorter than the run", s->ramp_ms, s->runtime_ms);
         if (s->file_size_min > s->file_size_max)
-                return fail(reterr, "file_size_min: %" PRIu64 " is larger than file_size_max %" PRIu64 "; use "
-                            "file_size_min <= file_size_max", s->file_size_min, s->file_size_max);
+                return spec_fail(reterr, "file_size_min: %" PRIu64 " is larger than file_size_max %" PRIu64 "; use "
+                                 "file_size_min <= file_size_max", s->file_size_min, s->file_size_max);
         return 0;
 }
 
@@ -1031,40 +967,41 @@ static int check_workload(const JobSpec *s, char **reterr) {
         char a[32], b[32], c[32], d[32];
 
         if (s->ramp_ms > 0 && s->runtime_ms == 0)
-                return fail(reterr, "ramp_ms: %" PRIu64 " given without runtime_ms; a ramp needs a time-bounded "
-                            "run, set runtime_ms greater than ramp_ms or ramp_ms=0", s->ramp_ms);
+                return spec_fail(reterr, "ramp_ms: %" PRIu64 " given without runtime_ms; a ramp needs a time-bounded "
+                                 "run, set runtime_ms greater than ramp_ms or ramp_ms=0", s->ramp_ms);
         if (s->ramp_ms > 0 && s->ramp_ms >= s->runtime_ms)
-                return fail(reterr, "ramp_ms: %" PRIu64 " is not less than runtime_ms %" PRIu64 "; use a ramp "
-                            "shorter than the run", s->ramp_ms, s->runtime_ms);
+                return spec_fail(reterr, "ramp_ms: %" PRIu64 " is not less than runtime_ms %" PRIu64 "; use a ramp "
+                                 "shorter than the run", s->ramp_ms, s->runtime_ms);
 
         if (workload_is_data(s->workload)) {
                 if (s->size < s->block_size)
-                        return fail(reterr, "size: %s is smaller than block_size %s; use a size of at least %s",
-                                    format_size_exact(s->size, a), format_size_exact(s->block_size, b),
-                                    format_size_exact(s->block_size, c));
+                        return spec_fail(reterr, "size: %s is smaller than block_size %s; use a size of at least %s",
+                                         spec_size_text(s->size, a), spec_size_text(s->block_size, b),
+                                         spec_size_text(s->block_size, c));
                 if (s->direct && s->block_size % SPEC_BLOCK_SIZE_MIN != 0)
-                        return fail(reterr, "block_size: %s is not a multiple of 512, which direct I/O needs; use "
-                                    "e.g. %s or set direct=false", format_size_exact(s->block_size, a),
-                                    format_size_exact(MAX(s->block_size / 512 * 512, SPEC_BLOCK_SIZE_MIN), b));
+                        return spec_fail(reterr, "block_size: %s is not a multiple of 512, which direct I/O needs; use "
+                                         "e.g. %s or set direct=false", spec_size_text(s->block_size, a),
+                                         spec_size_text(MAX(s->block_size / 512 * 512, SPEC_BLOCK_SIZE_MIN), b));
                 if (s->direct && s->size % s->block_size != 0)
-                        return fail(reterr, "size: %s is not a multiple of block_size %s, which direct I/O needs; "
-                                    "use %s or %s", format_size_exact(s->size, a), format_size_exact(s->block_size, b),
-                                    format_size_exact(s->size / s->block_size * s->block_size, c),
-                                    format_size_exact((s->size / s->block_size + 1) * s->block_size, d));
+                        return spec_fail(reterr, "size: %s is not a multiple of block_size %s, which direct I/O needs; "
+                                         "use %s or %s", spec_size_text(s->size, a), spec_size_text(s->block_size, b),
+                                         spec_size_text(s->size / s->block_size * s->block_size, c),
+                                         spec_size_text((s->size / s->block_size + 1) * s->block_size, d));
                 if (s->stride < s->block_size)
-                        return fail(reterr, "stride: %s is smaller than block_size %s; use a stride of at least %s",
-                                    format_size_exact(s->stride, a), format_size_exact(s->block_size, b),
-                                    format_size_exact(s->block_size, c));
+                        return spec_fail(reterr, "stride: %s is smaller than block_size %s; use a stride of at "
+                                         "least %s",
+                                         spec_size_text(s->stride, a), spec_size_text(s->block_size, b),
+                                         spec_size_text(s->block_size, c));
                 if (s->direct && s->workload == WORKLOAD_STRIDE_READ && s->stride % SPEC_BLOCK_SIZE_MIN != 0)
-                        return fail(reterr, "stride: %s is not a multiple of 512, which direct I/O needs; use "
-                                    "e.g. %s", format_size_exact(s->stride, a),
-                                    format_size_exact(s->stride / 512 * 512, b));
+                        return spec_fail(reterr, "stride: %s is not a multiple of 512, which direct I/O needs; use "
+                                         "e.g. %s", spec_size_text(s->stride, a),
+                                         spec_size_text(s->stride / 512 * 512, b));
         }
         if (s->workload == WORKLOAD_METADATA &&
             (uint64_t) s->file_count * s->file_size_max > SPEC_SIZE_MAX)
-                return fail(reterr, "file_count: %" PRIu32 " files of up to %s exceed %s; use fewer or smaller "
-                            "files", s->file_count, format_size_exact(s->file_size_max, a),
-                            format_size_exact(SPEC_SIZE_MAX, b));
+                return spec_fail(reterr, "file_count: %" PRIu32 " files of up to %s exceed %s; use fewer or smaller "
+                                 "files", s->file_count, spec_size_text(s->file_size_max, a),
+                                 spec_size_text(SPEC_SIZE_MAX, b));
         return 0;
 }
 
@@ -1084,177 +1021,5 @@ int spec_finalize(JobSpec *s, char **reterr) {
                         return r;
         }
         s->finalized = true;
-        return 0;
-}
-
-/* ---- text and JSON ---- */
-
-int spec_to_text(const JobSpec *s, char **ret) {
-        _cleanup_free_ char *buf = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        size_t size = 0;
-
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return -ENOMEM;
-
-        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
-                char v[32];
-
-                if (!spec_has_value(s, k))
-                        continue;
-                fprintf(f, "%s=", key_table[k].name);
-                switch (k) {
-                case SPEC_KEY_TARGET:   fputs(s->target, f); break;
-                case SPEC_KEY_PROFILE:  fputs(s->profile, f); break;
-                case SPEC_KEY_WORKLOAD: fputs(workload_to_string(s->workload), f); break;
-                case SPEC_KEY_LABEL:    fputs(s->label, f); break;
-                case SPEC_KEY_SYNC:     format_sync(s, v); fputs(v, f); break;
-                case SPEC_KEY_PATTERN:  format_pattern(s, v); fputs(v, f); break;
-                case SPEC_KEY_DIRECT:   fputs(s->direct ? "true" : "false", f); break;
-                case SPEC_KEY_DESTRUCTIVE: fputs(s->destructive ? "true" : "false", f); break;
-                case SPEC_KEY_TAGS:
-                        for (char **t = s->tags; *t; t++)
-                                fprintf(f, "%s%s", t == s->tags ? "" : ",", *t);
-                        break;
-                default:
-                        if (key_table[k].kind == KIND_SIZE)
-                                fputs(format_size_exact(number_of(s, k), v), f);
-                        else
-                                fprintf(f, "%" PRIu64, number_of(s, k));
-                }
-                fputc('\n', f);
-        }
-
-        if (fflush(f) != 0 || ferror(f))
-                return -ENOMEM;
-        f = (fclose(f), NULL);
-        *ret = TAKE_PTR(buf);
-        return 0;
-}
-
-static void json_object_putp(json_object **o) {
-        if (*o)
-                json_object_put(*o);
-}
-
-int spec_to_json(const JobSpec *s, char **ret) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
-        const char *str;
-        char *dup;
-
-        if (!o)
-                return -ENOMEM;
-
-        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
-                json_object *v = NULL;
-                char buf[32];
-
-                if (!spec_has_value(s, k))
-                        continue;
-                switch (k) {
-                case SPEC_KEY_TARGET:   v = json_object_new_string(s->target); break;
-                case SPEC_KEY_PROFILE:  v = json_object_new_string(s->profile); break;
-                case SPEC_KEY_WORKLOAD: v = json_object_new_string(workload_to_string(s->workload)); break;
-                case SPEC_KEY_LABEL:    v = json_object_new_string(s->label); break;
-                case SPEC_KEY_SYNC:     format_sync(s, buf); v = json_object_new_string(buf); break;
-                case SPEC_KEY_PATTERN:  format_pattern(s, buf); v = json_object_new_string(buf); break;
-                case SPEC_KEY_DIRECT:   v = json_object_new_boolean(s->direct); break;
-                case SPEC_KEY_DESTRUCTIVE: v = json_object_new_boolean(s->destructive); break;
-                case SPEC_KEY_TAGS:
-                        v = json_object_new_array();
-                        for (char **t = s->tags; v && *t; t++) {
-                                json_object *e = json_object_new_string(*t);
-                                if (!e || json_object_array_add(v, e) < 0) {
-                                        json_object_put(e);
-                                        json_object_put(v);
-                                        v = NULL;
-                                }
-                        }
-                        break;
-                default:
-                        v = json_object_new_int64((int64_t) number_of(s, k));
-                }
-                if (!v || json_object_object_add(o, key_table[k].name, v) < 0) {
-                        json_object_put(v);
-                        return -ENOMEM;
-                }
-        }
-
-        str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (!str)
-                return -ENOMEM;
-        dup = strdup(str);
-        if (!dup)
-                return -ENOMEM;
-        *ret = dup;
-        return 0;
-}
-
-int spec_from_json(JobSpec *s, const char *json, char **reterr) {
-        _cleanup_(json_object_putp) json_object *o = NULL;
-        enum json_tokener_error jerr = json_tokener_success;
-
-        if (!json)
-                return fail(reterr, "spec: no JSON given");
-        o = json_tokener_parse_verbose(json, &jerr);
-        if (!o || jerr != json_tokener_success)
-                return fail(reterr, "spec: not valid JSON (%s); expected an object of spec keys",
-                            json_tokener_error_desc(jerr));
-        if (!json_object_is_type(o, json_type_object))
-                return fail(reterr, "spec: expected a JSON object of spec keys");
-
-        json_object_object_foreach(o, key, val) {
-                _cleanup_free_ char **strv = NULL;
-                SpecValue v;
-                int r;
-
-                switch (json_object_get_type(val)) {
-                case json_type_string:
-                        v = (SpecValue) { .type = SPEC_VALUE_STRING, .s = json_object_get_string(val) };
-                        /* "\u0000" would cut the value short unseen. */
-                        if (strlen(v.s) != (size_t) json_object_get_string_len(val))
-                                return fail(reterr, "%s: the value contains a NUL character; remove it", key);
-                        break;
-                case json_type_boolean:
-                        v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = json_object_get_boolean(val) };
-                        break;
-                case json_type_int: {
-                        int64_t i = json_object_get_int64(val);
-                        if (i == INT64_MAX)
-                                v = (SpecValue) { .type = SPEC_VALUE_UINT, .u = json_object_get_uint64(val) };
-                        else
-                                v = (SpecValue) { .type = SPEC_VALUE_INT, .i = i };
-                        break;
-                }
-                case json_type_array: {
-                        size_t n = json_object_array_length(val);
-
-                        strv = calloc(n + 1, sizeof(char *));
-                        if (!strv)
-                                return -ENOMEM;
-                        for (size_t i = 0; i < n; i++) {
-                                json_object *e = json_object_array_get_idx(val, i);
-                                if (!json_object_is_type(e, json_type_string))
-                                        return fail(reterr, "%s: expected an array of strings, got an array "
-                                                    "with a %s", key, json_type_to_name(json_object_get_type(e)));
-                                strv[i] = (char *) json_object_get_string(e);
-                                if (strlen(strv[i]) != (size_t) json_object_get_string_len(e))
-                                        return fail(reterr, "%s: an item contains a NUL character; remove it", key);
-                        }
-                        v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = strv };
-                        break;
-                }
-                default:
-                        if (spec_key_from_string(key) < 0)
-                                return fail_unknown_key(key, reterr);
-                        return fail(reterr, "%s: unsupported JSON value of type %s", key,
-                                    json_type_to_name(json_object_get_type(val)));
-                }
-
-                r = spec_set(s, key, &v, reterr);
-                if (r < 0)
-                        return r;
-        }
         return 0;
 }

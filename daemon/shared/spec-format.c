@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The written forms of a job spec: "key=value" lines (the worker protocol, benchctl, profile
+ * steps) and a JSON object (the jobs table, --json), and reading that JSON back when benchd
+ * restarts its queue.
+ *
+ * Kept apart from spec.c, which owns the keys themselves (parsing one value, defaults, the rules
+ * between keys): this file only walks the key table and turns what a spec holds into text, and
+ * hands JSON values back to spec_set(), so every check stays in one place. Both forms write the
+ * same keys (spec_has_value()), and each reads back into an equal spec.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec-internal.h"
+#include "spec.h"
+#include "util.h"
+
+/* ---- values of single keys ---- */
+
+void spec_sync_text(const JobSpec *s, char buf[static 32]) {
+        if (s->sync == SYNC_NONE)
+                strcpy(buf, "none");
+        else
+                snprintf(buf, 32, "%s:%s", s->sync == SYNC_EACH ? "each" : "end",
+                         s->sync_call == SYNC_CALL_FDATASYNC ? "fdatasync" : "fsync");
+}
+
+void spec_pattern_text(const JobSpec *s, char buf[static 32]) {
+        if (s->pattern == PATTERN_ZERO)
+                strcpy(buf, "zero");
+        else if (s->pattern == PATTERN_COMPRESSIBLE)
+                snprintf(buf, 32, "compressible:%" PRIu32, s->compress_pct);
+        else
+                strcpy(buf, "random");
+}
+
+uint64_t spec_number_of(const JobSpec *s, SpecKey k) {
+        switch (k) {
+        case SPEC_KEY_BLOCK_SIZE:    return s->block_size;
+        case SPEC_KEY_SIZE:          return s->size;
+        case SPEC_KEY_RUNTIME_MS:    return s->runtime_ms;
+        case SPEC_KEY_RAMP_MS:       return s->ramp_ms;
+        case SPEC_KEY_QUEUE_DEPTH:   return s->queue_depth;
+        case SPEC_KEY_JOBS:          return s->jobs;
+        case SPEC_KEY_RWMIX_READ:    return s->rwmix_read;
+        case SPEC_KEY_STRIDE:        return s->stride;
+        case SPEC_KEY_FILE_COUNT:    return s->file_count;
+        case SPEC_KEY_FILE_SIZE_MIN: return s->file_size_min;
+        case SPEC_KEY_FILE_SIZE_MAX: return s->file_size_max;
+        case SPEC_KEY_DIRS:          return s->dirs;
+        case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
+        default:                     return 0;
+        }
+}
+
+/* Whether key k carries a value that the text and JSON forms should write. */
+static bool spec_has_value(const JobSpec *s, SpecKey k) {
+        switch (k) {
+        case SPEC_KEY_TARGET:
+                return s->target;
+        case SPEC_KEY_PROFILE:
+                return s->profile;
+        case SPEC_KEY_WORKLOAD:
+                return s->workload >= 0;
+        case SPEC_KEY_LABEL:
+                return s->label;
+        case SPEC_KEY_TAGS:
+                return s->tags && s->tags[0];
+        default:
+                return (s->set_mask & KEY_BIT(k)) || (s->finalized && s->workload >= 0 && !s->profile);
+        }
+}
+
+/* ---- text and JSON ---- */
+
+int spec_to_text(const JobSpec *s, char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        size_t size = 0;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+
+        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
+                char v[32];
+
+                if (!spec_has_value(s, k))
+                        continue;
+                fprintf(f, "%s=", spec_keys[k].name);
+                switch (k) {
+                case SPEC_KEY_TARGET:   fputs(s->target, f); break;
+                case SPEC_KEY_PROFILE:  fputs(s->profile, f); break;
+                case SPEC_KEY_WORKLOAD: fputs(workload_to_string(s->workload), f); break;
+                case SPEC_KEY_LABEL:    fputs(s->label, f); break;
+                case SPEC_KEY_SYNC:     spec_sync_text(s, v); fputs(v, f); break;
+                case SPEC_KEY_PATTERN:  spec_pattern_text(s, v); fputs(v, f); break;
+                case SPEC_KEY_DIRECT:   fputs(s->direct ? "true" : "false", f); break;
+                case SPEC_KEY_DESTRUCTIVE: fputs(s->destructive ? "true" : "false", f); break;
+                case SPEC_KEY_TAGS:
+                        for (char **t = s->tags; *t; t++)
+                                fprintf(f, "%s%s", t == s->tags ? "" : ",", *t);
+                        break;
+                default:
+                        if (spec_keys[k].kind == KIND_SIZE)
+                                fputs(spec_size_text(spec_number_of(s, k), v), f);
+                        else
+                                fprintf(f, "%" PRIu64, spec_number_of(s, k));
+                }
+                fputc('\n', f);
+        }
+
+        if (fflush(f) != 0 || ferror(f))
+                return -ENOMEM;
+        f = (fclose(f), NULL);
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+static void json_object_putp(json_object **o) {
+        if (*o)
+                json_object_put(*o);
+}
+
+int spec_to_json(const JobSpec *s, char **ret) {
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        const char *str;
+        char *dup;
+
+        if (!o)
+                return -ENOMEM;
+
+        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
+                json_object *v = NULL;
+                char buf[32];
+
+                if (!spec_has_value(s, k))
+                        continue;
+                switch (k) {
+                case SPEC_KEY_TARGET:   v = json_object_new_string(s->target); break;
+                case SPEC_KEY_PROFILE:  v = json_object_new_string(s->profile); break;
+                case SPEC_KEY_WORKLOAD: v = json_object_new_string(workload_to_string(s->workload)); break;
+                case SPEC_KEY_LABEL:    v = json_object_new_string(s->label); break;
+                case SPEC_KEY_SYNC:     spec_sync_text(s, buf); v = json_object_new_string(buf); break;
+                case SPEC_KEY_PATTERN:  spec_pattern_text(s, buf); v = json_object_new_string(buf); break;
+                case SPEC_KEY_DIRECT:   v = json_object_new_boolean(s->direct); break;
+                case SPEC_KEY_DESTRUCTIVE: v = json_object_new_boolean(s->destructive); break;
+                case SPEC_KEY_TAGS:
+                        v = json_object_new_array();
+                        for (char **t = s->tags; v && *t; t++) {
+                                json_object *e = json_object_new_string(*t);
+                                if (!e || json_object_array_add(v, e) < 0) {
+                                        json_object_put(e);
+                                        json_object_put(v);
+                                        v = NULL;
+                                }
+                        }
+                        break;
+                default:
+                        v = json_object_new_int64((int64_t) spec_number_of(s, k));
+                }
+                if (!v || json_object_object_add(o, spec_keys[k].name, v) < 0) {
+                        json_object_put(v);
+                        return -ENOMEM;
+                }
+        }
+
+        str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (!str)
+                return -ENOMEM;
+        dup = strdup(str);
+        if (!dup)
+                return -ENOMEM;
+        *ret = dup;
+        return 0;
+}
+
+int spec_from_json(JobSpec *s, const char *json, char **reterr) {
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        enum json_tokener_error jerr = json_tokener_success;
+
+        if (!json)
+                return spec_fail(reterr, "spec: no JSON given");
+        o = json_tokener_parse_verbose(json, &jerr);
+        if (!o || jerr != json_tokener_success)
+                return spec_fail(reterr, "spec: not valid JSON (%s); expected an object of spec keys",
+                            json_tokener_error_desc(jerr));
+        if (!json_object_is_type(o, json_type_object))
+                return spec_fail(reterr, "spec: expected a JSON object of spec keys");
+
+        json_object_object_foreach(o, key, val) {
+                _cleanup_free_ char **strv = NULL;
+                SpecValue v;
+                int r;
+
+                switch (json_object_get_type(val)) {
+                case json_type_string:
+                        v = (SpecValue) { .type = SPEC_VALUE_STRING, .s = json_object_get_string(val) };
+                        /* "\u0000" would cut the value short unseen. */
+                        if (strlen(v.s) != (size_t) json_object_get_string_len(val))
+                                return spec_fail(reterr, "%s: the value contains a NUL character; remove it", key);
+                        break;
+                case json_type_boolean:
+                        v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = json_object_get_boolean(val) };
+                        break;
+                case json_type_int: {
+                        int64_t i = json_object_get_int64(val);
+                        if (i == INT64_MAX)
+                                v = (SpecValue) { .type = SPEC_VALUE_UINT, .u = json_object_get_uint64(val) };
+                        else
+                                v = (SpecValue) { .type = SPEC_VALUE_INT, .i = i };
+                        break;
+                }
+                case json_type_array: {
+                        size_t n = json_object_array_length(val);
+
+                        strv = calloc(n + 1, sizeof(char *));
+                        if (!strv)
+                                return -ENOMEM;
+                        for (size_t i = 0; i < n; i++) {
+                                json_object *e = json_object_array_get_idx(val, i);
+                                if (!json_object_is_type(e, json_type_string))
+                                        return spec_fail(reterr, "%s: expected an array of strings, got an array "
+                                                    "with a %s", key, json_type_to_name(json_object_get_type(e)));
+                                strv[i] = (char *) json_object_get_string(e);
+                                if (strlen(strv[i]) != (size_t) json_object_get_string_len(e))
+                                        return spec_fail(reterr, "%s: an item contains a NUL character; remove it", key);
+                        }
+                        v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = strv };
+                        break;
+                }
+                default:
+                        if (spec_key_from_string(key) < 0)
+                                return spec_fail_unknown_key(key, reterr);
+                        return spec_fail(reterr, "%s: unsupported JSON value of type %s", key,
+                                    json_type_to_name(json_object_get_type(val)));
+                }
+
+                r = spec_set(s, key, &v, reterr);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
