@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The SQLite store: opening and migrating the file, writing jobs, runs, samples and histograms,
- * and handing rows back as generic named fields for the bus layer.
+ * The SQLite store, its writing half: opening and migrating the file, and writing jobs, runs,
+ * samples, histograms and devices. The reads the bus layer asks for (jobs at start-up, history
+ * rows as generic named fields) are in db-query.c; both share the Db and its helpers through
+ * db-internal.h.
  *
  * Shape: one connection, used from the daemon's single thread. The statements on the hot paths
  * (sample and histogram inserts, state changes) are prepared once and cached in the Db; the
@@ -15,44 +17,20 @@
  * before anything is written to it.
  */
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db-internal.h"
 #include "db.h"
 #include "schema-migrations.h"
 #include "shared/histogram.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
-#define DB_QUERY_LIMIT_DEFAULT 100u
-#define DB_QUERY_LIMIT_MAX 10000u
-
-typedef enum DbStmt {
-        STMT_BEGIN,
-        STMT_COMMIT,
-        STMT_ROLLBACK,
-        STMT_JOB_INSERT,
-        STMT_JOB_SET_STATE,
-        STMT_RUN_BEGIN,
-        STMT_RUN_FINISH,
-        STMT_RUN_FINISH_RESULT,
-        STMT_RUN_INTERRUPT_STALE,
-        STMT_RUN_EXISTS,
-        STMT_SAMPLE_INSERT,
-        STMT_HISTOGRAM_DELETE,
-        STMT_HISTOGRAM_INSERT,
-        STMT_DEVICE_UPSERT,
-        STMT_DEVICE_ID,
-        STMT_DEVICE_EXISTS,
-        STMT_DEVICE_COUNT_RUNS,
-        _STMT_MAX,
-} DbStmt;
 
 static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -120,12 +98,6 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_DEVICE_COUNT_RUNS] = "SELECT count(*) FROM runs WHERE device_id = ?",
 };
 
-struct Db {
-        sqlite3 *sqlite;
-        sqlite3_stmt *stmts[_STMT_MAX];
-        char error[512];
-};
-
 static const char *const job_states[] = {
         "queued", "running", "succeeded", "failed", "cancelled", "interrupted",
 };
@@ -185,13 +157,13 @@ static int sqlite_to_errno(sqlite3 *s, int rc) {
         }
 }
 
-static int db_fail(Db *db, int rc) {
+int db_fail(Db *db, int rc) {
         snprintf(db->error, sizeof(db->error), "%s", sqlite3_errmsg(db->sqlite));
         return sqlite_to_errno(db->sqlite, rc);
 }
 
 _printf_(3, 4)
-static int db_fail_msg(Db *db, int r, const char *fmt, ...) {
+int db_fail_msg(Db *db, int r, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -208,19 +180,6 @@ const char *db_last_error(Db *db) {
 
 /* ---- statements ---- */
 
-static void stmt_resetp(sqlite3_stmt **st) {
-        if (*st) {
-                sqlite3_reset(*st);
-                sqlite3_clear_bindings(*st);
-        }
-}
-#define _cleanup_reset_ _cleanup_(stmt_resetp)
-
-static void stmt_finalizep(sqlite3_stmt **st) {
-        sqlite3_finalize(*st);
-}
-#define _cleanup_finalize_ _cleanup_(stmt_finalizep)
-
 /* Returns a cached statement; the caller resets it (_cleanup_reset_) when done. */
 static int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret) {
         if (!db->stmts[id]) {
@@ -233,7 +192,7 @@ static int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret) {
         return 0;
 }
 
-static int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
+int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
         sqlite3_stmt *st = NULL;
         int rc;
 
@@ -241,72 +200,6 @@ static int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
         if (rc != SQLITE_OK)
                 return db_fail(db, rc);
         *ret = st;
-        return 0;
-}
-
-/* Binds parameters in order, remembering the first failure, so call sites read as a list. */
-typedef struct Binder {
-        sqlite3_stmt *st;
-        int idx;
-        int rc;
-        bool overflow;
-} Binder;
-
-static Binder binder(sqlite3_stmt *st) {
-        return (Binder) { .st = st, .idx = 1, .rc = SQLITE_OK };
-}
-
-static void bind_rc(Binder *b, int rc) {
-        if (b->rc == SQLITE_OK && rc != SQLITE_OK)
-                b->rc = rc;
-        b->idx++;
-}
-
-static void bind_null(Binder *b) {
-        bind_rc(b, sqlite3_bind_null(b->st, b->idx));
-}
-
-static void bind_text(Binder *b, const char *s) {
-        if (!s)
-                return bind_null(b);
-        bind_rc(b, sqlite3_bind_text(b->st, b->idx, s, -1, SQLITE_STATIC));
-}
-
-static void bind_i64(Binder *b, int64_t v) {
-        bind_rc(b, sqlite3_bind_int64(b->st, b->idx, v));
-}
-
-static void bind_u64(Binder *b, uint64_t v) {
-        if (v > (uint64_t) INT64_MAX) {
-                b->overflow = true;
-                return bind_null(b);
-        }
-        bind_i64(b, (int64_t) v);
-}
-
-/* 0 becomes NULL: "not yet", "none". */
-static void bind_u64_or_null(Binder *b, uint64_t v) {
-        if (v == 0)
-                return bind_null(b);
-        bind_u64(b, v);
-}
-
-static void bind_double(Binder *b, double v) {
-        bind_rc(b, sqlite3_bind_double(b->st, b->idx, v));
-}
-
-/* Negative means unknown (dev_util_pct, dev_queue) and is stored as NULL. */
-static void bind_double_or_null(Binder *b, double v) {
-        if (!(v >= 0))
-                return bind_null(b);
-        bind_double(b, v);
-}
-
-static int binder_done(Db *db, const Binder *b) {
-        if (b->rc != SQLITE_OK)
-                return db_fail(db, b->rc);
-        if (b->overflow)
-                return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
         return 0;
 }
 
@@ -319,7 +212,7 @@ static int db_step_done(Db *db, sqlite3_stmt *st) {
 }
 
 /* Steps a statement expected to return one row: 1 with the row, 0 without, or -errno. */
-static int db_step_row(Db *db, sqlite3_stmt *st) {
+int db_step_row(Db *db, sqlite3_stmt *st) {
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 return 1;
@@ -600,77 +493,6 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
         return 0;
 }
 
-static const char *column_text(sqlite3_stmt *st, int i) {
-        return (const char *) sqlite3_column_text(st, i);
-}
-
-static uint64_t column_u64(sqlite3_stmt *st, int i) {
-        int64_t v = sqlite3_column_int64(st, i);
-        return v > 0 ? (uint64_t) v : 0;
-}
-
-/* Returns the number of jobs visited. Prepared per call, so cb may use the Db. */
-int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
-                   void *userdata) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        int n = 0, r;
-
-        if (!cb)
-                return -EINVAL;
-
-        r = db_prepare(db,
-                       state ? "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
-                               "WHERE state = ? ORDER BY id"
-                             : "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
-                               "ORDER BY id",
-                       &st);
-        if (r < 0)
-                return r;
-
-        if (state) {
-                Binder b = binder(st);
-                bind_text(&b, state);
-                r = binder_done(db, &b);
-                if (r < 0)
-                        return r;
-        }
-
-        for (;;) {
-                DbJob job;
-
-                r = db_step_row(db, st);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-
-                job = (DbJob) {
-                        .id = column_u64(st, 0),
-                        .state = column_text(st, 1),
-                        .profile = column_text(st, 2),
-                        .workload = column_text(st, 3),
-                        .spec_json = column_text(st, 4),
-                        .target = column_text(st, 5),
-                        .label = column_text(st, 6),
-                        .submitted_by = (uint32_t) sqlite3_column_int64(st, 7),
-                        .submitted_usec = column_u64(st, 8),
-                        .started_usec = column_u64(st, 9),
-                        .finished_usec = column_u64(st, 10),
-                        .error = column_text(st, 11),
-                };
-
-                r = cb(&job, userdata);
-                if (r < 0)
-                        return r;
-                if (n < INT_MAX)
-                        n++;
-        }
-
-        return n;
-}
-
 /* ---- runs ---- */
 
 /* job_id 0 and device_id <= 0 are stored as NULL; -ENOENT when the job or device does not exist,
@@ -791,7 +613,7 @@ int db_run_interrupt_stale(Db *db) {
         return MAX(n, 0);
 }
 
-static int db_run_exists(Db *db, uint64_t run_id) {
+int db_run_exists(Db *db, uint64_t run_id) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         Binder b;
         int r;
@@ -1032,263 +854,4 @@ int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret) {
         if (ret)
                 *ret = r > 0 ? column_u64(st, 0) : 0;
         return 0;
-}
-
-/* ---- queries ---- */
-
-/* Steps st to the end, handing every row to cb as named fields. Returns the number of rows, or
- * the first negative return of cb, or -errno. */
-static int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata) {
-        _cleanup_free_ DbField *fields = NULL;
-        int ncol, n = 0, r;
-
-        ncol = sqlite3_column_count(st);
-        fields = calloc(MAX(ncol, 1), sizeof(DbField));
-        if (!fields)
-                return -ENOMEM;
-
-        for (;;) {
-                r = db_step_row(db, st);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-
-                for (int i = 0; i < ncol; i++) {
-                        DbField *f = fields + i;
-
-                        *f = (DbField) { .name = sqlite3_column_name(st, i) };
-                        switch (sqlite3_column_type(st, i)) {
-                        case SQLITE_INTEGER:
-                                f->type = DB_FIELD_INTEGER;
-                                f->i = sqlite3_column_int64(st, i);
-                                f->d = (double) f->i;
-                                break;
-                        case SQLITE_FLOAT:
-                                f->type = DB_FIELD_REAL;
-                                f->d = sqlite3_column_double(st, i);
-                                break;
-                        case SQLITE_TEXT:
-                                f->type = DB_FIELD_TEXT;
-                                f->s = column_text(st, i);
-                                break;
-                        default: /* NULL, and BLOB which the schema does not use */
-                                f->type = DB_FIELD_NULL;
-                                break;
-                        }
-                }
-
-                if (cb) {
-                        r = cb(fields, (size_t) ncol, userdata);
-                        if (r < 0)
-                                return r;
-                }
-                if (n < INT_MAX)
-                        n++;
-        }
-
-        return n;
-}
-
-/* The WHERE clause of db_query_runs: each filter adds a fixed fragment and its bound values. */
-typedef struct QueryArg {
-        bool is_text;
-        const char *s;
-        uint64_t u;
-} QueryArg;
-
-typedef struct Query {
-        char sql[2048];
-        size_t len;
-        QueryArg args[16];
-        size_t n_args;
-        bool where;
-} Query;
-
-static void query_append(Query *q, const char *s) {
-        size_t l = strlen(s);
-
-        assert(q->len + l < sizeof(q->sql)); /* fragments are fixed strings: a bug otherwise */
-        memcpy(q->sql + q->len, s, l + 1);
-        q->len += l;
-}
-
-static void query_arg_text(Query *q, const char *s) {
-        assert(q->n_args < ELEMENTSOF(q->args));
-        q->args[q->n_args++] = (QueryArg) { .is_text = true, .s = s };
-}
-
-static void query_arg_u64(Query *q, uint64_t u) {
-        assert(q->n_args < ELEMENTSOF(q->args));
-        q->args[q->n_args++] = (QueryArg) { .u = u };
-}
-
-static void query_cond(Query *q, const char *fragment) {
-        query_append(q, q->where ? " AND " : " WHERE ");
-        q->where = true;
-        query_append(q, fragment);
-}
-
-static void query_text(Query *q, const char *fragment, const char *value) {
-        if (!value)
-                return;
-        query_cond(q, fragment);
-        query_arg_text(q, value);
-}
-
-/* Rows of run_summary, newest first; returns how many were handed to cb. f may be NULL. */
-int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata) {
-        static const DbRunFilter no_filter = {};
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Query q = {};
-        uint64_t limit;
-        Binder b;
-        int r;
-
-        if (!f)
-                f = &no_filter;
-
-        query_append(&q, "SELECT * FROM run_summary");
-        if (f->device) {
-                /* Two indexable terms, so SQLite can use a multi-index OR. */
-                query_cond(&q, "(device_name = ? OR device_id IN "
-                               "(SELECT id FROM devices WHERE identity = ?))");
-                query_arg_text(&q, f->device);
-                query_arg_text(&q, f->device);
-        }
-        query_text(&q, "workload = ?", f->workload);
-        query_text(&q, "profile = ?", f->profile);
-        query_text(&q, "fs_type = ?", f->fs_type);
-        query_text(&q, "label = ?", f->label);
-        query_text(&q, "status = ?", f->status);
-        query_text(&q, "EXISTS (SELECT 1 FROM json_each(run_summary.tags) AS t WHERE t.value = ?)",
-                   f->tag);
-        if (f->job > 0) {
-                query_cond(&q, "job_id = ?");
-                query_arg_u64(&q, f->job);
-        }
-        /* [since, until): half-open, so consecutive windows do not count a run twice. */
-        if (f->since_usec > 0) {
-                query_cond(&q, "started_usec >= ?");
-                query_arg_u64(&q, f->since_usec);
-        }
-        if (f->until_usec > 0) {
-                query_cond(&q, "started_usec < ?");
-                query_arg_u64(&q, f->until_usec);
-        }
-
-        limit = f->limit == 0 ? DB_QUERY_LIMIT_DEFAULT : MIN(f->limit, (uint64_t) DB_QUERY_LIMIT_MAX);
-        query_append(&q, " ORDER BY started_usec DESC, id DESC LIMIT ? OFFSET ?");
-        query_arg_u64(&q, limit);
-        query_arg_u64(&q, f->offset);
-
-        r = db_prepare(db, q.sql, &st);
-        if (r < 0)
-                return r;
-
-        b = binder(st);
-        for (size_t i = 0; i < q.n_args; i++) {
-                if (q.args[i].is_text)
-                        bind_text(&b, q.args[i].s);
-                else
-                        bind_u64(&b, q.args[i].u);
-        }
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        return db_emit_rows(db, st, cb, userdata);
-}
-
-/* run_summary's columns plus "environment" (runs) and "spec" (the job's). */
-int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Binder b;
-        int r;
-
-        r = db_prepare(db,
-                       "SELECT s.*, r.environment AS environment, j.spec AS spec "
-                       "FROM run_summary AS s "
-                       "JOIN runs AS r ON r.id = s.id "
-                       "LEFT JOIN jobs AS j ON j.id = s.job_id "
-                       "WHERE s.id = ?",
-                       &st);
-        if (r < 0)
-                return r;
-
-        b = binder(st);
-        bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_emit_rows(db, st, cb, userdata);
-        if (r == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return r;
-}
-
-int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Binder b;
-        int r;
-
-        r = db_run_exists(db, run_id);
-        if (r < 0)
-                return r;
-
-        r = db_prepare(db,
-                       "SELECT t_ms, interval_us, bytes_read, bytes_written, ios_read, ios_written, "
-                       "ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, iowait_pct, "
-                       "cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue "
-                       "FROM samples WHERE run_id = ? ORDER BY t_ms",
-                       &st);
-        if (r < 0)
-                return r;
-
-        b = binder(st);
-        bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        return db_emit_rows(db, st, cb, userdata);
-}
-
-int db_get_histogram(Db *db, uint64_t run_id,
-                     int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Binder b;
-        int n = 0, r;
-
-        r = db_run_exists(db, run_id);
-        if (r < 0)
-                return r;
-
-        r = db_prepare(db, "SELECT upper_ns, count FROM run_histograms WHERE run_id = ? "
-                           "ORDER BY upper_ns", &st);
-        if (r < 0)
-                return r;
-
-        b = binder(st);
-        bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        for (;;) {
-                r = db_step_row(db, st);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                if (cb) {
-                        r = cb(column_u64(st, 0), column_u64(st, 1), userdata);
-                        if (r < 0)
-                                return r;
-                }
-                if (n < INT_MAX)
-                        n++;
-        }
-        return n;
 }

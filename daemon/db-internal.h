@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private to db.c and db-query.c: the Db connection, the one place SQLite result codes become
+ * errnos (db_fail(), defined in db.c), and the small statement helpers both files use. db.c opens,
+ * migrates and writes; db-query.c reads. Nothing outside the store includes this header, and
+ * nothing here is a contract: db.h is.
+ */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* The statements prepared once and cached in the Db (their SQL is in db.c). */
+typedef enum DbStmt {
+        STMT_BEGIN,
+        STMT_COMMIT,
+        STMT_ROLLBACK,
+        STMT_JOB_INSERT,
+        STMT_JOB_SET_STATE,
+        STMT_RUN_BEGIN,
+        STMT_RUN_FINISH,
+        STMT_RUN_FINISH_RESULT,
+        STMT_RUN_INTERRUPT_STALE,
+        STMT_RUN_EXISTS,
+        STMT_SAMPLE_INSERT,
+        STMT_HISTOGRAM_DELETE,
+        STMT_HISTOGRAM_INSERT,
+        STMT_DEVICE_UPSERT,
+        STMT_DEVICE_ID,
+        STMT_DEVICE_EXISTS,
+        STMT_DEVICE_COUNT_RUNS,
+        _STMT_MAX,
+} DbStmt;
+
+struct Db {
+        sqlite3 *sqlite;
+        sqlite3_stmt *stmts[_STMT_MAX];
+        char error[512];
+};
+
+/* ---- errors (db.c) ---- */
+
+/* Keeps sqlite3_errmsg() for db_last_error() and returns the errno for rc. */
+int db_fail(Db *db, int rc);
+/* Keeps the formatted message for db_last_error() and returns r. */
+_printf_(3, 4) int db_fail_msg(Db *db, int r, const char *fmt, ...);
+
+/* ---- statements (db.c) ---- */
+
+/* A statement prepared for one call; the caller finalizes it (_cleanup_finalize_). */
+int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret);
+/* Steps a statement expected to return one row: 1 with the row, 0 without, or -errno. */
+int db_step_row(Db *db, sqlite3_stmt *st);
+/* 0 when the run exists, -ENOENT (with a message) when it does not, or -errno. */
+int db_run_exists(Db *db, uint64_t run_id);
+
+static inline void stmt_resetp(sqlite3_stmt **st) {
+        if (*st) {
+                sqlite3_reset(*st);
+                sqlite3_clear_bindings(*st);
+        }
+}
+#define _cleanup_reset_ _cleanup_(stmt_resetp)
+
+static inline void stmt_finalizep(sqlite3_stmt **st) {
+        sqlite3_finalize(*st);
+}
+#define _cleanup_finalize_ _cleanup_(stmt_finalizep)
+
+/* Binds parameters in order, remembering the first failure, so call sites read as a list. */
+typedef struct Binder {
+        sqlite3_stmt *st;
+        int idx;
+        int rc;
+        bool overflow;
+} Binder;
+
+static inline Binder binder(sqlite3_stmt *st) {
+        return (Binder) { .st = st, .idx = 1, .rc = SQLITE_OK };
+}
+
+static inline void bind_rc(Binder *b, int rc) {
+        if (b->rc == SQLITE_OK && rc != SQLITE_OK)
+                b->rc = rc;
+        b->idx++;
+}
+
+static inline void bind_null(Binder *b) {
+        bind_rc(b, sqlite3_bind_null(b->st, b->idx));
+}
+
+static inline void bind_text(Binder *b, const char *s) {
+        if (!s)
+                return bind_null(b);
+        bind_rc(b, sqlite3_bind_text(b->st, b->idx, s, -1, SQLITE_STATIC));
+}
+
+static inline void bind_i64(Binder *b, int64_t v) {
+        bind_rc(b, sqlite3_bind_int64(b->st, b->idx, v));
+}
+
+static inline void bind_u64(Binder *b, uint64_t v) {
+        if (v > (uint64_t) INT64_MAX) {
+                b->overflow = true;
+                return bind_null(b);
+        }
+        bind_i64(b, (int64_t) v);
+}
+
+/* 0 becomes NULL: "not yet", "none". */
+static inline void bind_u64_or_null(Binder *b, uint64_t v) {
+        if (v == 0)
+                return bind_null(b);
+        bind_u64(b, v);
+}
+
+static inline void bind_double(Binder *b, double v) {
+        bind_rc(b, sqlite3_bind_double(b->st, b->idx, v));
+}
+
+/* Negative means unknown (dev_util_pct, dev_queue) and is stored as NULL. */
+static inline void bind_double_or_null(Binder *b, double v) {
+        if (!(v >= 0))
+                return bind_null(b);
+        bind_double(b, v);
+}
+
+static inline int binder_done(Db *db, const Binder *b) {
+        if (b->rc != SQLITE_OK)
+                return db_fail(db, b->rc);
+        if (b->overflow)
+                return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
+        return 0;
+}
+
+static inline const char *column_text(sqlite3_stmt *st, int i) {
+        return (const char *) sqlite3_column_text(st, i);
+}
+
+static inline uint64_t column_u64(sqlite3_stmt *st, int i) {
+        int64_t v = sqlite3_column_int64(st, i);
+        return v > 0 ? (uint64_t) v : 0;
+}
