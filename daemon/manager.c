@@ -3,6 +3,8 @@
  * The Manager object and the queue. Handlers parse the message, authorise, call the logic in
  * spec.c, spec-check.c, profile.c and db.c, and reply; the scheduler starts one job at a time from
  * a defer source so that no job is started from inside a handler or another job's callback.
+ * The read-only methods (profiles and history) are in manager-history.c; the vtable here lists
+ * them all, so the interface is declared in one place.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 
 #include "bus-util.h"
 #include "config.h"
+#include "manager-history.h"
 #include "manager.h"
 #include "profile.h"
 #include "shared/spec-check.h"
@@ -399,208 +402,6 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
                 }
         }
 
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_strv_free_ char **names = NULL;
-        int r;
-
-        r = profile_list(m->profile_dirs, &names);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        if (r < 0)
-                return r;
-        for (char **n = names; *n; n++) {
-                _cleanup_(profile_freep) Profile *p = NULL;
-                _cleanup_free_ char *err = NULL;
-
-                r = profile_load(m->profile_dirs, *n, &p, &err);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        mlog("profile %s: %s", *n, strna(err));
-                        continue;
-                }
-                r = sd_bus_message_append(reply, "(ss)", p->name, p->description ?: "");
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_free_ char *err = NULL;
-        const char *name;
-        int r;
-
-        r = sd_bus_message_read(message, "s", &name);
-        if (r < 0)
-                return r;
-        r = profile_load(m->profile_dirs, name, &p, &err);
-        if (r == -ENOMEM)
-                return r;
-        if (r == -ENOENT)
-                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND, "%s", err ?: "unknown profile");
-        if (r < 0)
-                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
-
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < p->n_steps; i++) {
-                r = sd_bus_message_open_container(reply, 'a', "{sv}");
-                if (r < 0)
-                        return r;
-                r = bus_append_dict_string(reply, "step", p->steps[i].name);
-                if (r < 0)
-                        return r;
-                for (char **a = p->steps[i].assignments; *a; a++) {
-                        _cleanup_free_ char *key = NULL;
-                        const char *eq = strchr(*a, '=');
-                        if (!eq)
-                                continue;
-                        key = strndup(*a, eq - *a);
-                        if (!key)
-                                return -ENOMEM;
-                        r = bus_append_dict_string(reply, key, eq + 1);
-                        if (r < 0)
-                                return r;
-                }
-                r = sd_bus_message_close_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int append_row(const DbField *fields, size_t n, void *userdata) {
-        return bus_message_append_db_fields(userdata, fields, n);
-}
-
-static int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        DbRunFilter f = {};
-        int r;
-
-        r = bus_message_read_run_filter(message, &f, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        r = db_query_runs(m->db, &f, append_row, reply);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int not_found_run(sd_bus_error *error, uint64_t id) {
-        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
-                                 "there is no run %" PRIu64 "; QueryRuns lists the runs there are", id);
-}
-
-static int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint64_t id;
-        int r;
-
-        r = sd_bus_message_read(message, "t", &id);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = db_get_run(m->db, id, append_row, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read run %" PRIu64 ": %s", id,
-                                         strerror(-r));
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint64_t id;
-        int r;
-
-        r = sd_bus_message_read(message, "t", &id);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        r = db_get_samples(m->db, id, append_row, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the samples of run %" PRIu64
-                                         ": %s", id, strerror(-r));
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
-static int append_bucket(uint64_t upper_ns, uint64_t count, void *userdata) {
-        return sd_bus_message_append(userdata, "(tt)", upper_ns, count);
-}
-
-static int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint64_t id;
-        int r;
-
-        r = sd_bus_message_read(message, "t", &id);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(tt)");
-        if (r < 0)
-                return r;
-        r = db_get_histogram(m->db, id, append_bucket, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the histogram of run %"
-                                         PRIu64 ": %s", id, strerror(-r));
         r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
