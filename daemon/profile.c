@@ -50,6 +50,7 @@ typedef struct ParseState {
         Profile *profile;
         char *error;
         char *section;          /* the section of the last key, to see new sections */
+        JobSpec scratch;        /* each value is tried on this, then thrown away */
 } ParseState;
 
 static int parse_fail(ParseState *st, const char *fmt, ...) _printf_(2, 3);
@@ -99,11 +100,20 @@ static int on_ini_entry(void *userdata, const char *section, const char *name, c
         }
 
         ProfileStep *s = &p->steps[p->n_steps - 1];
+        _cleanup_free_ char *err = NULL;
         char **a;
+        int r;
         if (s->n_assignments >= PROFILE_KEYS_MAX)
                 return parse_fail(st, "more than %u keys in [%s]", PROFILE_KEYS_MAX, section);
         if (spec_key_from_string(name) < 0 || streq(name, "target") || streq(name, "profile"))
                 return parse_fail(st, "key '%s' in [%s] is not a spec key a step may set", name, section);
+        /* Each value alone is checked here, so a bad one is reported with its file and line; the
+         * rules between keys wait for profile_expand(), when the submitter's keys are known. */
+        r = spec_set_from_string(&st->scratch, name, value, &err);
+        if (r == -ENOMEM)
+                return 0;
+        if (r < 0)
+                return parse_fail(st, "in [%s]: %s", section, strna(err));
         a = realloc(s->assignments, (s->n_assignments + 2) * sizeof(char *));
         if (!a)
                 return 0;
@@ -174,8 +184,10 @@ int profile_load(char *const *dirs, const char *name, Profile **ret, char **rete
                 return r;
 
         st.profile = p;
+        spec_init(&st.scratch);
         r = ini_parse(p->path, on_ini_entry, &st);
         free(st.section);
+        spec_clear(&st.scratch);
         if (r != 0) {
                 int k;
                 if (r < 0)
