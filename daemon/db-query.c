@@ -282,7 +282,9 @@ int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
         return r;
 }
 
-int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
+/* limit < 0: all of them. */
+static int db_samples(Db *db, uint64_t run_id, uint64_t from_ms, int64_t limit, DbRowCallback cb,
+                      void *userdata) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         Binder b;
         int r;
@@ -291,22 +293,34 @@ int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
         if (r < 0)
                 return r;
 
+        /* (run_id, t_ms) is the primary key: a page is a range search, however deep. */
         r = db_prepare(db,
                        "SELECT t_ms, interval_us, bytes_read, bytes_written, ios_read, ios_written, "
                        "ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, iowait_pct, "
                        "cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue "
-                       "FROM samples WHERE run_id = ? ORDER BY t_ms",
+                       "FROM samples WHERE run_id = ? AND t_ms >= ? ORDER BY t_ms LIMIT ?",
                        &st);
         if (r < 0)
                 return r;
 
         b = binder(st);
         bind_u64(&b, run_id);
+        bind_u64(&b, MIN(from_ms, (uint64_t) INT64_MAX));
+        bind_i64(&b, limit);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
 
         return db_emit_rows(db, st, cb, userdata);
+}
+
+int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
+        return db_samples(db, run_id, 0, -1, cb, userdata);
+}
+
+int db_get_samples_page(Db *db, uint64_t run_id, uint64_t from_ms, uint64_t limit, DbRowCallback cb,
+                        void *userdata) {
+        return db_samples(db, run_id, from_ms, (int64_t) MIN(limit, (uint64_t) INT64_MAX), cb, userdata);
 }
 
 int db_get_histogram(Db *db, uint64_t run_id,

@@ -151,6 +151,11 @@ int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata
 int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
 /* In t_ms order. -ENOENT when there is no such run. */
 int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
+/* The same for one page: the samples with t_ms >= from_ms, at most limit of them (0: none), in
+ * t_ms order, so that a long run can be read in bounded pieces (from_ms of the next page: the
+ * t_ms after the last one seen). Returns how many were handed to cb. */
+int db_get_samples_page(Db *db, uint64_t run_id, uint64_t from_ms, uint64_t limit, DbRowCallback cb,
+                        void *userdata);
 /* (upper bound ns, count) in bucket order. -ENOENT when there is no such run. */
 int db_get_histogram(Db *db, uint64_t run_id,
                      int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata);

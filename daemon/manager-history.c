@@ -162,9 +162,52 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* Collects at most max rows into the reply; a row beyond them only says that there are more and
+ * where they start. */
+typedef struct SamplePage {
+        sd_bus_message *reply;
+        uint64_t max;
+        uint64_t n;
+        bool more;
+        uint64_t next_ms;       /* with more: t_ms of the first sample left out */
+} SamplePage;
+
+static int append_sample(const DbField *fields, size_t n, void *userdata) {
+        SamplePage *page = userdata;
+
+        if (page->n >= page->max) {
+                page->more = true;
+                for (size_t i = 0; i < n; i++)
+                        if (streq(fields[i].name, "t_ms") && fields[i].type == DB_FIELD_INTEGER)
+                                page->next_ms = (uint64_t) fields[i].i;
+                return -ECANCELED; /* stops the walk: one row past the page is all we need */
+        }
+        page->n++;
+        return bus_message_append_db_fields(page->reply, fields, n);
+}
+
+/* Appends an aa{sv} of at most page->max samples from from_ms to page->reply; page->more says
+ * whether there were more. Errors for the caller are set in error (NotFound, Failed). */
+static int append_sample_page(Manager *m, uint64_t id, uint64_t from_ms, SamplePage *page,
+                              sd_bus_error *error) {
+        int r;
+
+        r = sd_bus_message_open_container(page->reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        r = db_get_samples_page(m->db, id, from_ms, page->max + 1, append_sample, page);
+        if (r == -ENOENT)
+                return not_found_run(error, id);
+        if (r < 0 && !(r == -ECANCELED && page->more))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the samples of run %" PRIu64
+                                         ": %s", id, strerror(-r));
+        return sd_bus_message_close_container(page->reply);
+}
+
 int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        SamplePage page = { .max = BENCHD_SAMPLES_PER_REPLY };
         uint64_t id;
         int r;
 
@@ -174,16 +217,40 @@ int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *er
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        page.reply = reply;
+        r = append_sample_page(m, id, 0, &page, error);
         if (r < 0)
                 return r;
-        r = db_get_samples(m->db, id, append_row, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
+        if (page.more)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "run %" PRIu64 " has more than %u samples, more than one reply "
+                                         "carries; read them in pages with GetSamplesPage(%" PRIu64 ", from_ms, "
+                                         "limit), or query the samples table of %s with sqlite3",
+                                         id, BENCHD_SAMPLES_PER_REPLY, id, m->db_path);
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+int method_get_samples_page(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        SamplePage page = {};
+        uint64_t id, from_ms;
+        uint32_t limit;
+        int r;
+
+        r = sd_bus_message_read(message, "ttu", &id, &from_ms, &limit);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the samples of run %" PRIu64
-                                         ": %s", id, strerror(-r));
-        r = sd_bus_message_close_container(reply);
+                return r;
+        page.max = limit == 0 ? BENCHD_SAMPLES_PER_REPLY : MIN(limit, BENCHD_SAMPLES_PER_REPLY);
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        page.reply = reply;
+        r = append_sample_page(m, id, from_ms, &page, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "t", page.more ? page.next_ms : UINT64_C(0));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

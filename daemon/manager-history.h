@@ -7,9 +7,15 @@
 
 #include <systemd/sd-bus.h>
 
+/* At most this many samples in one GetSamples or GetSamplesPage reply. A sample is 16 numbers,
+ * about 512 bytes of a{sv}, so a reply stays near 5 MiB whatever the run's length: well inside the
+ * message limit of dbus-daemon's default configuration (32 MiB) and of sd-bus (128 MiB). */
+#define BENCHD_SAMPLES_PER_REPLY 10000u
+
 int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *error);
+int method_get_samples_page(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *error);
