@@ -72,9 +72,16 @@ static int open_directory_target(Engine *e, char **reterr) {
         const char *prefix = e->opts->file_prefix ? e->opts->file_prefix : ".benchd-x-0-";
         int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (spec->direct ? O_DIRECT : 0);
 
+        struct stat st;
+
         e->dirfd = open(spec->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (e->dirfd < 0)
                 return set_error(reterr, -errno, "cannot open target directory %s: %m", spec->target);
+        if (fstat(e->dirfd, &st) < 0)
+                return -errno;
+        if (st.st_dev != e->tc->dev)
+                return set_error(reterr, -ESTALE, "%s is on another filesystem than when it was checked; "
+                                 "refusing to use it", spec->target);
 
         if (spec->workload == WORKLOAD_METADATA) {
                 if (asprintf(&e->meta_dir, "%smeta", prefix) < 0)
@@ -132,7 +139,9 @@ static int open_shared_target(Engine *e, char **reterr) {
         const JobSpec *spec = e->spec;
         bool writes = engine_writes(spec);
         bool block = e->tc->kind == TARGET_BLOCK;
-        int flags = O_CLOEXEC | O_NOFOLLOW | (spec->direct ? O_DIRECT : 0);
+        /* Symlinks are followed (/dev/disk/by-id/...); what counts is the device we end up with,
+         * checked against the one that was vetted below. */
+        int flags = O_CLOEXEC | (spec->direct ? O_DIRECT : 0);
         uint64_t available;
         struct stat st;
 
@@ -152,6 +161,8 @@ static int open_shared_target(Engine *e, char **reterr) {
                 return set_error(reterr, -errno, "cannot open %s: %m", spec->target);
         if (fstat(e->target_fd, &st) < 0)
                 return -errno;
+        if (block ? !S_ISBLK(st.st_mode) || st.st_rdev != e->tc->dev : !S_ISREG(st.st_mode) || st.st_dev != e->tc->dev)
+                return set_error(reterr, -ESTALE, "%s changed after it was checked; refusing to use it", spec->target);
 
         if (block) {
                 if (ioctl(e->target_fd, BLKGETSIZE64, &available) < 0)

@@ -149,6 +149,9 @@ log "read workloads on the raw device $RAW_LOOP"
 dd if=/dev/urandom of="$RAW_DEV" bs=1M count=$SIZE_MB oflag=direct status=none
 run_case raw-read         "$RAW_LOOP" "$RAW_DEV" 0 0     -w read -b 128K -s ${SIZE_MB}M --runtime 1s
 run_case raw-randread     "$RAW_LOOP" "$RAW_DEV" 0 0     -w randread -b 4K -s ${SIZE_MB}M --runtime 1s -q 8
+# a device named through a symlink (as /dev/disk/by-id/... would) is the same device
+ln -s "$RAW_DEV" "$TEST_DIR/raw-link"
+run_case raw-symlink      "$RAW_LOOP" "$TEST_DIR/raw-link" 0 0 -w read -b 64K -s ${SIZE_MB}M --runtime 1s
 
 log "writes to a block device need destructive=true"
 run "$WORKER_BIN" --target "$RAW_DEV" -w write -b 1M -s 8M
