@@ -159,6 +159,65 @@ run "$WORKER_BIN" --target "$RAW_DEV" -w write -b 1M -s 8M
 assert_contains "$OUT" "destructive" "refusal message"
 run_case raw-write        "$RAW_LOOP" "$RAW_DEV" 0 0     -w write -b 1M -s ${SIZE_MB}M --set destructive=true
 
+log "protocol mode: HELLO, SPEC, frames, histogram adding up to the I/Os of RESULT"
+python3 - "$WORKER_BIN" "$D" <<'EOF' || fail "protocol mode conversation"
+import socket, struct, subprocess, sys
+worker, target = sys.argv[1:3]
+a, b = socket.socketpair()
+p = subprocess.Popen([worker, f"--protocol-fd={b.fileno()}"], pass_fds=[b.fileno()])
+b.close()
+
+def recv_exact(n):
+    buf = b""
+    while len(buf) < n:
+        c = a.recv(n - len(buf))
+        if not c:
+            return None
+        buf += c
+    return buf
+
+def frame():
+    h = recv_exact(16)
+    if h is None:
+        return None
+    magic, ver, typ, ln, res = struct.unpack("<IHHII", h)
+    assert magic == 0x48434E42 and ver == 1 and res == 0, (magic, ver, res)
+    return typ, recv_exact(ln)
+
+t, pl = frame()
+assert t == 1 and struct.unpack("<II", pl) == (1, p.pid), (t, pl)
+text = f"target={target}\nworkload=randread\nblock_size=4096\nsize=8M\nruntime_ms=1200\nsample_ms=250\n".encode()
+payload = struct.pack("<QII", 77, 2, len(text)) + text
+a.sendall(struct.pack("<IHHII", 0x48434E42, 1, 2, len(payload), 0) + payload)
+phases, samples, hist, result = [], [], 0, None
+last_t = -1
+while (f := frame()) is not None:
+    t, pl = f
+    if t == 3:
+        phases.append(pl[8:].decode())
+    elif t == 4:
+        t_ms, interval_us, br, bw, ior, iow = struct.unpack("<6Q", pl[:48])
+        assert t_ms > last_t, (t_ms, last_t)
+        last_t = t_ms
+        samples.append((br, ior))
+    elif t == 5:
+        n, = struct.unpack("<I", pl[:4])
+        hist += sum(struct.unpack("<IQ", pl[4 + 12 * i:16 + 12 * i])[1] for i in range(n))
+    elif t == 6:
+        result = struct.unpack("<7Q", pl[:56])
+    elif t == 7:
+        sys.exit(f"ERROR frame: {pl[8:]!r}")
+rc = p.wait()
+assert rc == 0, rc
+assert phases == ["layout", "measure", "cleanup"], phases
+started, duration, br, bw, ior, iow, ops = result
+assert 1_100_000 <= duration <= 3_000_000, duration
+assert br == sum(s[0] for s in samples) and ior == sum(s[1] for s in samples), (br, ior, samples)
+assert hist == ior > 0, (hist, ior)
+assert 4 <= len(samples) <= 7, len(samples)
+EOF
+no_leftovers "$D" "protocol mode"
+
 log "a signal stops the run and removes the files"
 "$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s >/dev/null 2>&1 &
 pid=$!
