@@ -171,12 +171,11 @@ static int meta_stat_seq(Meta *m, const MetaPhase *p) {
 
 static int meta_phase(Meta *m, const MetaPhase *p) {
         Engine *e = m->stream->engine;
-        uint64_t n = m->spec->file_count, t0 = now_nsec(CLOCK_MONOTONIC), before = m->h->count;
+        uint64_t n = m->spec->file_count, t0 = now_nsec(CLOCK_MONOTONIC);
         OffsetGen order;
         int r = 0;
 
         histogram_init(m->h);
-        (void) before;
         engine_log(e, LOG_INFO, "phase %s", p->name);
 
         if (p->op == META_STAT && !p->random)
