@@ -18,6 +18,8 @@
 #include "engine-internal.h"
 #include "shared/util.h"
 
+#define ENGINE_BUFFER_BYTES_MAX (UINT64_C(2) << 30)
+
 static volatile sig_atomic_t stop_requested;
 
 void engine_request_stop(void) {
@@ -511,6 +513,19 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
                 if (reterr)
                         *reterr = strdup("the spec is not finalized: target, workload and block_size are required");
                 return -EINVAL;
+        }
+
+        /* Buffers are queue_depth × block_size per stream; each bound alone is sane, their
+         * product need not be. */
+        uint64_t buffer_bytes = (uint64_t) (spec->queue_depth ? spec->queue_depth : 1) * spec->block_size *
+                                (spec->jobs ? spec->jobs : 1);
+        if (buffer_bytes > ENGINE_BUFFER_BYTES_MAX) {
+                if (reterr && asprintf(reterr, "queue_depth %u × block_size %" PRIu64 " × jobs %u needs %" PRIu64
+                                       " MiB of buffers, more than the %" PRIu64 " MiB allowed; lower one of them",
+                                       spec->queue_depth, spec->block_size, spec->jobs, buffer_bytes >> 20,
+                                       ENGINE_BUFFER_BYTES_MAX >> 20) < 0)
+                        *reterr = NULL;
+                return -E2BIG;
         }
 
         pthread_mutex_init(&e.sink_lock, NULL);
