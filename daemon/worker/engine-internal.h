@@ -35,6 +35,7 @@ typedef struct Stream {
         /* Written by the stream thread, taken by the sampler; under lock. */
         pthread_mutex_t lock;
         Histogram *interval;
+        Histogram *by_direction[2];     /* [0] reads, [1] writes, measured phase only */
         StreamCounters counters;
         uint64_t progress_bytes;        /* all bytes since the start, ramp included */
         uint64_t progress_ops;

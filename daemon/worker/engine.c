@@ -38,6 +38,8 @@ bool engine_aborted(Engine *e) {
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops) {
         pthread_mutex_lock(&s->lock);
         histogram_add(s->interval, latency_ns);
+        if (bytes > 0)
+                histogram_add(s->by_direction[write], latency_ns);
         if (write) {
                 s->counters.bytes_written += bytes;
                 s->counters.ios_written += bytes > 0;
@@ -168,6 +170,11 @@ static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep
                 s->counters = (StreamCounters) {};
                 *progress_bytes += s->progress_bytes;
                 *progress_ops += s->progress_ops;
+                if (!keep) {
+                        /* the ramp's I/Os leave no trace */
+                        histogram_init(s->by_direction[0]);
+                        histogram_init(s->by_direction[1]);
+                }
                 pthread_mutex_unlock(&s->lock);
 
                 if (keep) {
@@ -484,6 +491,8 @@ static void engine_free_streams(Engine *e) {
                 Stream *s = &e->streams[i];
                 pthread_mutex_destroy(&s->lock);
                 free(s->interval);
+                free(s->by_direction[0]);
+                free(s->by_direction[1]);
                 free(s->spare);
                 free(s->total);
                 free(s->error_message);
@@ -560,13 +569,17 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
                 pthread_mutex_init(&s->lock, NULL);
                 prng_seed(&s->rng, seed + i * UINT64_C(0x9e3779b97f4a7c15));
                 s->interval = malloc(sizeof(Histogram));
+                s->by_direction[0] = malloc(sizeof(Histogram));
+                s->by_direction[1] = malloc(sizeof(Histogram));
                 s->spare = malloc(sizeof(Histogram));
                 s->total = malloc(sizeof(Histogram));
-                if (!s->interval || !s->spare || !s->total) {
+                if (!s->interval || !s->spare || !s->total || !s->by_direction[0] || !s->by_direction[1]) {
                         r = -ENOMEM;
                         goto finish;
                 }
                 histogram_init(s->interval);
+                histogram_init(s->by_direction[0]);
+                histogram_init(s->by_direction[1]);
                 histogram_init(s->spare);
                 histogram_init(s->total);
         }
@@ -594,6 +607,18 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
                 goto finish;
         }
         res.n_streams = e.n_streams;
+        res.read_histogram = malloc(sizeof(Histogram));
+        res.write_histogram = malloc(sizeof(Histogram));
+        if (!res.read_histogram || !res.write_histogram) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        histogram_init(res.read_histogram);
+        histogram_init(res.write_histogram);
+        for (unsigned i = 0; i < e.n_streams; i++) {
+                histogram_merge(res.read_histogram, e.streams[i].by_direction[0]);
+                histogram_merge(res.write_histogram, e.streams[i].by_direction[1]);
+        }
         for (unsigned i = 0; i < e.n_streams; i++) {
                 Stream *s = &e.streams[i];
                 res.streams[i] = (StreamSummary) {
@@ -636,6 +661,8 @@ void engine_result_clear(EngineResult *r) {
                 return;
         free(r->summary.device);
         free(r->histogram);
+        free(r->read_histogram);
+        free(r->write_histogram);
         free(r->streams);
         free(r->phases);
         *r = (EngineResult) {};

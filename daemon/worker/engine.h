@@ -38,6 +38,8 @@ typedef struct PhaseSummary {
 typedef struct EngineResult {
         ProtoResult summary;            /* device is malloc'd */
         Histogram *histogram;           /* the measured phase, malloc'd */
+        Histogram *read_histogram;      /* the same split by direction (data I/O only), malloc'd */
+        Histogram *write_histogram;
         StreamSummary *streams;
         unsigned n_streams;
         PhaseSummary *phases;

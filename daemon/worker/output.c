@@ -75,6 +75,12 @@ int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
         fprintf(f, "              p50 %s  p90 %s  p95 %s  p99 %s\n", format_ns(s->lat_p50_ns, a),
                 format_ns(s->lat_p90_ns, b), format_ns(s->lat_p95_ns, c), format_ns(s->lat_p99_ns, d));
         fprintf(f, "              p99.9 %s  p99.99 %s\n", format_ns(s->lat_p999_ns, e), format_ns(s->lat_p9999_ns, g));
+        if (r->read_histogram && r->write_histogram && r->read_histogram->count && r->write_histogram->count)
+                fprintf(f, "  by dir:     read p50 %s p99 %s  write p50 %s p99 %s\n",
+                        format_ns(histogram_percentile(r->read_histogram, 50), a),
+                        format_ns(histogram_percentile(r->read_histogram, 99), b),
+                        format_ns(histogram_percentile(r->write_histogram, 50), c),
+                        format_ns(histogram_percentile(r->write_histogram, 99), d));
         fprintf(f, "  cpu:        user %.1f%%  sys %.1f%%  iowait %.1f%% (system-wide)\n", s->cpu_user_pct,
                 s->cpu_sys_pct, s->iowait_pct);
         if (s->dev_util_pct >= 0)
@@ -183,6 +189,25 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
         add_u64(o, "process_user_usec", r->process_user_usec);
         add_u64(o, "process_sys_usec", r->process_sys_usec);
         json_object_object_add(root, "result", o);
+
+        /* Latency by direction, as fio reports it (randrw mixes both in the summary). */
+        const Histogram *dirs[2] = { r->read_histogram, r->write_histogram };
+        static const char *const dir_names[2] = { "read", "write" };
+        for (unsigned d = 0; d < 2; d++) {
+                const Histogram *h = dirs[d];
+                if (!h || h->count == 0)
+                        continue;
+                o = json_object_new_object();
+                add_u64(o, "ios", h->count);
+                add_u64(o, "lat_min_ns", h->min);
+                add_u64(o, "lat_mean_ns", (uint64_t) histogram_mean(h));
+                add_u64(o, "lat_p50_ns", histogram_percentile(h, 50));
+                add_u64(o, "lat_p90_ns", histogram_percentile(h, 90));
+                add_u64(o, "lat_p99_ns", histogram_percentile(h, 99));
+                add_u64(o, "lat_p999_ns", histogram_percentile(h, 99.9));
+                add_u64(o, "lat_max_ns", h->max);
+                json_object_object_add(root, dir_names[d], o);
+        }
 
         a = json_object_new_array();
         for (unsigned i = 0; i < r->n_streams; i++) {

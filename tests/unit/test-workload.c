@@ -293,6 +293,8 @@ START_TEST(test_engine_null) {
         ck_assert_uint_eq(res.summary.ios_written, want / 4096);
         ck_assert_uint_eq(res.summary.bytes_read, 0);
         ck_assert_uint_eq(res.histogram->count, want / 4096);
+        ck_assert_uint_eq(res.write_histogram->count, want / 4096);
+        ck_assert_uint_eq(res.read_histogram->count, 0);
         ck_assert_uint_eq(res.n_streams, null_cases[_i].jobs);
         for (unsigned s = 0; s < res.n_streams; s++)
                 ck_assert_uint_eq(res.streams[s].bytes_written, 8u << 20);
