@@ -225,6 +225,49 @@ int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_
         return sd_bus_message_close_container(m);
 }
 
+/* One {sv} entry: up to 7 bytes of padding, the key (length, bytes, NUL), the variant's signature
+ * (3 bytes), up to 7 bytes of padding, and the value (8 bytes, or a string's length, bytes and NUL). */
+static size_t dict_entry_size(const char *key, const char *string_value) {
+        return 7 + 4 + strlen(key) + 1 + 3 + 7 + (string_value ? 4 + strlen(string_value) + 1 : 8);
+}
+
+/* The a{sv} itself: its length and padding. */
+#define DICT_OVERHEAD 16u
+
+size_t bus_db_fields_size(const DbField *fields, size_t n) {
+        size_t size = DICT_OVERHEAD;
+
+        for (size_t i = 0; i < n; i++) {
+                const DbField *f = &fields[i];
+
+                if (!f->name || f->type == DB_FIELD_NULL)
+                        continue;
+                size += dict_entry_size(f->name, f->type == DB_FIELD_TEXT ? f->s ?: "" : NULL);
+        }
+        return size;
+}
+
+/* What a live job's properties add beyond the jobs-table row: Progress, CurrentStep, Steps,
+ * Phase, Runs (a run id per step, at most 256 steps: 2 KiB) and Live (one sample, 16 numbers:
+ * under 1 KiB), with room to spare. */
+#define JOB_LIVE_PROPERTIES_SIZE 8192u
+
+size_t bus_db_job_size(const DbJob *dj) {
+        return DICT_OVERHEAD + JOB_LIVE_PROPERTIES_SIZE +
+                dict_entry_size("Id", NULL) +
+                dict_entry_size("State", dj->state ?: "") +
+                dict_entry_size("Profile", dj->profile ?: "") +
+                dict_entry_size("Workload", dj->workload ?: "") +
+                dict_entry_size("Target", dj->target ?: "") +
+                dict_entry_size("Label", dj->label ?: "") +
+                dict_entry_size("Spec", dj->spec_json ?: "") +
+                dict_entry_size("SubmittedBy", NULL) +
+                dict_entry_size("SubmittedUSec", NULL) +
+                dict_entry_size("StartedUSec", NULL) +
+                dict_entry_size("FinishedUSec", NULL) +
+                dict_entry_size("Error", dj->error ?: "");
+}
+
 int bus_job_path(uint64_t id, char **ret) {
         char *p;
 

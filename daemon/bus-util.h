@@ -35,6 +35,15 @@ int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error);
 /* Appends one a{sv} of the row (INTEGER → x, REAL → d, TEXT → s, NULL omitted). */
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n);
 
+/* The most a reply whose size grows with the history (QueryRuns, ListJobs with all) may carry.
+ * dbus-daemon disconnects a peer that sends a message over its max_message_size (32 MiB by
+ * default), which would take benchd off the bus; this stays well below it. */
+#define BUS_REPLY_BYTES_MAX (16u << 20)
+/* Upper bounds of the bytes one a{sv} adds to a message: of a row as bus_message_append_db_fields()
+ * appends it, and of a job as bus_message_append_db_job() or job_append_properties() does. */
+size_t bus_db_fields_size(const DbField *fields, size_t n);
+size_t bus_db_job_size(const DbJob *dj);
+
 /* ListJobs filter: all (b), state (s), limit (t). Strings point into the message. */
 typedef struct BusJobFilter {
         int all;

@@ -112,10 +112,32 @@ static int append_row(const DbField *fields, size_t n, void *userdata) {
         return bus_message_append_db_fields(userdata, fields, n);
 }
 
+/* QueryRuns' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
+typedef struct RunRows {
+        sd_bus_message *reply;
+        size_t bytes;
+        uint64_t n;
+        bool full;
+} RunRows;
+
+static int append_run_row(const DbField *fields, size_t n, void *userdata) {
+        RunRows *rows = userdata;
+        size_t size = bus_db_fields_size(fields, n);
+
+        if (rows->bytes + size > BUS_REPLY_BYTES_MAX) {
+                rows->full = true;
+                return -ECANCELED; /* stops the walk */
+        }
+        rows->bytes += size;
+        rows->n++;
+        return bus_message_append_db_fields(rows->reply, fields, n);
+}
+
 int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         DbRunFilter f = {};
+        RunRows rows = {};
         int r;
 
         r = bus_message_read_run_filter(message, &f, error);
@@ -127,7 +149,13 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         r = sd_bus_message_open_container(reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        r = db_query_runs(m->db, &f, append_row, reply);
+        rows.reply = reply;
+        r = db_query_runs(m->db, &f, append_run_row, &rows);
+        if (rows.full)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "the runs asked for do not fit in one reply (%u MiB; %" PRIu64 " did); "
+                                         "ask for fewer with limit, e.g. limit=%" PRIu64 ", and go on with "
+                                         "offset", BUS_REPLY_BYTES_MAX >> 20, rows.n, MAX(rows.n, UINT64_C(1)));
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
         r = sd_bus_message_close_container(reply);

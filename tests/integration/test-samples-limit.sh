@@ -8,6 +8,11 @@
 # The runs are written straight into benchd's database with sqlite3, so the test needs no disk
 # time: 10000 (the limit), 10001 (one past it) and 25000 samples, every column non-NULL so each
 # sample is as large as it gets on the bus.
+#
+# The other replies that grow with the history, QueryRuns and ListJobs with all=true, are bounded
+# in bytes (16 MiB): 10000 runs or jobs with 4000-byte targets would be 40 MB, past the 32 MiB that
+# dbus-daemon allows, which used to get benchd disconnected from the bus. They fail with
+# LimitsExceeded instead, and smaller requests still work.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -106,6 +111,39 @@ assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound" "GetSamplesPage of an
 assert_contains "$ERR" "there is no run 999999" "GetSamplesPage of an unknown run"
 call_error GetSamples t 999999
 assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound" "GetSamples of an unknown run"
+
+# ---- 6. QueryRuns and ListJobs(all): bounded in bytes, not only in rows ----
+long_target="/srv/$(printf 'x%.0s' {1..4000})"
+sql "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+     INSERT INTO jobs (state, workload, spec, target, submitted_by, submitted_usec, finished_usec)
+     SELECT 'succeeded', 'write', json_object('target', '$long_target', 'workload', 'write'),
+            '$long_target', 0, 1700000000000000 + i, 1700000000000001 + i FROM n;
+     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+     INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, direct,
+                       target, started_usec, status)
+     SELECT 'write', 4096, 1048576, 0, 0, 1, 1, 1, '$long_target', 1600000000000000 + i, 'succeeded' FROM n;"
+
+call_error QueryRuns 'a{sv}' 1 limit t 10000
+assert_contains "$ERR" "org.freedesktop.DBus.Error.LimitsExceeded" "QueryRuns of 10000 long runs"
+assert_contains "$ERR" "do not fit in one reply (16 MiB" "QueryRuns of 10000 long runs"
+fitted=$(sed -n 's/.*MiB; \([0-9]*\) did.*/\1/p' <<<"$ERR")
+[ -n "$fitted" ] && [ "$fitted" -gt 1000 ] && [ "$fitted" -lt 10000 ] || fail "runs that fitted: '$fitted' ($ERR)"
+benchd_alive || fail "benchd died on a QueryRuns too large for one reply"
+assert_contains "$ERR" "e.g. limit=$fitted, and go on with offset" "QueryRuns of 10000 long runs"
+# What the message promises: that many fit, and the next page goes on from there.
+out=$(call_json QueryRuns 'a{sv}' 1 limit t "$fitted") || fail "QueryRuns limit=$fitted"
+assert_eq "$fitted" "$(json_get 'len(d["data"][0])' <<<"$out")" "runs of QueryRuns limit=$fitted"
+out=$(call_json QueryRuns 'a{sv}' 2 limit t 1000 offset t "$fitted") || fail "QueryRuns offset=$fitted"
+assert_eq 1000 "$(json_get 'len(d["data"][0])' <<<"$out")" "runs of QueryRuns limit=1000 offset=$fitted"
+out=$(call_json QueryRuns 'a{sv}' 0) || fail "QueryRuns with no filter: $out"
+assert_eq 100 "$(json_get 'len(d["data"][0])' <<<"$out")" "runs of QueryRuns with the default limit"
+
+call_error ListJobs 'a{sv}' 1 all b true
+assert_contains "$ERR" "org.freedesktop.DBus.Error.LimitsExceeded" "ListJobs(all) of 10000 long jobs"
+assert_contains "$ERR" "give a limit (the newest that many)" "ListJobs(all) of 10000 long jobs"
+benchd_alive || fail "benchd died on a ListJobs too large for one reply"
+out=$(call_json ListJobs 'a{sv}' 2 all b true limit t 500) || fail "ListJobs all, limit 500: $out"
+assert_eq 500 "$(json_get 'len(d["data"][0])' <<<"$out")" "jobs of ListJobs all with limit 500"
 
 benchd_alive || fail "benchd died"
 log "ok"
