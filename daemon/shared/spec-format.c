@@ -190,7 +190,7 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
         o = json_tokener_parse_verbose(json, &jerr);
         if (!o || jerr != json_tokener_success)
                 return spec_fail(reterr, "spec: not valid JSON (%s); expected an object of spec keys",
-                            json_tokener_error_desc(jerr));
+                                 json_tokener_error_desc(jerr));
         if (!json_object_is_type(o, json_type_object))
                 return spec_fail(reterr, "spec: expected a JSON object of spec keys");
 
@@ -226,11 +226,13 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                         for (size_t i = 0; i < n; i++) {
                                 json_object *e = json_object_array_get_idx(val, i);
                                 if (!json_object_is_type(e, json_type_string))
-                                        return spec_fail(reterr, "%s: expected an array of strings, got an array "
-                                                    "with a %s", key, json_type_to_name(json_object_get_type(e)));
+                                        return spec_fail(reterr, "%s: expected an array of strings, got an "
+                                                         "array with a %s", key,
+                                                         json_type_to_name(json_object_get_type(e)));
                                 strv[i] = (char *) json_object_get_string(e);
                                 if (strlen(strv[i]) != (size_t) json_object_get_string_len(e))
-                                        return spec_fail(reterr, "%s: an item contains a NUL character; remove it", key);
+                                        return spec_fail(reterr, "%s: an item contains a NUL character; "
+                                                         "remove it", key);
                         }
                         v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = strv };
                         break;
@@ -239,7 +241,7 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                         if (spec_key_from_string(key) < 0)
                                 return spec_fail_unknown_key(key, reterr);
                         return spec_fail(reterr, "%s: unsupported JSON value of type %s", key,
-                                    json_type_to_name(json_object_get_type(val)));
+                                         json_type_to_name(json_object_get_type(val)));
                 }
 
                 r = spec_set(s, key, &v, reterr);

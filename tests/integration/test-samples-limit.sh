@@ -54,8 +54,10 @@ call_json() {
 
 # ---- 1. GetSamples: up to the limit as before ----
 out=$(call_json GetSamples t "$at_limit") || fail "GetSamples of a run of $LIMIT samples failed: $out"
-summary=$(json_get 'd["data"][0][0]["t_ms"]["data"], d["data"][0][-1]["t_ms"]["data"], len(d["data"][0]), len(d["data"][0][0])' <<<"$out")
-assert_eq "(100, $((100 * LIMIT)), $LIMIT, 16)" "$summary" "GetSamples at the limit: first t_ms, last t_ms, samples, keys"
+# first t_ms, last t_ms, samples, keys of the first sample
+summary=$(json_get '(d["data"][0][0]["t_ms"]["data"], d["data"][0][-1]["t_ms"]["data"],
+                     len(d["data"][0]), len(d["data"][0][0]))' <<<"$out")
+assert_eq "(100, $((100 * LIMIT)), $LIMIT, 16)" "$summary" "GetSamples at the limit"
 log "a reply of $LIMIT samples: $(printf '%s' "$out" | wc -c) bytes of busctl JSON"
 
 # ---- 2. GetSamples: one past the limit, and far past it, is refused with a way out ----
@@ -73,7 +75,10 @@ benchd_alive || fail "benchd died on a GetSamples over the limit"
 page() {
         local out
         out=$(call_json GetSamplesPage ttu "$1" "$2" "$3") || fail "GetSamplesPage $*: $out"
-        json_get '" ".join(str(x) for x in (len(d["data"][0]), d["data"][0][0]["t_ms"]["data"] if d["data"][0] else "-", d["data"][0][-1]["t_ms"]["data"] if d["data"][0] else "-", d["data"][1]))' <<<"$out"
+        json_get '" ".join(str(x) for x in (len(d["data"][0]),
+                                            d["data"][0][0]["t_ms"]["data"] if d["data"][0] else "-",
+                                            d["data"][0][-1]["t_ms"]["data"] if d["data"][0] else "-",
+                                            d["data"][1]))' <<<"$out"
 }
 
 from=0 pages=() total=0
