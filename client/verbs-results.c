@@ -96,11 +96,42 @@ int get_run(sd_bus *bus, uint64_t id, json_object **ret) {
         return bus_call_manager_json(bus, what, "GetRun", ret, "t", id);
 }
 
+/* All of a run's samples, page by page (GetSamplesPage), so a week-long run at 100 ms, which no
+ * single D-Bus reply may carry, reads as well as a short one. */
 static int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
+        _cleanup_json_ json_object *all = json_object_new_array();
+        uint64_t from_ms = 0;
         char what[64];
+        int r;
 
+        if (!all)
+                return BENCHCTL_EXIT_FAILURE;
         snprintf(what, sizeof what, "samples of run %" PRIu64, id);
-        return bus_call_manager_json(bus, what, "GetSamples", ret, "t", id);
+        for (;;) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                _cleanup_json_ json_object *page = NULL;
+                uint64_t next_ms;
+
+                r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE,
+                                       "GetSamplesPage", &error, &reply, "ttu", id, from_ms, (uint32_t) 0);
+                if (r < 0)
+                        return bus_error_exit(what, &error, r);
+                r = bus_message_read_json(reply, &page);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "t", &next_ms);
+                if (r < 0) {
+                        fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
+                        return BENCHCTL_EXIT_FAILURE;
+                }
+                for (size_t i = 0; i < json_object_array_length(page); i++)
+                        json_object_array_add(all, json_object_get(json_object_array_get_idx(page, i)));
+                if (next_ms == 0 || next_ms <= from_ms)
+                        break;
+                from_ms = next_ms;
+        }
+        *ret = TAKE_PTR(all);
+        return 0;
 }
 
 /* "/mnt/t (sdb1)" */

@@ -99,6 +99,11 @@ assert_eq "10000 100 1000000 1000100" "${pages[0]}" "first page"
 assert_eq "10000 1000100 2000000 2000100" "${pages[1]}" "second page"
 assert_eq "5000 2000100 2500000 0" "${pages[2]}" "last page"
 assert_eq 25000 "$total" "samples over all pages"
+# benchctl follows the pages: every sample of the long run, in order, none twice.
+out=$(benchctl samples "$long" --json) || fail "benchctl samples $long: $out"
+assert_eq "25000 100 2500000 25000" \
+        "$(json_get 'len(d), d[0]["t_ms"], d[-1]["t_ms"], len(set(s["t_ms"] for s in d))' <<<"$out" | tr -d '(),')" \
+        "benchctl samples of the 25000-sample run"
 
 # ---- 4. GetSamplesPage: limits, an arbitrary start, the end, the boundary ----
 assert_eq "7 200 800 900" "$(page "$long" 150 7)" "7 samples from t_ms 150"
