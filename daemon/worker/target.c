@@ -123,14 +123,13 @@ static int open_directory_target(Engine *e, char **reterr) {
                 s->name = TAKE_PTR(name);
                 s->region = spec->size;
 
-                /* A fresh file for a sequential write is allocated up front (fio's fallocate=native),
-                 * so the measured writes time the device rather than the block allocator growing
-                 * the file one write at a time. Filesystems without fallocate just skip it. */
-                if (spec->workload == WORKLOAD_WRITE) {
-                        int r = fallocate(s->fd, 0, 0, (off_t) spec->size);
-                        if (r < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
-                                return set_error(reterr, -errno, "cannot allocate %s/%s: %m", spec->target, s->name);
-                }
+                /* Every file is allocated up front (fio's fallocate=native): one contiguous
+                 * allocation for the layout to fill, and for a sequential write the measured writes
+                 * time the device rather than the allocator growing the file one write at a time.
+                 * Filesystems without fallocate just skip it. */
+                int r = fallocate(s->fd, 0, 0, (off_t) spec->size);
+                if (r < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+                        return set_error(reterr, -errno, "cannot allocate %s/%s: %m", spec->target, s->name);
         }
         return 0;
 }
