@@ -49,6 +49,7 @@ expect_refused $INVALID target           target s relative/dir "${ok[@]}"
 expect_refused $INVALID target           "${ok[@]}"
 expect_refused $INVALID target           target s "$T/does-not-exist" "${ok[@]}"
 expect_refused $INVALID target           target s "$T/user-file" "${ok[@]}"
+expect_refused $INVALID target           target s "$T/user-file" "${ok[@]}" destructive b true
 expect_refused $INVALID target           target u 7 "${ok[@]}"
 expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size s 0
 expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size x -4096
