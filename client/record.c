@@ -155,13 +155,38 @@ static double run_seconds(json_object *run) {
         return NAN;
 }
 
-double run_bytes_per_sec(json_object *run) {
-        double secs = run_seconds(run), v;
+/* The bytes both ways over secs; NAN when the record counts no bytes or secs is unknown. */
+static double measured_bytes_per_sec(json_object *rec, double secs) {
         uint64_t rd = 0, wr = 0;
-        bool have_r = rec_u64(run, "bytes_read", &rd), have_w = rec_u64(run, "bytes_written", &wr);
+        bool have_r = rec_u64(rec, "bytes_read", &rd), have_w = rec_u64(rec, "bytes_written", &wr);
 
         if ((have_r || have_w) && isfinite(secs))
                 return (double) (rd + wr) / secs;
+        return NAN;
+}
+
+/* The I/Os both ways over secs, else the record's own iops; NAN when neither is known. */
+static double ios_per_sec(json_object *rec, double secs) {
+        uint64_t rd = 0, wr = 0, ops = 0;
+        bool have_r = rec_u64(rec, "ios_read", &rd), have_w = rec_u64(rec, "ios_written", &wr);
+        double v;
+
+        if ((have_r || have_w) && isfinite(secs)) {
+                /* Metadata workloads count operations, not I/Os. */
+                if (rd + wr == 0 && rec_u64(rec, "ops", &ops) && ops > 0)
+                        return (double) ops / secs;
+                return (double) (rd + wr) / secs;
+        }
+        if (rec_double(rec, "iops", &v))
+                return v;
+        return NAN;
+}
+
+double run_bytes_per_sec(json_object *run) {
+        double v = measured_bytes_per_sec(run, run_seconds(run));
+
+        if (isfinite(v))
+                return v;
         if (rec_double(run, "mib_per_s", &v))
                 return v * 1024.0 * 1024.0;
         if (rec_double(run, "mb_per_s", &v))
@@ -170,19 +195,7 @@ double run_bytes_per_sec(json_object *run) {
 }
 
 double run_iops(json_object *run) {
-        double secs = run_seconds(run), v;
-        uint64_t rd = 0, wr = 0, ops = 0;
-        bool have_r = rec_u64(run, "ios_read", &rd), have_w = rec_u64(run, "ios_written", &wr);
-
-        if ((have_r || have_w) && isfinite(secs)) {
-                /* Metadata workloads count operations, not I/Os. */
-                if (rd + wr == 0 && rec_u64(run, "ops", &ops) && ops > 0)
-                        return (double) ops / secs;
-                return (double) (rd + wr) / secs;
-        }
-        if (rec_double(run, "iops", &v))
-                return v;
-        return NAN;
+        return ios_per_sec(run, run_seconds(run));
 }
 
 double run_latency_ns(json_object *run, const char *name) {
@@ -229,30 +242,17 @@ static double sample_seconds(json_object *sample, uint64_t prev_t_ms) {
 }
 
 double sample_bytes_per_sec(json_object *sample, uint64_t prev_t_ms) {
-        double secs = sample_seconds(sample, prev_t_ms), v;
-        uint64_t rd = 0, wr = 0;
-        bool have_r = rec_u64(sample, "bytes_read", &rd), have_w = rec_u64(sample, "bytes_written", &wr);
+        double v = measured_bytes_per_sec(sample, sample_seconds(sample, prev_t_ms));
 
-        if ((have_r || have_w) && isfinite(secs))
-                return (double) (rd + wr) / secs;
+        if (isfinite(v))
+                return v;
         if (rec_double(sample, "mb_per_s", &v))
                 return v * 1e6;
         return NAN;
 }
 
 double sample_iops(json_object *sample, uint64_t prev_t_ms) {
-        double secs = sample_seconds(sample, prev_t_ms), v;
-        uint64_t rd = 0, wr = 0, ops = 0;
-        bool have_r = rec_u64(sample, "ios_read", &rd), have_w = rec_u64(sample, "ios_written", &wr);
-
-        if ((have_r || have_w) && isfinite(secs)) {
-                if (rd + wr == 0 && rec_u64(sample, "ops", &ops) && ops > 0)
-                        return (double) ops / secs;
-                return (double) (rd + wr) / secs;
-        }
-        if (rec_double(sample, "iops", &v))
-                return v;
-        return NAN;
+        return ios_per_sec(sample, sample_seconds(sample, prev_t_ms));
 }
 
 double sample_latency_ns(json_object *sample, const char *name) {
