@@ -53,20 +53,58 @@ static int spec_known_keys(char **ret) {
         return 0;
 }
 
-static int read_spec_entry(sd_bus_message *m, JobSpec *s, sd_bus_error *error) {
-        _cleanup_strv_free_ char **strv = NULL;
-        _cleanup_free_ char *err = NULL;
-        const char *key, *contents;
-        SpecValue v = {};
-        char type;
+/* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's
+ * contents; f reads the variant. The one loop over dict entries that the spec and both filters use. */
+typedef int (*DictEntryFunc)(sd_bus_message *m, const char *key, const char *contents, void *userdata,
+                             sd_bus_error *error);
+
+static int read_dict(sd_bus_message *m, DictEntryFunc f, void *userdata, sd_bus_error *error) {
         int r;
 
-        r = sd_bus_message_read(m, "s", &key);
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_peek_type(m, &type, &contents);
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
+                const char *key, *contents;
+                char type;
+
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        return r;
+                r = f(m, key, contents, userdata, error);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
         if (r < 0)
                 return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* What read_dict() walks a spec with. */
+typedef struct SpecReader {
+        JobSpec *spec;
+        unsigned n;
+} SpecReader;
+
+static int read_spec_entry(sd_bus_message *m, const char *key, const char *contents, void *userdata,
+                           sd_bus_error *error) {
+        SpecReader *reader = userdata;
+        JobSpec *s = reader->spec;
+        _cleanup_strv_free_ char **strv = NULL;
+        _cleanup_free_ char *err = NULL;
+        SpecValue v = {};
+        int r;
+
+        if (++reader->n > BUS_SPEC_ENTRIES_MAX)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "the spec has more than %u entries; give each key once",
+                                         BUS_SPEC_ENTRIES_MAX);
 
         SpecKey k = spec_key_from_string(key);
         if (k < 0) {
@@ -153,30 +191,13 @@ static int read_spec_entry(sd_bus_message *m, JobSpec *s, sd_bus_error *error) {
 }
 
 int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error) {
-        unsigned n = 0;
+        SpecReader reader = { .spec = s };
         int r;
 
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
+        r = read_dict(m, read_spec_entry, &reader, error);
         if (r < 0)
-                return r;
-        for (;;) {
-                r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                if (++n > BUS_SPEC_ENTRIES_MAX)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "the spec has more than %u entries; give each key once",
-                                                 BUS_SPEC_ENTRIES_MAX);
-                r = read_spec_entry(m, s, error);
-                if (r < 0)
-                        return sd_bus_error_is_set(error) ? -EINVAL : r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(m);
+                return sd_bus_error_is_set(error) ? -EINVAL : r;
+        return 0;
 }
 
 int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value) {
@@ -330,123 +351,93 @@ static bool job_state_valid(const char *s) {
         return false;
 }
 
-int bus_message_read_job_filter(sd_bus_message *message, BusJobFilter *f, sd_bus_error *error) {
+static int read_job_filter_entry(sd_bus_message *message, const char *key, const char *contents,
+                                 void *userdata, sd_bus_error *error) {
+        BusJobFilter *f = userdata;
         int r;
 
-        r = sd_bus_message_enter_container(message, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
-                const char *key, *contents;
-                char type;
-
-                r = sd_bus_message_read(message, "s", &key);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(message, &type, &contents);
-                if (r < 0)
-                        return r;
-                if (streq(key, "all") && streq(contents, "b"))
-                        r = sd_bus_message_read(message, "v", "b", &f->all);
-                else if (streq(key, "state") && streq(contents, "s")) {
-                        r = sd_bus_message_read(message, "v", "s", &f->state);
-                        if (r >= 0 && !job_state_valid(f->state))
-                                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                         "unknown job state '%s'; use queued, running, "
-                                                         "succeeded, failed, cancelled or interrupted",
-                                                         f->state);
-                } else if (streq(key, "limit") && streq(contents, "t"))
-                        r = sd_bus_message_read(message, "v", "t", &f->limit);
-                else
+        if (streq(key, "all") && streq(contents, "b"))
+                return sd_bus_message_read(message, "v", "b", &f->all);
+        if (streq(key, "state") && streq(contents, "s")) {
+                r = sd_bus_message_read(message, "v", "s", &f->state);
+                if (r >= 0 && !job_state_valid(f->state))
                         return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "unknown ListJobs filter '%s' of type '%s'; the filter keys "
-                                                 "are all (b), state (s) and limit (t)", key, contents);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(message);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
+                                                 "unknown job state '%s'; use queued, running, "
+                                                 "succeeded, failed, cancelled or interrupted", f->state);
                 return r;
-        return sd_bus_message_exit_container(message);
+        }
+        if (streq(key, "limit") && streq(contents, "t"))
+                return sd_bus_message_read(message, "v", "t", &f->limit);
+        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                 "unknown ListJobs filter '%s' of type '%s'; the filter keys "
+                                 "are all (b), state (s) and limit (t)", key, contents);
 }
 
-int bus_message_read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_error *error) {
+int bus_message_read_job_filter(sd_bus_message *message, BusJobFilter *f, sd_bus_error *error) {
+        return read_dict(message, read_job_filter_entry, f, error);
+}
+
+static bool key_in(const char *key, const char *const *keys, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (streq(key, keys[i]))
+                        return true;
+        return false;
+}
+
+static int read_run_filter_entry(sd_bus_message *message, const char *key, const char *contents,
+                                 void *userdata, sd_bus_error *error) {
         static const char *const string_keys[] = { "device", "workload", "profile", "fs_type", "label",
                                                    "tag", "status" };
         static const char *const u64_keys[] = { "job", "since_usec", "until_usec", "limit", "offset" };
+        DbRunFilter *f = userdata;
+        bool is_string = key_in(key, string_keys, ELEMENTSOF(string_keys));
+        bool is_u64 = key_in(key, u64_keys, ELEMENTSOF(u64_keys));
+        const char *sv = NULL;
+        uint64_t uv = 0;
         int r;
 
-        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (!is_string && !is_u64)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "unknown QueryRuns filter '%s'; the keys are device, "
+                                         "workload, profile, fs_type, label, tag, status (s) and "
+                                         "job, since_usec, until_usec, limit, offset (t)", key);
+        if (!streq(contents, is_string ? "s" : "t"))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "QueryRuns filter '%s' has type '%s'; it takes '%s'", key, contents,
+                                         is_string ? "s" : "t");
+        r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
+                      : sd_bus_message_read(message, "v", "t", &uv);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(message, 'e', "sv")) > 0) {
-                const char *key, *contents, *sv = NULL;
-                uint64_t uv = 0;
-                bool is_string = false, is_u64 = false;
-                char type;
+        if (streq(key, "device"))
+                f->device = sv;
+        else if (streq(key, "workload"))
+                f->workload = sv;
+        else if (streq(key, "profile"))
+                f->profile = sv;
+        else if (streq(key, "fs_type"))
+                f->fs_type = sv;
+        else if (streq(key, "label"))
+                f->label = sv;
+        else if (streq(key, "tag"))
+                f->tag = sv;
+        else if (streq(key, "status"))
+                f->status = sv;
+        else if (streq(key, "job"))
+                f->job = uv;
+        else if (streq(key, "since_usec"))
+                f->since_usec = uv;
+        else if (streq(key, "until_usec"))
+                f->until_usec = uv;
+        else if (streq(key, "limit"))
+                f->limit = uv;
+        else if (streq(key, "offset"))
+                f->offset = uv;
+        return 0;
+}
 
-                r = sd_bus_message_read(message, "s", &key);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < ELEMENTSOF(string_keys); i++)
-                        if (streq(key, string_keys[i]))
-                                is_string = true;
-                for (size_t i = 0; i < ELEMENTSOF(u64_keys); i++)
-                        if (streq(key, u64_keys[i]))
-                                is_u64 = true;
-                r = sd_bus_message_peek_type(message, &type, &contents);
-                if (r < 0)
-                        return r;
-                if (!is_string && !is_u64)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "unknown QueryRuns filter '%s'; the keys are device, "
-                                                 "workload, profile, fs_type, label, tag, status (s) and "
-                                                 "job, since_usec, until_usec, limit, offset (t)", key);
-                if (is_string && !streq(contents, "s"))
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "QueryRuns filter '%s' has type '%s'; it takes 's'", key,
-                                                 contents);
-                if (is_u64 && !streq(contents, "t"))
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                                 "QueryRuns filter '%s' has type '%s'; it takes 't'", key,
-                                                 contents);
-                r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
-                              : sd_bus_message_read(message, "v", "t", &uv);
-                if (r < 0)
-                        return r;
-                if (streq(key, "device"))
-                        f->device = sv;
-                else if (streq(key, "workload"))
-                        f->workload = sv;
-                else if (streq(key, "profile"))
-                        f->profile = sv;
-                else if (streq(key, "fs_type"))
-                        f->fs_type = sv;
-                else if (streq(key, "label"))
-                        f->label = sv;
-                else if (streq(key, "tag"))
-                        f->tag = sv;
-                else if (streq(key, "status"))
-                        f->status = sv;
-                else if (streq(key, "job"))
-                        f->job = uv;
-                else if (streq(key, "since_usec"))
-                        f->since_usec = uv;
-                else if (streq(key, "until_usec"))
-                        f->until_usec = uv;
-                else if (streq(key, "limit"))
-                        f->limit = uv;
-                else if (streq(key, "offset"))
-                        f->offset = uv;
-                r = sd_bus_message_exit_container(message);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(message);
+int bus_message_read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_error *error) {
+        return read_dict(message, read_run_filter_entry, f, error);
 }
 
 int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
