@@ -322,14 +322,12 @@ int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid,
         int r;
 
         r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID, &creds);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                         "cannot determine the caller's uid (%s); %s needs root",
-                                         strerror(-r), what);
-        r = sd_bus_creds_get_euid(creds, &uid);
-        if (r < 0)
-                r = sd_bus_creds_get_uid(creds, &uid);
-        sd_bus_creds_unref(creds);
+        if (r >= 0) {
+                r = sd_bus_creds_get_euid(creds, &uid);
+                if (r < 0)
+                        r = sd_bus_creds_get_uid(creds, &uid);
+                sd_bus_creds_unref(creds);
+        }
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
                                          "cannot determine the caller's uid (%s); %s needs root",
