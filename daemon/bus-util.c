@@ -289,6 +289,16 @@ size_t bus_db_job_size(const DbJob *dj) {
                 dict_entry_size("Error", dj->error ?: "");
 }
 
+int bus_reply_budget_take(BusReplyBudget *b, size_t size) {
+        if (b->bytes + size > BUS_REPLY_BYTES_MAX) {
+                b->full = true;
+                return -ECANCELED;
+        }
+        b->bytes += size;
+        b->n++;
+        return 0;
+}
+
 int bus_job_path(uint64_t id, char **ret) {
         char *p;
 

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 #include "db.h"
@@ -43,6 +44,16 @@ int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_
  * appends it, and of a job as bus_message_append_db_job() or job_append_properties() does. */
 size_t bus_db_fields_size(const DbField *fields, size_t n);
 size_t bus_db_job_size(const DbJob *dj);
+
+/* What a reply that grows with the history has taken of BUS_REPLY_BYTES_MAX so far. */
+typedef struct BusReplyBudget {
+        size_t bytes;
+        uint64_t n;             /* entries that fitted */
+        bool full;              /* an entry did not fit */
+} BusReplyBudget;
+/* Counts one more entry of size bytes; when it does not fit, sets full and returns -ECANCELED, which
+ * stops a database walk. */
+int bus_reply_budget_take(BusReplyBudget *b, size_t size);
 
 /* ListJobs filter: all (b), state (s), limit (t). Strings point into the message. */
 typedef struct BusJobFilter {

@@ -115,21 +115,16 @@ static int append_row(const DbField *fields, size_t n, void *userdata) {
 /* QueryRuns' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
 typedef struct RunRows {
         sd_bus_message *reply;
-        size_t bytes;
-        uint64_t n;
-        bool full;
+        BusReplyBudget budget;
 } RunRows;
 
 static int append_run_row(const DbField *fields, size_t n, void *userdata) {
         RunRows *rows = userdata;
-        size_t size = bus_db_fields_size(fields, n);
+        int r;
 
-        if (rows->bytes + size > BUS_REPLY_BYTES_MAX) {
-                rows->full = true;
-                return -ECANCELED; /* stops the walk */
-        }
-        rows->bytes += size;
-        rows->n++;
+        r = bus_reply_budget_take(&rows->budget, bus_db_fields_size(fields, n));
+        if (r < 0)
+                return r;
         return bus_message_append_db_fields(rows->reply, fields, n);
 }
 
@@ -151,11 +146,12 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
                 return r;
         rows.reply = reply;
         r = db_query_runs(m->db, &f, append_run_row, &rows);
-        if (rows.full)
+        if (rows.budget.full)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "the runs asked for do not fit in one reply (%u MiB; %" PRIu64 " did); "
                                          "ask for fewer with limit, e.g. limit=%" PRIu64 ", and go on with "
-                                         "offset", BUS_REPLY_BYTES_MAX >> 20, rows.n, MAX(rows.n, UINT64_C(1)));
+                                         "offset", BUS_REPLY_BYTES_MAX >> 20, rows.budget.n,
+                                         MAX(rows.budget.n, UINT64_C(1)));
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
         r = sd_bus_message_close_container(reply);

@@ -337,9 +337,7 @@ typedef struct ListJobsContext {
         sd_bus_message *reply;
         uint64_t skip;          /* the oldest rows beyond the limit */
         uint64_t n;
-        size_t bytes;           /* at most BUS_REPLY_BYTES_MAX */
-        uint64_t n_listed;
-        bool full;
+        BusReplyBudget budget;
 } ListJobsContext;
 
 static int count_db_job(const DbJob *dj, void *userdata) {
@@ -349,18 +347,14 @@ static int count_db_job(const DbJob *dj, void *userdata) {
 
 static int list_db_job(const DbJob *dj, void *userdata) {
         ListJobsContext *c = userdata;
-        size_t size;
         Job *j;
+        int r;
 
         if (c->n++ < c->skip)
                 return 0;
-        size = bus_db_job_size(dj);
-        if (c->bytes + size > BUS_REPLY_BYTES_MAX) {
-                c->full = true;
-                return -ECANCELED; /* stops the walk */
-        }
-        c->bytes += size;
-        c->n_listed++;
+        r = bus_reply_budget_take(&c->budget, bus_db_job_size(dj));
+        if (r < 0)
+                return r;
         j = manager_find_job(c->manager, dj->id);
         if (j)
                 return job_append_properties(j, c->reply);
@@ -394,13 +388,13 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
                         c.skip = f.limit > 0 && total > f.limit ? total - f.limit : 0;
                         r = db_job_foreach(m->db, f.state, list_db_job, &c);
                 }
-                if (c.full)
+                if (c.budget.full)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                                  "the jobs asked for do not fit in one reply (%u MiB; %" PRIu64
                                                  " did); give a limit (the newest that many), e.g. limit=%" PRIu64
                                                  ", or read the jobs table of %s with sqlite3",
-                                                 BUS_REPLY_BYTES_MAX >> 20, c.n_listed,
-                                                 MAX(c.n_listed / 2, UINT64_C(1)), m->db_path);
+                                                 BUS_REPLY_BYTES_MAX >> 20, c.budget.n,
+                                                 MAX(c.budget.n / 2, UINT64_C(1)), m->db_path);
                 if (r < 0)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the jobs table: %s",
                                                  strerror(-r));
