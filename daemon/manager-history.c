@@ -160,9 +160,14 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int not_found_run(sd_bus_error *error, uint64_t id) {
-        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
-                                 "there is no run %" PRIu64 "; QueryRuns lists the runs there are", id);
+/* The error of a failed read of run id's what ("" for the run itself, "the samples of", ...):
+ * NotFound when there is no such run, else Failed. */
+static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, int r) {
+        if (r == -ENOENT)
+                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
+                                         "there is no run %" PRIu64 "; QueryRuns lists the runs there are", id);
+        return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read %s%srun %" PRIu64 ": %s", what,
+                                 *what ? " " : "", id, strerror(-r));
 }
 
 int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -178,11 +183,8 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         r = db_get_run(m->db, id, append_row, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read run %" PRIu64 ": %s", id,
-                                         strerror(-r));
+                return run_read_error(error, id, "", r);
         return sd_bus_send(NULL, reply, NULL);
 }
 
@@ -220,11 +222,8 @@ static int append_sample_page(Manager *m, uint64_t id, uint64_t from_ms, SampleP
         if (r < 0)
                 return r;
         r = db_get_samples_page(m->db, id, from_ms, page->max + 1, append_sample, page);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
         if (r < 0 && !(r == -ECANCELED && page->more))
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the samples of run %" PRIu64
-                                         ": %s", id, strerror(-r));
+                return run_read_error(error, id, "the samples of", r);
         return sd_bus_message_close_container(page->reply);
 }
 
@@ -300,11 +299,8 @@ int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         r = db_get_histogram(m->db, id, append_bucket, reply);
-        if (r == -ENOENT)
-                return not_found_run(error, id);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the histogram of run %"
-                                         PRIu64 ": %s", id, strerror(-r));
+                return run_read_error(error, id, "the histogram of", r);
         r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
