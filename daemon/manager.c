@@ -609,7 +609,6 @@ typedef struct StaleJob {
 typedef struct LoadContext {
         StaleJob *jobs;
         size_t n;
-        Manager *manager;
 } LoadContext;
 
 static int collect_stale(const DbJob *dj, void *userdata) {
@@ -686,7 +685,7 @@ static int manager_restore_job(Manager *m, const QueuedJob *q) {
 }
 
 int manager_load(Manager *m) {
-        LoadContext stale = { .manager = m };
+        LoadContext stale = {};
         QueueContext queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
         int r;
