@@ -290,6 +290,21 @@ int bus_call_manager_json(sd_bus *bus, const char *what, const char *method, jso
         return bus_call_json(bus, what, m, ret);
 }
 
+int bus_call_manager_filter_json(sd_bus *bus, const char *what, const char *method, json_object *filter,
+                                 json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = bus_new_manager_call(bus, method, &m);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        return bus_call_json(bus, what, m, ret);
+}
+
 int bus_get_all_json(sd_bus *bus, const char *path, const char *interface, sd_bus_error *error,
                      json_object **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;

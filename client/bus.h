@@ -47,6 +47,10 @@ int bus_call_manager_json(sd_bus *bus, const char *what, const char *method, jso
 /* A new Manager method call to fill in, then bus_call_json() to send it and read the one value. */
 int bus_new_manager_call(sd_bus *bus, const char *method, sd_bus_message **ret);
 int bus_call_json(sd_bus *bus, const char *what, sd_bus_message *m, json_object **ret);
+/* bus_call_manager_json() for the methods that take one a{sv} (ListJobs, QueryRuns): the a{sv} is
+ * built from filter as bus_append_filter() does. */
+int bus_call_manager_filter_json(sd_bus *bus, const char *what, const char *method, json_object *filter,
+                                 json_object **ret);
 
 /* Properties.GetAll of one interface as a JSON object. Negative errno with *error set on
  * failure (so callers can tell UnknownObject apart). */

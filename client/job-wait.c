@@ -230,7 +230,6 @@ JobWait *job_wait_free(JobWait *w) {
 
 int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
         _cleanup_free_ char *path = NULL;
         char what[64];
@@ -247,12 +246,7 @@ int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
                 return bus_error_exit(what, &error, r);
 
         json_object_object_add(filter, "all", json_object_new_boolean(true));
-        r = bus_new_manager_call(bus, "ListJobs", &m);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r < 0)
-                return BENCHCTL_EXIT_FAILURE;
-        r = bus_call_json(bus, what, m, &jobs);
+        r = bus_call_manager_filter_json(bus, what, "ListJobs", filter, &jobs);
         if (r != 0)
                 return r;
         for (size_t i = 0; i < json_object_array_length(jobs); i++) {

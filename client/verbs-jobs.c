@@ -278,7 +278,6 @@ static const char *job_what(json_object *job, char *buf, size_t l) {
 
 int verb_jobs(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "ID", "STATE", "WORKLOAD", "TARGET", "LABEL", "SUBMITTED", "PROGRESS" };
@@ -298,12 +297,7 @@ int verb_jobs(int argc, char **argv) {
         r = bus_connect(&bus);
         if (r != 0)
                 return r;
-        r = bus_new_manager_call(bus, "ListJobs", &m);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r < 0)
-                return BENCHCTL_EXIT_FAILURE;
-        r = bus_call_json(bus, "list jobs", m, &jobs);
+        r = bus_call_manager_filter_json(bus, "list jobs", "ListJobs", filter, &jobs);
         if (r != 0)
                 return r;
 
