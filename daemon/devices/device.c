@@ -241,6 +241,31 @@ static int push_changed(char ***changed, const char *name) {
         return strv_push(changed, name);
 }
 
+/* Each sets a dynamic property to its new value (taking a pointer value) and records its name in
+ * changed when the value differs; an equal value is left to its owner. */
+static int update_str(char **field, char **value, const char *name, char ***changed) {
+        if (streq_ptr(*field, *value))
+                return 0;
+        free(*field);
+        *field = TAKE_PTR(*value);
+        return push_changed(changed, name);
+}
+
+static int update_strv(char ***field, char ***value, const char *name, char ***changed) {
+        if (strv_equal(*field, *value))
+                return 0;
+        strv_free(*field);
+        *field = TAKE_PTR(*value);
+        return push_changed(changed, name);
+}
+
+static int update_bool(bool *field, bool value, const char *name, char ***changed) {
+        if (*field == value)
+                return 0;
+        *field = value;
+        return push_changed(changed, name);
+}
+
 int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_scratch,
                           const char *conf_path, char ***changed) {
         _cleanup_strv_free_ char **holders = NULL, **slaves = NULL;
@@ -254,12 +279,8 @@ int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_sc
         if (r < 0) {
                 /* Unknown is not "allowed": say why instead of leaving the verdict empty. */
                 _cleanup_free_ char *why = NULL;
-                if (asprintf(&why, "%s: cannot read its mounts and holders (%s)", d->name, strerror(-r)) >= 0 &&
-                    !streq_ptr(d->write_verdict, why)) {
-                        free(d->write_verdict);
-                        d->write_verdict = TAKE_PTR(why);
-                        (void) push_changed(changed, "WriteVerdict");
-                }
+                if (asprintf(&why, "%s: cannot read its mounts and holders (%s)", d->name, strerror(-r)) >= 0)
+                        (void) update_str(&d->write_verdict, &why, "WriteVerdict", changed);
                 return r;
         }
         r = sysfs_block_list(d->name, "holders", &holders);
@@ -288,50 +309,15 @@ int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_sc
                 goto out;
         }
 
-        if (!strv_equal(d->mount_points, f.own_mount_points)) {
-                strv_free(d->mount_points);
-                d->mount_points = TAKE_PTR(f.own_mount_points);
-                if ((r = push_changed(changed, "MountPoints")) < 0)
-                        goto out;
-        }
-        if (!strv_equal(d->holders, holders)) {
-                strv_free(d->holders);
-                d->holders = TAKE_PTR(holders);
-                if ((r = push_changed(changed, "Holders")) < 0)
-                        goto out;
-        }
-        if (!strv_equal(d->slaves, slaves)) {
-                strv_free(d->slaves);
-                d->slaves = TAKE_PTR(slaves);
-                if ((r = push_changed(changed, "Slaves")) < 0)
-                        goto out;
-        }
-        if (d->in_use != in_use) {
-                d->in_use = in_use;
-                if ((r = push_changed(changed, "InUse")) < 0)
-                        goto out;
-        }
-        if (d->swap != swap) {
-                d->swap = swap;
-                if ((r = push_changed(changed, "Swap")) < 0)
-                        goto out;
-        }
-        if (d->scratch != scratch) {
-                d->scratch = scratch;
-                if ((r = push_changed(changed, "Scratch")) < 0)
-                        goto out;
-        }
-        if (d->read_only != f.read_only) {
-                d->read_only = f.read_only;
-                if ((r = push_changed(changed, "ReadOnly")) < 0)
-                        goto out;
-        }
-        if (!streq_ptr(d->write_verdict, verdict)) {
-                free(d->write_verdict);
-                d->write_verdict = TAKE_PTR(verdict);
-                if ((r = push_changed(changed, "WriteVerdict")) < 0)
-                        goto out;
-        }
+        if ((r = update_strv(&d->mount_points, &f.own_mount_points, "MountPoints", changed)) < 0 ||
+            (r = update_strv(&d->holders, &holders, "Holders", changed)) < 0 ||
+            (r = update_strv(&d->slaves, &slaves, "Slaves", changed)) < 0 ||
+            (r = update_bool(&d->in_use, in_use, "InUse", changed)) < 0 ||
+            (r = update_bool(&d->swap, swap, "Swap", changed)) < 0 ||
+            (r = update_bool(&d->scratch, scratch, "Scratch", changed)) < 0 ||
+            (r = update_bool(&d->read_only, f.read_only, "ReadOnly", changed)) < 0 ||
+            (r = update_str(&d->write_verdict, &verdict, "WriteVerdict", changed)) < 0)
+                goto out;
         r = 0;
 out:
         device_facts_clear(&f);
