@@ -214,7 +214,6 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
                         d->partition_table = TAKE_PTR(b.pt_type);
                 }
                 blkid_info_clear(&b);
-                d->probed = true;
         } else {
                 if ((r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_TYPE"), &d->fs_type)) < 0 ||
                     (r = strdup_nonempty(udev_device_get_property_value(u, "ID_FS_UUID"), &d->fs_uuid)) < 0 ||

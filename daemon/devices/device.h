@@ -39,7 +39,6 @@ typedef struct Device {
         char *scheduler;
         char *fs_type, *fs_uuid, *fs_label, *fs_usage, *partition_table;
         bool udev_scratch;      /* BENCHD_SCRATCH=1 */
-        bool probed;            /* fs fields come from libblkid, not udev */
         int probe_error;        /* <0: the libblkid probe failed, the signature is unknown */
 
         /* Dynamic: recomputed on mount and device changes. */
