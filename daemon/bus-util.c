@@ -204,18 +204,6 @@ int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value
         return sd_bus_message_append(m, "{sv}", key, "s", value ?: "");
 }
 
-int bus_append_dict_u64(sd_bus_message *m, const char *key, uint64_t value) {
-        return sd_bus_message_append(m, "{sv}", key, "t", value);
-}
-
-int bus_append_dict_u32(sd_bus_message *m, const char *key, uint32_t value) {
-        return sd_bus_message_append(m, "{sv}", key, "u", value);
-}
-
-int bus_append_dict_double(sd_bus_message *m, const char *key, double value) {
-        return sd_bus_message_append(m, "{sv}", key, "d", value);
-}
-
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n) {
         int r;
 

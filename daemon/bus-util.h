@@ -68,11 +68,8 @@ int bus_message_read_run_filter(sd_bus_message *m, DbRunFilter *f, sd_bus_error 
 /* One a{sv} of a jobs-table row with the Job property names (ListJobs with all=true). */
 int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj);
 
-/* Helpers for building a{sv} entries. */
+/* One {sv} entry with a string value (NULL as ""). */
 int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value);
-int bus_append_dict_u64(sd_bus_message *m, const char *key, uint64_t value);
-int bus_append_dict_u32(sd_bus_message *m, const char *key, uint32_t value);
-int bus_append_dict_double(sd_bus_message *m, const char *key, double value);
 
 /* Authorises a state-changing call: the sender's effective uid must be 0, else AccessDenied saying
  * that `what` needs root. The uid is returned in *ret_uid. */
