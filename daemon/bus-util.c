@@ -204,6 +204,21 @@ int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value
         return sd_bus_message_append(m, "{sv}", key, "s", value ?: "");
 }
 
+int bus_message_append_db_field(sd_bus_message *m, const DbField *f) {
+        if (!f->name)
+                return 0;
+        switch (f->type) {
+        case DB_FIELD_INTEGER:
+                return sd_bus_message_append(m, "{sv}", f->name, "x", f->i);
+        case DB_FIELD_REAL:
+                return sd_bus_message_append(m, "{sv}", f->name, "d", f->d);
+        case DB_FIELD_TEXT:
+                return sd_bus_message_append(m, "{sv}", f->name, "s", f->s ?: "");
+        default:
+                return 0;
+        }
+}
+
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n) {
         int r;
 
@@ -211,23 +226,7 @@ int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
-                const DbField *f = &fields[i];
-                if (!f->name)
-                        continue;
-                switch (f->type) {
-                case DB_FIELD_INTEGER:
-                        r = sd_bus_message_append(m, "{sv}", f->name, "x", f->i);
-                        break;
-                case DB_FIELD_REAL:
-                        r = sd_bus_message_append(m, "{sv}", f->name, "d", f->d);
-                        break;
-                case DB_FIELD_TEXT:
-                        r = sd_bus_message_append(m, "{sv}", f->name, "s", f->s ?: "");
-                        break;
-                default:
-                        r = 0;
-                        break;
-                }
+                r = bus_message_append_db_field(m, &fields[i]);
                 if (r < 0)
                         return r;
         }
