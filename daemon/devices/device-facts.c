@@ -24,6 +24,15 @@
 
 #define TREE_MAX 256
 
+int strdup_or_null(const char *s, char **ret) {
+        if (!s) {
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
 int strv_push(char ***l, const char *s) {
         size_t n = strv_length(*l);
         char **nl;
@@ -308,15 +317,6 @@ int swaps_read(dev_t **ret, size_t *ret_n) {
         return 0;
 }
 
-static int dup_opt(const char *s, char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(s);
-        return *ret ? 0 : -ENOMEM;
-}
-
 void blkid_info_clear(BlkidInfo *b) {
         free(b->type);
         free(b->usage);
@@ -357,11 +357,11 @@ int blkid_probe_node(const char *node, BlkidInfo *ret) {
         if (r < 0)
                 return -EIO;
         if (r == 0) {
-                if ((blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && dup_opt(v, &b.type) < 0) ||
-                    (blkid_probe_lookup_value(pr, "USAGE", &v, NULL) == 0 && dup_opt(v, &b.usage) < 0) ||
-                    (blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 && dup_opt(v, &b.uuid) < 0) ||
-                    (blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 && dup_opt(v, &b.label) < 0) ||
-                    (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0 && dup_opt(v, &b.pt_type) < 0)) {
+                if ((blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && strdup_or_null(v, &b.type) < 0) ||
+                    (blkid_probe_lookup_value(pr, "USAGE", &v, NULL) == 0 && strdup_or_null(v, &b.usage) < 0) ||
+                    (blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 && strdup_or_null(v, &b.uuid) < 0) ||
+                    (blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 && strdup_or_null(v, &b.label) < 0) ||
+                    (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0 && strdup_or_null(v, &b.pt_type) < 0)) {
                         blkid_info_clear(&b);
                         return -ENOMEM;
                 }
@@ -510,9 +510,9 @@ static int facts_mounts(DeviceFacts *f, struct libmnt_table *tb) {
                         VerdictMount *m = &f->mounts[f->n_mounts];
                         *m = (VerdictMount) {};
                         f->n_mounts++;
-                        if (dup_opt(f->tree[i], (char **) &m->device) < 0 ||
-                            dup_opt(target, (char **) &m->path) < 0 ||
-                            dup_opt(mnt_fs_get_fstype(fs), (char **) &m->fs_type) < 0) {
+                        if (strdup_or_null(f->tree[i], (char **) &m->device) < 0 ||
+                            strdup_or_null(target, (char **) &m->path) < 0 ||
+                            strdup_or_null(mnt_fs_get_fstype(fs), (char **) &m->fs_type) < 0) {
                                 r = -ENOMEM;
                                 goto out;
                         }

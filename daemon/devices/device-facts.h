@@ -71,7 +71,9 @@ struct libmnt_fs;
 dev_t mount_fs_devno(struct libmnt_fs *fs);
 void mnt_free_tablep(struct libmnt_table **t);
 
-/* Small string-list helpers. */
+/* Small string and string-list helpers. */
+/* *ret = a copy of s, or NULL when s is NULL; -ENOMEM only when the copy fails. */
+int strdup_or_null(const char *s, char **ret);
 int strv_push(char ***l, const char *s);
 bool strv_contains(char *const *l, const char *s);
 size_t strv_length(char *const *l);

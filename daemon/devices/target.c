@@ -33,11 +33,6 @@ void target_location_clear(TargetLocation *l) {
         *l = (TargetLocation) {};
 }
 
-static int dup_or_null(const char *s, char **ret) {
-        *ret = s ? strdup(s) : NULL;
-        return s && !*ret ? -ENOMEM : 0;
-}
-
 static int locate_mount(const char *target, TargetLocation *l, dev_t *ret_dev) {
         _cleanup_(mnt_free_tablep) struct libmnt_table *tb = NULL;
         _cleanup_free_ char *real = NULL;
@@ -53,9 +48,9 @@ static int locate_mount(const char *target, TargetLocation *l, dev_t *ret_dev) {
         fs = mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
         if (!fs)
                 return -ENOENT;
-        if ((r = dup_or_null(mnt_fs_get_fstype(fs), &l->fs_type)) < 0 ||
-            (r = dup_or_null(mnt_fs_get_target(fs), &l->mount_point)) < 0 ||
-            (r = dup_or_null(mnt_fs_get_options(fs), &l->mount_options)) < 0)
+        if ((r = strdup_or_null(mnt_fs_get_fstype(fs), &l->fs_type)) < 0 ||
+            (r = strdup_or_null(mnt_fs_get_target(fs), &l->mount_point)) < 0 ||
+            (r = strdup_or_null(mnt_fs_get_options(fs), &l->mount_options)) < 0)
                 return r;
         *ret_dev = mount_fs_devno(fs);
         return 0;
@@ -85,7 +80,7 @@ int target_locate(const char *target, TargetLocation *ret) {
         if (l.device_name) {
                 r = blockdev_leaves(NULL, l.device_name, &leaves);
                 if (r >= 0 && leaves && leaves[0] && !leaves[1])
-                        r = dup_or_null(leaves[0], &l.physical_name);
+                        r = strdup_or_null(leaves[0], &l.physical_name);
                 else
                         r = blockdev_whole_disk(NULL, l.device_name, &l.physical_name);
                 if (r < 0)
