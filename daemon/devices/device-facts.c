@@ -357,14 +357,20 @@ int blkid_probe_node(const char *node, BlkidInfo *ret) {
         if (r < 0)
                 return -EIO;
         if (r == 0) {
-                if ((blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && strdup_or_null(v, &b.type) < 0) ||
-                    (blkid_probe_lookup_value(pr, "USAGE", &v, NULL) == 0 && strdup_or_null(v, &b.usage) < 0) ||
-                    (blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 && strdup_or_null(v, &b.uuid) < 0) ||
-                    (blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 && strdup_or_null(v, &b.label) < 0) ||
-                    (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0 && strdup_or_null(v, &b.pt_type) < 0)) {
-                        blkid_info_clear(&b);
-                        return -ENOMEM;
-                }
+                const struct {
+                        const char *name;
+                        char **field;
+                } values[] = {
+                        { "TYPE", &b.type }, { "USAGE", &b.usage }, { "UUID", &b.uuid },
+                        { "LABEL", &b.label }, { "PTTYPE", &b.pt_type },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(values); i++)
+                        if (blkid_probe_lookup_value(pr, values[i].name, &v, NULL) == 0 &&
+                            strdup_or_null(v, values[i].field) < 0) {
+                                blkid_info_clear(&b);
+                                return -ENOMEM;
+                        }
         }
         *ret = b;
         return 0;
