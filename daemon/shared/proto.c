@@ -501,6 +501,63 @@ int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len) {
         return packer_finish(&k, ret, ret_len);
 }
 
+#define PROTO_PHASE_RESULT_FIXED_SIZE (7u * 8u)
+
+bool proto_phase_name_valid(const char *name) {
+        size_t n;
+
+        if (!name)
+                return false;
+        n = strnlen(name, PROTO_PHASE_NAME_MAX + 1);
+        if (n == 0 || n > PROTO_PHASE_NAME_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((name[i] >= 'a' && name[i] <= 'z') || name[i] == '-'))
+                        return false;
+        return true;
+}
+
+/* The rules proto.h states, shared by the encoder (a worker bug fails loudly at its end) and the
+ * decoder (a hostile worker is dropped at ours). */
+static bool phase_result_valid(const ProtoPhaseResult *m) {
+        const uint64_t v[] = { m->ops, m->duration_usec, m->lat_min_ns, m->lat_mean_ns, m->lat_p50_ns,
+                               m->lat_p99_ns, m->lat_max_ns };
+
+        if (!proto_phase_name_valid(m->name))
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(v); i++)
+                if (v[i] > (uint64_t) INT64_MAX)
+                        return false;
+        if (m->ops == 0)
+                return m->lat_min_ns == 0 && m->lat_mean_ns == 0 && m->lat_p50_ns == 0 &&
+                       m->lat_p99_ns == 0 && m->lat_max_ns == 0;
+        return m->lat_min_ns <= m->lat_p50_ns && m->lat_p50_ns <= m->lat_p99_ns &&
+               m->lat_p99_ns <= m->lat_max_ns &&
+               m->lat_min_ns <= m->lat_mean_ns && m->lat_mean_ns <= m->lat_max_ns;
+}
+
+int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *ret_len) {
+        size_t n;
+        Packer k;
+        int r;
+
+        if (!phase_result_valid(m))
+                return -EINVAL;
+        n = strlen(m->name);
+        r = packer_begin(&k, PROTO_PHASE_RESULT, 4 + n + PROTO_PHASE_RESULT_FIXED_SIZE);
+        if (r < 0)
+                return r;
+        pack_string(&k, m->name, n);
+        pack_u64(&k, m->ops);
+        pack_u64(&k, m->duration_usec);
+        pack_u64(&k, m->lat_min_ns);
+        pack_u64(&k, m->lat_mean_ns);
+        pack_u64(&k, m->lat_p50_ns);
+        pack_u64(&k, m->lat_p99_ns);
+        pack_u64(&k, m->lat_max_ns);
+        return packer_finish(&k, ret, ret_len);
+}
+
 /* ---- decoders ---- */
 
 int proto_decode_hello(const ProtoFrame *f, ProtoHello *ret) {
@@ -697,6 +754,31 @@ int proto_decode_error(const ProtoFrame *f, ProtoError *ret) {
                 free(m.message);
                 return -EBADMSG;
         }
+        *ret = m;
+        return 0;
+}
+
+int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret) {
+        _cleanup_free_ char *name = NULL;
+        ProtoPhaseResult m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_PHASE_RESULT) < 0)
+                return -EBADMSG;
+        name = take_string(&c, PROTO_PHASE_NAME_MAX);
+        m.ops = take_u64(&c);
+        m.duration_usec = take_u64(&c);
+        m.lat_min_ns = take_u64(&c);
+        m.lat_mean_ns = take_u64(&c);
+        m.lat_p50_ns = take_u64(&c);
+        m.lat_p99_ns = take_u64(&c);
+        m.lat_max_ns = take_u64(&c);
+        if (!cursor_done(&c) || !name)
+                return -EBADMSG;
+        /* take_string() bounded it by PROTO_PHASE_NAME_MAX, so it fits. */
+        memcpy(m.name, name, strlen(name) + 1);
+        if (!phase_result_valid(&m))
+                return -EBADMSG;
         *ret = m;
         return 0;
 }

@@ -13,7 +13,11 @@
  *   worker -> HELLO(version, pid)
  *   daemon -> SPEC(job id, step, spec text as written by spec_to_text())
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, then
+ *             PHASE_RESULT (zero or more: the metadata workload's create-seq, stat-seq, ...),
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
+ *
+ * PHASE_RESULT (type 9) was added without a version bump: the daemon treats an unknown frame
+ * type as a violation, so benchd and benchd-worker ship (and are installed) together.
  */
 #pragma once
 
@@ -40,6 +44,7 @@ typedef enum ProtoType {
         PROTO_RESULT = 6,
         PROTO_ERROR = 7,
         PROTO_LOG = 8,
+        PROTO_PHASE_RESULT = 9,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -121,6 +126,23 @@ typedef struct ProtoText {       /* PHASE and LOG */
         char *text;              /* owned */
 } ProtoText;
 
+/* The figures of one of a workload's own phases (metadata: create-seq, stat-seq, delete-seq,
+ * create-rand, stat-rand, delete-rand). The name is 1..PROTO_PHASE_NAME_MAX of [a-z-]; every
+ * number is at most INT64_MAX (it is stored in SQLite); with ops > 0 the latencies are ordered
+ * min <= p50 <= p99 <= max and min <= mean <= max, with ops == 0 they are all 0. */
+#define PROTO_PHASE_NAME_MAX 31u
+
+typedef struct ProtoPhaseResult {
+        char name[PROTO_PHASE_NAME_MAX + 1];
+        uint64_t ops;
+        uint64_t duration_usec;
+        uint64_t lat_min_ns;
+        uint64_t lat_mean_ns;
+        uint64_t lat_p50_ns;
+        uint64_t lat_p99_ns;
+        uint64_t lat_max_ns;
+} ProtoPhaseResult;
+
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
  * proto_reader_* call. */
 typedef struct ProtoFrame {
@@ -157,6 +179,8 @@ int proto_encode_sample(const ProtoSample *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_histogram(const ProtoHistogram *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len);
+/* -EINVAL for a PhaseResult that its decoder would refuse. */
+int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *ret_len);
 
 /* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
  * any violation. Owned members are malloc'd; free with the matching *_clear(). */
@@ -167,6 +191,10 @@ int proto_decode_sample(const ProtoFrame *f, ProtoSample *ret);
 int proto_decode_histogram(const ProtoFrame *f, ProtoHistogram *ret);
 int proto_decode_result(const ProtoFrame *f, ProtoResult *ret);
 int proto_decode_error(const ProtoFrame *f, ProtoError *ret);
+/* Nothing owned: no clear function. */
+int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
+/* True for a name PHASE_RESULT may carry. */
+bool proto_phase_name_valid(const char *name);
 
 void proto_spec_clear(ProtoSpec *m);
 void proto_text_clear(ProtoText *m);

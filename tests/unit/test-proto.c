@@ -430,6 +430,174 @@ START_TEST(test_max_payload_frame) {
 }
 END_TEST
 
+/* ---- PHASE_RESULT ---- */
+
+static const ProtoPhaseResult phase_ok = {
+        .name = "create-seq",
+        .ops = 16384,
+        .duration_usec = 250000,
+        .lat_min_ns = 3000,
+        .lat_mean_ns = 15000,
+        .lat_p50_ns = 12000,
+        .lat_p99_ns = 90000,
+        .lat_max_ns = 400000,
+};
+
+/* The payload of phase_ok after its name, as raw fields: [0] ops .. [6] lat_max_ns. */
+static void phase_payload(const char *name, const uint64_t v[7], uint8_t **ret, size_t *ret_len) {
+        size_t n = strlen(name), len = PROTO_HEADER_SIZE + 4 + n + 7 * 8;
+        uint8_t *b = calloc(1, len);
+
+        ck_assert_ptr_nonnull(b);
+        put_le32(b, PROTO_MAGIC);
+        b[4] = PROTO_VERSION;
+        b[6] = PROTO_PHASE_RESULT;
+        put_le32(b + 8, (uint32_t) (len - PROTO_HEADER_SIZE));
+        put_le32(b + 16, (uint32_t) n);
+        memcpy(b + 20, name, n);
+        for (unsigned i = 0; i < 7; i++)
+                put_le64(b + 20 + n + 8 * i, v[i]);
+        *ret = b;
+        *ret_len = len;
+}
+
+START_TEST(test_roundtrip_phase_result) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoPhaseResult out;
+        ProtoFrame f;
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_phase_result(&phase_ok, &buf, &len), 0);
+        ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 4 + strlen("create-seq") + 7 * 8);
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_PHASE_RESULT);
+        memset(&out, 0xaa, sizeof(out));
+        ck_assert_int_eq(proto_decode_phase_result(&f, &out), 0);
+        ck_assert_str_eq(out.name, "create-seq");
+        ck_assert_uint_eq(out.ops, phase_ok.ops);
+        ck_assert_uint_eq(out.duration_usec, phase_ok.duration_usec);
+        ck_assert_uint_eq(out.lat_min_ns, phase_ok.lat_min_ns);
+        ck_assert_uint_eq(out.lat_mean_ns, phase_ok.lat_mean_ns);
+        ck_assert_uint_eq(out.lat_p50_ns, phase_ok.lat_p50_ns);
+        ck_assert_uint_eq(out.lat_p99_ns, phase_ok.lat_p99_ns);
+        ck_assert_uint_eq(out.lat_max_ns, phase_ok.lat_max_ns);
+}
+END_TEST
+
+/* Names and numbers as a hostile worker could send them, bypassing the encoder. */
+static const struct {
+        const char *name;
+        uint64_t v[7]; /* ops, duration, min, mean, p50, p99, max */
+        int ret;
+} phase_cases[] = {
+        { "stat-rand", { 10, 5, 1, 2, 2, 3, 4 }, 0 },
+        { "a", { 1, 0, 7, 7, 7, 7, 7 }, 0 },
+        { "abcdefghijklmnopqrstuvwxyz-abcd", { 1, 1, 1, 1, 1, 1, 1 }, 0 },     /* 31: the maximum */
+        { "abcdefghijklmnopqrstuvwxyz-abcde", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG }, /* 32 */
+        { "", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "Create", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "create_seq", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "stat seq", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "phase1", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "st\xc3\xa4t", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "create-seq\n", { 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        /* no operations: every latency 0 */
+        { "delete-seq", { 0, 100, 0, 0, 0, 0, 0 }, 0 },
+        { "delete-seq", { 0, 100, 0, 0, 0, 0, 5 }, -EBADMSG },
+        { "delete-seq", { 0, 100, 0, 3, 0, 0, 0 }, -EBADMSG },
+        /* order of the latencies */
+        { "x", { 5, 1, 3, 2, 3, 4, 5 }, -EBADMSG },     /* mean < min */
+        { "x", { 5, 1, 1, 6, 3, 4, 5 }, -EBADMSG },     /* mean > max */
+        { "x", { 5, 1, 4, 4, 3, 4, 5 }, -EBADMSG },     /* p50 < min */
+        { "x", { 5, 1, 1, 2, 4, 3, 5 }, -EBADMSG },     /* p99 < p50 */
+        { "x", { 5, 1, 1, 2, 3, 6, 5 }, -EBADMSG },     /* p99 > max */
+        /* everything must fit an SQLite INTEGER */
+        { "x", { (uint64_t) INT64_MAX, 1, 1, 1, 1, 1, 1 }, 0 },
+        { "x", { (uint64_t) INT64_MAX + 1, 1, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "x", { 1, UINT64_MAX, 1, 1, 1, 1, 1 }, -EBADMSG },
+        { "x", { 1, 1, 1, 1, 1, 1, UINT64_MAX }, -EBADMSG },
+};
+
+START_TEST(test_phase_result_fields) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL, *enc = NULL;
+        ProtoPhaseResult out, in = {};
+        ProtoFrame f;
+        size_t len, enc_len;
+
+        phase_payload(phase_cases[_i].name, phase_cases[_i].v, &buf, &len);
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_msg(proto_decode_phase_result(&f, &out) == phase_cases[_i].ret, "case %d", _i);
+
+        /* The encoder refuses what the decoder would (when the name fits the struct at all). */
+        if (strlen(phase_cases[_i].name) <= PROTO_PHASE_NAME_MAX) {
+                snprintf(in.name, sizeof(in.name), "%s", phase_cases[_i].name);
+                in.ops = phase_cases[_i].v[0];
+                in.duration_usec = phase_cases[_i].v[1];
+                in.lat_min_ns = phase_cases[_i].v[2];
+                in.lat_mean_ns = phase_cases[_i].v[3];
+                in.lat_p50_ns = phase_cases[_i].v[4];
+                in.lat_p99_ns = phase_cases[_i].v[5];
+                in.lat_max_ns = phase_cases[_i].v[6];
+                ck_assert_int_eq(proto_encode_phase_result(&in, &enc, &enc_len),
+                                 phase_cases[_i].ret == 0 ? 0 : -EINVAL);
+        }
+}
+END_TEST
+
+/* A name with a NUL inside, a name length pointing past the payload, and every truncation. */
+START_TEST(test_phase_result_garbage) {
+        static const uint64_t v[7] = { 1, 1, 1, 1, 1, 1, 1 };
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoPhaseResult out;
+        ProtoFrame f;
+        size_t len;
+
+        phase_payload("ab", v, &buf, &len);
+        f = (ProtoFrame) { .type = PROTO_PHASE_RESULT, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_phase_result(&f, &out), 0);
+
+        buf[PROTO_HEADER_SIZE + 4 + 1] = 0;                      /* "a\0" */
+        ck_assert_int_eq(proto_decode_phase_result(&f, &out), -EBADMSG);
+        buf[PROTO_HEADER_SIZE + 4 + 1] = 'b';
+
+        put_le32(buf + PROTO_HEADER_SIZE, 0xffffffffu);          /* name length beyond everything */
+        ck_assert_int_eq(proto_decode_phase_result(&f, &out), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE, 3);                    /* one byte too many: eats into ops */
+        ck_assert_int_eq(proto_decode_phase_result(&f, &out), -EBADMSG);
+        put_le32(buf + PROTO_HEADER_SIZE, 2);
+
+        for (uint32_t cut = 0; cut < f.length; cut++) {
+                ProtoFrame g = f;
+                g.length = cut;
+                ck_assert_msg(proto_decode_phase_result(&g, &out) == -EBADMSG, "cut at %u accepted", cut);
+        }
+        /* Through the reader: every prefix of the frame is "need more bytes", never a frame. */
+        for (size_t cut = 0; cut < len; cut++) {
+                _cleanup_reader_ ProtoReader r;
+                ProtoFrame g;
+
+                proto_reader_init(&r);
+                ck_assert_int_eq(proto_reader_push(&r, buf, cut), 0);
+                ck_assert_int_eq(proto_reader_next(&r, &g), 0);
+        }
+        /* Type 10 does not exist (yet): garbage to the reader. */
+        {
+                _cleanup_reader_ ProtoReader r;
+                ProtoFrame g;
+
+                buf[6] = PROTO_PHASE_RESULT + 1;
+                proto_reader_init(&r);
+                ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
+                ck_assert_int_eq(proto_reader_next(&r, &g), -EBADMSG);
+        }
+}
+END_TEST
+
 /* ---- decoders: exact lengths ---- */
 
 static void clear_any(ProtoType type, void *m) {
@@ -440,7 +608,7 @@ static void clear_any(ProtoType type, void *m) {
         case PROTO_HISTOGRAM: proto_histogram_clear(m); break;
         case PROTO_RESULT:    proto_result_clear(m); break;
         case PROTO_ERROR:     proto_error_clear(m); break;
-        default: break;
+        default: break; /* HELLO, SAMPLE, PHASE_RESULT own nothing */
         }
 }
 
@@ -454,6 +622,7 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_HISTOGRAM: return proto_decode_histogram(f, ret);
         case PROTO_RESULT:    return proto_decode_result(f, ret);
         case PROTO_ERROR:     return proto_decode_error(f, ret);
+        case PROTO_PHASE_RESULT: return proto_decode_phase_result(f, ret);
         default:              return -EINVAL;
         }
 }
@@ -476,6 +645,7 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
         case PROTO_HISTOGRAM: ck_assert_int_eq(proto_encode_histogram(&hi, buf, len), 0); break;
         case PROTO_RESULT:    ck_assert_int_eq(proto_encode_result(&result_ok, buf, len), 0); break;
         case PROTO_ERROR:     ck_assert_int_eq(proto_encode_error(&er, buf, len), 0); break;
+        case PROTO_PHASE_RESULT: ck_assert_int_eq(proto_encode_phase_result(&phase_ok, buf, len), 0); break;
         default:              ck_abort();
         }
 }
@@ -493,6 +663,7 @@ START_TEST(test_payload_lengths) {
                 ProtoHistogram hi;
                 ProtoResult r;
                 ProtoError e;
+                ProtoPhaseResult p;
         } m;
         ProtoFrame f;
         size_t len;
@@ -853,6 +1024,9 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_roundtrip_histogram_max);
         tcase_add_test(tc, test_roundtrip_result);
         tcase_add_test(tc, test_roundtrip_error);
+        tcase_add_test(tc, test_roundtrip_phase_result);
+        tcase_add_loop_test(tc, test_phase_result_fields, 0, ELEMENTSOF(phase_cases));
+        tcase_add_test(tc, test_phase_result_garbage);
         tcase_add_test(tc, test_byte_by_byte);
         tcase_add_test(tc, test_two_frames_one_push);
         tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));
