@@ -763,6 +763,40 @@ fail:
         return r;
 }
 
+/* Prepared per call rather than cached: six of them a run, and db-internal.h's list of cached
+ * statements stays as it is. seq is computed inside the INSERT, so it is the arrival order. */
+int db_run_phase_insert(Db *db, uint64_t run_id, const ProtoPhaseResult *phase) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!phase || !proto_phase_name_valid(phase->name))
+                return db_fail_msg(db, -EINVAL, "invalid phase name");
+        r = db_prepare(db,
+                       "INSERT INTO run_phases (run_id, phase, seq, ops, duration_usec, lat_min_ns, "
+                       "lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns) "
+                       "VALUES (?1, ?2, (SELECT count(*) FROM run_phases WHERE run_id = ?1), "
+                       "?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                       &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        bind_text(&b, phase->name);
+        bind_u64(&b, phase->ops);
+        bind_u64(&b, phase->duration_usec);
+        bind_u64(&b, phase->lat_min_ns);
+        bind_u64(&b, phase->lat_mean_ns);
+        bind_u64(&b, phase->lat_p50_ns);
+        bind_u64(&b, phase->lat_p99_ns);
+        bind_u64(&b, phase->lat_max_ns);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        return db_step_done(db, st);
+}
+
 /* ---- devices ---- */
 
 int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id) {

@@ -93,6 +93,11 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
 /* Replaces the run's histogram (bucket upper bound ns, count). */
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 
+/* One of a workload's own phases (metadata: create-seq, ...), as the worker sent it. Its seq is
+ * the number of phases the run already has. -ENOENT for an unknown run, -EEXIST for a phase the
+ * run already has, -EINVAL for a name or figures PHASE_RESULT's rules refuse. */
+int db_run_phase_insert(Db *db, uint64_t run_id, const ProtoPhaseResult *phase);
+
 /* ---- devices (one row per physical identity) ---- */
 typedef struct DbDevice {
         const char *identity;    /* "wwn:...", "serial:..." or "model:<model>:<size>:<name>" */
@@ -156,6 +161,9 @@ int db_get_samples(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
  * t_ms after the last one seen). Returns how many were handed to cb. */
 int db_get_samples_page(Db *db, uint64_t run_id, uint64_t from_ms, uint64_t limit, DbRowCallback cb,
                         void *userdata);
+/* The run's phases (run_phase_summary's columns) in seq order; none for most workloads. Returns
+ * how many were handed to cb; -ENOENT when there is no such run. */
+int db_get_run_phases(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
 /* (upper bound ns, count) in bucket order. -ENOENT when there is no such run. */
 int db_get_histogram(Db *db, uint64_t run_id,
                      int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata);

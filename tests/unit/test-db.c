@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "schema-migrations.h"
 #include "shared/histogram.h"
 #include "shared/util.h"
 
@@ -1178,6 +1179,135 @@ START_TEST(test_cascade_delete) {
 }
 END_TEST
 
+/* ---- phases (schema version 2) ---- */
+
+static ProtoPhaseResult phase_def(const char *name, uint64_t ops) {
+        ProtoPhaseResult p = {
+                .ops = ops,
+                .duration_usec = 500000,
+                .lat_min_ns = ops ? 1000 : 0,
+                .lat_mean_ns = ops ? 4000 : 0,
+                .lat_p50_ns = ops ? 3000 : 0,
+                .lat_p99_ns = ops ? 9000 : 0,
+                .lat_max_ns = ops ? 20000 : 0,
+        };
+        snprintf(p.name, sizeof(p.name), "%s", name);
+        return p;
+}
+
+START_TEST(test_run_phases) {
+        static const char *const names[] = {
+                "create-seq", "stat-seq", "delete-seq", "create-rand", "stat-rand", "delete-rand",
+        };
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "metadata", NULL), run = add_run(db, job, 0, &plain_run);
+        uint64_t other = add_run(db, job, 1, &plain_run);
+        ProtoPhaseResult p;
+        Rows rows = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                p = phase_def(names[i], 1000 * (i + 1));
+                ck_assert_int_eq(db_run_phase_insert(db, run, &p), 0);
+        }
+        /* A phase with no operations: no rate, all latencies 0. */
+        p = phase_def("idle", 0);
+        p.duration_usec = 0;
+        ck_assert_int_eq(db_run_phase_insert(db, run, &p), 0);
+
+        /* The same name twice in a run is refused; in another run it is fine. */
+        p = phase_def("stat-seq", 5);
+        ck_assert_int_eq(db_run_phase_insert(db, run, &p), -EEXIST);
+        ck_assert_int_eq(db_run_phase_insert(db, other, &p), 0);
+        /* No such run; a name PHASE_RESULT would refuse; a number SQLite cannot hold. */
+        ck_assert_int_eq(db_run_phase_insert(db, 999999, &p), -ENOENT);
+        p = phase_def("Stat", 5);
+        ck_assert_int_eq(db_run_phase_insert(db, other, &p), -EINVAL);
+        p = phase_def("big", 5);
+        p.duration_usec = UINT64_MAX;
+        ck_assert_int_eq(db_run_phase_insert(db, other, &p), -ERANGE);
+
+        ck_assert_int_eq(db_get_run_phases(db, run, collect, &rows), (int) ELEMENTSOF(names) + 1);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                const Row *row = &rows.row[i];
+                ck_assert_str_eq(field_text(row, "phase"), names[i]);
+                ck_assert_int_eq(field_int(row, "seq"), (int64_t) i);
+                ck_assert_int_eq(field_int(row, "ops"), (int64_t) (1000 * (i + 1)));
+                ck_assert_int_eq(field_int(row, "duration_usec"), 500000);
+                /* ops / 0.5 s */
+                ck_assert_double_eq_tol(field_real(row, "ops_per_s"), 2000.0 * (double) (i + 1), 1e-6);
+                ck_assert_int_eq(field_int(row, "lat_min_ns"), 1000);
+                ck_assert_int_eq(field_int(row, "lat_mean_ns"), 4000);
+                ck_assert_int_eq(field_int(row, "lat_p50_ns"), 3000);
+                ck_assert_int_eq(field_int(row, "lat_p99_ns"), 9000);
+                ck_assert_int_eq(field_int(row, "lat_max_ns"), 20000);
+        }
+        ck_assert_str_eq(field_text(&rows.row[6], "phase"), "idle");
+        ck_assert(field_null(&rows.row[6], "ops_per_s"));
+        rows_clear(&rows);
+
+        ck_assert_int_eq(db_get_run_phases(db, other, collect, &rows), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "seq"), 0);
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run_phases(db, 999999, collect, &rows), -ENOENT);
+}
+END_TEST
+
+/* A database written by a benchd of schema version 1 is migrated to the newest version when
+ * opened, keeping its rows, and gains run_phases. */
+START_TEST(test_migrate_from_version_1) {
+        sqlite3 *s;
+        uint64_t job, run;
+        ProtoSample smp = sample_at(3);
+        ProtoPhaseResult p = phase_def("create-seq", 10);
+        Rows rows = {};
+
+        ck_assert_int_ge(db_schema_latest(), 2);
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        raw_exec(s, schema_migrations[0]);
+        raw_exec(s, "PRAGMA user_version = 1");
+        raw_exec(s, "COMMIT");
+        raw_exec(s, "INSERT INTO jobs (state, spec, target, submitted_by, submitted_usec) "
+                    "VALUES ('succeeded', '{}', '/tmp/x', 0, 1700000000000000)");
+        raw_exec(s, "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
+                    "queue_depth, jobs, direct, target, started_usec, status, ops, duration_usec) "
+                    "VALUES (1, 0, 'metadata', 0, 0, 0, 0, 1, 1, 0, '/tmp/x', 1700000000000000, "
+                    "'succeeded', 600, 3000000)");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'run_phases'"), 0);
+        sqlite3_close(s);
+
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                ck_assert_int_eq(db_get_run(db, 1, collect, &rows), 1);
+                ck_assert_str_eq(field_text(&rows.row[0], "workload"), "metadata");
+                ck_assert_int_eq(field_int(&rows.row[0], "ops"), 600);
+                ck_assert_double_eq_tol(field_real(&rows.row[0], "ops_per_s"), 200.0, 1e-9);
+                rows_clear(&rows);
+                /* The old run has no phases, and can be given some. */
+                ck_assert_int_eq(db_get_run_phases(db, 1, collect, &rows), 0);
+                ck_assert_int_eq(db_run_phase_insert(db, 1, &p), 0);
+                /* New rows go on from the old ones. */
+                job = add_job(db, "metadata", NULL);
+                ck_assert_uint_eq(job, 2);
+                run = add_run(db, job, 0, &plain_run);
+                ck_assert_uint_eq(run, 2);
+                ck_assert_int_eq(db_samples_insert(db, run, &smp, 1), 0);
+        }
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), db_schema_latest());
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT ops FROM run_phases WHERE run_id = 1"), 10);
+        /* run_phases goes with its run. */
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        raw_exec(s, "DELETE FROM jobs WHERE id = 1");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_phases"), 0);
+        sqlite3_close(s);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("db");
         TCase *tc_schema = tcase_create("schema");
@@ -1218,6 +1348,8 @@ int main(void) {
         tcase_add_test(tc_runs, test_histogram_top_buckets);
         tcase_add_test(tc_runs, test_devices);
         tcase_add_test(tc_runs, test_cascade_delete);
+        tcase_add_test(tc_runs, test_run_phases);
+        tcase_add_test(tc_runs, test_migrate_from_version_1);
         suite_add_tcase(s, tc_runs);
 
         tcase_add_checked_fixture(tc_query, setup, teardown);
