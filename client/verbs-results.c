@@ -389,9 +389,38 @@ static void print_histogram(json_object *buckets) {
         }
 }
 
+/* The metadata workload's phases (GetRun's "phases"), one row each, bonnie++'s order. */
+static int print_phases_table(json_object *phases) {
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "PHASE", "OPS", "TIME", "OPS/S", "MEAN", "P50", "P99", "MAX" };
+        size_t n = json_object_array_length(phases);
+
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t c = 1; c < ELEMENTSOF(headers); c++)
+                table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(phases, i);
+                char a[FORMAT_BUF_MAX];
+
+                table_add_cell(t, rec_str(p, "phase") ?: "?");
+                table_add_cellf(t, "%" PRIu64, rec_u64_or(p, "ops", 0));
+                table_add_cell(t, format_duration(a, sizeof a, rec_u64_or(p, "duration_usec", 0)));
+                table_add_cell(t, format_iops(a, sizeof a, rec_double_or(p, "ops_per_s", NAN)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_mean_ns", NAN)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_p50_ns", NAN)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_p99_ns", NAN)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_max_ns", NAN)));
+        }
+        printf("\nPhases:\n");
+        table_print(t, arg_legend);
+        return BENCHCTL_EXIT_OK;
+}
+
 int verb_show(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
+        json_object *phases = NULL; /* borrowed from run */
         uint64_t id;
         int r;
 
@@ -419,6 +448,13 @@ int verb_show(int argc, char **argv) {
                 return BENCHCTL_EXIT_OK;
         }
         print_run_block(run);
+        /* The metadata workload's phases; --json has them as the run's "phases" already. */
+        if (json_object_object_get_ex(run, "phases", &phases) && json_object_is_type(phases, json_type_array) &&
+            json_object_array_length(phases) > 0) {
+                r = print_phases_table(phases);
+                if (r != 0)
+                        return r;
+        }
         if (histogram)
                 print_histogram(histogram);
         if (json_object_array_length(samples) > 0) {

@@ -235,6 +235,20 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         job_emit(j, "Progress", "Live");
 }
 
+/* Stored at once (the run's row exists since the step began), so a run that fails later keeps
+ * the phases it finished. */
+static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *userdata) {
+        Job *j = userdata;
+        int r;
+
+        if (j->run_id == 0)
+                return;
+        r = db_run_phase_insert(j->manager->db, j->run_id, p);
+        if (r < 0)
+                jlog(j, "cannot store phase %s of run %" PRIu64 ": %s (%s)", p->name, j->run_id, strerror(-r),
+                     strna(db_last_error(j->manager->db)));
+}
+
 static void job_start_step(Job *j);
 
 static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
@@ -319,6 +333,7 @@ static const WorkerCallbacks job_worker_callbacks = {
         .phase = on_worker_phase,
         .sample = on_worker_sample,
         .finished = on_worker_finished,
+        .phase_result = on_worker_phase_result,
 };
 
 static void job_start_step(Job *j) {

@@ -170,9 +170,78 @@ static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, in
                                  *what ? " " : "", id, strerror(-r));
 }
 
+/* GetRun's a{sv}: the run's columns and, for a workload with phases of its own (metadata), "phases"
+ * as aa{sv}, one per phase in order. The entries are appended here rather than with
+ * bus_message_append_db_fields(), which closes the dictionary the phases must go into. */
+typedef struct RunWithPhases {
+        sd_bus_message *reply;
+        Db *db;
+        uint64_t id;
+} RunWithPhases;
+
+static int append_field_entry(sd_bus_message *m, const DbField *f) {
+        if (!f->name)
+                return 0;
+        switch (f->type) {
+        case DB_FIELD_INTEGER:
+                return sd_bus_message_append(m, "{sv}", f->name, "x", f->i);
+        case DB_FIELD_REAL:
+                return sd_bus_message_append(m, "{sv}", f->name, "d", f->d);
+        case DB_FIELD_TEXT:
+                return sd_bus_message_append(m, "{sv}", f->name, "s", f->s ?: "");
+        default:
+                return 0;
+        }
+}
+
+static int count_row(const DbField *fields, size_t n, void *userdata) {
+        return 0;
+}
+
+static int append_run_with_phases(const DbField *fields, size_t n, void *userdata) {
+        RunWithPhases *run = userdata;
+        sd_bus_message *m = run->reply;
+        int r, n_phases;
+
+        /* The phases are bounded (WORKER_PHASE_RESULTS_MAX a step), so the reply stays small. */
+        n_phases = db_get_run_phases(run->db, run->id, count_row, NULL);
+        if (n_phases < 0)
+                return n_phases;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = append_field_entry(m, &fields[i]);
+                if (r < 0)
+                        return r;
+        }
+        if (n_phases > 0) {
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", "phases");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', "aa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', "a{sv}");
+                if (r >= 0)
+                        r = db_get_run_phases(run->db, run->id, append_row, m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
 int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        RunWithPhases run;
         uint64_t id;
         int r;
 
@@ -182,7 +251,10 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;
-        r = db_get_run(m->db, id, append_row, reply);
+        run.reply = reply;
+        run.db = m->db;
+        run.id = id;
+        r = db_get_run(m->db, id, append_run_with_phases, &run);
         if (r < 0)
                 return run_read_error(error, id, "", r);
         return sd_bus_send(NULL, reply, NULL);

@@ -61,6 +61,8 @@ struct Worker {
         uint64_t last_t_ms;
         uint64_t n_samples;
         uint64_t n_logs;
+        char phase_results[WORKER_PHASE_RESULTS_MAX][PROTO_PHASE_NAME_MAX + 1]; /* names seen */
+        unsigned n_phase_results;
         uint64_t spawn_usec;    /* CLOCK_MONOTONIC */
         bool stop_requested;
         bool signalled;
@@ -143,7 +145,7 @@ static const char *frame_type_name(uint16_t t) {
         static const char *const names[] = {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
                 [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
-                [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG",
+                [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
         };
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
 }
@@ -246,6 +248,29 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 w->last_t_ms = s.t_ms;
                 if (w->cb.sample)
                         w->cb.sample(w, &s, w->userdata);
+                return true;
+        }
+        case PROTO_PHASE_RESULT: {
+                ProtoPhaseResult p;
+                r = proto_decode_phase_result(f, &p);
+                if (r < 0) {
+                        worker_violation(w, "malformed PHASE_RESULT frame");
+                        return false;
+                }
+                if (w->n_phase_results >= WORKER_PHASE_RESULTS_MAX) {
+                        snprintf(what, sizeof(what), "more than %u PHASE_RESULT frames", WORKER_PHASE_RESULTS_MAX);
+                        worker_violation(w, what);
+                        return false;
+                }
+                for (unsigned i = 0; i < w->n_phase_results; i++)
+                        if (streq(w->phase_results[i], p.name)) {
+                                snprintf(what, sizeof(what), "PHASE_RESULT %s sent twice", p.name);
+                                worker_violation(w, what);
+                                return false;
+                        }
+                memcpy(w->phase_results[w->n_phase_results++], p.name, sizeof(p.name));
+                if (w->cb.phase_result)
+                        w->cb.phase_result(w, &p, w->userdata);
                 return true;
         }
         case PROTO_HISTOGRAM: {

@@ -38,7 +38,13 @@ typedef struct WorkerCallbacks {
         void (*sample)(Worker *w, const ProtoSample *sample, void *userdata);
         /* The Worker may be freed from here. */
         void (*finished)(Worker *w, const WorkerOutcome *outcome, void *userdata);
+        /* One of the workload's own phases (metadata), validated: a well-formed frame, a name not
+         * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them. May be NULL. */
+        void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
 } WorkerCallbacks;
+
+/* PHASE_RESULT frames accepted per step; one more is a protocol violation. */
+#define WORKER_PHASE_RESULTS_MAX 16u
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
 #define WORKER_KILL_USEC (5 * USEC_PER_SEC)

@@ -27,12 +27,13 @@ typedef struct StreamSummary {
         uint64_t lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns;
 } StreamSummary;
 
-/* Metadata workloads report one of these per phase (create-seq, stat-seq, ...). */
+/* Metadata workloads report one of these per phase (create-seq, stat-seq, ...); in protocol mode
+ * each becomes a PHASE_RESULT frame, so the name obeys proto_phase_name_valid(). */
 typedef struct PhaseSummary {
-        char name[32];
+        char name[PROTO_PHASE_NAME_MAX + 1];
         uint64_t ops;
         uint64_t duration_usec;
-        uint64_t lat_mean_ns, lat_p99_ns, lat_max_ns;
+        uint64_t lat_min_ns, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns;
 } PhaseSummary;
 
 typedef struct EngineResult {

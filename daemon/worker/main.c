@@ -221,6 +221,25 @@ static int run_protocol(int fd) {
                              st->lat_p99_ns) >= 0)
                         (void) proto_sink_log(&ps_sink, LOG_INFO, line);
         }
+        /* The metadata workload's own phases, each with its figures, before the summary. */
+        for (unsigned i = 0; r >= 0 && i < res.n_phases; i++) {
+                const PhaseSummary *p = &res.phases[i];
+                ProtoPhaseResult m = {
+                        .ops = p->ops,
+                        .duration_usec = p->duration_usec,
+                        .lat_min_ns = p->lat_min_ns,
+                        .lat_mean_ns = p->lat_mean_ns,
+                        .lat_p50_ns = p->lat_p50_ns,
+                        .lat_p99_ns = p->lat_p99_ns,
+                        .lat_max_ns = p->lat_max_ns,
+                };
+                snprintf(m.name, sizeof(m.name), "%s", p->name);
+                buf = NULL;
+                r = proto_encode_phase_result(&m, &buf, &len);
+                r = send_frame(fd, r, buf, len);
+                if (r < 0)
+                        fprintf(stderr, "benchd-worker: cannot send PHASE_RESULT %s: %s\n", p->name, strerror(-r));
+        }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {

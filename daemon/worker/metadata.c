@@ -4,8 +4,8 @@
  * (<prefix>meta, spread over `dirs` subdirectories) create file_count files in name order, stat
  * them (and read their data) in directory order, delete them in name order; then create, stat and
  * delete them again in a random order. Every operation is timed; each of the six phases gets its
- * own ops/s and latency (PhaseSummary, and a LOG line when it begins, since the protocol's PHASE
- * names the engine's stages, not the workload's).
+ * own ops/s and latency: a PhaseSummary, which protocol mode sends as a PHASE_RESULT frame (the
+ * protocol's PHASE names the engine's stages, not the workload's), and a LOG line for humans.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -201,12 +201,18 @@ static int meta_phase(Meta *m, const MetaPhase *p) {
                 return stream_fail(m->stream, -ENOMEM, "out of memory");
         e->phases = ps;
         ps = &e->phases[e->n_phases++];
+        /* Percentiles are clamped to [min, max] by the histogram; the mean is clamped here, so the
+         * figures always satisfy PHASE_RESULT's ordering rules. */
+        uint64_t min = m->h->count ? m->h->min : 0, max = m->h->count ? m->h->max : 0;
+        uint64_t mean = (uint64_t) histogram_mean(m->h);
         *ps = (PhaseSummary) {
                 .ops = m->h->count,
                 .duration_usec = (now_nsec(CLOCK_MONOTONIC) - t0) / NSEC_PER_USEC,
-                .lat_mean_ns = (uint64_t) histogram_mean(m->h),
+                .lat_min_ns = min,
+                .lat_mean_ns = MAX(min, MIN(mean, max)),
+                .lat_p50_ns = histogram_percentile(m->h, 50),
                 .lat_p99_ns = histogram_percentile(m->h, 99),
-                .lat_max_ns = m->h->count ? m->h->max : 0,
+                .lat_max_ns = max,
         };
         snprintf(ps->name, sizeof(ps->name), "%s", p->name);
         engine_log(e, LOG_INFO, "phase %s: %" PRIu64 " ops in %" PRIu64 " us, mean latency %" PRIu64 " ns",

@@ -234,7 +234,9 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
                 add_u64(o, "ops", p->ops);
                 add_u64(o, "duration_usec", p->duration_usec);
                 add_double(o, "ops_per_sec", per_second(p->ops, p->duration_usec));
+                add_u64(o, "lat_min_ns", p->lat_min_ns);
                 add_u64(o, "lat_mean_ns", p->lat_mean_ns);
+                add_u64(o, "lat_p50_ns", p->lat_p50_ns);
                 add_u64(o, "lat_p99_ns", p->lat_p99_ns);
                 add_u64(o, "lat_max_ns", p->lat_max_ns);
                 json_object_array_add(a, o);

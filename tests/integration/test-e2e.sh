@@ -220,6 +220,40 @@ printf '%s' "$OUT" | python3 -c 'import json,sys; json.load(sys.stdin)' || fail 
 assert_success "benchctl status $id3" benchctl status "$id3"
 assert_contains "$OUT" succeeded "benchctl status $id3"
 
+# ---- 5b. metadata (bonnie++ -n) through benchd: each of its six phases reaches SQLite ----
+run benchctl submit --workload metadata --target "$SCRATCH_DIR" --set file_count=2000 \
+        --set file_size_max=4K --set dirs=4 --wait
+[ "$RC" = 0 ] || fail "benchctl submit --workload metadata --wait exited $RC: $OUT"
+idm=$(sql "select max(id) from jobs")
+assert_eq succeeded "$(wait_job_removed "$idm" 10)" "JobRemoved result of the metadata job $idm"
+runm=$(sql "select id from runs where job_id = $idm")
+log "metadata run $runm: $(sql "select group_concat(phase || ' ' || ops || ' ops ' || cast(ops_per_s as integer) || '/s', ', ')
+                               from (select * from run_phase_summary where run_id = $runm order by seq)")"
+assert_eq "create-seq|2000
+stat-seq|2000
+delete-seq|2000
+create-rand|2000
+stat-rand|2000
+delete-rand|2000" "$(sql "select phase, ops from run_phases where run_id = $runm order by seq")" \
+        "run_phases of metadata run $runm (phase|ops)"
+assert_eq 6 "$(sql "select count(*) from run_phase_summary where run_id = $runm and ops > 0 and ops_per_s > 0
+                    and lat_min_ns <= lat_p50_ns and lat_p50_ns <= lat_p99_ns and lat_p99_ns <= lat_max_ns")" \
+        "phases of run $runm with ops > 0, a rate and ordered latencies"
+assert_eq "$(sql "select ops from runs where id = $runm")" "$(sql "select sum(ops) from run_phases where run_id = $runm")" \
+        "the run's ops are its phases' ops"
+run benchctl show "$runm" --json
+[ "$RC" = 0 ] || fail "benchctl show $runm --json exited $RC: $OUT"
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["phases"]
+assert [x["phase"] for x in p] == ["create-seq", "stat-seq", "delete-seq", "create-rand", "stat-rand", "delete-rand"], p
+assert all(x["ops"] == 2000 and x["ops_per_s"] > 0 for x in p), p
+' || fail "benchctl show $runm --json: no six phases: $OUT"
+assert_success "benchctl show $runm" benchctl show "$runm"
+assert_contains "$OUT" "stat-rand" "benchctl show of a metadata run"
+printf '%s\n' "$OUT" | sed -n '/^Phases:/,/^$/p' >&2
+assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the metadata job"
+
 # ---- 6. the daemon stops cleanly and the database stays readable ----
 stop_benchd
 assert_eq 0 "$BENCHD_RC" "benchd exit status after SIGTERM"
