@@ -997,6 +997,14 @@ static int check_workload(const JobSpec *s, char **reterr) {
                                          "e.g. %s", spec_size_text(s->stride, a),
                                          spec_size_text(s->stride / 512 * 512, b));
         }
+        /* At most 1024 × 64 MiB × 64 = 2^42: no overflow. The worker allocates this for every
+         * workload (engine_run()), so it is refused for every workload. */
+        uint64_t buffers = (uint64_t) MAX(s->queue_depth, 1u) * s->block_size * MAX(s->jobs, 1u);
+        if (buffers > SPEC_BUFFER_BYTES_MAX)
+                return spec_fail(reterr, "queue_depth × block_size × jobs: %" PRIu32 " × %s × %" PRIu32 " needs %s "
+                                 "of I/O buffers, more than %s; lower queue_depth, block_size or jobs",
+                                 s->queue_depth, spec_size_text(s->block_size, a), s->jobs,
+                                 spec_size_text(buffers, b), spec_size_text(SPEC_BUFFER_BYTES_MAX, c));
         if (s->workload == WORKLOAD_METADATA &&
             (uint64_t) s->file_count * s->file_size_max > SPEC_SIZE_MAX)
                 return spec_fail(reterr, "file_count: %" PRIu32 " files of up to %s exceed %s; use fewer or smaller "

@@ -72,6 +72,9 @@ typedef enum PatternKind {
 #define SPEC_PATH_MAX           4096u
 #define SPEC_FILE_COUNT_MAX     (1u << 24)
 #define SPEC_DIRS_MAX           65536u
+/* queue_depth × block_size × jobs: the I/O buffers a step holds. Each bound alone is sane, their
+ * product need not be; spec_finalize() refuses more, and the worker checks it again. */
+#define SPEC_BUFFER_BYTES_MAX   (UINT64_C(2) << 30)          /* 2 GiB */
 
 typedef struct JobSpec {
         char *target;           /* absolute path: directory, regular file or block device node */

@@ -18,7 +18,8 @@
 #include "engine-internal.h"
 #include "shared/util.h"
 
-#define ENGINE_BUFFER_BYTES_MAX (UINT64_C(2) << 30)
+/* spec_finalize() refuses more already; checked again here as a defence. */
+#define ENGINE_BUFFER_BYTES_MAX SPEC_BUFFER_BYTES_MAX
 
 static volatile sig_atomic_t stop_requested;
 

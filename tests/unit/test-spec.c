@@ -461,6 +461,38 @@ START_TEST(test_bad_finalize) {
 }
 END_TEST
 
+/* queue_depth × block_size × jobs of buffers: 2 GiB exactly is fine, one block more is not, and
+ * the message names all three keys, whichever of them made it too much. */
+static const struct {
+        const char *assignments[8];
+        int ret;
+} buffer_cases[] = {
+        { { "target=/srv", "workload=randread", "size=4G", "block_size=64M", "queue_depth=32", NULL }, 0 },
+        { { "target=/srv", "workload=randread", "size=4G", "block_size=64M", "queue_depth=33", NULL }, -EINVAL },
+        { { "target=/srv", "workload=randread", "size=4G", "block_size=64M", "queue_depth=2", "jobs=16", NULL }, 0 },
+        { { "target=/srv", "workload=randread", "size=4G", "block_size=64M", "queue_depth=2", "jobs=17", NULL },
+          -EINVAL },
+        { { "target=/srv", "workload=write", "size=4G", "block_size=32M", "queue_depth=1024", NULL }, -EINVAL },
+        { { "target=/srv", "workload=write", "size=4G", "block_size=4K", "queue_depth=1024", "jobs=64", NULL }, 0 },
+        { { "target=/srv", "workload=seeks", "size=4G", "block_size=64M", "jobs=64", NULL }, -EINVAL },
+};
+
+START_TEST(test_finalize_buffers) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        spec_build(&s, buffer_cases[_i].assignments);
+        r = spec_finalize(&s, &err);
+        ck_assert_msg(r == buffer_cases[_i].ret, "case %d: %d (%s)", _i, r, strna(err));
+        if (r < 0) {
+                ck_assert(!s.finalized);
+                ck_assert_msg(strstr(err, "queue_depth") && strstr(err, "block_size") && strstr(err, "jobs") &&
+                              strstr(err, "more than 2G;"), "message '%s' does not name the three keys and the limit", err);
+        }
+}
+END_TEST
+
 /* The same shapes pass when the rule they broke is lifted. */
 START_TEST(test_finalize_unaligned_buffered) {
         _cleanup_spec_ JobSpec s;
@@ -897,6 +929,7 @@ static Suite *spec_suite(void) {
         tcase_add_test(tc, test_typed_good);
         tcase_add_loop_test(tc, test_bad_finalize, 0, ELEMENTSOF(bad_final));
         tcase_add_test(tc, test_finalize_unaligned_buffered);
+        tcase_add_loop_test(tc, test_finalize_buffers, 0, ELEMENTSOF(buffer_cases));
         tcase_add_test(tc, test_assignment_syntax);
         tcase_add_loop_test(tc, test_roundtrip, 0, ELEMENTSOF(roundtrip_cases));
         tcase_add_test(tc, test_text_form);
