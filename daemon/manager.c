@@ -600,58 +600,47 @@ Manager *manager_free(Manager *m) {
 
 /* ---- start-up ---- */
 
-typedef struct StaleJob {
+/* A jobs-table row of a previous life, copied out of the walk (its strings do not outlive it). */
+typedef struct SavedJob {
         uint64_t id;
         uint64_t started_usec;
-        char *target;
-} StaleJob;
-
-typedef struct LoadContext {
-        StaleJob *jobs;
-        size_t n;
-} LoadContext;
-
-static int collect_stale(const DbJob *dj, void *userdata) {
-        LoadContext *c = userdata;
-        StaleJob *n;
-
-        n = realloc(c->jobs, (c->n + 1) * sizeof(StaleJob));
-        if (!n)
-                return -ENOMEM;
-        c->jobs = n;
-        c->jobs[c->n] = (StaleJob) { .id = dj->id, .started_usec = dj->started_usec,
-                                     .target = dj->target ? strdup(dj->target) : NULL };
-        c->n++;
-        return 0;
-}
-
-typedef struct QueuedJob {
-        uint64_t id;
-        char *spec_json;
         uint32_t submitted_by;
         uint64_t submitted_usec;
-} QueuedJob;
+        char *target;
+        char *spec_json;        /* NULL when the copy failed */
+} SavedJob;
 
-typedef struct QueueContext {
-        QueuedJob *jobs;
+typedef struct SavedJobs {
+        SavedJob *jobs;
         size_t n;
-} QueueContext;
+} SavedJobs;
 
-static int collect_queued(const DbJob *dj, void *userdata) {
-        QueueContext *c = userdata;
-        QueuedJob *n;
+static int collect_job(const DbJob *dj, void *userdata) {
+        SavedJobs *c = userdata;
+        SavedJob *n;
 
-        n = realloc(c->jobs, (c->n + 1) * sizeof(QueuedJob));
+        n = realloc(c->jobs, (c->n + 1) * sizeof(SavedJob));
         if (!n)
                 return -ENOMEM;
         c->jobs = n;
-        c->jobs[c->n] = (QueuedJob) { .id = dj->id, .spec_json = strdup(dj->spec_json ?: "{}"),
-                                      .submitted_by = dj->submitted_by, .submitted_usec = dj->submitted_usec };
+        c->jobs[c->n] = (SavedJob) { .id = dj->id, .started_usec = dj->started_usec,
+                                     .submitted_by = dj->submitted_by, .submitted_usec = dj->submitted_usec,
+                                     .target = dj->target ? strdup(dj->target) : NULL,
+                                     .spec_json = strdup(dj->spec_json ?: "{}") };
         c->n++;
         return 0;
 }
 
-static int manager_restore_job(Manager *m, const QueuedJob *q) {
+static void saved_jobs_clear(SavedJobs *c) {
+        for (size_t i = 0; i < c->n; i++) {
+                free(c->jobs[i].target);
+                free(c->jobs[i].spec_json);
+        }
+        free(c->jobs);
+        *c = (SavedJobs) {};
+}
+
+static int manager_restore_job(Manager *m, const SavedJob *q) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
         JobSpec *steps = NULL;
@@ -685,12 +674,11 @@ static int manager_restore_job(Manager *m, const QueuedJob *q) {
 }
 
 int manager_load(Manager *m) {
-        LoadContext stale = {};
-        QueueContext queued = {};
+        _cleanup_(saved_jobs_clear) SavedJobs stale = {}, queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
         int r;
 
-        r = db_job_foreach(m->db, "running", collect_stale, &stale);
+        r = db_job_foreach(m->db, "running", collect_job, &stale);
         for (size_t i = 0; i < stale.n; i++) {
                 int k = db_job_set_state(m->db, stale.jobs[i].id, "interrupted", stale.jobs[i].started_usec,
                                          now, "benchd stopped while the job was running");
@@ -699,9 +687,7 @@ int manager_load(Manager *m) {
                 k = cleanup_job_files(stale.jobs[i].target, stale.jobs[i].id, -1);
                 mlog("job %" PRIu64 " was running when benchd stopped: now interrupted%s", stale.jobs[i].id,
                      k > 0 ? ", its leftover files removed" : "");
-                free(stale.jobs[i].target);
         }
-        free(stale.jobs);
         if (r < 0) {
                 mlog("cannot read the running jobs: %s", strerror(-r));
                 return r;
@@ -712,13 +698,10 @@ int manager_load(Manager *m) {
         else if (r < 0)
                 mlog("cannot mark stale runs interrupted: %s", strerror(-r));
 
-        r = db_job_foreach(m->db, "queued", collect_queued, &queued);
-        for (size_t i = 0; i < queued.n; i++) {
-                if (r >= 0 && queued.jobs[i].spec_json)
+        r = db_job_foreach(m->db, "queued", collect_job, &queued);
+        for (size_t i = 0; r >= 0 && i < queued.n; i++)
+                if (queued.jobs[i].spec_json)
                         r = manager_restore_job(m, &queued.jobs[i]);
-                free(queued.jobs[i].spec_json);
-        }
-        free(queued.jobs);
         if (r < 0) {
                 mlog("cannot restore the queued jobs: %s", strerror(-r));
                 return r;
