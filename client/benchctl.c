@@ -20,7 +20,8 @@
 #include "shared/util.h"
 
 bool arg_json = false;
-int arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+/* json-c JSON_C_TO_STRING_* for --json=pretty|short; only print_json() reads it. */
+static int arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
 bool arg_legend = true;
 BusTransport arg_transport = BUS_TRANSPORT_SYSTEM;
 const char *arg_address = NULL;

@@ -30,7 +30,6 @@ typedef enum ExportFormat {
 
 /* Global options. */
 extern bool arg_json;
-extern int arg_json_flags;             /* json-c JSON_C_TO_STRING_* for --json=pretty|short */
 extern bool arg_legend;
 extern BusTransport arg_transport;
 extern const char *arg_address;        /* --bus-address or -H host */
