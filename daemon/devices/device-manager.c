@@ -202,6 +202,17 @@ static void manager_remove(DeviceManager *m, const char *name) {
                 log_dev("cannot announce the removal of %s: %s", name, strerror(-r));
 }
 
+/* PropertiesChanged for the properties of d named in changed, if any. */
+static void manager_announce_changes(DeviceManager *m, Device *d, char **changed) {
+        int r;
+
+        if (!changed || !changed[0])
+                return;
+        r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
+        if (r < 0)
+                log_dev("cannot announce changes of %s: %s", d->name, strerror(-r));
+}
+
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
  * difference. Devices that are not exported (a free loop slot) are removed. */
 static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt_table *mounts) {
@@ -261,11 +272,7 @@ static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt
         device_free(old);
         if (r < 0)
                 return r;
-        if (changed && changed[0]) {
-                r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
-                if (r < 0)
-                        log_dev("cannot announce changes of %s: %s", name, strerror(-r));
-        }
+        manager_announce_changes(m, d, changed);
         return 0;
 }
 
@@ -291,11 +298,7 @@ static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mount
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
                         log_dev("cannot refresh %s: %s", d->name, strerror(-r));
-                if (changed && changed[0]) {
-                        r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
-                        if (r < 0)
-                                log_dev("cannot announce changes of %s: %s", d->name, strerror(-r));
-                }
+                manager_announce_changes(m, d, changed);
         }
 }
 
