@@ -12,8 +12,8 @@
  * Conversation:
  *   worker -> HELLO(version, pid)
  *   daemon -> SPEC(job id, step, spec text as written by spec_to_text())
- *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, then
- *             PHASE_RESULT (zero or more: the metadata workload's create-seq, stat-seq, ...),
+ *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of
+ *             the metadata workload's create-seq, stat-seq, ... as it ends), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
  * PHASE_RESULT (type 9) was added without a version bump: the daemon treats an unknown frame

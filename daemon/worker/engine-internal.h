@@ -96,6 +96,8 @@ void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, u
 int stream_fail(Stream *s, int error, const char *fmt, ...) _printf_(3, 4);
 int engine_phase(Engine *e, const char *name);
 int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
+/* Hands one finished workload phase (metadata) to the sink. */
+int engine_phase_result(Engine *e, const PhaseSummary *p);
 
 /* stream.c */
 void *stream_main(void *userdata);

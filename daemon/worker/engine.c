@@ -87,6 +87,18 @@ int engine_phase(Engine *e, const char *name) {
         return r;
 }
 
+int engine_phase_result(Engine *e, const PhaseSummary *p) {
+        int r = 0;
+
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->phase_result)
+                r = e->sink->phase_result(e->sink->userdata, p);
+        pthread_mutex_unlock(&e->sink_lock);
+        if (r < 0)
+                atomic_store(&e->abort, true);
+        return r;
+}
+
 int engine_log(Engine *e, int priority, const char *fmt, ...) {
         _cleanup_free_ char *text = NULL;
         va_list ap;

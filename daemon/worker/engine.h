@@ -13,13 +13,17 @@
 #include "shared/spec-check.h"
 #include "shared/spec.h"
 
+typedef struct PhaseSummary PhaseSummary;
+
 /* Called from the engine's sampling thread or a stream thread, one call at a time. A negative
- * return stops the run (the peer went away). */
+ * return stops the run (the peer went away). phase_result (may be NULL): one of the workload's
+ * own phases has ended (metadata), sent as it ends so a run that fails later keeps it. */
 typedef struct EngineSink {
         void *userdata;
         int (*phase)(void *userdata, const char *name);
         int (*sample)(void *userdata, const ProtoSample *s);
         int (*log)(void *userdata, int priority, const char *text);
+        int (*phase_result)(void *userdata, const PhaseSummary *p);
 } EngineSink;
 
 typedef struct StreamSummary {

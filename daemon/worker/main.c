@@ -82,6 +82,27 @@ static int proto_sink_sample(void *userdata, const ProtoSample *s) {
         return send_frame(p->fd, r, buf, len);
 }
 
+/* One of the metadata workload's phases, as it ends. */
+static int proto_sink_phase_result(void *userdata, const PhaseSummary *ps) {
+        ProtoSink *p = userdata;
+        ProtoPhaseResult m = {
+                .ops = ps->ops,
+                .duration_usec = ps->duration_usec,
+                .lat_min_ns = ps->lat_min_ns,
+                .lat_mean_ns = ps->lat_mean_ns,
+                .lat_p50_ns = ps->lat_p50_ns,
+                .lat_p99_ns = ps->lat_p99_ns,
+                .lat_max_ns = ps->lat_max_ns,
+        };
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        snprintf(m.name, sizeof(m.name), "%s", ps->name);
+        r = proto_encode_phase_result(&m, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
 static int proto_send_error(int fd, int error, const char *message) {
         ProtoError m = { .error = error < 0 ? -error : error, .message = (char *) (message ? message : strerror(abs(error))) };
         uint8_t *buf = NULL;
@@ -173,6 +194,7 @@ static int run_protocol(int fd) {
                 .phase = proto_sink_phase,
                 .sample = proto_sink_sample,
                 .log = proto_sink_log,
+                .phase_result = proto_sink_phase_result,
         };
         int r;
 
@@ -220,25 +242,6 @@ static int run_protocol(int fd) {
                              i, st->bytes_read, st->ios_read, st->bytes_written, st->ios_written, st->lat_mean_ns,
                              st->lat_p99_ns) >= 0)
                         (void) proto_sink_log(&ps_sink, LOG_INFO, line);
-        }
-        /* The metadata workload's own phases, each with its figures, before the summary. */
-        for (unsigned i = 0; r >= 0 && i < res.n_phases; i++) {
-                const PhaseSummary *p = &res.phases[i];
-                ProtoPhaseResult m = {
-                        .ops = p->ops,
-                        .duration_usec = p->duration_usec,
-                        .lat_min_ns = p->lat_min_ns,
-                        .lat_mean_ns = p->lat_mean_ns,
-                        .lat_p50_ns = p->lat_p50_ns,
-                        .lat_p99_ns = p->lat_p99_ns,
-                        .lat_max_ns = p->lat_max_ns,
-                };
-                snprintf(m.name, sizeof(m.name), "%s", p->name);
-                buf = NULL;
-                r = proto_encode_phase_result(&m, &buf, &len);
-                r = send_frame(fd, r, buf, len);
-                if (r < 0)
-                        fprintf(stderr, "benchd-worker: cannot send PHASE_RESULT %s: %s\n", p->name, strerror(-r));
         }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);

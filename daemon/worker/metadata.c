@@ -217,6 +217,9 @@ static int meta_phase(Meta *m, const MetaPhase *p) {
         snprintf(ps->name, sizeof(ps->name), "%s", p->name);
         engine_log(e, LOG_INFO, "phase %s: %" PRIu64 " ops in %" PRIu64 " us, mean latency %" PRIu64 " ns",
                    p->name, ps->ops, ps->duration_usec, ps->lat_mean_ns);
+        /* A phase cut short by a signal or an error is no result; one cut by runtime_ms is. */
+        if (!engine_aborted(e))
+                (void) engine_phase_result(e, ps);
         return 0;
 }
 
