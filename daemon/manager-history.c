@@ -171,28 +171,14 @@ static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, in
 }
 
 /* GetRun's a{sv}: the run's columns and, for a workload with phases of its own (metadata), "phases"
- * as aa{sv}, one per phase in order. The entries are appended here rather than with
- * bus_message_append_db_fields(), which closes the dictionary the phases must go into. */
+ * as aa{sv}, one per phase in order. The entries are appended one by one
+ * (bus_message_append_db_field()) rather than with bus_message_append_db_fields(), which closes the
+ * dictionary the phases must go into. */
 typedef struct RunWithPhases {
         sd_bus_message *reply;
         Db *db;
         uint64_t id;
 } RunWithPhases;
-
-static int append_field_entry(sd_bus_message *m, const DbField *f) {
-        if (!f->name)
-                return 0;
-        switch (f->type) {
-        case DB_FIELD_INTEGER:
-                return sd_bus_message_append(m, "{sv}", f->name, "x", f->i);
-        case DB_FIELD_REAL:
-                return sd_bus_message_append(m, "{sv}", f->name, "d", f->d);
-        case DB_FIELD_TEXT:
-                return sd_bus_message_append(m, "{sv}", f->name, "s", f->s ?: "");
-        default:
-                return 0;
-        }
-}
 
 static int count_row(const DbField *fields, size_t n, void *userdata) {
         return 0;
@@ -212,7 +198,7 @@ static int append_run_with_phases(const DbField *fields, size_t n, void *userdat
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
-                r = append_field_entry(m, &fields[i]);
+                r = bus_message_append_db_field(m, &fields[i]);
                 if (r < 0)
                         return r;
         }
