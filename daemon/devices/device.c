@@ -325,79 +325,6 @@ out:
 
 /* ---- properties ---- */
 
-typedef enum PropType { P_STR, P_STRV, P_BOOL, P_U64, P_U32, P_I64 } PropType;
-
-typedef struct PropDesc {
-        const char *name;
-        PropType type;
-        size_t offset;
-} PropDesc;
-
-#define P(n, t, f) { n, t, offsetof(Device, f) }
-static const PropDesc props[] = {
-        P("Name", P_STR, name),
-        P("Node", P_STR, node),
-        P("SysPath", P_STR, sys_path),
-        P("Symlinks", P_STRV, symlinks),
-        P("Type", P_STR, type),
-        P("Vendor", P_STR, vendor),
-        P("Model", P_STR, model),
-        P("Serial", P_STR, serial),
-        P("WWN", P_STR, wwn),
-        P("Firmware", P_STR, firmware),
-        P("Identity", P_STR, identity),
-        P("HistoryId", P_I64, db_id),
-        P("BackingFile", P_STR, backing_file),
-        P("Size", P_U64, size),
-        P("LogicalBlockSize", P_U32, logical_block_size),
-        P("PhysicalBlockSize", P_U32, physical_block_size),
-        P("Rotational", P_BOOL, rotational),
-        P("Removable", P_BOOL, removable),
-        P("ReadOnly", P_BOOL, read_only),
-        P("Scheduler", P_STR, scheduler),
-        P("FsType", P_STR, fs_type),
-        P("FsUuid", P_STR, fs_uuid),
-        P("FsLabel", P_STR, fs_label),
-        P("FsUsage", P_STR, fs_usage),
-        P("PartitionTable", P_STR, partition_table),
-        P("MountPoints", P_STRV, mount_points),
-        P("Holders", P_STRV, holders),
-        P("Slaves", P_STRV, slaves),
-        P("InUse", P_BOOL, in_use),
-        P("Swap", P_BOOL, swap),
-        P("Scratch", P_BOOL, scratch),
-        P("WriteVerdict", P_STR, write_verdict),
-};
-#undef P
-
-static bool prop_equal(const PropDesc *p, const Device *a, const Device *b) {
-        const uint8_t *x = (const uint8_t *) a + p->offset, *y = (const uint8_t *) b + p->offset;
-
-        switch (p->type) {
-        case P_STR:
-                return streq_ptr(*(char *const *) x, *(char *const *) y);
-        case P_STRV:
-                return strv_equal(*(char **const *) x, *(char **const *) y);
-        case P_BOOL:
-                return *(const bool *) x == *(const bool *) y;
-        case P_U64:
-                return *(const uint64_t *) x == *(const uint64_t *) y;
-        case P_U32:
-                return *(const uint32_t *) x == *(const uint32_t *) y;
-        case P_I64:
-                return *(const int64_t *) x == *(const int64_t *) y;
-        }
-        return false;
-}
-
-int device_diff(const Device *a, const Device *b, char ***changed) {
-        int r;
-
-        for (size_t i = 0; i < ELEMENTSOF(props); i++)
-                if (!prop_equal(&props[i], a, b) && (r = push_changed(changed, props[i].name)) < 0)
-                        return r;
-        return 0;
-}
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
@@ -500,3 +427,40 @@ const sd_bus_vtable device_vtable[] = {
         STR("WriteVerdict", write_verdict),
         SD_BUS_VTABLE_END,
 };
+
+/* Whether the field behind property v (at v->x.property.offset, of its D-Bus signature) holds the
+ * same value in a and b. */
+static bool prop_equal(const sd_bus_vtable *v, const Device *a, const Device *b) {
+        const uint8_t *x = (const uint8_t *) a + v->x.property.offset;
+        const uint8_t *y = (const uint8_t *) b + v->x.property.offset;
+        const char *sig = v->x.property.signature;
+
+        if (streq(sig, "s"))
+                return streq_ptr(*(char *const *) x, *(char *const *) y);
+        if (streq(sig, "as"))
+                return strv_equal(*(char **const *) x, *(char **const *) y);
+        if (streq(sig, "b"))
+                return *(const bool *) x == *(const bool *) y;
+        if (streq(sig, "t"))
+                return *(const uint64_t *) x == *(const uint64_t *) y;
+        if (streq(sig, "u"))
+                return *(const uint32_t *) x == *(const uint32_t *) y;
+        if (streq(sig, "x"))
+                return *(const int64_t *) x == *(const int64_t *) y;
+        return false;
+}
+
+/* The properties compared are the vtable's that emit changes: each of those is a Device field at
+ * its offset, so the interface is listed once (device_vtable) and a new property cannot be left
+ * out of PropertiesChanged. */
+int device_diff(const Device *a, const Device *b, char ***changed) {
+        int r;
+
+        for (const sd_bus_vtable *v = device_vtable; v->type != _SD_BUS_VTABLE_END; v++) {
+                if (v->type != _SD_BUS_VTABLE_PROPERTY || !(v->flags & SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE))
+                        continue;
+                if (!prop_equal(v, a, b) && (r = push_changed(changed, v->x.property.member)) < 0)
+                        return r;
+        }
+        return 0;
+}
