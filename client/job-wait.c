@@ -61,47 +61,62 @@ static void clear_line(JobWait *w) {
         }
 }
 
-static void draw_line(JobWait *w) {
-        char line[512], a[FORMAT_BUF_MAX];
+/* The progress line; compact drops what matters least (the job id, the phase, long labels) so the
+ * figures fit an 80-column terminal. */
+static void format_line(JobWait *w, bool compact, char *line, size_t size) {
+        char a[FORMAT_BUF_MAX];
         const char *state = rec_str(w->props, "State") ?: "unknown";
         const char *what = rec_str(w->props, "Workload");
         const char *phase = rec_str(w->props, "Phase");
         json_object *live = NULL;
-        size_t n = 0, width;
+        const char *sep = compact ? " " : "  ";
+        size_t n = 0;
         double v;
 
-        if (!w->tty)
-                return;
-
-#define APPEND(...) do { if (n < sizeof line) n += snprintf(line + n, sizeof line - n, __VA_ARGS__); } while (0)
-        APPEND("Job %" PRIu64 " %s", w->id, state);
+#define APPEND(...) do { if (n < size) n += snprintf(line + n, size - n, __VA_ARGS__); } while (0)
+        if (compact)
+                APPEND("%s", state);
+        else
+                APPEND("Job %" PRIu64 " %s", w->id, state);
         if (streq(state, "running")) {
                 uint64_t step = rec_u64_or(w->props, "CurrentStep", 0), steps = rec_u64_or(w->props, "Steps", 0);
                 if (steps > 1)
                         APPEND(", step %" PRIu64 "/%" PRIu64, step + 1, steps);
                 if (what && *what)
                         APPEND(" %s", what);
-                if (phase && *phase)
+                if (phase && *phase && !compact)
                         APPEND(" (%s)", phase);
                 if (rec_double(w->props, "Progress", &v))
-                        APPEND("  %3.0f%%", MIN(MAX(v, 0.0), 1.0) * 100.0);
+                        APPEND("%s%3.0f%%", sep, MIN(MAX(v, 0.0), 1.0) * 100.0);
                 json_object_object_get_ex(w->props, "Live", &live);
                 if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0) {
                         /* benchd's mb_per_s is 10^6 bytes/s; we show MiB/s everywhere. */
                         if (rec_double(live, "mb_per_s", &v))
-                                APPEND("  %s", format_rate(a, sizeof a, v * 1e6, true));
+                                APPEND("%s%s", sep, format_rate(a, sizeof a, v * 1e6, true));
                         if (rec_double(live, "iops", &v))
-                                APPEND("  %s IOPS", format_iops(a, sizeof a, v));
+                                APPEND("%s%s IOPS", sep, format_iops(a, sizeof a, v));
                         if (rec_double(live, "lat_p99_us", &v))
-                                APPEND("  p99 %s", format_latency_ns(a, sizeof a, v * 1e3));
+                                APPEND("%sp99 %s", sep, format_latency_ns(a, sizeof a, v * 1e3));
                         if (rec_double(live, "iowait_pct", &v))
-                                APPEND("  iowait %s", format_pct(a, sizeof a, v));
+                                APPEND("%s%s %s", sep, compact ? "iow" : "iowait", format_pct(a, sizeof a, v));
                 }
         }
 #undef APPEND
+}
+
+static void draw_line(JobWait *w) {
+        char line[512];
+        size_t width;
+
+        if (!w->tty)
+                return;
+
+        width = terminal_width();
+        format_line(w, false, line, sizeof line);
+        if (width > 1 && utf8_width(line) > width - 1)
+                format_line(w, true, line, sizeof line);
 
         /* The line must not wrap, or \r would not take us back to its start. */
-        width = terminal_width();
         if (width > 1 && utf8_width(line) > width - 1) {
                 size_t cols = 0;
                 for (char *p = line; *p; p++)
