@@ -7,13 +7,15 @@
 #   nan       a SAMPLE whose iowait is NaN
 #   flood     200 SAMPLEs at once
 #   backwards two SAMPLEs whose t_ms goes back
+#   phase-twice  the same PHASE_RESULT twice
+#   phase-flood  17 PHASE_RESULTs with distinct names, one more than benchd takes from a step
 import os
 import struct
 import sys
 import time
 
 MAGIC, VERSION = 0x48434E42, 1
-HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT = 1, 2, 3, 4, 5, 6
+HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, PHASE_RESULT = 1, 2, 3, 4, 5, 6, 9
 
 mode = os.path.basename(sys.argv[0]).split("fake-py-", 1)[1]
 fd = None
@@ -88,6 +90,14 @@ elif mode == "nan":
 elif mode == "flood":
     for i in range(200):
         send(SAMPLE, sample(1000 + i, 4096, 1, 0.1))
+elif mode in ("phase-twice", "phase-flood"):
+    def phase_result(name):
+        # ops, duration, latency min/mean/p50/p99/max
+        return string(name) + struct.pack("<7Q", 1000, 500000, 1000, 2000, 1900, 5000, 9000)
+    names = ["create-seq", "create-seq"] if mode == "phase-twice" else \
+        ["phase-" + chr(ord("a") + i) for i in range(17)]
+    for n in names:
+        send(PHASE_RESULT, phase_result(n))
 elif mode == "backwards":
     send(SAMPLE, sample(2000, 4096, 1, 0.1))
     send(SAMPLE, sample(1000, 4096, 1, 0.2))

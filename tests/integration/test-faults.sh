@@ -137,7 +137,7 @@ done
 
 # ---- 4. fake workers that speak the protocol: what benchd stores, and what it refuses ----
 py=$(command -v /usr/bin/python3 python3 | head -n1)
-for mode in honest nan flood backwards; do
+for mode in honest nan flood backwards phase-twice phase-flood; do
         { printf '#!%s\n' "$py"; cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
         chmod 0755 "$TEST_DIR/fake-py-$mode"
 done
@@ -167,6 +167,25 @@ for mode in nan flood backwards; do
                 "NaN samples stored"
         daemon_answers "the 'py-$mode' worker"
         wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ]" || fail "the 'py-$mode' worker outlived its job"
+        stop_benchd
+        assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
+done
+
+# PHASE_RESULT is bounded: each phase once, at most WORKER_PHASE_RESULTS_MAX (16) a step. What came
+# before the violation is kept, the worker is killed and the job fails naming the rule.
+for case in "phase-twice|1|PHASE_RESULT create-seq sent twice" "phase-flood|16|more than 16 PHASE_RESULT frames"; do
+        IFS='|' read -r mode kept why <<<"$case"
+        start_benchd --worker="$TEST_DIR/fake-py-$mode"
+        id=$(submit_busctl target s "$T" workload s metadata file_count u 100 label s "fake-py-$mode") ||
+                fail "SubmitJob failed"
+        result=$(wait_job_removed "$id" 30)
+        error=$(sql "select error from jobs where id = $id")
+        log "fake worker 'py-$mode': job $id $result: $error"
+        assert_eq failed "$result" "JobRemoved with the 'py-$mode' worker"
+        assert_contains "$error" "$why" "job error with the 'py-$mode' worker"
+        assert_eq "$kept" "$(sql "select count(*) from run_phases where run_id in (select id from runs where job_id = $id)")" \
+                "phases stored from the 'py-$mode' worker"
+        daemon_answers "the 'py-$mode' worker"
         stop_benchd
         assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
 done
