@@ -435,12 +435,9 @@ int bus_message_read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_
         return read_dict(message, read_run_filter_entry, f, error);
 }
 
-int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
+int bus_message_append_db_job_entries(sd_bus_message *m, const DbJob *dj) {
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
         r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
                                   "Id", "t", dj->id,
                                   "State", "s", dj->state ?: "",
@@ -451,12 +448,21 @@ int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
                                   "Spec", "s", dj->spec_json ?: "");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}",
-                                  "SubmittedBy", "u", dj->submitted_by,
-                                  "SubmittedUSec", "t", dj->submitted_usec,
-                                  "StartedUSec", "t", dj->started_usec,
-                                  "FinishedUSec", "t", dj->finished_usec,
-                                  "Error", "s", dj->error ?: "");
+        return sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}",
+                                     "SubmittedBy", "u", dj->submitted_by,
+                                     "SubmittedUSec", "t", dj->submitted_usec,
+                                     "StartedUSec", "t", dj->started_usec,
+                                     "FinishedUSec", "t", dj->finished_usec,
+                                     "Error", "s", dj->error ?: "");
+}
+
+int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = bus_message_append_db_job_entries(m, dj);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(m);

@@ -70,6 +70,9 @@ int bus_message_read_job_filter(sd_bus_message *m, BusJobFilter *f, sd_bus_error
 int bus_message_read_run_filter(sd_bus_message *m, DbRunFilter *f, sd_bus_error *error);
 /* One a{sv} of a jobs-table row with the Job property names (ListJobs with all=true). */
 int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj);
+/* The {sv} entries of those properties alone, into an a{sv} the caller has open: the part a live
+ * job's properties (job_append_properties()) share with a row. */
+int bus_message_append_db_job_entries(sd_bus_message *m, const DbJob *dj);
 
 /* One {sv} entry with a string value (NULL as ""). */
 int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value);

@@ -606,31 +606,34 @@ const sd_bus_vtable job_vtable[] = {
 };
 
 int job_append_properties(Job *j, sd_bus_message *m) {
+        /* The properties a jobs-table row also has go through the one mapping the row uses. */
+        const DbJob dj = {
+                .id = j->id,
+                .state = job_state_to_string(j->state),
+                .profile = j->spec.profile,
+                .workload = job_workload(j),
+                .spec_json = j->spec_json,
+                .target = j->spec.target,
+                .label = j->spec.label,
+                .submitted_by = j->submitted_by,
+                .submitted_usec = j->submitted_usec,
+                .started_usec = j->started_usec,
+                .finished_usec = j->finished_usec,
+                .error = j->error,
+        };
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
-                                  "Id", "t", j->id,
-                                  "State", "s", job_state_to_string(j->state),
-                                  "Profile", "s", j->spec.profile ?: "",
-                                  "Workload", "s", job_workload(j),
-                                  "Target", "s", j->spec.target ?: "",
-                                  "Label", "s", j->spec.label ?: "",
-                                  "Spec", "s", j->spec_json ?: "");
+        r = bus_message_append_db_job_entries(m, &dj);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
-                                  "SubmittedBy", "u", j->submitted_by,
-                                  "SubmittedUSec", "t", j->submitted_usec,
-                                  "StartedUSec", "t", j->started_usec,
-                                  "FinishedUSec", "t", j->finished_usec,
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}",
                                   "Progress", "d", j->progress,
                                   "CurrentStep", "u", j->current_step,
                                   "Steps", "u", (uint32_t) j->n_steps,
-                                  "Phase", "s", j->phase ?: "",
-                                  "Error", "s", j->error ?: "");
+                                  "Phase", "s", j->phase ?: "");
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(m, 'e', "sv");
