@@ -72,10 +72,6 @@ static int sync_queue(IoEngine *e, IoRequest *r) {
         return 0;
 }
 
-static int sync_submit(IoEngine *e) {
-        return 0;
-}
-
 static int sync_reap(IoEngine *e, unsigned min, IoRequest **done, unsigned max) {
         unsigned n = MIN(e->n_done, max);
 
@@ -98,7 +94,6 @@ const IoEngineOps ioengine_sync_ops = {
         .name = "sync",
         .open = sync_open,
         .queue = sync_queue,
-        .submit = sync_submit,
         .reap = sync_reap,
         .close = sync_close,
 };
@@ -107,7 +102,6 @@ const IoEngineOps ioengine_null_ops = {
         .name = "null",
         .open = null_open,
         .queue = sync_queue,
-        .submit = sync_submit,
         .reap = sync_reap,
         .close = sync_close,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The io_uring engine (liburing) for queue depths above 1: requests become SQEs carrying the
- * request pointer, one io_uring_enter per submit-and-wait (reap submits what is queued), completions reaped in batches. The
- * completion time is taken once per reaped batch, right after the wait returns, as fio does.
+ * request pointer, one io_uring_enter per submit-and-wait (reap submits what is queued),
+ * completions reaped in batches. The completion time is taken once per reaped batch, right after the wait returns, as fio does.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -46,16 +46,6 @@ static int uring_queue(IoEngine *e, IoRequest *r) {
         io_uring_sqe_set_data(sqe, r);
         e->queued++;
         return 0;
-}
-
-static int uring_submit(IoEngine *e) {
-        if (e->queued == 0)
-                return 0;
-        int r = io_uring_submit(&e->ring);
-        if (r < 0)
-                return r;
-        e->queued = 0;
-        return r;
 }
 
 static int uring_reap(IoEngine *e, unsigned min, IoRequest **done, unsigned max) {
@@ -108,7 +98,6 @@ const IoEngineOps ioengine_uring_ops = {
         .name = "io_uring",
         .open = uring_open,
         .queue = uring_queue,
-        .submit = uring_submit,
         .reap = uring_reap,
         .close = uring_close,
 };

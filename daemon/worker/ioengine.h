@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * I/O engines as a table of operations (fio's shape): the stream loop queues requests, submits,
- * and reaps completions without knowing whether they were done synchronously (pread/pwrite at
- * depth 1), by io_uring (depth > 1), or not at all (the null engine, for tests of the machinery).
+ * I/O engines as a table of operations (fio's shape): the stream loop queues requests and reaps
+ * completions (reaping submits what is queued) without knowing whether they were done
+ * synchronously (pread/pwrite at depth 1), by io_uring (depth > 1), or not at all (the null
+ * engine, for tests of the machinery).
  */
 #pragma once
 
@@ -27,9 +28,8 @@ typedef struct IoEngineOps {
         int (*open)(int fd, unsigned depth, IoEngine **ret);
         /* Hands a request over. The sync engine performs it here. */
         int (*queue)(IoEngine *e, IoRequest *req);
-        /* Starts what was queued; returns the number started. */
-        int (*submit)(IoEngine *e);
-        /* Waits for at least min completions, returns up to max of them in done[]. */
+        /* Starts what was queued, waits for at least min completions, returns up to max of them in
+         * done[]. */
         int (*reap)(IoEngine *e, unsigned min, IoRequest **done, unsigned max);
         void (*close)(IoEngine *e);
 } IoEngineOps;
