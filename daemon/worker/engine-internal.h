@@ -21,6 +21,14 @@ typedef struct StreamCounters {
         uint64_t bytes_read, bytes_written, ios_read, ios_written, ops;
 } StreamCounters;
 
+/* What a recorded operation was: a read or a write of data, or an operation that moves none. */
+typedef enum StreamKind {
+        STREAM_READ,
+        STREAM_WRITE,
+        STREAM_NO_DATA,
+        _STREAM_KIND_MAX,
+} StreamKind;
+
 typedef struct Stream {
         Engine *engine;
         unsigned index;
@@ -32,16 +40,18 @@ typedef struct Stream {
         pthread_t thread;
         bool thread_started;
 
-        /* Written by the stream thread, taken by the sampler; under lock. */
+        /* Written by the stream thread, taken by the sampler; under lock. One interval histogram
+         * per StreamKind, so an I/O is added to one histogram and the sampler, not the hot path,
+         * builds the per-direction totals. */
         pthread_mutex_t lock;
-        Histogram *interval;
-        Histogram *by_direction[2];     /* [0] reads, [1] writes, measured phase only */
+        Histogram *interval[_STREAM_KIND_MAX];
         StreamCounters counters;
         uint64_t progress_bytes;        /* all bytes since the start, ramp included */
         uint64_t progress_ops;
 
         /* Sampler side (only the sampling thread touches these). */
-        Histogram *spare;
+        Histogram *spare[_STREAM_KIND_MAX];
+        Histogram *by_direction[2];     /* [STREAM_READ], [STREAM_WRITE], measured phase only */
         Histogram *total;
         StreamCounters totals;
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The engine's orchestration: open the target, lay out, start one thread per stream, and sample
- * from the calling thread. Streams only count and fill their own interval histogram under a
- * per-stream mutex; the sampler swaps that histogram for a clean spare at each interval, so the
- * hot path never waits for more than a pointer swap, and the run's totals are exactly the sum of
+ * from the calling thread. Streams only count and fill their own interval histograms (one per
+ * StreamKind) under a per-stream mutex; the sampler swaps them for clean spares at each interval,
+ * so the hot path adds each I/O to one histogram and never waits for more than a pointer swap, and the run's totals are exactly the sum of
  * the emitted samples. Ramp time is run and thrown away before the measured phase starts.
  */
 #include <errno.h>
@@ -38,9 +38,7 @@ bool engine_aborted(Engine *e) {
 
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops) {
         pthread_mutex_lock(&s->lock);
-        histogram_add(s->interval, latency_ns);
-        if (bytes > 0)
-                histogram_add(s->by_direction[write], latency_ns);
+        histogram_add(s->interval[bytes == 0 ? STREAM_NO_DATA : write ? STREAM_WRITE : STREAM_READ], latency_ns);
         if (write) {
                 s->counters.bytes_written += bytes;
                 s->counters.ios_written += bytes > 0;
@@ -163,8 +161,9 @@ static void snapshot_usage(Engine *e, const Snapshot *a, const Snapshot *b, CpuU
                 *util = *queue = -1;
 }
 
-/* Takes every stream's interval (histogram and counters) into *h and *c; with keep, also into
- * the stream's and the run's totals. */
+/* Takes every stream's interval (histograms and counters) into *h and *c; with keep, also into
+ * the stream's totals (all operations and by direction) and the run's. Without keep (the ramp)
+ * the interval is dropped. */
 static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep, uint64_t *progress_bytes,
                            uint64_t *progress_ops) {
         histogram_init(h);
@@ -174,25 +173,26 @@ static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep
         for (unsigned i = 0; i < e->n_streams; i++) {
                 Stream *s = &e->streams[i];
                 StreamCounters sc;
-                Histogram *taken;
+                Histogram *taken[_STREAM_KIND_MAX];
 
                 pthread_mutex_lock(&s->lock);
-                taken = s->interval;
-                s->interval = s->spare;
+                for (unsigned k = 0; k < _STREAM_KIND_MAX; k++) {
+                        taken[k] = s->interval[k];
+                        s->interval[k] = s->spare[k];
+                }
                 sc = s->counters;
                 s->counters = (StreamCounters) {};
                 *progress_bytes += s->progress_bytes;
                 *progress_ops += s->progress_ops;
-                if (!keep) {
-                        /* the ramp's I/Os leave no trace */
-                        histogram_init(s->by_direction[0]);
-                        histogram_init(s->by_direction[1]);
-                }
                 pthread_mutex_unlock(&s->lock);
 
                 if (keep) {
-                        histogram_merge(h, taken);
-                        histogram_merge(s->total, taken);
+                        for (unsigned k = 0; k < _STREAM_KIND_MAX; k++) {
+                                histogram_merge(h, taken[k]);
+                                histogram_merge(s->total, taken[k]);
+                        }
+                        histogram_merge(s->by_direction[STREAM_READ], taken[STREAM_READ]);
+                        histogram_merge(s->by_direction[STREAM_WRITE], taken[STREAM_WRITE]);
                         s->totals.bytes_read += sc.bytes_read;
                         s->totals.bytes_written += sc.bytes_written;
                         s->totals.ios_read += sc.ios_read;
@@ -204,8 +204,10 @@ static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep
                         c->ios_written += sc.ios_written;
                         c->ops += sc.ops;
                 }
-                histogram_init(taken);
-                s->spare = taken;
+                for (unsigned k = 0; k < _STREAM_KIND_MAX; k++) {
+                        histogram_init(taken[k]);
+                        s->spare[k] = taken[k];
+                }
         }
 }
 
@@ -499,14 +501,25 @@ static int device_string(Engine *e, char **ret) {
         return 0;
 }
 
+static int histogram_new(Histogram **ret) {
+        Histogram *h = malloc(sizeof(Histogram));
+        if (!h)
+                return -ENOMEM;
+        histogram_init(h);
+        *ret = h;
+        return 0;
+}
+
 static void engine_free_streams(Engine *e) {
         for (unsigned i = 0; i < e->n_streams; i++) {
                 Stream *s = &e->streams[i];
                 pthread_mutex_destroy(&s->lock);
-                free(s->interval);
+                for (unsigned k = 0; k < _STREAM_KIND_MAX; k++) {
+                        free(s->interval[k]);
+                        free(s->spare[k]);
+                }
                 free(s->by_direction[0]);
                 free(s->by_direction[1]);
-                free(s->spare);
                 free(s->total);
                 free(s->error_message);
                 free(s->name);
@@ -581,20 +594,16 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
                 s->fd = -1;
                 pthread_mutex_init(&s->lock, NULL);
                 prng_seed(&s->rng, seed + i * UINT64_C(0x9e3779b97f4a7c15));
-                s->interval = malloc(sizeof(Histogram));
-                s->by_direction[0] = malloc(sizeof(Histogram));
-                s->by_direction[1] = malloc(sizeof(Histogram));
-                s->spare = malloc(sizeof(Histogram));
-                s->total = malloc(sizeof(Histogram));
-                if (!s->interval || !s->spare || !s->total || !s->by_direction[0] || !s->by_direction[1]) {
+                for (unsigned k = 0; k < _STREAM_KIND_MAX; k++)
+                        if (histogram_new(&s->interval[k]) < 0 || histogram_new(&s->spare[k]) < 0) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                if (histogram_new(&s->by_direction[0]) < 0 || histogram_new(&s->by_direction[1]) < 0 ||
+                    histogram_new(&s->total) < 0) {
                         r = -ENOMEM;
                         goto finish;
                 }
-                histogram_init(s->interval);
-                histogram_init(s->by_direction[0]);
-                histogram_init(s->by_direction[1]);
-                histogram_init(s->spare);
-                histogram_init(s->total);
         }
 
         (void) target_resolve_devices(&e);
