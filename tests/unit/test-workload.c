@@ -252,11 +252,13 @@ static unsigned count_entries(const char *dir) {
 static const struct {
         const char *workload;
         unsigned jobs, depth;
+        bool mixed;
 } null_cases[] = {
         { "write", 1, 1 },
         { "write", 3, 1 },
         { "randwrite", 1, 1 },          /* laid out first (real writes), then null I/O */
         { "write", 2, 8 },
+        { "randrw", 2, 4, true },       /* each direction's histogram holds that direction's I/Os */
 };
 
 START_TEST(test_engine_null) {
@@ -289,15 +291,22 @@ START_TEST(test_engine_null) {
         ck_assert_msg(r == 0, "engine_run: %s", err ? err : strerror(-r));
 
         uint64_t want = (8u << 20) * null_cases[_i].jobs;
-        ck_assert_uint_eq(res.summary.bytes_written, want);
-        ck_assert_uint_eq(res.summary.ios_written, want / 4096);
-        ck_assert_uint_eq(res.summary.bytes_read, 0);
+        ck_assert_uint_eq(res.read_histogram->count, res.summary.ios_read);
+        ck_assert_uint_eq(res.write_histogram->count, res.summary.ios_written);
         ck_assert_uint_eq(res.histogram->count, want / 4096);
-        ck_assert_uint_eq(res.write_histogram->count, want / 4096);
-        ck_assert_uint_eq(res.read_histogram->count, 0);
         ck_assert_uint_eq(res.n_streams, null_cases[_i].jobs);
-        for (unsigned s = 0; s < res.n_streams; s++)
-                ck_assert_uint_eq(res.streams[s].bytes_written, 8u << 20);
+        if (null_cases[_i].mixed) {
+                ck_assert_uint_eq(res.summary.bytes_read + res.summary.bytes_written, want);
+                ck_assert_uint_gt(res.summary.ios_read, 0);
+                ck_assert_uint_gt(res.summary.ios_written, 0);
+        } else {
+                ck_assert_uint_eq(res.summary.bytes_written, want);
+                ck_assert_uint_eq(res.summary.ios_written, want / 4096);
+                ck_assert_uint_eq(res.summary.bytes_read, 0);
+                ck_assert_uint_eq(res.read_histogram->count, 0);
+                for (unsigned s = 0; s < res.n_streams; s++)
+                        ck_assert_uint_eq(res.streams[s].bytes_written, 8u << 20);
+        }
         ck_assert_uint_ge(c.samples, 1);
         ck_assert_uint_eq(c.bytes, want);          /* the samples add up to the result */
         ck_assert_double_eq_tol(c.last_progress, 1.0, 1e-9);
