@@ -57,8 +57,7 @@ struct Worker {
         char *failure;          /* ours: violation, timeout; first one wins */
         ProtoHistogramEntry *histogram;
         size_t n_histogram;
-        bool have_sample;
-        uint64_t last_t_ms;
+        uint64_t last_t_ms;     /* of the last SAMPLE, when n_samples > 0 */
         uint64_t n_samples;
         uint64_t n_logs;
         char phase_results[WORKER_PHASE_RESULTS_MAX][PROTO_PHASE_NAME_MAX + 1]; /* names seen */
@@ -232,7 +231,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "malformed SAMPLE frame");
                         return false;
                 }
-                if (w->have_sample && s.t_ms <= w->last_t_ms) {
+                if (w->n_samples > 0 && s.t_ms <= w->last_t_ms) {
                         snprintf(what, sizeof(what), "SAMPLE t_ms=%" PRIu64 " not after the previous %" PRIu64,
                                  s.t_ms, w->last_t_ms);
                         worker_violation(w, what);
@@ -244,7 +243,6 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "SAMPLE frames faster than one per 100 ms");
                         return false;
                 }
-                w->have_sample = true;
                 w->last_t_ms = s.t_ms;
                 if (w->cb.sample)
                         w->cb.sample(w, &s, w->userdata);
