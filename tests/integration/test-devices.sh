@@ -235,8 +235,7 @@ fi
 assert_eq 's ""' "$(dev_prop "$BLANK_NAME" WriteVerdict)" "verdict of the scratch device"
 id=$(submit_busctl target s "$BLANK" "${DESTRUCTIVE[@]}") || fail "destructive job on scratch $BLANK refused"
 log "job $id accepted on scratch $BLANK"
-result=$(wait_job_removed "$id" 120)
-log "job $id: $result"
+assert_eq succeeded "$(wait_job_removed "$id" 120)" "destructive job $id on scratch $BLANK"
 
 # BENCHD_SCRATCH=1 from a udev rule (matching only our image file) marks a device scratch: its
 # signature no longer blocks writes, but a mount still does.
@@ -265,8 +264,7 @@ expect_unsafe "$USCR" "mounted on $MNT"
 umount "$MNT"
 wait_prop 3 "$USCR_NAME" WriteVerdict 's ""'
 id=$(submit_busctl target s "$USCR" "${DESTRUCTIVE[@]}") || fail "destructive job on udev-scratch $USCR refused"
-result=$(wait_job_removed "$id" 120)
-log "job $id on udev-scratch $USCR: $result"
+assert_eq succeeded "$(wait_job_removed "$id" 120)" "destructive job $id on udev-scratch $USCR"
 
 # A run on a directory records the device under it (by identity), the filesystem, the mount
 # options and the environment.
