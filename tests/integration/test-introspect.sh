@@ -161,9 +161,11 @@ if [ -f "$policy" ]; then
         assert_eq 0 "$RC" "nobody calls ListJobs: $OUT"
         run nobody call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" QueryRuns 'a{sv}' 0
         assert_eq 0 "$RC" "nobody calls QueryRuns: $OUT"
-        run nobody call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob 'a{sv}' 2 \
-                target s "$SCRATCH_DIR" workload s write
+        # A complete spec: one without a size fails as InvalidSpec whatever the policy says.
+        run nobody call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob 'a{sv}' 3 \
+                target s "$SCRATCH_DIR" workload s write size s 4M
         assert_ne 0 "$RC" "nobody's SubmitJob must be refused"
+        assert_contains "$OUT" "Access denied" "nobody's SubmitJob"
         log "nobody's SubmitJob: $OUT"
         # And nobody may own the name.
         run setpriv --reuid=65534 --regid=65534 --clear-groups \
