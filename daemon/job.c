@@ -180,20 +180,6 @@ void job_end(Job *j, JobState state, const char *error) {
         job_finish(j, state, error);
 }
 
-/* "none", "end:fsync", ...: the value of key in the spec's text form. */
-static char *spec_text_value(const char *text, const char *key) {
-        size_t l = strlen(key);
-
-        for (const char *p = text; p && *p;) {
-                const char *nl = strchr(p, '\n');
-                size_t len = nl ? (size_t) (nl - p) : strlen(p);
-                if (len > l && strncmp(p, key, l) == 0 && p[l] == '=')
-                        return strndup(p + l + 1, len - l - 1);
-                p = nl ? nl + 1 : NULL;
-        }
-        return NULL;
-}
-
 static char *spec_tags_json(const JobSpec *s) {
         struct json_object *a;
         char *ret;
@@ -339,7 +325,8 @@ static const WorkerCallbacks job_worker_callbacks = {
 static void job_start_step(Job *j) {
         Manager *m = j->manager;
         const JobSpec *step = &j->steps[j->current_step];
-        _cleanup_free_ char *text = NULL, *sync = NULL, *pattern = NULL, *tags = NULL, *err = NULL;
+        _cleanup_free_ char *text = NULL, *tags = NULL, *err = NULL;
+        char sync[32], pattern[32];
         TargetInfo ti = {};
         bool have_ti = false;
         DbRun run;
@@ -354,8 +341,8 @@ static void job_start_step(Job *j) {
                 job_finish(j, JOB_FAILED, err ?: "cannot serialise the step spec");
                 return;
         }
-        sync = spec_text_value(text, "sync");
-        pattern = spec_text_value(text, "pattern");
+        spec_sync_text(step, sync);
+        spec_pattern_text(step, pattern);
         tags = spec_tags_json(step);
 
         if (m->devices) {

@@ -37,8 +37,5 @@ int spec_fail_unknown_key(const char *key, char **reterr);
 /* "32K" when exact, else plain bytes; always readable back by parse_size() (spec.c). */
 const char *spec_size_text(uint64_t v, char buf[static 32]);
 
-/* The textual values of the keys that are not plain strings or numbers (spec-format.c). */
-void spec_sync_text(const JobSpec *s, char buf[static 32]);
-void spec_pattern_text(const JobSpec *s, char buf[static 32]);
 /* The value of a KIND_SIZE or KIND_NUMBER key; 0 for any other key (spec-format.c). */
 uint64_t spec_number_of(const JobSpec *s, SpecKey k);

@@ -191,6 +191,10 @@ int spec_to_text(const JobSpec *s, char **ret);
 int spec_to_json(const JobSpec *s, char **ret);
 /* Reads spec_to_json() output back (restart of queued jobs). -EINVAL with message on failure. */
 int spec_from_json(JobSpec *s, const char *json, char **reterr);
+/* The text form of sync ("none", "end:fsync", ...) and pattern ("random", "compressible:50", ...), as
+ * spec_to_text() writes them (spec-format.c). */
+void spec_sync_text(const JobSpec *s, char buf[static 32]);
+void spec_pattern_text(const JobSpec *s, char buf[static 32]);
 
 /* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
  * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */
