@@ -353,9 +353,16 @@ static int manager_enumerate(DeviceManager *m) {
 }
 
 static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        _cleanup_(mnt_free_tablep) struct libmnt_table *mounts = NULL;
         DeviceManager *m = userdata;
         struct udev_device *u;
         int r;
+
+        /* One mountinfo parse for every device of this wake-up and the refresh after them; NULL
+         * (each reads its own) only if it cannot be read now. */
+        r = mount_table_load(&mounts);
+        if (r < 0)
+                log_dev("cannot read /proc/self/mountinfo: %s", strerror(-r));
 
         /* Drain: one wake-up may carry several events. */
         for (;;) {
@@ -370,7 +377,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         if (name)
                                 manager_remove(m, name);
                 } else
-                        (void) manager_update(m, u, NULL);
+                        (void) manager_update(m, u, mounts);
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {
@@ -381,7 +388,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         log_dev("cannot re-enumerate block devices: %s", strerror(-r));
                 return 0;
         }
-        manager_refresh_dynamic(m, NULL);
+        manager_refresh_dynamic(m, mounts);
         return 0;
 }
 
