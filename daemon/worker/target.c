@@ -186,26 +186,12 @@ int target_open(Engine *e, char **reterr) {
         return open_shared_target(e, reterr);
 }
 
-static int write_all_at(int fd, const void *buf, size_t len, uint64_t offset) {
+/* The whole of len bytes at offset, through short transfers and EINTR; EOF is -EIO. */
+static int io_all_at(int fd, void *buf, size_t len, uint64_t offset, bool write) {
         size_t done = 0;
         while (done < len) {
-                ssize_t n = pwrite(fd, (const uint8_t *) buf + done, len - done, (off_t) (offset + done));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        return -EIO;
-                done += (size_t) n;
-        }
-        return 0;
-}
-
-static int read_all_at(int fd, void *buf, size_t len, uint64_t offset) {
-        size_t done = 0;
-        while (done < len) {
-                ssize_t n = pread(fd, (uint8_t *) buf + done, len - done, (off_t) (offset + done));
+                ssize_t n = write ? pwrite(fd, (uint8_t *) buf + done, len - done, (off_t) (offset + done))
+                                  : pread(fd, (uint8_t *) buf + done, len - done, (off_t) (offset + done));
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -232,7 +218,7 @@ static int file_layout(Engine *e, Stream *s, void *buf, uint64_t chunk, char **r
                 if (engine_aborted(e))
                         return set_error(reterr, -ECANCELED, "stopped during layout");
                 pattern_refresh(buf, len, spec->pattern, spec->compress_pct, &s->rng);
-                r = write_all_at(s->fd, buf, len, off);
+                r = io_all_at(s->fd, buf, len, off, true);
                 if (r < 0)
                         return set_error(reterr, r, "laying out %s/%s failed at offset %" PRIu64 ": %s",
                                          spec->target, s->name, off, strerror(-r));
@@ -246,7 +232,7 @@ static int read_pass(Engine *e, int fd, uint64_t region, void *buf, uint64_t chu
         for (uint64_t off = 0; off < region; off += chunk) {
                 if (engine_aborted(e))
                         return set_error(reterr, -ECANCELED, "stopped during the first read pass");
-                int r = read_all_at(fd, buf, (size_t) MIN(chunk, region - off), off);
+                int r = io_all_at(fd, buf, (size_t) MIN(chunk, region - off), off, false);
                 if (r < 0)
                         return set_error(reterr, r, "first read pass failed at offset %" PRIu64 ": %s", off,
                                          strerror(-r));
