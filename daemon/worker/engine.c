@@ -3,8 +3,9 @@
  * The engine's orchestration: open the target, lay out, start one thread per stream, and sample
  * from the calling thread. Streams only count and fill their own interval histograms (one per
  * StreamKind) under a per-stream mutex; the sampler swaps them for clean spares at each interval,
- * so the hot path adds each I/O to one histogram and never waits for more than a pointer swap, and the run's totals are exactly the sum of
- * the emitted samples. Ramp time is run and thrown away before the measured phase starts.
+ * so the hot path adds each I/O to one histogram and never waits for more than a pointer swap,
+ * and the run's totals are exactly the sum of the emitted samples. Ramp time is run and thrown
+ * away before the measured phase starts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,8 +38,10 @@ bool engine_aborted(Engine *e) {
 }
 
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops) {
+        StreamKind kind = bytes == 0 ? STREAM_NO_DATA : write ? STREAM_WRITE : STREAM_READ;
+
         pthread_mutex_lock(&s->lock);
-        histogram_add(s->interval[bytes == 0 ? STREAM_NO_DATA : write ? STREAM_WRITE : STREAM_READ], latency_ns);
+        histogram_add(s->interval[kind], latency_ns);
         if (write) {
                 s->counters.bytes_written += bytes;
                 s->counters.ios_written += bytes > 0;

@@ -2,7 +2,8 @@
 /*
  * The io_uring engine (liburing) for queue depths above 1: requests become SQEs carrying the
  * request pointer, one io_uring_enter per submit-and-wait (reap submits what is queued),
- * completions reaped in batches. The completion time is taken once per reaped batch, right after the wait returns, as fio does.
+ * completions reaped in batches. The completion time is taken once per reaped batch, right after
+ * the wait returns, as fio does.
  */
 #include <errno.h>
 #include <liburing.h>
