@@ -446,6 +446,19 @@ int job_cancel(Job *j, uint32_t uid) {
         return 0;
 }
 
+int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state) {
+        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
+                                 "job %" PRIu64 " has already ended (%s); only queued or running jobs can "
+                                 "be cancelled", id, state);
+}
+
+int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error) {
+        int r = job_cancel(j, uid);
+        if (r == -EBUSY)
+                return job_error_not_cancellable(error, j->id, job_state_to_string(j->state));
+        return r;
+}
+
 void job_interrupt(Job *j) {
         if (j->state != JOB_RUNNING || !j->worker)
                 return;
@@ -697,11 +710,7 @@ static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *
         r = bus_check_root(message, "cancelling jobs", &uid, error);
         if (r < 0)
                 return r;
-        r = job_cancel(j, uid);
-        if (r == -EBUSY)
-                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
-                                         "job %" PRIu64 " has already ended (%s); only queued or running "
-                                         "jobs can be cancelled", j->id, job_state_to_string(j->state));
+        r = job_cancel_or_error(j, uid, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, NULL);

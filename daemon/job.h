@@ -89,6 +89,11 @@ void job_export(Job *j);
 void job_start(Job *j);
 /* Cancels a queued or running job: 0, or -EBUSY for an ended one. */
 int job_cancel(Job *j, uint32_t uid);
+/* The NotCancellable error of job id, which has ended in state: what Job.Cancel and
+ * Manager.CancelJob reply for a job that ended, in memory or in the database only. */
+int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state);
+/* job_cancel() with -EBUSY as that error. */
+int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error);
 /* Shutdown: stops the worker; the job ends interrupted when it has exited. */
 void job_interrupt(Job *j);
 /* Ends a job that has not started (queued, or failing before its first step). */

@@ -314,19 +314,13 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
                 (void) db_job_foreach(m->db, NULL, lookup_job, &l);
                 state = l.state;
                 if (state)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
-                                                 "job %" PRIu64 " has already ended (%s); only queued or "
-                                                 "running jobs can be cancelled", id, state);
+                        return job_error_not_cancellable(error, id, state);
         }
         if (!j)
                 return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
                                          "there is no job %" PRIu64 "; ListJobs shows the queued and "
                                          "running jobs", id);
-        r = job_cancel(j, uid);
-        if (r == -EBUSY)
-                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
-                                         "job %" PRIu64 " has already ended (%s); only queued or running "
-                                         "jobs can be cancelled", id, job_state_to_string(j->state));
+        r = job_cancel_or_error(j, uid, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, NULL);
