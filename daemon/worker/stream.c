@@ -183,6 +183,20 @@ out:
         return s->error;
 }
 
+/* Seeks and ping: one block at a time at uniformly random offsets, into one buffer. */
+static int stream_single_setup(Stream *s, OffsetGen *gen, Buffers *bufs) {
+        const JobSpec *spec = s->engine->spec;
+        int r;
+
+        r = offset_gen_init(gen, OFFSET_UNIFORM, s->region, spec->block_size, 0, prng_next(&s->rng));
+        if (r < 0)
+                return stream_fail(s, r, "the region holds no block");
+        r = buffers_alloc(s, 1, bufs);
+        if (r < 0)
+                return stream_fail(s, r, "out of memory");
+        return 0;
+}
+
 /* bonnie++ seeks: read a random block; one time in ten dirty it and write it back. One
  * operation per seek, timed over the read and the write-back. */
 static int stream_seeks(Stream *s) {
@@ -193,12 +207,9 @@ static int stream_seeks(Stream *s) {
         uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : SEEKS_PER_STREAM;
         int r;
 
-        r = offset_gen_init(&gen, OFFSET_UNIFORM, s->region, spec->block_size, 0, prng_next(&s->rng));
+        r = stream_single_setup(s, &gen, &bufs);
         if (r < 0)
-                return stream_fail(s, r, "the region holds no block");
-        r = buffers_alloc(s, 1, &bufs);
-        if (r < 0)
-                return stream_fail(s, r, "out of memory");
+                return r;
 
         for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
                 IoRequest req = {
@@ -263,12 +274,9 @@ static int stream_ping(Stream *s) {
         uint64_t next = now_nsec(CLOCK_MONOTONIC);
         int r;
 
-        r = offset_gen_init(&gen, OFFSET_UNIFORM, s->region, spec->block_size, 0, prng_next(&s->rng));
+        r = stream_single_setup(s, &gen, &bufs);
         if (r < 0)
-                return stream_fail(s, r, "the region holds no block");
-        r = buffers_alloc(s, 1, &bufs);
-        if (r < 0)
-                return stream_fail(s, r, "out of memory");
+                return r;
 
         for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
                 if (i > 0) {
