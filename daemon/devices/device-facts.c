@@ -471,19 +471,12 @@ static int facts_tree(DeviceFacts *f) {
 }
 
 static int facts_mounts(DeviceFacts *f, struct libmnt_table *tb) {
-        _cleanup_(mnt_free_tablep) struct libmnt_table *own = NULL;
         struct libmnt_iter *it;
         struct libmnt_fs *fs;
         size_t n_tree = strv_length(f->tree);
         _cleanup_free_ dev_t *devs = NULL;
         int r;
 
-        if (!tb) {
-                r = mount_table_load(&own);
-                if (r < 0)
-                        return r;
-                tb = own;
-        }
         devs = calloc(n_tree ?: 1, sizeof(dev_t));
         if (!devs)
                 return -ENOMEM;
@@ -533,15 +526,10 @@ out:
         return r;
 }
 
-static int facts_swaps(DeviceFacts *f) {
-        _cleanup_free_ dev_t *swaps = NULL;
-        size_t n_swaps;
+static int facts_swaps(DeviceFacts *f, const dev_t *swaps, size_t n_swaps) {
         int r;
 
         r = strv_new_empty(&f->swaps);
-        if (r < 0)
-                return r;
-        r = swaps_read(&swaps, &n_swaps);
         if (r < 0)
                 return r;
         for (char **t = f->tree; t && *t; t++) {
@@ -558,11 +546,40 @@ static int facts_swaps(DeviceFacts *f) {
         return 0;
 }
 
-int device_facts_gather(const char *name, struct libmnt_table *mounts, bool probe, DeviceFacts *ret) {
+int device_tables_load(DeviceTables *ret) {
+        DeviceTables t = {};
+        int r;
+
+        r = mount_table_load(&t.mounts);
+        if (r < 0)
+                return r;
+        r = swaps_read(&t.swaps, &t.n_swaps);
+        if (r < 0) {
+                device_tables_clear(&t);
+                return r;
+        }
+        *ret = t;
+        return 0;
+}
+
+void device_tables_clear(DeviceTables *t) {
+        mnt_free_tablep(&t->mounts);
+        free(t->swaps);
+        *t = (DeviceTables) {};
+}
+
+int device_facts_gather(const char *name, const DeviceTables *tables, bool probe, DeviceFacts *ret) {
+        _cleanup_(device_tables_clear) DeviceTables own = {};
         DeviceFacts f = {};
         uint64_t ro = 0;
         int r;
 
+        if (!tables) {
+                r = device_tables_load(&own);
+                if (r < 0)
+                        return r;
+                tables = &own;
+        }
         f.name = strdup(name);
         if (!f.name)
                 return -ENOMEM;
@@ -572,10 +589,10 @@ int device_facts_gather(const char *name, struct libmnt_table *mounts, bool prob
         r = facts_tree(&f);
         if (r < 0)
                 goto fail;
-        r = facts_mounts(&f, mounts);
+        r = facts_mounts(&f, tables->mounts);
         if (r < 0)
                 goto fail;
-        r = facts_swaps(&f);
+        r = facts_swaps(&f, tables->swaps, tables->n_swaps);
         if (r < 0)
                 goto fail;
         if (sysfs_block_read_u64(name, "ro", &ro) >= 0)

@@ -55,9 +55,20 @@ typedef struct DeviceFacts {
         BlkidInfo blkid;        /* only when probed */
 } DeviceFacts;
 
-/* mounts: a parsed mountinfo table, or NULL to parse /proc/self/mountinfo now. probe: run libblkid
- * on the node (otherwise blkid stays empty and the caller fills it from udev). */
-int device_facts_gather(const char *name, struct libmnt_table *mounts, bool probe, DeviceFacts *ret);
+/* The machine-wide tables each device's facts are matched against: read once per event and shared
+ * by every device it touches, instead of once per device. */
+typedef struct DeviceTables {
+        struct libmnt_table *mounts;    /* /proc/self/mountinfo */
+        dev_t *swaps;                   /* swaps_read() */
+        size_t n_swaps;
+} DeviceTables;
+
+int device_tables_load(DeviceTables *ret);
+void device_tables_clear(DeviceTables *t);
+
+/* tables: as device_tables_load() gave them, or NULL to read them now. probe: run libblkid on the
+ * node (otherwise blkid stays empty and the caller fills it from udev). */
+int device_facts_gather(const char *name, const DeviceTables *tables, bool probe, DeviceFacts *ret);
 void device_facts_clear(DeviceFacts *f);
 
 /* Fill a VerdictFacts view of f (pointers into f; valid while f lives). */

@@ -215,7 +215,7 @@ static void manager_announce_changes(DeviceManager *m, Device *d, char **changed
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
  * difference. Devices that are not exported (a free loop slot) are removed. */
-static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt_table *mounts) {
+static int manager_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables) {
         const char *name = udev_device_get_sysname(u);
         _cleanup_strv_free_ char **changed = NULL;
         Device *d = NULL, *old;
@@ -241,7 +241,7 @@ static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt
                 log_dev("cannot read %s: %s", name, strerror(-r));
                 return r;
         }
-        r = device_update_dynamic(d, mounts, manager_config_scratch(m, d->devnum), m->conf_path, NULL);
+        r = device_update_dynamic(d, tables, manager_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
                 log_dev("cannot read the mounts and holders of %s: %s", name, strerror(-r));
         manager_record(m, d);
@@ -277,23 +277,23 @@ static int manager_update(DeviceManager *m, struct udev_device *u, struct libmnt
 }
 
 /* Mounts, swaps, holders and verdicts of every device. */
-static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mounts) {
-        _cleanup_(mnt_free_tablep) struct libmnt_table *own = NULL;
+static void manager_refresh_dynamic(DeviceManager *m, const DeviceTables *tables) {
+        _cleanup_(device_tables_clear) DeviceTables own = {};
         int r;
 
-        if (!mounts) {
-                r = mount_table_load(&own);
+        if (!tables) {
+                r = device_tables_load(&own);
                 if (r < 0) {
-                        log_dev("cannot read /proc/self/mountinfo: %s", strerror(-r));
+                        log_dev("cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
                         return;
                 }
-                mounts = own;
+                tables = &own;
         }
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
                 _cleanup_strv_free_ char **changed = NULL;
 
-                r = device_update_dynamic(d, mounts, manager_config_scratch(m, d->devnum), m->conf_path,
+                r = device_update_dynamic(d, tables, manager_config_scratch(m, d->devnum), m->conf_path,
                                           &changed);
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
@@ -305,13 +305,13 @@ static void manager_refresh_dynamic(DeviceManager *m, struct libmnt_table *mount
 /* Enumerates all block devices and brings the inventory in line: new ones added, changed ones
  * updated, ones no longer there removed. At start-up, and after the udev monitor lost events. */
 static int manager_enumerate(DeviceManager *m) {
-        _cleanup_(mnt_free_tablep) struct libmnt_table *mounts = NULL;
+        _cleanup_(device_tables_clear) DeviceTables tables = {};
         _cleanup_strv_free_ char **seen = NULL, **gone = NULL;
         struct udev_enumerate *e;
         struct udev_list_entry *item;
         int r;
 
-        r = mount_table_load(&mounts);
+        r = device_tables_load(&tables);
         if (r < 0)
                 return r;
         e = udev_enumerate_new(m->udev);
@@ -336,7 +336,7 @@ static int manager_enumerate(DeviceManager *m) {
                         udev_enumerate_unref(e);
                         return -ENOMEM;
                 }
-                (void) manager_update(m, u, mounts);
+                (void) manager_update(m, u, &tables);
                 udev_device_unref(u);
         }
         udev_enumerate_unref(e);
@@ -348,21 +348,24 @@ static int manager_enumerate(DeviceManager *m) {
                 manager_remove(m, *g);
 
         /* Holders and partitions enumerated after their disk change the disk's verdict. */
-        manager_refresh_dynamic(m, mounts);
+        manager_refresh_dynamic(m, &tables);
         return 0;
 }
 
 static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        _cleanup_(mnt_free_tablep) struct libmnt_table *mounts = NULL;
+        _cleanup_(device_tables_clear) DeviceTables tables = {};
+        const DeviceTables *shared = &tables;
         DeviceManager *m = userdata;
         struct udev_device *u;
         int r;
 
-        /* One mountinfo parse for every device of this wake-up and the refresh after them; NULL
-         * (each reads its own) only if it cannot be read now. */
-        r = mount_table_load(&mounts);
-        if (r < 0)
-                log_dev("cannot read /proc/self/mountinfo: %s", strerror(-r));
+        /* One read of mountinfo and /proc/swaps for every device of this wake-up and the refresh
+         * after them; if that fails now, each device tries its own. */
+        r = device_tables_load(&tables);
+        if (r < 0) {
+                log_dev("cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
+                shared = NULL;
+        }
 
         /* Drain: one wake-up may carry several events. */
         for (;;) {
@@ -377,7 +380,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         if (name)
                                 manager_remove(m, name);
                 } else
-                        (void) manager_update(m, u, mounts);
+                        (void) manager_update(m, u, shared);
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {
@@ -388,7 +391,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         log_dev("cannot re-enumerate block devices: %s", strerror(-r));
                 return 0;
         }
-        manager_refresh_dynamic(m, mounts);
+        manager_refresh_dynamic(m, shared);
         return 0;
 }
 

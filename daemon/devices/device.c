@@ -265,7 +265,7 @@ static int update_bool(bool *field, bool value, const char *name, char ***change
         return push_changed(changed, name);
 }
 
-int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_scratch,
+int device_update_dynamic(Device *d, const DeviceTables *tables, bool config_scratch,
                           const char *conf_path, char ***changed) {
         _cleanup_strv_free_ char **holders = NULL, **slaves = NULL;
         _cleanup_free_ char *verdict = NULL;
@@ -274,7 +274,7 @@ int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_sc
         bool in_use, swap, scratch;
         int r;
 
-        r = device_facts_gather(d->name, mounts, false, &f);
+        r = device_facts_gather(d->name, tables, false, &f);
         if (r < 0) {
                 /* Unknown is not "allowed": say why instead of leaving the verdict empty. */
                 _cleanup_free_ char *why = NULL;

@@ -15,7 +15,7 @@
 
 struct udev_device;
 typedef struct Db Db;
-struct libmnt_table;
+struct DeviceTables;
 
 #define DEVICE_PREFIX "/org/benchd/Benchd1/device"
 #define DEVICE_INTERFACE "org.benchd.Benchd1.Device"
@@ -58,9 +58,10 @@ bool device_udev_is_exported(struct udev_device *d);
 int device_new_from_udev(struct udev_device *d, bool probe, Device **ret);
 Device *device_free(Device *d);
 
-/* The dynamic part. mounts: the current mount table; config_scratch: listed in ScratchDevices=
- * (matched by dev_t). Appends the names of the properties that changed to *changed if non-NULL. */
-int device_update_dynamic(Device *d, struct libmnt_table *mounts, bool config_scratch,
+/* The dynamic part. tables: the current mounts and swaps (NULL: read them now); config_scratch:
+ * listed in ScratchDevices= (matched by dev_t). Appends the names of the properties that changed
+ * to *changed if non-NULL. */
+int device_update_dynamic(Device *d, const struct DeviceTables *tables, bool config_scratch,
                           const char *conf_path, char ***changed);
 
 /* Appends to *changed the property names whose values differ between a and b. */
