@@ -108,10 +108,6 @@ int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int append_row(const DbField *fields, size_t n, void *userdata) {
-        return bus_message_append_db_fields(userdata, fields, n);
-}
-
 /* QueryRuns' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
 typedef struct RunRows {
         sd_bus_message *reply;
@@ -178,21 +174,35 @@ typedef struct RunWithPhases {
         sd_bus_message *reply;
         Db *db;
         uint64_t id;
+        bool phases_open;       /* the "phases" entry has been opened, by its first row */
 } RunWithPhases;
 
-static int count_row(const DbField *fields, size_t n, void *userdata) {
-        return 0;
+/* The first phase opens the "phases" entry, so that a run without phases has none and the phases
+ * are read once. */
+static int append_phase_row(const DbField *fields, size_t n, void *userdata) {
+        RunWithPhases *run = userdata;
+        sd_bus_message *m = run->reply;
+        int r;
+
+        if (!run->phases_open) {
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", "phases");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', "aa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', "a{sv}");
+                if (r < 0)
+                        return r;
+                run->phases_open = true;
+        }
+        return bus_message_append_db_fields(m, fields, n);
 }
 
 static int append_run_with_phases(const DbField *fields, size_t n, void *userdata) {
         RunWithPhases *run = userdata;
         sd_bus_message *m = run->reply;
-        int r, n_phases;
-
-        /* The phases are bounded (WORKER_PHASE_RESULTS_MAX a step), so the reply stays small. */
-        n_phases = db_get_run_phases(run->db, run->id, count_row, NULL);
-        if (n_phases < 0)
-                return n_phases;
+        int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r < 0)
@@ -202,32 +212,23 @@ static int append_run_with_phases(const DbField *fields, size_t n, void *userdat
                 if (r < 0)
                         return r;
         }
-        if (n_phases > 0) {
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", "phases");
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'v', "aa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'a', "a{sv}");
-                if (r >= 0)
-                        r = db_get_run_phases(run->db, run->id, append_row, m);
-                if (r >= 0)
+        /* The phases are bounded (WORKER_PHASE_RESULTS_MAX a step), so the reply stays small. */
+        r = db_get_run_phases(run->db, run->id, append_phase_row, run);
+        if (r < 0)
+                return r;
+        if (run->phases_open)
+                for (int i = 0; i < 3; i++) {
                         r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
+                        if (r < 0)
+                                return r;
+                }
         return sd_bus_message_close_container(m);
 }
 
 int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        RunWithPhases run;
+        RunWithPhases run = {};
         uint64_t id;
         int r;
 
