@@ -470,19 +470,13 @@ static int facts_tree(DeviceFacts *f) {
         return 0;
 }
 
-static int facts_mounts(DeviceFacts *f, struct libmnt_table *tb) {
+/* devs: the dev_t of each member of f->tree (0 if unreadable). */
+static int facts_mounts(DeviceFacts *f, const dev_t *devs, struct libmnt_table *tb) {
         struct libmnt_iter *it;
         struct libmnt_fs *fs;
         size_t n_tree = strv_length(f->tree);
-        _cleanup_free_ dev_t *devs = NULL;
         int r;
 
-        devs = calloc(n_tree ?: 1, sizeof(dev_t));
-        if (!devs)
-                return -ENOMEM;
-        for (size_t i = 0; i < n_tree; i++)
-                if (sysfs_block_devnum(f->tree[i], &devs[i]) < 0)
-                        devs[i] = 0;
         r = strv_new_empty(&f->own_mount_points);
         if (r < 0)
                 return r;
@@ -526,19 +520,18 @@ out:
         return r;
 }
 
-static int facts_swaps(DeviceFacts *f, const dev_t *swaps, size_t n_swaps) {
+static int facts_swaps(DeviceFacts *f, const dev_t *devs, const dev_t *swaps, size_t n_swaps) {
         int r;
 
         r = strv_new_empty(&f->swaps);
         if (r < 0)
                 return r;
-        for (char **t = f->tree; t && *t; t++) {
-                dev_t d;
-                if (sysfs_block_devnum(*t, &d) < 0)
+        for (size_t t = 0; f->tree && f->tree[t]; t++) {
+                if (devs[t] == 0)
                         continue;
                 for (size_t i = 0; i < n_swaps; i++)
-                        if (swaps[i] == d && !strv_contains(f->swaps, *t)) {
-                                r = strv_push(&f->swaps, *t);
+                        if (swaps[i] == devs[t] && !strv_contains(f->swaps, f->tree[t])) {
+                                r = strv_push(&f->swaps, f->tree[t]);
                                 if (r < 0)
                                         return r;
                         }
@@ -570,7 +563,9 @@ void device_tables_clear(DeviceTables *t) {
 
 int device_facts_gather(const char *name, const DeviceTables *tables, bool probe, DeviceFacts *ret) {
         _cleanup_(device_tables_clear) DeviceTables own = {};
+        _cleanup_free_ dev_t *devs = NULL;
         DeviceFacts f = {};
+        size_t n_tree;
         uint64_t ro = 0;
         int r;
 
@@ -589,10 +584,20 @@ int device_facts_gather(const char *name, const DeviceTables *tables, bool probe
         r = facts_tree(&f);
         if (r < 0)
                 goto fail;
-        r = facts_mounts(&f, tables->mounts);
+        /* One sysfs read per member of the tree, for matching both mounts and swaps. */
+        n_tree = strv_length(f.tree);
+        devs = calloc(n_tree ?: 1, sizeof(dev_t));
+        if (!devs) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < n_tree; i++)
+                if (sysfs_block_devnum(f.tree[i], &devs[i]) < 0)
+                        devs[i] = 0;
+        r = facts_mounts(&f, devs, tables->mounts);
         if (r < 0)
                 goto fail;
-        r = facts_swaps(&f, tables->swaps, tables->n_swaps);
+        r = facts_swaps(&f, devs, tables->swaps, tables->n_swaps);
         if (r < 0)
                 goto fail;
         if (sysfs_block_read_u64(name, "ro", &ro) >= 0)
