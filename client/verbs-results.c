@@ -50,17 +50,7 @@ int run_filter_from_args(json_object **ret) {
 }
 
 int query_runs(sd_bus *bus, json_object *filter, json_object **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        int r;
-
-        r = bus_new_manager_call(bus, "QueryRuns", &m);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r < 0) {
-                fprintf(stderr, "benchctl: query runs: cannot build the call: %s\n", strerror(-r));
-                return BENCHCTL_EXIT_FAILURE;
-        }
-        return bus_call_json(bus, "query runs", m, ret);
+        return bus_call_manager_filter_json(bus, "query runs", "QueryRuns", filter, ret);
 }
 
 int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret) {
