@@ -119,23 +119,19 @@ static void help(void) {
                "3 benchd not reachable, 4 not found.\n");
 }
 
-static int strv_push(char ***l, const char *s) {
+/* Appends s to the NULL-terminated list *l without copying it: --set and --tag values are argv
+ * strings, which live as long as benchctl does, so only the array is ours to free. */
+static int argv_push(char ***l, char *s) {
         size_t n = 0;
         char **a;
-        char *c;
 
         if (*l)
                 while ((*l)[n])
                         n++;
-        c = strdup(s);
-        if (!c)
-                return -ENOMEM;
         a = realloc(*l, (n + 2) * sizeof(char *));
-        if (!a) {
-                free(c);
+        if (!a)
                 return -ENOMEM;
-        }
-        a[n] = c;
+        a[n] = s;
         a[n + 1] = NULL;
         *l = a;
         return 0;
@@ -271,14 +267,14 @@ static int parse_argv(int argc, char *argv[]) {
                         arg_target = optarg;
                         break;
                 case 's':
-                        if (strv_push(&arg_sets, optarg) < 0)
+                        if (argv_push(&arg_sets, optarg) < 0)
                                 return -BENCHCTL_EXIT_FAILURE;
                         break;
                 case ARG_LABEL:
                         arg_label = optarg;
                         break;
                 case ARG_TAG:
-                        if (strv_push(&arg_tags, optarg) < 0)
+                        if (argv_push(&arg_tags, optarg) < 0)
                                 return -BENCHCTL_EXIT_FAILURE;
                         break;
                 case ARG_WAIT:
@@ -384,7 +380,7 @@ int main(int argc, char *argv[]) {
         r = verb->func(n_args + 1, argv + optind);
 
 finish:
-        strv_free(arg_sets);
-        strv_free(arg_tags);
+        free(arg_sets);
+        free(arg_tags);
         return r;
 }
