@@ -131,12 +131,12 @@ static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
 static void job_flush_samples(Job *j) {
         int r;
 
-        if (j->n_pending == 0 || j->run_id == 0)
-                return;
-        r = db_samples_insert(j->manager->db, j->run_id, j->pending, j->n_pending);
-        if (r < 0)
-                jlog(j, "cannot store %zu samples of run %" PRIu64 ": %s (%s)", j->n_pending, j->run_id,
-                     strerror(-r), strna(db_last_error(j->manager->db)));
+        if (j->n_pending > 0 && j->run_id != 0) {
+                r = db_samples_insert(j->manager->db, j->run_id, j->pending, j->n_pending);
+                if (r < 0)
+                        jlog(j, "cannot store %zu samples of run %" PRIu64 ": %s (%s)", j->n_pending,
+                             j->run_id, strerror(-r), strna(db_last_error(j->manager->db)));
+        }
         j->n_pending = 0;
 }
 
@@ -208,8 +208,7 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         Job *j = userdata;
         double step_progress = isfinite(s->progress) ? s->progress : 0.0;
 
-        if (j->n_pending >= JOB_SAMPLE_BATCH)
-                job_flush_samples(j);
+        /* job_flush_samples() always empties the batch, so a full one never outlives this call. */
         j->pending[j->n_pending++] = *s;
         if (j->n_pending >= JOB_SAMPLE_BATCH)
                 job_flush_samples(j);
