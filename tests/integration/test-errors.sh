@@ -60,7 +60,7 @@ expect_refused $INVALID block_size       target s "$T" workload s write size s 4
 expect_refused $INVALID workload         target s "$T" workload s scribble size s 4M
 expect_refused $INVALID sample_ms        target s "$T" "${ok[@]}" sample_ms u 5
 expect_refused $INVALID queue_depth      target s "$T" "${ok[@]}" queue_depth u 100000
-expect_refused $NOSPACE ""               target s "$T" workload s write block_size s 1M size s 8G
+expect_refused $NOSPACE space            target s "$T" workload s write block_size s 1M size s 8G
 
 assert_eq "$sum_before" "$(sha256sum <"$SCRATCH_DIR/user-file")" "content of a user's file in the target"
 
