@@ -176,10 +176,6 @@ static void job_finish(Job *j, JobState state, const char *error) {
         manager_job_ended(m, j);
 }
 
-void job_end(Job *j, JobState state, const char *error) {
-        job_finish(j, state, error);
-}
-
 static char *spec_tags_json(const JobSpec *s) {
         struct json_object *a;
         char *ret;

@@ -96,8 +96,6 @@ int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *stat
 int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error);
 /* Shutdown: stops the worker; the job ends interrupted when it has exited. */
 void job_interrupt(Job *j);
-/* Ends a job that has not started (queued, or failing before its first step). */
-void job_end(Job *j, JobState state, const char *error);
 
 bool job_state_is_final(JobState s);
 const char *job_workload(Job *j);
