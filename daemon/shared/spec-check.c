@@ -24,6 +24,7 @@
 #include <sys/sysmacros.h>
 
 #include "spec-check.h"
+#include "spec-internal.h"
 #include "util.h"
 
 #define MARGIN_MIN (UINT64_C(64) << 20)
@@ -74,22 +75,6 @@ static const char *format_human(uint64_t v, char buf[static 32]) {
                 i++;
         }
         snprintf(buf, 32, "%.1f %s", d, units[i]);
-        return buf;
-}
-
-/* "32K" when exact, else bytes: the form a user would type back into the spec. */
-static const char *format_exact(uint64_t v, char buf[static 32]) {
-        static const char suffix[] = "KMGTPE";
-        int i = -1;
-
-        while (v >= 1024 && v % 1024 == 0 && i < 5) {
-                v /= 1024;
-                i++;
-        }
-        if (i < 0)
-                snprintf(buf, 32, "%" PRIu64, v);
-        else
-                snprintf(buf, 32, "%" PRIu64 "%c", v, suffix[i]);
         return buf;
 }
 
@@ -200,16 +185,16 @@ static int check_alignment(const JobSpec *s, const char *where, uint32_t align, 
                 return 0;
         if (s->block_size % align != 0)
                 return fail(-EINVAL, reterr, "block_size %s is not a multiple of %" PRIu32 ", the direct-I/O "
-                            "alignment of %s; use %s or a multiple", format_exact(s->block_size, a), align, where,
-                            format_exact(align, b));
+                            "alignment of %s; use %s or a multiple", spec_size_text(s->block_size, a), align, where,
+                            spec_size_text(align, b));
         if (s->size % align != 0)
                 return fail(-EINVAL, reterr, "size %s is not a multiple of %" PRIu32 ", the direct-I/O alignment "
-                            "of %s; use %s", format_exact(s->size, a), align, where,
-                            format_exact(MAX(s->size / align, 1u) * align, b));
+                            "of %s; use %s", spec_size_text(s->size, a), align, where,
+                            spec_size_text(MAX(s->size / align, 1u) * align, b));
         if (s->workload == WORKLOAD_STRIDE_READ && s->stride % align != 0)
                 return fail(-EINVAL, reterr, "stride %s is not a multiple of %" PRIu32 ", the direct-I/O alignment "
-                            "of %s; use %s or a multiple", format_exact(s->stride, a), align, where,
-                            format_exact(align, b));
+                            "of %s; use %s or a multiple", spec_size_text(s->stride, a), align, where,
+                            spec_size_text(align, b));
         return 0;
 }
 
@@ -241,9 +226,9 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
         if (c->needed_bytes > 0 && c->free_bytes < want) {
                 if (s->workload == WORKLOAD_METADATA)
                         snprintf(how, sizeof(how), "file_count %" PRIu32 " × file_size_max %s", s->file_count,
-                                 format_exact(s->file_size_max, a));
+                                 spec_size_text(s->file_size_max, a));
                 else
-                        snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, format_exact(s->size, a), s->jobs);
+                        snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, spec_size_text(s->size, a), s->jobs);
                 return fail(-ENOSPC, reterr, "target %s has %s free; this job needs %s (%s) plus %s headroom; "
                             "free space or use a smaller size", s->target, format_human(c->free_bytes, b),
                             format_human(c->needed_bytes, m), how, format_human(margin, a));
@@ -261,7 +246,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
         if (s->workload >= 0 && (uint64_t) st->st_size < s->block_size)
                 return fail(-EINVAL, reterr, "target %s is %s long, shorter than block_size %s; use a larger file "
                             "or a smaller block_size", s->target, format_human((uint64_t) st->st_size, a),
-                            format_exact(s->block_size, b));
+                            spec_size_text(s->block_size, b));
 
         c->kind = TARGET_FILE;
         c->dev = st->st_dev;
@@ -294,11 +279,11 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
                                     "give a device that is present", s->target);
                 if (devsize < s->block_size)
                         return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
-                                    "block_size", s->target, format_human(devsize, a), format_exact(s->block_size, b));
+                                    "block_size", s->target, format_human(devsize, a), spec_size_text(s->block_size, b));
                 if (s->size > devsize)
                         return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
-                                    format_exact(s->size, a), format_human(devsize, b), s->target,
-                                    format_exact(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), b));
+                                    spec_size_text(s->size, a), format_human(devsize, b), s->target,
+                                    spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), b));
         }
         return check_alignment(s, s->target, c->dio_align, reterr);
 }
