@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * I/O engines as a table of operations (fio's shape): the stream loop queues requests and reaps
- * completions (reaping submits what is queued) without knowing whether they were done
+ * completions without knowing whether they were done
  * synchronously (pread/pwrite at depth 1), by io_uring (depth > 1), or not at all (the null
  * engine, for tests of the machinery).
  */
@@ -26,10 +26,9 @@ typedef struct IoEngineOps {
         const char *name;
         /* depth: most requests in flight at once. */
         int (*open)(int fd, unsigned depth, IoEngine **ret);
-        /* Hands a request over. The sync engine performs it here. */
+        /* Starts a request: the sync engine performs it here, io_uring submits it. */
         int (*queue)(IoEngine *e, IoRequest *req);
-        /* Starts what was queued, waits for at least min completions, returns up to max of them in
-         * done[]. */
+        /* Waits for at least min completions, returns up to max of them in done[]. */
         int (*reap)(IoEngine *e, unsigned min, IoRequest **done, unsigned max);
         void (*close)(IoEngine *e);
 } IoEngineOps;
