@@ -77,6 +77,18 @@ if r["ios_read"] > 0 and extra_read == 0:
     check(low <= d_rios <= r["ios_read"] * per_io * 1.02 + 256,
           f"device read {d_rios} I/Os, worker {r['ios_read']}")
 
+# at depth: Little's law. With every slot refilled as soon as its I/O completes, depth I/Os are in
+# flight all the time, so the mean latency is depth / IOPS. A stream that reaped a batch and then
+# refilled it would leave the wait for the refill out of the latencies, and come out well short
+# (0.78 at depth 32 on a loop device in RAM, before that was fixed).
+if spec["queue_depth"] >= 8 and spec["runtime_ms"] > 0 and r["ios_read"] > 0:
+    iops = (r["ios_read"] + r["ios_written"]) / (r["duration_usec"] / 1e6)
+    inflight = doc["read"]["lat_mean_ns"] / 1e9 * iops / spec["jobs"]
+    print(f"{label}: {inflight:.2f} I/Os in flight by Little's law at depth {spec['queue_depth']}", file=sys.stderr)
+    check(0.85 * spec["queue_depth"] <= inflight <= 1.1 * spec["queue_depth"],
+          f"mean latency {doc['read']['lat_mean_ns']} ns at {iops:.0f} IOPS means {inflight:.1f} I/Os in "
+          f"flight, but the depth was {spec['queue_depth']}")
+
 # writes: what the worker wrote plus the layout, then flushed; the journal adds a little
 want_w = r["bytes_written"] + layout
 check(want_w <= d_wbytes <= want_w * 1.05 + slack,
