@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include "engine.h"
 #include "ioengine.h"
@@ -29,34 +31,72 @@ typedef enum StreamKind {
         _STREAM_KIND_MAX,
 } StreamKind;
 
-typedef struct Stream {
-        Engine *engine;
-        unsigned index;
-        int fd;
-        char *name;                     /* the file we created in the target directory, or NULL */
-        uint64_t region;                /* addressable bytes from offset 0 */
-        Prng rng;
+/* Room for a stream's failure message; a longer one is cut. */
+#define STREAM_ERROR_MESSAGE_MAX 512
 
-        pthread_t thread;
-        bool thread_started;
-
-        /* Written by the stream thread, taken by the sampler; under lock. One interval histogram
-         * per StreamKind, so an I/O is added to one histogram and the sampler, not the hot path,
-         * builds the per-direction totals. */
+/* What a stream and the sampler both touch. It lives in the engine's MAP_SHARED mapping, made
+ * before the streams are forked, so it has the same address in the worker and in every stream
+ * process and the pointers in it (interval[]) stay valid on both sides. */
+typedef struct StreamShared {
+        /* Written by the stream, taken by the sampler; under lock (process-shared, robust). One
+         * interval histogram per StreamKind, so an I/O is added to one histogram and the sampler,
+         * not the hot path, builds the per-direction totals. interval[] and the sampler's spare[]
+         * point into hist[]. */
         pthread_mutex_t lock;
         Histogram *interval[_STREAM_KIND_MAX];
         StreamCounters counters;
         uint64_t progress_bytes;        /* all bytes since the start, ramp included */
         uint64_t progress_ops;
 
+        /* Set once by the stream (or by the sampler for a stream process that died). */
+        int error;
+        char error_message[STREAM_ERROR_MESSAGE_MAX];
+        bool done;                      /* under EngineShared.lock: counted out of running */
+
+        /* A stream process's own CPU time when it first saw the measured phase, so the result can
+         * leave the ramp out; written by the stream, read after it was reaped. */
+        bool cpu_marked;
+        struct timeval cpu_mark_user, cpu_mark_sys;
+
+        Histogram hist[2 * _STREAM_KIND_MAX];
+} StreamShared;
+
+/* The engine-wide state the streams see, in the same mapping. lock and cond are process-shared:
+ * they gate the start (go) and tell the sampler when streams end (running, last_done_ns). */
+typedef struct EngineShared {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool go;
+        unsigned running;
+        uint64_t last_done_ns;
+        atomic_bool time_up;
+        atomic_bool abort;              /* an error: a stream failed or the sink went away */
+        atomic_bool stop;               /* a signal, in the worker or in any stream process */
+        atomic_bool measuring;          /* the ramp is over */
+        StreamShared streams[];
+} EngineShared;
+
+typedef struct Stream {
+        Engine *engine;
+        StreamShared *shared;
+        unsigned index;
+        int fd;
+        char *name;                     /* the file we created in the target directory, or NULL */
+        uint64_t region;                /* addressable bytes from offset 0 */
+        Prng rng;
+
+        /* How the stream runs: a process of its own (pid), or a thread of the worker (metadata). */
+        pid_t pid;
+        pthread_t thread;
+        bool thread_started;
+        bool in_child;                  /* true in the stream's own process (its copy of this) */
+
         /* Sampler side (only the sampling thread touches these). */
         Histogram *spare[_STREAM_KIND_MAX];
         Histogram *by_direction[2];     /* [STREAM_READ], [STREAM_WRITE], measured phase only */
         Histogram *total;
         StreamCounters totals;
-
-        int error;
-        char *error_message;
+        struct rusage usage;            /* a stream process's CPU time, from wait4() */
 } Stream;
 
 struct Engine {
@@ -77,13 +117,8 @@ struct Engine {
         char **leaves;                  /* devices sampled for utilisation */
         unsigned n_leaves;
 
-        pthread_mutex_t lock;
-        pthread_cond_t cond;
-        bool go;
-        unsigned running;
-        uint64_t last_done_ns;
-        atomic_bool time_up;
-        atomic_bool abort;
+        EngineShared *shared;           /* MAP_SHARED, shared_size bytes */
+        size_t shared_size;
 
         bool have_sample;
         uint64_t last_t_ms;
@@ -102,6 +137,12 @@ bool engine_should_stop(Engine *e);
 bool engine_aborted(Engine *e);
 /* Records one completed operation. */
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops);
+/* Counts a write that is timed as part of another operation (a seek's write-back). */
+void stream_record_write_back(Stream *s, uint64_t bytes);
+/* The stream's error: 0, or what stream_fail() recorded. */
+static inline int stream_error(const Stream *s) {
+        return s->shared->error;
+}
 /* Marks the stream failed with a message (printf-style) and aborts the run. Returns error. */
 int stream_fail(Stream *s, int error, const char *fmt, ...) _printf_(3, 4);
 int engine_phase(Engine *e, const char *name);

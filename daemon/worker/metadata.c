@@ -250,5 +250,5 @@ int stream_metadata(Stream *s) {
         for (size_t i = 0; i < ELEMENTSOF(meta_phases) && !engine_should_stop(e); i++)
                 if (meta_phase(&m, &meta_phases[i]) < 0)
                         break;
-        return s->error;
+        return stream_error(s);
 }

@@ -186,7 +186,7 @@ out:
         }
         e->io_ops->close(io);
         buffers_free(&bufs);
-        return s->error;
+        return stream_error(s);
 }
 
 /* Seeks and ping: one block at a time at uniformly random offsets, into one buffer. */
@@ -244,16 +244,11 @@ static int stream_seeks(Stream *s) {
                 uint64_t lat = now_nsec(CLOCK_MONOTONIC) - req.start_ns;
                 /* Count the read with the latency and the seek as the op; the write-back as bytes. */
                 stream_record(s, lat, false, req.len, 1);
-                if (dirty) {
-                        pthread_mutex_lock(&s->lock);
-                        s->counters.bytes_written += wreq.len;
-                        s->counters.ios_written++;
-                        s->progress_bytes += wreq.len;
-                        pthread_mutex_unlock(&s->lock);
-                }
+                if (dirty)
+                        stream_record_write_back(s, wreq.len);
         }
         buffers_free(&bufs);
-        return s->error;
+        return stream_error(s);
 }
 
 /* Sleeps until t_ns (CLOCK_MONOTONIC) in short slices, so a stop is seen within 50 ms. */
@@ -301,7 +296,7 @@ static int stream_ping(Stream *s) {
                 stream_record(s, req.end_ns - req.start_ns, false, req.len, 1);
         }
         buffers_free(&bufs);
-        return s->error;
+        return stream_error(s);
 }
 
 void *stream_main(void *userdata) {
