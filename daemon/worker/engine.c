@@ -472,6 +472,13 @@ static _Noreturn void stream_process(Stream *s, pid_t worker) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != worker)
                 _exit(EXIT_FAILURE);
         s->in_child = true;
+        /* A session of its own, as each of fio's job processes starts. Where the scheduler groups
+         * tasks by session (autogroup: sched_autogroup_enabled, tasks in the root cgroup), this is
+         * what fio's process model really changes: every job is a group with a CPU share of its
+         * own, instead of all of them sharing one against the kernel threads that complete their
+         * I/O (fio --thread=1 gets both worse IOPS and tail latency). A terminal's SIGINT now
+         * reaches only the worker, whose handler stops the streams through the shared flag. */
+        (void) setsid();
 
         stream_await_go(s);
         stream_main(s);
