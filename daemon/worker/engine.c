@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The engine's orchestration: open the target, lay out, start the streams, and sample from the
- * calling thread. Each stream runs in a process of its own, as fio's jobs do by default (as threads
- * of one process they lose ~10% of the IOPS and half again of the p99 to contention); metadata's
- * single stream stays a thread, because it reports its phases through the sink, which writes to
- * the protocol fd in this process. Streams only count and fill their own interval histograms (one
+ * calling thread. Each stream runs in a process and a session of its own, as fio's jobs do by
+ * default (sharing one scheduling group, as threads do, costs ~10% of the IOPS and half again on
+ * the p99; see stream_process()); metadata's single stream stays a thread, because it reports its
+ * phases through the sink, which writes to the protocol fd in this process. Streams only count and fill their own interval histograms (one
  * per StreamKind) under a per-stream mutex; the sampler swaps them for clean spares at each
  * interval, so the hot path adds each I/O to one histogram and never waits for more than a pointer
  * swap, and the run's totals are exactly the sum of the emitted samples. Everything both sides
