@@ -397,7 +397,7 @@ static void engine_reap(Engine *e, bool block) {
                 if (p == 0)
                         continue;
                 if (p < 0) {
-                        /* ECHILD: not ours to wait for after all; nothing to count. */
+                        /* ECHILD: SIGCHLD is ignored, so the kernel reaped it; its CPU time is lost. */
                         s->usage = (struct rusage) {};
                         status = 0;
                 }
