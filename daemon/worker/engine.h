@@ -15,7 +15,9 @@
 
 typedef struct PhaseSummary PhaseSummary;
 
-/* Called from the engine's sampling thread or a stream thread, one call at a time. A negative
+/* Called in the worker process only, from the engine's sampling thread or metadata's stream thread
+ * (the other workloads' streams are processes and report through shared memory), one call at a
+ * time. A negative
  * return stops the run (the peer went away). phase_result (may be NULL): one of the workload's
  * own phases has ended (metadata), sent as it ends so a run that fails later keeps it. */
 typedef struct EngineSink {
@@ -50,7 +52,8 @@ typedef struct EngineResult {
         PhaseSummary *phases;
         unsigned n_phases;
         uint64_t bytes_asked;           /* size-bounded: what the spec asked for, 0 when time-based */
-        uint64_t process_user_usec;     /* this process's CPU time in the measured phase */
+        uint64_t process_user_usec;     /* the worker's and its stream processes' CPU time in the
+                                         * measured phase */
         uint64_t process_sys_usec;
 } EngineResult;
 

@@ -3,7 +3,7 @@
  * The io_uring engine (liburing) for queue depths above 1: requests become SQEs carrying the
  * request pointer, each submitted as it is queued; completions are reaped in batches, and the
  * completion time is taken once per batch, right after the wait returns, as fio does. Only the
- * stream thread that opened the ring uses it.
+ * stream (process) that opened the ring uses it.
  */
 #include <errno.h>
 #include <liburing.h>
