@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root
-require_cmd losetup mkfs.ext4 python3
+require_cmd losetup mkfs.ext4 python3 pgrep
 [ -x "$WORKER_BIN" ] || fail "$WORKER_BIN is not built (BUILD_ROOT=$BUILD_ROOT)"
 
 SIZE_MB=32
@@ -230,16 +230,51 @@ assert 4 <= len(samples) <= 7, len(samples)
 EOF
 no_leftovers "$D" "protocol mode"
 
-log "a signal stops the run and removes the files"
-"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s >/dev/null 2>&1 &
+# stream_pids PID: the stream processes the worker PID forked (one per job), once all have started.
+stream_pids() {
+        local want=$2 kids
+        wait_for 10 sh -c "[ \$(pgrep -P $1 | wc -l) -ge $want ]" || return 1
+        kids=$(pgrep -P "$1")
+        echo $kids
+}
+
+# none_alive PID...: none of them still runs (a zombie not yet reaped by pid 1 counts as gone).
+none_alive() {
+        local p st
+        for p in "$@"; do
+                st=$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) || continue
+                [ "$st" = Z ] || return 1
+        done
+}
+
+log "a signal stops the run, every stream process with it, and removes the files"
+"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s -j 2 >/dev/null 2>&1 &
 pid=$!
-wait_for 10 sh -c "ls -A '$D' | grep -q '^.benchd-'" || fail "the worker created no file"
+kids=$(stream_pids "$pid" 2) || fail "the worker did not start its two stream processes"
 kill -TERM "$pid"
 set +e
 wait "$pid"
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "a worker stopped by SIGTERM exited $rc, expected 1"
+# shellcheck disable=SC2086
+wait_for 5 none_alive $kids || fail "stream processes $kids outlived the worker stopped by SIGTERM"
 no_leftovers "$D" "SIGTERM"
+
+log "a stream process killed by a signal fails the run with a message"
+"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s -j 2 >/dev/null \
+        2>"$TEST_DIR/killed.err" &
+pid=$!
+kids=$(stream_pids "$pid" 2) || fail "the worker did not start its two stream processes"
+kill -KILL "${kids%% *}"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "a worker whose stream was killed exited $rc, expected 1"
+assert_contains "$(cat "$TEST_DIR/killed.err")" "killed by signal 9" "a killed stream's failure"
+# shellcheck disable=SC2086
+wait_for 5 none_alive $kids || fail "stream processes $kids outlived the failed run"
+no_leftovers "$D" "killed stream"
 
 log "all workloads agree with the device counters"
