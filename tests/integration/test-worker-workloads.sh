@@ -247,34 +247,36 @@ none_alive() {
         done
 }
 
+# interrupt_run LABEL SIGNAL WHOM: starts a 30 s run with two stream processes, sends SIGNAL to the
+# worker (WHOM=worker) or to its first stream process (WHOM=stream), and checks that the run fails
+# (exit 1), that no stream process outlives it and that its files are gone. stderr is left in
+# $TEST_DIR/LABEL.err.
+interrupt_run() {
+        local label=$1 sig=$2 whom=$3 pid kids rc
+        "$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s -j 2 >/dev/null \
+                2>"$TEST_DIR/$label.err" &
+        pid=$!
+        kids=$(stream_pids "$pid" 2) || fail "$label: the worker did not start its two stream processes"
+        if [ "$whom" = worker ]; then
+                kill "-$sig" "$pid"
+        else
+                kill "-$sig" "${kids%% *}"
+        fi
+        set +e
+        wait "$pid"
+        rc=$?
+        set -e
+        [ "$rc" = 1 ] || fail "$label: the worker exited $rc, expected 1"
+        # shellcheck disable=SC2086
+        wait_for 5 none_alive $kids || fail "$label: stream processes $kids outlived the run"
+        no_leftovers "$D" "$label"
+}
+
 log "a signal stops the run, every stream process with it, and removes the files"
-"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s -j 2 >/dev/null 2>&1 &
-pid=$!
-kids=$(stream_pids "$pid" 2) || fail "the worker did not start its two stream processes"
-kill -TERM "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "a worker stopped by SIGTERM exited $rc, expected 1"
-# shellcheck disable=SC2086
-wait_for 5 none_alive $kids || fail "stream processes $kids outlived the worker stopped by SIGTERM"
-no_leftovers "$D" "SIGTERM"
+interrupt_run sigterm TERM worker
 
 log "a stream process killed by a signal fails the run with a message"
-"$WORKER_BIN" --target "$D" -w randread -b 4K -s ${SIZE_MB}M --runtime 30s -j 2 >/dev/null \
-        2>"$TEST_DIR/killed.err" &
-pid=$!
-kids=$(stream_pids "$pid" 2) || fail "the worker did not start its two stream processes"
-kill -KILL "${kids%% *}"
-set +e
-wait "$pid"
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "a worker whose stream was killed exited $rc, expected 1"
-assert_contains "$(cat "$TEST_DIR/killed.err")" "killed by signal 9" "a killed stream's failure"
-# shellcheck disable=SC2086
-wait_for 5 none_alive $kids || fail "stream processes $kids outlived the failed run"
-no_leftovers "$D" "killed stream"
+interrupt_run killed-stream KILL stream
+assert_contains "$(cat "$TEST_DIR/killed-stream.err")" "killed by signal 9" "a killed stream's failure"
 
 log "all workloads agree with the device counters"
