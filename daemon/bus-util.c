@@ -204,7 +204,7 @@ int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value
         return sd_bus_message_append(m, "{sv}", key, "s", value ?: "");
 }
 
-int bus_message_append_db_field(sd_bus_message *m, const DbField *f) {
+static int bus_message_append_db_field(sd_bus_message *m, const DbField *f) {
         if (!f->name)
                 return 0;
         switch (f->type) {
@@ -219,17 +219,24 @@ int bus_message_append_db_field(sd_bus_message *m, const DbField *f) {
         }
 }
 
+int bus_message_append_db_entries(sd_bus_message *m, const DbField *fields, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = bus_message_append_db_field(m, &fields[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n) {
         int r;
 
         r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n; i++) {
-                r = bus_message_append_db_field(m, &fields[i]);
-                if (r < 0)
-                        return r;
-        }
+        r = bus_message_append_db_entries(m, fields, n);
+        if (r < 0)
+                return r;
         return sd_bus_message_close_container(m);
 }
 

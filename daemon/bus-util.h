@@ -35,9 +35,9 @@ int bus_message_read_spec(sd_bus_message *m, JobSpec *s, sd_bus_error *error);
 
 /* Appends one a{sv} of the row (INTEGER → x, REAL → d, TEXT → s, NULL omitted). */
 int bus_message_append_db_fields(sd_bus_message *m, const DbField *fields, size_t n);
-/* Appends one {sv} entry of a field the same way (nothing for NULL or a nameless field), for a
- * caller that adds entries of its own to the same a{sv}. */
-int bus_message_append_db_field(sd_bus_message *m, const DbField *f);
+/* Appends the {sv} entries of the row the same way (nothing for NULL or nameless fields) to an a{sv}
+ * the caller has opened, for a caller that adds entries of its own to it. */
+int bus_message_append_db_entries(sd_bus_message *m, const DbField *fields, size_t n);
 
 /* The most a reply whose size grows with the history (QueryRuns, ListJobs with all) may carry.
  * dbus-daemon disconnects a peer that sends a message over its max_message_size (32 MiB by

@@ -167,9 +167,8 @@ static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, in
 }
 
 /* GetRun's a{sv}: the run's columns and, for a workload with phases of its own (metadata), "phases"
- * as aa{sv}, one per phase in order. The entries are appended one by one
- * (bus_message_append_db_field()) rather than with bus_message_append_db_fields(), which closes the
- * dictionary the phases must go into. */
+ * as aa{sv}, one per phase in order. The run's entries go in with bus_message_append_db_entries()
+ * rather than bus_message_append_db_fields(), which closes the dictionary the phases must go into. */
 typedef struct RunWithPhases {
         sd_bus_message *reply;
         Db *db;
@@ -207,11 +206,9 @@ static int append_run_with_phases(const DbField *fields, size_t n, void *userdat
         r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n; i++) {
-                r = bus_message_append_db_field(m, &fields[i]);
-                if (r < 0)
-                        return r;
-        }
+        r = bus_message_append_db_entries(m, fields, n);
+        if (r < 0)
+                return r;
         /* The phases are bounded (WORKER_PHASE_RESULTS_MAX a step), so the reply stays small. */
         r = db_get_run_phases(run->db, run->id, append_phase_row, run);
         if (r < 0)
