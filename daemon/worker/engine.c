@@ -4,13 +4,13 @@
  * calling thread. Each stream runs in a process and a session of its own, as fio's jobs do by
  * default (sharing one scheduling group, as threads do, costs ~10% of the IOPS and half again on
  * the p99; see stream_process()); metadata's single stream stays a thread, because it reports its
- * phases through the sink, which writes to the protocol fd in this process. Streams only count and fill their own interval histograms (one
- * per StreamKind) under a per-stream mutex; the sampler swaps them for clean spares at each
- * interval, so the hot path adds each I/O to one histogram and never waits for more than a pointer
- * swap, and the run's totals are exactly the sum of the emitted samples. Everything both sides
- * touch is in one MAP_SHARED mapping made before the fork (EngineShared), with process-shared,
- * robust locks, so a stream process that dies holding one cannot hang the sampler. Ramp time is
- * run and thrown away before the measured phase starts.
+ * phases through the sink, which writes to the protocol fd in this process. Streams only count and
+ * fill their own interval histograms (one per StreamKind) under a per-stream mutex; the sampler
+ * swaps them for clean spares at each interval, so the hot path adds each I/O to one histogram and
+ * never waits for more than a pointer swap, and the run's totals are exactly the sum of the
+ * emitted samples. Everything both sides touch is in one MAP_SHARED mapping made before the fork
+ * (EngineShared), with process-shared, robust locks, so a stream process that dies holding one
+ * cannot hang the sampler. Ramp time is run and thrown away before the measured phase starts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,12 +69,14 @@ static void shared_lock(pthread_mutex_t *m) {
                 (void) pthread_mutex_consistent(m);
 }
 
-/* In a stream process: its own CPU time when the measured phase began (or when it first saw
+/* In a stream process, once: its own CPU time when the measured phase began (or when it first saw
  * that), subtracted from what wait4() reports, so the result leaves the ramp out. */
 static void stream_mark_cpu(Stream *s) {
         struct rusage ru;
 
-        if (getrusage(RUSAGE_SELF, &ru) < 0)
+        if (s->shared->cpu_marked ||
+            !atomic_load_explicit(&s->engine->shared->measuring, memory_order_relaxed) ||
+            getrusage(RUSAGE_SELF, &ru) < 0)
                 return;
         s->shared->cpu_mark_user = ru.ru_utime;
         s->shared->cpu_mark_sys = ru.ru_stime;
@@ -85,8 +87,7 @@ void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, u
         StreamKind kind = bytes == 0 ? STREAM_NO_DATA : write ? STREAM_WRITE : STREAM_READ;
         StreamShared *ss = s->shared;
 
-        if (_unlikely_(s->in_child && !ss->cpu_marked) &&
-            atomic_load_explicit(&s->engine->shared->measuring, memory_order_relaxed))
+        if (_unlikely_(s->in_child && !ss->cpu_marked))
                 stream_mark_cpu(s);
 
         shared_lock(&ss->lock);
@@ -346,8 +347,6 @@ static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uin
         return engine_emit_sample(e, &s);
 }
 
-/* Waits until deadline_ns or until every stream finished (or the run aborts). Returns true when
- * streams are still running. */
 /* Counts a stream out of running: it has ended, or its process died before it could. */
 static void stream_done(Stream *s) {
         EngineShared *sh = s->engine->shared;
@@ -377,7 +376,7 @@ static void stream_reaped(Stream *s, int status) {
                         (void) stream_fail(s, -EIO, "stream %u (process %d) ended before it finished, status %d",
                                            s->index, (int) s->pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
-        atomic_store(&s->engine->shared->abort, true);
+        /* Either way stream_fail() has set abort. */
         stream_done(s);
 }
 
@@ -467,8 +466,6 @@ static void *stream_thread(void *userdata) {
  * writes to the protocol fd. It keeps the worker's SIGTERM/SIGINT handler (engine_request_stop()
  * reaches every stream through the shared stop flag), and dies with the worker. */
 static _Noreturn void stream_process(Stream *s, pid_t worker) {
-        Engine *e = s->engine;
-
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != worker)
                 _exit(EXIT_FAILURE);
         s->in_child = true;
@@ -482,8 +479,7 @@ static _Noreturn void stream_process(Stream *s, pid_t worker) {
 
         stream_await_go(s);
         stream_main(s);
-        if (!s->shared->cpu_marked && atomic_load(&e->shared->measuring))
-                stream_mark_cpu(s);
+        stream_mark_cpu(s);     /* a stream that ended before it recorded a measured I/O */
         stream_done(s);
         _exit(EXIT_SUCCESS);
 }

@@ -17,9 +17,9 @@ typedef struct PhaseSummary PhaseSummary;
 
 /* Called in the worker process only, from the engine's sampling thread or metadata's stream thread
  * (the other workloads' streams are processes and report through shared memory), one call at a
- * time. A negative
- * return stops the run (the peer went away). phase_result (may be NULL): one of the workload's
- * own phases has ended (metadata), sent as it ends so a run that fails later keeps it. */
+ * time. A negative return stops the run (the peer went away). phase_result (may be NULL): one of
+ * the workload's own phases has ended (metadata), sent as it ends so a run that fails later keeps
+ * it. */
 typedef struct EngineSink {
         void *userdata;
         int (*phase)(void *userdata, const char *name);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The io_uring engine (liburing) for queue depths above 1: requests become SQEs carrying the
- * request pointer, each submitted as it is queued; completions are reaped in batches, and the
- * completion time is taken once per batch, right after the wait returns, as fio does. Only the
- * stream (process) that opened the ring uses it.
+ * request pointer, each submitted as it is queued; reap returns up to the caller's max completions
+ * (the data loop takes one at a time, as fio does by default), timed once per call, right after
+ * the wait returns. Only the stream (process) that opened the ring uses it.
  */
 #include <errno.h>
 #include <liburing.h>

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * I/O engines as a table of operations (fio's shape): the stream loop queues requests and reaps
- * completions without knowing whether they were done
- * synchronously (pread/pwrite at depth 1), by io_uring (depth > 1), or not at all (the null
- * engine, for tests of the machinery).
+ * completions without knowing whether they were done synchronously (pread/pwrite at depth 1), by
+ * io_uring (depth > 1), or not at all (the null engine, for tests of the machinery).
  */
 #pragma once
 
