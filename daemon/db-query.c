@@ -37,10 +37,10 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
 
         r = db_prepare(db,
                        state ? "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
+                               "submitted_usec, started_usec, finished_usec, error, steps FROM jobs "
                                "WHERE state = ? ORDER BY id"
                              : "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error FROM jobs "
+                               "submitted_usec, started_usec, finished_usec, error, steps FROM jobs "
                                "ORDER BY id",
                        &st);
         if (r < 0)
@@ -76,6 +76,7 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
                         .started_usec = column_u64(st, 9),
                         .finished_usec = column_u64(st, 10),
                         .error = column_text(st, 11),
+                        .steps_json = column_text(st, 12),
                 };
 
                 r = cb(&job, userdata);

@@ -38,7 +38,7 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_ROLLBACK] = "ROLLBACK",
         [STMT_JOB_INSERT] =
                 "INSERT INTO jobs (state, profile, workload, spec, target, label, submitted_by, "
-                "submitted_usec) VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)",
+                "submitted_usec, steps) VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?)",
         /* 0 for a time means "leave as it is", so a caller finishing a job need not remember
          * when it started. */
         [STMT_JOB_SET_STATE] =
@@ -447,6 +447,7 @@ int db_job_insert(Db *db, const DbJob *job, uint64_t *ret_id) {
         bind_text(&b, job->label);
         bind_i64(&b, job->submitted_by);
         bind_u64(&b, job->submitted_usec);
+        bind_text(&b, job->steps_json);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;

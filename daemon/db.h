@@ -43,6 +43,7 @@ typedef struct DbJob {
         uint64_t started_usec;  /* 0: not yet */
         uint64_t finished_usec; /* 0: not yet */
         const char *error;      /* may be NULL */
+        const char *steps_json; /* the expanded steps and their target identities; may be NULL */
 } DbJob;
 
 /* Inserts with state "queued"; the id comes from SQLite (never reused: AUTOINCREMENT). */

@@ -18,6 +18,7 @@
 #include "job.h"
 #include "manager.h"
 #include "profile.h"
+#include "step-verdict.h"
 
 static const char *const job_state_table[_JOB_STATE_MAX] = {
         [JOB_QUEUED] = "queued",
@@ -45,7 +46,7 @@ bool job_state_is_final(JobState s) {
 
 #define jlog(j, fmt, ...) fprintf(stderr, "benchd: job %" PRIu64 ": " fmt "\n", (j)->id, ##__VA_ARGS__)
 
-int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, size_t n_steps,
+int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents, size_t n_steps,
             const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret) {
         _cleanup_free_ char *path = NULL, *json = NULL;
         Job *j;
@@ -63,6 +64,7 @@ int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, size_t n_ste
         j->spec = *spec;
         spec_init(spec);
         j->steps = steps;
+        j->idents = idents;
         j->n_steps = n_steps;
         j->submitted_by = submitted_by;
         j->submitted_usec = submitted_usec;
@@ -79,6 +81,7 @@ Job *job_free(Job *j) {
         sd_event_source_disable_unref(j->linger_source);
         spec_clear(&j->spec);
         spec_array_free(j->steps, j->n_steps);
+        free(j->idents);
         free(j->spec_json);
         free(j->path);
         free(j->phase);
@@ -94,6 +97,15 @@ const char *job_workload(Job *j) {
         if (j->n_steps == 0)
                 return workload_to_string(j->spec.workload) ?: "";
         return workload_to_string(j->steps[i].workload) ?: "";
+}
+
+/* The step's prefix in a job's error: "step 1 (write): ", or nothing for a single step. */
+static void job_step_prefix(Job *j, char *buf, size_t size) {
+        if (j->n_steps > 1)
+                snprintf(buf, size, "step %" PRIu32 " (%s): ", j->current_step,
+                         strna(workload_to_string(j->steps[j->current_step].workload)));
+        else if (size > 0)
+                buf[0] = 0;
 }
 
 static void job_emit_strv(Job *j, const char *const *names) {
@@ -268,16 +280,17 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                         msg = strdup("cancelled while running");
                 }
                 break;
-        default:
+        default: {
+                char pfx[96];
+
                 status = "failed";
                 state = JOB_FAILED;
-                if (j->n_steps > 1) {
-                        if (asprintf(&msg, "step %" PRIu32 " (%s): %s", j->current_step,
-                                     workload_to_string(step->workload), o->error) < 0)
-                                msg = NULL;
-                } else
-                        msg = strdup(o->error);
+                job_step_prefix(j, pfx, sizeof(pfx));
+                if (asprintf(&msg, "%s%s%s", pfx, o->unsafe ? "refused by the worker (" BENCHD_ERROR_UNSAFE "): " : "",
+                             o->error) < 0)
+                        msg = NULL;
                 break;
+        }
         }
 
         r = db_run_finish(m->db, j->run_id, status, state == JOB_SUCCEEDED ? NULL : (msg ?: o->error),
@@ -321,12 +334,27 @@ static void job_start_step(Job *j) {
         Manager *m = j->manager;
         const JobSpec *step = &j->steps[j->current_step];
         _cleanup_free_ char *text = NULL, *tags = NULL, *err = NULL;
-        char sync[32], pattern[32];
+        _cleanup_(step_verdict_clear) StepVerdict verdict = {};
+        char sync[32], pattern[32], pfx[96];
+        ProtoGuard guard;
         TargetInfo ti = {};
         bool have_ti = false;
         DbRun run;
         uint64_t run_id, *runs;
         int r;
+
+        /* The verdict of SubmitJob is not trusted here: the queue may have been long, benchd may have
+         * restarted, and the target may since have been formatted, mounted, or swapped for another
+         * object. Everything is decided again, before the run is recorded or a worker started. */
+        r = step_verdict(m->devices, step, j->idents ? &j->idents[j->current_step] : NULL, &verdict);
+        if (r < 0) {
+                job_step_prefix(j, pfx, sizeof(pfx));
+                if (asprintf(&err, "%srefused at start (%s): %s", pfx, verdict.error_name, verdict.reason) < 0)
+                        err = NULL;
+                job_finish(j, JOB_FAILED, err ?: "refused at start: the target is no longer safe to use");
+                return;
+        }
+        step_verdict_guard(&verdict, &guard);
 
         r = spec_to_text(step, &text);
         if (r < 0) {
@@ -403,6 +431,7 @@ static void job_start_step(Job *j) {
                 job_finish(j, JOB_FAILED, err ?: "cannot start the worker");
                 return;
         }
+        worker_set_guard(j->worker, &guard);
         jlog(j, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, j->current_step + 1, j->n_steps,
              workload_to_string(step->workload), run_id);
 }

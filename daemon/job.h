@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "shared/proto.h"
+#include "shared/spec-check.h"
 #include "shared/spec.h"
 #include "supervisor.h"
 
@@ -49,6 +50,8 @@ struct Job {
         JobState state;
         JobSpec spec;           /* as submitted, finalized */
         JobSpec *steps;         /* finalized, one per step */
+        TargetCheck *idents;    /* one per step: its target when it was checked at SubmitJob (an
+                                 * unknown kind for jobs queued before benchd recorded them) */
         size_t n_steps;
         char *spec_json;
         uint32_t submitted_by;
@@ -75,8 +78,9 @@ struct Job {
         sd_event_source *linger_source;
 };
 
-/* Takes ownership of the steps and the spec (it is moved; *spec is left initialised). */
-int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, size_t n_steps,
+/* Takes ownership of the steps, their identities and the spec (it is moved; *spec is left
+ * initialised). */
+int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents, size_t n_steps,
             const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
 Job *job_free(Job *j);
 

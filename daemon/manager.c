@@ -18,7 +18,9 @@
 #include "manager-history.h"
 #include "manager.h"
 #include "profile.h"
+#include "job-steps.h"
 #include "shared/spec-check.h"
+#include "step-verdict.h"
 
 #define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 
@@ -146,48 +148,22 @@ static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *b
         return buf;
 }
 
-/* Everything that is checked against the system before queueing. */
-static int manager_check_steps(Manager *m, const JobSpec *steps, size_t n, sd_bus_error *error) {
+/* Everything that is checked against the system before queueing; each step's target identity
+ * into idents, to be compared at the step's start. */
+static int manager_check_steps(Manager *m, const JobSpec *steps, size_t n, TargetCheck *idents,
+                               sd_bus_error *error) {
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *err = NULL, *reason = NULL;
-                const JobSpec *s = &steps[i];
-                TargetCheck tc;
+                _cleanup_(step_verdict_clear) StepVerdict v = {};
                 char pfx[96];
                 int r;
 
-                r = spec_check_target(s, &tc, &err);
-                if (r == -ENOSPC)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_NO_SPACE, "%s%s",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)),
-                                                 err ?: "not enough free space on the target");
+                r = step_verdict(m->devices, &steps[i], NULL, &v);
+                if (r == -ENOMEM)
+                        return r;
                 if (r < 0)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s%s",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)),
-                                                 err ?: "the target cannot be used");
-                if (tc.kind != TARGET_BLOCK || !workload_writes(s->workload))
-                        continue;
-
-                if (!s->destructive)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
-                                                 "%s%s is a block device and workload %s writes to it, "
-                                                 "destroying its data; set destructive=true if that is "
-                                                 "intended", step_prefix(steps, n, i, pfx, sizeof(pfx)),
-                                                 s->target, workload_to_string(s->workload));
-                if (!m->devices)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
-                                                 "%sthe device inventory is not running, so the safety of "
-                                                 "writing to %s cannot be checked; see benchd's log",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target);
-                r = device_manager_check_destructive(m->devices, tc.dev, &reason);
-                if (r == -EPERM)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE, "%swriting to %s is refused: %s",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target,
-                                                 reason ?: "the device is in use");
-                if (r < 0)
-                        return sd_bus_error_setf(error, BENCHD_ERROR_UNSAFE,
-                                                 "%scannot check whether writing to %s is safe: %s",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), s->target,
-                                                 strerror(-r));
+                        return sd_bus_error_setf(error, v.error_name, "%s%s",
+                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), v.reason);
+                idents[i] = v.check;
         }
         return 0;
 }
@@ -195,7 +171,8 @@ static int manager_check_steps(Manager *m, const JobSpec *steps, size_t n, sd_bu
 static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(spec_clear) JobSpec spec;
-        _cleanup_free_ char *err = NULL, *json = NULL;
+        _cleanup_free_ char *err = NULL, *json = NULL, *steps_json = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL;
         JobSpec *steps = NULL;
         size_t n_steps = 0;
         uint32_t uid;
@@ -225,7 +202,12 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         if (r < 0)
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
 
-        r = manager_check_steps(m, steps, n_steps, error);
+        idents = calloc(n_steps, sizeof(TargetCheck));
+        if (!idents) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = manager_check_steps(m, steps, n_steps, idents, error);
         if (r < 0)
                 goto fail;
 
@@ -237,6 +219,8 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         }
 
         r = spec_to_json(&spec, &json);
+        if (r >= 0)
+                r = job_steps_to_json(steps, idents, n_steps, &steps_json);
         if (r < 0)
                 goto fail;
 
@@ -250,6 +234,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 .label = spec.label,
                 .submitted_by = uid,
                 .submitted_usec = now,
+                .steps_json = steps_json,
         };
         r = db_job_insert(m->db, &dj, &id);
         if (r < 0) {
@@ -259,12 +244,13 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 goto fail;
         }
 
-        r = job_new(m, id, &spec, steps, n_steps, json, uid, now, &j);
+        r = job_new(m, id, &spec, steps, idents, n_steps, json, uid, now, &j);
         if (r < 0) {
                 (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
                 goto fail;
         }
         steps = NULL;
+        idents = NULL;
         manager_link_job(m, j);
         job_export(j);
         manager_emit_changed(m);
@@ -602,6 +588,8 @@ typedef struct SavedJob {
         uint64_t submitted_usec;
         char *target;
         char *spec_json;        /* NULL when the copy failed */
+        char *steps_json;       /* NULL for a job from before schema version 3 */
+        bool copy_failed;
 } SavedJob;
 
 typedef struct SavedJobs {
@@ -620,7 +608,9 @@ static int collect_job(const DbJob *dj, void *userdata) {
         c->jobs[c->n] = (SavedJob) { .id = dj->id, .started_usec = dj->started_usec,
                                      .submitted_by = dj->submitted_by, .submitted_usec = dj->submitted_usec,
                                      .target = dj->target ? strdup(dj->target) : NULL,
-                                     .spec_json = strdup(dj->spec_json ?: "{}") };
+                                     .spec_json = strdup(dj->spec_json ?: "{}"),
+                                     .steps_json = dj->steps_json ? strdup(dj->steps_json) : NULL };
+        c->jobs[c->n].copy_failed = !c->jobs[c->n].spec_json || (dj->steps_json && !c->jobs[c->n].steps_json);
         c->n++;
         return 0;
 }
@@ -629,14 +619,19 @@ static void saved_jobs_clear(SavedJobs *c) {
         for (size_t i = 0; i < c->n; i++) {
                 free(c->jobs[i].target);
                 free(c->jobs[i].spec_json);
+                free(c->jobs[i].steps_json);
         }
         free(c->jobs);
         *c = (SavedJobs) {};
 }
 
+/* The job as it was submitted: its stored steps and the identities of their targets then. A job
+ * from before schema version 3 has no stored steps: its profile is expanded again, and its
+ * targets are checked at each step's start without an identity to compare with. */
 static int manager_restore_job(Manager *m, const SavedJob *q) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
+        TargetCheck *idents = NULL;
         JobSpec *steps = NULL;
         size_t n_steps = 0;
         Job *j;
@@ -646,9 +641,23 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
         r = spec_from_json(&spec, q->spec_json, &err);
         if (r >= 0)
                 r = spec_finalize(&spec, &err);
-        if (r >= 0)
+        if (r >= 0 && q->steps_json)
+                r = job_steps_from_json(q->steps_json, &steps, &idents, &n_steps, &err);
+        else if (r >= 0) {
                 r = manager_expand(m, &spec, &steps, &n_steps, &err);
+                if (r >= 0) {
+                        idents = calloc(n_steps, sizeof(TargetCheck));
+                        if (!idents)
+                                r = -ENOMEM;
+                        for (size_t i = 0; idents && i < n_steps; i++)
+                                idents[i].kind = _TARGET_KIND_INVALID;
+                        mlog("job %" PRIu64 ": queued before benchd recorded job steps; its profile was "
+                             "expanded again", q->id);
+                }
+        }
         if (r < 0) {
+                spec_array_free(steps, n_steps);
+                free(idents);
                 _cleanup_free_ char *msg = NULL;
                 if (asprintf(&msg, "the queued job could not be restored after a restart: %s",
                              err ?: strerror(-r)) < 0)
@@ -657,9 +666,10 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
                 return 0;
         }
-        r = job_new(m, q->id, &spec, steps, n_steps, q->spec_json, q->submitted_by, q->submitted_usec, &j);
+        r = job_new(m, q->id, &spec, steps, idents, n_steps, q->spec_json, q->submitted_by, q->submitted_usec, &j);
         if (r < 0) {
                 spec_array_free(steps, n_steps);
+                free(idents);
                 return r;
         }
         manager_link_job(m, j);
@@ -694,7 +704,7 @@ int manager_load(Manager *m) {
 
         r = db_job_foreach(m->db, "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)
-                if (queued.jobs[i].spec_json)
+                if (!queued.jobs[i].copy_failed)
                         r = manager_restore_job(m, &queued.jobs[i]);
         if (r < 0) {
                 mlog("cannot restore the queued jobs: %s", strerror(-r));

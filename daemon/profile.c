@@ -263,14 +263,6 @@ int profile_list(char *const *dirs, char ***ret) {
         return 0;
 }
 
-void spec_array_free(JobSpec *steps, size_t n) {
-        if (!steps)
-                return;
-        for (size_t i = 0; i < n; i++)
-                spec_clear(&steps[i]);
-        free(steps);
-}
-
 int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, size_t *ret_n,
                    char **reterr) {
         _cleanup_(spec_clear) JobSpec overrides;

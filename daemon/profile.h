@@ -51,4 +51,3 @@ int profile_list(char *const *dirs, char ***ret);
 /* Expands job (finalized, with job->profile set) into n steps, each finalized. */
 int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, size_t *ret_n,
                    char **reterr);
-void spec_array_free(JobSpec *steps, size_t n);

@@ -47,6 +47,7 @@ struct Worker {
         uint64_t job_id;
         uint32_t step;
         char *spec_text;
+        ProtoGuard guard;
         char *path;
         uint64_t timeout_usec;
 
@@ -65,6 +66,7 @@ struct Worker {
         uint64_t spawn_usec;    /* CLOCK_MONOTONIC */
         bool stop_requested;
         bool signalled;
+        bool unsafe;            /* the ERROR was a refusal on safety grounds */
         bool eof;
 };
 
@@ -126,6 +128,7 @@ static int worker_send_spec(Worker *w) {
                 .job_id = w->job_id,
                 .step = w->step,
                 .text = w->spec_text,
+                .guard = w->guard,
         };
         int r;
 
@@ -316,6 +319,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         return false;
                 }
                 sanitize(e.message);
+                w->unsafe = e.error == PROTO_ERROR_UNSAFE;
                 free(w->error);
                 if (e.message && *e.message)
                         w->error = TAKE_PTR(e.message);
@@ -457,6 +461,7 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         } else if (w->error) {
                 o.status = WORKER_FAILED;
                 o.error = w->error;
+                o.unsafe = w->unsafe;
         } else if (w->got_result && clean) {
                 o.status = WORKER_SUCCEEDED;
                 o.result = &w->result;
@@ -625,6 +630,10 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
 fail:
         worker_free(w);
         return r;
+}
+
+void worker_set_guard(Worker *w, const ProtoGuard *guard) {
+        w->guard = *guard;
 }
 
 Worker *worker_free(Worker *w) {

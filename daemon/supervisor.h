@@ -31,6 +31,8 @@ typedef struct WorkerOutcome {
         const ProtoHistogramEntry *histogram;   /* as received, may be empty */
         size_t n_histogram;
         bool signalled;                         /* we had to signal it, so it could not clean up */
+        bool unsafe;                            /* WORKER_FAILED: it refused the target on safety
+                                                 * grounds (PROTO_ERROR_UNSAFE) */
 } WorkerOutcome;
 
 typedef struct WorkerCallbacks {
@@ -52,6 +54,9 @@ typedef struct WorkerCallbacks {
 int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step,
                  const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret);
+/* What the worker is to verify about its target (sent with the SPEC). Call right after
+ * worker_spawn(), before the event loop runs again; without it the guard is PROTO_GUARD_NONE. */
+void worker_set_guard(Worker *w, const ProtoGuard *guard);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
  * WORKER_STOPPED unless it had already ended otherwise. */
 void worker_stop(Worker *w, uint64_t kill_after_usec);

@@ -576,7 +576,7 @@ static int64_t manager_record_name(DeviceManager *m, const char *name) {
         return id;
 }
 
-int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason) {
+int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason, bool *ret_scratch) {
         _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL;
         DeviceFacts f = {};
         VerdictFacts vf;
@@ -623,8 +623,11 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
                         return -ENOMEM;
                 return -EPERM;
         }
-        if (r == 0)
+        if (r == 0) {
+                if (ret_scratch)
+                        *ret_scratch = scratch;
                 return 0;
+        }
         *ret_reason = TAKE_PTR(reason);
         return -EPERM;
 }

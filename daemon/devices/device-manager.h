@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
@@ -21,9 +22,11 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                        DeviceManager **ret);
 DeviceManager *device_manager_free(DeviceManager *m);
 
-/* 0 when a destructive (writing) job may run on the block device dev (st_rdev); -EPERM with the
- * verdict's reason in *ret_reason (mounted, swap, held by dm/md, signature, read-only, ...). */
-int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason);
+/* 0 when a destructive (writing) job may run on the block device dev (st_rdev), with whether it is
+ * marked scratch in *ret_scratch (may be NULL); -EPERM with the verdict's reason in *ret_reason
+ * (mounted, swap, held by dm/md, signature, read-only, ...). Gathers fresh facts every time: it is
+ * called at SubmitJob and again at every step start. */
+int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason, bool *ret_scratch);
 
 /* What a run records about where it ran. */
 typedef struct TargetInfo {

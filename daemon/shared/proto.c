@@ -372,12 +372,19 @@ int proto_encode_spec(const ProtoSpec *m, uint8_t **ret, size_t *ret_len) {
         r = string_check(m->text, PROTO_SPEC_MAX, &n);
         if (r < 0)
                 return r;
-        r = packer_begin(&k, PROTO_SPEC, 8 + 4 + 4 + n);
+        if (m->guard.kind >= _PROTO_GUARD_KIND_MAX || (m->guard.flags & ~PROTO_GUARD_SCRATCH))
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_SPEC, 8 + 4 + 4 + n + 4 + 4 + 3 * 8);
         if (r < 0)
                 return r;
         pack_u64(&k, m->job_id);
         pack_u32(&k, m->step);
         pack_string(&k, m->text ?: "", n);
+        pack_u32(&k, m->guard.kind);
+        pack_u32(&k, m->guard.flags);
+        pack_u64(&k, m->guard.dev);
+        pack_u64(&k, m->guard.ino);
+        pack_u64(&k, m->guard.diskseq);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -583,7 +590,12 @@ int proto_decode_spec(const ProtoFrame *f, ProtoSpec *ret) {
         m.job_id = take_u64(&c);
         m.step = take_u32(&c);
         m.text = take_string(&c, PROTO_SPEC_MAX);
-        if (!cursor_done(&c)) {
+        m.guard.kind = take_u32(&c);
+        m.guard.flags = take_u32(&c);
+        m.guard.dev = take_u64(&c);
+        m.guard.ino = take_u64(&c);
+        m.guard.diskseq = take_u64(&c);
+        if (!cursor_done(&c) || m.guard.kind >= _PROTO_GUARD_KIND_MAX || (m.guard.flags & ~PROTO_GUARD_SCRATCH)) {
                 free(m.text);
                 return -EBADMSG;
         }

@@ -11,16 +11,22 @@
  *
  * Conversation:
  *   worker -> HELLO(version, pid)
- *   daemon -> SPEC(job id, step, spec text as written by spec_to_text())
+ *   daemon -> SPEC(job id, step, spec text as written by spec_to_text(), target guard)
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of
  *             the metadata workload's create-seq, stat-seq, ... as it ends), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
- * PHASE_RESULT (type 9) was added without a version bump: the daemon treats an unknown frame
- * type as a violation, so benchd and benchd-worker ship (and are installed) together.
+ * PHASE_RESULT (type 9) and SPEC's trailing guard were added without a version bump: the daemon
+ * treats an unknown frame type as a violation and the worker a SPEC of the wrong length, so benchd
+ * and benchd-worker ship (and are installed) together.
+ *
+ * A worker that refuses to touch its target on safety grounds (the guard does not match, the
+ * device is in use or carries a signature) sends ERROR with error = EPERM (PROTO_ERROR_UNSAFE); the
+ * daemon reports it as org.benchd.Benchd1.Error.Unsafe.
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,10 +59,34 @@ typedef struct ProtoHello {
         uint32_t pid;
 } ProtoHello;
 
+#define PROTO_ERROR_UNSAFE EPERM
+
+/* What the daemon verified about the target at step start, for the worker to verify again on what
+ * it opens: the same object (kind, dev+inode or dev_t+diskseq), and for a block device whether it
+ * is marked scratch (signatures may then be overwritten). kind 0: no guard (standalone runs). */
+typedef enum ProtoGuardKind {
+        PROTO_GUARD_NONE = 0,
+        PROTO_GUARD_DIRECTORY = 1,
+        PROTO_GUARD_FILE = 2,
+        PROTO_GUARD_BLOCK = 3,
+        _PROTO_GUARD_KIND_MAX,
+} ProtoGuardKind;
+
+#define PROTO_GUARD_SCRATCH UINT32_C(1)
+
+typedef struct ProtoGuard {
+        uint32_t kind;          /* ProtoGuardKind */
+        uint32_t flags;         /* PROTO_GUARD_SCRATCH */
+        uint64_t dev;           /* st_dev (directory, file) or st_rdev (block), as from makedev() */
+        uint64_t ino;           /* directory, file */
+        uint64_t diskseq;       /* block; 0: unknown */
+} ProtoGuard;
+
 typedef struct ProtoSpec {
         uint64_t job_id;
         uint32_t step;
         char *text; /* owned after decode */
+        ProtoGuard guard;
 } ProtoSpec;
 
 /* One measurement interval. t_ms is the end of the interval, in ms since the measured phase

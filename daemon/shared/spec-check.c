@@ -2,8 +2,11 @@
 /*
  * Checks a finalized JobSpec against the running system: what kind of thing the target is and
  * whether the workload may touch it, the direct-I/O alignment the target needs, and whether the
- * files benchd would create fit. Runs in benchd at SubmitJob (so nothing doomed is queued) and
- * again in benchd-worker before any I/O, which is why it is separate from the pure spec.c.
+ * files benchd would create fit. Runs in benchd at SubmitJob (so nothing doomed is queued), again
+ * at every step start, and in benchd-worker before any I/O, which is why it is separate from the
+ * pure spec.c. The identity it records (kind, dev+inode or dev_t+diskseq) is what
+ * target_check_same() compares: a path that resolves to another object at step start than at
+ * SubmitJob is refused, whatever the new object is.
  *
  * The target path itself may be a symlink (/dev/disk/by-id/...), so it is stat()ed, following
  * links; the kind is decided on what it resolves to. The final word on whether a block device may
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "spec-check.h"
 #include "spec-internal.h"
@@ -101,9 +105,10 @@ static int read_sysfs_u64(const char *path, uint64_t *ret) {
         return 0;
 }
 
-/* The logical block size of the block device dev (a partition answers for its disk). */
-static int sysfs_logical_block_size(dev_t dev, uint64_t *ret) {
-        char path[128];
+/* A queue/ or device attribute of the block device dev. A partition has neither queue/ nor a
+ * diskseq of its own: its directory sits inside the disk's, which answers for it. */
+static int sysfs_dev_attr_u64(dev_t dev, const char *attr, uint64_t *ret) {
+        char path[160];
         _cleanup_free_ char *real = NULL;
         _cleanup_free_ char *parent = NULL;
         char *slash;
@@ -111,20 +116,22 @@ static int sysfs_logical_block_size(dev_t dev, uint64_t *ret) {
         if (major(dev) == 0)
                 return -ENODEV;  /* tmpfs, overlay, btrfs subvolumes: no block device behind st_dev */
 
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size", major(dev), minor(dev));
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev), minor(dev), attr);
         if (read_sysfs_u64(path, ret) >= 0)
                 return 0;
 
-        /* A partition has no queue/ of its own: its directory sits inside the disk's. */
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         real = realpath(path, NULL);
         if (!real)
                 return -errno;
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+        if (access(path, F_OK) < 0)
+                return -ENOENT;  /* a whole disk without the attribute */
         slash = strrchr(real, '/');
         if (!slash || slash == real)
                 return -ENOENT;
         *slash = 0;
-        if (asprintf(&parent, "%s/queue/logical_block_size", real) < 0)
+        if (asprintf(&parent, "%s/%s", real, attr) < 0)
                 return -ENOMEM;
         return read_sysfs_u64(parent, ret);
 }
@@ -141,7 +148,7 @@ static uint32_t dio_alignment(const char *path, dev_t dev) {
             sx.stx_dio_offset_align > 0)
                 return sx.stx_dio_offset_align; /* lengths and offsets; buffers are the engine's */
 #endif
-        if (sysfs_logical_block_size(dev, &lbs) >= 0 && lbs >= 512 && lbs <= (UINT64_C(1) << 20))
+        if (sysfs_dev_attr_u64(dev, "queue/logical_block_size", &lbs) >= 0 && lbs >= 512 && lbs <= (UINT64_C(1) << 20))
                 return (uint32_t) lbs;
         return 512;
 }
@@ -211,8 +218,14 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 return fail(-EINVAL, reterr, "target %s is on a read-only filesystem; benchd creates its files "
                             "there, give a directory on a writable filesystem", s->target);
 
+        if (s->destructive)
+                return fail(-EINVAL, reterr, "destructive=true applies only to block devices; %s is a directory, "
+                            "where benchd writes only files it creates and removes: leave destructive unset",
+                            s->target);
+
         c->kind = TARGET_DIRECTORY;
         c->dev = st->st_dev;
+        c->ino = st->st_ino;
         c->dio_align = dio_alignment(s->target, st->st_dev);
         c->free_bytes = sat_mul(sv.f_bavail, sv.f_frsize);
         c->needed_bytes = spec_needed_bytes(s);
@@ -248,8 +261,13 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
                             "or a smaller block_size", s->target, format_human((uint64_t) st->st_size, a),
                             spec_size_text(s->block_size, b));
 
+        if (s->destructive)
+                return fail(-EINVAL, reterr, "destructive=true applies only to block devices; %s is a regular "
+                            "file, which benchd never writes: leave destructive unset", s->target);
+
         c->kind = TARGET_FILE;
         c->dev = st->st_dev;
+        c->ino = st->st_ino;
         c->dio_align = dio_alignment(s->target, st->st_dev);
         c->free_bytes = 0;
         c->needed_bytes = 0; /* nothing is laid out: the file is read as it is */
@@ -261,7 +279,7 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
         char a[32], b[32];
 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
-                return fail(-EINVAL, reterr, "writing to %s destroys its content (workload %s); set "
+                return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
                             "destructive=true if that is intended", s->target, workload_to_string(s->workload));
         if (s->workload == WORKLOAD_METADATA)
                 return fail(-EINVAL, reterr, "target %s is a block device; the metadata workload needs a "
@@ -269,6 +287,8 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
 
         c->kind = TARGET_BLOCK;
         c->dev = st->st_rdev;
+        if (sysfs_dev_attr_u64(st->st_rdev, "diskseq", &c->diskseq) < 0)
+                c->diskseq = 0;
         c->dio_align = dio_alignment(s->target, st->st_rdev);
         c->free_bytes = 0;
         c->needed_bytes = spec_needed_bytes(s);
@@ -320,5 +340,50 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
 
         if (ret)
                 *ret = c;
+        return 0;
+}
+
+static const char *const target_kind_table[_TARGET_KIND_MAX] = {
+        [TARGET_DIRECTORY] = "directory",
+        [TARGET_FILE] = "file",
+        [TARGET_BLOCK] = "block",
+};
+
+const char *target_kind_to_string(TargetKind k) {
+        return k >= 0 && k < _TARGET_KIND_MAX ? target_kind_table[k] : NULL;
+}
+
+TargetKind target_kind_from_string(const char *s) {
+        for (TargetKind k = 0; k < _TARGET_KIND_MAX; k++)
+                if (s && streq(s, target_kind_table[k]))
+                        return k;
+        return _TARGET_KIND_INVALID;
+}
+
+static const char *target_kind_phrase(TargetKind k) {
+        return k == TARGET_DIRECTORY ? "a directory" : k == TARGET_FILE ? "a regular file" : "a block device";
+}
+
+int target_check_same(const char *target, const TargetCheck *then, const TargetCheck *now, char **reterr) {
+        if (then->kind != now->kind)
+                return fail(-ESTALE, reterr, "%s was %s when the job was submitted and is now %s", target,
+                            target_kind_phrase(then->kind), target_kind_phrase(now->kind));
+        if (then->kind == TARGET_BLOCK) {
+                if (then->dev != now->dev)
+                        return fail(-ESTALE, reterr, "%s was block device %u:%u when the job was submitted and is "
+                                    "now %u:%u", target, major(then->dev), minor(then->dev), major(now->dev),
+                                    minor(now->dev));
+                if (then->diskseq != 0 && now->diskseq != 0 && then->diskseq != now->diskseq)
+                        return fail(-ESTALE, reterr, "%s (%u:%u) is another device than when the job was submitted "
+                                    "(disk sequence number %" PRIu64 ", then %" PRIu64 "): it was detached and "
+                                    "something else attached", target, major(now->dev), minor(now->dev),
+                                    now->diskseq, then->diskseq);
+                return 0;
+        }
+        if (then->dev != now->dev || then->ino != now->ino)
+                return fail(-ESTALE, reterr, "%s is another %s than when the job was submitted (device %u:%u inode "
+                            "%" PRIu64 ", then %u:%u inode %" PRIu64 "): the path was replaced", target,
+                            then->kind == TARGET_DIRECTORY ? "directory" : "file", major(now->dev),
+                            minor(now->dev), now->ino, major(then->dev), minor(then->dev), then->ino);
         return 0;
 }

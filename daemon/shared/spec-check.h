@@ -16,19 +16,33 @@ typedef enum TargetKind {
         TARGET_DIRECTORY,
         TARGET_FILE,
         TARGET_BLOCK,
+        _TARGET_KIND_MAX,
+        _TARGET_KIND_INVALID = -22,
 } TargetKind;
 
 typedef struct TargetCheck {
         TargetKind kind;
         dev_t dev;              /* st_dev of the directory/file, st_rdev of a block device */
+        uint64_t ino;           /* st_ino of the directory/file; 0 for a block device */
+        uint64_t diskseq;       /* a block device's sysfs diskseq (new on every attach/media change,
+                                 * kernel >= 5.15); 0 when unknown or not a block device */
         uint32_t dio_align;     /* required offset/length alignment for O_DIRECT, bytes */
         uint64_t free_bytes;    /* available to unprivileged writers (directory targets) */
         uint64_t needed_bytes;  /* what the spec will lay out */
 } TargetCheck;
 
-/* 0 on success; -EINVAL (bad target or alignment) or -ENOSPC (not enough room) with a message in
- * *reterr saying what was wrong and what would be right. */
+/* 0 on success; -EINVAL (bad target or alignment), -ENOSPC (not enough room) or -EPERM (a writing
+ * workload on a block device without destructive=true) with a message in *reterr saying what was
+ * wrong and what would be right. destructive=true on a directory or file target is -EINVAL: it
+ * means nothing there, and accepting it would let a later swap of the path to a device inherit it. */
 int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr);
+
+/* Whether two checks found the same object: the kind, then dev+inode (directory, file) or
+ * dev_t+diskseq (block device; a diskseq of 0 on either side is not compared). 0 when they are;
+ * -ESTALE with a message in *reterr naming what changed, for the target path shown as target. */
+int target_check_same(const char *target, const TargetCheck *then, const TargetCheck *now, char **reterr);
+const char *target_kind_to_string(TargetKind k);
+TargetKind target_kind_from_string(const char *s);
 
 /* Bytes the spec's files occupy (size × jobs, or the metadata file set). */
 uint64_t spec_needed_bytes(const JobSpec *s);

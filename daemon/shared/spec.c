@@ -1031,3 +1031,11 @@ int spec_finalize(JobSpec *s, char **reterr) {
         s->finalized = true;
         return 0;
 }
+
+void spec_array_free(JobSpec *steps, size_t n) {
+        if (!steps)
+                return;
+        for (size_t i = 0; i < n; i++)
+                spec_clear(&steps[i]);
+        free(steps);
+}

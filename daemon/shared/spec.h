@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum Workload {
@@ -161,6 +162,8 @@ typedef struct SpecValue {
 
 void spec_init(JobSpec *s);   /* all unset, workload invalid */
 void spec_clear(JobSpec *s);  /* frees owned strings, leaves an initialised spec */
+/* Clears and frees an array of n specs (a job's steps); NULL is fine. */
+void spec_array_free(JobSpec *steps, size_t n);
 /* Deep copy into an uninitialised *ret. */
 int spec_copy(const JobSpec *s, JobSpec *ret);
 /* Sets on dst every key given explicitly in src (profile step expansion: step keys, then the

@@ -62,6 +62,8 @@ typedef struct EngineOptions {
         const char *sysfs_root;         /* NULL: /sys */
         const char *proc_stat;          /* NULL: /proc/stat */
         const char *ioengine;           /* NULL: sync at depth 1, io_uring above; or "null" */
+        bool scratch;                   /* the daemon found the block device marked scratch: its
+                                         * signatures may be overwritten (never a holder or mount) */
 } EngineOptions;
 
 /* Runs the step. 0 on success with *ret filled; negative errno and a message in *reterr on failure

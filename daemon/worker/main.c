@@ -182,6 +182,32 @@ static int spec_apply_text(JobSpec *spec, const char *text, char **reterr) {
         return 0;
 }
 
+/* The daemon checked the target at step start; what spec_check_target() found here must be that
+ * same object, or the path was swapped in between. */
+static int guard_check(const JobSpec *spec, const ProtoGuard *g, const TargetCheck *tc, char **reterr) {
+        static const TargetKind kinds[_PROTO_GUARD_KIND_MAX] = {
+                [PROTO_GUARD_DIRECTORY] = TARGET_DIRECTORY,
+                [PROTO_GUARD_FILE] = TARGET_FILE,
+                [PROTO_GUARD_BLOCK] = TARGET_BLOCK,
+        };
+        TargetCheck then = {
+                .kind = kinds[g->kind],
+                .dev = (dev_t) g->dev,
+                .ino = g->ino,
+                .diskseq = g->diskseq,
+        };
+        _cleanup_free_ char *why = NULL;
+
+        if (g->kind == PROTO_GUARD_NONE)
+                return 0;
+        if (target_check_same(spec->target, &then, tc, &why) == 0)
+                return 0;
+        free(*reterr);
+        if (asprintf(reterr, "%s since benchd checked it; refusing to use it", strna(why)) < 0)
+                *reterr = NULL;
+        return -PROTO_ERROR_UNSAFE;
+}
+
 static int run_protocol(int fd) {
         _cleanup_free_ char *err = NULL, *prefix = NULL;
         ProtoSpec ps = {};
@@ -226,10 +252,15 @@ static int run_protocol(int fd) {
         }
         if (r >= 0)
                 r = spec_check_target(&spec, &tc, &err);
+        if (r >= 0)
+                r = guard_check(&spec, &ps.guard, &tc, &err);
         if (r >= 0 && asprintf(&prefix, ".benchd-%" PRIu64 "-%" PRIu32 "-", ps.job_id, ps.step) < 0)
                 r = -ENOMEM;
         if (r >= 0) {
-                EngineOptions opts = { .file_prefix = prefix };
+                EngineOptions opts = {
+                        .file_prefix = prefix,
+                        .scratch = ps.guard.kind == PROTO_GUARD_BLOCK && (ps.guard.flags & PROTO_GUARD_SCRATCH),
+                };
                 r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
         }
 

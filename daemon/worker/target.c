@@ -4,12 +4,22 @@
  * named <prefix><stream>) and remove again, how a block device or user file is opened (writes only
  * when the daemon said destructive=true, and then O_EXCL), the layout that makes read phases read
  * real blocks with a cold page cache, and which block devices back the target for utilisation.
+ *
+ * What is opened is compared with what was checked (the TargetCheck, which the daemon's guard has
+ * already been compared with): the same directory or file by dev+inode, the same block device by
+ * dev_t and diskseq. A block device about to be written is opened O_EXCL — from then on nothing can
+ * mount it, swap on it or build md/dm on it — and only then probed: holders in sysfs and
+ * signatures by libblkid on the opened descriptor, so the answer is about the device we hold, not
+ * about whatever a path names a moment later. Refusals on those grounds are -EPERM
+ * (PROTO_ERROR_UNSAFE on the wire).
  */
+#include <blkid.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,9 +89,9 @@ static int open_directory_target(Engine *e, char **reterr) {
                 return set_error(reterr, -errno, "cannot open target directory %s: %m", spec->target);
         if (fstat(e->dirfd, &st) < 0)
                 return -errno;
-        if (st.st_dev != e->tc->dev)
-                return set_error(reterr, -ESTALE, "%s is on another filesystem than when it was checked; "
-                                 "refusing to use it", spec->target);
+        if (st.st_dev != e->tc->dev || (e->tc->ino != 0 && st.st_ino != e->tc->ino))
+                return set_error(reterr, -EPERM, "%s is another directory than the one that was checked "
+                                 "(the path was replaced); refusing to use it", spec->target);
 
         if (spec->workload == WORKLOAD_METADATA) {
                 if (asprintf(&e->meta_dir, "%smeta", prefix) < 0)
@@ -134,6 +144,123 @@ static int open_directory_target(Engine *e, char **reterr) {
         return 0;
 }
 
+/* The first entry of the sysfs directory path (other than dot files) into ret: 1, 0 for none. */
+static int sysfs_first_entry(const char *path, char *ret, size_t size) {
+        DIR *d = opendir(path);
+        struct dirent *de;
+        int r = 0;
+
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.') {
+                        snprintf(ret, size, "%s", de->d_name);
+                        r = 1;
+                        break;
+                }
+        closedir(d);
+        return r;
+}
+
+/* A holder (dm, md, bcache) of dev or of one of its partitions, named into ret: 1, 0 for none. */
+static int device_holder(dev_t dev, char *ret, size_t size) {
+        _cleanup_free_ char *real = NULL;
+        char path[PATH_MAX], name[NAME_MAX + 1];
+        struct dirent *de;
+        DIR *d;
+        int r;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        real = realpath(path, NULL);
+        if (!real)
+                return -errno;
+        snprintf(path, sizeof(path), "%s/holders", real);
+        r = sysfs_first_entry(path, ret, size);
+        if (r != 0)
+                return r;
+
+        /* Partitions are subdirectories with a "partition" attribute. */
+        d = opendir(real);
+        if (!d)
+                return -errno;
+        while (r == 0 && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s/partition", real, de->d_name);
+                if (access(path, F_OK) < 0)
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s/holders", real, de->d_name);
+                r = sysfs_first_entry(path, name, sizeof(name));
+                if (r > 0 && (size_t) snprintf(ret, size, "%s (of partition %s)", name, de->d_name) >= size)
+                        ret[size - 1] = 0;  /* a long name cut short still names the holder */
+        }
+        closedir(d);
+        return r;
+}
+
+/* The last word before the first write to a block device, on the descriptor we hold O_EXCL: no
+ * holder, and no filesystem, RAID, LVM or partition-table signature unless marked scratch. */
+static int check_exclusive_device(Engine *e, const struct stat *st, char **reterr) {
+        const char *target = e->spec->target;
+        char holder[256] = "";
+        blkid_probe pr;
+        const char *type = NULL, *pttype = NULL;
+        _cleanup_free_ char *what = NULL;
+        _cleanup_close_ int probe_fd = -EBADF;
+        char fdpath[64];
+        struct stat pst;
+        int r;
+
+        r = device_holder(st->st_rdev, holder, sizeof(holder));
+        if (r > 0)
+                return set_error(reterr, -EPERM, "%s is held by %s; refusing to write", target, holder);
+        if (r < 0)
+                return set_error(reterr, -EPERM, "cannot read the holders of %s (%s); refusing to write", target,
+                                 strerror(-r));
+        if (e->opts->scratch)
+                return 0;
+
+        /* libblkid reads with buffers of its own, which O_DIRECT would refuse: probe through a
+         * buffered descriptor of the very inode we hold (not the path, which may name another). */
+        snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", e->target_fd);
+        probe_fd = open(fdpath, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (probe_fd < 0)
+                return set_error(reterr, -EPERM, "cannot reopen %s to probe its signatures (%m); refusing to write",
+                                 target);
+        if (fstat(probe_fd, &pst) < 0 || !S_ISBLK(pst.st_mode) || pst.st_rdev != st->st_rdev)
+                return set_error(reterr, -EPERM, "%s: the descriptor to probe is not the device we hold; refusing "
+                                 "to write", target);
+        (void) posix_fadvise(probe_fd, 0, 0, POSIX_FADV_DONTNEED);
+        pr = blkid_new_probe();
+        if (!pr)
+                return -ENOMEM;
+        r = blkid_probe_set_device(pr, probe_fd, 0, 0);
+        if (r == 0) {
+                blkid_probe_enable_superblocks(pr, 1);
+                blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+                blkid_probe_enable_partitions(pr, 1);
+                blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+                r = blkid_do_safeprobe(pr);
+        }
+        if (r == 0) {
+                (void) blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+                (void) blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+                if (asprintf(&what, "%s %s", type ?: pttype ?: "unknown", type ? "signature" : "partition table") < 0)
+                        what = NULL;
+        }
+        blkid_free_probe(pr);
+        if (r == 1)
+                return 0;       /* nothing found: blank */
+        if (r == -2)
+                return set_error(reterr, -EPERM, "%s carries several conflicting signatures; refusing to write "
+                                 "(wipe it with wipefs -a, or mark it scratch)", target);
+        if (r < 0)
+                return set_error(reterr, -EPERM, "cannot probe %s for signatures; refusing to write", target);
+        return set_error(reterr, -EPERM, "%s carries a%s %s now; refusing to write (wipe it with wipefs -a, or "
+                         "mark it scratch)", target, what && strchr("aeiouxAEIOUX", what[0]) ? "n" : "",
+                         what ?: "signature");
+}
+
 static int open_shared_target(Engine *e, char **reterr) {
         const JobSpec *spec = e->spec;
         bool writes = engine_writes(spec);
@@ -156,12 +283,23 @@ static int open_shared_target(Engine *e, char **reterr) {
         /* A writer holds the device exclusively, so nothing mounts it under our feet. */
         flags |= writes ? O_RDWR | (block ? O_EXCL : 0) : O_RDONLY;
         e->target_fd = open(spec->target, flags);
-        if (e->target_fd < 0)
+        if (e->target_fd < 0) {
+                if (errno == EBUSY && writes && block)
+                        return set_error(reterr, -EPERM, "%s is in use (mounted, swap, or held by md/dm/LVM): it "
+                                         "cannot be opened exclusively; refusing to write", spec->target);
                 return set_error(reterr, -errno, "cannot open %s: %m", spec->target);
+        }
         if (fstat(e->target_fd, &st) < 0)
                 return -errno;
-        if (block ? !S_ISBLK(st.st_mode) || st.st_rdev != e->tc->dev : !S_ISREG(st.st_mode) || st.st_dev != e->tc->dev)
-                return set_error(reterr, -ESTALE, "%s changed after it was checked; refusing to use it", spec->target);
+        if (block ? !S_ISBLK(st.st_mode) || st.st_rdev != e->tc->dev
+                  : !S_ISREG(st.st_mode) || st.st_dev != e->tc->dev || (e->tc->ino != 0 && st.st_ino != e->tc->ino))
+                return set_error(reterr, -EPERM, "%s changed after it was checked (the path now names another "
+                                 "%s); refusing to use it", spec->target, block ? "device" : "file");
+        if (block && writes) {
+                int r = check_exclusive_device(e, &st, reterr);
+                if (r < 0)
+                        return r;
+        }
 
         if (block) {
                 if (ioctl(e->target_fd, BLKGETSIZE64, &available) < 0)

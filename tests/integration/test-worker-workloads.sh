@@ -199,7 +199,8 @@ def frame():
 t, pl = frame()
 assert t == 1 and struct.unpack("<II", pl) == (1, p.pid), (t, pl)
 text = f"target={target}\nworkload=randread\nblock_size=4096\nsize=8M\nruntime_ms=1200\nsample_ms=250\n".encode()
-payload = struct.pack("<QII", 77, 2, len(text)) + text
+# the trailing guard: kind 0 (none), flags 0, dev, ino, diskseq
+payload = struct.pack("<QII", 77, 2, len(text)) + text + struct.pack("<II3Q", 0, 0, 0, 0, 0)
 a.sendall(struct.pack("<IHHII", 0x48434E42, 1, 2, len(payload), 0) + payload)
 phases, samples, hist, result = [], [], 0, None
 last_t = -1

@@ -112,7 +112,10 @@ START_TEST(test_roundtrip_spec) {
         _cleanup_reader_ ProtoReader r;
         _cleanup_free_ uint8_t *buf = NULL;
         ProtoSpec in = { .job_id = UINT64_C(0x1122334455667788), .step = 3,
-                         .text = (char *) "target=/srv\nworkload=write\n" };
+                         .text = (char *) "target=/srv\nworkload=write\n",
+                         .guard = { .kind = PROTO_GUARD_BLOCK, .flags = PROTO_GUARD_SCRATCH,
+                                    .dev = UINT64_C(0x10300000007), .ino = UINT64_MAX - 1,
+                                    .diskseq = UINT64_C(0x8000000000000001) } };
         ProtoSpec out = {};
         ProtoFrame f;
         size_t len;
@@ -124,8 +127,47 @@ START_TEST(test_roundtrip_spec) {
         ck_assert_uint_eq(out.job_id, in.job_id);
         ck_assert_uint_eq(out.step, 3);
         ck_assert_str_eq(out.text, in.text);
+        ck_assert_uint_eq(out.guard.kind, PROTO_GUARD_BLOCK);
+        ck_assert_uint_eq(out.guard.flags, PROTO_GUARD_SCRATCH);
+        ck_assert_uint_eq(out.guard.dev, in.guard.dev);
+        ck_assert_uint_eq(out.guard.ino, in.guard.ino);
+        ck_assert_uint_eq(out.guard.diskseq, in.guard.diskseq);
         proto_spec_clear(&out);
         ck_assert_ptr_null(out.text);
+}
+END_TEST
+
+/* A guard the worker could not act on is refused on both sides: an unknown kind or flag. */
+START_TEST(test_spec_bad_guard) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoSpec in = { .job_id = 1, .text = (char *) "target=/srv\n", .guard = { .kind = PROTO_GUARD_FILE } };
+        ProtoSpec out = {};
+        ProtoFrame f;
+        size_t len;
+
+        in.guard.kind = _PROTO_GUARD_KIND_MAX;
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), -EINVAL);
+        in.guard.kind = PROTO_GUARD_FILE;
+        in.guard.flags = 2;
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), -EINVAL);
+        in.guard.flags = 0;
+        ck_assert_int_eq(proto_encode_spec(&in, &buf, &len), 0);
+        /* The kind is the u32 after the text: make it 7 and the flags 4 in the encoded frame. */
+        ck_assert_uint_ge(len, PROTO_HEADER_SIZE + 16 + 12 + 32);
+        buf[len - 32] = 7;
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_spec(&f, &out), -EBADMSG);
+        buf[len - 32] = PROTO_GUARD_FILE;
+        buf[len - 28] = 4;
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_spec(&f, &out), -EBADMSG);
+        buf[len - 28] = 0;
+        frame_of(&r, buf, len, &f);
+        ck_assert_int_eq(proto_decode_spec(&f, &out), 0);
+        ck_assert_uint_eq(out.guard.kind, PROTO_GUARD_FILE);
+        proto_spec_clear(&out);
 }
 END_TEST
 
@@ -1018,6 +1060,7 @@ static Suite *proto_suite(void) {
 
         tcase_add_test(tc, test_roundtrip_hello);
         tcase_add_test(tc, test_roundtrip_spec);
+        tcase_add_test(tc, test_spec_bad_guard);
         tcase_add_loop_test(tc, test_roundtrip_text, 0, ELEMENTSOF(text_cases));
         tcase_add_test(tc, test_roundtrip_sample);
         tcase_add_test(tc, test_roundtrip_histogram);

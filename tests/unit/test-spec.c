@@ -717,6 +717,12 @@ static const struct {
         { "D", { "workload=write", "size=4T", "jobs=4", NULL }, -ENOSPC, "jobs 4", TARGET_DIRECTORY },
         { "D", { "workload=metadata", "file_count=16777216", "file_size_max=1M", NULL }, -ENOSPC, "file_count",
           TARGET_DIRECTORY },
+        { "D", { "workload=write", "size=1M", "destructive=true", NULL }, -EINVAL, "only to block devices",
+          TARGET_DIRECTORY },
+        { "D", { "workload=read", "size=1M", "destructive=true", NULL }, -EINVAL, "leave destructive unset",
+          TARGET_DIRECTORY },
+        { "F", { "workload=read", "size=1M", "destructive=true", NULL }, -EINVAL, "regular file, which benchd never",
+          TARGET_FILE },
         { "F", { "workload=read", "size=1M", NULL }, 0, NULL, TARGET_FILE },
         { "F", { "workload=randread", "size=1M", NULL }, 0, NULL, TARGET_FILE },
         { "F", { "workload=write", "size=1M", NULL }, -EINVAL, "give a directory", TARGET_FILE },
@@ -809,7 +815,7 @@ START_TEST(test_check_block_node) {
                 ck_assert_int_eq(spec_set_assignment(&s, *a, NULL), 0);
         ck_assert_int_eq(spec_finalize(&s, NULL), 0);
 
-        ck_assert_int_eq(spec_check_target(&s, &c, &err), -EINVAL);
+        ck_assert_int_eq(spec_check_target(&s, &c, &err), -EPERM);
         ck_assert_msg(strstr(err, "destructive=true"), "%s", err);
         ck_assert(strstr(err, node));
 
@@ -876,8 +882,8 @@ static const struct {
         { false, { "workload=read", "size=4M", NULL }, 0, NULL },
         { true, { "workload=randread", "size=8M", NULL }, 0, NULL },
         { false, { "workload=read", "size=16M", NULL }, -EINVAL, "exceeds" },
-        { false, { "workload=write", "size=4M", NULL }, -EINVAL, "destructive=true" },
-        { true, { "workload=randwrite", "size=4M", NULL }, -EINVAL, "destructive=true" },
+        { false, { "workload=write", "size=4M", NULL }, -EPERM, "destructive=true" },
+        { true, { "workload=randwrite", "size=4M", NULL }, -EPERM, "destructive=true" },
         { false, { "workload=write", "size=4M", "destructive=true", NULL }, 0, NULL },
         { false, { "workload=metadata", "destructive=true", NULL }, -EINVAL, "directory" },
 };
@@ -909,7 +915,75 @@ START_TEST(test_check_loop) {
         ck_assert_int_eq(stat(loop_dev, &st), 0);
         ck_assert_int_eq(c.kind, TARGET_BLOCK);
         ck_assert(c.dev == st.st_rdev);
+        /* This kernel (>= 5.15) numbers every attached disk; a loop device has one. */
+        if (access("/sys/block/loop0/diskseq", F_OK) == 0)
+                ck_assert_uint_gt(c.diskseq, 0);
         ck_assert_uint_ge(c.dio_align, 512);
+}
+END_TEST
+
+/* target_check_same(): which changes of a target between submit and start are refused. */
+static const struct {
+        TargetCheck then, now;
+        int ret;
+        const char *needle;
+} same_cases[] = {
+        { { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 5 }, { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 5 }, 0, NULL },
+        { { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 5 }, { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 6 },
+          -ESTALE, "the path was replaced" },
+        { { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 5 }, { .kind = TARGET_DIRECTORY, .dev = 0x802, .ino = 5 },
+          -ESTALE, "another directory" },
+        { { .kind = TARGET_DIRECTORY, .dev = 0x801, .ino = 5 }, { .kind = TARGET_BLOCK, .dev = 0x703 },
+          -ESTALE, "was a directory when the job was submitted and is now a block device" },
+        { { .kind = TARGET_FILE, .dev = 0x801, .ino = 9 }, { .kind = TARGET_FILE, .dev = 0x801, .ino = 10 },
+          -ESTALE, "another file" },
+        { { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 40 }, { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 40 }, 0, NULL },
+        { { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 40 }, { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 41 },
+          -ESTALE, "detached and something else attached" },
+        { { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 0 }, { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 41 }, 0, NULL },
+        { { .kind = TARGET_BLOCK, .dev = 0x703, .diskseq = 40 }, { .kind = TARGET_BLOCK, .dev = 0x704, .diskseq = 40 },
+          -ESTALE, "7:3 when the job was submitted and is now 7:4" },
+        { { .kind = TARGET_BLOCK, .dev = 0x703 }, { .kind = TARGET_FILE, .dev = 0x801, .ino = 3 },
+          -ESTALE, "is now a regular file" },
+};
+
+START_TEST(test_check_same) {
+        _cleanup_free_ char *err = NULL;
+        int r = target_check_same("/t", &same_cases[_i].then, &same_cases[_i].now, &err);
+
+        ck_assert_msg(r == same_cases[_i].ret, "case %d: r=%d (%s)", _i, r, strna(err));
+        if (r < 0)
+                ck_assert_msg(err && strstr(err, same_cases[_i].needle), "case %d: '%s' lacks '%s'", _i,
+                              strna(err), same_cases[_i].needle);
+}
+END_TEST
+
+START_TEST(test_check_identity) {
+        _cleanup_spec_ JobSpec s;
+        TargetCheck a, b;
+        struct stat st;
+        char t[PATH_MAX + 16], moved[PATH_MAX + 16];
+
+        snprintf(t, sizeof(t), "target=%s", tmpdir);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "size=1M", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_check_target(&s, &a, NULL), 0);
+        ck_assert_int_eq(stat(tmpdir, &st), 0);
+        ck_assert(a.dev == st.st_dev);
+        ck_assert_uint_eq(a.ino, st.st_ino);
+        ck_assert_uint_eq(a.diskseq, 0);
+
+        /* The same path, now another directory: the check records the new inode, and the two differ. */
+        snprintf(moved, sizeof(moved), "%s.moved", tmpdir);
+        ck_assert_int_eq(rename(tmpdir, moved), 0);
+        ck_assert_int_eq(mkdir(tmpdir, 0700), 0);
+        ck_assert_int_eq(spec_check_target(&s, &b, NULL), 0);
+        ck_assert_int_ne(target_check_same(tmpdir, &a, &b, NULL), 0);
+        ck_assert_int_eq(rmdir(tmpdir), 0);
+        ck_assert_int_eq(rename(moved, tmpdir), 0);
 }
 END_TEST
 
@@ -941,6 +1015,8 @@ static Suite *spec_suite(void) {
         tcase_add_loop_test(tcc, test_check_target, 0, ELEMENTSOF(check_cases));
         tcase_add_test(tcc, test_needed_bytes);
         tcase_add_test(tcc, test_check_block_node);
+        tcase_add_loop_test(tcc, test_check_same, 0, ELEMENTSOF(same_cases));
+        tcase_add_test(tcc, test_check_identity);
         suite_add_tcase(s, tcc);
 
         tcl = tcase_create("loop");

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The step verdict (step-verdict.h), in the order of how much is at stake: the target is what the
+ * spec allows (spec_check_target: kind, destructive=true, alignment, free space), it is the object
+ * that was checked at submit, and a writing step on a block device passes the device verdict
+ * (mounted, swap, holders, read-only, signatures unless scratch), with fresh facts every time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "step-verdict.h"
+
+static int refuse(StepVerdict *v, const char *name, int r, char *reason, const char *fallback) {
+        v->error_name = name;
+        free(v->reason);
+        v->reason = reason ?: strdup(fallback);
+        return r < 0 ? r : -EPERM;
+}
+
+int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, StepVerdict *v) {
+        char *err = NULL, *reason = NULL;
+        int r;
+
+        *v = (StepVerdict) {};
+        r = spec_check_target(s, &v->check, &err);
+        if (r == -ENOSPC)
+                return refuse(v, BENCHD_ERROR_NO_SPACE, r, err, "not enough free space on the target");
+        if (r == -EPERM)
+                return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "writing to the target is refused");
+        if (r < 0)
+                return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err, "the target cannot be used");
+
+        if (submitted && submitted->kind >= 0) {
+                r = target_check_same(s->target, submitted, &v->check, &err);
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "the target changed since it was submitted");
+        }
+
+        if (v->check.kind != TARGET_BLOCK || !workload_writes(s->workload))
+                return 0;
+        /* Without destructive=true spec_check_target() has refused already. */
+        if (!devices) {
+                if (asprintf(&reason, "the device inventory is not running, so the safety of writing to %s cannot "
+                             "be checked; see benchd's log", s->target) < 0)
+                        reason = NULL;
+                return refuse(v, BENCHD_ERROR_UNSAFE, -EPERM, reason, "the device inventory is not running");
+        }
+        r = device_manager_check_destructive(devices, v->check.dev, &err, &v->scratch);
+        if (r == -EPERM) {
+                if (asprintf(&reason, "writing to %s is refused: %s", s->target, strna(err)) < 0)
+                        reason = NULL;
+                free(err);
+                return refuse(v, BENCHD_ERROR_UNSAFE, r, reason, "the device is in use");
+        }
+        if (r < 0) {
+                if (asprintf(&reason, "cannot check whether writing to %s is safe: %s", s->target, strerror(-r)) < 0)
+                        reason = NULL;
+                return refuse(v, BENCHD_ERROR_UNSAFE, r, reason, "cannot check whether writing is safe");
+        }
+        return 0;
+}
+
+void step_verdict_clear(StepVerdict *v) {
+        free(v->reason);
+        *v = (StepVerdict) {};
+}
+
+void step_verdict_guard(const StepVerdict *v, ProtoGuard *ret) {
+        static const uint32_t kinds[_TARGET_KIND_MAX] = {
+                [TARGET_DIRECTORY] = PROTO_GUARD_DIRECTORY,
+                [TARGET_FILE] = PROTO_GUARD_FILE,
+                [TARGET_BLOCK] = PROTO_GUARD_BLOCK,
+        };
+
+        *ret = (ProtoGuard) {
+                .kind = v->check.kind >= 0 && v->check.kind < _TARGET_KIND_MAX ? kinds[v->check.kind] : PROTO_GUARD_NONE,
+                .flags = v->scratch ? PROTO_GUARD_SCRATCH : 0,
+                .dev = (uint64_t) v->check.dev,
+                .ino = v->check.ino,
+                .diskseq = v->check.diskseq,
+        };
+}

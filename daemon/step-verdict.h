@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Whether a step may run on its target now: the checks made at SubmitJob and made again, in full,
+ * at every step start (restored jobs included), because a queue can be long and a device can be
+ * formatted, mounted or swapped for another in the meantime. The worker checks once more on what
+ * it opens (see worker/target.c); this is the daemon's word.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "devices/device-manager.h"
+#include "shared/proto.h"
+#include "shared/spec-check.h"
+#include "shared/spec.h"
+
+typedef struct StepVerdict {
+        TargetCheck check;      /* what the target is now */
+        bool scratch;           /* a block device marked scratch */
+        const char *error_name; /* on refusal: BENCHD_ERROR_INVALID_SPEC, _NO_SPACE or _UNSAFE */
+        char *reason;           /* on refusal: what is wrong and what would make it right */
+} StepVerdict;
+
+/* 0 when step s may run, with v->check and v->scratch filled; a negative errno with v->error_name
+ * and v->reason otherwise. submitted: the identity recorded at SubmitJob, or NULL (or an unknown
+ * kind) at SubmitJob itself; a target that is no longer that object is Unsafe. devices may be NULL
+ * (no inventory): writes to block devices are then refused. */
+int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, StepVerdict *v);
+void step_verdict_clear(StepVerdict *v);
+
+/* What the worker is to verify on what it opens. */
+void step_verdict_guard(const StepVerdict *v, ProtoGuard *ret);
