@@ -25,6 +25,19 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
         int r;
 
         *v = (StepVerdict) {};
+        /* First whether it is the same object at all: a directory swapped for a device must be
+         * refused as that, not judged as the device it now is. */
+        if (submitted && submitted->kind >= 0) {
+                TargetCheck now;
+
+                r = target_identify(s->target, &now, &err);
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "the target is gone");
+                r = target_check_same(s->target, submitted, &now, &err);
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "the target changed since it was submitted");
+        }
+
         r = spec_check_target(s, &v->check, &err);
         if (r == -ENOSPC)
                 return refuse(v, BENCHD_ERROR_NO_SPACE, r, err, "not enough free space on the target");
@@ -33,6 +46,7 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
         if (r < 0)
                 return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err, "the target cannot be used");
 
+        /* And again on what spec_check_target() found, which stat()ed the path once more. */
         if (submitted && submitted->kind >= 0) {
                 r = target_check_same(s->target, submitted, &v->check, &err);
                 if (r < 0)

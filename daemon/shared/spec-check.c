@@ -343,6 +343,29 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
         return 0;
 }
 
+int target_identify(const char *target, TargetCheck *ret, char **reterr) {
+        TargetCheck c = {};
+        struct stat st;
+
+        if (!target || target[0] != '/')
+                return fail(-EINVAL, reterr, "target: required as an absolute path");
+        if (stat(target, &st) < 0)
+                return fail(-EINVAL, reterr, "target %s cannot be examined: %s", target, strerror(errno));
+        if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+                c.kind = S_ISDIR(st.st_mode) ? TARGET_DIRECTORY : TARGET_FILE;
+                c.dev = st.st_dev;
+                c.ino = st.st_ino;
+        } else if (S_ISBLK(st.st_mode)) {
+                c.kind = TARGET_BLOCK;
+                c.dev = st.st_rdev;
+                if (sysfs_dev_attr_u64(st.st_rdev, "diskseq", &c.diskseq) < 0)
+                        c.diskseq = 0;
+        } else
+                return fail(-EINVAL, reterr, "target %s is %s", target, kind_name(st.st_mode));
+        *ret = c;
+        return 0;
+}
+
 static const char *const target_kind_table[_TARGET_KIND_MAX] = {
         [TARGET_DIRECTORY] = "directory",
         [TARGET_FILE] = "file",

@@ -37,6 +37,11 @@ typedef struct TargetCheck {
  * means nothing there, and accepting it would let a later swap of the path to a device inherit it. */
 int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr);
 
+/* Only the identity of target (kind, dev, ino, diskseq; following symlinks as spec_check_target()
+ * does), without judging it: what step starts compare with the submit before anything else. -EINVAL
+ * with a message for a path that is missing or of another kind. */
+int target_identify(const char *target, TargetCheck *ret, char **reterr);
+
 /* Whether two checks found the same object: the kind, then dev+inode (directory, file) or
  * dev_t+diskseq (block device; a diskseq of 0 on either side is not compared). 0 when they are;
  * -ESTALE with a message in *reterr naming what changed, for the target path shown as target. */
