@@ -221,48 +221,26 @@ blank_loop
 G=$LOOP_DEV
 dd if=/dev/urandom of="$G" bs=1M count=64 status=none conv=fsync
 sumG=$(sha256sum <"$G")
-python3 - "$WORKER_BIN" "$G" <<'EOF' || fail "protocol mode with a stale guard"
-import os, socket, struct, subprocess, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$WORKER_BIN" "$G" <<'EOF' || fail "protocol mode with a stale guard"
+import os, struct, sys
+from worker_proto import Worker, ERROR, SAMPLE, GUARD_BLOCK
 worker, dev = sys.argv[1:3]
 st = os.stat(dev)
 seq = int(open(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/diskseq").read())
-a, b = socket.socketpair()
-p = subprocess.Popen([worker, f"--protocol-fd={b.fileno()}"], pass_fds=[b.fileno()])
-b.close()
-
-def recv_exact(n):
-    buf = b""
-    while len(buf) < n:
-        c = a.recv(n - len(buf))
-        if not c:
-            return None
-        buf += c
-    return buf
-
-def frame():
-    h = recv_exact(16)
-    if h is None:
-        return None
-    magic, ver, typ, ln, res = struct.unpack("<IHHII", h)
-    return typ, recv_exact(ln)
-
-assert frame()[0] == 1
-text = f"target={dev}\nworkload=write\nblock_size=65536\nsize=8M\ndestructive=true\n".encode()
-# guard: block (3), not scratch, this device's dev_t as the kernel encodes it, a diskseq it never had
-guard = struct.pack("<II3Q", 3, 0, st.st_rdev, 0, seq + 1000)
-payload = struct.pack("<QII", 5, 0, len(text)) + text + guard
-a.sendall(struct.pack("<IHHII", 0x48434E42, 1, 2, len(payload), 0) + payload)
-frames = []
-while (f := frame()) is not None:
-    frames.append(f)
-rc = p.wait()
-errors = [pl for t, pl in frames if t == 7]
+w = Worker(worker)
+assert w.frame()[0] == 1
+# this device's dev_t as the kernel encodes it, not scratch, a disk sequence number it never had
+w.send_spec(5, 0, f"target={dev}\nworkload=write\nblock_size=65536\nsize=8M\ndestructive=true\n",
+            (GUARD_BLOCK, 0, st.st_rdev, 0, seq + 1000))
+frames = w.frames()
+rc = w.proc.wait()
+errors = [pl for t, pl in frames if t == ERROR]
 assert rc == 1 and errors, (rc, [t for t, _ in frames])
 code, n = struct.unpack_from("<II", errors[0])
 msg = errors[0][8:8 + n].decode()
 assert code == 1, (code, msg)          # EPERM: refused on safety grounds
 assert "since benchd checked it" in msg, msg
-assert not any(t == 4 for t, _ in frames), "samples from a refused run"
+assert not any(t == SAMPLE for t, _ in frames), "samples from a refused run"
 print(msg)
 EOF
 assert_eq "$sumG" "$(sha256sum <"$G")" "sha256 of $G after the stale guard"

@@ -172,36 +172,16 @@ assert_contains "$OUT" "destructive" "refusal message"
 run_case raw-write        "$RAW_LOOP" "$RAW_DEV" 0 0     -w write -b 1M -s ${SIZE_MB}M --set destructive=true
 
 log "protocol mode: HELLO, SPEC, frames, histogram adding up to the I/Os of RESULT"
-python3 - "$WORKER_BIN" "$D" <<'EOF' || fail "protocol mode conversation"
-import socket, struct, subprocess, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$WORKER_BIN" "$D" <<'EOF' || fail "protocol mode conversation"
+import struct, sys
+from worker_proto import Worker
 worker, target = sys.argv[1:3]
-a, b = socket.socketpair()
-p = subprocess.Popen([worker, f"--protocol-fd={b.fileno()}"], pass_fds=[b.fileno()])
-b.close()
-
-def recv_exact(n):
-    buf = b""
-    while len(buf) < n:
-        c = a.recv(n - len(buf))
-        if not c:
-            return None
-        buf += c
-    return buf
-
-def frame():
-    h = recv_exact(16)
-    if h is None:
-        return None
-    magic, ver, typ, ln, res = struct.unpack("<IHHII", h)
-    assert magic == 0x48434E42 and ver == 1 and res == 0, (magic, ver, res)
-    return typ, recv_exact(ln)
+w = Worker(worker)
+p, frame = w.proc, w.frame
 
 t, pl = frame()
 assert t == 1 and struct.unpack("<II", pl) == (1, p.pid), (t, pl)
-text = f"target={target}\nworkload=randread\nblock_size=4096\nsize=8M\nruntime_ms=1200\nsample_ms=250\n".encode()
-# the trailing guard: kind 0 (none), flags 0, dev, ino, diskseq
-payload = struct.pack("<QII", 77, 2, len(text)) + text + struct.pack("<II3Q", 0, 0, 0, 0, 0)
-a.sendall(struct.pack("<IHHII", 0x48434E42, 1, 2, len(payload), 0) + payload)
+w.send_spec(77, 2, f"target={target}\nworkload=randread\nblock_size=4096\nsize=8M\nruntime_ms=1200\nsample_ms=250\n")
 phases, samples, hist, result = [], [], 0, None
 last_t = -1
 while (f := frame()) is not None:
