@@ -65,6 +65,7 @@ static const Verb verbs[] = {
         { "compare",  0, -1, verb_compare },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
+        { "help",     0, 1,  verb_help },
 };
 
 static void help(void) {
@@ -90,6 +91,8 @@ static void help(void) {
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
+               "Help:\n"
+               "  help spec                List every job spec key: type, default, unit, meaning\n\n"
                "Job options:\n"
                "  -w --workload=NAME       Workload (read, write, randread, randwrite, ...)\n"
                "  -p --profile=NAME        Profile (dd, iozone, bonnie, crystal, ping, quick)\n"

@@ -58,6 +58,7 @@ extern const char *arg_by;             /* compare --by COLUMN */
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);
 int verb_run(int argc, char **argv);
+int verb_help(int argc, char **argv);
 int verb_jobs(int argc, char **argv);
 int verb_status(int argc, char **argv);
 int verb_watch(int argc, char **argv);

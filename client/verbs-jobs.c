@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The job verbs: submit, run, jobs, status, watch, cancel, profiles. submit builds the a{sv} spec
+ * The job verbs: submit, run, jobs, status, watch, cancel, profiles, help spec. submit builds the a{sv} spec
  * from the options, checking every --set locally with the same spec code benchd uses so a typo is
  * reported before anything is sent; benchd still validates the whole spec.
  */
@@ -79,22 +79,15 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         value = eq + 1;
         k = spec_key_from_string(key);
 
-        switch (k) {
-        case SPEC_KEY_DIRECT:
-                v = json_object_new_boolean(scratch->direct);
+        /* The D-Bus type comes from the registry: what benchd reads for this kind of key. */
+        switch (spec_key_info(k)->kind) {
+        case SPEC_KIND_BOOL:
+                v = json_object_new_boolean(spec_number_of(scratch, k) != 0);
                 break;
-        case SPEC_KEY_DESTRUCTIVE:
-                v = json_object_new_boolean(scratch->destructive);
-                break;
-        case SPEC_KEY_TAGS:
+        case SPEC_KIND_STRV:
                 v = strv_to_json(scratch->tags);
                 break;
-        case SPEC_KEY_TARGET:
-        case SPEC_KEY_PROFILE:
-        case SPEC_KEY_WORKLOAD:
-        case SPEC_KEY_LABEL:
-        case SPEC_KEY_SYNC:
-        case SPEC_KEY_PATTERN:
+        case SPEC_KIND_STRING:
                 v = json_object_new_string(value);
                 break;
         default:
@@ -524,4 +517,74 @@ int verb_profiles(int argc, char **argv) {
         if (arg_legend)
                 printf("\n%zu profile%s listed.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
+}
+
+/* `benchctl help spec`: every key of the spec registry, as the daemon reads it. */
+static int help_spec(void) {
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "KEY", "TYPE", "DEFAULT", "UNIT", "DESCRIPTION" };
+
+        if (arg_json) {
+                _cleanup_json_ json_object *out = json_object_new_array();
+                for (SpecKey k = 0; out && k < _SPEC_KEY_MAX; k++) {
+                        const SpecKeyInfo *ki = spec_key_info(k);
+                        json_object *o = json_object_new_object();
+
+                        json_object_object_add(o, "key", json_object_new_string(ki->name));
+                        json_object_object_add(o, "type", json_object_new_string(spec_kind_to_string(ki->kind)));
+                        json_object_object_add(o, "dbus_type", json_object_new_string(spec_kind_bus_types(ki->kind)));
+                        if (ki->kind == SPEC_KIND_SIZE || ki->kind == SPEC_KIND_NUMBER) {
+                                json_object_object_add(o, "min", json_object_new_uint64(ki->min));
+                                json_object_object_add(o, "max", json_object_new_uint64(ki->max));
+                        }
+                        json_object_object_add(o, "default", ki->default_text ? json_object_new_string(ki->default_text) : NULL);
+                        json_object_object_add(o, "unit", ki->unit ? json_object_new_string(ki->unit) : NULL);
+                        json_object_object_add(o, "runs_column",
+                                               ki->runs_column ? json_object_new_string(ki->runs_column) : NULL);
+                        json_object_object_add(o, "description", json_object_new_string(ki->doc));
+                        json_object_array_add(out, o);
+                }
+                print_json(out);
+                return BENCHCTL_EXIT_OK;
+        }
+
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        table_set_shrinkable(t, 2, 7);
+        table_set_shrinkable(t, 4, 20);
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                char range[96] = "";
+
+                if (ki->kind == SPEC_KIND_SIZE || ki->kind == SPEC_KIND_NUMBER) {
+                        char a[32], b[32];
+                        if (ki->kind == SPEC_KIND_SIZE)
+                                snprintf(range, sizeof(range), " (%s..%s)", spec_size_text(ki->min, a),
+                                         spec_size_text(ki->max, b));
+                        else
+                                snprintf(range, sizeof(range), " (%" PRIu64 "..%" PRIu64 ")", ki->min, ki->max);
+                }
+                table_add_cell(t, ki->name);
+                table_add_cell(t, spec_kind_to_string(ki->kind));
+                table_add_cell(t, ki->default_text ?: "-");
+                table_add_cell(t, ki->unit ?: "-");
+                table_add_cellf(t, "%s%s", ki->doc, range);
+        }
+        table_print(t, arg_legend);
+        if (arg_legend)
+                printf("\n%d keys. Set them with --set KEY=VALUE; sizes take K, M, G and T (powers of two).\n",
+                       (int) _SPEC_KEY_MAX);
+        return BENCHCTL_EXIT_OK;
+}
+
+int verb_help(int argc, char **argv) {
+        if (argc < 2) {
+                fprintf(stderr, "benchctl: help takes a topic: spec (the job spec keys); see benchctl --help "
+                        "for the commands\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (streq(argv[1], "spec"))
+                return help_spec();
+        fprintf(stderr, "benchctl: no help on '%s'; the topics are: spec\n", argv[1]);
+        return BENCHCTL_EXIT_USAGE;
 }

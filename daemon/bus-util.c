@@ -13,46 +13,6 @@
 #include "bus-util.h"
 #include "shared/util.h"
 
-/* What each key expects on the bus, for messages about wrong types. */
-static const char *spec_key_expected_type(SpecKey k) {
-        switch (k) {
-        case SPEC_KEY_TARGET:
-        case SPEC_KEY_PROFILE:
-        case SPEC_KEY_WORKLOAD:
-        case SPEC_KEY_SYNC:
-        case SPEC_KEY_PATTERN:
-        case SPEC_KEY_LABEL:
-                return "'s' (string)";
-        case SPEC_KEY_BLOCK_SIZE:
-        case SPEC_KEY_SIZE:
-        case SPEC_KEY_STRIDE:
-        case SPEC_KEY_FILE_SIZE_MIN:
-        case SPEC_KEY_FILE_SIZE_MAX:
-                return "'t' (bytes) or 's' (a size such as \"32K\")";
-        case SPEC_KEY_DIRECT:
-        case SPEC_KEY_DESTRUCTIVE:
-                return "'b' (boolean)";
-        case SPEC_KEY_TAGS:
-                return "'as' (array of strings)";
-        default:
-                return "'u'/'t' (unsigned integer) or 's'";
-        }
-}
-
-static int spec_known_keys(char **ret) {
-        _cleanup_free_ char *s = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&s, &len);
-        if (!f)
-                return -ENOMEM;
-        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++)
-                fprintf(f, "%s%s", k > 0 ? ", " : "", spec_key_to_string(k));
-        if (fclose(f) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(s);
-        return 0;
-}
-
 /* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's
  * contents; f reads the variant. The one loop over dict entries that the spec and both filters use. */
 typedef int (*DictEntryFunc)(sd_bus_message *m, const char *key, const char *contents, void *userdata,
@@ -108,11 +68,9 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
 
         SpecKey k = spec_key_from_string(key);
         if (k < 0) {
-                _cleanup_free_ char *known = NULL;
-                if (spec_known_keys(&known) < 0)
-                        return -ENOMEM;
-                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                         "unknown spec key '%s'; known keys are: %s", CALLER_TEXT(key), known);
+                /* The same words, did-you-mean included, as benchctl --set and profile files get. */
+                (void) spec_fail_unknown_key(key, &err);
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "unknown spec key");
         }
         if (s->set_mask & (UINT64_C(1) << k))
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
@@ -173,7 +131,7 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
         } else
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                          "spec key '%s' has D-Bus type '%s'; it takes %s",
-                                         key, CALLER_TEXT(contents), spec_key_expected_type(k));
+                                         key, CALLER_TEXT(contents), spec_kind_bus_types(spec_key_info(k)->kind));
         if (r < 0)
                 return r;
 

@@ -40,43 +40,6 @@ void spec_pattern_text(const JobSpec *s, char buf[static 32]) {
                 strcpy(buf, "random");
 }
 
-uint64_t spec_number_of(const JobSpec *s, SpecKey k) {
-        switch (k) {
-        case SPEC_KEY_BLOCK_SIZE:    return s->block_size;
-        case SPEC_KEY_SIZE:          return s->size;
-        case SPEC_KEY_RUNTIME_MS:    return s->runtime_ms;
-        case SPEC_KEY_RAMP_MS:       return s->ramp_ms;
-        case SPEC_KEY_QUEUE_DEPTH:   return s->queue_depth;
-        case SPEC_KEY_JOBS:          return s->jobs;
-        case SPEC_KEY_RWMIX_READ:    return s->rwmix_read;
-        case SPEC_KEY_STRIDE:        return s->stride;
-        case SPEC_KEY_FILE_COUNT:    return s->file_count;
-        case SPEC_KEY_FILE_SIZE_MIN: return s->file_size_min;
-        case SPEC_KEY_FILE_SIZE_MAX: return s->file_size_max;
-        case SPEC_KEY_DIRS:          return s->dirs;
-        case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
-        default:                     return 0;
-        }
-}
-
-/* Whether key k carries a value that the text and JSON forms should write. */
-static bool spec_has_value(const JobSpec *s, SpecKey k) {
-        switch (k) {
-        case SPEC_KEY_TARGET:
-                return s->target;
-        case SPEC_KEY_PROFILE:
-                return s->profile;
-        case SPEC_KEY_WORKLOAD:
-                return s->workload >= 0;
-        case SPEC_KEY_LABEL:
-                return s->label;
-        case SPEC_KEY_TAGS:
-                return s->tags && s->tags[0];
-        default:
-                return (s->set_mask & KEY_BIT(k)) || (s->finalized && s->workload >= 0 && !s->profile);
-        }
-}
-
 /* ---- text and JSON ---- */
 
 int spec_to_text(const JobSpec *s, char **ret) {
@@ -88,30 +51,29 @@ int spec_to_text(const JobSpec *s, char **ret) {
         if (!f)
                 return -ENOMEM;
 
-        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
-                char v[32];
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = &spec_key_table[k];
+                char v[SPEC_TEXT_MAX];
 
                 if (!spec_has_value(s, k))
                         continue;
-                fprintf(f, "%s=", spec_keys[k].name);
-                switch (k) {
-                case SPEC_KEY_TARGET:   fputs(s->target, f); break;
-                case SPEC_KEY_PROFILE:  fputs(s->profile, f); break;
-                case SPEC_KEY_WORKLOAD: fputs(workload_to_string(s->workload), f); break;
-                case SPEC_KEY_LABEL:    fputs(s->label, f); break;
-                case SPEC_KEY_SYNC:     spec_sync_text(s, v); fputs(v, f); break;
-                case SPEC_KEY_PATTERN:  spec_pattern_text(s, v); fputs(v, f); break;
-                case SPEC_KEY_DIRECT:   fputs(s->direct ? "true" : "false", f); break;
-                case SPEC_KEY_DESTRUCTIVE: fputs(s->destructive ? "true" : "false", f); break;
-                case SPEC_KEY_TAGS:
+                fprintf(f, "%s=", ki->name);
+                switch (ki->kind) {
+                case SPEC_KIND_STRING:
+                        fputs(spec_string_of(s, k, v), f);
+                        break;
+                case SPEC_KIND_BOOL:
+                        fputs(spec_number_of(s, k) ? "true" : "false", f);
+                        break;
+                case SPEC_KIND_STRV:
                         for (char **t = s->tags; *t; t++)
                                 fprintf(f, "%s%s", t == s->tags ? "" : ",", *t);
                         break;
+                case SPEC_KIND_SIZE:
+                        fputs(spec_size_text(spec_number_of(s, k), v), f);
+                        break;
                 default:
-                        if (spec_keys[k].kind == KIND_SIZE)
-                                fputs(spec_size_text(spec_number_of(s, k), v), f);
-                        else
-                                fprintf(f, "%" PRIu64, spec_number_of(s, k));
+                        fprintf(f, "%" PRIu64, spec_number_of(s, k));
                 }
                 fputc('\n', f);
         }
@@ -136,22 +98,21 @@ int spec_to_json(const JobSpec *s, char **ret) {
         if (!o)
                 return -ENOMEM;
 
-        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = &spec_key_table[k];
                 json_object *v = NULL;
-                char buf[32];
+                char buf[SPEC_TEXT_MAX];
 
                 if (!spec_has_value(s, k))
                         continue;
-                switch (k) {
-                case SPEC_KEY_TARGET:   v = json_object_new_string(s->target); break;
-                case SPEC_KEY_PROFILE:  v = json_object_new_string(s->profile); break;
-                case SPEC_KEY_WORKLOAD: v = json_object_new_string(workload_to_string(s->workload)); break;
-                case SPEC_KEY_LABEL:    v = json_object_new_string(s->label); break;
-                case SPEC_KEY_SYNC:     spec_sync_text(s, buf); v = json_object_new_string(buf); break;
-                case SPEC_KEY_PATTERN:  spec_pattern_text(s, buf); v = json_object_new_string(buf); break;
-                case SPEC_KEY_DIRECT:   v = json_object_new_boolean(s->direct); break;
-                case SPEC_KEY_DESTRUCTIVE: v = json_object_new_boolean(s->destructive); break;
-                case SPEC_KEY_TAGS:
+                switch (ki->kind) {
+                case SPEC_KIND_STRING:
+                        v = json_object_new_string(spec_string_of(s, k, buf));
+                        break;
+                case SPEC_KIND_BOOL:
+                        v = json_object_new_boolean(spec_number_of(s, k) != 0);
+                        break;
+                case SPEC_KIND_STRV:
                         v = json_object_new_array();
                         for (char **t = s->tags; v && *t; t++) {
                                 json_object *e = json_object_new_string(*t);
@@ -165,7 +126,7 @@ int spec_to_json(const JobSpec *s, char **ret) {
                 default:
                         v = json_object_new_int64((int64_t) spec_number_of(s, k));
                 }
-                if (!v || json_object_object_add(o, spec_keys[k].name, v) < 0) {
+                if (!v || json_object_object_add(o, ki->name, v) < 0) {
                         json_object_put(v);
                         return -ENOMEM;
                 }

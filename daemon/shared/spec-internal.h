@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to spec.c and spec-format.c: the key table and the few helpers both halves of the job
- * spec use. spec.c owns the keys (parsing, defaults, validation); spec-format.c writes a spec out
- * as text and JSON and reads the JSON back. Nothing outside daemon/shared/spec*.c includes this.
+ * Private to spec.c, spec-keys.c and spec-format.c: the helpers the parts of the job spec share.
+ * spec-keys.c is the registry (every key's row); spec.c parses values and checks the rules between
+ * keys; spec-format.c writes a spec out as text and JSON and reads the JSON back. Nothing outside
+ * daemon/shared/spec*.c includes this.
  */
 #pragma once
 
@@ -13,29 +14,17 @@
 
 #define KEY_BIT(k) (UINT64_C(1) << (k))
 
-typedef enum KeyKind {
-        KIND_STRING,
-        KIND_SIZE,
-        KIND_NUMBER,
-        KIND_BOOL,
-        KIND_STRV,
-} KeyKind;
-
-typedef struct KeyInfo {
-        const char *name;
-        KeyKind kind;
-        uint64_t min, max;      /* KIND_SIZE and KIND_NUMBER */
-} KeyInfo;
-
-/* Indexed by SpecKey (spec.c). */
-extern const KeyInfo spec_keys[_SPEC_KEY_MAX];
-
 /* Replaces *reterr (if reterr) with the formatted message; returns -EINVAL (spec.c). */
 _printf_(2, 3) int spec_fail(char **reterr, const char *fmt, ...);
-/* The "unknown key" message with a did-you-mean and the known keys; returns -EINVAL (spec.c). */
-int spec_fail_unknown_key(const char *key, char **reterr);
-/* "32K" when exact, else plain bytes; always readable back by parse_size() (spec.c). */
-const char *spec_size_text(uint64_t v, char buf[static 32]);
 
-/* The value of a KIND_SIZE or KIND_NUMBER key; 0 for any other key (spec-format.c). */
-uint64_t spec_number_of(const JobSpec *s, SpecKey k);
+/* Stores v in the field of a size, number or boolean key (spec-keys.c). */
+void spec_store_number(JobSpec *s, SpecKey k, uint64_t v);
+/* The text of a string key's value, or NULL when it has none (spec-keys.c). */
+const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX]);
+/* Whether key k carries a value that the text and JSON forms write: an optional key when it has
+ * one, any other when it was given, or filled in by finalizing a workload spec (spec-keys.c). */
+bool spec_has_value(const JobSpec *s, SpecKey k);
+/* Plain decimal, no sign, no suffix: -EINVAL, -ERANGE (spec.c). */
+int spec_parse_decimal(const char *s, uint64_t *ret);
+/* "none", "end", "each", optionally ":fsync"/":fdatasync"; "fsync", "fdatasync" (spec-keys.c). */
+int spec_parse_sync(const char *s, SyncMode *ret_mode, SyncCall *ret_call);

@@ -3,10 +3,11 @@
  * The job spec: parsing one key at a time from typed values (D-Bus, JSON) or text (benchctl --set,
  * profile files, the worker protocol), defaults and cross-field rules, and the text and JSON forms.
  *
- * One table describes every key (its name, the kind of value it takes and its bounds), so typed
- * and textual input go through the same conversions and the same range checks, and every message
- * can name the key, the bad value and what would be right. Pure logic: nothing here touches the
- * filesystem; spec-check.c looks at the target.
+ * Every key is a row of the registry (spec-keys.c: its name, kind, bounds, field, default), so
+ * typed and textual input go through the same conversions and the same range checks, and every
+ * message can name the key, the bad value and what would be right. Nothing here names a key but
+ * the rules between keys (spec_finalize). Pure logic: nothing here touches the filesystem;
+ * spec-check.c looks at the target.
  */
 
 #include <ctype.h>
@@ -21,9 +22,6 @@
 #include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
-
-#define FILE_SIZE_MAX (UINT64_C(1) << 30)
-#define PROFILE_NAME_MAX 64u
 
 static const char *const workload_table[_WORKLOAD_MAX] = {
         [WORKLOAD_READ] = "read",
@@ -94,44 +92,17 @@ static bool workload_is_data(Workload w) {
         return w >= 0 && w < _WORKLOAD_MAX && w != WORKLOAD_METADATA;
 }
 
-/* ---- the key table ---- */
-
-const KeyInfo spec_keys[_SPEC_KEY_MAX] = {
-        [SPEC_KEY_TARGET]        = { "target", KIND_STRING },
-        [SPEC_KEY_PROFILE]       = { "profile", KIND_STRING },
-        [SPEC_KEY_WORKLOAD]      = { "workload", KIND_STRING },
-        [SPEC_KEY_BLOCK_SIZE]    = { "block_size", KIND_SIZE, SPEC_BLOCK_SIZE_MIN, SPEC_BLOCK_SIZE_MAX },
-        [SPEC_KEY_SIZE]          = { "size", KIND_SIZE, 1, SPEC_SIZE_MAX },
-        [SPEC_KEY_RUNTIME_MS]    = { "runtime_ms", KIND_NUMBER, 0, SPEC_RUNTIME_MS_MAX },
-        [SPEC_KEY_RAMP_MS]       = { "ramp_ms", KIND_NUMBER, 0, SPEC_RUNTIME_MS_MAX },
-        [SPEC_KEY_QUEUE_DEPTH]   = { "queue_depth", KIND_NUMBER, 1, SPEC_QUEUE_DEPTH_MAX },
-        [SPEC_KEY_JOBS]          = { "jobs", KIND_NUMBER, 1, SPEC_JOBS_MAX },
-        [SPEC_KEY_DIRECT]        = { "direct", KIND_BOOL },
-        [SPEC_KEY_SYNC]          = { "sync", KIND_STRING },
-        [SPEC_KEY_RWMIX_READ]    = { "rwmix_read", KIND_NUMBER, 0, 100 },
-        [SPEC_KEY_PATTERN]       = { "pattern", KIND_STRING },
-        [SPEC_KEY_STRIDE]        = { "stride", KIND_SIZE, SPEC_BLOCK_SIZE_MIN, SPEC_SIZE_MAX },
-        [SPEC_KEY_FILE_COUNT]    = { "file_count", KIND_NUMBER, 1, SPEC_FILE_COUNT_MAX },
-        [SPEC_KEY_FILE_SIZE_MIN] = { "file_size_min", KIND_SIZE, 0, FILE_SIZE_MAX },
-        [SPEC_KEY_FILE_SIZE_MAX] = { "file_size_max", KIND_SIZE, 0, FILE_SIZE_MAX },
-        [SPEC_KEY_DIRS]          = { "dirs", KIND_NUMBER, 1, SPEC_DIRS_MAX },
-        [SPEC_KEY_SAMPLE_MS]     = { "sample_ms", KIND_NUMBER, SPEC_SAMPLE_MS_MIN, SPEC_SAMPLE_MS_MAX },
-        [SPEC_KEY_LABEL]         = { "label", KIND_STRING },
-        [SPEC_KEY_TAGS]          = { "tags", KIND_STRV },
-        [SPEC_KEY_DESTRUCTIVE]   = { "destructive", KIND_BOOL },
-};
-
 const char *spec_key_to_string(SpecKey k) {
         if (k < 0 || k >= _SPEC_KEY_MAX)
                 return NULL;
-        return spec_keys[k].name;
+        return spec_key_table[k].name;
 }
 
 SpecKey spec_key_from_string(const char *s) {
         if (!s)
                 return _SPEC_KEY_INVALID;
         for (int i = 0; i < _SPEC_KEY_MAX; i++)
-                if (streq(spec_keys[i].name, s))
+                if (streq(spec_key_table[i].name, s))
                         return (SpecKey) i;
         return _SPEC_KEY_INVALID;
 }
@@ -215,15 +186,15 @@ int spec_fail_unknown_key(const char *key, char **reterr) {
         bool printable = true;
 
         for (int i = 0; i < _SPEC_KEY_MAX; i++) {
-                unsigned d = edit_distance(key, spec_keys[i].name);
+                unsigned d = edit_distance(key, spec_key_table[i].name);
 
                 if (d < best_d) {
                         best_d = d;
-                        best = spec_keys[i].name;
+                        best = spec_key_table[i].name;
                 }
                 if (i > 0)
                         strncat(known, ", ", sizeof(known) - strlen(known) - 1);
-                strncat(known, spec_keys[i].name, sizeof(known) - strlen(known) - 1);
+                strncat(known, spec_key_table[i].name, sizeof(known) - strlen(known) - 1);
         }
 
         /* Never echo an overlong or binary key back. */
@@ -274,8 +245,7 @@ int parse_size(const char *s, uint64_t *ret) {
         return 0;
 }
 
-/* Plain decimal, no sign, no suffix. */
-static int parse_decimal(const char *s, uint64_t *ret) {
+int spec_parse_decimal(const char *s, uint64_t *ret) {
         uint64_t v = 0;
 
         if (!s || !*s)
@@ -309,7 +279,7 @@ static int parse_bool_text(const char *s) {
 
 /* A size or count from any value type, checked against the key's bounds. */
 static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **reterr) {
-        const KeyInfo *ki = &spec_keys[k];
+        const SpecKeyInfo *ki = &spec_key_table[k];
         char a[32], b[32], q[80];
         uint64_t u;
         int r;
@@ -322,14 +292,14 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
                 if (v->i < 0)
                         return spec_fail(reterr, "%s: %" PRIi64 " is negative; use a value from %s to %s",
                                          ki->name, v->i,
-                                         ki->kind == KIND_SIZE ? spec_size_text(ki->min, a) : (snprintf(a, sizeof(a), "%" PRIu64, ki->min), a),
-                                         ki->kind == KIND_SIZE ? spec_size_text(ki->max, b) : (snprintf(b, sizeof(b), "%" PRIu64, ki->max), b));
+                                         ki->kind == SPEC_KIND_SIZE ? spec_size_text(ki->min, a) : (snprintf(a, sizeof(a), "%" PRIu64, ki->min), a),
+                                         ki->kind == SPEC_KIND_SIZE ? spec_size_text(ki->max, b) : (snprintf(b, sizeof(b), "%" PRIu64, ki->max), b));
                 u = (uint64_t) v->i;
                 break;
         case SPEC_VALUE_STRING:
                 if (!v->s)
                         return spec_fail(reterr, "%s: no value given", ki->name);
-                if (ki->kind == KIND_SIZE) {
+                if (ki->kind == SPEC_KIND_SIZE) {
                         r = parse_size(v->s, &u);
                         if (r == -ERANGE)
                                 return spec_fail(reterr, "%s: '%s' is too large; at most %s",
@@ -338,7 +308,7 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
                                 return spec_fail(reterr, "%s: '%s' is not a size; use bytes or a number with K, M, G "
                                                  "or T, e.g. 32K", ki->name, CALLER_TEXT(v->s));
                 } else {
-                        r = parse_decimal(v->s, &u);
+                        r = spec_parse_decimal(v->s, &u);
                         if (r == -ERANGE)
                                 return spec_fail(reterr, "%s: '%s' is too large; at most %" PRIu64,
                                                  ki->name, CALLER_TEXT(v->s), ki->max);
@@ -348,14 +318,14 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
                 }
                 break;
         default:
-                if (ki->kind == KIND_SIZE)
+                if (ki->kind == SPEC_KIND_SIZE)
                         return spec_fail(reterr, "%s: expected a size (an integer number of bytes, or a string such "
                                          "as \"32K\"), got %s", ki->name, value_type_name(v->type));
                 return spec_fail(reterr, "%s: expected an integer, got %s", ki->name, value_type_name(v->type));
         }
 
         if (u < ki->min || u > ki->max) {
-                if (ki->kind == KIND_SIZE)
+                if (ki->kind == SPEC_KIND_SIZE)
                         return spec_fail(reterr, "%s: %s is out of range; use a size from %s to %s",
                                          ki->name, spec_size_text(u, q), spec_size_text(ki->min, a),
                                          spec_size_text(ki->max, b));
@@ -364,77 +334,6 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
         }
         *ret = u;
         return 0;
-}
-
-static int parse_sync(const char *s, SyncMode *ret_mode, SyncCall *ret_call) {
-        SyncMode mode;
-        SyncCall call = SYNC_CALL_FSYNC;
-        const char *colon = strchr(s, ':');
-        size_t n = colon ? (size_t) (colon - s) : strlen(s);
-
-        if (!colon && streq(s, "fsync")) {
-                *ret_mode = SYNC_END;
-                *ret_call = SYNC_CALL_FSYNC;
-                return 0;
-        }
-        if (!colon && streq(s, "fdatasync")) {
-                *ret_mode = SYNC_END;
-                *ret_call = SYNC_CALL_FDATASYNC;
-                return 0;
-        }
-        if (n == 4 && strncmp(s, "none", 4) == 0 && !colon)
-                mode = SYNC_NONE;
-        else if (n == 3 && strncmp(s, "end", 3) == 0)
-                mode = SYNC_END;
-        else if (n == 4 && strncmp(s, "each", 4) == 0)
-                mode = SYNC_EACH;
-        else
-                return -EINVAL;
-
-        if (colon) {
-                if (streq(colon + 1, "fsync"))
-                        call = SYNC_CALL_FSYNC;
-                else if (streq(colon + 1, "fdatasync"))
-                        call = SYNC_CALL_FDATASYNC;
-                else
-                        return -EINVAL;
-        }
-        *ret_mode = mode;
-        *ret_call = call;
-        return 0;
-}
-
-static int parse_pattern(const char *s, PatternKind *ret_kind, uint32_t *ret_pct) {
-        uint64_t pct;
-
-        if (streq(s, "random")) {
-                *ret_kind = PATTERN_RANDOM;
-                *ret_pct = 0;
-                return 0;
-        }
-        if (streq(s, "zero")) {
-                *ret_kind = PATTERN_ZERO;
-                *ret_pct = 0;
-                return 0;
-        }
-        if (strncmp(s, "compressible:", 13) == 0 && parse_decimal(s + 13, &pct) >= 0 && pct <= 100 &&
-            strlen(s + 13) <= 3) {
-                *ret_kind = PATTERN_COMPRESSIBLE;
-                *ret_pct = (uint32_t) pct;
-                return 0;
-        }
-        return -EINVAL;
-}
-
-static bool profile_name_ok(const char *s) {
-        size_t n = strlen(s);
-
-        if (n == 0 || n > PROFILE_NAME_MAX)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-                        return false;
-        return true;
 }
 
 static bool tag_ok(const char *s) {
@@ -446,122 +345,6 @@ static bool tag_ok(const char *s) {
                 if (!(isalnum((unsigned char) *p) || strchr("._:+-", *p)))
                         return false;
         return true;
-}
-
-/* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
-static bool label_ok(const char *s) {
-        const unsigned char *p = (const unsigned char *) s;
-
-        while (*p) {
-                unsigned n;
-                uint32_t c;
-
-                if (*p < 0x80) {
-                        if (*p < 0x20 || *p == 0x7f)
-                                return false;
-                        p++;
-                        continue;
-                }
-                if ((*p & 0xe0) == 0xc0) {
-                        n = 1;
-                        c = *p & 0x1f;
-                } else if ((*p & 0xf0) == 0xe0) {
-                        n = 2;
-                        c = *p & 0x0f;
-                } else if ((*p & 0xf8) == 0xf0) {
-                        n = 3;
-                        c = *p & 0x07;
-                } else
-                        return false;
-                p++;
-                for (unsigned i = 0; i < n; i++, p++) {
-                        if ((*p & 0xc0) != 0x80)
-                                return false;
-                        c = (c << 6) | (*p & 0x3f);
-                }
-                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
-                    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c < 0xa0))
-                        return false;
-        }
-        return true;
-}
-
-static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reterr) {
-        switch (k) {
-        case SPEC_KEY_TARGET: {
-                char *t;
-
-                if (value[0] != '/')
-                        return spec_fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
-                                         "directory, regular file or block device, e.g. /mnt/scratch",
-                                         CALLER_TEXT(value));
-                if (strlen(value) >= SPEC_PATH_MAX)
-                        return spec_fail(reterr, "target: path is longer than %u bytes; use a shorter path",
-                                         SPEC_PATH_MAX);
-                for (const char *p = value; *p; p++)
-                        if ((unsigned char) *p < 0x20 || *p == 0x7f)
-                                return spec_fail(reterr, "target: '%s' contains a control character (newline, "
-                                                 "tab, ...); use a path without them", CALLER_TEXT(value));
-                t = strdup(value);
-                if (!t)
-                        return -ENOMEM;
-                free(s->target);
-                s->target = t;
-                return 0;
-        }
-        case SPEC_KEY_PROFILE: {
-                char *t;
-
-                if (!profile_name_ok(value))
-                        return spec_fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
-                                         "0-9, '_' and '-', e.g. dd", CALLER_TEXT(value), PROFILE_NAME_MAX);
-                t = strdup(value);
-                if (!t)
-                        return -ENOMEM;
-                free(s->profile);
-                s->profile = t;
-                return 0;
-        }
-        case SPEC_KEY_WORKLOAD: {
-                Workload w = workload_from_string(value);
-
-                if (w < 0)
-                        return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
-                                         "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                         "metadata, ping", CALLER_TEXT(value));
-                s->workload = w;
-                return 0;
-        }
-        case SPEC_KEY_SYNC:
-                if (parse_sync(value, &s->sync, &s->sync_call) < 0)
-                        return spec_fail(reterr, "sync: '%s' is not a sync mode; use none, end or each, optionally "
-                                         "with :fsync or :fdatasync, e.g. end:fsync", CALLER_TEXT(value));
-                return 0;
-        case SPEC_KEY_PATTERN:
-                if (parse_pattern(value, &s->pattern, &s->compress_pct) < 0)
-                        return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
-                                         "compressible:NN with NN from 0 to 100, e.g. compressible:50",
-                                         CALLER_TEXT(value));
-                return 0;
-        case SPEC_KEY_LABEL: {
-                char *t;
-
-                if (strlen(value) > SPEC_LABEL_MAX)
-                        return spec_fail(reterr, "label: longer than %u bytes; use a shorter label", SPEC_LABEL_MAX);
-                if (!label_ok(value))
-                        return spec_fail(reterr, "label: '%s' contains control characters or invalid UTF-8; use "
-                                         "printable text", CALLER_TEXT(value));
-                /* An empty label is no label, so every form of the spec agrees on it. */
-                t = value[0] ? strdup(value) : NULL;
-                if (value[0] && !t)
-                        return -ENOMEM;
-                free(s->label);
-                s->label = t;
-                return 0;
-        }
-        default:
-                return -EINVAL;
-        }
 }
 
 static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
@@ -596,55 +379,33 @@ static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
         return 0;
 }
 
-static void store_number(JobSpec *s, SpecKey k, uint64_t v) {
-        switch (k) {
-        case SPEC_KEY_BLOCK_SIZE:    s->block_size = v; break;
-        case SPEC_KEY_SIZE:          s->size = v; break;
-        case SPEC_KEY_RUNTIME_MS:    s->runtime_ms = v; break;
-        case SPEC_KEY_RAMP_MS:       s->ramp_ms = v; break;
-        case SPEC_KEY_QUEUE_DEPTH:   s->queue_depth = (uint32_t) v; break;
-        case SPEC_KEY_JOBS:          s->jobs = (uint32_t) v; break;
-        case SPEC_KEY_RWMIX_READ:    s->rwmix_read = (uint32_t) v; break;
-        case SPEC_KEY_STRIDE:        s->stride = v; break;
-        case SPEC_KEY_FILE_COUNT:    s->file_count = (uint32_t) v; break;
-        case SPEC_KEY_FILE_SIZE_MIN: s->file_size_min = v; break;
-        case SPEC_KEY_FILE_SIZE_MAX: s->file_size_max = v; break;
-        case SPEC_KEY_DIRS:          s->dirs = (uint32_t) v; break;
-        case SPEC_KEY_SAMPLE_MS:     s->sample_ms = (uint32_t) v; break;
-        default: break;
-        }
-}
-
 static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr) {
-        const KeyInfo *ki = &spec_keys[k];
+        const SpecKeyInfo *ki = &spec_key_table[k];
         uint64_t u = 0;
         int r;
 
         switch (ki->kind) {
-        case KIND_STRING:
+        case SPEC_KIND_STRING:
                 if (v->type != SPEC_VALUE_STRING)
                         return spec_fail(reterr, "%s: expected a string, got %s", ki->name, value_type_name(v->type));
                 if (!v->s)
                         return spec_fail(reterr, "%s: no value given", ki->name);
-                r = set_string_key(s, k, v->s, reterr);
+                r = ki->parse(s, v->s, reterr);
                 break;
-        case KIND_SIZE:
-        case KIND_NUMBER:
+        case SPEC_KIND_SIZE:
+        case SPEC_KIND_NUMBER:
                 r = value_to_number(k, v, &u, reterr);
                 if (r >= 0)
-                        store_number(s, k, u);
+                        spec_store_number(s, k, u);
                 break;
-        case KIND_BOOL:
+        case SPEC_KIND_BOOL:
                 if (v->type != SPEC_VALUE_BOOL)
                         return spec_fail(reterr, "%s: expected a boolean (true or false), got %s",
                                          ki->name, value_type_name(v->type));
-                if (k == SPEC_KEY_DIRECT)
-                        s->direct = v->b;
-                else
-                        s->destructive = v->b;
+                spec_store_number(s, k, v->b);
                 r = 0;
                 break;
-        case KIND_STRV:
+        case SPEC_KIND_STRV:
                 if (v->type != SPEC_VALUE_STRV)
                         return spec_fail(reterr, "%s: expected an array of strings, got %s",
                                          ki->name, value_type_name(v->type));
@@ -656,8 +417,9 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
         if (r < 0)
                 return r;
 
-        /* Values that mean "none" leave the key unset, so text and JSON forms agree. */
-        if ((k == SPEC_KEY_LABEL && !s->label) || (k == SPEC_KEY_TAGS && !s->tags))
+        /* Values that mean "none" (an empty label or tag list) leave the key unset, so text and
+         * JSON forms agree. */
+        if (ki->optional && !spec_has_value(s, k))
                 s->set_mask &= ~KEY_BIT(k);
         else
                 s->set_mask |= KEY_BIT(k);
@@ -704,8 +466,8 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
         if (!value)
                 return spec_fail(reterr, "%s: no value given", key);
 
-        switch (spec_keys[k].kind) {
-        case KIND_BOOL: {
+        switch (spec_key_table[k].kind) {
+        case SPEC_KIND_BOOL: {
                 int b = parse_bool_text(value);
                 if (b < 0)
                         return spec_fail(reterr, "%s: '%s' is not a boolean; use true or false",
@@ -713,7 +475,7 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
                 v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = b };
                 return spec_set_key(s, k, &v, reterr);
         }
-        case KIND_STRV: {
+        case SPEC_KIND_STRV: {
                 _cleanup_strv_free_ char **l = NULL;
                 int r = split_commas(value, &l);
                 if (r < 0)
@@ -794,64 +556,52 @@ static bool strv_equal(char *const *a, char *const *b) {
 }
 
 bool spec_equal(const JobSpec *a, const JobSpec *b) {
-        return streq_ptr(a->target, b->target) &&
-                streq_ptr(a->profile, b->profile) &&
-                a->workload == b->workload &&
-                a->block_size == b->block_size &&
-                a->size == b->size &&
-                a->runtime_ms == b->runtime_ms &&
-                a->ramp_ms == b->ramp_ms &&
-                a->queue_depth == b->queue_depth &&
-                a->jobs == b->jobs &&
-                a->direct == b->direct &&
-                a->sync == b->sync &&
-                a->sync_call == b->sync_call &&
-                a->rwmix_read == b->rwmix_read &&
-                a->pattern == b->pattern &&
-                a->compress_pct == b->compress_pct &&
-                a->stride == b->stride &&
-                a->file_count == b->file_count &&
-                a->file_size_min == b->file_size_min &&
-                a->file_size_max == b->file_size_max &&
-                a->dirs == b->dirs &&
-                a->sample_ms == b->sample_ms &&
-                streq_ptr(a->label, b->label) &&
-                strv_equal(a->tags, b->tags) &&
-                a->destructive == b->destructive;
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                char ba[SPEC_TEXT_MAX], bb[SPEC_TEXT_MAX];
+
+                switch (spec_key_table[k].kind) {
+                case SPEC_KIND_STRING:
+                        if (!streq_ptr(spec_string_of(a, k, ba), spec_string_of(b, k, bb)))
+                                return false;
+                        break;
+                case SPEC_KIND_STRV:
+                        if (!strv_equal(a->tags, b->tags))
+                                return false;
+                        break;
+                default:
+                        if (spec_number_of(a, k) != spec_number_of(b, k))
+                                return false;
+                }
+        }
+        return true;
+}
+
+/* The value of key k in s as spec_set_key() takes it; false when it has none. buf holds strings. */
+static bool spec_get_value(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX], SpecValue *ret) {
+        switch (spec_key_table[k].kind) {
+        case SPEC_KIND_STRING:
+                *ret = (SpecValue) { .type = SPEC_VALUE_STRING, .s = spec_string_of(s, k, buf) };
+                return ret->s;
+        case SPEC_KIND_BOOL:
+                *ret = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = spec_number_of(s, k) != 0 };
+                return true;
+        case SPEC_KIND_STRV:
+                *ret = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = s->tags };
+                return true;
+        default:
+                *ret = (SpecValue) { .type = SPEC_VALUE_UINT, .u = spec_number_of(s, k) };
+                return true;
+        }
 }
 
 int spec_apply(JobSpec *dst, const JobSpec *src) {
-        for (int k = 0; k < _SPEC_KEY_MAX; k++) {
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                char buf[SPEC_TEXT_MAX];
                 SpecValue v;
-                char buf[32];
                 int r;
 
-                if (!(src->set_mask & KEY_BIT(k)))
+                if (!(src->set_mask & KEY_BIT(k)) || !spec_get_value(src, k, buf, &v))
                         continue;
-                switch (spec_keys[k].kind) {
-                case KIND_STRING:
-                        switch (k) {
-                        case SPEC_KEY_TARGET:   v.s = src->target; break;
-                        case SPEC_KEY_PROFILE:  v.s = src->profile; break;
-                        case SPEC_KEY_WORKLOAD: v.s = workload_to_string(src->workload); break;
-                        case SPEC_KEY_SYNC:     spec_sync_text(src, buf); v.s = buf; break;
-                        case SPEC_KEY_PATTERN:  spec_pattern_text(src, buf); v.s = buf; break;
-                        default:                v.s = src->label ?: ""; break;
-                        }
-                        if (!v.s)
-                                continue;
-                        v.type = SPEC_VALUE_STRING;
-                        break;
-                case KIND_BOOL:
-                        v = (SpecValue) { .type = SPEC_VALUE_BOOL,
-                                          .b = k == SPEC_KEY_DIRECT ? src->direct : src->destructive };
-                        break;
-                case KIND_STRV:
-                        v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = src->tags };
-                        break;
-                default:
-                        v = (SpecValue) { .type = SPEC_VALUE_UINT, .u = spec_number_of(src, k) };
-                }
                 r = spec_set_key(dst, k, &v, NULL);
                 if (r < 0)
                         return r;
@@ -865,63 +615,18 @@ static bool is_set(const JobSpec *s, SpecKey k) {
         return s->set_mask & KEY_BIT(k);
 }
 
-/* Sequential workloads default to 1M blocks, random and latency workloads to 4K. */
-static bool workload_big_blocks(Workload w) {
-        switch (w) {
-        case WORKLOAD_READ:
-        case WORKLOAD_WRITE:
-        case WORKLOAD_REWRITE:
-        case WORKLOAD_REREAD:
-        case WORKLOAD_BACKWARD_READ:
-        case WORKLOAD_STRIDE_READ:
-                return true;
-        default:
-                return false;
-        }
-}
-
+/* Defaults of the keys not given, in the registry's order (so stride sees block_size). */
 static void fill_defaults(JobSpec *s) {
-        Workload w = s->workload;
-        bool big = workload_big_blocks(w);
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = &spec_key_table[k];
 
-        if (!is_set(s, SPEC_KEY_BLOCK_SIZE))
-                s->block_size = big ? (UINT64_C(1) << 20) : 4096;
-        if (!is_set(s, SPEC_KEY_SIZE))
-                s->size = UINT64_C(1) << 30;
-        if (!is_set(s, SPEC_KEY_RUNTIME_MS))
-                s->runtime_ms = 0;
-        if (!is_set(s, SPEC_KEY_RAMP_MS))
-                s->ramp_ms = 0;
-        if (!is_set(s, SPEC_KEY_QUEUE_DEPTH))
-                s->queue_depth = 1;
-        if (!is_set(s, SPEC_KEY_JOBS))
-                s->jobs = 1;
-        if (!is_set(s, SPEC_KEY_DIRECT))
-                s->direct = true;
-        if (!is_set(s, SPEC_KEY_SYNC)) {
-                s->sync = workload_writes(w) ? SYNC_END : SYNC_NONE;
-                s->sync_call = SYNC_CALL_FSYNC;
+                if (is_set(s, k))
+                        continue;
+                if (ki->fill_default)
+                        ki->fill_default(s);
+                else if (ki->has_default)
+                        spec_store_number(s, k, ki->default_value);
         }
-        if (!is_set(s, SPEC_KEY_RWMIX_READ))
-                s->rwmix_read = 50;
-        if (!is_set(s, SPEC_KEY_PATTERN)) {
-                s->pattern = PATTERN_RANDOM;
-                s->compress_pct = 0;
-        }
-        if (!is_set(s, SPEC_KEY_STRIDE))
-                s->stride = 4 * s->block_size;
-        if (!is_set(s, SPEC_KEY_FILE_COUNT))
-                s->file_count = 16384;
-        if (!is_set(s, SPEC_KEY_FILE_SIZE_MIN))
-                s->file_size_min = 0;
-        if (!is_set(s, SPEC_KEY_FILE_SIZE_MAX))
-                s->file_size_max = 0;
-        if (!is_set(s, SPEC_KEY_DIRS))
-                s->dirs = 1;
-        if (!is_set(s, SPEC_KEY_SAMPLE_MS))
-                s->sample_ms = 1000;
-        if (!is_set(s, SPEC_KEY_DESTRUCTIVE))
-                s->destructive = false;
 }
 
 /* Rules between keys that hold whether or not a workload was given (profile specs too). */

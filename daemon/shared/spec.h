@@ -139,6 +139,53 @@ typedef enum SpecKey {
 const char *spec_key_to_string(SpecKey k);
 SpecKey spec_key_from_string(const char *s);
 
+/* ---- the spec registry (spec-keys.c): every key declared once ---- */
+
+typedef enum SpecKind {
+        SPEC_KIND_STRING,       /* D-Bus s */
+        SPEC_KIND_SIZE,         /* bytes: D-Bus t, or s with K/M/G/T ("32K") */
+        SPEC_KIND_NUMBER,       /* D-Bus u/t, or s of decimal digits */
+        SPEC_KIND_BOOL,         /* D-Bus b */
+        SPEC_KIND_STRV,         /* D-Bus as; comma-separated in text */
+        _SPEC_KIND_MAX,
+} SpecKind;
+
+/* Room for the text of a sync, pattern or workload value. */
+#define SPEC_TEXT_MAX 32
+
+typedef struct SpecKeyInfo {
+        const char *name;
+        SpecKind kind;
+        bool optional;                  /* written only when it has a value (target, label, ...) */
+        uint64_t min, max;              /* sizes and numbers, inclusive */
+        size_t offset;                  /* of the value in JobSpec: numbers, booleans, plain strings */
+        unsigned width;                 /* sizeof the field: 8 or 4 (numbers), 1 (booleans) */
+        bool has_default;
+        uint64_t default_value;         /* numbers and booleans, when has_default */
+        void (*fill_default)(JobSpec *s); /* a default computed from other keys (the workload) */
+        /* Strings with rules of their own: parse the text into s; write it back (NULL: the char *
+         * at offset). */
+        int (*parse)(JobSpec *s, const char *value, char **reterr);
+        const char *(*text)(const JobSpec *s, char buf[static SPEC_TEXT_MAX]);
+        const char *unit;               /* "bytes", "ms", "%", or NULL */
+        const char *default_text;       /* the default as `benchctl help spec` shows it, or NULL */
+        const char *runs_column;        /* the runs column that records the value, or NULL */
+        const char *doc;                /* one line */
+} SpecKeyInfo;
+
+extern const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX];
+const SpecKeyInfo *spec_key_info(SpecKey k);
+/* "string", "size", "number", "boolean", "strings". */
+const char *spec_kind_to_string(SpecKind kind);
+/* What D-Bus types a key of this kind accepts, for messages: "'b' (boolean)". */
+const char *spec_kind_bus_types(SpecKind kind);
+/* "32K" when exact, else plain bytes; always readable back by parse_size(). */
+const char *spec_size_text(uint64_t v, char buf[static 32]);
+/* The value of a size, number or boolean key of s (0 for other keys). */
+uint64_t spec_number_of(const JobSpec *s, SpecKey k);
+/* The "unknown key" message, with a did-you-mean and the known keys, into *reterr; -EINVAL. */
+int spec_fail_unknown_key(const char *key, char **reterr);
+
 /* A typed value as it arrives from D-Bus (or JSON). Strings are always accepted for numbers and
  * sizes ("32K"); integers of any D-Bus width arrive as SPEC_VALUE_INT or SPEC_VALUE_UINT. */
 typedef enum SpecValueType {

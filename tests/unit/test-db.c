@@ -18,6 +18,7 @@
 
 #include "db.h"
 #include "schema-migrations.h"
+#include "shared/spec.h"
 #include "shared/histogram.h"
 #include "shared/util.h"
 
@@ -269,6 +270,28 @@ START_TEST(test_create_empty_file) {
                          objects[i][0], objects[i][1]);
                 ck_assert_msg(raw_int(s, sql) == 1, "missing %s %s", objects[i][0], objects[i][1]);
         }
+        sqlite3_close(s);
+}
+END_TEST
+
+/* Every spec key the registry says a runs column records is a column of runs. */
+START_TEST(test_registry_runs_columns) {
+        _cleanup_(db_closep) Db *db = open_db();
+        sqlite3 *s = raw_open();
+        unsigned n = 0;
+
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                char sql[200];
+
+                if (!ki->runs_column)
+                        continue;
+                snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '%s'",
+                         ki->runs_column);
+                ck_assert_msg(raw_int(s, sql) == 1, "spec key %s: runs has no column %s", ki->name, ki->runs_column);
+                n++;
+        }
+        ck_assert_uint_ge(n, 10);
         sqlite3_close(s);
 }
 END_TEST
@@ -1320,6 +1343,7 @@ int main(void) {
         tcase_add_checked_fixture(tc_schema, setup, teardown);
         tcase_add_test(tc_schema, test_create_empty_file);
         tcase_add_test(tc_schema, test_create_missing_file);
+        tcase_add_test(tc_schema, test_registry_runs_columns);
         tcase_add_test(tc_schema, test_missing_directory);
         tcase_add_test(tc_schema, test_wal_and_pragmas);
         tcase_add_test(tc_schema, test_reopen_idempotent);

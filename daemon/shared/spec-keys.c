@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The spec registry: every job spec key, declared once. Its row says what the key is called, what
+ * kind of value it takes and within which bounds, where the value lives in a JobSpec, its default,
+ * its unit, which runs column records it, and one line of documentation. Everything else derives
+ * from this table: parsing a typed value from D-Bus or JSON and a textual one from benchctl --set,
+ * profile files and the worker protocol (spec.c), the text and JSON forms (spec-format.c), the D-Bus
+ * types benchd accepts (bus-util.c), benchctl's --set typing and `benchctl help spec`, and the key
+ * list in the README (checked against `benchctl help spec --markdown` by a test).
+ *
+ * Adding a key: a SpecKey in spec.h, a field in JobSpec, and a row here; a string key with rules of
+ * its own also gets a parse and a text function below. A runs column, if it has one, is a
+ * migration in schema/ and a line in job.c where the run is recorded.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec-internal.h"
+#include "spec.h"
+#include "util.h"
+
+#define FILE_SIZE_MAX (UINT64_C(1) << 30)
+#define PROFILE_NAME_MAX 64u
+
+/* ---- string keys with rules of their own ---- */
+
+static int replace_string(char **field, const char *value) {
+        char *t = value && value[0] ? strdup(value) : NULL;
+
+        if (value && value[0] && !t)
+                return -ENOMEM;
+        free(*field);
+        *field = t;
+        return 0;
+}
+
+static int parse_target(JobSpec *s, const char *value, char **reterr) {
+        if (value[0] != '/')
+                return spec_fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
+                                 "directory, regular file or block device, e.g. /mnt/scratch", CALLER_TEXT(value));
+        if (strlen(value) >= SPEC_PATH_MAX)
+                return spec_fail(reterr, "target: path is longer than %u bytes; use a shorter path", SPEC_PATH_MAX);
+        for (const char *p = value; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return spec_fail(reterr, "target: '%s' contains a control character (newline, "
+                                         "tab, ...); use a path without them", CALLER_TEXT(value));
+        return replace_string(&s->target, value);
+}
+
+static bool profile_name_ok(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > PROFILE_NAME_MAX)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+                        return false;
+        return true;
+}
+
+static int parse_profile(JobSpec *s, const char *value, char **reterr) {
+        if (!profile_name_ok(value))
+                return spec_fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
+                                 "0-9, '_' and '-', e.g. dd", CALLER_TEXT(value), PROFILE_NAME_MAX);
+        return replace_string(&s->profile, value);
+}
+
+static int parse_workload(JobSpec *s, const char *value, char **reterr) {
+        Workload w = workload_from_string(value);
+
+        if (w < 0)
+                return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
+                                 "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
+                                 "metadata, ping", CALLER_TEXT(value));
+        s->workload = w;
+        return 0;
+}
+
+static const char *text_workload(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        return workload_to_string(s->workload);
+}
+
+int spec_parse_sync(const char *s, SyncMode *ret_mode, SyncCall *ret_call) {
+        SyncMode mode;
+        SyncCall call = SYNC_CALL_FSYNC;
+        const char *colon = strchr(s, ':');
+        size_t n = colon ? (size_t) (colon - s) : strlen(s);
+
+        if (!colon && (streq(s, "fsync") || streq(s, "fdatasync"))) {
+                *ret_mode = SYNC_END;
+                *ret_call = streq(s, "fsync") ? SYNC_CALL_FSYNC : SYNC_CALL_FDATASYNC;
+                return 0;
+        }
+        if (n == 4 && strncmp(s, "none", 4) == 0 && !colon)
+                mode = SYNC_NONE;
+        else if (n == 3 && strncmp(s, "end", 3) == 0)
+                mode = SYNC_END;
+        else if (n == 4 && strncmp(s, "each", 4) == 0)
+                mode = SYNC_EACH;
+        else
+                return -EINVAL;
+
+        if (colon) {
+                if (streq(colon + 1, "fsync"))
+                        call = SYNC_CALL_FSYNC;
+                else if (streq(colon + 1, "fdatasync"))
+                        call = SYNC_CALL_FDATASYNC;
+                else
+                        return -EINVAL;
+        }
+        *ret_mode = mode;
+        *ret_call = call;
+        return 0;
+}
+
+static int parse_sync(JobSpec *s, const char *value, char **reterr) {
+        if (spec_parse_sync(value, &s->sync, &s->sync_call) < 0)
+                return spec_fail(reterr, "sync: '%s' is not a sync mode; use none, end or each, optionally "
+                                 "with :fsync or :fdatasync, e.g. end:fsync", CALLER_TEXT(value));
+        return 0;
+}
+
+static const char *text_sync(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        spec_sync_text(s, buf);
+        return buf;
+}
+
+static int parse_pattern(JobSpec *s, const char *value, char **reterr) {
+        uint64_t pct = 0;
+        bool ok = true;
+
+        if (streq(value, "random"))
+                s->pattern = PATTERN_RANDOM;
+        else if (streq(value, "zero"))
+                s->pattern = PATTERN_ZERO;
+        else if (strncmp(value, "compressible:", 13) == 0 && strlen(value + 13) <= 3 &&
+                 spec_parse_decimal(value + 13, &pct) >= 0 && pct <= 100)
+                s->pattern = PATTERN_COMPRESSIBLE;
+        else
+                ok = false;
+        if (!ok)
+                return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
+                                 "compressible:NN with NN from 0 to 100, e.g. compressible:50", CALLER_TEXT(value));
+        s->compress_pct = (uint32_t) pct;
+        return 0;
+}
+
+static const char *text_pattern(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        spec_pattern_text(s, buf);
+        return buf;
+}
+
+/* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
+static bool label_ok(const char *s) {
+        const unsigned char *p = (const unsigned char *) s;
+
+        while (*p) {
+                unsigned n;
+                uint32_t c;
+
+                if (*p < 0x80) {
+                        if (*p < 0x20 || *p == 0x7f)
+                                return false;
+                        p++;
+                        continue;
+                }
+                if ((*p & 0xe0) == 0xc0) {
+                        n = 1;
+                        c = *p & 0x1f;
+                } else if ((*p & 0xf0) == 0xe0) {
+                        n = 2;
+                        c = *p & 0x0f;
+                } else if ((*p & 0xf8) == 0xf0) {
+                        n = 3;
+                        c = *p & 0x07;
+                } else
+                        return false;
+                p++;
+                for (unsigned i = 0; i < n; i++, p++) {
+                        if ((*p & 0xc0) != 0x80)
+                                return false;
+                        c = (c << 6) | (*p & 0x3f);
+                }
+                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
+                    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c < 0xa0))
+                        return false;
+        }
+        return true;
+}
+
+static int parse_label(JobSpec *s, const char *value, char **reterr) {
+        if (strlen(value) > SPEC_LABEL_MAX)
+                return spec_fail(reterr, "label: longer than %u bytes; use a shorter label", SPEC_LABEL_MAX);
+        if (!label_ok(value))
+                return spec_fail(reterr, "label: '%s' contains control characters or invalid UTF-8; use "
+                                 "printable text", CALLER_TEXT(value));
+        /* An empty label is no label, so every form of the spec agrees on it. */
+        return replace_string(&s->label, value);
+}
+
+/* ---- computed defaults ---- */
+
+/* Sequential workloads default to 1M blocks, random and latency workloads to 4K. */
+static void default_block_size(JobSpec *s) {
+        switch (s->workload) {
+        case WORKLOAD_READ:
+        case WORKLOAD_WRITE:
+        case WORKLOAD_REWRITE:
+        case WORKLOAD_REREAD:
+        case WORKLOAD_BACKWARD_READ:
+        case WORKLOAD_STRIDE_READ:
+                s->block_size = UINT64_C(1) << 20;
+                break;
+        default:
+                s->block_size = 4096;
+        }
+}
+
+static void default_sync(JobSpec *s) {
+        s->sync = workload_writes(s->workload) ? SYNC_END : SYNC_NONE;
+        s->sync_call = SYNC_CALL_FSYNC;
+}
+
+static void default_pattern(JobSpec *s) {
+        s->pattern = PATTERN_RANDOM;
+        s->compress_pct = 0;
+}
+
+/* block_size comes first in the table, so its default is in place. */
+static void default_stride(JobSpec *s) {
+        s->stride = 4 * s->block_size;
+}
+
+/* ---- the table ---- */
+
+#define NUM(field, lo, hi) .offset = offsetof(JobSpec, field), .width = sizeof(((JobSpec *) 0)->field), \
+        .min = (lo), .max = (hi)
+#define BOOL_FIELD(field) .offset = offsetof(JobSpec, field), .width = sizeof(((JobSpec *) 0)->field)
+
+const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
+        [SPEC_KEY_TARGET] = {
+                "target", SPEC_KIND_STRING, .optional = true, .parse = parse_target,
+                .offset = offsetof(JobSpec, target),
+                .runs_column = "target",
+                .doc = "absolute path: a directory on a mounted filesystem, a regular file (read workloads) or a "
+                       "block device node",
+        },
+        [SPEC_KEY_PROFILE] = {
+                "profile", SPEC_KIND_STRING, .optional = true, .parse = parse_profile,
+                .offset = offsetof(JobSpec, profile),
+                .doc = "a profile of steps (benchctl profiles), instead of workload",
+        },
+        [SPEC_KEY_WORKLOAD] = {
+                "workload", SPEC_KIND_STRING, .optional = true, .parse = parse_workload, .text = text_workload,
+                .runs_column = "workload",
+                .doc = "read, write, randread, randwrite, randrw, rewrite, reread, backward-read, stride-read, "
+                       "seeks, metadata or ping, instead of profile",
+        },
+        [SPEC_KEY_BLOCK_SIZE] = {
+                "block_size", SPEC_KIND_SIZE, NUM(block_size, SPEC_BLOCK_SIZE_MIN, SPEC_BLOCK_SIZE_MAX),
+                .unit = "bytes", .fill_default = default_block_size,
+                .default_text = "1M for sequential workloads, 4K otherwise", .runs_column = "block_size",
+                .doc = "bytes per I/O",
+        },
+        [SPEC_KEY_SIZE] = {
+                "size", SPEC_KIND_SIZE, NUM(size, 1, SPEC_SIZE_MAX), .unit = "bytes",
+                .has_default = true, .default_value = UINT64_C(1) << 30, .default_text = "1G",
+                .runs_column = "size",
+                .doc = "bytes of the file (or device region) each stream works on",
+        },
+        [SPEC_KEY_RUNTIME_MS] = {
+                "runtime_ms", SPEC_KIND_NUMBER, NUM(runtime_ms, 0, SPEC_RUNTIME_MS_MAX), .unit = "ms",
+                .has_default = true, .default_value = 0, .default_text = "0 (until size is done)",
+                .runs_column = "runtime_ms",
+                .doc = "run for this long, repeating over size; 0: one pass over size",
+        },
+        [SPEC_KEY_RAMP_MS] = {
+                "ramp_ms", SPEC_KIND_NUMBER, NUM(ramp_ms, 0, SPEC_RUNTIME_MS_MAX), .unit = "ms",
+                .has_default = true, .default_value = 0, .default_text = "0", .runs_column = "ramp_ms",
+                .doc = "warm-up excluded from the results (needs runtime_ms)",
+        },
+        [SPEC_KEY_QUEUE_DEPTH] = {
+                "queue_depth", SPEC_KIND_NUMBER, NUM(queue_depth, 1, SPEC_QUEUE_DEPTH_MAX),
+                .has_default = true, .default_value = 1, .default_text = "1", .runs_column = "queue_depth",
+                .doc = "I/Os in flight per stream (io_uring above 1)",
+        },
+        [SPEC_KEY_JOBS] = {
+                "jobs", SPEC_KIND_NUMBER, NUM(jobs, 1, SPEC_JOBS_MAX),
+                .has_default = true, .default_value = 1, .default_text = "1", .runs_column = "jobs",
+                .doc = "parallel streams, each a process with its own file",
+        },
+        [SPEC_KEY_DIRECT] = {
+                "direct", SPEC_KIND_BOOL, BOOL_FIELD(direct),
+                .has_default = true, .default_value = 1, .default_text = "true", .runs_column = "direct",
+                .doc = "O_DIRECT: bypass the page cache",
+        },
+        [SPEC_KEY_SYNC] = {
+                "sync", SPEC_KIND_STRING, .parse = parse_sync, .text = text_sync, .fill_default = default_sync,
+                .default_text = "end:fsync for writing workloads, none otherwise", .runs_column = "sync",
+                .doc = "none, end or each, optionally :fsync or :fdatasync (end: once, inside the timed region)",
+        },
+        [SPEC_KEY_RWMIX_READ] = {
+                "rwmix_read", SPEC_KIND_NUMBER, NUM(rwmix_read, 0, 100), .unit = "%",
+                .has_default = true, .default_value = 50, .default_text = "50", .runs_column = "rwmix_read",
+                .doc = "share of reads in randrw",
+        },
+        [SPEC_KEY_PATTERN] = {
+                "pattern", SPEC_KIND_STRING, .parse = parse_pattern, .text = text_pattern,
+                .fill_default = default_pattern, .default_text = "random", .runs_column = "pattern",
+                .doc = "data written: random (incompressible), zero, or compressible:NN (NN% zeros)",
+        },
+        [SPEC_KEY_STRIDE] = {
+                "stride", SPEC_KIND_SIZE, NUM(stride, SPEC_BLOCK_SIZE_MIN, SPEC_SIZE_MAX), .unit = "bytes",
+                .fill_default = default_stride, .default_text = "4 × block_size",
+                .doc = "distance between reads of stride-read",
+        },
+        [SPEC_KEY_FILE_COUNT] = {
+                "file_count", SPEC_KIND_NUMBER, NUM(file_count, 1, SPEC_FILE_COUNT_MAX),
+                .has_default = true, .default_value = 16384, .default_text = "16384",
+                .doc = "files of the metadata workload (bonnie++ -n 16)",
+        },
+        [SPEC_KEY_FILE_SIZE_MIN] = {
+                "file_size_min", SPEC_KIND_SIZE, NUM(file_size_min, 0, FILE_SIZE_MAX), .unit = "bytes",
+                .has_default = true, .default_value = 0, .default_text = "0",
+                .doc = "smallest file of the metadata workload",
+        },
+        [SPEC_KEY_FILE_SIZE_MAX] = {
+                "file_size_max", SPEC_KIND_SIZE, NUM(file_size_max, 0, FILE_SIZE_MAX), .unit = "bytes",
+                .has_default = true, .default_value = 0, .default_text = "0",
+                .doc = "largest file of the metadata workload",
+        },
+        [SPEC_KEY_DIRS] = {
+                "dirs", SPEC_KIND_NUMBER, NUM(dirs, 1, SPEC_DIRS_MAX),
+                .has_default = true, .default_value = 1, .default_text = "1",
+                .doc = "directories the metadata workload spreads its files over",
+        },
+        [SPEC_KEY_SAMPLE_MS] = {
+                "sample_ms", SPEC_KIND_NUMBER, NUM(sample_ms, SPEC_SAMPLE_MS_MIN, SPEC_SAMPLE_MS_MAX), .unit = "ms",
+                .has_default = true, .default_value = 1000, .default_text = "1000",
+                .doc = "interval of the samples stored for the run",
+        },
+        [SPEC_KEY_LABEL] = {
+                "label", SPEC_KIND_STRING, .optional = true, .parse = parse_label,
+                .offset = offsetof(JobSpec, label), .runs_column = "label",
+                .doc = "free text to find the runs by (benchctl results --label)",
+        },
+        [SPEC_KEY_TAGS] = {
+                "tags", SPEC_KIND_STRV, .optional = true, .runs_column = "tags",
+                .doc = "up to 32 tags of A-Z a-z 0-9 . _ : + - (comma-separated in text)",
+        },
+        [SPEC_KEY_DESTRUCTIVE] = {
+                "destructive", SPEC_KIND_BOOL, BOOL_FIELD(destructive),
+                .has_default = true, .default_value = 0, .default_text = "false",
+                .doc = "consent to overwrite a block device target (refused on directories and files)",
+        },
+};
+
+const SpecKeyInfo *spec_key_info(SpecKey k) {
+        return k >= 0 && k < _SPEC_KEY_MAX ? &spec_key_table[k] : NULL;
+}
+
+const char *spec_kind_bus_types(SpecKind kind) {
+        switch (kind) {
+        case SPEC_KIND_STRING:
+                return "'s' (string)";
+        case SPEC_KIND_SIZE:
+                return "'t' (bytes) or 's' (a size such as \"32K\")";
+        case SPEC_KIND_NUMBER:
+                return "'u'/'t' (unsigned integer) or 's'";
+        case SPEC_KIND_BOOL:
+                return "'b' (boolean)";
+        case SPEC_KIND_STRV:
+                return "'as' (array of strings)";
+        default:
+                return "nothing";
+        }
+}
+
+const char *spec_kind_to_string(SpecKind kind) {
+        static const char *const names[_SPEC_KIND_MAX] = {
+                [SPEC_KIND_STRING] = "string",
+                [SPEC_KIND_SIZE] = "size",
+                [SPEC_KIND_NUMBER] = "number",
+                [SPEC_KIND_BOOL] = "boolean",
+                [SPEC_KIND_STRV] = "strings",
+        };
+        return kind >= 0 && kind < _SPEC_KIND_MAX ? names[kind] : NULL;
+}
+
+/* ---- values by offset ---- */
+
+uint64_t spec_number_of(const JobSpec *s, SpecKey k) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        const uint8_t *p = (const uint8_t *) s + ki->offset;
+
+        if (ki->kind != SPEC_KIND_SIZE && ki->kind != SPEC_KIND_NUMBER && ki->kind != SPEC_KIND_BOOL)
+                return 0;
+        switch (ki->width) {
+        case sizeof(uint64_t): return *(const uint64_t *) p;
+        case sizeof(uint32_t): return *(const uint32_t *) p;
+        case sizeof(bool):     return *(const bool *) p;
+        default:               return 0;
+        }
+}
+
+void spec_store_number(JobSpec *s, SpecKey k, uint64_t v) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        uint8_t *p = (uint8_t *) s + ki->offset;
+
+        switch (ki->width) {
+        case sizeof(uint64_t): *(uint64_t *) p = v; break;
+        case sizeof(uint32_t): *(uint32_t *) p = (uint32_t) v; break;
+        case sizeof(bool):     *(bool *) p = v != 0; break;
+        default: break;
+        }
+}
+
+const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX]) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+
+        if (ki->kind != SPEC_KIND_STRING)
+                return NULL;
+        if (ki->text)
+                return ki->text(s, buf);
+        return *(char *const *) ((const uint8_t *) s + ki->offset);
+}
+
+bool spec_has_value(const JobSpec *s, SpecKey k) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        char buf[SPEC_TEXT_MAX];
+
+        if (ki->optional)
+                return ki->kind == SPEC_KIND_STRV ? s->tags && s->tags[0] : spec_string_of(s, k, buf) != NULL;
+        return (s->set_mask & KEY_BIT(k)) || (s->finalized && s->workload >= 0 && !s->profile);
+}
