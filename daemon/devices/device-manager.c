@@ -30,6 +30,7 @@
 #include "devices/target.h"
 #include "devices/verdict.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 #define log_dev(fmt, ...) fprintf(stderr, "benchd: devices: " fmt "\n", ##__VA_ARGS__)
