@@ -492,13 +492,14 @@ START_TEST(test_tree_without_holders_out) {
 }
 END_TEST
 
-/* A chain c0 <- c1 <- ... longer than BLOCKDEV_TREE_MAX: the holders of the first
- * BLOCKDEV_TREE_MAX members are followed, so the last one found is c<BLOCKDEV_TREE_MAX>. */
-START_TEST(test_tree_bounded) {
-        _cleanup_strv_free_ char **tree = NULL, **holders = NULL;
-        const unsigned n = BLOCKDEV_TREE_MAX + 8;
+/* A chain c0 <- c1 <- ... longer than BLOCKDEV_TREE_MAX, in a tree of its own. */
+static void chain_setup(void) {
         char name[32], devpath[64], majmin[32], holder[32], holder_devpath[64];
+        const unsigned n = BLOCKDEV_TREE_MAX + 8;
 
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        mkdir_p("class/block");
+        mkdir_p("dev/block");
         for (unsigned i = 0; i < n; i++) {
                 snprintf(name, sizeof(name), "c%u", i);
                 snprintf(devpath, sizeof(devpath), "virtual/block/c%u", i);
@@ -511,6 +512,13 @@ START_TEST(test_tree_bounded) {
                 snprintf(holder_devpath, sizeof(holder_devpath), "virtual/block/c%u", i + 1);
                 add_holder(devpath, holder, holder_devpath);
         }
+}
+
+/* The holders of the first BLOCKDEV_TREE_MAX members are followed, so the last one found is
+ * c<BLOCKDEV_TREE_MAX>. */
+START_TEST(test_tree_bounded) {
+        _cleanup_strv_free_ char **tree = NULL, **holders = NULL;
+        char name[32];
 
         ck_assert_int_eq(blockdev_tree(root, "c0", &tree, &holders), 0);
         ck_assert_uint_eq(strv_length(tree), BLOCKDEV_TREE_MAX + 1);
@@ -596,7 +604,9 @@ static Suite *blockdev_suite(void) {
         Suite *s = suite_create("blockdev");
         TCase *tc = tcase_create("recorded");
 
-        tcase_add_checked_fixture(tc, tree_setup, tree_teardown);
+        /* Built once in the parent and removed there, also when a case fails (a failed case's
+         * process ends before a checked teardown would run). The cases only read it. */
+        tcase_add_unchecked_fixture(tc, tree_setup, tree_teardown);
         tcase_add_loop_test(tc, test_name_from_devnum, 0, ELEMENTSOF(devnum_cases));
         tcase_add_loop_test(tc, test_whole_disk, 0, ELEMENTSOF(whole_cases));
         tcase_add_loop_test(tc, test_leaves, 0, ELEMENTSOF(leaves_cases));
@@ -611,6 +621,10 @@ static Suite *blockdev_suite(void) {
         tcase_add_loop_test(tc, test_attr_by_devnum, 0, ELEMENTSOF(by_devnum_cases));
         tcase_add_loop_test(tc, test_tree, 0, ELEMENTSOF(tree_cases));
         tcase_add_test(tc, test_tree_without_holders_out);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("bounded");
+        tcase_add_unchecked_fixture(tc, chain_setup, tree_teardown);
         tcase_add_test(tc, test_tree_bounded);
         suite_add_tcase(s, tc);
 
