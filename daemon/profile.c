@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 bool profile_name_valid(const char *name) {
@@ -212,10 +213,6 @@ int profile_load(char *const *dirs, const char *name, Profile **ret, char **rete
         return 0;
 }
 
-static int strv_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 int profile_list(char *const *dirs, char ***ret) {
         _cleanup_strv_free_ char **names = NULL;
         size_t n = 0;
@@ -260,7 +257,7 @@ int profile_list(char *const *dirs, char ***ret) {
                 }
                 closedir(dir);
         }
-        qsort(names, n, sizeof(char *), strv_cmp);
+        strv_sort(names);
         *ret = TAKE_PTR(names);
         return 0;
 }

@@ -3,12 +3,12 @@
  * Fresh facts about a block device (see device-facts.h). Everything is matched by dev_t: a mount
  * is the device's when mountinfo's MAJ:MIN (or, for filesystems such as btrfs that report an
  * anonymous device there, the st_rdev of the mount source) equals the dev_t of the device or of
- * something on it; a name in /etc/mtab proves nothing. The tree of "things on a device" is its
- * partitions and their holders, followed upwards recursively, so a filesystem on an LVM volume on
- * a partition counts as a use of the disk.
+ * something on it; a name in /etc/mtab proves nothing. The tree of "things on a device" is
+ * blockdev_tree()'s (its partitions and their holders, followed upwards recursively, in
+ * shared/blockdev.c with the other sysfs reads), so a filesystem on an LVM volume on a partition
+ * counts as a use of the disk. What is here is what sysfs does not say: mounts, swap, signatures.
  */
 #include <blkid.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
@@ -20,217 +20,8 @@
 
 #include "devices/device-facts.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
-
-#define TREE_MAX 256
-
-int strdup_or_null(const char *s, char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(s);
-        return *ret ? 0 : -ENOMEM;
-}
-
-int strv_push(char ***l, const char *s) {
-        size_t n = strv_length(*l);
-        char **nl;
-        char *c = strdup(s);
-
-        if (!c)
-                return -ENOMEM;
-        nl = realloc(*l, sizeof(char *) * (n + 2));
-        if (!nl) {
-                free(c);
-                return -ENOMEM;
-        }
-        nl[n] = c;
-        nl[n + 1] = NULL;
-        *l = nl;
-        return 0;
-}
-
-bool strv_contains(char *const *l, const char *s) {
-        for (; l && *l; l++)
-                if (streq(*l, s))
-                        return true;
-        return false;
-}
-
-size_t strv_length(char *const *l) {
-        size_t n = 0;
-
-        while (l && l[n])
-                n++;
-        return n;
-}
-
-bool strv_equal(char *const *a, char *const *b) {
-        size_t n = strv_length(a);
-
-        if (n != strv_length(b))
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!streq(a[i], b[i]))
-                        return false;
-        return true;
-}
-
-static int strv_new_empty(char ***ret) {
-        char **l = calloc(1, sizeof(char *));
-
-        if (!l)
-                return -ENOMEM;
-        *ret = l;
-        return 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-int sysfs_block_read(const char *name, const char *attr, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        char buf[4096];
-        size_t n;
-
-        if (strchr(name, '/'))
-                return -EINVAL;
-        if (asprintf(&path, "/sys/class/block/%s/%s", name, attr) < 0)
-                return -ENOMEM;
-        f = fopen(path, "re");
-        if (!f)
-                return negative_errno();
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        if (ferror(f))
-                return -EIO;
-        buf[n] = 0;
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-                buf[--n] = 0;
-        char *s = strdup(buf);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
-}
-
-int sysfs_block_read_u64(const char *name, const char *attr, uint64_t *ret) {
-        _cleanup_free_ char *s = NULL;
-        char *end;
-        int r;
-
-        r = sysfs_block_read(name, attr, &s);
-        if (r < 0)
-                return r;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (errno != 0 || end == s || *end != 0)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-bool sysfs_block_is_partition(const char *name) {
-        _cleanup_free_ char *path = NULL;
-
-        if (asprintf(&path, "/sys/class/block/%s/partition", name) < 0)
-                return false;
-        return access(path, F_OK) == 0;
-}
-
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
-static int list_dir(const char *path, bool partitions_only, char ***ret) {
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_strv_free_ char **l = NULL;
-        struct dirent *de;
-        int r;
-
-        r = strv_new_empty(&l);
-        if (r < 0)
-                return r;
-        d = opendir(path);
-        if (!d) {
-                if (errno != ENOENT)
-                        return negative_errno();
-                *ret = TAKE_PTR(l);
-                return 0;
-        }
-        while ((de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                if (partitions_only) {
-                        char sub[512];
-                        snprintf(sub, sizeof(sub), "%s/partition", de->d_name);
-                        if (faccessat(dirfd(d), sub, F_OK, 0) < 0)
-                                continue;
-                }
-                r = strv_push(&l, de->d_name);
-                if (r < 0)
-                        return r;
-        }
-        qsort(l, strv_length(l), sizeof(char *), cmp_str);
-        *ret = TAKE_PTR(l);
-        return 0;
-}
-
-int sysfs_block_list(const char *name, const char *dir, char ***ret) {
-        _cleanup_free_ char *path = NULL;
-
-        if (asprintf(&path, "/sys/class/block/%s/%s", name, dir) < 0)
-                return -ENOMEM;
-        return list_dir(path, false, ret);
-}
-
-int sysfs_block_partitions(const char *name, char ***ret) {
-        _cleanup_free_ char *path = NULL;
-
-        if (sysfs_block_is_partition(name))
-                return strv_new_empty(ret);
-        if (asprintf(&path, "/sys/class/block/%s", name) < 0)
-                return -ENOMEM;
-        return list_dir(path, true, ret);
-}
-
-int sysfs_block_devnum(const char *name, dev_t *ret) {
-        _cleanup_free_ char *s = NULL;
-        unsigned maj, min;
-        int r;
-
-        r = sysfs_block_read(name, "dev", &s);
-        if (r < 0)
-                return r;
-        if (sscanf(s, "%u:%u", &maj, &min) != 2)
-                return -EINVAL;
-        *ret = makedev(maj, min);
-        return 0;
-}
-
-int sysfs_block_scheduler(const char *name, char **ret) {
-        _cleanup_free_ char *disk = NULL, *s = NULL;
-        char *b, *e;
-        int r;
-
-        r = blockdev_whole_disk(NULL, name, &disk);
-        if (r < 0)
-                return r;
-        r = sysfs_block_read(disk, "queue/scheduler", &s);
-        if (r < 0)
-                return r;
-        b = strchr(s, '[');
-        e = b ? strchr(b, ']') : NULL;
-        if (b && e) {
-                *e = 0;
-                memmove(s, b + 1, strlen(b + 1) + 1);
-        }
-        *ret = TAKE_PTR(s);
-        return 0;
-}
 
 /* /proc/swaps escapes blanks and backslashes as \ooo. */
 static void unescape_octal(char *s) {
@@ -426,50 +217,6 @@ void device_facts_clear(DeviceFacts *f) {
         *f = (DeviceFacts) {};
 }
 
-static int facts_tree(DeviceFacts *f) {
-        _cleanup_strv_free_ char **parts = NULL;
-        int r;
-
-        r = strv_push(&f->tree, f->name);
-        if (r < 0)
-                return r;
-        r = sysfs_block_partitions(f->name, &parts);
-        if (r < 0)
-                return r;
-        for (char **p = parts; *p; p++)
-                if ((r = strv_push(&f->tree, *p)) < 0)
-                        return r;
-        r = strv_new_empty(&f->holders);
-        if (r < 0)
-                return r;
-
-        /* Breadth first: tree grows while we walk it. */
-        for (size_t i = 0; i < strv_length(f->tree) && i < TREE_MAX; i++) {
-                _cleanup_strv_free_ char **holders = NULL, **hparts = NULL;
-                bool direct = i <= strv_length(parts);  /* the device or one of its partitions */
-
-                r = sysfs_block_list(f->tree[i], "holders", &holders);
-                if (r < 0)
-                        return r;
-                for (char **h = holders; *h; h++) {
-                        if (direct && !strv_contains(f->holders, *h) && (r = strv_push(&f->holders, *h)) < 0)
-                                return r;
-                        if (!strv_contains(f->tree, *h) && (r = strv_push(&f->tree, *h)) < 0)
-                                return r;
-                }
-                if (i > strv_length(parts)) {
-                        /* Partitions of stacked devices (a partitioned md array, multipath). */
-                        r = sysfs_block_partitions(f->tree[i], &hparts);
-                        if (r < 0)
-                                return r;
-                        for (char **p = hparts; *p; p++)
-                                if (!strv_contains(f->tree, *p) && (r = strv_push(&f->tree, *p)) < 0)
-                                        return r;
-                }
-        }
-        return 0;
-}
-
 /* devs: the dev_t of each member of f->tree (0 if unreadable). */
 static int facts_mounts(DeviceFacts *f, const dev_t *devs, struct libmnt_table *tb) {
         struct libmnt_iter *it;
@@ -578,10 +325,10 @@ int device_facts_gather(const char *name, const DeviceTables *tables, bool probe
         f.name = strdup(name);
         if (!f.name)
                 return -ENOMEM;
-        r = sysfs_block_devnum(name, &f.devnum);
+        r = blockdev_devnum(NULL, name, &f.devnum);
         if (r < 0)
                 goto fail;
-        r = facts_tree(&f);
+        r = blockdev_tree(NULL, name, &f.tree, &f.holders);
         if (r < 0)
                 goto fail;
         /* One sysfs read per member of the tree, for matching both mounts and swaps. */
@@ -592,7 +339,7 @@ int device_facts_gather(const char *name, const DeviceTables *tables, bool probe
                 goto fail;
         }
         for (size_t i = 0; i < n_tree; i++)
-                if (sysfs_block_devnum(f.tree[i], &devs[i]) < 0)
+                if (blockdev_devnum(NULL, f.tree[i], &devs[i]) < 0)
                         devs[i] = 0;
         r = facts_mounts(&f, devs, tables->mounts);
         if (r < 0)
@@ -600,7 +347,7 @@ int device_facts_gather(const char *name, const DeviceTables *tables, bool probe
         r = facts_swaps(&f, devs, tables->swaps, tables->n_swaps);
         if (r < 0)
                 goto fail;
-        if (sysfs_block_read_u64(name, "ro", &ro) >= 0)
+        if (blockdev_read_u64(NULL, name, "ro", &ro) >= 0)
                 f.read_only = ro != 0;
         if (probe) {
                 _cleanup_free_ char *node = NULL;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the kernel says about a block device, gathered fresh: sysfs attributes, partitions,
- * holders and slaves, mounts (libmount, matched by dev_t) and swap (/proc/swaps) of the device and
- * of everything on it, and a read-only libblkid probe. No D-Bus, no event loop, no udev: the
- * verdict and the inventory both build on it.
+ * What the kernel says about a block device, gathered fresh: the tree of everything on it and its
+ * holders (from sysfs, through shared/blockdev.h), mounts (libmount, matched by dev_t) and swap
+ * (/proc/swaps) of the device and of everything on it, and a read-only libblkid probe. No D-Bus,
+ * no event loop, no udev: the verdict and the inventory both build on it.
  */
 #pragma once
 
@@ -14,19 +14,6 @@
 #include "devices/verdict.h"
 
 struct libmnt_table;
-
-/* Plain sysfs reads of /sys/class/block/<name>/<attr>, trailing newline stripped. */
-int sysfs_block_read(const char *name, const char *attr, char **ret);
-int sysfs_block_read_u64(const char *name, const char *attr, uint64_t *ret);
-bool sysfs_block_is_partition(const char *name);
-/* Names in /sys/class/block/<name>/<dir>/ ("holders", "slaves"), sorted; an empty list if none. */
-int sysfs_block_list(const char *name, const char *dir, char ***ret);
-/* Partitions of a whole disk ("loop0p1", ...), sorted; empty for a partition. */
-int sysfs_block_partitions(const char *name, char ***ret);
-/* The dev_t of /sys/class/block/<name>/dev. */
-int sysfs_block_devnum(const char *name, dev_t *ret);
-/* The selected I/O scheduler ("mq-deadline"), or "none"; of the disk when name is a partition. */
-int sysfs_block_scheduler(const char *name, char **ret);
 
 /* dev_ts in use as swap: block swap areas by st_rdev, swap files by st_dev of their filesystem. */
 int swaps_read(dev_t **ret, size_t *ret_n);
@@ -45,7 +32,7 @@ void blkid_info_clear(BlkidInfo *b);
 typedef struct DeviceFacts {
         char *name;
         dev_t devnum;
-        char **tree;            /* the device, its partitions, and all their holders, recursively */
+        char **tree;            /* blockdev_tree(): the device, its partitions, and all their holders */
         char **holders;         /* direct holders of the device and of its partitions */
         VerdictMount *mounts;   /* mounts of anything in tree (strings owned here) */
         size_t n_mounts;
@@ -81,11 +68,3 @@ struct libmnt_fs;
  * the st_rdev of its /dev source; major 0 when there is none (tmpfs). */
 dev_t mount_fs_devno(struct libmnt_fs *fs);
 void mnt_free_tablep(struct libmnt_table **t);
-
-/* Small string and string-list helpers. */
-/* *ret = a copy of s, or NULL when s is NULL; -ENOMEM only when the copy fails. */
-int strdup_or_null(const char *s, char **ret);
-int strv_push(char ***l, const char *s);
-bool strv_contains(char *const *l, const char *s);
-size_t strv_length(char *const *l);
-bool strv_equal(char *const *a, char *const *b);

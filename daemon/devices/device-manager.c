@@ -6,7 +6,8 @@
  * and go without per-object slots. Any event refreshes the device it names, then the dynamic part
  * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
  * there are tens of devices, not thousands. Destructive checks never trust this cache: they gather
- * fresh facts and probe the signature at the moment of the check.
+ * fresh facts and probe the signature at the moment of the check. The file's own helpers are
+ * inventory_*, so that they are not taken for daemon/manager.c's Manager.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "devices/target.h"
 #include "devices/verdict.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 #define log_dev(fmt, ...) fprintf(stderr, "benchd: devices: " fmt "\n", ##__VA_ARGS__)
@@ -57,14 +59,14 @@ struct DeviceManager {
         size_t n_devices;
 };
 
-static Device *manager_find(DeviceManager *m, const char *name) {
+static Device *inventory_find(DeviceManager *m, const char *name) {
         for (size_t i = 0; i < m->n_devices; i++)
                 if (streq(m->devices[i]->name, name))
                         return m->devices[i];
         return NULL;
 }
 
-static ssize_t manager_index(DeviceManager *m, const char *name) {
+static ssize_t inventory_index(DeviceManager *m, const char *name) {
         for (size_t i = 0; i < m->n_devices; i++)
                 if (streq(m->devices[i]->name, name))
                         return (ssize_t) i;
@@ -98,7 +100,7 @@ static int conf_handler(void *user, const char *section, const char *name, const
         return 1;
 }
 
-static void manager_load_conf(DeviceManager *m) {
+static void inventory_load_conf(DeviceManager *m) {
         int r;
 
         r = ini_parse(m->conf_path, conf_handler, m);
@@ -111,7 +113,7 @@ static void manager_load_conf(DeviceManager *m) {
 }
 
 /* Listed in ScratchDevices=: by dev_t, whatever name the list used. */
-static bool manager_config_scratch(DeviceManager *m, dev_t dev) {
+static bool inventory_config_scratch(DeviceManager *m, dev_t dev) {
         for (char **p = m->scratch_paths; p && *p; p++) {
                 struct stat st;
                 if (stat(*p, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
@@ -132,7 +134,7 @@ static int device_find(sd_bus *bus, const char *path, const char *interface, voi
         r = sd_bus_path_decode(path, DEVICE_PREFIX, &name);
         if (r <= 0)
                 return 0;
-        d = manager_find(m, name);
+        d = inventory_find(m, name);
         if (!d)
                 return 0;
         *found = d;
@@ -157,7 +159,7 @@ static int device_enumerate(sd_bus *bus, const char *path, void *userdata, char 
 
 /* ---- inventory ---- */
 
-static void manager_record(DeviceManager *m, Device *d) {
+static void inventory_record(DeviceManager *m, Device *d) {
         DbDevice row;
         int64_t id;
         int r;
@@ -186,8 +188,8 @@ static void manager_record(DeviceManager *m, Device *d) {
         d->db_id = id;
 }
 
-static void manager_remove(DeviceManager *m, const char *name) {
-        ssize_t i = manager_index(m, name);
+static void inventory_remove(DeviceManager *m, const char *name) {
+        ssize_t i = inventory_index(m, name);
         _cleanup_free_ char *path = NULL;
         int r;
 
@@ -203,7 +205,7 @@ static void manager_remove(DeviceManager *m, const char *name) {
 }
 
 /* PropertiesChanged for the properties of d named in changed, if any. */
-static void manager_announce_changes(DeviceManager *m, Device *d, char **changed) {
+static void inventory_announce_changes(DeviceManager *m, Device *d, char **changed) {
         int r;
 
         if (!changed || !changed[0])
@@ -215,7 +217,7 @@ static void manager_announce_changes(DeviceManager *m, Device *d, char **changed
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
  * difference. Devices that are not exported (a free loop slot) are removed. */
-static int manager_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables) {
+static int inventory_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables) {
         const char *name = udev_device_get_sysname(u);
         _cleanup_strv_free_ char **changed = NULL;
         Device *d = NULL, *old;
@@ -226,7 +228,7 @@ static int manager_update(DeviceManager *m, struct udev_device *u, const DeviceT
         if (!name)
                 return 0;
         if (!device_udev_is_exported(u)) {
-                manager_remove(m, name);
+                inventory_remove(m, name);
                 return 0;
         }
         /* Without udevd, /run/udev/data may hold stale records: read the signatures ourselves. */
@@ -234,19 +236,19 @@ static int manager_update(DeviceManager *m, struct udev_device *u, const DeviceT
         r = device_new_from_udev(u, probe, &d);
         if (r == -ENOENT) {
                 /* Gone from sysfs before we looked (partitions re-read): its remove event follows. */
-                manager_remove(m, name);
+                inventory_remove(m, name);
                 return 0;
         }
         if (r < 0) {
                 log_dev("cannot read %s: %s", name, strerror(-r));
                 return r;
         }
-        r = device_update_dynamic(d, tables, manager_config_scratch(m, d->devnum), m->conf_path, NULL);
+        r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
                 log_dev("cannot read the mounts and holders of %s: %s", name, strerror(-r));
-        manager_record(m, d);
+        inventory_record(m, d);
 
-        i = manager_index(m, name);
+        i = inventory_index(m, name);
         if (i < 0) {
                 if (m->n_devices >= DEVICES_MAX) {
                         device_free(d);
@@ -272,12 +274,12 @@ static int manager_update(DeviceManager *m, struct udev_device *u, const DeviceT
         device_free(old);
         if (r < 0)
                 return r;
-        manager_announce_changes(m, d, changed);
+        inventory_announce_changes(m, d, changed);
         return 0;
 }
 
 /* Mounts, swaps, holders and verdicts of every device. */
-static void manager_refresh_dynamic(DeviceManager *m, const DeviceTables *tables) {
+static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tables) {
         _cleanup_(device_tables_clear) DeviceTables own = {};
         int r;
 
@@ -293,18 +295,18 @@ static void manager_refresh_dynamic(DeviceManager *m, const DeviceTables *tables
                 Device *d = m->devices[i];
                 _cleanup_strv_free_ char **changed = NULL;
 
-                r = device_update_dynamic(d, tables, manager_config_scratch(m, d->devnum), m->conf_path,
+                r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path,
                                           &changed);
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
                         log_dev("cannot refresh %s: %s", d->name, strerror(-r));
-                manager_announce_changes(m, d, changed);
+                inventory_announce_changes(m, d, changed);
         }
 }
 
 /* Enumerates all block devices and brings the inventory in line: new ones added, changed ones
  * updated, ones no longer there removed. At start-up, and after the udev monitor lost events. */
-static int manager_enumerate(DeviceManager *m) {
+static int inventory_enumerate(DeviceManager *m) {
         _cleanup_(device_tables_clear) DeviceTables tables = {};
         _cleanup_strv_free_ char **seen = NULL, **gone = NULL;
         struct udev_enumerate *e;
@@ -336,7 +338,7 @@ static int manager_enumerate(DeviceManager *m) {
                         udev_enumerate_unref(e);
                         return -ENOMEM;
                 }
-                (void) manager_update(m, u, &tables);
+                (void) inventory_update(m, u, &tables);
                 udev_device_unref(u);
         }
         udev_enumerate_unref(e);
@@ -345,10 +347,10 @@ static int manager_enumerate(DeviceManager *m) {
                 if (!strv_contains(seen, m->devices[i]->name) && strv_push(&gone, m->devices[i]->name) < 0)
                         return -ENOMEM;
         for (char **g = gone; g && *g; g++)
-                manager_remove(m, *g);
+                inventory_remove(m, *g);
 
         /* Holders and partitions enumerated after their disk change the disk's verdict. */
-        manager_refresh_dynamic(m, &tables);
+        inventory_refresh_dynamic(m, &tables);
         return 0;
 }
 
@@ -378,20 +380,20 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
                 if (streq_ptr(action, "remove")) {
                         if (name)
-                                manager_remove(m, name);
+                                inventory_remove(m, name);
                 } else
-                        (void) manager_update(m, u, shared);
+                        (void) inventory_update(m, u, shared);
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {
                 /* The socket overflowed: events are lost, so look at everything again. */
                 log_dev("udev events were lost (receive buffer overrun); re-enumerating");
-                r = manager_enumerate(m);
+                r = inventory_enumerate(m);
                 if (r < 0)
                         log_dev("cannot re-enumerate block devices: %s", strerror(-r));
                 return 0;
         }
-        manager_refresh_dynamic(m, shared);
+        inventory_refresh_dynamic(m, shared);
         return 0;
 }
 
@@ -399,7 +401,7 @@ static int on_mounts(sd_event_source *s, int fd, uint32_t revents, void *userdat
         DeviceManager *m = userdata;
 
         (void) mnt_monitor_event_cleanup(m->mnt_monitor);
-        manager_refresh_dynamic(m, NULL);
+        inventory_refresh_dynamic(m, NULL);
         return 0;
 }
 
@@ -411,7 +413,7 @@ static int on_swaps(sd_event_source *s, int fd, uint32_t revents, void *userdata
         if (lseek(fd, 0, SEEK_SET) == 0)
                 while (read(fd, buf, sizeof(buf)) > 0)
                         ;
-        manager_refresh_dynamic(m, NULL);
+        inventory_refresh_dynamic(m, NULL);
         return 0;
 }
 
@@ -425,7 +427,7 @@ static bool udevd_is_running(void) {
         return connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
 }
 
-static int manager_watch_udev(DeviceManager *m) {
+static int inventory_watch_udev(DeviceManager *m) {
         int r;
 
         m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
@@ -442,7 +444,7 @@ static int manager_watch_udev(DeviceManager *m) {
                                on_udev, m);
 }
 
-static int manager_watch_mounts(DeviceManager *m) {
+static int inventory_watch_mounts(DeviceManager *m) {
         int r, fd;
 
         m->mnt_monitor = mnt_new_monitor();
@@ -457,7 +459,7 @@ static int manager_watch_mounts(DeviceManager *m) {
         return sd_event_add_io(m->event, &m->mnt_source, fd, EPOLLIN, on_mounts, m);
 }
 
-static int manager_watch_swaps(DeviceManager *m) {
+static int inventory_watch_swaps(DeviceManager *m) {
         m->swaps_fd = open("/proc/swaps", O_RDONLY | O_CLOEXEC);
         if (m->swaps_fd < 0)
                 return negative_errno();
@@ -483,7 +485,7 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                 r = -ENOMEM;
                 goto fail;
         }
-        manager_load_conf(m);
+        inventory_load_conf(m);
 
         m->udev = udev_new();
         if (!m->udev) {
@@ -501,7 +503,7 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
         m->udevd_running = udevd_is_running();
         if (m->udevd_running) {
                 /* Subscribe before enumerating, so nothing falls between the two. */
-                r = manager_watch_udev(m);
+                r = inventory_watch_udev(m);
                 if (r < 0) {
                         log_dev("cannot monitor udev: %s; hot-plug is not followed", strerror(-r));
                         m->udev_source = sd_event_source_unref(m->udev_source);
@@ -510,14 +512,14 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                 log_dev("systemd-udevd is not running: hot-plug is not followed, and udev properties "
                         "(ID_FS_TYPE, ID_SERIAL, BENCHD_SCRATCH) are missing; probing signatures with libblkid");
 
-        r = manager_watch_mounts(m);
+        r = inventory_watch_mounts(m);
         if (r < 0)
                 log_dev("cannot monitor mounts: %s; MountPoints are read at device events only", strerror(-r));
-        r = manager_watch_swaps(m);
+        r = inventory_watch_swaps(m);
         if (r < 0)
                 log_dev("cannot watch /proc/swaps: %s", strerror(-r));
 
-        r = manager_enumerate(m);
+        r = inventory_enumerate(m);
         if (r < 0) {
                 log_dev("cannot enumerate block devices: %s", strerror(-r));
                 goto fail;
@@ -560,7 +562,7 @@ DeviceManager *device_manager_free(DeviceManager *m) {
 
 /* A device the inventory does not hold (attached while hot-plug is not followed): read and record
  * it on the spot, so the run still refers to its history. Returns devices.id or -1. */
-static int64_t manager_record_name(DeviceManager *m, const char *name) {
+static int64_t inventory_record_name(DeviceManager *m, const char *name) {
         struct udev_device *u = udev_device_new_from_subsystem_sysname(m->udev, "block", name);
         Device *d = NULL;
         int64_t id = -1;
@@ -568,7 +570,7 @@ static int64_t manager_record_name(DeviceManager *m, const char *name) {
         if (!u)
                 return -1;
         if (device_new_from_udev(u, false, &d) >= 0) {
-                manager_record(m, d);
+                inventory_record(m, d);
                 id = d->db_id;
                 device_free(d);
         }
@@ -603,7 +605,7 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
                 return -ENOMEM;
         }
         probe_r = blkid_probe_node(node, &f.blkid);
-        scratch = manager_config_scratch(m, dev);
+        scratch = inventory_config_scratch(m, dev);
         if (!scratch && m->udevd_running) {
                 struct udev_device *u = udev_device_new_from_devnum(m->udev, 'b', dev);
                 if (u) {
@@ -647,11 +649,11 @@ int device_manager_resolve_target(DeviceManager *m, const char *target, TargetIn
         t.mount_options = TAKE_PTR(loc.mount_options);
 
         /* The physical device: the disk under a partition, the single leaf under dm/md. */
-        d = loc.physical_name ? manager_find(m, loc.physical_name) : NULL;
+        d = loc.physical_name ? inventory_find(m, loc.physical_name) : NULL;
         if (d)
                 t.device_id = d->db_id;
         else if (loc.physical_name)
-                t.device_id = manager_record_name(m, loc.physical_name);
+                t.device_id = inventory_record_name(m, loc.physical_name);
         target_location_clear(&loc);
 
         r = target_environment_json(t.device_name, &t.environment_json);

@@ -20,6 +20,7 @@
 #include "devices/device.h"
 #include "devices/verdict.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 static bool startswith(const char *s, const char *prefix) {
@@ -44,7 +45,7 @@ bool device_udev_is_exported(struct udev_device *d) {
                 return false;
         if (startswith(name, "loop") && streq_ptr(devtype, "disk")) {
                 /* A loop device without a backing file is only a free slot. */
-                if (sysfs_block_read(name, "loop/backing_file", &s) < 0)
+                if (blockdev_read(NULL, name, "loop/backing_file", &s) < 0)
                         return false;
                 free(s);
         }
@@ -84,7 +85,7 @@ Device *device_free(Device *d) {
 DEFINE_TRIVIAL_CLEANUP_FUNC(Device *, device_free);
 
 const char *device_type_of(const char *name, const char *devtype) {
-        if (devtype ? streq(devtype, "partition") : sysfs_block_is_partition(name))
+        if (devtype ? streq(devtype, "partition") : blockdev_is_partition(NULL, name))
                 return "partition";
         if (startswith(name, "loop"))
                 return "loop";
@@ -111,7 +112,7 @@ static int identity_field(struct udev_device *u, const char *prop, const char *d
                 return strdup_nonempty(v, ret);
         for (; attrs && *attrs; attrs++) {
                 char *s = NULL;
-                r = sysfs_block_read(disk, *attrs, &s);
+                r = blockdev_read(NULL, disk, *attrs, &s);
                 if (r == -ENOMEM)
                         return r;
                 if (r >= 0 && *s) {
@@ -184,21 +185,21 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
             (r = identity_field(u, "ID_REVISION", disk, fw_attrs, &d->firmware)) < 0)
                 return r;
         if (streq(d->type, "loop"))
-                (void) sysfs_block_read(name, "loop/backing_file", &d->backing_file);
+                (void) blockdev_read(NULL, name, "loop/backing_file", &d->backing_file);
 
-        if (sysfs_block_read_u64(name, "size", &v) >= 0)
+        if (blockdev_read_u64(NULL, name, "size", &v) >= 0)
                 d->size = v * 512;
-        if (sysfs_block_read_u64(disk, "queue/logical_block_size", &v) >= 0)
+        if (blockdev_read_u64(NULL, disk, "queue/logical_block_size", &v) >= 0)
                 d->logical_block_size = (uint32_t) v;
-        if (sysfs_block_read_u64(disk, "queue/physical_block_size", &v) >= 0)
+        if (blockdev_read_u64(NULL, disk, "queue/physical_block_size", &v) >= 0)
                 d->physical_block_size = (uint32_t) v;
-        if (sysfs_block_read_u64(disk, "queue/rotational", &v) >= 0)
+        if (blockdev_read_u64(NULL, disk, "queue/rotational", &v) >= 0)
                 d->rotational = v != 0;
-        if (sysfs_block_read_u64(disk, "removable", &v) >= 0)
+        if (blockdev_read_u64(NULL, disk, "removable", &v) >= 0)
                 d->removable = v != 0;
-        if (sysfs_block_read_u64(name, "ro", &v) >= 0)
+        if (blockdev_read_u64(NULL, name, "ro", &v) >= 0)
                 d->read_only = v != 0;
-        (void) sysfs_block_scheduler(name, &d->scheduler);
+        (void) blockdev_scheduler(NULL, name, &d->scheduler);
 
         /* When we probe, udev's records are absent or stale (udevd not running): a stale
          * BENCHD_SCRATCH=1 must not unlock writes. */
@@ -282,10 +283,10 @@ int device_update_dynamic(Device *d, const DeviceTables *tables, bool config_scr
                         (void) update_str(&d->write_verdict, &why, "WriteVerdict", changed);
                 return r;
         }
-        r = sysfs_block_list(d->name, "holders", &holders);
+        r = blockdev_list(NULL, d->name, "holders", &holders);
         if (r < 0)
                 goto out;
-        r = sysfs_block_list(d->name, "slaves", &slaves);
+        r = blockdev_list(NULL, d->name, "slaves", &slaves);
         if (r < 0)
                 goto out;
         swap = strv_contains(f.swaps, d->name);

@@ -20,6 +20,7 @@
 #include "devices/device.h"
 #include "devices/target.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 #define STACK_MAX 64
@@ -138,10 +139,10 @@ static char *stack_detail(const char *name, const char *type) {
         char *s = NULL;
 
         if (streq(type, "md")) {
-                (void) sysfs_block_read(name, "md/level", &s);
+                (void) blockdev_read(NULL, name, "md/level", &s);
         } else if (streq(type, "dm")) {
                 _cleanup_free_ char *uuid = NULL;
-                if (sysfs_block_read(name, "dm/uuid", &uuid) >= 0) {
+                if (blockdev_read(NULL, name, "dm/uuid", &uuid) >= 0) {
                         char *dash = strchr(uuid, '-');
                         if (dash && dash != uuid) {
                                 *dash = 0;
@@ -174,7 +175,7 @@ static int stack_walk(const char *name, unsigned depth, char ***seen, json_objec
                 json_object_put(o);
                 return -ENOMEM;
         }
-        r = sysfs_block_list(name, "slaves", &slaves);
+        r = blockdev_list(NULL, name, "slaves", &slaves);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         for (char **s = slaves; *s; s++) {
@@ -239,7 +240,7 @@ int target_environment_json(const char *device_name, char **ret) {
                 if (blockdev_leaves(NULL, device_name, &leaves) >= 0)
                         for (char **l = leaves; l && *l; l++) {
                                 _cleanup_free_ char *sched = NULL;
-                                if (sysfs_block_scheduler(*l, &sched) < 0)
+                                if (blockdev_scheduler(NULL, *l, &sched) < 0)
                                         continue;
                                 if (l == leaves && json_add_string(env, "scheduler", sched) < 0)
                                         return -ENOMEM;

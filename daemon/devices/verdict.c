@@ -11,15 +11,8 @@
 #include <string.h>
 
 #include "devices/verdict.h"
+#include "shared/strv.h"
 #include "shared/util.h"
-
-static size_t strv_len(const char *const *l) {
-        size_t n = 0;
-
-        while (l && l[n])
-                n++;
-        return n;
-}
 
 static bool startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -71,7 +64,7 @@ static int reason_held(const VerdictFacts *f, char **ret) {
         else
                 how = "release it first";
         if (asprintf(&s, "%s is held by %s%s; %s", f->name, h,
-                     strv_len(f->holders) > 1 ? " and others" : "", how) < 0)
+                     strv_length((char *const *) f->holders) > 1 ? " and others" : "", how) < 0)
                 return -ENOMEM;
         *ret = s;
         return 0;
@@ -130,9 +123,9 @@ int verdict_compute(const VerdictFacts *f, char **ret_reason) {
 
         if (f->n_mounts > 0)
                 r = reason_mounted(f, &reason);
-        else if (strv_len(f->swaps) > 0)
+        else if (strv_length((char *const *) f->swaps) > 0)
                 r = reason_swap(f, &reason);
-        else if (strv_len(f->holders) > 0)
+        else if (strv_length((char *const *) f->holders) > 0)
                 r = reason_held(f, &reason);
         else if (f->read_only)
                 r = asprintf(&reason, "%s is read-only; make it writable first (blockdev --setrw /dev/%s)",

@@ -3,7 +3,8 @@
  * Block device facts from sysfs (blockdev.h). Everything goes through two entry points of the
  * sysfs layout, so that a test can record a small tree under a temporary directory:
  *   <root>/dev/block/MAJ:MIN    -> symlink to the device directory (or a directory with "uevent")
- *   <root>/class/block/<name>/  -> the device directory: "partition", "slaves/", "stat"
+ *   <root>/class/block/<name>/  -> the device directory: "partition", "dev", "slaves/",
+ *                                  "holders/", "stat", "queue/", partitions as subdirectories
  * A partition's whole disk is the directory that contains it (as in the kernel's tree), so the
  * name is never guessed from its spelling ("nvme0n1p1").
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "blockdev.h"
+#include "strv.h"
 #include "util.h"
 
 #define BLOCKDEV_STACK_DEPTH_MAX 16
@@ -68,15 +70,23 @@ static int name_from_uevent(const char *dir, char **ret) {
         return -ENOENT;
 }
 
+static int devnum_path(const char *sysfs_root, dev_t dev, char **ret) {
+        if (asprintf(ret, "%s/dev/block/%u:%u", root_or_default(sysfs_root), major(dev), minor(dev)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int blockdev_name_from_devnum(const char *sysfs_root, dev_t dev, char **ret) {
         _cleanup_free_ char *path = NULL;
         char target[PATH_MAX];
+        int r;
 
         if (major(dev) == 0)
                 return -ENOENT; /* anonymous devices (tmpfs, overlay, btrfs subvolumes) */
 
-        if (asprintf(&path, "%s/dev/block/%u:%u", root_or_default(sysfs_root), major(dev), minor(dev)) < 0)
-                return -ENOMEM;
+        r = devnum_path(sysfs_root, dev, &path);
+        if (r < 0)
+                return r;
 
         ssize_t n = readlink(path, target, sizeof(target) - 1);
         if (n < 0) {
@@ -148,14 +158,7 @@ int blockdev_whole_disk(const char *sysfs_root, const char *name, char **ret) {
         return 0;
 }
 
-static bool strv_contains(char **l, size_t n, const char *s) {
-        for (size_t i = 0; i < n; i++)
-                if (streq(l[i], s))
-                        return true;
-        return false;
-}
-
-static int leaves_collect(const char *sysfs_root, const char *name, unsigned depth, char ***list, size_t *n) {
+static int leaves_collect(const char *sysfs_root, const char *name, unsigned depth, char ***list) {
         _cleanup_free_ char *slaves = NULL;
         int r;
 
@@ -174,7 +177,7 @@ static int leaves_collect(const char *sysfs_root, const char *name, unsigned dep
                         if (de->d_name[0] == '.')
                                 continue;
                         any = true;
-                        r = leaves_collect(sysfs_root, de->d_name, depth + 1, list, n);
+                        r = leaves_collect(sysfs_root, de->d_name, depth + 1, list);
                         if (r < 0) {
                                 closedir(d);
                                 return r;
@@ -190,32 +193,272 @@ static int leaves_collect(const char *sysfs_root, const char *name, unsigned dep
         r = blockdev_whole_disk(sysfs_root, name, &disk);
         if (r < 0)
                 return r;
-        if (strv_contains(*list, *n, disk))
+        if (strv_contains(*list, disk))
                 return 0;
-        if (*n >= BLOCKDEV_LEAVES_MAX)
+        if (strv_length(*list) >= BLOCKDEV_LEAVES_MAX)
                 return -E2BIG;
-
-        char **l = realloc(*list, (*n + 2) * sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        *list = l;
-        l[(*n)++] = TAKE_PTR(disk);
-        l[*n] = NULL;
-        return 0;
+        return strv_push(list, disk);
 }
 
 int blockdev_leaves(const char *sysfs_root, const char *name, char ***ret) {
         _cleanup_strv_free_ char **list = NULL;
-        size_t n = 0;
         int r;
 
-        list = calloc(1, sizeof(char *));
-        if (!list)
-                return -ENOMEM;
-        r = leaves_collect(sysfs_root, name, 0, &list, &n);
+        r = strv_new_empty(&list);
+        if (r < 0)
+                return r;
+        r = leaves_collect(sysfs_root, name, 0, &list);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(list);
+        return 0;
+}
+
+/* A sysfs attribute as text, trailing newlines and blanks stripped. */
+static int read_attr_file(const char *path, char **ret) {
+        char buf[4096];
+        size_t n;
+        int r;
+
+        r = read_small_file(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        n = (size_t) r;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = 0;
+        char *s = strdup(buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static int read_u64_file(const char *path, uint64_t *ret) {
+        _cleanup_free_ char *s = NULL;
+        char *end;
+        int r;
+
+        r = read_attr_file(path, &s);
+        if (r < 0)
+                return r;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno != 0 || end == s || *end != 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int blockdev_read(const char *sysfs_root, const char *name, const char *attr, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = class_path(sysfs_root, name, attr, &path);
+        if (r < 0)
+                return r;
+        return read_attr_file(path, ret);
+}
+
+int blockdev_read_u64(const char *sysfs_root, const char *name, const char *attr, uint64_t *ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = class_path(sysfs_root, name, attr, &path);
+        if (r < 0)
+                return r;
+        return read_u64_file(path, ret);
+}
+
+bool blockdev_is_partition(const char *sysfs_root, const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        if (class_path(sysfs_root, name, "partition", &path) < 0)
+                return false;
+        return access(path, F_OK) == 0;
+}
+
+int blockdev_devnum(const char *sysfs_root, const char *name, dev_t *ret) {
+        _cleanup_free_ char *s = NULL;
+        unsigned maj, min;
+        int r;
+
+        r = blockdev_read(sysfs_root, name, "dev", &s);
+        if (r < 0)
+                return r;
+        if (sscanf(s, "%u:%u", &maj, &min) != 2)
+                return -EINVAL;
+        *ret = makedev(maj, min);
+        return 0;
+}
+
+int blockdev_scheduler(const char *sysfs_root, const char *name, char **ret) {
+        _cleanup_free_ char *disk = NULL, *s = NULL;
+        char *b, *e;
+        int r;
+
+        r = blockdev_whole_disk(sysfs_root, name, &disk);
+        if (r < 0)
+                return r;
+        r = blockdev_read(sysfs_root, disk, "queue/scheduler", &s);
+        if (r < 0)
+                return r;
+        b = strchr(s, '[');
+        e = b ? strchr(b, ']') : NULL;
+        if (b && e) {
+                *e = 0;
+                memmove(s, b + 1, strlen(b + 1) + 1);
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
+/* The entries of a directory, sorted; with partitions_only those that have a "partition"
+ * attribute. A missing directory is an empty list. */
+static int list_dir(const char *path, bool partitions_only, char ***ret) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        struct dirent *de;
+        int r;
+
+        r = strv_new_empty(&l);
+        if (r < 0)
+                return r;
+        d = opendir(path);
+        if (!d) {
+                if (errno != ENOENT)
+                        return negative_errno();
+                *ret = TAKE_PTR(l);
+                return 0;
+        }
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                if (partitions_only) {
+                        char sub[512];
+                        snprintf(sub, sizeof(sub), "%s/partition", de->d_name);
+                        if (faccessat(dirfd(d), sub, F_OK, 0) < 0)
+                                continue;
+                }
+                r = strv_push(&l, de->d_name);
+                if (r < 0)
+                        return r;
+        }
+        strv_sort(l);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int blockdev_list(const char *sysfs_root, const char *name, const char *dir, char ***ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!dir)
+                return -EINVAL;
+        r = class_path(sysfs_root, name, dir, &path);
+        if (r < 0)
+                return r;
+        return list_dir(path, false, ret);
+}
+
+int blockdev_partitions(const char *sysfs_root, const char *name, char ***ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = class_path(sysfs_root, name, NULL, &path);
+        if (r < 0)
+                return r;
+        if (blockdev_is_partition(sysfs_root, name))
+                return strv_new_empty(ret);
+        return list_dir(path, true, ret);
+}
+
+int blockdev_attr_u64_by_devnum(const char *sysfs_root, dev_t dev, const char *attr, uint64_t *ret) {
+        _cleanup_free_ char *dir = NULL, *path = NULL, *part = NULL, *real = NULL, *parent = NULL;
+        char *slash;
+        int r;
+
+        if (major(dev) == 0)
+                return -ENODEV;
+        r = devnum_path(sysfs_root, dev, &dir);
+        if (r < 0)
+                return r;
+        if (asprintf(&path, "%s/%s", dir, attr) < 0)
+                return -ENOMEM;
+        if (read_u64_file(path, ret) >= 0)
+                return 0;
+
+        real = realpath(dir, NULL);
+        if (!real)
+                return -errno;
+        if (asprintf(&part, "%s/partition", dir) < 0)
+                return -ENOMEM;
+        if (access(part, F_OK) < 0)
+                return -ENOENT;  /* a whole disk without the attribute */
+        slash = strrchr(real, '/');
+        if (!slash || slash == real)
+                return -ENOENT;
+        *slash = 0;
+        if (asprintf(&parent, "%s/%s", real, attr) < 0)
+                return -ENOMEM;
+        return read_u64_file(parent, ret);
+}
+
+static int push_new(char ***l, const char *s) {
+        return strv_contains(*l, s) ? 0 : strv_push(l, s);
+}
+
+int blockdev_tree(const char *sysfs_root, const char *name, char ***ret_tree, char ***ret_direct_holders) {
+        _cleanup_strv_free_ char **tree = NULL, **direct = NULL, **parts = NULL;
+        size_t n_direct;
+        int r;
+
+        if (!name_is_valid(name))
+                return -EINVAL;
+        r = strv_push(&tree, name);
+        if (r < 0)
+                return r;
+        r = blockdev_partitions(sysfs_root, name, &parts);
+        if (r < 0)
+                return r;
+        for (char **p = parts; *p; p++)
+                if ((r = strv_push(&tree, *p)) < 0)
+                        return r;
+        n_direct = 1 + strv_length(parts);      /* the device and its partitions */
+        r = strv_new_empty(&direct);
+        if (r < 0)
+                return r;
+
+        /* Breadth first: the tree grows while we walk it. */
+        for (size_t i = 0; i < strv_length(tree) && i < BLOCKDEV_TREE_MAX; i++) {
+                _cleanup_strv_free_ char **holders = NULL, **hparts = NULL;
+
+                r = blockdev_list(sysfs_root, tree[i], "holders", &holders);
+                if (r < 0)
+                        return r;
+                for (char **h = holders; *h; h++) {
+                        if (i < n_direct && (r = push_new(&direct, *h)) < 0)
+                                return r;
+                        if ((r = push_new(&tree, *h)) < 0)
+                                return r;
+                }
+                if (i >= n_direct) {
+                        /* Partitions of stacked devices (a partitioned md array, multipath). */
+                        r = blockdev_partitions(sysfs_root, tree[i], &hparts);
+                        if (r < 0)
+                                return r;
+                        for (char **p = hparts; *p; p++)
+                                if ((r = push_new(&tree, *p)) < 0)
+                                        return r;
+                }
+        }
+        *ret_tree = TAKE_PTR(tree);
+        if (ret_direct_holders)
+                *ret_direct_holders = TAKE_PTR(direct);
         return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "blockdev.h"
 #include "spec-check.h"
 #include "spec-internal.h"
 #include "util.h"
@@ -93,49 +94,6 @@ uint64_t spec_needed_bytes(const JobSpec *s) {
         return sat_mul(s->size, MAX(s->jobs, 1u));
 }
 
-static int read_sysfs_u64(const char *path, uint64_t *ret) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        uint64_t v;
-
-        if (!f)
-                return -errno;
-        if (fscanf(f, "%" SCNu64, &v) != 1)
-                return -EIO;
-        *ret = v;
-        return 0;
-}
-
-/* A queue/ or device attribute of the block device dev. A partition has neither queue/ nor a
- * diskseq of its own: its directory sits inside the disk's, which answers for it. */
-static int sysfs_dev_attr_u64(dev_t dev, const char *attr, uint64_t *ret) {
-        char path[160];
-        _cleanup_free_ char *real = NULL;
-        _cleanup_free_ char *parent = NULL;
-        char *slash;
-
-        if (major(dev) == 0)
-                return -ENODEV;  /* tmpfs, overlay, btrfs subvolumes: no block device behind st_dev */
-
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev), minor(dev), attr);
-        if (read_sysfs_u64(path, ret) >= 0)
-                return 0;
-
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-        real = realpath(path, NULL);
-        if (!real)
-                return -errno;
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
-        if (access(path, F_OK) < 0)
-                return -ENOENT;  /* a whole disk without the attribute */
-        slash = strrchr(real, '/');
-        if (!slash || slash == real)
-                return -ENOENT;
-        *slash = 0;
-        if (asprintf(&parent, "%s/%s", real, attr) < 0)
-                return -ENOMEM;
-        return read_sysfs_u64(parent, ret);
-}
-
 /* Required O_DIRECT alignment for path: statx where the kernel reports it, else the logical
  * block size of the device behind it, else 512. */
 static uint32_t dio_alignment(const char *path, dev_t dev) {
@@ -148,15 +106,17 @@ static uint32_t dio_alignment(const char *path, dev_t dev) {
             sx.stx_dio_offset_align > 0)
                 return sx.stx_dio_offset_align; /* lengths and offsets; buffers are the engine's */
 #endif
-        if (sysfs_dev_attr_u64(dev, "queue/logical_block_size", &lbs) >= 0 && lbs >= 512 && lbs <= (UINT64_C(1) << 20))
+        /* A partition's is its disk's (blockdev_attr_u64_by_devnum falls back to the disk). */
+        if (blockdev_attr_u64_by_devnum(NULL, dev, "queue/logical_block_size", &lbs) >= 0 && lbs >= 512 &&
+            lbs <= (UINT64_C(1) << 20))
                 return (uint32_t) lbs;
         return 512;
 }
 
 static int block_device_size(const char *path, dev_t rdev, uint64_t *ret) {
         _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *name = NULL;
         uint64_t v = 0;
-        char p[128];
 
         /* Read-only, non-blocking open: asks the driver its size without touching the media. */
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -165,8 +125,8 @@ static int block_device_size(const char *path, dev_t rdev, uint64_t *ret) {
                 return 0;
         }
 
-        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/size", major(rdev), minor(rdev));
-        if (read_sysfs_u64(p, &v) < 0)
+        /* The device's own size attribute (a partition has one), without the disk's fallback. */
+        if (blockdev_name_from_devnum(NULL, rdev, &name) < 0 || blockdev_read_u64(NULL, name, "size", &v) < 0)
                 return -ENODEV;
         *ret = sat_mul(v, 512);
         return 0;
@@ -287,7 +247,7 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
 
         c->kind = TARGET_BLOCK;
         c->dev = st->st_rdev;
-        if (sysfs_dev_attr_u64(st->st_rdev, "diskseq", &c->diskseq) < 0)
+        if (blockdev_attr_u64_by_devnum(NULL, st->st_rdev, "diskseq", &c->diskseq) < 0)
                 c->diskseq = 0;
         c->dio_align = dio_alignment(s->target, st->st_rdev);
         c->free_bytes = 0;
@@ -358,7 +318,7 @@ int target_identify(const char *target, TargetCheck *ret, char **reterr) {
         } else if (S_ISBLK(st.st_mode)) {
                 c.kind = TARGET_BLOCK;
                 c.dev = st.st_rdev;
-                if (sysfs_dev_attr_u64(st.st_rdev, "diskseq", &c.diskseq) < 0)
+                if (blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "diskseq", &c.diskseq) < 0)
                         c.diskseq = 0;
         } else
                 return fail(-EINVAL, reterr, "target %s is %s", target, kind_name(st.st_mode));

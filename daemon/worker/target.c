@@ -8,7 +8,7 @@
  * What is opened is compared with what was checked (the TargetCheck, which the daemon's guard has
  * already been compared with): the same directory or file by dev+inode, the same block device by
  * dev_t and diskseq. A block device about to be written is opened O_EXCL — from then on nothing can
- * mount it, swap on it or build md/dm on it — and only then probed: holders in sysfs and
+ * mount it, swap on it or build md/dm on it — and only then probed: holders in sysfs (blockdev.h) and
  * signatures by libblkid on the opened descriptor, so the answer is about the device we hold, not
  * about whatever a path names a moment later. Refusals on those grounds are -EPERM
  * (PROTO_ERROR_UNSAFE on the wire).
@@ -31,6 +31,7 @@
 
 #include "engine-internal.h"
 #include "pattern.h"
+#include "shared/blockdev.h"
 #include "shared/util.h"
 
 #define LAYOUT_CHUNK (UINT64_C(1) << 20)
@@ -144,58 +145,40 @@ static int open_directory_target(Engine *e, char **reterr) {
         return 0;
 }
 
-/* The first entry of the sysfs directory path (other than dot files) into ret: 1, 0 for none. */
-static int sysfs_first_entry(const char *path, char *ret, size_t size) {
-        DIR *d = opendir(path);
-        struct dirent *de;
-        int r = 0;
-
-        if (!d)
-                return errno == ENOENT ? 0 : -errno;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.') {
-                        snprintf(ret, size, "%s", de->d_name);
-                        r = 1;
-                        break;
-                }
-        closedir(d);
-        return r;
-}
-
-/* A holder (dm, md, bcache) of dev or of one of its partitions, named into ret: 1, 0 for none. */
-static int device_holder(dev_t dev, char *ret, size_t size) {
-        _cleanup_free_ char *real = NULL;
-        char path[PATH_MAX], name[NAME_MAX + 1];
-        struct dirent *de;
-        DIR *d;
+/* A holder (dm, md, bcache) of dev or of one of its partitions, named into ret: 1, 0 for none.
+ * The first by name when there are several. */
+static int device_holder(const char *sysfs_root, dev_t dev, char *ret, size_t size) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_strv_free_ char **holders = NULL, **parts = NULL;
         int r;
 
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-        real = realpath(path, NULL);
-        if (!real)
-                return -errno;
-        snprintf(path, sizeof(path), "%s/holders", real);
-        r = sysfs_first_entry(path, ret, size);
-        if (r != 0)
+        r = blockdev_name_from_devnum(sysfs_root, dev, &name);
+        if (r < 0)
                 return r;
-
-        /* Partitions are subdirectories with a "partition" attribute. */
-        d = opendir(real);
-        if (!d)
-                return -errno;
-        while (r == 0 && (de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                snprintf(path, sizeof(path), "%s/%s/partition", real, de->d_name);
-                if (access(path, F_OK) < 0)
-                        continue;
-                snprintf(path, sizeof(path), "%s/%s/holders", real, de->d_name);
-                r = sysfs_first_entry(path, name, sizeof(name));
-                if (r > 0 && (size_t) snprintf(ret, size, "%s (of partition %s)", name, de->d_name) >= size)
-                        ret[size - 1] = 0;  /* a long name cut short still names the holder */
+        r = blockdev_list(sysfs_root, name, "holders", &holders);
+        if (r < 0)
+                return r;
+        if (holders[0]) {
+                snprintf(ret, size, "%s", holders[0]);
+                return 1;
         }
-        closedir(d);
-        return r;
+
+        r = blockdev_partitions(sysfs_root, name, &parts);
+        if (r < 0)
+                return r;
+        for (char **p = parts; *p; p++) {
+                _cleanup_strv_free_ char **h = NULL;
+
+                r = blockdev_list(sysfs_root, *p, "holders", &h);
+                if (r < 0)
+                        return r;
+                if (h[0]) {
+                        if ((size_t) snprintf(ret, size, "%s (of partition %s)", h[0], *p) >= size)
+                                ret[size - 1] = 0;  /* a long name cut short still names the holder */
+                        return 1;
+                }
+        }
+        return 0;
 }
 
 /* The last word before the first write to a block device, on the descriptor we hold O_EXCL: no
@@ -211,7 +194,7 @@ static int check_exclusive_device(Engine *e, const struct stat *st, char **reter
         struct stat pst;
         int r;
 
-        r = device_holder(st->st_rdev, holder, sizeof(holder));
+        r = device_holder(e->opts->sysfs_root, st->st_rdev, holder, sizeof(holder));
         if (r > 0)
                 return set_error(reterr, -EPERM, "%s is held by %s; refusing to write", target, holder);
         if (r < 0)
