@@ -597,11 +597,11 @@ START_TEST(test_real_sys_loop) {
 END_TEST
 
 /* The real /sys case needs root (losetup): it is test-blockdev-root (--root), skipped without. */
-static Suite *blockdev_suite(bool root) {
-        Suite *s = suite_create(root ? "blockdev-root" : "blockdev");
+static Suite *blockdev_suite(bool need_root) {
+        Suite *s = suite_create(need_root ? "blockdev-root" : "blockdev");
         TCase *tc;
 
-        if (root) {
+        if (need_root) {
                 tc = tcase_create("real");
                 tcase_add_test(tc, test_real_sys_loop);
                 suite_add_tcase(s, tc);
@@ -637,13 +637,13 @@ static Suite *blockdev_suite(bool root) {
 }
 
 int main(int argc, char **argv) {
-        bool root = argc > 1 && strcmp(argv[1], "--root") == 0;
+        bool need_root = argc > 1 && strcmp(argv[1], "--root") == 0;
 
-        if (root && geteuid() != 0) {
+        if (need_root && geteuid() != 0) {
                 printf("SKIP: the real /sys case needs root (losetup)\n");
                 return 77;
         }
-        SRunner *sr = srunner_create(blockdev_suite(root));
+        SRunner *sr = srunner_create(blockdev_suite(need_root));
         srunner_run_all(sr, CK_NORMAL);
         int failed = srunner_ntests_failed(sr);
         srunner_free(sr);
