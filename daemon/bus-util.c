@@ -112,7 +112,7 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
                 if (spec_known_keys(&known) < 0)
                         return -ENOMEM;
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                         "unknown spec key '%s'; known keys are: %s", key, known);
+                                         "unknown spec key '%s'; known keys are: %s", CALLER_TEXT(key), known);
         }
         if (s->set_mask & (UINT64_C(1) << k))
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
@@ -173,7 +173,7 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
         } else
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                          "spec key '%s' has D-Bus type '%s'; it takes %s",
-                                         key, contents, spec_key_expected_type(k));
+                                         key, CALLER_TEXT(contents), spec_key_expected_type(k));
         if (r < 0)
                 return r;
 
@@ -365,14 +365,15 @@ static int read_job_filter_entry(sd_bus_message *message, const char *key, const
                 if (r >= 0 && !job_state_valid(f->state))
                         return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                                  "unknown job state '%s'; use queued, running, "
-                                                 "succeeded, failed, cancelled or interrupted", f->state);
+                                                 "succeeded, failed, cancelled or interrupted", CALLER_TEXT(f->state));
                 return r;
         }
         if (streq(key, "limit") && streq(contents, "t"))
                 return sd_bus_message_read(message, "v", "t", &f->limit);
         return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                  "unknown ListJobs filter '%s' of type '%s'; the filter keys "
-                                 "are all (b), state (s) and limit (t)", key, contents);
+                                 "are all (b), state (s) and limit (t)", CALLER_TEXT(key),
+                                 CALLER_TEXT(contents));
 }
 
 int bus_message_read_job_filter(sd_bus_message *message, BusJobFilter *f, sd_bus_error *error) {
@@ -402,10 +403,10 @@ static int read_run_filter_entry(sd_bus_message *message, const char *key, const
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                          "unknown QueryRuns filter '%s'; the keys are device, "
                                          "workload, profile, fs_type, label, tag, status (s) and "
-                                         "job, since_usec, until_usec, limit, offset (t)", key);
+                                         "job, since_usec, until_usec, limit, offset (t)", CALLER_TEXT(key));
         if (!streq(contents, is_string ? "s" : "t"))
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
-                                         "QueryRuns filter '%s' has type '%s'; it takes '%s'", key, contents,
+                                         "QueryRuns filter '%s' has type '%s'; it takes '%s'", key, CALLER_TEXT(contents),
                                          is_string ? "s" : "t");
         r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
                       : sd_bus_message_read(message, "v", "t", &uv);

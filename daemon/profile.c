@@ -70,13 +70,14 @@ static int on_ini_entry(void *userdata, const char *section, const char *name, c
 
         if (streq(section, "profile")) {
                 if (!streq(name, "description"))
-                        return parse_fail(st, "unknown key '%s' in [profile]; only description= goes there", name);
+                        return parse_fail(st, "unknown key '%s' in [profile]; only description= goes there",
+                                          CALLER_TEXT(name));
                 free(p->description);
                 p->description = strdup(value);
                 return p->description ? 1 : 0;
         }
         if (strncmp(section, "step ", 5) != 0 || !section[5])
-                return parse_fail(st, "unknown section [%s]; use [profile] or [step NAME]", section);
+                return parse_fail(st, "unknown section [%s]; use [profile] or [step NAME]", CALLER_TEXT(section));
 
         if (!st->section || !streq(st->section, section)) {
                 ProfileStep *steps;
@@ -104,16 +105,17 @@ static int on_ini_entry(void *userdata, const char *section, const char *name, c
         char **a;
         int r;
         if (s->n_assignments >= PROFILE_KEYS_MAX)
-                return parse_fail(st, "more than %u keys in [%s]", PROFILE_KEYS_MAX, section);
+                return parse_fail(st, "more than %u keys in [%s]", PROFILE_KEYS_MAX, CALLER_TEXT(section));
         if (spec_key_from_string(name) < 0 || streq(name, "target") || streq(name, "profile"))
-                return parse_fail(st, "key '%s' in [%s] is not a spec key a step may set", name, section);
+                return parse_fail(st, "key '%s' in [%s] is not a spec key a step may set", CALLER_TEXT(name),
+                                  CALLER_TEXT(section));
         /* Each value alone is checked here, so a bad one is reported with its file and line; the
          * rules between keys wait for profile_expand(), when the submitter's keys are known. */
         r = spec_set_from_string(&st->scratch, name, value, &err);
         if (r == -ENOMEM)
                 return 0;
         if (r < 0)
-                return parse_fail(st, "in [%s]: %s", section, strna(err));
+                return parse_fail(st, "in [%s]: %s", CALLER_TEXT(section), strna(err));
         a = realloc(s->assignments, (s->n_assignments + 2) * sizeof(char *));
         if (!a)
                 return 0;
@@ -157,7 +159,7 @@ static int profile_unknown_error(char *const *dirs, const char *name, char **ret
                 fprintf(f, "%s%s", n == names ? "" : ", ", *n);
         if (fclose(f) != 0)
                 return -ENOMEM;
-        if (asprintf(reterr, "unknown profile '%s'; known profiles are: %s", name,
+        if (asprintf(reterr, "unknown profile '%s'; known profiles are: %s", CALLER_TEXT(name),
                      *list ? list : "(none installed)") < 0)
                 return -ENOMEM;
         return -ENOENT;
@@ -305,7 +307,7 @@ int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, si
                 if (r >= 0)
                         r = spec_finalize(&steps[i], &err);
                 if (r < 0) {
-                        if (r != -ENOMEM && asprintf(reterr, "profile %s, step %s: %s", p->name, ps->name,
+                        if (r != -ENOMEM && asprintf(reterr, "profile %s, step %s: %s", p->name, CALLER_TEXT(ps->name),
                                                      err ?: "invalid step") < 0)
                                 r = -ENOMEM;
                         spec_array_free(steps, p->n_steps);

@@ -307,19 +307,6 @@ static int parse_bool_text(const char *s) {
         return -EINVAL;
 }
 
-/* Quote a user string for a message without letting control bytes or huge values through. */
-static const char *shorten(const char *s, char buf[static 80]) {
-        size_t i = 0;
-
-        for (; i < 60 && s[i]; i++)
-                /* ASCII only: a cut UTF-8 sequence would make the message invalid on D-Bus. */
-                buf[i] = (unsigned char) s[i] < 0x80 && isprint((unsigned char) s[i]) ? s[i] : '?';
-        buf[i] = 0;
-        if (s[i])
-                strcpy(buf + i, "...");
-        return buf;
-}
-
 /* A size or count from any value type, checked against the key's bounds. */
 static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **reterr) {
         const KeyInfo *ki = &spec_keys[k];
@@ -346,18 +333,18 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
                         r = parse_size(v->s, &u);
                         if (r == -ERANGE)
                                 return spec_fail(reterr, "%s: '%s' is too large; at most %s",
-                                                 ki->name, shorten(v->s, q), spec_size_text(ki->max, b));
+                                                 ki->name, CALLER_TEXT(v->s), spec_size_text(ki->max, b));
                         if (r < 0)
                                 return spec_fail(reterr, "%s: '%s' is not a size; use bytes or a number with K, M, G "
-                                                 "or T, e.g. 32K", ki->name, shorten(v->s, q));
+                                                 "or T, e.g. 32K", ki->name, CALLER_TEXT(v->s));
                 } else {
                         r = parse_decimal(v->s, &u);
                         if (r == -ERANGE)
                                 return spec_fail(reterr, "%s: '%s' is too large; at most %" PRIu64,
-                                                 ki->name, shorten(v->s, q), ki->max);
+                                                 ki->name, CALLER_TEXT(v->s), ki->max);
                         if (r < 0)
                                 return spec_fail(reterr, "%s: '%s' is not a number; use a decimal integer from %"
-                                                 PRIu64 " to %" PRIu64, ki->name, shorten(v->s, q), ki->min, ki->max);
+                                                 PRIu64 " to %" PRIu64, ki->name, CALLER_TEXT(v->s), ki->min, ki->max);
                 }
                 break;
         default:
@@ -500,8 +487,6 @@ static bool label_ok(const char *s) {
 }
 
 static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reterr) {
-        char q[80];
-
         switch (k) {
         case SPEC_KEY_TARGET: {
                 char *t;
@@ -509,14 +494,14 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                 if (value[0] != '/')
                         return spec_fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
                                          "directory, regular file or block device, e.g. /mnt/scratch",
-                                         shorten(value, q));
+                                         CALLER_TEXT(value));
                 if (strlen(value) >= SPEC_PATH_MAX)
                         return spec_fail(reterr, "target: path is longer than %u bytes; use a shorter path",
                                          SPEC_PATH_MAX);
                 for (const char *p = value; *p; p++)
                         if ((unsigned char) *p < 0x20 || *p == 0x7f)
                                 return spec_fail(reterr, "target: '%s' contains a control character (newline, "
-                                                 "tab, ...); use a path without them", shorten(value, q));
+                                                 "tab, ...); use a path without them", CALLER_TEXT(value));
                 t = strdup(value);
                 if (!t)
                         return -ENOMEM;
@@ -529,7 +514,7 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
 
                 if (!profile_name_ok(value))
                         return spec_fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
-                                         "0-9, '_' and '-', e.g. dd", shorten(value, q), PROFILE_NAME_MAX);
+                                         "0-9, '_' and '-', e.g. dd", CALLER_TEXT(value), PROFILE_NAME_MAX);
                 t = strdup(value);
                 if (!t)
                         return -ENOMEM;
@@ -543,20 +528,20 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                 if (w < 0)
                         return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
                                          "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                         "metadata, ping", shorten(value, q));
+                                         "metadata, ping", CALLER_TEXT(value));
                 s->workload = w;
                 return 0;
         }
         case SPEC_KEY_SYNC:
                 if (parse_sync(value, &s->sync, &s->sync_call) < 0)
                         return spec_fail(reterr, "sync: '%s' is not a sync mode; use none, end or each, optionally "
-                                         "with :fsync or :fdatasync, e.g. end:fsync", shorten(value, q));
+                                         "with :fsync or :fdatasync, e.g. end:fsync", CALLER_TEXT(value));
                 return 0;
         case SPEC_KEY_PATTERN:
                 if (parse_pattern(value, &s->pattern, &s->compress_pct) < 0)
                         return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
                                          "compressible:NN with NN from 0 to 100, e.g. compressible:50",
-                                         shorten(value, q));
+                                         CALLER_TEXT(value));
                 return 0;
         case SPEC_KEY_LABEL: {
                 char *t;
@@ -565,7 +550,7 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
                         return spec_fail(reterr, "label: longer than %u bytes; use a shorter label", SPEC_LABEL_MAX);
                 if (!label_ok(value))
                         return spec_fail(reterr, "label: '%s' contains control characters or invalid UTF-8; use "
-                                         "printable text", shorten(value, q));
+                                         "printable text", CALLER_TEXT(value));
                 /* An empty label is no label, so every form of the spec agrees on it. */
                 t = value[0] ? strdup(value) : NULL;
                 if (value[0] && !t)
@@ -582,7 +567,6 @@ static int set_string_key(JobSpec *s, SpecKey k, const char *value, char **reter
 static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
         _cleanup_strv_free_ char **l = NULL;
         size_t n = 0;
-        char q[80];
 
         for (char *const *t = tags; t && *t; t++) {
                 if (n >= SPEC_TAGS_MAX)
@@ -590,7 +574,7 @@ static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
                                          SPEC_TAGS_MAX);
                 if (!tag_ok(*t))
                         return spec_fail(reterr, "tags: '%s' is not a valid tag; use 1 to %u characters of A-Z, a-z, "
-                                         "0-9 and . _ : + -", shorten(*t, q), SPEC_TAG_LEN_MAX);
+                                         "0-9 and . _ : + -", CALLER_TEXT(*t), SPEC_TAG_LEN_MAX);
                 for (size_t i = 0; i < n; i++)
                         if (streq(tags[i], *t))
                                 return spec_fail(reterr, "tags: '%s' is given twice; give each tag once", *t);
@@ -714,7 +698,6 @@ static int split_commas(const char *value, char ***ret) {
 int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **reterr) {
         SpecKey k = spec_key_from_string(key);
         SpecValue v;
-        char q[80];
 
         if (k < 0)
                 return spec_fail_unknown_key(key ?: "", reterr);
@@ -726,7 +709,7 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
                 int b = parse_bool_text(value);
                 if (b < 0)
                         return spec_fail(reterr, "%s: '%s' is not a boolean; use true or false",
-                                         key, shorten(value, q));
+                                         key, CALLER_TEXT(value));
                 v = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = b };
                 return spec_set_key(s, k, &v, reterr);
         }
@@ -747,14 +730,13 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
 int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr) {
         _cleanup_free_ char *key = NULL;
         const char *eq;
-        char q[80];
 
         if (!assignment)
                 return spec_fail(reterr, "no assignment given; use key=value, e.g. block_size=32K");
         eq = strchr(assignment, '=');
         if (!eq || eq == assignment)
                 return spec_fail(reterr, "'%s' is not an assignment; use key=value, e.g. block_size=32K",
-                                 shorten(assignment, q));
+                                 CALLER_TEXT(assignment));
         key = strndup(assignment, (size_t) (eq - assignment));
         if (!key)
                 return -ENOMEM;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Small helpers shared by benchd, benchd-worker and benchctl: cleanup attributes for owned locals,
- * ownership transfer, time. libsystemd's internal macros are not public, so we keep our own few.
+ * ownership transfer, time, and the one way a caller's string is quoted in a message.
+ * libsystemd's internal macros are not public, so we keep our own few.
  */
 #pragma once
 
@@ -99,3 +100,65 @@ static inline const char *strna(const char *s) {
 static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
+
+/* Length of the valid UTF-8 character at s (1 to 4 bytes), or 0 when s does not start one
+ * (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF). s is NUL-terminated,
+ * so a truncated sequence stops at the NUL. */
+static inline size_t utf8_char_len(const char *s) {
+        const unsigned char *u = (const unsigned char *) s;
+        size_t n;
+
+        if (u[0] < 0x80)
+                return 1;
+        if (u[0] >= 0xc2 && u[0] <= 0xdf)
+                n = 2;
+        else if (u[0] >= 0xe0 && u[0] <= 0xef)
+                n = 3;
+        else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+                n = 4;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++)
+                if ((u[i] & 0xc0) != 0x80)
+                        return 0;
+        if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) ||
+            (u[0] == 0xf0 && u[1] < 0x90) || (u[0] == 0xf4 && u[1] >= 0x90))
+                return 0;
+        return n;
+}
+
+/* Caller input (a target, key, value, profile name) quoted in a message: at most CALLER_TEXT_MAX
+ * bytes of it, cut at a character boundary and marked with "…" when longer, control characters
+ * and bytes that are not UTF-8 shown as '?', so that the message stays short, printable and valid
+ * on D-Bus whatever the caller sent. */
+#define CALLER_TEXT_MAX 200u
+#define CALLER_TEXT_BUF (CALLER_TEXT_MAX + sizeof("…"))
+
+static inline const char *caller_text(const char *s, char buf[static CALLER_TEXT_BUF]) {
+        size_t o = 0;
+
+        if (!s)
+                s = "";
+        while (*s) {
+                size_t n = utf8_char_len(s);
+
+                if (o + MAX(n, (size_t) 1) > CALLER_TEXT_MAX) {
+                        memcpy(buf + o, "…", sizeof("…"));
+                        return buf;
+                }
+                if (n == 0 || (n == 1 && ((unsigned char) *s < 0x20 || *s == 0x7f))) {
+                        buf[o++] = '?';
+                        s++;
+                        continue;
+                }
+                memcpy(buf + o, s, n);
+                o += n;
+                s += n;
+        }
+        buf[o] = 0;
+        return buf;
+}
+
+/* caller_text() into a buffer that lives until the end of the enclosing block: for arguments, e.g.
+ * fail(reterr, "target %s ...", CALLER_TEXT(s->target)). */
+#define CALLER_TEXT(s) caller_text((s), (char[CALLER_TEXT_BUF]) {})

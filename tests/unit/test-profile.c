@@ -226,6 +226,21 @@ START_TEST(test_no_dirs) {
 }
 END_TEST
 
+/* GetProfile passes the caller's name as it came: an unknown one is quoted short. */
+START_TEST(test_long_name) {
+        char *const dirs[] = { (char *) "/nonexistent/benchd-profiles", NULL };
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_free_ char *err = NULL;
+        char name[8192];
+
+        memset(name, 'n', sizeof(name) - 1);
+        name[sizeof(name) - 1] = 0;
+        ck_assert_int_eq(profile_load(dirs, name, &p, &err), -ENOENT);
+        ck_assert_msg(strstr(err, "unknown profile 'nnn") && strstr(err, "…'"), "%s", err);
+        ck_assert_msg(strlen(err) < CALLER_TEXT_MAX + 200, "%zu bytes", strlen(err));
+}
+END_TEST
+
 /* /etc/benchd/profiles comes before /usr/share/benchd/profiles: the first directory wins. */
 START_TEST(test_override_dir) {
         char *const dirs[] = { tmpdir, tmpdir2, NULL };
@@ -353,6 +368,7 @@ static Suite *profile_suite(void) {
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
         tcase_add_loop_test(tc, test_bad_profile, 0, ELEMENTSOF(bad_cases));
         tcase_add_test(tc, test_no_dirs);
+        tcase_add_test(tc, test_long_name);
         tcase_add_test(tc, test_override_dir);
         tcase_add_loop_test(tc, test_expand, 0, ELEMENTSOF(expand_cases));
         tcase_add_test(tc, test_expand_invalid);
