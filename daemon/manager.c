@@ -347,6 +347,9 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
         r = bus_check_root(message, "cancelling jobs", &uid, error);
         if (r < 0)
                 return r;
+        r = manager_check_id(id, "job", "ListJobs shows the queued and running jobs", error);
+        if (r < 0)
+                return r;
         j = manager_find_job(m, id);
         if (!j) {
                 /* Ended long ago: it is in the database only. */

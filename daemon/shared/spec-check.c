@@ -258,9 +258,9 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 else
                         how[0] = 0;
                 return fail(-ENOSPC, reterr, "target %s has %" PRIu64 " inodes free; this job needs %" PRIu64
-                            " (file_count %" PRIu32 " files and %" PRIu64 " directories); free inodes, %sor "
-                            "use a filesystem with more inodes (e.g. mkfs.ext4 -N)", target,
-                            (uint64_t) sv.f_favail, inodes, s->file_count, dirs, how);
+                            " (file_count %" PRIu32 " files and %" PRIu64 " %s); free inodes, %sor use a "
+                            "filesystem with more inodes (e.g. mkfs.ext4 -N)", target, (uint64_t) sv.f_favail,
+                            inodes, s->file_count, dirs, dirs == 1 ? "directory" : "directories", how);
         }
         return 0;
 }
