@@ -251,7 +251,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         _cleanup_free_ char *msg = NULL;
         const char *status;
         JobState state;
-        int r, n;
+        int r;
 
         job_flush_samples(j);
         if (o->n_histogram > 0) {
@@ -259,10 +259,8 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 if (r < 0)
                         jlog(j, "cannot store the histogram of run %" PRIu64 ": %s", j->run_id, strerror(-r));
         }
-        n = cleanup_job_files(step->target, j->id, (int) j->current_step);
-        if (n > 0)
-                jlog(j, "removed %d leftover file(s) of step %" PRIu32 " in %s", n, j->current_step,
-                     step->target);
+        /* In the background: the job may end before its files are gone, the next one waits. */
+        manager_cleanup_files(m, step->target, j->id, (int) j->current_step);
 
         switch (o->status) {
         case WORKER_SUCCEEDED:

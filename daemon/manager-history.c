@@ -156,6 +156,18 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         return sd_bus_send(NULL, reply, NULL);
 }
 
+int manager_check_id(uint64_t id, const char *what, const char *lister, sd_bus_error *error) {
+        if (id <= (uint64_t) INT64_MAX)
+                return 0;
+        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
+                                 "there is no %s %" PRIu64 ": %s ids are database row ids, at most %" PRIi64
+                                 "; %s", what, id, what, INT64_MAX, lister);
+}
+
+static int check_run_id(uint64_t id, sd_bus_error *error) {
+        return manager_check_id(id, "run", "QueryRuns lists the runs there are", error);
+}
+
 /* The error of a failed read of run id's what ("" for the run itself, "the samples of", ...):
  * NotFound when there is no such run, else Failed. */
 static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, int r) {
@@ -232,6 +244,9 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(message, "t", &id);
         if (r < 0)
                 return r;
+        r = check_run_id(id, error);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;
@@ -293,6 +308,9 @@ int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *er
         r = sd_bus_message_read(message, "t", &id);
         if (r < 0)
                 return r;
+        r = check_run_id(id, error);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(message, &reply);
         if (r < 0)
                 return r;
@@ -318,6 +336,9 @@ int method_get_samples_page(sd_bus_message *message, void *userdata, sd_bus_erro
         int r;
 
         r = sd_bus_message_read(message, "ttu", &id, &from_ms, &limit);
+        if (r < 0)
+                return r;
+        r = check_run_id(id, error);
         if (r < 0)
                 return r;
         page.max = limit == 0 ? BENCHD_SAMPLES_PER_REPLY : MIN(limit, BENCHD_SAMPLES_PER_REPLY);
@@ -346,6 +367,9 @@ int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *
         int r;
 
         r = sd_bus_message_read(message, "t", &id);
+        if (r < 0)
+                return r;
+        r = check_run_id(id, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);

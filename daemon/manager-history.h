@@ -5,12 +5,17 @@
  */
 #pragma once
 
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 /* At most this many samples in one GetSamples or GetSamplesPage reply. A sample is 16 numbers,
  * about 512 bytes of a{sv}, so a reply stays near 5 MiB whatever the run's length: well inside the
  * message limit of dbus-daemon's default configuration (32 MiB) and of sd-bus (128 MiB). */
 #define BENCHD_SAMPLES_PER_REPLY 10000u
+
+/* Ids are SQLite row ids, at most INT64_MAX: a larger id names nothing. 0, or NotFound saying so
+ * ("there is no <what> ID ...; <lister>"). */
+int manager_check_id(uint64_t id, const char *what, const char *lister, sd_bus_error *error);
 
 int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *error);

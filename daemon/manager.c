@@ -2,7 +2,9 @@
 /*
  * The Manager object and the queue. Handlers parse the message, authorise, call the logic in
  * spec.c, spec-check.c, profile.c and db.c, and reply; the scheduler starts one job at a time from
- * a defer source so that no job is started from inside a handler or another job's callback.
+ * a defer source so that no job is started from inside a handler or another job's callback, and
+ * none while the files of an ended step are still being removed (cleanup.c), so that no benchmark
+ * measures that unlinking.
  * The read-only methods (profiles and history) are in manager-history.c; the vtable here lists
  * them all, so the interface is declared in one place.
  */
@@ -52,7 +54,7 @@ void manager_schedule(Manager *m) {
 static int on_dispatch(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
-        if (m->stopping || m->running)
+        if (m->stopping || m->running || m->n_cleanups > 0)
                 return 0;
         for (Job *j = m->jobs_head; j; j = j->next)
                 if (j->state == JOB_QUEUED) {
@@ -60,6 +62,47 @@ static int on_dispatch(sd_event_source *s, void *userdata) {
                         return 0;
                 }
         return 0;
+}
+
+static void manager_exit_if_done(Manager *m) {
+        if (m->stopping && !m->running && m->n_cleanups == 0)
+                (void) sd_event_exit(m->event, 0);
+}
+
+static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userdata) {
+        Manager *m = userdata;
+
+        for (size_t i = 0; i < m->n_cleanups; i++)
+                if (m->cleanups[i] == c) {
+                        m->cleanups[i] = m->cleanups[--m->n_cleanups];
+                        break;
+                }
+        cleanup_free(c);
+        if (m->stopping)
+                manager_exit_if_done(m);
+        else
+                manager_schedule(m);
+}
+
+void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
+        Cleanup **a, *c;
+        int r;
+
+        if (!target)
+                return;
+        a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
+        if (!a)
+                r = -ENOMEM;
+        else {
+                m->cleanups = a;
+                r = cleanup_spawn(m->event, target, job_id, step, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m, &c);
+        }
+        if (r < 0) {
+                mlog("job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
+                     "-* there by hand", job_id, CALLER_TEXT(target), strerror(-r), job_id);
+                return;
+        }
+        m->cleanups[m->n_cleanups++] = c;
 }
 
 void manager_job_started(Manager *m, Job *j) {
@@ -93,8 +136,7 @@ void manager_job_ended(Manager *m, Job *j) {
         if (!m->running)
                 (void) sd_notifyf(false, "STATUS=Idle (%u queued)", manager_queue_length(m));
         if (m->stopping) {
-                if (!m->running)
-                        (void) sd_event_exit(m->event, 0);
+                manager_exit_if_done(m);
                 return;
         }
         manager_schedule(m);
@@ -291,6 +333,9 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
         r = bus_check_root(message, "cancelling jobs", &uid, error);
         if (r < 0)
                 return r;
+        r = manager_check_id(id, "job", "ListJobs shows the queued and running jobs", error);
+        if (r < 0)
+                return r;
         j = manager_find_job(m, id);
         if (!j) {
                 /* Ended long ago: it is in the database only. */
@@ -481,10 +526,26 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END
 };
 
+/* How long shutdown waits for the worker to go, and then for the removal of files to end. */
+#define MANAGER_STOP_WORKER_USEC (10 * USEC_PER_SEC)
+#define MANAGER_STOP_CLEANUP_USEC (50 * USEC_PER_SEC)
+
 static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        mlog("the worker did not go away in time; exiting anyway");
+        if (!m->running && m->n_cleanups > 0 && !m->stop_extended) {
+                /* The worker went in time; the removal of its files may take a while longer. */
+                m->stop_extended = true;
+                if (sd_event_source_set_time_relative(s, MANAGER_STOP_CLEANUP_USEC) >= 0 &&
+                    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0)
+                        return 0;
+        }
+        if (m->running)
+                mlog("the worker did not go away in time; exiting anyway");
+        for (size_t i = 0; i < m->n_cleanups; i++)
+                mlog("job %" PRIu64 ": still removing its files in %s at shutdown; stopping that, remove "
+                     "what is left of .benchd-%" PRIu64 "-* there by hand", cleanup_job_id(m->cleanups[i]),
+                     CALLER_TEXT(cleanup_target(m->cleanups[i])), cleanup_job_id(m->cleanups[i]));
         return sd_event_exit(m->event, 0);
 }
 
@@ -493,13 +554,17 @@ void manager_stop(Manager *m) {
                 return;
         m->stopping = true;
         mlog("stopping");
-        if (!m->running) {
+        if (!m->running && m->n_cleanups == 0) {
                 (void) sd_event_exit(m->event, 0);
                 return;
         }
-        job_interrupt(m->running);
-        /* The worker gets SIGKILL after 3 s; give up waiting for it after 10 s. */
-        (void) sd_event_add_time_relative(m->event, &m->exit_source, CLOCK_MONOTONIC, 10 * USEC_PER_SEC, 0,
+        if (m->running)
+                /* The worker gets SIGKILL after 3 s; give up waiting for it after 10 s. */
+                job_interrupt(m->running);
+        else
+                m->stop_extended = true;
+        (void) sd_event_add_time_relative(m->event, &m->exit_source, CLOCK_MONOTONIC,
+                                          m->running ? MANAGER_STOP_WORKER_USEC : MANAGER_STOP_CLEANUP_USEC, 0,
                                           on_exit_timeout, m);
 }
 
@@ -563,6 +628,10 @@ Manager *manager_free(Manager *m) {
                 m->jobs_head = j->next;
                 job_free(j);
         }
+        /* Kills and reaps removals still running. */
+        for (size_t i = 0; i < m->n_cleanups; i++)
+                cleanup_free(m->cleanups[i]);
+        free(m->cleanups);
         sd_event_source_disable_unref(m->dispatch_source);
         sd_event_source_disable_unref(m->exit_source);
         sd_bus_slot_unref(m->manager_slot);
@@ -688,9 +757,9 @@ int manager_load(Manager *m) {
                                          now, "benchd stopped while the job was running");
                 if (k < 0)
                         mlog("job %" PRIu64 ": cannot mark it interrupted: %s", stale.jobs[i].id, strerror(-k));
-                k = cleanup_job_files(stale.jobs[i].target, stale.jobs[i].id, -1);
-                mlog("job %" PRIu64 " was running when benchd stopped: now interrupted%s", stale.jobs[i].id,
-                     k > 0 ? ", its leftover files removed" : "");
+                mlog("job %" PRIu64 " was running when benchd stopped: now interrupted", stale.jobs[i].id);
+                /* The next job waits until they are gone. */
+                manager_cleanup_files(m, stale.jobs[i].target, stale.jobs[i].id, -1);
         }
         if (r < 0) {
                 mlog("cannot read the running jobs: %s", strerror(-r));

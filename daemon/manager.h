@@ -11,6 +11,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "cleanup.h"
 #include "db.h"
 #include "devices/device-manager.h"
 #include "job.h"
@@ -28,6 +29,11 @@ struct Manager {
         Job *jobs_head, *jobs_tail;     /* by id */
         Job *running;
         bool stopping;
+        bool stop_extended;             /* the shutdown timeout was extended for cleanups */
+        /* Removals of ended steps' files still running: no job starts while there are any, so that
+         * no benchmark measures their I/O. */
+        Cleanup **cleanups;
+        size_t n_cleanups;
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;
@@ -53,13 +59,16 @@ Manager *manager_free(Manager *m);
  * are loaded and scheduled. */
 int manager_load(Manager *m);
 
-/* Shutdown: stop accepting, stop the running worker; the event loop exits when it is gone. */
+/* Shutdown: stop accepting, stop the running worker; the event loop exits when it and the removal
+ * of files are done, or after a bound. */
 void manager_stop(Manager *m);
 
 Job *manager_find_job(Manager *m, uint64_t id);
 unsigned manager_queue_length(Manager *m);
 /* Looks at the queue on the next loop iteration. */
 void manager_schedule(Manager *m);
+/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged. */
+void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step);
 /* Called by a job when it has ended. */
 void manager_job_ended(Manager *m, Job *j);
 /* Called by a job when it changed from queued to running. */

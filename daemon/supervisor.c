@@ -6,7 +6,6 @@
  * place, when the process has been reaped, so a worker that writes its result and then crashes, or
  * is killed while we still read its frames, is judged on everything it did.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -673,85 +672,4 @@ uint64_t worker_timeout_usec(const JobSpec *s) {
                 ms += (uint64_t) s->file_count * 2u;
         ms = MIN(ms, SPEC_RUNTIME_MS_MAX + 3600u * 1000u);
         return ms * USEC_PER_MSEC;
-}
-
-/* Removes the directory fd's contents and then the entry name in parent, depth-bounded. */
-static int rm_tree_at(int parent, const char *name, unsigned depth) {
-        int fd, r = 0;
-        DIR *d;
-        struct dirent *de;
-
-        if (depth > 16)
-                return -ELOOP;
-        fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        d = fdopendir(fd);
-        if (!d) {
-                r = negative_errno();
-                close(fd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                struct stat st;
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (S_ISDIR(st.st_mode))
-                        r = rm_tree_at(fd, de->d_name, depth + 1);
-                else if (unlinkat(fd, de->d_name, 0) < 0)
-                        r = negative_errno();
-        }
-        closedir(d);
-        if (unlinkat(parent, name, AT_REMOVEDIR) < 0)
-                r = negative_errno();
-        return r;
-}
-
-int cleanup_job_files(const char *target, uint64_t job_id, int step) {
-        char prefix[64];
-        int dfd, n = 0;
-        DIR *d;
-        struct dirent *de;
-
-        if (!target)
-                return 0;
-        if (step < 0)
-                snprintf(prefix, sizeof(prefix), ".benchd-%" PRIu64 "-", job_id);
-        else
-                snprintf(prefix, sizeof(prefix), ".benchd-%" PRIu64 "-%d-", job_id, step);
-
-        dfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return errno == ENOTDIR ? 0 : negative_errno();
-        d = fdopendir(dfd);
-        if (!d) {
-                int r = negative_errno();
-                close(dfd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                struct stat st;
-                int r;
-
-                if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
-                        continue;
-                if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (st.st_uid != geteuid())
-                        continue;
-                if (S_ISREG(st.st_mode))
-                        r = unlinkat(dfd, de->d_name, 0) < 0 ? negative_errno() : 0;
-                else if (S_ISDIR(st.st_mode))
-                        r = rm_tree_at(dfd, de->d_name, 0);
-                else
-                        continue;
-                if (r < 0)
-                        fprintf(stderr, "benchd: cannot remove %s/%s: %s\n", target, de->d_name, strerror(-r));
-                else
-                        n++;
-        }
-        closedir(d);
-        return n;
 }

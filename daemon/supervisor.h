@@ -67,8 +67,3 @@ pid_t worker_pid(Worker *w);
 /* The timeout for a step: its runtime plus ramp, or for size-bounded steps an estimate at a
  * pessimistic 10 MB/s, plus a minute of grace; capped. */
 uint64_t worker_timeout_usec(const JobSpec *s);
-
-/* Removes target/.benchd-<job>-* (step < 0) or target/.benchd-<job>-<step>-* when target is a
- * directory: regular files and whole directories with exactly that prefix, nothing else, never
- * following symlinks. Returns how many entries were removed. */
-int cleanup_job_files(const char *target, uint64_t job_id, int step);

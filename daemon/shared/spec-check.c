@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <sys/vfs.h>
 
 #include "blockdev.h"
 #include "spec-check.h"
@@ -145,11 +147,13 @@ static const char *kind_name(mode_t m) {
 }
 
 /* Alignment of the sizes the engine will use with O_DIRECT. */
-static int check_alignment(const JobSpec *s, const char *where, uint32_t align, char **reterr) {
+static int check_alignment(const JobSpec *s, const char *target, uint32_t align, char **reterr) {
         char a[32], b[32];
+        const char *where;
 
         if (!s->direct || s->workload < 0 || s->workload == WORKLOAD_METADATA || align <= 1)
                 return 0;
+        where = CALLER_TEXT(target);
         if (s->block_size % align != 0)
                 return fail(-EINVAL, reterr, "block_size %s is not a multiple of %" PRIu32 ", the direct-I/O "
                             "alignment of %s; use %s or a multiple", spec_size_text(s->block_size, a), align, where,
@@ -165,18 +169,27 @@ static int check_alignment(const JobSpec *s, const char *where, uint32_t align, 
         return 0;
 }
 
+/* Inodes the spec's files take: the metadata file set, its directory and subdirectories. Only
+ * metadata is checked: the other workloads create at most one file per stream. */
+static uint64_t spec_needed_inodes(const JobSpec *s) {
+        if (s->workload != WORKLOAD_METADATA)
+                return 0;
+        return (uint64_t) s->file_count + 1 + (s->dirs > 1 ? s->dirs : 0);
+}
+
 static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
+        const char *target = CALLER_TEXT(s->target);
         struct statvfs sv;
-        uint64_t margin, want;
+        uint64_t margin, want, inodes;
         char a[32], b[32], m[32], how[96];
         int r;
 
         if (statvfs(s->target, &sv) < 0)
                 return fail(-EINVAL, reterr, "target %s: cannot query free space: %s; give a directory on a "
-                            "mounted filesystem", s->target, strerror(errno));
+                            "mounted filesystem", target, strerror(errno));
         if (sv.f_flag & ST_RDONLY)
                 return fail(-EINVAL, reterr, "target %s is on a read-only filesystem; benchd creates its files "
-                            "there, give a directory on a writable filesystem", s->target);
+                            "there, give a directory on a writable filesystem", target);
 
         if (s->destructive)
                 return fail(-EINVAL, reterr, "destructive=true applies only to block devices; %s is a directory, "
@@ -203,10 +216,118 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 else
                         snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, spec_size_text(s->size, a), s->jobs);
                 return fail(-ENOSPC, reterr, "target %s has %s free; this job needs %s (%s) plus %s headroom; "
-                            "free space or use a smaller size", s->target, format_human(c->free_bytes, b),
+                            "free space or use a smaller size", target, format_human(c->free_bytes, b),
                             format_human(c->needed_bytes, m), how, format_human(margin, a));
         }
+
+        /* f_files 0: inodes are allocated on demand (btrfs; tmpfs with nr_inodes=0), no fixed limit. */
+        inodes = spec_needed_inodes(s);
+        if (inodes > 0 && sv.f_files > 0 && (uint64_t) sv.f_favail < inodes) {
+                uint64_t dirs = inodes - s->file_count;
+
+                if ((uint64_t) sv.f_favail > dirs)
+                        snprintf(how, sizeof(how), "use file_count=%" PRIu64 " or less, ",
+                                 (uint64_t) sv.f_favail - dirs);
+                else
+                        how[0] = 0;
+                return fail(-ENOSPC, reterr, "target %s has %" PRIu64 " inodes free; this job needs %" PRIu64
+                            " (file_count %" PRIu32 " files and %" PRIu64 " %s); free inodes, %sor use a "
+                            "filesystem with more inodes (e.g. mkfs.ext4 -N)", target, (uint64_t) sv.f_favail,
+                            inodes, s->file_count, dirs, dirs == 1 ? "directory" : "directories", how);
+        }
         return 0;
+}
+
+/* Filesystems of kernel state rather than storage. Not in every linux/magic.h: */
+#ifndef CONFIGFS_MAGIC
+#define CONFIGFS_MAGIC 0x62656570
+#endif
+#ifndef FUSE_CTL_SUPER_MAGIC
+#define FUSE_CTL_SUPER_MAGIC 0x65735543
+#endif
+#ifndef MQUEUE_MAGIC
+#define MQUEUE_MAGIC 0x19800202
+#endif
+
+static const struct {
+        unsigned long type;
+        const char *name;
+} pseudo_filesystems[] = {
+        { PROC_SUPER_MAGIC, "proc" },
+        { SYSFS_MAGIC, "sysfs" },
+        { DEVPTS_SUPER_MAGIC, "devpts" },
+        { CGROUP_SUPER_MAGIC, "cgroup" },
+        { CGROUP2_SUPER_MAGIC, "cgroup2" },
+        { DEBUGFS_MAGIC, "debugfs" },
+        { TRACEFS_MAGIC, "tracefs" },
+        { SECURITYFS_MAGIC, "securityfs" },
+        { SELINUX_MAGIC, "selinuxfs" },
+        { SMACK_MAGIC, "smackfs" },
+        { BPF_FS_MAGIC, "bpf" },
+        { CONFIGFS_MAGIC, "configfs" },
+        { PSTOREFS_MAGIC, "pstore" },
+        { EFIVARFS_MAGIC, "efivarfs" },
+        { FUSE_CTL_SUPER_MAGIC, "fusectl" },
+        { BINFMTFS_MAGIC, "binfmt_misc" },
+        { RDTGROUP_SUPER_MAGIC, "resctrl" },
+        { MQUEUE_MAGIC, "mqueue" },
+        { HUGETLBFS_MAGIC, "hugetlbfs" },
+        { NSFS_MAGIC, "nsfs" },
+        { AUTOFS_SUPER_MAGIC, "autofs" },
+};
+
+/* The type name of the mount of device dev in /proc/self/mountinfo ("36 35 0:5 / /dev rw - devtmpfs
+ * udev rw,..."): every mount of one superblock shares its st_dev and its type. */
+static int mount_fstype(dev_t dev, char *ret, size_t size) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+
+        if (!f)
+                return -errno;
+        while (getline(&line, &n, f) > 0) {
+                unsigned ma, mi;
+                const char *sep;
+                size_t len;
+
+                if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || makedev(ma, mi) != dev)
+                        continue;
+                sep = strstr(line, " - ");
+                if (!sep)
+                        continue;
+                sep += 3;
+                len = strcspn(sep, " \n");
+                if (len == 0 || len >= size)
+                        continue;
+                memcpy(ret, sep, len);
+                ret[len] = 0;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+/* /proc, /sys, /dev and their kind hold kernel state: files there are not storage, and writing
+ * them ranges from refused to harmful. Decided by statfs f_type; devtmpfs reports tmpfs's (or
+ * ramfs's) magic, so for those the mount table tells them apart. tmpfs itself is fine: people
+ * benchmark RAM. Anything we cannot examine is left to the checks that follow. */
+static int check_real_filesystem(const JobSpec *s, dev_t dev, char **reterr) {
+        const char *name = NULL;
+        char type[64];
+        struct statfs sf;
+
+        if (statfs(s->target, &sf) < 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(pseudo_filesystems); i++)
+                if ((unsigned long) sf.f_type == pseudo_filesystems[i].type)
+                        name = pseudo_filesystems[i].name;
+        if (!name && ((unsigned long) sf.f_type == TMPFS_MAGIC || (unsigned long) sf.f_type == RAMFS_MAGIC) &&
+            mount_fstype(dev, type, sizeof(type)) >= 0 && streq(type, "devtmpfs"))
+                name = "devtmpfs";
+        if (!name)
+                return 0;
+        return fail(-EINVAL, reterr, "target %s is on %s, a pseudo filesystem of kernel state rather than "
+                    "storage: not a filesystem benchd can benchmark; give a directory on a disk-backed "
+                    "filesystem (or on tmpfs to measure RAM), or a block device", CALLER_TEXT(s->target), name);
 }
 
 static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
@@ -281,9 +402,15 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
         if (stat(s->target, &st) < 0) {
                 if (errno == ENOENT || errno == ENOTDIR)
                         return fail(-EINVAL, reterr, "target %s does not exist; give an existing directory, regular "
-                                    "file or block device", s->target);
+                                    "file or block device", CALLER_TEXT(s->target));
                 return fail(-EINVAL, reterr, "target %s cannot be examined: %s; give a directory, regular file or "
-                            "block device benchd can reach", s->target, strerror(errno));
+                            "block device benchd can reach", CALLER_TEXT(s->target), strerror(errno));
+        }
+
+        if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+                r = check_real_filesystem(s, st.st_dev, reterr);
+                if (r < 0)
+                        return r;
         }
 
         if (S_ISDIR(st.st_mode))
@@ -294,7 +421,7 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
                 r = check_block(s, &st, &c, reterr);
         else
                 r = fail(-EINVAL, reterr, "target %s is %s; give a directory, regular file or block device",
-                         s->target, kind_name(st.st_mode));
+                         CALLER_TEXT(s->target), kind_name(st.st_mode));
         if (r < 0)
                 return r;
 

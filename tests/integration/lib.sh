@@ -488,9 +488,17 @@ stop_benchd() {
         BENCHD_PID=
 }
 
-# The worker(s) benchd is running now (children of benchd).
+# The worker(s) benchd is running now (children of benchd but its file removals).
 worker_pids() {
-        pgrep -P "$BENCHD_PID" || true
+        local pid
+        for pid in $(pgrep -P "$BENCHD_PID"); do
+                [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = benchd-cleanup ] || printf '%s\n' "$pid"
+        done
+}
+
+# The processes removing files of ended jobs (children of benchd named benchd-cleanup).
+cleanup_pids() {
+        pgrep -P "$BENCHD_PID" -x benchd-cleanup || true
 }
 
 # manager_prop NAME: the value of a Manager property, as busctl prints it ("s \"0.1.0\"").

@@ -4,12 +4,15 @@
 # Bad input is refused before anything is queued: every malformed SubmitJob gets a named error
 # (org.benchd.Benchd1.Error.InvalidSpec or .NoSpace) whose message names the key at fault, the
 # jobs table does not grow, nothing appears in the target directory, and a user's file is never
-# touched. benchctl turns the same mistakes into non-zero exits with the message on stderr.
+# touched. Pseudo filesystems (/proc, /sys, /dev) are InvalidSpec; a metadata job needing more
+# inodes than are free is NoSpace (not on btrfs, whose inodes are dynamic); ids above INT64_MAX
+# are NotFound; long caller input is quoted short. benchctl turns the same mistakes into non-zero
+# exits with the message on stderr.
 
 . "$(dirname "$0")/lib.sh"
 
 require_root
-require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv findmnt
 require_binaries "$BENCHCTL_BIN"
 
 start_bus
@@ -43,6 +46,7 @@ T="$SCRATCH_DIR"
 ok=(workload s write size s 4M block_size s 32K)
 
 expect_refused $INVALID bogus_key        target s "$T" "${ok[@]}" bogus_key s 1
+expect_refused $INVALID "did you mean 'block_size'" target s "$T" workload s write size s 4M blok_size s 32K
 expect_refused $INVALID size             target s "$T" workload s write block_size s 32K size b true
 expect_refused $INVALID direct           target s "$T" "${ok[@]}" direct s maybe
 expect_refused $INVALID target           target s relative/dir "${ok[@]}"
@@ -73,6 +77,84 @@ call_error CancelJob t 999999
 assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "CancelJob(999999)"
 call_error GetRun t 999999
 assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "GetRun(999999)"
+
+# Ids are SQLite row ids: one above INT64_MAX names nothing, for every method that takes one.
+for big in 9223372036854775808 18446744073709551615; do
+        for call in "GetRun t $big" "GetSamples t $big" "GetSamplesPage ttu $big 0 0" "GetHistogram t $big" \
+                "CancelJob t $big"; do
+                # shellcheck disable=SC2086
+                call_error $call
+                assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "$call"
+                assert_contains "$ERR" "$big" "$call names the id"
+                assert_contains "$ERR" "at most 9223372036854775807" "$call says the bound"
+        done
+done
+log "ids above INT64_MAX: $ERR"
+
+# Pseudo filesystems are not storage: InvalidSpec, not NoSpace (statvfs says 0 free on them).
+for pseudo in /proc /sys /sys/kernel; do
+        expect_refused $INVALID "not a filesystem benchd can benchmark" target s "$pseudo" "${ok[@]}"
+        assert_contains "$ERR" "$pseudo" "the pseudo-filesystem error names the target"
+done
+expect_refused $INVALID "proc" target s /proc workload s metadata file_count u 10
+if [ "$(findmnt -n -o FSTYPE --target /dev)" = devtmpfs ]; then
+        expect_refused $INVALID "devtmpfs" target s /dev "${ok[@]}"
+fi
+
+# Caller input is quoted short, however long it is.
+long=$(head -c 4000 /dev/zero | tr '\0' 'x')
+expect_refused $INVALID target           target s "relative/$long" "${ok[@]}"
+assert_contains "$ERR" "…" "a long relative target is cut"
+[ ${#ERR} -lt 600 ] || fail "the message quotes ${#ERR} characters of a long target"
+expect_refused $INVALID target           target s "$T/$long" "${ok[@]}"
+[ ${#ERR} -lt 600 ] || fail "the message quotes ${#ERR} characters of a long missing target"
+expect_refused $INVALID "unknown key" target s "$T" "${ok[@]}" "k$long" s 1
+[ ${#ERR} -lt 1200 ] || fail "the message quotes ${#ERR} characters of a long key"
+expect_refused $INVALID pattern          target s "$T" "${ok[@]}" pattern s "$long"
+[ ${#ERR} -lt 600 ] || fail "the message quotes ${#ERR} characters of a long pattern"
+expect_refused $INVALID profile          target s "$T" profile s "$long"
+[ ${#ERR} -lt 600 ] || fail "the message quotes ${#ERR} characters of a long profile name"
+call_error GetProfile s "$long"
+assert_contains "$ERR" "org.benchd.Benchd1.Error.NotFound: " "GetProfile of a long name"
+[ ${#ERR} -lt 800 ] || fail "GetProfile quotes ${#ERR} characters of a long name"
+call_error ListJobs 'a{sv}' 1 state s "$long"
+[ ${#ERR} -lt 600 ] || fail "ListJobs quotes ${#ERR} characters of a long state"
+
+# Inodes are checked like bytes: a filesystem with few of them refuses a metadata job needing more.
+make_loop 128M
+mkfs.ext4 -q -F -N 64 "$LOOP_DEV" >/dev/null
+mkdir -p "$TEST_DIR/few-inodes"
+mount "$LOOP_DEV" "$TEST_DIR/few-inodes"
+defer umount_retry "$TEST_DIR/few-inodes"
+FEW="$TEST_DIR/few-inodes"
+free_inodes=$(stat -f -c %d "$FEW")
+log "$FEW: $free_inodes inodes free"
+expect_refused $NOSPACE "inodes free" target s "$FEW" workload s metadata file_count u 500 dirs u 4
+assert_contains "$ERR" "needs 505" "the inode error says how many are needed"
+assert_contains "$ERR" "file_count 500" "the inode error names file_count"
+assert_contains "$ERR" "mkfs.ext4 -N" "the inode error says what would be right"
+id=$(submit_busctl target s "$FEW" workload s metadata file_count u 20 dirs u 2) ||
+        fail "a metadata job that fits the inodes was refused"
+assert_eq succeeded "$(wait_job_removed "$id" 60)" "JobRemoved of the small metadata job"
+assert_eq "" "$(benchd_files "$FEW")" ".benchd-* files after the small metadata job"
+jobs_before=$(sql "select count(*) from jobs")
+# btrfs allocates inodes on demand (f_files 0): no inode check there.
+if command -v mkfs.btrfs >/dev/null 2>&1; then
+        make_loop 512M
+        mkfs.btrfs -q -f "$LOOP_DEV" >/dev/null
+        mkdir -p "$TEST_DIR/btrfs"
+        mount "$LOOP_DEV" "$TEST_DIR/btrfs"
+        defer umount_retry "$TEST_DIR/btrfs"
+        assert_eq 0 "$(stat -f -c %c "$TEST_DIR/btrfs")" "f_files of btrfs"
+        id=$(submit_busctl target s "$TEST_DIR/btrfs" workload s metadata file_count u 50000 dirs u 2) ||
+                fail "a metadata job on btrfs was refused (f_files 0 must skip the inode check)"
+        assert_success "CancelJob($id)" bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$id"
+        wait_job_removed "$id" 60 >/dev/null
+        no_files_on_btrfs() { [ -z "$(benchd_files "$TEST_DIR/btrfs")" ]; }
+        wait_for 60 no_files_on_btrfs ||
+                fail ".benchd-* files left on btrfs: $(benchd_files "$TEST_DIR/btrfs")"
+        jobs_before=$(sql "select count(*) from jobs")
+fi
 
 # Only root submits (no polkit on this bus): nobody is refused by benchd itself, whatever the bus
 # policy says (this test bus lets everyone call everything).

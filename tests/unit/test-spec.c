@@ -402,6 +402,92 @@ START_TEST(test_label_long) {
 }
 END_TEST
 
+/* ---- caller input in messages ---- */
+
+static bool utf8_valid(const char *s) {
+        while (*s) {
+                size_t n = utf8_char_len(s);
+                if (n == 0)
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+static const struct {
+        const char *in;
+        const char *out;        /* NULL: checked by length below */
+} caller_text_cases[] = {
+        { "/mnt/scratch", "/mnt/scratch" },
+        { "", "" },
+        { "/mnt/données ✓", "/mnt/données ✓" },
+        { "a\nb\tc\x7f", "a?b?c?" },
+        { "bad \xff byte", "bad ? byte" },
+        { "cut \xe2\x82", "cut ??" },                  /* a sequence cut short */
+        { "overlong \xc0\xaf", "overlong ??" },
+        { "surrogate \xed\xa0\x80", "surrogate ???" },
+};
+
+START_TEST(test_caller_text) {
+        ck_assert_str_eq(CALLER_TEXT(caller_text_cases[_i].in), caller_text_cases[_i].out);
+        ck_assert_str_eq(CALLER_TEXT(NULL), "");
+}
+END_TEST
+
+START_TEST(test_caller_text_long) {
+        char ascii[4096], wide[4096], buf[CALLER_TEXT_BUF];
+        const char *t;
+
+        /* ASCII: exactly CALLER_TEXT_MAX bytes, then the ellipsis. */
+        memset(ascii, 'a', sizeof(ascii) - 1);
+        ascii[sizeof(ascii) - 1] = 0;
+        t = caller_text(ascii, buf);
+        ck_assert_uint_eq(strlen(t), CALLER_TEXT_MAX + strlen("…"));
+        ck_assert_str_eq(t + CALLER_TEXT_MAX, "…");
+        ascii[CALLER_TEXT_MAX] = 0;
+        ck_assert_str_eq(caller_text(ascii, buf), ascii);  /* exactly at the limit: whole */
+
+        /* Three-byte characters: never cut inside one. */
+        for (size_t i = 0; i + 3 < sizeof(wide); i += 3)
+                memcpy(wide + i, "€", 3);
+        wide[(sizeof(wide) - 1) / 3 * 3] = 0;
+        t = caller_text(wide, buf);
+        ck_assert(utf8_valid(t));
+        ck_assert_uint_le(strlen(t), CALLER_TEXT_MAX + strlen("…"));
+        ck_assert_uint_eq((strlen(t) - strlen("…")) % 3, 0);
+        ck_assert_uint_ge(strlen(t), CALLER_TEXT_MAX - 2 + strlen("…"));
+}
+END_TEST
+
+/* Every message that quotes a caller's value stays short, whatever its length. */
+static const char *const long_value_keys[] = {
+        "target", "profile", "workload", "sync", "pattern", "label", "size", "queue_depth", "direct", "tags",
+};
+
+START_TEST(test_long_value_message) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *value = NULL;
+        const char *key = long_value_keys[_i];
+        size_t len = SPEC_PATH_MAX - 1;
+
+        value = malloc(len + 1);
+        ck_assert_ptr_nonnull(value);
+        memset(value, 'q', len);
+        value[len] = 0;
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_from_string(&s, key, value, &err), -EINVAL);
+        ck_assert_ptr_nonnull(err);
+        ck_assert_msg(strstr(err, key), "'%s' does not name %s", err, key);
+        ck_assert_msg(strlen(err) < CALLER_TEXT_MAX + 400, "%zu bytes: %s", strlen(err), err);
+
+        /* The whole assignment, too. */
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, value, &err), -EINVAL);
+        ck_assert_msg(strlen(err) < CALLER_TEXT_MAX + 200, "%zu bytes: %s", strlen(err), err);
+}
+END_TEST
+
 START_TEST(test_typed_good) {
         _cleanup_spec_ JobSpec s;
         SpecValue v;
@@ -796,6 +882,109 @@ START_TEST(test_needed_bytes) {
 }
 END_TEST
 
+/* A long target is quoted short in the messages of the checks against the system. */
+START_TEST(test_check_long_target) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *target = NULL;
+        SpecValue v = { .type = SPEC_VALUE_STRING };
+        const char *w[] = { "workload=write", "size=1M", NULL };
+        size_t len = SPEC_PATH_MAX - 1;
+
+        target = malloc(len + 1);
+        ck_assert_ptr_nonnull(target);
+        memset(target, 'x', len);
+        memcpy(target, tmpdir, strlen(tmpdir));
+        target[strlen(tmpdir)] = '/';
+        target[len] = 0;
+        spec_build(&s, w);
+        v.s = target;
+        ck_assert_int_eq(spec_set(&s, "target", &v, NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_check_target(&s, NULL, &err), -EINVAL);
+        ck_assert_msg(strstr(err, tmpdir) && strstr(err, "…"), "%s", err);
+        ck_assert_msg(strlen(err) < CALLER_TEXT_MAX + 200, "%zu bytes: %s", strlen(err), err);
+}
+END_TEST
+
+/* Kernel-state filesystems are InvalidSpec, not "no space"; tmpfs is a real target. */
+static const struct {
+        const char *target;
+        const char *workload;
+        const char *fs;         /* in the message */
+} pseudo_cases[] = {
+        { "/proc", "workload=write", "proc" },
+        { "/proc", "workload=metadata", "proc" },
+        { "/sys", "workload=write", "sysfs" },
+        { "/sys/kernel", "workload=read", "sysfs" },
+        { "/proc/self/status", "workload=read", "proc" },
+};
+
+START_TEST(test_check_pseudo) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *t = NULL;
+        const char *w[] = { pseudo_cases[_i].workload, "size=1M", "block_size=4K", NULL };
+        struct stat st;
+
+        if (stat(pseudo_cases[_i].target, &st) < 0) {
+                fprintf(stderr, "%s: %m; skipping\n", pseudo_cases[_i].target);
+                return;
+        }
+        ck_assert_int_ge(asprintf(&t, "target=%s", pseudo_cases[_i].target), 0);
+        spec_build(&s, w);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+        ck_assert_int_eq(spec_check_target(&s, NULL, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "not a filesystem benchd can benchmark") && strstr(err, pseudo_cases[_i].fs) &&
+                      strstr(err, pseudo_cases[_i].target), "%s", err);
+}
+END_TEST
+
+/* The fstype of the mount of path's filesystem, as /proc/self/mountinfo says. */
+static bool mounted_as(const char *path, const char *type) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        char line[4096];
+        struct stat st;
+
+        if (!f || stat(path, &st) < 0)
+                return false;
+        while (fgets(line, sizeof(line), f)) {
+                unsigned ma, mi;
+                char *sep = strstr(line, " - ");
+                if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) == 2 && makedev(ma, mi) == st.st_dev && sep &&
+                    strncmp(sep + 3, type, strlen(type)) == 0 && sep[3 + strlen(type)] == ' ')
+                        return true;
+        }
+        return false;
+}
+
+START_TEST(test_check_devtmpfs_tmpfs) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        const char *w[] = { "workload=write", "size=1M", "block_size=4K", NULL };
+
+        if (mounted_as("/dev", "devtmpfs")) {
+                spec_build(&s, w);
+                ck_assert_int_eq(spec_set_assignment(&s, "target=/dev", NULL), 0);
+                ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+                ck_assert_int_eq(spec_check_target(&s, NULL, &err), -EINVAL);
+                ck_assert_msg(strstr(err, "devtmpfs") && strstr(err, "not a filesystem benchd can benchmark"),
+                              "%s", err);
+                spec_clear(&s);
+        } else
+                fprintf(stderr, "/dev is not devtmpfs here; skipping that case\n");
+
+        if (mounted_as("/dev/shm", "tmpfs")) {
+                free(err);
+                err = NULL;
+                spec_build(&s, w);
+                ck_assert_int_eq(spec_set_assignment(&s, "target=/dev/shm", NULL), 0);
+                ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+                ck_assert_msg(spec_check_target(&s, NULL, &err) == 0, "tmpfs refused: %s", strna(err));
+        } else
+                fprintf(stderr, "/dev/shm is not tmpfs here; skipping that case\n");
+}
+END_TEST
+
 /* A block device node that names no present device: the refusals come before any open(). */
 START_TEST(test_check_block_node) {
         _cleanup_spec_ JobSpec s;
@@ -1009,6 +1198,9 @@ static Suite *spec_suite(bool root) {
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_label_long);
         tcase_add_test(tc, test_typed_good);
+        tcase_add_loop_test(tc, test_caller_text, 0, ELEMENTSOF(caller_text_cases));
+        tcase_add_test(tc, test_caller_text_long);
+        tcase_add_loop_test(tc, test_long_value_message, 0, ELEMENTSOF(long_value_keys));
         tcase_add_loop_test(tc, test_bad_finalize, 0, ELEMENTSOF(bad_final));
         tcase_add_test(tc, test_finalize_unaligned_buffered);
         tcase_add_loop_test(tc, test_finalize_buffers, 0, ELEMENTSOF(buffer_cases));
@@ -1024,6 +1216,9 @@ static Suite *spec_suite(bool root) {
         tcase_add_test(tcc, test_needed_bytes);
         tcase_add_loop_test(tcc, test_check_same, 0, ELEMENTSOF(same_cases));
         tcase_add_test(tcc, test_check_identity);
+        tcase_add_test(tcc, test_check_long_target);
+        tcase_add_loop_test(tcc, test_check_pseudo, 0, ELEMENTSOF(pseudo_cases));
+        tcase_add_test(tcc, test_check_devtmpfs_tmpfs);
         suite_add_tcase(s, tcc);
         return s;
 }
