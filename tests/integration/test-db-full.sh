@@ -165,7 +165,8 @@ grep -q "benchd stops with this not stored" "$BENCHD_LOG" || fail "benchd did no
 assert_eq running "$(job_state "$c")" "jobs.state of job $c after benchd stopped while full"
 unfill
 start_benchd
-assert_eq interrupted "$(job_state "$c")" "job $c, found running at start-up with its run unfinished"
+# benchd owns its name before it loads the queue: wait for it to settle the job.
+wait_job_state "$c" interrupted
 assert_contains "$(sql "select error from jobs where id = $c")" "before the end of the job was stored" "jobs.error of job $c"
 assert_eq interrupted "$(sql "select status from runs where job_id = $c")" "runs.status of job $c"
 assert_eq "" "$(benchd_files "$T")" ".benchd-* files of job $c"
@@ -177,10 +178,10 @@ sql "update jobs set state = 'running', finished_usec = NULL, error = NULL where
      update jobs set state = 'running', finished_usec = NULL, error = NULL where id = $c;
      update runs set status = 'failed', error = 'step 0 (write): the disk went away' where job_id = $c"
 start_benchd
-assert_eq succeeded "$(job_state "$b")" "job $b left running with its only run succeeded"
+wait_job_state "$b" succeeded
 assert_contains "$(sql "select error from jobs where id = $b")" "stored only when benchd started again" "jobs.error of job $b"
 [ -n "$(sql "select finished_usec from jobs where id = $b")" ] || fail "job $b settled without finished_usec"
-assert_eq failed "$(job_state "$c")" "job $c left running with its last run failed"
+wait_job_state "$c" failed
 assert_contains "$(sql "select error from jobs where id = $c")" "step 0 (write): the disk went away" "jobs.error of job $c"
 
 # ---- 4. what cannot be stored at all is named ----
