@@ -254,8 +254,10 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         r = db_job_insert(m->db, &dj, &id);
         if (r < 0) {
                 mlog("cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
-                r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot record the job in the database: %s",
-                                      strerror(-r));
+                r = sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                      "cannot record the job in the database %s: %s (%s); nothing was queued, "
+                                      "submit it again once the database can be written", m->db_path,
+                                      strerror(-r), db_last_error(m->db));
                 goto fail;
         }
 

@@ -114,7 +114,8 @@ call_error CancelJob t "$a"
 assert_contains "$ERR" "org.benchd.Benchd1.Error.NotCancellable" "CancelJob of a job whose end waits"
 assert_contains "$ERR" "succeeded, which waits to be stored" "CancelJob of a job whose end waits"
 call_error SubmitJob 'a{sv}' 5 target s "$T" workload s write size s 8M block_size s 32K direct b true
-assert_contains "$ERR" "cannot record the job in the database" "SubmitJob while the database is full"
+assert_contains "$ERR" "org.benchd.Benchd1.Error.NoSpace: cannot record the job in the database $DB: No space left on device" \
+        "SubmitJob while the database is full"
 call_error CancelJob t "$b"
 assert_contains "$ERR" "org.benchd.Benchd1.Error.NoSpace: cannot record the cancellation of job $b" "CancelJob of a queued job while full"
 assert_contains "$ERR" "the job is still queued" "CancelJob of a queued job while full"
