@@ -153,7 +153,9 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         if (r < 0 || w->id == 0 || id != w->id)
                 return 0;
         free(w->result);
-        w->result = strdup(result);
+        /* "succeeded; not stored: ..." when the database lost part of the job: the state is the
+         * first word, the rest is in the job's Error. */
+        w->result = strndup(result, strcspn(result, ";"));
         w->done = true;
         return 0;
 }

@@ -89,6 +89,41 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
         return n;
 }
 
+int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
+                    void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        DbRunEnd run;
+        Binder b;
+        int r;
+
+        if (!cb)
+                return -EINVAL;
+        r = db_prepare(db,
+                       "SELECT id, step, status, error, started_usec + duration_usec FROM runs "
+                       "WHERE job_id = ? ORDER BY step DESC, id DESC LIMIT 1",
+                       &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, job_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r <= 0)
+                return r;
+
+        run = (DbRunEnd) {
+                .id = column_u64(st, 0),
+                .step = (uint32_t) sqlite3_column_int64(st, 1),
+                .status = column_text(st, 2),
+                .error = column_text(st, 3),
+                .ended_usec = column_u64(st, 4),
+        };
+        r = cb(&run, userdata);
+        return r < 0 ? r : 1;
+}
+
 /* ---- history ---- */
 
 /* Steps st to the end, handing every row to cb as named fields. Returns the number of rows, or

@@ -172,6 +172,20 @@ int db_fail_msg(Db *db, int r, const char *fmt, ...) {
         return r;
 }
 
+bool db_error_is_transient(int r) {
+        switch (r) {
+        case -ENOSPC:
+        case -EBUSY:
+        case -EROFS:
+        case -EACCES:
+        case -EIO:
+        case -ENOMEM:
+                return true;
+        default:
+                return false;
+        }
+}
+
 const char *db_last_error(Db *db) {
         if (!db)
                 return "no database";

@@ -28,6 +28,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Db *, db_close);
 int db_schema_version(Db *db);        /* PRAGMA user_version */
 int db_schema_latest(void);           /* the version db_open() migrates to */
 const char *db_last_error(Db *db);    /* sqlite3_errmsg() of the last failure, for logs */
+/* Whether a write that failed with r may work when tried again later: the filesystem was full
+ * (-ENOSPC), the file locked by another process (-EBUSY), read-only (-EROFS), not accessible
+ * (-EACCES), an I/O error (-EIO), no memory (-ENOMEM). The others (-ENOENT, -EEXIST, -EINVAL,
+ * -ERANGE: a missing row, a duplicate, a value the schema refuses) fail the same way every time. */
+bool db_error_is_transient(int r);
 
 /* ---- jobs ---- */
 typedef struct DbJob {
@@ -88,6 +93,20 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
                   const ProtoResult *result);
 /* Runs still "running" (after a crash) become "interrupted". Returns how many. */
 int db_run_interrupt_stale(Db *db);
+
+/* The newest run of a job (its highest step), as start-up reads it to settle a job that was left
+ * "running". Strings valid during the call. */
+typedef struct DbRunEnd {
+        uint64_t id;
+        uint32_t step;
+        const char *status;      /* running|succeeded|failed|cancelled|interrupted */
+        const char *error;       /* may be NULL */
+        uint64_t ended_usec;     /* started_usec + duration_usec when the run has a summary, else 0 */
+} DbRunEnd;
+/* 1 after calling cb with the job's newest run, 0 when the job has no run, or -errno (or cb's
+ * negative return). */
+int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
+                    void *userdata);
 
 /* One transaction for the batch. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n);

@@ -4,6 +4,13 @@
  * here rather than in the supervisor because it is about jobs and runs (database rows, progress
  * over all steps, cancellation), while the supervisor only knows one process and its protocol.
  * Every state change is written to the database first and then announced on the bus.
+ *
+ * The database may refuse a write for a while (its filesystem full, the file locked or read-only).
+ * Then nothing is announced that is not stored: the writes wait in the job's DbQueue, in order,
+ * and are retried on a timer with a growing interval (job_store_wait()); the job waits with them
+ * (after_store says for what: to start, to start its next step, or to announce its end) and its
+ * Error says why. Samples keep coming meanwhile and wait too, up to DB_QUEUE_SAMPLES_MAX. What
+ * could not be stored at all is named in the job's Error and in its JobRemoved result.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,6 +65,10 @@ int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck 
         j = calloc(1, sizeof(*j));
         if (!j)
                 return -ENOMEM;
+        if (db_queue_new(&j->store) < 0) {
+                free(j);
+                return -ENOMEM;
+        }
         j->manager = m;
         j->id = id;
         j->state = JOB_QUEUED;
@@ -79,6 +90,9 @@ Job *job_free(Job *j) {
                 return NULL;
         worker_free(j->worker);
         sd_event_source_disable_unref(j->linger_source);
+        sd_event_source_disable_unref(j->store_retry_source);
+        db_queue_free(j->store);
+        free(j->end_error);
         spec_clear(&j->spec);
         spec_array_free(j->steps, j->n_steps);
         free(j->idents);
@@ -140,45 +154,161 @@ static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static void job_flush_samples(Job *j) {
-        int r;
+/* ---- storing ---- */
 
-        if (j->n_pending > 0 && j->run_id != 0) {
-                r = db_samples_insert(j->manager->db, j->run_id, j->pending, j->n_pending);
-                if (r < 0)
-                        jlog(j, "cannot store %zu samples of run %" PRIu64 ": %s (%s)", j->n_pending,
-                             j->run_id, strerror(-r), strna(db_last_error(j->manager->db)));
-        }
-        j->n_pending = 0;
+static void job_start_step(Job *j);
+static void job_store(Job *j);
+
+static bool job_store_waiting(Job *j) {
+        return j->store_retry_source;
 }
 
-/* Ends the job: database, properties, JobRemoved, linger timer, scheduler. */
-static void job_finish(Job *j, JobState state, const char *error) {
+static int on_store_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+
+        job_store(j);
+        return 0;
+}
+
+/* What waits for the database, for the Error property and the log. */
+static void job_store_describe(Job *j, char *buf, size_t size) {
+        size_t n = db_queue_n_samples(j->store), k = 0;
+        uint64_t dropped = db_queue_n_dropped(j->store);
+
+#define APPEND(...) do { if (k < size) k += snprintf(buf + k, size - k, __VA_ARGS__); } while (0)
+        switch (j->after_store) {
+        case JOB_AFTER_STORE_START:
+                APPEND("the job waits to start");
+                break;
+        case JOB_AFTER_STORE_STEP:
+                APPEND("step %" PRIu32 " waits to start", j->current_step);
+                break;
+        case JOB_AFTER_STORE_END:
+                APPEND("the job has ended (%s), which waits to be stored", job_state_to_string(j->end_state));
+                break;
+        default:
+                APPEND("the results wait to be stored");
+                break;
+        }
+        if (n > 0)
+                APPEND(", with %zu sample%s", n, n == 1 ? "" : "s");
+        if (dropped > 0)
+                APPEND("; %" PRIu64 " sample%s dropped (at most %u wait)", dropped, dropped == 1 ? "" : "s",
+                       DB_QUEUE_SAMPLES_MAX);
+#undef APPEND
+}
+
+/* What would make the database take writes again. */
+static const char *store_hint(int r) {
+        switch (r) {
+        case -ENOSPC:
+                return "free space on its filesystem";
+        case -EBUSY:
+                return "another process holds its write lock; readers should open it read-only";
+        case -EROFS:
+        case -EACCES:
+                return "make it (and its directory) writable for benchd again";
+        case -ENOMEM:
+                return "benchd is short of memory";
+        default:
+                return "check the disk under it";
+        }
+}
+
+/* A write failed with r, which may pass: try again later, with the wait doubling up to
+ * JOB_STORE_RETRY_MAX_USEC. The caller has set after_store. When benchd is stopping and no worker
+ * is left to wait for, this was the last try: benchd exits, and the next start-up settles the
+ * job from what the database has (manager_load()). */
+static void job_store_wait(Job *j, int r) {
         Manager *m = j->manager;
+        _cleanup_free_ char *msg = NULL;
+        char what[256];
+        uint64_t delay;
+        int k;
+
+        delay = j->store_retry_usec > 0 ? j->store_retry_usec : JOB_STORE_RETRY_MIN_USEC;
+        j->store_retry_usec = MIN(delay * 2, (uint64_t) JOB_STORE_RETRY_MAX_USEC);
+        j->store_failures++;
+        job_store_describe(j, what, sizeof(what));
+        if (asprintf(&msg, "cannot write the database %s (%s: %s; %s); %s; trying again in %" PRIu64 " s",
+                     m->db_path, strerror(-r), db_last_error(m->db), store_hint(r), what,
+                     delay / USEC_PER_SEC) < 0)
+                msg = NULL;
+        if (j->store_failures == 1 || r != j->store_errno)
+                jlog(j, "%s", strna(msg));
+        j->store_errno = r;
+
+        if (m->stopping && !j->worker) {
+                jlog(j, "benchd stops with this not stored (%s); the next start-up settles the job from "
+                     "what its runs say", what);
+                (void) sd_event_exit(m->event, 0);
+                return;
+        }
+
+        if (msg && !streq_ptr(j->error, msg)) {
+                free(j->error);
+                j->error = TAKE_PTR(msg);
+                job_emit(j, "Error");
+        }
+
+        j->store_retry_source = sd_event_source_disable_unref(j->store_retry_source);
+        k = sd_event_add_time_relative(m->event, &j->store_retry_source, CLOCK_MONOTONIC, delay,
+                                       USEC_PER_SEC / 10, on_store_retry, j);
+        if (k < 0)
+                jlog(j, "cannot arm the timer that retries the database: %s", strerror(-k));
+}
+
+/* A write worked: the waiting is over. */
+static void job_store_ok(Job *j) {
+        if (j->store_failures == 0)
+                return;
+        jlog(j, "the database takes writes again, after %u failed tr%s", j->store_failures,
+             j->store_failures == 1 ? "y" : "ies");
+        j->store_failures = 0;
+        j->store_retry_usec = 0;
+        j->store_errno = 0;
+        j->store_retry_source = sd_event_source_disable_unref(j->store_retry_source);
+        if (!job_state_is_final(j->state) && j->error) {
+                free(j->error);
+                j->error = NULL;
+                job_emit(j, "Error");
+        }
+}
+
+/* Announces the end that job_finish() stored: properties, JobRemoved, linger timer, scheduler.
+ * The result of JobRemoved is the state, followed by "; not stored: ..." when something of the
+ * job could not be stored. */
+static void job_announce_end(Job *j) {
+        Manager *m = j->manager;
+        _cleanup_free_ char *error = NULL, *lost = NULL, *result = NULL;
+        const char *state = job_state_to_string(j->end_state);
         int r;
 
-        j->state = state;
-        j->finished_usec = now_usec(CLOCK_REALTIME);
+        j->store_retry_source = sd_event_source_disable_unref(j->store_retry_source);
+        j->after_store = JOB_AFTER_STORE_NONE;
+        j->state = j->end_state;
+        j->finished_usec = j->end_usec;
+        if (db_queue_error(j->store, j->end_error, &error) < 0)
+                error = j->end_error ? strdup(j->end_error) : NULL;
         free(j->error);
-        j->error = error ? strdup(error) : NULL;
+        j->error = TAKE_PTR(error);
         free(j->phase);
         j->phase = NULL;
-        if (state == JOB_SUCCEEDED)
+        if (j->state == JOB_SUCCEEDED)
                 j->progress = 1.0;
 
-        r = db_job_set_state(m->db, j->id, job_state_to_string(state), j->started_usec, j->finished_usec,
-                             j->error);
-        if (r < 0)
-                jlog(j, "cannot record state %s: %s (%s)", job_state_to_string(state), strerror(-r),
-                     strna(db_last_error(m->db)));
-        if (error)
-                jlog(j, "%s: %s", job_state_to_string(state), error);
+        if (db_queue_has_losses(j->store) && db_queue_error(j->store, NULL, &lost) >= 0 &&
+            asprintf(&result, "%s; %s", state, lost) < 0)
+                result = NULL;
+
+        if (j->error)
+                jlog(j, "%s: %s", state, j->error);
         else
-                jlog(j, "%s", job_state_to_string(state));
+                jlog(j, "%s", state);
 
         job_emit(j, "State", "FinishedUSec", "Error", "Phase", "Progress");
         (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE, "JobRemoved",
-                                  "tos", j->id, j->path, job_state_to_string(state));
+                                  "tos", j->id, j->path, result ?: state);
 
         r = sd_event_add_time_relative(m->event, &j->linger_source, CLOCK_MONOTONIC, JOB_LINGER_USEC,
                                        USEC_PER_SEC, on_linger_end, j);
@@ -186,6 +316,64 @@ static void job_finish(Job *j, JobState state, const char *error) {
                 jlog(j, "cannot arm the removal timer: %s", strerror(-r));
 
         manager_job_ended(m, j);
+}
+
+/* Writes what waits, then goes on with what waited for it (after_store). */
+static void job_store(Job *j) {
+        JobAfterStore after;
+        bool wrote = !db_queue_is_empty(j->store);
+        int r;
+
+        j->store_retry_source = sd_event_source_disable_unref(j->store_retry_source);
+        r = db_queue_flush(j->store, j->manager->db);
+        if (r < 0) {
+                job_store_wait(j, r);
+                return;
+        }
+        if (wrote)
+                job_store_ok(j);
+
+        after = j->after_store;
+        j->after_store = JOB_AFTER_STORE_NONE;
+        switch (after) {
+        case JOB_AFTER_STORE_START:
+                manager_schedule(j->manager);
+                break;
+        case JOB_AFTER_STORE_STEP:
+                job_start_step(j);
+                break;
+        case JOB_AFTER_STORE_END:
+                job_announce_end(j);
+                break;
+        default:
+                break;
+        }
+}
+
+/* Ends the job: its final state is stored after everything else it still has to store, and
+ * announced once it is (job_announce_end()). */
+static void job_finish(Job *j, JobState state, const char *error) {
+        int r;
+
+        j->end_state = state;
+        free(j->end_error);
+        j->end_error = error ? strdup(error) : NULL;
+        j->end_usec = now_usec(CLOCK_REALTIME);
+
+        r = db_queue_add_job_state(j->store, j->id, job_state_to_string(state), j->started_usec, j->end_usec,
+                                   j->end_error);
+        if (r < 0) {
+                /* Out of memory: write it directly, without the queue's order. */
+                r = db_job_set_state(j->manager->db, j->id, job_state_to_string(state), j->started_usec,
+                                     j->end_usec, j->end_error);
+                if (r < 0)
+                        jlog(j, "cannot record state %s: %s (%s)", job_state_to_string(state), strerror(-r),
+                             strna(db_last_error(j->manager->db)));
+                job_announce_end(j);
+                return;
+        }
+        j->after_store = JOB_AFTER_STORE_END;
+        job_store(j);
 }
 
 static char *spec_tags_json(const JobSpec *s) {
@@ -215,11 +403,15 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
 static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         Job *j = userdata;
         double step_progress = isfinite(s->progress) ? s->progress : 0.0;
+        int r;
 
-        /* job_flush_samples() always empties the batch, so a full one never outlives this call. */
-        j->pending[j->n_pending++] = *s;
-        if (j->n_pending >= JOB_SAMPLE_BATCH)
-                job_flush_samples(j);
+        /* Written in batches; while the database refuses writes, the retry timer writes them. */
+        r = db_queue_add_samples(j->store, j->run_id, s, 1);
+        if (r < 0)
+                jlog(j, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %s", s->t_ms, j->run_id,
+                     strerror(-r));
+        if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH && !job_store_waiting(j))
+                job_store(j);
 
         j->live = *s;
         j->have_live = true;
@@ -229,20 +421,19 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
 }
 
 /* Stored at once (the run's row exists since the step began), so a run that fails later keeps
- * the phases it finished. */
+ * the phases it finished; unless the database refuses writes, then it waits with the rest. */
 static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *userdata) {
         Job *j = userdata;
         int r;
 
         if (j->run_id == 0)
                 return;
-        r = db_run_phase_insert(j->manager->db, j->run_id, p);
+        r = db_queue_add_phase(j->store, j->run_id, p);
         if (r < 0)
-                jlog(j, "cannot store phase %s of run %" PRIu64 ": %s (%s)", p->name, j->run_id, strerror(-r),
-                     strna(db_last_error(j->manager->db)));
+                jlog(j, "cannot keep phase %s of run %" PRIu64 ": %s", p->name, j->run_id, strerror(-r));
+        if (!job_store_waiting(j))
+                job_store(j);
 }
-
-static void job_start_step(Job *j);
 
 static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
         Job *j = userdata;
@@ -253,11 +444,11 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         JobState state;
         int r;
 
-        job_flush_samples(j);
+        /* Queued after the run's samples, stored with them below (job_store()). */
         if (o->n_histogram > 0) {
-                r = db_histogram_insert(m->db, j->run_id, o->histogram, o->n_histogram);
+                r = db_queue_add_histogram(j->store, j->run_id, o->histogram, o->n_histogram);
                 if (r < 0)
-                        jlog(j, "cannot store the histogram of run %" PRIu64 ": %s", j->run_id, strerror(-r));
+                        jlog(j, "cannot keep the histogram of run %" PRIu64 ": %s", j->run_id, strerror(-r));
         }
         /* In the background: the job may end before its files are gone, the next one waits. */
         manager_cleanup_files(m, step->target, j->id, (int) j->current_step);
@@ -291,11 +482,15 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         }
         }
 
-        r = db_run_finish(m->db, j->run_id, status, state == JOB_SUCCEEDED ? NULL : (msg ?: o->error),
-                          o->status == WORKER_SUCCEEDED ? o->result : NULL);
-        if (r < 0)
-                jlog(j, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id, strerror(-r),
-                     strna(db_last_error(m->db)));
+        r = db_queue_add_run_finish(j->store, j->run_id, status, state == JOB_SUCCEEDED ? NULL : (msg ?: o->error),
+                                    o->status == WORKER_SUCCEEDED ? o->result : NULL);
+        if (r < 0) {
+                r = db_run_finish(m->db, j->run_id, status, state == JOB_SUCCEEDED ? NULL : (msg ?: o->error),
+                                  o->status == WORKER_SUCCEEDED ? o->result : NULL);
+                if (r < 0)
+                        jlog(j, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id, strerror(-r),
+                             strna(db_last_error(m->db)));
+        }
 
         j->worker = worker_free(j->worker);
         j->run_id = 0;
@@ -311,10 +506,12 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                         state = JOB_CANCELLED;
                         msg = strdup("cancelled while running");
                 } else {
+                        /* The next step starts once this one's results are stored. */
                         j->current_step++;
                         j->progress = (double) j->current_step / (double) j->n_steps;
                         job_emit(j, "CurrentStep", "Workload", "Progress", "Phase");
-                        job_start_step(j);
+                        j->after_store = JOB_AFTER_STORE_STEP;
+                        job_store(j);
                         return;
                 }
         }
@@ -402,6 +599,12 @@ static void job_start_step(Job *j) {
         r = db_run_begin(m->db, &run, &run_id);
         if (have_ti)
                 target_info_clear(&ti);
+        if (r < 0 && db_error_is_transient(r)) {
+                /* The step starts when its run can be recorded. */
+                j->after_store = JOB_AFTER_STORE_STEP;
+                job_store_wait(j, r);
+                return;
+        }
         if (r < 0) {
                 if (asprintf(&err, "cannot record the run of step %" PRIu32 " in the database: %s",
                              j->current_step, strerror(-r)) < 0)
@@ -409,13 +612,13 @@ static void job_start_step(Job *j) {
                 job_finish(j, JOB_FAILED, err ?: "cannot record the run");
                 return;
         }
+        job_store_ok(j);
         runs = realloc(j->runs, (j->n_runs + 1) * sizeof(uint64_t));
         if (runs) {
                 j->runs = runs;
                 j->runs[j->n_runs++] = run_id;
         }
         j->run_id = run_id;
-        j->n_pending = 0;
         j->have_live = false;
         job_emit(j, "Runs", "Live");
 
@@ -424,7 +627,8 @@ static void job_start_step(Job *j) {
         if (r < 0) {
                 if (asprintf(&err, "cannot start the worker %s: %s", m->worker_path, strerror(-r)) < 0)
                         err = NULL;
-                (void) db_run_finish(m->db, run_id, "failed", err ?: "cannot start the worker", NULL);
+                if (db_queue_add_run_finish(j->store, run_id, "failed", err ?: "cannot start the worker", NULL) < 0)
+                        (void) db_run_finish(m->db, run_id, "failed", err ?: "cannot start the worker", NULL);
                 j->run_id = 0;
                 job_finish(j, JOB_FAILED, err ?: "cannot start the worker");
                 return;
@@ -436,28 +640,71 @@ static void job_start_step(Job *j) {
 
 void job_start(Job *j) {
         Manager *m = j->manager;
+        _cleanup_free_ char *err = NULL;
+        uint64_t started;
         int r;
 
+        /* Waiting to try again: the retry timer schedules it. */
+        if (j->after_store == JOB_AFTER_STORE_START && job_store_waiting(j))
+                return;
+
+        /* Announced as running only once the database says so; until then it stays queued. */
+        started = now_usec(CLOCK_REALTIME);
+        r = db_job_set_state(m->db, j->id, "running", started, 0, NULL);
+        if (r < 0 && db_error_is_transient(r)) {
+                j->after_store = JOB_AFTER_STORE_START;
+                job_store_wait(j, r);
+                return;
+        }
+        job_store_ok(j);
+
         j->state = JOB_RUNNING;
-        j->started_usec = now_usec(CLOCK_REALTIME);
+        j->started_usec = started;
         j->current_step = 0;
         j->progress = 0.0;
-        r = db_job_set_state(m->db, j->id, "running", j->started_usec, 0, NULL);
-        if (r < 0)
-                jlog(j, "cannot record state running: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
         manager_job_started(m, j);
         job_emit(j, "State", "StartedUSec", "CurrentStep", "Progress");
+        if (r < 0) {
+                jlog(j, "cannot record state running: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                if (asprintf(&err, "cannot record in the database that the job started: %s (%s)", strerror(-r),
+                             strna(db_last_error(m->db))) < 0)
+                        err = NULL;
+                job_finish(j, JOB_FAILED, err ?: "cannot record in the database that the job started");
+                return;
+        }
         job_start_step(j);
 }
 
 int job_cancel(Job *j, uint32_t uid) {
-        if (job_state_is_final(j->state))
+        int r;
+
+        if (job_state_is_final(j->state) || j->after_store == JOB_AFTER_STORE_END)
                 return -EBUSY;
         if (j->state == JOB_QUEUED) {
                 _cleanup_free_ char *msg = NULL;
                 if (asprintf(&msg, "cancelled by uid %" PRIu32 " before it started", uid) < 0)
                         msg = NULL;
-                job_finish(j, JOB_CANCELLED, msg ?: "cancelled");
+                /* Stored at once or not at all: a queued job does not wait to be cancelled, the
+                 * caller is told to try again. */
+                free(j->end_error);
+                j->end_error = strdup(msg ?: "cancelled");
+                j->end_state = JOB_CANCELLED;
+                j->end_usec = now_usec(CLOCK_REALTIME);
+                r = db_queue_add_job_state(j->store, j->id, "cancelled", 0, j->end_usec, j->end_error);
+                if (r >= 0)
+                        r = db_queue_flush(j->store, j->manager->db);
+                if (r < 0) {
+                        db_queue_clear(j->store);
+                        return r == -EBUSY ? -EAGAIN : r;
+                }
+                job_announce_end(j);
+                return 0;
+        }
+        if (!j->worker) {
+                /* Between steps, waiting for the database. */
+                jlog(j, "cancel requested by uid %" PRIu32, uid);
+                j->cancel_requested = true;
+                job_finish(j, JOB_CANCELLED, "cancelled while running");
                 return 0;
         }
         if (!j->cancel_requested) {
@@ -476,16 +723,39 @@ int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *stat
 
 int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error) {
         int r = job_cancel(j, uid);
+
+        if (r == -EBUSY && j->after_store == JOB_AFTER_STORE_END) {
+                char state[64];
+
+                snprintf(state, sizeof(state), "%s, which waits to be stored in the database",
+                         job_state_to_string(j->end_state));
+                return job_error_not_cancellable(error, j->id, state);
+        }
         if (r == -EBUSY)
                 return job_error_not_cancellable(error, j->id, job_state_to_string(j->state));
+        if (r < 0 && r != -ENOMEM)
+                return sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                         "cannot record the cancellation of job %" PRIu64 " in the database "
+                                         "(%s: %s); the job is still queued: cancel it again once the "
+                                         "database can be written", j->id,
+                                         r == -EAGAIN ? "locked by another process" : strerror(-r),
+                                         db_last_error(j->manager->db));
         return r;
 }
 
 void job_interrupt(Job *j) {
-        if (j->state != JOB_RUNNING || !j->worker)
+        if (j->state != JOB_RUNNING)
                 return;
         j->interrupt_requested = true;
-        worker_stop(j->worker, 3 * USEC_PER_SEC);
+        if (j->worker) {
+                worker_stop(j->worker, 3 * USEC_PER_SEC);
+                return;
+        }
+        /* Waiting for the database: one more try (job_store_wait() gives up when that fails). */
+        if (j->after_store == JOB_AFTER_STORE_END)
+                job_store(j);
+        else
+                job_finish(j, JOB_INTERRUPTED, "benchd was stopped while the job waited for the database");
 }
 
 /* ---- D-Bus ---- */

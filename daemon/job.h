@@ -3,7 +3,8 @@
  * A job: a validated spec expanded into steps, its state machine (queued → running → succeeded,
  * failed, cancelled or interrupted), the runs it produced, and its D-Bus object
  * /org/benchd/Benchd1/job/<id> (org.benchd.Benchd1.Job). While running, it drives one Worker per
- * step and records runs, samples and histograms in the database.
+ * step and records runs, samples and histograms in the database. What the database does not take
+ * at once waits in the job's DbQueue and is retried; the bus shows a state only once it is stored.
  */
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "db-queue.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -19,6 +21,14 @@
 
 typedef struct Manager Manager;
 typedef struct Job Job;
+
+/* What waits for the database before the job can go on. */
+typedef enum JobAfterStore {
+        JOB_AFTER_STORE_NONE,
+        JOB_AFTER_STORE_START,  /* queued: "running" could not be stored; the scheduler tries again */
+        JOB_AFTER_STORE_STEP,   /* the step current_step starts once its run can be recorded */
+        JOB_AFTER_STORE_END,    /* the job has ended (end_state); that is announced once it is stored */
+} JobAfterStore;
 
 typedef enum JobState {
         JOB_QUEUED,
@@ -36,6 +46,10 @@ JobState job_state_from_string(const char *s);
 
 /* Samples are written to the database in batches of this many (and at the end of a step). */
 #define JOB_SAMPLE_BATCH 10u
+/* A write the database refused for a reason that may pass is tried again after 1 s, then after
+ * twice as long each time, at most this long apart, for as long as benchd runs. */
+#define JOB_STORE_RETRY_MIN_USEC (1u * USEC_PER_SEC)
+#define JOB_STORE_RETRY_MAX_USEC (30u * USEC_PER_SEC)
 /* Ended jobs keep their object this long. */
 #define JOB_LINGER_USEC (10u * 60u * USEC_PER_SEC)
 /* ... and at most this many ended jobs are kept (the oldest go first). */
@@ -70,10 +84,20 @@ struct Job {
         /* The running step. */
         Worker *worker;
         uint64_t run_id;
-        ProtoSample pending[JOB_SAMPLE_BATCH];
-        size_t n_pending;
         bool cancel_requested;
         bool interrupt_requested;
+
+        /* Writes not stored yet (samples in batches, and whatever the database refused), and the
+         * retry while it refuses them. */
+        DbQueue *store;
+        JobAfterStore after_store;
+        sd_event_source *store_retry_source;
+        uint64_t store_retry_usec;      /* the next wait */
+        unsigned store_failures;        /* in a row */
+        int store_errno;                /* of the last failure, while failing */
+        JobState end_state;             /* JOB_AFTER_STORE_END: the end waiting to be stored */
+        char *end_error;
+        uint64_t end_usec;
 
         sd_event_source *linger_source;
 };
@@ -91,14 +115,18 @@ void job_export(Job *j);
 
 /* Starts the first step; the job ends (failed) at once when that is impossible. */
 void job_start(Job *j);
-/* Cancels a queued or running job: 0, or -EBUSY for an ended one. */
+/* Cancels a queued or running job: 0, or -EBUSY for an ended one (also one whose end waits to be
+ * stored). A queued job's cancellation is stored at once or not at all: when the database refuses
+ * it, the job stays queued and the database's errno is returned (-EAGAIN for a lock). */
 int job_cancel(Job *j, uint32_t uid);
 /* The NotCancellable error of job id, which has ended in state: what Job.Cancel and
  * Manager.CancelJob reply for a job that ended, in memory or in the database only. */
 int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state);
-/* job_cancel() with -EBUSY as that error. */
+/* job_cancel() with -EBUSY as that error, and a refusing database as Failed or NoSpace. */
 int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error);
-/* Shutdown: stops the worker; the job ends interrupted when it has exited. */
+/* Shutdown: stops the worker; the job ends interrupted when it has exited. A job waiting for the
+ * database gets one more try; if that fails too, benchd exits with the job's end not stored, and
+ * the next start-up settles it from its runs (manager_load()). */
 void job_interrupt(Job *j);
 
 bool job_state_is_final(JobState s);

@@ -281,8 +281,10 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         r = db_job_insert(m->db, &dj, &id);
         if (r < 0) {
                 mlog("cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
-                r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot record the job in the database: %s",
-                                      strerror(-r));
+                r = sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                      "cannot record the job in the database %s: %s (%s); nothing was queued, "
+                                      "submit it again once the database can be written", m->db_path,
+                                      strerror(-r), db_last_error(m->db));
                 goto fail;
         }
 
@@ -746,21 +748,100 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
         return 0;
 }
 
+/* ---- settling the jobs a previous life left "running" ---- */
+
+/* How many steps the job has, its spec expanded as now; 0 when that cannot be told. */
+static size_t saved_job_steps(Manager *m, const SavedJob *q) {
+        _cleanup_(spec_clear) JobSpec spec;
+        _cleanup_free_ char *err = NULL;
+        JobSpec *steps = NULL;
+        size_t n = 0;
+
+        spec_init(&spec);
+        if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
+            manager_expand(m, &spec, &steps, &n, &err) < 0)
+                return 0;
+        spec_array_free(steps, n);
+        return n;
+}
+
+typedef struct LastRun {
+        bool found;
+        uint32_t step;
+        char *status;
+        char *error;
+        uint64_t ended_usec;
+} LastRun;
+
+static int copy_last_run(const DbRunEnd *run, void *userdata) {
+        LastRun *l = userdata;
+
+        l->status = strdup(run->status ?: "running");
+        l->error = run->error ? strdup(run->error) : NULL;
+        if (!l->status || (run->error && !l->error))
+                return -ENOMEM;
+        l->found = true;
+        l->step = run->step;
+        l->ended_usec = run->ended_usec;
+        return 0;
+}
+
+static void last_run_clear(LastRun *l) {
+        free(l->status);
+        free(l->error);
+}
+
+/* benchd stopped while the job ran, or before it could store the job's end (the database refused
+ * writes until benchd stopped). A run's end is stored before the next step starts and before the
+ * job's end (db-queue.h), so the job's newest run tells which: one that failed, was cancelled or
+ * interrupted ended the job so, and one that succeeded ended it successfully if it was the last
+ * step; a run still "running", or none, means the job did not get to its end. */
+static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now) {
+        _cleanup_(last_run_clear) LastRun l = {};
+        _cleanup_free_ char *msg = NULL;
+        const char *state = "interrupted";
+        uint64_t finished = now;
+        size_t n_steps;
+        int r;
+
+        r = db_job_last_run(m->db, q->id, copy_last_run, &l);
+        if (r < 0)
+                mlog("job %" PRIu64 ": cannot read its runs: %s (%s)", q->id, strerror(-r), db_last_error(m->db));
+        if (r > 0 && l.found && !streq(l.status, "running")) {
+                if (l.ended_usec >= q->started_usec && l.ended_usec > 0)
+                        finished = MIN(l.ended_usec, now);
+                if (!streq(l.status, "succeeded")) {
+                        state = l.status;
+                        r = asprintf(&msg, "%s (the end of the job was stored only when benchd started again)",
+                                     l.error ?: "its last run did not succeed");
+                } else if ((n_steps = saved_job_steps(m, q)) > 0 && l.step + 1 == n_steps) {
+                        state = "succeeded";
+                        r = asprintf(&msg, "the end of the job was stored only when benchd started again");
+                } else
+                        r = asprintf(&msg, "benchd stopped after step %" PRIu32 " of the job, before the next "
+                                     "step started", l.step);
+        } else
+                r = asprintf(&msg, "benchd stopped before the end of the job was stored: it was still running, "
+                             "or the database could not take its results");
+        if (r < 0)
+                msg = NULL;
+
+        r = db_job_set_state(m->db, q->id, state, q->started_usec, finished, msg ?: "benchd stopped");
+        if (r < 0)
+                mlog("job %" PRIu64 ": cannot mark it %s: %s", q->id, state, strerror(-r));
+        mlog("job %" PRIu64 " was running when benchd stopped: now %s (%s)", q->id, state, strna(msg));
+        /* Its files go in the background; the next job waits until they are gone. */
+        manager_cleanup_files(m, q->target, q->id, -1);
+}
+
 int manager_load(Manager *m) {
         _cleanup_(saved_jobs_clear) SavedJobs stale = {}, queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
         int r;
 
         r = db_job_foreach(m->db, "running", collect_job, &stale);
-        for (size_t i = 0; i < stale.n; i++) {
-                int k = db_job_set_state(m->db, stale.jobs[i].id, "interrupted", stale.jobs[i].started_usec,
-                                         now, "benchd stopped while the job was running");
-                if (k < 0)
-                        mlog("job %" PRIu64 ": cannot mark it interrupted: %s", stale.jobs[i].id, strerror(-k));
-                mlog("job %" PRIu64 " was running when benchd stopped: now interrupted", stale.jobs[i].id);
-                /* The next job waits until they are gone. */
-                manager_cleanup_files(m, stale.jobs[i].target, stale.jobs[i].id, -1);
-        }
+        for (size_t i = 0; i < stale.n; i++)
+                manager_settle_stale_job(m, &stale.jobs[i], now);
         if (r < 0) {
                 mlog("cannot read the running jobs: %s", strerror(-r));
                 return r;

@@ -55,8 +55,9 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 const ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);
 
-/* Start-up: running jobs of a previous life become interrupted (their files removed), queued jobs
- * are loaded and scheduled. */
+/* Start-up: jobs a previous life left running are settled from their newest run (the end that
+ * could not be stored then, else interrupted; their files removed), queued jobs are loaded and
+ * scheduled. */
 int manager_load(Manager *m);
 
 /* Shutdown: stop accepting, stop the running worker; the event loop exits when it and the removal
