@@ -219,7 +219,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
 
 static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
         uint64_t devsize;
-        char a[32], b[32];
+        char a[32], b[32], d[32];
 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
                 return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
@@ -247,7 +247,7 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
                 if (s->size > devsize)
                         return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
                                     spec_size_text(s->size, a), format_bytes(b, sizeof(b), devsize), s->target,
-                                    spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), b));
+                                    spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), d));
         }
         return check_alignment(s, s->target, c->dio_align, reterr);
 }
