@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * benchctl's formatting and table fitting: units and rounding a user reads, the --since parser,
- * and that a table fits the terminal by cutting only shrinkable columns.
+ * benchctl's own formatting and table fitting: differences and durations a user reads, the
+ * --since parser, and that a table fits the terminal by cutting only shrinkable columns. The
+ * number formatters it shares with the worker are tested in tests/unit/test-format.c.
  */
 #include <check.h>
 #include <math.h>
@@ -13,67 +14,13 @@
 #include "record.h"
 #include "table.h"
 
-static const struct {
-        uint64_t bytes;
-        const char *text;
-} bytes_cases[] = {
-        { 0, "0 B" },
-        { 512, "512 B" },
-        { 1023, "1023 B" },
-        { 1024, "1 KiB" },
-        { 32768, "32 KiB" },
-        { 1536, "1.5 KiB" },
-        { UINT64_C(64) << 20, "64 MiB" },
-        { (UINT64_C(3) << 29), "1.5 GiB" },
-        { UINT64_C(1) << 40, "1 TiB" },
-        { UINT64_C(500107862016), "465.8 GiB" },
-};
-
-START_TEST(test_format_bytes) {
+START_TEST(test_format_diff_duration) {
         char buf[FORMAT_BUF_MAX];
 
-        ck_assert_str_eq(format_bytes(buf, sizeof buf, bytes_cases[_i].bytes), bytes_cases[_i].text);
-}
-END_TEST
-
-static const struct {
-        double ns;
-        const char *text;
-} latency_cases[] = {
-        { 0, "0 ns" },
-        { 850, "850 ns" },
-        { 1000, "1.00 µs" },
-        { 12345, "12.3 µs" },
-        { 123456, "123 µs" },
-        { 1234567, "1.23 ms" },
-        { 2.5e9, "2.50 s" },
-        { -1, "n/a" },
-        { NAN, "n/a" },
-};
-
-START_TEST(test_format_latency) {
-        char buf[FORMAT_BUF_MAX];
-
-        ck_assert_str_eq(format_latency_ns(buf, sizeof buf, latency_cases[_i].ns), latency_cases[_i].text);
-}
-END_TEST
-
-START_TEST(test_format_rates) {
-        char buf[FORMAT_BUF_MAX];
-
-        ck_assert_str_eq(format_rate(buf, sizeof buf, 512.0 * 1048576.0, true), "512 MiB/s");
-        ck_assert_str_eq(format_rate(buf, sizeof buf, 12.34 * 1048576.0, false), "12.3");
-        ck_assert_str_eq(format_rate(buf, sizeof buf, 0.5 * 1048576.0, true), "0.50 MiB/s");
-        ck_assert_str_eq(format_rate(buf, sizeof buf, NAN, true), "n/a");
-        ck_assert_str_eq(format_iops(buf, sizeof buf, 950.4), "950");
-        ck_assert_str_eq(format_iops(buf, sizeof buf, 16384), "16.4k");
-        ck_assert_str_eq(format_iops(buf, sizeof buf, 1234567), "1.23M");
         ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 112.34), "+12.3%");
         ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 96), "-4.0%");
         ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 100, 100), "±0.0%");
         ck_assert_str_eq(format_diff_pct(buf, sizeof buf, 0, 5), "n/a");
-        ck_assert_str_eq(format_pct(buf, sizeof buf, 12.345), "12.3%");
-        ck_assert_str_eq(format_pct(buf, sizeof buf, -1), "n/a");
         ck_assert_str_eq(format_duration(buf, sizeof buf, 850 * 1000), "850ms");
         ck_assert_str_eq(format_duration(buf, sizeof buf, 12300 * 1000), "12.3s");
         ck_assert_str_eq(format_duration(buf, sizeof buf, UINT64_C(303) * 1000000), "5min 3s");
@@ -270,9 +217,7 @@ static Suite *suite(void) {
         Suite *s = suite_create("client-format");
         TCase *tc = tcase_create("core");
 
-        tcase_add_loop_test(tc, test_format_bytes, 0, sizeof bytes_cases / sizeof bytes_cases[0]);
-        tcase_add_loop_test(tc, test_format_latency, 0, sizeof latency_cases / sizeof latency_cases[0]);
-        tcase_add_test(tc, test_format_rates);
+        tcase_add_test(tc, test_format_diff_duration);
         tcase_add_loop_test(tc, test_parse_time, 0, sizeof time_cases / sizeof time_cases[0]);
         tcase_add_test(tc, test_parse_date);
         tcase_add_test(tc, test_table_layout);

@@ -30,6 +30,7 @@
 #include <sys/vfs.h>
 
 #include "blockdev.h"
+#include "format.h"
 #include "spec-check.h"
 #include "spec-internal.h"
 #include "util.h"
@@ -65,24 +66,6 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) {
         if (a != 0 && b > UINT64_MAX / a)
                 return UINT64_MAX;
         return a * b;
-}
-
-/* "1.2 GiB": for people reading a message, not for parsing. */
-static const char *format_human(uint64_t v, char buf[static 32]) {
-        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-        double d = (double) v / 1024.0;
-        unsigned i = 0;
-
-        if (v < 1024) {
-                snprintf(buf, 32, "%" PRIu64 " B", v);
-                return buf;
-        }
-        while (d >= 1024.0 && i < ELEMENTSOF(units) - 1) {
-                d /= 1024.0;
-                i++;
-        }
-        snprintf(buf, 32, "%.1f %s", d, units[i]);
-        return buf;
 }
 
 uint64_t spec_needed_bytes(const JobSpec *s) {
@@ -216,8 +199,8 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 else
                         snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, spec_size_text(s->size, a), s->jobs);
                 return fail(-ENOSPC, reterr, "target %s has %s free; this job needs %s (%s) plus %s headroom; "
-                            "free space or use a smaller size", target, format_human(c->free_bytes, b),
-                            format_human(c->needed_bytes, m), how, format_human(margin, a));
+                            "free space or use a smaller size", target, format_bytes(b, sizeof(b), c->free_bytes),
+                            format_bytes(m, sizeof(m), c->needed_bytes), how, format_bytes(a, sizeof(a), margin));
         }
 
         /* f_files 0: inodes are allocated on demand (btrfs; tmpfs with nr_inodes=0), no fixed limit. */
@@ -339,7 +322,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
                             s->target, workload_to_string(s->workload));
         if (s->workload >= 0 && (uint64_t) st->st_size < s->block_size)
                 return fail(-EINVAL, reterr, "target %s is %s long, shorter than block_size %s; use a larger file "
-                            "or a smaller block_size", s->target, format_human((uint64_t) st->st_size, a),
+                            "or a smaller block_size", s->target, format_bytes(a, sizeof(a), (uint64_t) st->st_size),
                             spec_size_text(s->block_size, b));
 
         if (s->destructive)
@@ -357,7 +340,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
 
 static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
         uint64_t devsize;
-        char a[32], b[32];
+        char a[32], b[32], d[32];
 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
                 return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
@@ -380,11 +363,12 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
                                     "give a device that is present", s->target);
                 if (devsize < s->block_size)
                         return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
-                                    "block_size", s->target, format_human(devsize, a), spec_size_text(s->block_size, b));
+                                    "block_size", s->target, format_bytes(a, sizeof(a), devsize),
+                                    spec_size_text(s->block_size, b));
                 if (s->size > devsize)
                         return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
-                                    spec_size_text(s->size, a), format_human(devsize, b), s->target,
-                                    spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), b));
+                                    spec_size_text(s->size, a), format_bytes(b, sizeof(b), devsize), s->target,
+                                    spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), d));
         }
         return check_alignment(s, s->target, c->dio_align, reterr);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Formatting of standalone results (output.h). Throughput is printed in decimal MB/s (as dd and
- * fio's "MB/s") next to MiB/s; latencies pick ns/us/ms/s by magnitude.
+ * Formatting of standalone results (output.h). Sizes, MiB/s, IOPS, latencies and percentages are
+ * spelled by shared/format.h, the code benchctl uses, so the worker's summary reads like benchctl's
+ * ("4 KiB", "12.3 µs", "16.4k IOPS"); throughput is also given in decimal MB/s, as dd and fio's
+ * "MB/s" print it, for holding the figures against theirs.
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -9,116 +11,105 @@
 #include <string.h>
 
 #include "output.h"
+#include "shared/format.h"
 #include "shared/util.h"
-
-static const char *format_ns(uint64_t ns, char buf[static 32]) {
-        if (ns < 10000)
-                snprintf(buf, 32, "%" PRIu64 " ns", ns);
-        else if (ns < 10000000)
-                snprintf(buf, 32, "%.1f us", (double) ns / 1e3);
-        else if (ns < UINT64_C(10000000000))
-                snprintf(buf, 32, "%.2f ms", (double) ns / 1e6);
-        else
-                snprintf(buf, 32, "%.2f s", (double) ns / 1e9);
-        return buf;
-}
-
-static const char *format_bytes(uint64_t b, char buf[static 32]) {
-        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-        double v = (double) b;
-        unsigned u = 0;
-
-        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1024;
-                u++;
-        }
-        snprintf(buf, 32, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-        return buf;
-}
 
 static double per_second(uint64_t n, uint64_t usec) {
         return usec > 0 ? (double) n * 1e6 / (double) usec : 0;
 }
 
+/* Buffers for the figures of one line: each format_*() call of a line gets its own. */
+#define F(x) char x[FORMAT_BUF_MAX]
+
 int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
         const ProtoResult *s = &r->summary;
-        char a[32], b[32], c[32], d[32], e[32], g[32];
+        F(a); F(b); F(c); F(d); F(e); F(g);
         uint64_t bytes = s->bytes_read + s->bytes_written, ios = s->ios_read + s->ios_written;
         double secs = (double) s->duration_usec / 1e6;
 
         fprintf(f, "%s on %s: %s blocks, %u stream%s, queue depth %u, %s, sync %s\n",
-                workload_to_string(spec->workload), spec->target, format_bytes(spec->block_size, a),
+                workload_to_string(spec->workload), spec->target, format_bytes(a, sizeof a, spec->block_size),
                 spec->jobs, spec->jobs == 1 ? "" : "s", spec->queue_depth, spec->direct ? "direct" : "buffered",
                 spec->sync == SYNC_NONE ? "none" : spec->sync == SYNC_END ? "at end" : "after each write");
 
         fprintf(f, "  done:       ");
         if (s->bytes_read > 0)
-                fprintf(f, "%s read (%" PRIu64 " I/Os)  ", format_bytes(s->bytes_read, a), s->ios_read);
+                fprintf(f, "%s read (%" PRIu64 " I/Os)  ", format_bytes(a, sizeof a, s->bytes_read), s->ios_read);
         if (s->bytes_written > 0)
-                fprintf(f, "%s written (%" PRIu64 " I/Os)  ", format_bytes(s->bytes_written, b), s->ios_written);
+                fprintf(f, "%s written (%" PRIu64 " I/Os)  ", format_bytes(b, sizeof b, s->bytes_written),
+                        s->ios_written);
         if (s->ops > 0)
                 fprintf(f, "%" PRIu64 " operations  ", s->ops);
         fprintf(f, "in %.3f s", secs);
         if (r->bytes_asked > 0)
-                fprintf(f, " (asked %s)", format_bytes(r->bytes_asked, c));
+                fprintf(f, " (asked %s)", format_bytes(c, sizeof c, r->bytes_asked));
         fputc('\n', f);
 
         if (bytes > 0)
-                fprintf(f, "  throughput: %.1f MB/s (%.1f MiB/s), %.0f IOPS\n",
-                        per_second(bytes, s->duration_usec) / 1e6, per_second(bytes, s->duration_usec) / 1048576.0,
-                        per_second(ios, s->duration_usec));
+                fprintf(f, "  throughput: %.1f MB/s (%s), %s IOPS\n", per_second(bytes, s->duration_usec) / 1e6,
+                        format_rate(a, sizeof a, per_second(bytes, s->duration_usec), true),
+                        format_iops(b, sizeof b, per_second(ios, s->duration_usec)));
         if (s->ops > 0)
-                fprintf(f, "  operations: %.1f ops/s\n", per_second(s->ops, s->duration_usec));
+                fprintf(f, "  operations: %s ops/s\n", format_iops(a, sizeof a, per_second(s->ops, s->duration_usec)));
 
-        fprintf(f, "  latency:    min %s  mean %s  stddev %s  max %s\n", format_ns(s->lat_min_ns, a),
-                format_ns(s->lat_mean_ns, b), format_ns(s->lat_stddev_ns, c), format_ns(s->lat_max_ns, d));
-        fprintf(f, "              p50 %s  p90 %s  p95 %s  p99 %s\n", format_ns(s->lat_p50_ns, a),
-                format_ns(s->lat_p90_ns, b), format_ns(s->lat_p95_ns, c), format_ns(s->lat_p99_ns, d));
-        fprintf(f, "              p99.9 %s  p99.99 %s\n", format_ns(s->lat_p999_ns, e), format_ns(s->lat_p9999_ns, g));
+        fprintf(f, "  latency:    min %s  mean %s  stddev %s  max %s\n",
+                format_latency_ns(a, sizeof a, s->lat_min_ns), format_latency_ns(b, sizeof b, s->lat_mean_ns),
+                format_latency_ns(c, sizeof c, s->lat_stddev_ns), format_latency_ns(d, sizeof d, s->lat_max_ns));
+        fprintf(f, "              p50 %s  p90 %s  p95 %s  p99 %s\n",
+                format_latency_ns(a, sizeof a, s->lat_p50_ns), format_latency_ns(b, sizeof b, s->lat_p90_ns),
+                format_latency_ns(c, sizeof c, s->lat_p95_ns), format_latency_ns(d, sizeof d, s->lat_p99_ns));
+        fprintf(f, "              p99.9 %s  p99.99 %s\n", format_latency_ns(e, sizeof e, s->lat_p999_ns),
+                format_latency_ns(g, sizeof g, s->lat_p9999_ns));
         if (r->read_histogram && r->write_histogram && r->read_histogram->count && r->write_histogram->count)
                 fprintf(f, "  by dir:     read p50 %s p99 %s  write p50 %s p99 %s\n",
-                        format_ns(histogram_percentile(r->read_histogram, 50), a),
-                        format_ns(histogram_percentile(r->read_histogram, 99), b),
-                        format_ns(histogram_percentile(r->write_histogram, 50), c),
-                        format_ns(histogram_percentile(r->write_histogram, 99), d));
-        fprintf(f, "  cpu:        user %.1f%%  sys %.1f%%  iowait %.1f%% (system-wide)\n", s->cpu_user_pct,
-                s->cpu_sys_pct, s->iowait_pct);
+                        format_latency_ns(a, sizeof a, histogram_percentile(r->read_histogram, 50)),
+                        format_latency_ns(b, sizeof b, histogram_percentile(r->read_histogram, 99)),
+                        format_latency_ns(c, sizeof c, histogram_percentile(r->write_histogram, 50)),
+                        format_latency_ns(d, sizeof d, histogram_percentile(r->write_histogram, 99)));
+        fprintf(f, "  cpu:        user %s  sys %s  iowait %s (system-wide)\n",
+                format_pct(a, sizeof a, s->cpu_user_pct), format_pct(b, sizeof b, s->cpu_sys_pct),
+                format_pct(c, sizeof c, s->iowait_pct));
         if (s->dev_util_pct >= 0)
-                fprintf(f, "  device:     %s util %.1f%%\n", s->device && *s->device ? s->device : "?", s->dev_util_pct);
+                fprintf(f, "  device:     %s util %s\n", s->device && *s->device ? s->device : "?",
+                        format_pct(a, sizeof a, s->dev_util_pct));
         else
                 fprintf(f, "  device:     none found for the target (util unknown)\n");
 
         if (r->n_streams > 1)
                 for (unsigned i = 0; i < r->n_streams; i++) {
                         const StreamSummary *st = &r->streams[i];
-                        fprintf(f, "  stream %u:   %.1f MB/s, %.0f IOPS, mean %s, p99 %s\n", i,
+                        fprintf(f, "  stream %u:   %.1f MB/s, %s IOPS, mean %s, p99 %s\n", i,
                                 per_second(st->bytes_read + st->bytes_written, s->duration_usec) / 1e6,
-                                per_second(st->ios_read + st->ios_written, s->duration_usec),
-                                format_ns(st->lat_mean_ns, a), format_ns(st->lat_p99_ns, b));
+                                format_iops(a, sizeof a, per_second(st->ios_read + st->ios_written, s->duration_usec)),
+                                format_latency_ns(b, sizeof b, st->lat_mean_ns),
+                                format_latency_ns(c, sizeof c, st->lat_p99_ns));
                 }
         for (unsigned i = 0; i < r->n_phases; i++) {
                 const PhaseSummary *p = &r->phases[i];
-                fprintf(f, "  %-12s %10.0f ops/s  (%" PRIu64 " ops, mean %s, p99 %s, max %s)\n", p->name,
-                        per_second(p->ops, p->duration_usec), p->ops, format_ns(p->lat_mean_ns, a),
-                        format_ns(p->lat_p99_ns, b), format_ns(p->lat_max_ns, c));
+                fprintf(f, "  %-12s %10s ops/s  (%" PRIu64 " ops, mean %s, p99 %s, max %s)\n", p->name,
+                        format_iops(a, sizeof a, per_second(p->ops, p->duration_usec)), p->ops,
+                        format_latency_ns(b, sizeof b, p->lat_mean_ns), format_latency_ns(c, sizeof c, p->lat_p99_ns),
+                        format_latency_ns(d, sizeof d, p->lat_max_ns));
         }
         return ferror(f) ? -EIO : 0;
 }
 
 void output_sample_line(FILE *f, const ProtoSample *s) {
-        char a[32], b[32];
+        F(a); F(b); F(c); F(d);
         uint64_t bytes = s->bytes_read + s->bytes_written, ios = s->ios_read + s->ios_written;
 
-        fprintf(f, "%7.1fs %3.0f%%  %9.1f MB/s %9.0f IOPS", (double) s->t_ms / 1e3, s->progress * 100,
-                per_second(bytes, s->interval_us) / 1e6, per_second(ios, s->interval_us));
+        fprintf(f, "%7.1fs %3.0f%%  %9.1f MB/s %9s IOPS", (double) s->t_ms / 1e3, s->progress * 100,
+                per_second(bytes, s->interval_us) / 1e6, format_iops(a, sizeof a, per_second(ios, s->interval_us)));
         if (s->ops > 0)
-                fprintf(f, " %9.0f ops/s", per_second(s->ops, s->interval_us));
-        fprintf(f, "  p50 %s  p99 %s  iowait %.1f%%", format_ns(s->lat_p50_ns, a), format_ns(s->lat_p99_ns, b),
-                s->iowait_pct);
+                fprintf(f, " %9s ops/s", format_iops(a, sizeof a, per_second(s->ops, s->interval_us)));
+        fprintf(f, "  p50 %s  p99 %s  iowait %s", format_latency_ns(b, sizeof b, s->lat_p50_ns),
+                format_latency_ns(c, sizeof c, s->lat_p99_ns), format_pct(d, sizeof d, s->iowait_pct));
         if (s->dev_util_pct >= 0)
-                fprintf(f, "  util %.0f%%", s->dev_util_pct);
+                fprintf(f, "  util %s", format_pct(a, sizeof a, s->dev_util_pct));
         fputc('\n', f);
 }
+
+#undef F
 
 static void add_u64(json_object *o, const char *k, uint64_t v) {
         json_object_object_add(o, k, json_object_new_uint64(v));
