@@ -402,6 +402,12 @@ int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimit
         if (sum[4] > l->ops_max && l->ops_rule != PROTO_OPS_NONE)
                 return fail(reterr, "the SAMPLEs add up to %" PRIu64 " operations, more than the %" PRIu64 " this "
                             "step can do", sum[4], l->ops_max);
+        /* And all of it within the t_ms since the measured phase began (time-bounded steps have
+         * no other bound). */
+        r = check_rates("the SAMPLEs so far", sum[0] + sum[1], sum[2] + sum[3], sum[4], s->t_ms * USEC_PER_MSEC, l,
+                        reterr);
+        if (r < 0)
+                return r;
 
         t->n_samples++;
         t->last_t_ms = s->t_ms;
