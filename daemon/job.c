@@ -622,7 +622,7 @@ static void job_start_step(Job *j) {
         j->have_live = false;
         job_emit(j, "Runs", "Live");
 
-        r = worker_spawn(m->event, m->worker_path, j->id, j->current_step, text, worker_timeout_usec(step),
+        r = worker_spawn(m->event, m->worker_path, j->id, j->current_step, step, text, worker_timeout_usec(step),
                          &job_worker_callbacks, j, &j->worker);
         if (r < 0) {
                 if (asprintf(&err, "cannot start the worker %s: %s", m->worker_path, strerror(-r)) < 0)

@@ -4,7 +4,15 @@
  * side of the protocol in proto.h. It is a small state machine (waiting for HELLO, running, done
  * after RESULT or ERROR) driven by the event loop; the decision of how a step ended is taken in one
  * place, when the process has been reaped, so a worker that writes its result and then crashes, or
- * is killed while we still read its frames, is judged on everything it did.
+ * is killed while we still read its frames, is judged on everything it did. Every decoded frame is
+ * then judged by the plausibility rules of proto-plausible.h against the step's spec, the clock and
+ * the frames before it; a frame that fails them is a protocol violation and never reaches a
+ * callback.
+ *
+ * No process outlives its job. The worker is a child subreaper that kills and reaps its own
+ * descendants before it exits; a worker that cannot (it was SIGKILLed) leaves them to us: benchd is
+ * a child subreaper too, so they become our children, and the stray sweep below kills and reaps
+ * them. See "Strays" for why this and not a cgroup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +28,9 @@
 #include <sys/wait.h>
 #include <syslog.h>
 
+#include "shared/children.h"
 #include "shared/histogram.h"
+#include "shared/proto-plausible.h"
 #include "shared/spec-check.h"
 #include "supervisor.h"
 
@@ -55,31 +65,56 @@ struct Worker {
         ProtoResult result;
         char *error;            /* from an ERROR frame */
         char *failure;          /* ours: violation, timeout; first one wins */
+        bool violated;          /* a protocol violation: nothing more it said is kept */
         ProtoHistogramEntry *histogram;
         size_t n_histogram;
-        uint64_t last_t_ms;     /* of the last SAMPLE, when n_samples > 0 */
-        uint64_t n_samples;
+        ProtoLimits limits;     /* what the step's spec allows */
+        ProtoTally tally;       /* what the worker said so far */
         uint64_t n_logs;
-        char phase_results[WORKER_PHASE_RESULTS_MAX][PROTO_PHASE_NAME_MAX + 1]; /* names seen */
-        unsigned n_phase_results;
         uint64_t spawn_usec;    /* CLOCK_MONOTONIC */
+        uint64_t spawn_realtime_usec;
         bool stop_requested;
         bool signalled;
         bool unsafe;            /* the ERROR was a refusal on safety grounds */
         bool eof;
+        bool exited;            /* on_worker_exit() ran: the event loop reaps the process */
+
+        Worker *live_next, *live_prev;  /* in live_workers from fork() to worker_free() */
+        bool live;
 };
+
+/* ---- Strays ----
+ *
+ * Everything a worker starts must end with its job. Its process group is killed when it ends,
+ * which catches every descendant that stayed in the group; one that called setsid() (the engine's
+ * stream processes do, as fio's do) escapes that. Three layers catch those:
+ *   - benchd-worker is a child subreaper: orphans of its descendants become its children, and
+ *     before it exits it SIGKILLs and reaps all of them (daemon/worker/main.c);
+ *   - its stream processes have PR_SET_PDEATHSIG, so they die with it however it dies;
+ *   - benchd is a child subreaper too (set at the first spawn). A worker that was SIGKILLed
+ *     (timeout, violation, shutdown) cannot clean up; what it leaves becomes our child, not
+ *     init's. benchd starts no process but its workers, so every child of ours that is not a live
+ *     worker is such a stray: strays_sweep() SIGKILLs and reaps it. A stray's own children become
+ *     ours only when it dies, so the sweep repeats on a timer until a sweep finds none.
+ * A cgroup per worker would be stronger (cgroup.kill ends a whole tree at once, with no race
+ * against fork()), but needs a delegated cgroup v2 subtree (Delegate=yes in benchd.service, benchd
+ * moving itself into a leaf of its own), which benchd is not given: here it runs in the root of a
+ * hybrid hierarchy it does not own. When benchd itself dies, its workers die of PR_SET_PDEATHSIG
+ * and their strays go to init; under systemd, stopping the unit kills its whole cgroup
+ * (KillMode=control-group, the default).
+ *
+ * This state is per process, as the set of a process's children is. */
+#define SWEEP_DELAY_MIN_USEC (10 * USEC_PER_MSEC)
+#define SWEEP_DELAY_MAX_USEC (1 * USEC_PER_SEC)
+
+static Worker *live_workers;
+static sd_event_source *sweep_source;   /* floating (the event loop owns it); cleared when it goes */
+static uint64_t sweep_delay_usec;
+static bool subreaper_tried;
 
 #define wlog(w, fmt, ...) \
         fprintf(stderr, "benchd: job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt "\n", \
                 (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
-
-/* Worker text is untrusted and ends up in D-Bus strings (UTF-8 only) and logs: keep printable
- * ASCII. */
-static void sanitize(char *s) {
-        for (; s && *s; s++)
-                if ((unsigned char) *s < 0x20 || (unsigned char) *s > 0x7e)
-                        *s = '?';
-}
 
 pid_t worker_pid(Worker *w) {
         return w ? w->pid : 0;
@@ -116,8 +151,23 @@ static void worker_set_failure(Worker *w, const char *fmt, ...) {
  * when it has been reaped. */
 static void worker_violation(Worker *w, const char *what) {
         worker_set_failure(w, "protocol violation by the worker: %s; the worker was killed", what);
+        w->violated = true;
         worker_disable_io(w);
         worker_signal_group(w, SIGKILL);
+}
+
+/* A frame that decoded but cannot be true (proto-plausible.h). Consumes err. */
+static void worker_implausible(Worker *w, int r, char *err) {
+        worker_violation(w, err ?: r == -ENOMEM ? "out of memory while checking a frame" : "an implausible frame");
+        free(err);
+}
+
+static ProtoClock worker_clock(Worker *w) {
+        return (ProtoClock) {
+                .elapsed_usec = now_usec(CLOCK_MONOTONIC) - w->spawn_usec,
+                .spawn_realtime_usec = w->spawn_realtime_usec,
+                .now_realtime_usec = now_usec(CLOCK_REALTIME),
+        };
 }
 
 static int worker_send_spec(Worker *w) {
@@ -138,10 +188,6 @@ static int worker_send_spec(Worker *w) {
         return proto_write_all(w->fd, buf, len);
 }
 
-static bool phase_valid(const char *p) {
-        return streq(p, "layout") || streq(p, "ramp") || streq(p, "measure") || streq(p, "cleanup");
-}
-
 static const char *frame_type_name(uint16_t t) {
         static const char *const names[] = {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
@@ -153,7 +199,8 @@ static const char *frame_type_name(uint16_t t) {
 
 /* Returns false when the worker was dropped. */
 static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
-        char what[128];
+        char what[128], *err = NULL;
+        ProtoClock clock = worker_clock(w);
         int r;
 
         if (w->stage == STAGE_HELLO) {
@@ -200,9 +247,15 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         case PROTO_PHASE: {
                 ProtoText t = {};
                 r = proto_decode_text(f, &t);
-                if (r < 0 || !t.text || !phase_valid(t.text)) {
+                if (r < 0 || !t.text) {
                         proto_text_clear(&t);
                         worker_violation(w, "malformed PHASE frame (phases are layout, ramp, measure, cleanup)");
+                        return false;
+                }
+                r = proto_phase_plausible(&w->tally, t.text, &err);
+                if (r < 0) {
+                        proto_text_clear(&t);
+                        worker_implausible(w, r, err);
                         return false;
                 }
                 if (w->cb.phase)
@@ -217,7 +270,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "malformed LOG frame");
                         return false;
                 }
-                sanitize(t.text);
+                proto_text_sanitize(t.text);
                 /* Its log goes to ours: bounded, so a chatty worker cannot flood the journal. */
                 if (++w->n_logs <= WORKER_LOG_MAX)
                         wlog(w, "<%" PRIu32 "> %s", t.level, strna(t.text));
@@ -233,19 +286,13 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "malformed SAMPLE frame");
                         return false;
                 }
-                if (w->n_samples > 0 && s.t_ms <= w->last_t_ms) {
-                        snprintf(what, sizeof(what), "SAMPLE t_ms=%" PRIu64 " not after the previous %" PRIu64,
-                                 s.t_ms, w->last_t_ms);
-                        worker_violation(w, what);
+                /* In order, no more often than the shortest interval allows, and within what
+                 * the spec and the clock allow. */
+                r = proto_sample_plausible(&w->tally, &s, &w->limits, &clock, &err);
+                if (r < 0) {
+                        worker_implausible(w, r, err);
                         return false;
                 }
-                /* Bounded rate: no faster than the shortest sample interval allows, plus slack. */
-                if (++w->n_samples > (now_usec(CLOCK_MONOTONIC) - w->spawn_usec) /
-                                     (SPEC_SAMPLE_MS_MIN * USEC_PER_MSEC) + 16) {
-                        worker_violation(w, "SAMPLE frames faster than one per 100 ms");
-                        return false;
-                }
-                w->last_t_ms = s.t_ms;
                 if (w->cb.sample)
                         w->cb.sample(w, &s, w->userdata);
                 return true;
@@ -257,18 +304,13 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "malformed PHASE_RESULT frame");
                         return false;
                 }
-                if (w->n_phase_results >= WORKER_PHASE_RESULTS_MAX) {
-                        snprintf(what, sizeof(what), "more than %u PHASE_RESULT frames", WORKER_PHASE_RESULTS_MAX);
-                        worker_violation(w, what);
+                /* Each phase once, at most PROTO_PHASE_RESULTS_MAX, and only what file_count and
+                 * the clock allow. */
+                r = proto_phase_result_plausible(&w->tally, &p, &w->limits, &clock, &err);
+                if (r < 0) {
+                        worker_implausible(w, r, err);
                         return false;
                 }
-                for (unsigned i = 0; i < w->n_phase_results; i++)
-                        if (streq(w->phase_results[i], p.name)) {
-                                snprintf(what, sizeof(what), "PHASE_RESULT %s sent twice", p.name);
-                                worker_violation(w, what);
-                                return false;
-                        }
-                memcpy(w->phase_results[w->n_phase_results++], p.name, sizeof(p.name));
                 if (w->cb.phase_result)
                         w->cb.phase_result(w, &p, w->userdata);
                 return true;
@@ -276,14 +318,18 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         case PROTO_HISTOGRAM: {
                 ProtoHistogram h = {};
                 ProtoHistogramEntry *n;
+                ProtoTally t = w->tally;
                 r = proto_decode_histogram(f, &h);
                 if (r < 0) {
                         worker_violation(w, "malformed HISTOGRAM frame");
                         return false;
                 }
-                if (w->n_histogram + h.n_entries > HISTOGRAM_BUCKETS) {
+                /* Non-empty buckets in increasing order across all frames, so at most
+                 * HISTOGRAM_BUCKETS entries in all; the tally is kept once they are. */
+                r = proto_histogram_plausible(&t, &h, &err);
+                if (r < 0) {
                         proto_histogram_clear(&h);
-                        worker_violation(w, "more histogram entries than there are buckets");
+                        worker_implausible(w, r, err);
                         return false;
                 }
                 if (h.n_entries > 0) {
@@ -297,19 +343,31 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         memcpy(w->histogram + w->n_histogram, h.entries, h.n_entries * sizeof(*n));
                         w->n_histogram += h.n_entries;
                 }
+                w->tally = t;
                 proto_histogram_clear(&h);
                 return true;
         }
-        case PROTO_RESULT:
-                r = proto_decode_result(f, &w->result);
+        case PROTO_RESULT: {
+                ProtoResult res = {};
+                r = proto_decode_result(f, &res);
                 if (r < 0) {
                         worker_violation(w, "malformed RESULT frame");
                         return false;
                 }
-                sanitize(w->result.device);
+                /* The sum of the samples, consistent with the histogram before it, no faster and
+                 * no longer than the spec and the clock allow. */
+                r = proto_result_plausible(&w->tally, &res, w->histogram, w->n_histogram, &w->limits, &clock, &err);
+                if (r < 0) {
+                        proto_result_clear(&res);
+                        worker_implausible(w, r, err);
+                        return false;
+                }
+                proto_text_sanitize(res.device);
+                w->result = res;
                 w->got_result = true;
                 w->stage = STAGE_DONE;
                 return true;
+        }
         case PROTO_ERROR: {
                 ProtoError e = {};
                 r = proto_decode_error(f, &e);
@@ -317,7 +375,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         worker_violation(w, "malformed ERROR frame");
                         return false;
                 }
-                sanitize(e.message);
+                proto_text_sanitize(e.message);
                 w->unsafe = e.error == PROTO_ERROR_UNSAFE;
                 free(w->error);
                 if (e.message && *e.message)
@@ -427,12 +485,112 @@ void worker_stop(Worker *w, uint64_t kill_after_usec) {
         worker_arm_kill(w, kill_after_usec);
 }
 
+/* ---- the stray sweep (see "Strays" at the top) ---- */
+
+static void live_add(Worker *w) {
+        w->live_prev = NULL;
+        w->live_next = live_workers;
+        if (live_workers)
+                live_workers->live_prev = w;
+        live_workers = w;
+        w->live = true;
+}
+
+static void live_remove(Worker *w) {
+        if (!w->live)
+                return;
+        if (w->live_prev)
+                w->live_prev->live_next = w->live_next;
+        else
+                live_workers = w->live_next;
+        if (w->live_next)
+                w->live_next->live_prev = w->live_prev;
+        w->live_next = w->live_prev = NULL;
+        w->live = false;
+}
+
+static void strays_sweep(sd_event *event);
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata) {
+        strays_sweep(sd_event_source_get_event(s));
+        return 0;
+}
+
+static void on_sweep_destroy(void *userdata) {
+        sweep_source = NULL;
+}
+
+/* Another sweep soon: 10 ms after the first, doubling up to 1 s while strays remain (one stuck in
+ * uninterruptible sleep dies only when its I/O ends). */
+static void strays_arm(sd_event *event) {
+        int r;
+
+        sweep_delay_usec = sweep_delay_usec ? MIN(sweep_delay_usec * 2, SWEEP_DELAY_MAX_USEC) : SWEEP_DELAY_MIN_USEC;
+        if (sweep_source) {
+                r = sd_event_source_set_time_relative(sweep_source, sweep_delay_usec);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(sweep_source, SD_EVENT_ONESHOT);
+        } else {
+                r = sd_event_add_time_relative(event, &sweep_source, CLOCK_MONOTONIC, sweep_delay_usec, 0,
+                                               on_sweep, NULL);
+                if (r >= 0) {
+                        /* The loop owns it: it neither keeps the loop alive nor outlives it, and
+                         * the destroy callback clears our borrowed pointer when the loop goes. */
+                        (void) sd_event_source_set_destroy_callback(sweep_source, on_sweep_destroy);
+                        r = sd_event_source_set_floating(sweep_source, true);
+                        sd_event_source_unref(sweep_source);
+                }
+        }
+        if (r < 0)
+                fprintf(stderr, "benchd: cannot arm the sweep for processes left by workers: %s\n", strerror(-r));
+}
+
+/* Kills and reaps every child of ours that is not a live worker. Never blocks. */
+static void strays_sweep(sd_event *event) {
+        _cleanup_free_ pid_t *keep = NULL;
+        size_t n = 0, reaped = 0;
+        int found;
+
+        for (Worker *i = live_workers; i; i = i->live_next)
+                n++;
+        keep = calloc(MAX(n, (size_t) 1), sizeof(pid_t));
+        if (!keep) {
+                strays_arm(event);
+                return;
+        }
+        n = 0;
+        for (Worker *i = live_workers; i; i = i->live_next)
+                keep[n++] = i->pid;
+
+        found = children_kill(keep, n, &reaped);
+        if (found < 0) {
+                fprintf(stderr, "benchd: cannot look for processes left by workers: %s\n", strerror(-found));
+                return;
+        }
+        if (reaped > 0)
+                fprintf(stderr, "benchd: killed and reaped %zu process(es) left behind by a worker\n", reaped);
+        if (found > 0)
+                strays_arm(event);
+        else {
+                sweep_delay_usec = 0;
+                if (sweep_source)
+                        (void) sd_event_source_set_enabled(sweep_source, SD_EVENT_OFF);
+        }
+}
+
+/* Once, at the first spawn: orphans of our workers' descendants become ours, not init's. */
+static void subreaper_ensure(void) {
+        if (subreaper_tried)
+                return;
+        subreaper_tried = true;
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                fprintf(stderr, "benchd: cannot become a child subreaper (%m); a process that leaves a "
+                        "killed worker's process group will outlive its job\n");
+}
+
 static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         Worker *w = userdata;
-        WorkerOutcome o = {
-                .histogram = w->histogram,
-                .n_histogram = w->n_histogram,
-        };
+        WorkerOutcome o = {};
         _cleanup_free_ char *msg = NULL;
         bool clean = si->si_code == CLD_EXITED && si->si_status == 0;
 
@@ -443,8 +601,19 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         w->child_source = sd_event_source_disable_unref(w->child_source);
         w->timeout_source = sd_event_source_disable_unref(w->timeout_source);
         w->kill_source = sd_event_source_disable_unref(w->kill_source);
-        /* Sweep anything it left in its process group. */
+        /* A zombie now, reaped by the event loop when we return; it stays in live_workers until
+         * worker_free(), so no sweep takes it for a stray. */
+        w->exited = true;
+        /* Sweep anything it left in its process group, and whatever left the group. */
         (void) kill(-w->pid, SIGKILL);
+        strays_sweep(w->event);
+
+        /* Its histogram only with a RESULT that agreed with it, from a worker that kept to the
+         * protocol to the end. */
+        if (w->got_result && !w->violated) {
+                o.histogram = w->histogram;
+                o.n_histogram = w->n_histogram;
+        }
 
         if (si->si_code == CLD_EXITED)
                 wlog(w, "exited with status %d", si->si_status);
@@ -543,16 +712,21 @@ static int pidfd_open_sys(pid_t pid) {
         return fd < 0 ? negative_errno() : fd;
 }
 
-int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step,
+int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step, const JobSpec *spec,
                  const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret) {
         _cleanup_close_ int pidfd = -1;
+        ProtoLimits limits;
         int pair[2], r;
         pid_t parent = getpid(), pid;
         Worker *w;
 
         if (access(path, X_OK) < 0)
                 return negative_errno();
+        r = proto_limits_from_spec(spec, &limits);
+        if (r < 0)
+                return r;
+        subreaper_ensure();
 
         w = calloc(1, sizeof(*w));
         if (!w)
@@ -564,7 +738,8 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         w->job_id = job_id;
         w->step = step;
         w->timeout_usec = timeout_usec;
-        w->spawn_usec = now_usec(CLOCK_MONOTONIC);
+        w->limits = limits;
+        proto_tally_init(&w->tally);
         proto_reader_init(&w->reader);
         w->spec_text = strdup(spec_text);
         w->path = strdup(path);
@@ -590,9 +765,13 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         if (pid == 0)
                 worker_exec_child(pair[1], path, parent);
 
+        /* From here on worker_free() kills and reaps it, whatever fails. */
         close(pair[1]);
         w->fd = pair[0];
         w->pid = pid;
+        live_add(w);
+        w->spawn_usec = now_usec(CLOCK_MONOTONIC);
+        w->spawn_realtime_usec = now_usec(CLOCK_REALTIME);
         if (fcntl(w->fd, F_SETFL, O_NONBLOCK) < 0) {
                 r = negative_errno();
                 goto fail;
@@ -635,17 +814,41 @@ void worker_set_guard(Worker *w, const ProtoGuard *guard) {
         w->guard = *guard;
 }
 
+/* Waits for a child of ours that was sent SIGKILL: it runs no more code of its own, so this ends
+ * at once (unless it sleeps uninterruptibly in the kernel; a worker only gets here when its spawn
+ * failed half-way, or when it is dropped at shutdown). No signal here: it may have been reaped
+ * already and its pid reused; waitpid() then fails with ECHILD, as nobody else is our child. */
+static void worker_reap_now(pid_t pid) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
 Worker *worker_free(Worker *w) {
+        bool running;
+
         if (!w)
                 return NULL;
-        if (w->child_source && w->pid > 0) {
-                /* Still running: it must not outlive its supervisor. */
+        /* Not yet reaped, and not about to be by the event loop: it must not outlive its
+         * supervisor, nor stay a zombie. */
+        running = w->pid > 0 && !w->exited;
+        if (running) {
+                /* Its group, and itself if it has not made the group yet (setsid() after fork()). */
                 (void) kill(-w->pid, SIGKILL);
+                (void) kill(w->pid, SIGKILL);
         }
         sd_event_source_disable_unref(w->io_source);
         sd_event_source_disable_unref(w->timeout_source);
         sd_event_source_disable_unref(w->kill_source);
+        /* With process_own, freeing the child source already kills and reaps it; without a child
+         * source (spawn failed before one was made) nobody has: worker_reap_now(). ECHILD when it
+         * was reaped already, and a reused pid is no child of ours: no one else is ever waited for. */
         sd_event_source_disable_unref(w->child_source);
+        if (running)
+                worker_reap_now(w->pid);
+        live_remove(w);
+        /* What it left behind. (After on_worker_exit() that sweep ran there, with the zombie kept.) */
+        if (running)
+                strays_sweep(w->event);
         if (w->fd >= 0)
                 close(w->fd);
         proto_reader_clear(&w->reader);

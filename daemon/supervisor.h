@@ -2,9 +2,11 @@
 /*
  * One benchd-worker process running one job step: spawned with a clean environment in its own
  * process group, fed its spec over a socketpair, read frame by frame on the event loop, timed out,
- * stopped, and reaped by pidfd. Everything the worker sends is untrusted: a protocol violation
- * kills it and fails the step with a message naming the violation. The owner learns what happened
- * through callbacks; the last one, finished, comes exactly once, after the process is reaped.
+ * stopped, and reaped by pidfd. Everything the worker sends is untrusted: a frame that is malformed
+ * or implausible for the step's spec (shared/proto-plausible.h) is a protocol violation, which
+ * kills it and fails the step with a message naming the violation; callbacks only ever see frames
+ * that passed. The owner learns what happened through callbacks; the last one, finished, comes
+ * exactly once, after the process is reaped, and after every process it left behind was killed.
  */
 #pragma once
 
@@ -12,6 +14,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "shared/proto-plausible.h"
 #include "shared/proto.h"
 #include "shared/spec.h"
 #include "shared/util.h"
@@ -28,7 +31,8 @@ typedef struct WorkerOutcome {
         WorkerStatus status;
         const char *error;                      /* WORKER_FAILED: what went wrong, for the user */
         const ProtoResult *result;              /* WORKER_SUCCEEDED */
-        const ProtoHistogramEntry *histogram;   /* as received, may be empty */
+        /* As received, once the RESULT checked it and no violation followed; else empty. */
+        const ProtoHistogramEntry *histogram;
         size_t n_histogram;
         bool signalled;                         /* we had to signal it, so it could not clean up */
         bool unsafe;                            /* WORKER_FAILED: it refused the target on safety
@@ -41,17 +45,21 @@ typedef struct WorkerCallbacks {
         /* The Worker may be freed from here. */
         void (*finished)(Worker *w, const WorkerOutcome *outcome, void *userdata);
         /* One of the workload's own phases (metadata), validated: a well-formed frame, a name not
-         * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them. May be NULL. */
+         * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them, figures the spec
+         * and the clock allow. May be NULL. */
         void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
 } WorkerCallbacks;
 
 /* PHASE_RESULT frames accepted per step; one more is a protocol violation. */
-#define WORKER_PHASE_RESULTS_MAX 16u
+#define WORKER_PHASE_RESULTS_MAX PROTO_PHASE_RESULTS_MAX
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
 #define WORKER_KILL_USEC (5 * USEC_PER_SEC)
 
-int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step,
+/* spec is the step's (finalized, with a workload): it bounds what the worker may report;
+ * spec_text is what the worker is sent (spec_to_text() of it). -EINVAL for a spec without a
+ * workload. A failure after fork() leaves no process behind: it is killed and reaped. */
+int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step, const JobSpec *spec,
                  const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret);
 /* What the worker is to verify about its target (sent with the SPEC). Call right after
@@ -60,7 +68,8 @@ void worker_set_guard(Worker *w, const ProtoGuard *guard);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
  * WORKER_STOPPED unless it had already ended otherwise. */
 void worker_stop(Worker *w, uint64_t kill_after_usec);
-/* Kills (SIGKILL) a still-running worker and frees everything without calling back. */
+/* Kills (SIGKILL) and reaps a still-running worker, and what it left behind, and frees
+ * everything without calling back. */
 Worker *worker_free(Worker *w);
 pid_t worker_pid(Worker *w);
 

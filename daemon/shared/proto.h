@@ -2,7 +2,8 @@
 /*
  * The benchd <-> benchd-worker protocol on a SOCK_STREAM socketpair; frames are delimited by us.
  * Versioned and framed; the daemon treats every frame as untrusted: bounded sizes, exact payload
- * lengths, validated fields.
+ * lengths, validated fields. What a decoded frame says must then also be plausible for the step
+ * (proto-plausible.h: against the spec, the clock and the frames before it).
  *
  * Frame: 16-byte header, all integers little-endian:
  *   u32 magic "BNCH" (0x48434e42), u16 version, u16 type, u32 payload length, u32 reserved (0)

@@ -6,6 +6,12 @@
  *   standalone       options build the same JobSpec; a human or JSON summary goes to stdout
  *                    (exit 0, 1 when the run failed, 2 for a usage error).
  * SIGTERM/SIGINT ask the engine to stop within one I/O; it removes its files before we exit.
+ *
+ * No process outlives the worker: it is a child subreaper, so every descendant that loses its
+ * parent (a stream process's child, anything that called setsid()) becomes its child, and before
+ * it exits, on every path out of main(), it SIGKILLs and reaps all of them (reap_descendants()).
+ * Only a worker that is itself SIGKILLed cannot; benchd, a subreaper too, sweeps up after it
+ * (daemon/supervisor.c, "Strays").
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,18 +21,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "engine-internal.h"
 #include "engine.h"
 #include "output.h"
+#include "shared/children.h"
+#include "shared/proto-plausible.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
 #define EXIT_USAGE 2
+
+/* How long the worker waits for its descendants to die before it leaves them to benchd: a
+ * SIGKILLed process ends at once unless it sleeps uninterruptibly in the kernel. */
+#define REAP_TIMEOUT_USEC (5 * USEC_PER_SEC)
+
+/* benchd judges RESULTs of size-bounded seeks and ping by the engine's fixed counts. */
+_Static_assert(SEEKS_PER_STREAM == PROTO_SEEKS_PER_STREAM, "benchd's seek count differs from the engine's");
+_Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from the engine's");
 
 static void on_stop_signal(int sig) {
         engine_request_stop();
@@ -413,7 +432,7 @@ static int usage_error(const char *fmt, ...) {
         return EXIT_USAGE;
 }
 
-int main(int argc, char *argv[]) {
+static int run(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "target",      required_argument, NULL, 't' },
                 { "workload",    required_argument, NULL, 'w' },
@@ -567,4 +586,33 @@ int main(int argc, char *argv[]) {
         free(log.samples);
         spec_clear(&spec);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Kills (SIGKILL) and reaps every descendant that is still there: they are all our children now,
+ * or become ours when their parent dies, so this repeats until a round finds none. */
+static void reap_descendants(void) {
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + REAP_TIMEOUT_USEC;
+        int n;
+
+        while ((n = children_kill(NULL, 0, NULL)) > 0) {
+                if (now_usec(CLOCK_MONOTONIC) >= deadline) {
+                        fprintf(stderr, "benchd-worker: %d process(es) we started did not die within %" PRIu64
+                                " s of SIGKILL; leaving them to benchd\n", n, REAP_TIMEOUT_USEC / USEC_PER_SEC);
+                        return;
+                }
+                nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
+        }
+        if (n < 0)
+                fprintf(stderr, "benchd-worker: cannot look for processes we started: %s\n", strerror(-n));
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        /* Before anything is forked, so no descendant can slip past. */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                fprintf(stderr, "benchd-worker: cannot become a child subreaper: %m\n");
+        r = run(argc, argv);
+        reap_descendants();
+        return r;
 }

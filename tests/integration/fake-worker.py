@@ -2,21 +2,42 @@
 # A stand-in for benchd-worker that speaks the real protocol (daemon/shared/proto.h) and then
 # behaves well or badly on purpose, so test-faults.sh can check what benchd accepts from a worker
 # and stores. The mode is the part of the program's name after "fake-py-" (the daemon execs it
-# with a clean environment and its own arguments, so the name is what carries it):
-#   honest    HELLO, PHASE, two SAMPLEs, HISTOGRAM, RESULT with exactly the asked size
-#   nan       a SAMPLE whose iowait is NaN
-#   flood     200 SAMPLEs at once
-#   backwards two SAMPLEs whose t_ms goes back
-#   phase-twice  the same PHASE_RESULT twice
-#   phase-flood  17 PHASE_RESULTs with distinct names, one more than benchd takes from a step
+# with a clean environment and its own arguments, so the name is what carries it); the name
+# "fake-py-label" takes the mode from the job's label instead, so one benchd serves many modes.
+#
+# It expects a write step of 8M in blocks of 32K (256 I/Os). Its honest figures are what the
+# engine would send for them: t_ms from its own clock, the RESULT the sum of the SAMPLEs, a
+# HISTOGRAM of exactly the 256 latencies, and percentiles computed from it. Every other mode
+# breaks one rule of daemon/shared/proto-plausible.h (or proto.c's decoders) and is otherwise
+# honest, so the rule named in benchd's error is the one the mode breaks.
+#   honest        PHASE measure, two SAMPLEs, PHASE cleanup, HISTOGRAM, RESULT
+#   nan           a SAMPLE whose iowait is NaN (the decoder refuses it)
+#   flood         200 SAMPLEs at once
+#   backwards     two SAMPLEs whose t_ms goes back
+#   phase-twice   the same PHASE_RESULT twice (a metadata step)
+#   phase-flood   17 PHASE_RESULTs with distinct names, one more than benchd takes from a step
+#   huge          a SAMPLE of 2^63 bytes, more than SQLite's signed 64 bits hold
+#   rate          a SAMPLE of 10^15 bytes in 100 ms, beyond the 1 TB/s ceiling
+#   oversize      SAMPLEs adding up to twice the step's size
+#   future        a SAMPLE stamped an hour after the worker started
+#   cpu           a SAMPLE whose CPU shares add up to more than 100%
+#   hist-short    a HISTOGRAM with one latency fewer than the RESULT's I/Os
+#   hist-huge     a HISTOGRAM bucket of 2^63
+#   result-sum    a RESULT that is not the sum of its SAMPLEs
+#   result-p99    a RESULT whose p99 is not what its HISTOGRAM gives
+#   result-long   a RESULT whose duration is an hour
+#   utf8          a LOG and an ERROR in UTF-8 with a control character and an invalid byte
+#   orphan-MODE   first a child that calls setsid() and sleeps, named benchd-test-orphan:DIR
+#                 (DIR: where this program lives) with its pid in DIR/orphan-MODE.pid; then MODE
 import os
 import struct
 import sys
 import time
 
 MAGIC, VERSION = 0x48434E42, 1
-HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, PHASE_RESULT = 1, 2, 3, 4, 5, 6, 9
+HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT = 1, 2, 3, 4, 5, 6, 7, 8, 9
 
+START = time.monotonic()
 mode = os.path.basename(sys.argv[0]).split("fake-py-", 1)[1]
 fd = None
 for a in sys.argv[1:]:
@@ -47,14 +68,53 @@ def recv_exact(n):
 
 
 def string(s):
-    b = s.encode()
+    b = s.encode() if isinstance(s, str) else s
     return struct.pack("<I", len(b)) + b
 
 
-def sample(t_ms, written, ios, progress, iowait=12.5):
-    return struct.pack("<11Q6d", t_ms, 1000000, 0, written, 0, ios, 0,
-                       50000, 40000, 90000, 120000,
-                       iowait, 1.5, 3.25, -1.0, -1.0, progress)
+def now_ms():
+    return int((time.monotonic() - START) * 1000)
+
+
+def sample(t_ms, interval_us, written, ios, progress, iowait=12.5, user=1.5, sys_=3.25,
+           lat=(50000, 40000, 90000, 120000)):
+    mean, p50, p99, mx = lat if ios else (0, 0, 0, 0)
+    return struct.pack("<11Q6d", t_ms, interval_us, 0, written, 0, ios, 0, mean, p50, p99, mx,
+                       iowait, user, sys_, -1.0, -1.0, progress)
+
+
+# The 256 honest latencies: each value the midpoint of its histogram bucket (index), so the
+# percentiles histogram_percentile() gives are these values; mean and stddev of the population.
+LATENCIES = [(30015, 1130, 1), (40063, 1180, 199), (89855, 1327, 50), (120063, 1386, 6)]
+LAT_MIN, LAT_MEAN, LAT_STDDEV, LAT_MAX = 30015, 51623, 22382, 120063
+P50, P90, P95, P99, P999, P9999 = 40063, 89855, 89855, 120063, 120063, 120063
+
+
+def histogram(entries):
+    return struct.pack("<I", len(entries)) + b"".join(struct.pack("<IQ", i, c) for i, c in entries)
+
+
+def result(duration_us, written, ios, p99=P99):
+    return struct.pack("<17Q4d", int(time.time() * 1e6) - duration_us, duration_us, 0, written, 0, ios, 0,
+                       LAT_MIN, LAT_MEAN, LAT_STDDEV, P50, P90, P95, p99, P999, P9999, LAT_MAX,
+                       12.5, 1.5, 3.25, -1.0) + string("")
+
+
+def spawn_orphan(name):
+    """A child in a session of its own that outlives us unless benchd ends it."""
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.setsid()
+        with open(os.path.join(here, "orphan-%s.pid" % name), "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.write(w, b"x")
+        os.execvp("sleep", ["benchd-test-orphan:" + here, "300"])
+    os.close(w)
+    os.read(r, 1)       # it is in its own session and has written its pid
+    os.close(r)
 
 
 send(HELLO, struct.pack("<II", VERSION, os.getpid()))
@@ -63,6 +123,11 @@ payload = recv_exact(length)
 assert ftype == SPEC, ftype
 job_id, step, n = struct.unpack_from("<QII", payload)
 spec = dict(l.split("=", 1) for l in payload[16:16 + n].decode().splitlines() if "=" in l)
+if mode == "label":
+    mode = spec["label"]
+if mode.startswith("orphan-"):
+    mode = mode[len("orphan-"):]
+    spawn_orphan(mode)
 
 
 def parse_size(v):
@@ -73,32 +138,73 @@ def parse_size(v):
 
 size = parse_size(spec["size"])
 bs = parse_size(spec["block_size"])
+ios = size // bs
 
 send(PHASE, struct.pack("<I", 0) + string("measure"))
-if mode == "honest":
+
+if mode in ("honest", "hist-short", "hist-huge", "result-sum", "result-p99", "result-long"):
+    assert ios == 256, "the honest figures are for 256 I/Os (8M in blocks of 32K)"
     half = size // 2
-    send(SAMPLE, sample(1000, half, half // bs, 0.5))
-    send(SAMPLE, sample(2000, size - half, (size - half) // bs, 1.0))
-    # All I/Os in one bucket (index 100).
-    send(HISTOGRAM, struct.pack("<I", 1) + struct.pack("<IQ", 100, size // bs))
-    send(RESULT, struct.pack("<17Q4d", int(time.time() * 1e6), 2000000, 0, size, 0, size // bs, 0,
-                             30000, 50000, 7000, 40000, 60000, 70000, 90000, 110000, 115000, 120000,
-                             12.5, 1.5, 3.25, -1.0) + string(""))
+    time.sleep(0.05)
+    t1 = now_ms()
+    send(SAMPLE, sample(t1, t1 * 1000, half, ios // 2, 0.5, lat=(45000, 40063, 89855, 89855)))
+    time.sleep(0.05)
+    t2 = now_ms()
+    send(SAMPLE, sample(t2, (t2 - t1) * 1000, size - half, ios - ios // 2, 1.0, lat=(58000, 40063, 120063, 120063)))
+    send(PHASE, struct.pack("<I", 0) + string("cleanup"))
+    entries = [(i, c) for _, i, c in LATENCIES]
+    if mode == "hist-short":
+        entries[1] = (entries[1][0], entries[1][1] - 1)
+    elif mode == "hist-huge":
+        entries[1] = (entries[1][0], 1 << 63)
+    send(HISTOGRAM, histogram(entries))
+    if mode == "result-sum":
+        send(RESULT, result(t2 * 1000, size + bs, ios + 1))
+    elif mode == "result-p99":
+        send(RESULT, result(t2 * 1000, size, ios, p99=P95))
+    elif mode == "result-long":
+        send(RESULT, result(3600 * 1000000, size, ios))
+    else:
+        send(RESULT, result(t2 * 1000, size, ios))
     sys.exit(0)
+elif mode == "utf8":
+    text = "Ger\u00e4t nicht bereit: \u65e5\u672c\u8a9e".encode() + b"\x01\xff"
+    send(LOG, struct.pack("<I", 3) + string(text))
+    send(ERROR, struct.pack("<i", 5) + string(text))
+    sys.exit(1)
 elif mode == "nan":
-    send(SAMPLE, sample(1000, 4096, 1, 0.1, iowait=float("nan")))
+    send(SAMPLE, sample(now_ms() + 1, 1000, bs, 1, 0.1, iowait=float("nan")))
 elif mode == "flood":
     for i in range(200):
-        send(SAMPLE, sample(1000 + i, 4096, 1, 0.1))
+        send(SAMPLE, sample(i + 1, 1000, bs, 1, 0.1))
 elif mode in ("phase-twice", "phase-flood"):
     def phase_result(name):
         # ops, duration, latency min/mean/p50/p99/max
-        return string(name) + struct.pack("<7Q", 1000, 500000, 1000, 2000, 1900, 5000, 9000)
+        return string(name) + struct.pack("<7Q", 50, 1000, 1000, 2000, 1900, 5000, 9000)
     names = ["create-seq", "create-seq"] if mode == "phase-twice" else \
         ["phase-" + chr(ord("a") + i) for i in range(17)]
     for n in names:
         send(PHASE_RESULT, phase_result(n))
 elif mode == "backwards":
-    send(SAMPLE, sample(2000, 4096, 1, 0.1))
-    send(SAMPLE, sample(1000, 4096, 1, 0.2))
+    send(SAMPLE, sample(50, 40000, bs, 1, 0.1))
+    send(SAMPLE, sample(40, 1000, bs, 1, 0.2))
+elif mode in ("huge", "rate", "oversize", "future", "cpu"):
+    # One honest sample first: what came before the lie is kept.
+    time.sleep(0.02)
+    t1 = now_ms()
+    send(SAMPLE, sample(t1, t1 * 1000, 4 * bs, 4, 0.1))
+    t2 = t1 + 100
+    if mode == "huge":
+        send(SAMPLE, sample(t2, 100000, 1 << 63, 1 << 48, 0.2))
+    elif mode == "rate":
+        blocks = 10 ** 15 // bs
+        send(SAMPLE, sample(t2, 100000, blocks * bs, blocks, 0.2))
+    elif mode == "oversize":
+        send(SAMPLE, sample(t2, 100000, 2 * size, 2 * ios, 0.2))
+    elif mode == "future":
+        send(SAMPLE, sample(3600 * 1000, 100000, bs, 1, 0.2))
+    elif mode == "cpu":
+        send(SAMPLE, sample(t2, 100000, bs, 1, 0.2, iowait=40.0, user=50.0, sys_=20.0))
+else:
+    sys.exit("unknown mode " + mode)
 time.sleep(30)

@@ -5,6 +5,10 @@
 # garbage, one that claims an oversized frame, one that exits at once and one that hangs each end
 # in a failed job with an error that says what happened, while the daemon keeps answering and no
 # .benchd-* file is left behind. Cancelling a queued and a running job ends them as cancelled.
+# Workers that speak the protocol but report what no run could produce (absurd sizes, rates,
+# clocks, sums that do not add up) fail their job as a protocol violation, and none of the lie is
+# stored; worker text keeps its UTF-8; and no process a worker started outlives its job, even one
+# that left the worker's process group with setsid().
 
 . "$(dirname "$0")/lib.sh"
 
@@ -138,7 +142,7 @@ done
 
 # ---- 4. fake workers that speak the protocol: what benchd stores, and what it refuses ----
 py=$(command -v /usr/bin/python3 python3 | head -n1)
-for mode in honest nan flood backwards phase-twice phase-flood; do
+for mode in honest nan flood backwards phase-twice phase-flood label; do
         { printf '#!%s\n' "$py"; cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
         chmod 0755 "$TEST_DIR/fake-py-$mode"
 done
@@ -147,23 +151,30 @@ start_benchd --worker="$TEST_DIR/fake-py-honest"
 id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
         sample_ms u 1000 label s fake-py-honest) || fail "SubmitJob failed"
 assert_eq succeeded "$(wait_job_removed "$id" 30)" "JobRemoved with a worker that tells the truth: $(sql "select error from jobs where id = $id")"
-assert_eq "$((8 << 20))|$((8 << 20 >> 15))|2000000|90000|120000|30000" \
-        "$(sql "select bytes_written, ios_written, duration_usec, lat_p99_ns, lat_max_ns, lat_min_ns from runs where job_id = $id")" \
-        "what benchd stored of the fake RESULT (bytes_written|ios_written|duration_usec|lat_p99_ns|lat_max_ns|lat_min_ns)"
-assert_eq "1000|$((4 << 20))|12.5
-2000|$((4 << 20))|12.5" "$(sql "select t_ms, bytes_written, iowait_pct from samples where run_id = (select id from runs where job_id = $id) order by t_ms")" \
+# The fake's figures are the engine's for 256 latencies at bucket midpoints (fake-worker.py).
+assert_eq "$((8 << 20))|$((8 << 20 >> 15))|120063|120063|30015|51623" \
+        "$(sql "select bytes_written, ios_written, lat_p99_ns, lat_max_ns, lat_min_ns, lat_mean_ns from runs where job_id = $id")" \
+        "what benchd stored of the fake RESULT (bytes_written|ios_written|lat_p99_ns|lat_max_ns|lat_min_ns|lat_mean_ns)"
+assert_eq "$((4 << 20))|12.5
+$((4 << 20))|12.5" "$(sql "select bytes_written, iowait_pct from samples where run_id = (select id from runs where job_id = $id) order by t_ms")" \
         "what benchd stored of the fake SAMPLEs"
+assert_eq 1 "$(sql "select duration_usec = 1000 * (select max(t_ms) from samples where run_id = runs.id) from runs where job_id = $id")" \
+        "the stored duration is the fake's, its last sample's t_ms"
 assert_eq 256 "$(sql "select sum(count) from run_histograms where run_id = (select id from runs where job_id = $id)")" \
         "what benchd stored of the fake HISTOGRAM"
 stop_benchd
 
-for mode in nan flood backwards; do
+for case in "nan|malformed SAMPLE frame" "flood|SAMPLE frames faster than one per 100 ms" \
+        "backwards|SAMPLE t_ms=40 not after the previous 50"; do
+        IFS='|' read -r mode why <<<"$case"
         start_benchd --worker="$TEST_DIR/fake-py-$mode"
         id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
                 sample_ms u 1000 label s "fake-py-$mode") || fail "SubmitJob failed"
         result=$(wait_job_removed "$id" 30)
         log "fake worker 'py-$mode': job $id $result: $(sql "select error from jobs where id = $id")"
         assert_eq failed "$result" "JobRemoved with the 'py-$mode' worker"
+        assert_contains "$(sql "select error from jobs where id = $id")" "protocol violation by the worker: $why" \
+                "job error with the 'py-$mode' worker"
         # SQLite stores a NaN as NULL, so "iowait_pct != iowait_pct" never matches: the nan worker's
         # only SAMPLE is the NaN one, and none of it may be stored.
         if [ "$mode" = nan ]; then
@@ -194,6 +205,83 @@ for case in "phase-twice|1|PHASE_RESULT create-seq sent twice" "phase-flood|16|m
         stop_benchd
         assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
 done
+
+# ---- 5. implausible figures: the job fails naming the rule, and nothing of the lie is stored ----
+# One benchd, one fake ("fake-py-label"), the mode in each job's label. Each mode is honest up to
+# one lie; "kept" is how many of its SAMPLEs came before the lie (and are stored, being plausible).
+start_benchd --worker="$TEST_DIR/fake-py-label"
+SIZE=$((8 << 20))
+for case in \
+        "huge|1|SAMPLE bytes_written=9223372036854775808 is above 9223372036854775807, the largest number the database stores" \
+        "rate|1|SAMPLE moved 1000000000000000 bytes in 100000 us, faster than the ceiling of 1000000000000 bytes/s" \
+        "oversize|1|the SAMPLEs add up to $((2 * SIZE + 4 * 32768)) bytes, more than the $SIZE this step can move" \
+        "future|1|SAMPLE t_ms=3600000 is later than the" \
+        "cpu|1|SAMPLE cpu_user_pct + cpu_sys_pct + iowait_pct = 110; shares of the CPU time add up to at most 100" \
+        "hist-short|2|the HISTOGRAM holds 255 latencies, but RESULT counts 256 I/Os" \
+        "hist-huge|2|HISTOGRAM bucket 1180 count=9223372036854775808 is above" \
+        "result-sum|2|RESULT bytes_written=$((SIZE + 32768)) but the SAMPLEs add up to $SIZE; the result is the sum of its samples" \
+        "result-p99|2|RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063" \
+        "result-long|2|RESULT duration_usec=3600000000 is longer than the worker has run"; do
+        IFS='|' read -r mode kept why <<<"$case"
+        id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
+                sample_ms u 1000 label s "$mode") || fail "SubmitJob ($mode) failed"
+        result=$(wait_job_removed "$id" 30)
+        error=$(sql "select error from jobs where id = $id")
+        log "fake worker '$mode': job $id $result: $error"
+        assert_eq failed "$result" "JobRemoved with the '$mode' worker"
+        assert_contains "$error" "protocol violation by the worker: $why" "job error with the '$mode' worker"
+        assert_contains "$error" "the worker was killed" "job error with the '$mode' worker"
+        run_id=$(sql "select id from runs where job_id = $id")
+        assert_eq "failed|||||||" \
+                "$(sql "select status, bytes_read, bytes_written, ios_written, duration_usec, lat_min_ns, lat_p99_ns, lat_max_ns from runs where id = $run_id")" \
+                "the run of the '$mode' worker: failed, and none of its RESULT stored"
+        assert_eq 0 "$(sql "select count(*) from run_histograms where run_id = $run_id")" \
+                "histogram buckets stored from the '$mode' worker"
+        # The samples before the lie, and nothing beyond what an 8 MiB write could be.
+        assert_eq "$kept" "$(sql "select count(*) from samples where run_id = $run_id")" \
+                "samples stored from the '$mode' worker"
+        assert_eq 0 "$(sql "select count(*) from samples where run_id = $run_id and (bytes_written > $SIZE
+                or ios_written > 256 or t_ms > 60000 or cpu_user_pct + cpu_sys_pct + iowait_pct > 100)")" \
+                "implausible samples stored from the '$mode' worker"
+        assert_le "$(sql "select coalesce(sum(bytes_written), 0) from samples where run_id = $run_id")" "$SIZE" \
+                "bytes of the samples stored from the '$mode' worker"
+done
+
+# ---- 6. worker text: valid UTF-8 is kept, control characters and invalid bytes are not ----
+id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K label s utf8) || fail "SubmitJob (utf8) failed"
+assert_eq failed "$(wait_job_removed "$id" 30)" "JobRemoved with the 'utf8' worker"
+assert_eq "Gerät nicht bereit: 日本語??" "$(sql "select error from jobs where id = $id")" \
+        "the ERROR message, as benchd stored it"
+grep -q "<3> Gerät nicht bereit: 日本語??" "$BENCHD_LOG" || fail "the worker's LOG is not in benchd's log as UTF-8"
+run_json=$(bus --json=short call "$BUS_NAME" "$MANAGER_PATH/job/$id" org.freedesktop.DBus.Properties Get ss "$JOB_IFACE" Error) ||
+        fail "Job.Error of the utf8 job cannot be read"
+assert_contains "$run_json" "Gerät nicht bereit: 日本語??" "Job.Error over D-Bus"
+
+# ---- 7. no process outlives its job ----
+# Each fake first starts a child that calls setsid() (so killing the worker's process group misses
+# it) and sleeps for 5 minutes, with a marker as its name: once when the worker then exits by
+# itself, once when benchd kills it for lying. Either way the child must be gone when the job is.
+for case in "orphan-honest|succeeded" "orphan-rate|failed"; do
+        IFS='|' read -r mode want <<<"$case"
+        rm -f "$TEST_DIR/orphan-${mode#orphan-}.pid"
+        reports=$(grep -c "left behind by a worker" "$BENCHD_LOG" || true)
+        id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K label s "$mode") ||
+                fail "SubmitJob ($mode) failed"
+        assert_eq "$want" "$(wait_job_removed "$id" 30)" "JobRemoved with the '$mode' worker: $(sql "select error from jobs where id = $id")"
+        [ -s "$TEST_DIR/orphan-${mode#orphan-}.pid" ] || fail "the '$mode' worker did not start its child"
+        orphan=$(cat "$TEST_DIR/orphan-${mode#orphan-}.pid")
+        log "'$mode': the worker's setsid() child was $orphan"
+        wait_for 10 bash -c "! pgrep -f '^benchd-test-orphan:$TEST_DIR' >/dev/null" ||
+                fail "the setsid() child of the '$mode' worker outlived its job: $(pgrep -af "^benchd-test-orphan:$TEST_DIR")"
+        # Killed and reaped: no zombie left among benchd's children either.
+        wait_for 10 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ]" ||
+                fail "benchd still has children after the '$mode' job: $(ps -o pid,stat,args --ppid "$BENCHD_PID")"
+        wait_for 10 bash -c "[ \"\$(grep -c 'killed and reaped 1 process(es) left behind by a worker' '$BENCHD_LOG')\" -gt $reports ]" ||
+                fail "benchd did not report the process it killed after the '$mode' job"
+done
+daemon_answers "the orphan workers"
+stop_benchd
+assert_eq 0 "$BENCHD_RC" "benchd exit status after the implausible workers"
 
 assert_eq "" "$(benchd_files "$T")" ".benchd-* files at the end"
 log "PASS"

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Whether what a worker reports could be true: the daemon's second line of defence after the
+ * decoders of proto.h. A decoder judges one frame alone (exact lengths, ranges, NaN); the rules
+ * here judge a decoded frame against the step's spec (ProtoLimits), the clock (ProtoClock) and
+ * everything the worker said before in the same step (ProtoTally), so that nothing a real run could
+ * not have produced reaches the database. Where the engine is exact the rule is exact (a RESULT
+ * is the sum of the SAMPLEs, the HISTOGRAM holds exactly the measured I/Os and the RESULT's
+ * percentiles are what that histogram gives); elsewhere a stated ceiling bounds it.
+ *
+ * Pure: no I/O and no clock of its own, so each rule is a row of a table in
+ * tests/unit/test-proto-plausible.c. Every *_plausible() returns 0 and records the frame in the
+ * tally, or -ERANGE with a message in *reterr naming the field, its value and the bound (and
+ * leaves the tally alone), or -ENOMEM.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+#include "spec.h"
+
+/* Physical ceilings for one step, whatever the hardware: an order of magnitude above the fastest
+ * storage (and page cache) a single machine reaches today. A worker reporting more is lying. */
+#define PROTO_BYTES_PER_SEC_MAX  UINT64_C(1000000000000)        /* 1 TB/s */
+#define PROTO_IOS_PER_SEC_MAX    UINT64_C(100000000)            /* 100 M I/Os (or operations) a second */
+/* Between our clock readings and the worker's (frames wait in the socket; t_ms and durations are
+ * truncated to their unit). */
+#define PROTO_CLOCK_SLACK_USEC   UINT64_C(1000000)
+/* Added to an interval before a rate is judged: the sampler counts I/Os a little after it reads
+ * the clock. */
+#define PROTO_RATE_SLACK_USEC    UINT64_C(100000)
+/* CLOCK_REALTIME may be stepped (NTP) while a step runs: RESULT's started_usec is only held to
+ * within a day of the step. */
+#define PROTO_REALTIME_SLACK_USEC (UINT64_C(24) * 3600 * 1000000)
+/* The largest number a frame may carry: SQLite stores integers as signed 64 bits. */
+#define PROTO_VALUE_MAX          ((uint64_t) INT64_MAX)
+/* PHASE_RESULT frames accepted per step. */
+#define PROTO_PHASE_RESULTS_MAX  16u
+/* The engine's fixed operation counts for size-bounded seeks and ping (daemon/worker/README.md);
+ * benchd-worker's main.c asserts at build time that the engine uses the same. */
+#define PROTO_SEEKS_PER_STREAM   8000u
+#define PROTO_PING_COUNT         10u
+
+/* How a workload's operations relate to its I/Os. */
+typedef enum ProtoOpsRule {
+        PROTO_OPS_NONE,         /* data workloads: ops is always 0, the histogram counts I/Os */
+        PROTO_OPS_READS,        /* seeks, ping: one operation is one read; the histogram counts them */
+        PROTO_OPS_COVER,        /* metadata: each operation moves data at most once (ios <= ops) */
+} ProtoOpsRule;
+
+/* What the step's spec allows, computed once by proto_limits_from_spec(). */
+typedef struct ProtoLimits {
+        Workload workload;
+        ProtoOpsRule ops_rule;
+        bool reads;             /* the measured phase may read */
+        bool writes;            /* ... and write */
+        bool writes_le_reads;   /* seeks: a write-back follows each of a tenth of the reads */
+        uint64_t io_bytes_max;  /* the most one I/O moves: block_size (metadata: file_size_max) */
+        uint64_t inflight_ios;  /* the most I/Os in flight at once: streams × queue depth */
+        uint64_t bytes_max;     /* read + written in the measured phase; UINT64_MAX: time-bounded */
+        uint64_t ios_max;       /* I/Os, likewise */
+        uint64_t ops_max;       /* operations (0 for data workloads) */
+        uint64_t phase_ops_max; /* ops per PHASE_RESULT (metadata: file_count); 0: none may come */
+        char why_bytes[96];     /* how bytes_max follows from the spec, for messages */
+} ProtoLimits;
+
+/* -EINVAL for a spec without a valid workload or block size. */
+int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret);
+
+typedef struct ProtoClock {
+        uint64_t elapsed_usec;          /* CLOCK_MONOTONIC since the worker was spawned */
+        uint64_t spawn_realtime_usec;   /* CLOCK_REALTIME when it was spawned */
+        uint64_t now_realtime_usec;     /* CLOCK_REALTIME now */
+} ProtoClock;
+
+/* The engine's stages, in the only order the worker may announce them (PHASE frames). */
+typedef enum ProtoStage {
+        PROTO_STAGE_NONE = -1,
+        PROTO_STAGE_LAYOUT,
+        PROTO_STAGE_RAMP,
+        PROTO_STAGE_MEASURE,
+        PROTO_STAGE_CLEANUP,
+        _PROTO_STAGE_MAX,
+} ProtoStage;
+
+/* Everything a worker said so far in the step that later frames are judged against. */
+typedef struct ProtoTally {
+        ProtoStage stage;               /* the last PHASE */
+        uint64_t n_samples;
+        uint64_t last_t_ms;             /* of the last SAMPLE, when n_samples > 0 */
+        double last_progress;
+        uint64_t bytes_read;            /* sums of the SAMPLEs */
+        uint64_t bytes_written;
+        uint64_t ios_read;
+        uint64_t ios_written;
+        uint64_t ops;
+        uint64_t lat_max_ns;            /* the largest SAMPLE lat_max_ns */
+        uint64_t hist_count;            /* sum of the HISTOGRAM counts */
+        size_t n_hist;                  /* HISTOGRAM entries */
+        uint32_t hist_last_index;       /* when n_hist > 0 */
+        unsigned n_phase_results;
+        char phase_results[PROTO_PHASE_RESULTS_MAX][PROTO_PHASE_NAME_MAX + 1];
+} ProtoTally;
+
+void proto_tally_init(ProtoTally *t);
+
+/* PHASE: one of layout, ramp, measure, cleanup, each after the one before it. */
+int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr);
+int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimits *l, const ProtoClock *c,
+                           char **reterr);
+int proto_histogram_plausible(ProtoTally *t, const ProtoHistogram *h, char **reterr);
+int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const ProtoLimits *l,
+                                 const ProtoClock *c, char **reterr);
+/* hist: every HISTOGRAM entry accepted so far (the tally's), in order. The tally is not changed. */
+int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
+                           size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr);
+
+/* Worker text goes into D-Bus strings (UTF-8 only) and logs: keeps valid UTF-8, replaces each
+ * invalid byte and each control character (C0, DEL, C1) with '?'. In place; never longer. */
+void proto_text_sanitize(char *s);
