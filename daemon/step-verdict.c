@@ -58,19 +58,20 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
         /* Without destructive=true spec_check_target() has refused already. */
         if (!devices) {
                 if (asprintf(&reason, "the device inventory is not running, so the safety of writing to %s cannot "
-                             "be checked; see benchd's log", s->target) < 0)
+                             "be checked; see benchd's log", CALLER_TEXT(s->target)) < 0)
                         reason = NULL;
                 return refuse(v, BENCHD_ERROR_UNSAFE, -EPERM, reason, "the device inventory is not running");
         }
         r = device_manager_check_destructive(devices, v->check.dev, &err, &v->scratch);
         if (r == -EPERM) {
-                if (asprintf(&reason, "writing to %s is refused: %s", s->target, strna(err)) < 0)
+                if (asprintf(&reason, "writing to %s is refused: %s", CALLER_TEXT(s->target), strna(err)) < 0)
                         reason = NULL;
                 free(err);
                 return refuse(v, BENCHD_ERROR_UNSAFE, r, reason, "the device is in use");
         }
         if (r < 0) {
-                if (asprintf(&reason, "cannot check whether writing to %s is safe: %s", s->target, strerror(-r)) < 0)
+                if (asprintf(&reason, "cannot check whether writing to %s is safe: %s", CALLER_TEXT(s->target),
+                             strerror(-r)) < 0)
                         reason = NULL;
                 return refuse(v, BENCHD_ERROR_UNSAFE, r, reason, "cannot check whether writing is safe");
         }

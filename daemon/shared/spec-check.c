@@ -177,7 +177,7 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
         if (s->destructive)
                 return fail(-EINVAL, reterr, "destructive=true applies only to block devices; %s is a directory, "
                             "where benchd writes only files it creates and removes: leave destructive unset",
-                            s->target);
+                            CALLER_TEXT(s->target));
 
         c->kind = TARGET_DIRECTORY;
         c->dev = st->st_dev;
@@ -186,7 +186,7 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
         c->free_bytes = sat_mul(sv.f_bavail, sv.f_frsize);
         c->needed_bytes = spec_needed_bytes(s);
 
-        r = check_alignment(s, s->target, c->dio_align, reterr);
+        r = check_alignment(s, CALLER_TEXT(s->target), c->dio_align, reterr);
         if (r < 0)
                 return r;
 
@@ -319,15 +319,15 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
         if (s->workload >= 0 && workload_writes(s->workload))
                 return fail(-EINVAL, reterr, "target %s is a regular file; the %s workload writes, and benchd "
                             "writes only to files it creates itself: give a directory instead",
-                            s->target, workload_to_string(s->workload));
+                            CALLER_TEXT(s->target), workload_to_string(s->workload));
         if (s->workload >= 0 && (uint64_t) st->st_size < s->block_size)
                 return fail(-EINVAL, reterr, "target %s is %s long, shorter than block_size %s; use a larger file "
-                            "or a smaller block_size", s->target, format_bytes(a, sizeof(a), (uint64_t) st->st_size),
+                            "or a smaller block_size", CALLER_TEXT(s->target), format_bytes(a, sizeof(a), (uint64_t) st->st_size),
                             spec_size_text(s->block_size, b));
 
         if (s->destructive)
                 return fail(-EINVAL, reterr, "destructive=true applies only to block devices; %s is a regular "
-                            "file, which benchd never writes: leave destructive unset", s->target);
+                            "file, which benchd never writes: leave destructive unset", CALLER_TEXT(s->target));
 
         c->kind = TARGET_FILE;
         c->dev = st->st_dev;
@@ -335,7 +335,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
         c->dio_align = dio_alignment(s->target, st->st_dev);
         c->free_bytes = 0;
         c->needed_bytes = 0; /* nothing is laid out: the file is read as it is */
-        return check_alignment(s, s->target, c->dio_align, reterr);
+        return check_alignment(s, CALLER_TEXT(s->target), c->dio_align, reterr);
 }
 
 static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
@@ -344,10 +344,10 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
                 return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
-                            "destructive=true if that is intended", s->target, workload_to_string(s->workload));
+                            "destructive=true if that is intended", CALLER_TEXT(s->target), workload_to_string(s->workload));
         if (s->workload == WORKLOAD_METADATA)
                 return fail(-EINVAL, reterr, "target %s is a block device; the metadata workload needs a "
-                            "directory on a mounted filesystem", s->target);
+                            "directory on a mounted filesystem", CALLER_TEXT(s->target));
 
         c->kind = TARGET_BLOCK;
         c->dev = st->st_rdev;
@@ -360,17 +360,17 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
         if (s->workload >= 0) {
                 if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
                         return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
-                                    "give a device that is present", s->target);
+                                    "give a device that is present", CALLER_TEXT(s->target));
                 if (devsize < s->block_size)
                         return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
-                                    "block_size", s->target, format_bytes(a, sizeof(a), devsize),
+                                    "block_size", CALLER_TEXT(s->target), format_bytes(a, sizeof(a), devsize),
                                     spec_size_text(s->block_size, b));
                 if (s->size > devsize)
                         return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
-                                    spec_size_text(s->size, a), format_bytes(b, sizeof(b), devsize), s->target,
+                                    spec_size_text(s->size, a), format_bytes(b, sizeof(b), devsize), CALLER_TEXT(s->target),
                                     spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), d));
         }
-        return check_alignment(s, s->target, c->dio_align, reterr);
+        return check_alignment(s, CALLER_TEXT(s->target), c->dio_align, reterr);
 }
 
 int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
@@ -421,7 +421,7 @@ int target_identify(const char *target, TargetCheck *ret, char **reterr) {
         if (!target || target[0] != '/')
                 return fail(-EINVAL, reterr, "target: required as an absolute path");
         if (stat(target, &st) < 0)
-                return fail(-EINVAL, reterr, "target %s cannot be examined: %s", target, strerror(errno));
+                return fail(-EINVAL, reterr, "target %s cannot be examined: %s", CALLER_TEXT(target), strerror(errno));
         if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
                 c.kind = S_ISDIR(st.st_mode) ? TARGET_DIRECTORY : TARGET_FILE;
                 c.dev = st.st_dev;
@@ -432,7 +432,7 @@ int target_identify(const char *target, TargetCheck *ret, char **reterr) {
                 if (blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "diskseq", &c.diskseq) < 0)
                         c.diskseq = 0;
         } else
-                return fail(-EINVAL, reterr, "target %s is %s", target, kind_name(st.st_mode));
+                return fail(-EINVAL, reterr, "target %s is %s", CALLER_TEXT(target), kind_name(st.st_mode));
         *ret = c;
         return 0;
 }
@@ -458,7 +458,9 @@ static const char *target_kind_phrase(TargetKind k) {
         return k == TARGET_DIRECTORY ? "a directory" : k == TARGET_FILE ? "a regular file" : "a block device";
 }
 
-int target_check_same(const char *target, const TargetCheck *then, const TargetCheck *now, char **reterr) {
+int target_check_same(const char *path, const TargetCheck *then, const TargetCheck *now, char **reterr) {
+        const char *target = CALLER_TEXT(path);
+
         if (then->kind != now->kind)
                 return fail(-ESTALE, reterr, "%s was %s when the job was submitted and is now %s", target,
                             target_kind_phrase(then->kind), target_kind_phrase(now->kind));
