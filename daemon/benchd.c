@@ -17,11 +17,11 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "bus-util.h"
+#include "bus/bus-util.h"
 #include "config.h"
-#include "db.h"
+#include "store/db.h"
 #include "devices/device-manager.h"
-#include "manager.h"
+#include "bus/manager.h"
 
 #define log_error(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 

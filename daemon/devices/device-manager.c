@@ -7,7 +7,7 @@
  * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
  * there are tens of devices, not thousands. Destructive checks never trust this cache: they gather
  * fresh facts and probe the signature at the moment of the check. The file's own helpers are
- * inventory_*, so that they are not taken for daemon/manager.c's Manager.
+ * inventory_*, so that they are not taken for daemon/bus/manager.c's Manager.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +24,11 @@
 #include <sys/un.h>
 
 #include "config.h"
-#include "db.h"
+#include "store/db.h"
 #include "devices/device-facts.h"
 #include "devices/device-manager.h"
 #include "devices/device.h"
-#include "devices/target.h"
+#include "devices/locate.h"
 #include "devices/verdict.h"
 #include "shared/blockdev.h"
 #include "shared/strv.h"

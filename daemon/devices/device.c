@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "devices/device-facts.h"
 #include "devices/device.h"
 #include "devices/verdict.h"

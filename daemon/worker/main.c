@@ -11,7 +11,7 @@
  * parent (a stream process's child, anything that called setsid()) becomes its child, and before
  * it exits, on every path out of main(), it SIGKILLs and reaps all of them (reap_descendants()).
  * Only a worker that is itself SIGKILLed cannot; benchd, a subreaper too, sweeps up after it
- * (daemon/supervisor.c, "Strays").
+ * (daemon/jobs/supervisor.c, "Strays").
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Tests of the removal of a job's files (daemon/cleanup.c): on a real temporary directory holding
+ * Tests of the removal of a job's files (daemon/jobs/cleanup.c): on a real temporary directory holding
  * files and directories of the job, of other jobs and steps, symlinks pointing outside, a fifo, a
  * tree deeper than the bound and (as root) entries of another user, exactly the job's own entries
  * go and the counts say so; and the background removal in a child process, watched by a real
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "jobs/cleanup.h"
 #include "shared/util.h"
 
 static char tmpdir[128];        /* the target */

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db-internal.h"
-#include "db-queue.h"
-#include "db.h"
+#include "store/db-internal.h"
+#include "store/db-queue.h"
+#include "store/db.h"
 #include "shared/util.h"
 
 static char tmpdir[] = "/tmp/test-db-queue-XXXXXX";

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "schema-migrations.h"
 #include "shared/spec.h"
 #include "shared/histogram.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
-#include "job-steps.h"
+#include "jobs/job-steps.h"
 #include "shared/util.h"
 
 static void step_build(JobSpec *s, const char *const *assignments) {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "jobs/profile.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "devices/device-facts.h"
 #include "devices/device.h"
-#include "devices/target.h"
+#include "devices/locate.h"
 #include "shared/blockdev.h"
 #include "shared/strv.h"
 #include "shared/util.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db-queue.h"
+#include "store/db-queue.h"
 
 typedef enum DbQueueKind {
         DB_QUEUE_SAMPLES,

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "shared/proto.h"
 #include "shared/util.h"
 

@@ -11,10 +11,10 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "cleanup.h"
-#include "db.h"
+#include "jobs/cleanup.h"
+#include "store/db.h"
 #include "devices/device-manager.h"
-#include "job.h"
+#include "jobs/job.h"
 
 struct Manager {
         sd_event *event;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-util.h"
-#include "manager-history.h"
-#include "manager.h"
-#include "profile.h"
+#include "bus/bus-util.h"
+#include "bus/manager-history.h"
+#include "bus/manager.h"
+#include "jobs/profile.h"
 
 #define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 
 /* The statements prepared once and cached in the Db (their SQL is in db.c). */
 typedef enum DbStmt {

@@ -13,11 +13,11 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "db-queue.h"
+#include "store/db-queue.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
-#include "supervisor.h"
+#include "jobs/supervisor.h"
 
 typedef struct Manager Manager;
 typedef struct Job Job;

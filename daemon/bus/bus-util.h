@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "shared/spec.h"
 
 #define BENCHD_BUS_NAME          "org.benchd.Benchd1"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 
-#include "job-steps.h"
+#include "jobs/job-steps.h"
 #include "shared/util.h"
 
 #define JOB_STEPS_MAX 4096u

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db-internal.h"
-#include "db.h"
+#include "store/db-internal.h"
+#include "store/db.h"
 
 #define DB_QUERY_LIMIT_DEFAULT 100u
 #define DB_QUERY_LIMIT_MAX 10000u

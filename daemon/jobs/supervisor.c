@@ -32,7 +32,7 @@
 #include "shared/histogram.h"
 #include "shared/proto-plausible.h"
 #include "shared/spec-check.h"
-#include "supervisor.h"
+#include "jobs/supervisor.h"
 
 #define WORKER_LOG_MAX 200u
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-util.h"
-#include "step-verdict.h"
+#include "bus/bus-util.h"
+#include "jobs/step-verdict.h"
 
 static int refuse(StepVerdict *v, const char *name, int r, char *reason, const char *fallback) {
         v->error_name = name;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "jobs/profile.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 

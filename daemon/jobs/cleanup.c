@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "jobs/cleanup.h"
 
 /* Per-entry messages from one removal; the totals are logged by the parent. */
 #define CLEANUP_LOG_MAX 8u

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db-internal.h"
-#include "db.h"
+#include "store/db-internal.h"
+#include "store/db.h"
 #include "schema-migrations.h"
 #include "shared/histogram.h"
 

@@ -21,11 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "bus-util.h"
-#include "job.h"
-#include "manager.h"
-#include "profile.h"
-#include "step-verdict.h"
+#include "bus/bus-util.h"
+#include "jobs/job.h"
+#include "bus/manager.h"
+#include "jobs/profile.h"
+#include "jobs/step-verdict.h"
 
 static const char *const job_state_table[_JOB_STATE_MAX] = {
         [JOB_QUEUED] = "queued",

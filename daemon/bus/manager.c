@@ -15,14 +15,14 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
-#include "bus-util.h"
+#include "bus/bus-util.h"
 #include "config.h"
-#include "manager-history.h"
-#include "manager.h"
-#include "profile.h"
-#include "job-steps.h"
+#include "bus/manager-history.h"
+#include "bus/manager.h"
+#include "jobs/profile.h"
+#include "jobs/job-steps.h"
 #include "shared/spec-check.h"
-#include "step-verdict.h"
+#include "jobs/step-verdict.h"
 
 #define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-util.h"
+#include "bus/bus-util.h"
 #include "shared/util.h"
 
 /* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's
