@@ -22,8 +22,8 @@
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "bus/manager.h"
+#include "shared/log.h"
 
-#define log_error(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 
 typedef struct Options {
         const char *bus_address;
@@ -171,7 +171,7 @@ static int bus_connect(const char *address, sd_bus **ret) {
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
-        fprintf(stderr, "benchd: received %s\n", strna(sigabbrev_np((int) si->ssi_signo)));
+        log_info("received %s", strna(sigabbrev_np((int) si->ssi_signo)));
         manager_stop(m);
         return 0;
 }
@@ -289,7 +289,7 @@ static int run(int argc, char *argv[]) {
 
         (void) sd_event_set_watchdog(event, true);
         (void) sd_notify(false, "READY=1\nSTATUS=Waiting for jobs");
-        fprintf(stderr, "benchd: %s ready on %s, database %s, worker %s\n", BENCHD_VERSION,
+        log_info("%s ready on %s, database %s, worker %s", BENCHD_VERSION,
                 o.bus_address ?: "the system bus", o.db_path, o.worker_path);
 
         r = sd_event_loop(event);

@@ -15,8 +15,8 @@
 #include "bus/manager-history.h"
 #include "bus/manager.h"
 #include "jobs/profile.h"
+#include "shared/log.h"
 
-#define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 
 int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -41,7 +41,7 @@ int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        mlog("profile %s: %s", *n, strna(err));
+                        log_full(LOG_INFO, "profile %s: %s", *n, strna(err));
                         continue;
                 }
                 r = sd_bus_message_append(reply, "(ss)", p->name, p->description ?: "");

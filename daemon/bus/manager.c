@@ -23,8 +23,8 @@
 #include "jobs/job-steps.h"
 #include "shared/spec-check.h"
 #include "jobs/step-verdict.h"
+#include "shared/log.h"
 
-#define mlog(fmt, ...) fprintf(stderr, "benchd: " fmt "\n", ##__VA_ARGS__)
 
 Job *manager_find_job(Manager *m, uint64_t id) {
         for (Job *j = m->jobs_head; j; j = j->next)
@@ -98,7 +98,7 @@ void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int 
                 r = cleanup_spawn(m->event, target, job_id, step, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m, &c);
         }
         if (r < 0) {
-                mlog("job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
                      "-* there by hand", job_id, CALLER_TEXT(target), strerror(-r), job_id);
                 return;
         }
@@ -280,7 +280,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         };
         r = db_job_insert(m->db, &dj, &id);
         if (r < 0) {
-                mlog("cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                log_full(LOG_WARNING, "cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
                 r = sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
                                       "cannot record the job in the database %s: %s (%s); nothing was queued, "
                                       "submit it again once the database can be written", m->db_path,
@@ -299,7 +299,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         job_export(j);
         manager_emit_changed(m);
         manager_schedule(m);
-        mlog("job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, uid, json);
+        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, uid, json);
 
         return sd_bus_reply_method_return(message, "to", id, j->path);
 
@@ -543,9 +543,9 @@ static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                         return 0;
         }
         if (m->running)
-                mlog("the worker did not go away in time; exiting anyway");
+                log_full(LOG_WARNING, "the worker did not go away in time; exiting anyway");
         for (size_t i = 0; i < m->n_cleanups; i++)
-                mlog("job %" PRIu64 ": still removing its files in %s at shutdown; stopping that, remove "
+                log_full(LOG_INFO, "job %" PRIu64 ": still removing its files in %s at shutdown; stopping that, remove "
                      "what is left of .benchd-%" PRIu64 "-* there by hand", cleanup_job_id(m->cleanups[i]),
                      CALLER_TEXT(cleanup_target(m->cleanups[i])), cleanup_job_id(m->cleanups[i]));
         return sd_event_exit(m->event, 0);
@@ -555,7 +555,7 @@ void manager_stop(Manager *m) {
         if (m->stopping)
                 return;
         m->stopping = true;
-        mlog("stopping");
+        log_full(LOG_INFO, "stopping");
         if (!m->running && m->n_cleanups == 0) {
                 (void) sd_event_exit(m->event, 0);
                 return;
@@ -722,7 +722,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                                 r = -ENOMEM;
                         for (size_t i = 0; idents && i < n_steps; i++)
                                 idents[i].kind = _TARGET_KIND_INVALID;
-                        mlog("job %" PRIu64 ": queued before benchd recorded job steps; its profile was "
+                        log_full(LOG_INFO, "job %" PRIu64 ": queued before benchd recorded job steps; its profile was "
                              "expanded again", q->id);
                 }
         }
@@ -733,7 +733,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 if (asprintf(&msg, "the queued job could not be restored after a restart: %s",
                              err ?: strerror(-r)) < 0)
                         msg = NULL;
-                mlog("job %" PRIu64 ": %s", q->id, strna(msg));
+                log_full(LOG_WARNING, "job %" PRIu64 ": %s", q->id, strna(msg));
                 (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
                 return 0;
         }
@@ -806,7 +806,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
 
         r = db_job_last_run(m->db, q->id, copy_last_run, &l);
         if (r < 0)
-                mlog("job %" PRIu64 ": cannot read its runs: %s (%s)", q->id, strerror(-r), db_last_error(m->db));
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot read its runs: %s (%s)", q->id, strerror(-r), db_last_error(m->db));
         if (r > 0 && l.found && !streq(l.status, "running")) {
                 if (l.ended_usec >= q->started_usec && l.ended_usec > 0)
                         finished = MIN(l.ended_usec, now);
@@ -828,8 +828,8 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
 
         r = db_job_set_state(m->db, q->id, state, q->started_usec, finished, msg ?: "benchd stopped");
         if (r < 0)
-                mlog("job %" PRIu64 ": cannot mark it %s: %s", q->id, state, strerror(-r));
-        mlog("job %" PRIu64 " was running when benchd stopped: now %s (%s)", q->id, state, strna(msg));
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot mark it %s: %s", q->id, state, strerror(-r));
+        log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: now %s (%s)", q->id, state, strna(msg));
         /* Its files go in the background; the next job waits until they are gone. */
         manager_cleanup_files(m, q->target, q->id, -1);
 }
@@ -843,25 +843,25 @@ int manager_load(Manager *m) {
         for (size_t i = 0; i < stale.n; i++)
                 manager_settle_stale_job(m, &stale.jobs[i], now);
         if (r < 0) {
-                mlog("cannot read the running jobs: %s", strerror(-r));
+                log_full(LOG_WARNING, "cannot read the running jobs: %s", strerror(-r));
                 return r;
         }
         r = db_run_interrupt_stale(m->db);
         if (r > 0)
-                mlog("%d run(s) of a previous life marked interrupted", r);
+                log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
-                mlog("cannot mark stale runs interrupted: %s", strerror(-r));
+                log_full(LOG_WARNING, "cannot mark stale runs interrupted: %s", strerror(-r));
 
         r = db_job_foreach(m->db, "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)
                 if (!queued.jobs[i].copy_failed)
                         r = manager_restore_job(m, &queued.jobs[i]);
         if (r < 0) {
-                mlog("cannot restore the queued jobs: %s", strerror(-r));
+                log_full(LOG_WARNING, "cannot restore the queued jobs: %s", strerror(-r));
                 return r;
         }
         if (manager_queue_length(m) > 0)
-                mlog("%u queued job(s) restored", manager_queue_length(m));
+                log_full(LOG_INFO, "%u queued job(s) restored", manager_queue_length(m));
         manager_schedule(m);
         return 0;
 }

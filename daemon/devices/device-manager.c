@@ -33,8 +33,9 @@
 #include "shared/blockdev.h"
 #include "shared/strv.h"
 #include "shared/util.h"
+#include "shared/log.h"
 
-#define log_dev(fmt, ...) fprintf(stderr, "benchd: devices: " fmt "\n", ##__VA_ARGS__)
+#define log_dev(level, fmt, ...) log_full((level), "devices: " fmt, ##__VA_ARGS__)
 
 #define DEVICES_MAX 4096
 
@@ -107,9 +108,9 @@ static void inventory_load_conf(DeviceManager *m) {
         if (r == -1)
                 return;         /* no file: nothing marked scratch */
         if (r != 0)
-                log_dev("%s: parse error at line %d; ScratchDevices= may be incomplete", m->conf_path, r);
+                log_dev(LOG_INFO, "%s: parse error at line %d; ScratchDevices= may be incomplete", m->conf_path, r);
         for (char **p = m->scratch_paths; p && *p; p++)
-                log_dev("scratch device (ScratchDevices=): %s", *p);
+                log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s", *p);
 }
 
 /* Listed in ScratchDevices=: by dev_t, whatever name the list used. */
@@ -182,7 +183,7 @@ static void inventory_record(DeviceManager *m, Device *d) {
         };
         r = db_device_upsert(m->db, &row, &id);
         if (r < 0) {
-                log_dev("cannot record %s (%s) in the database: %s", d->name, d->identity, strerror(-r));
+                log_dev(LOG_WARNING, "cannot record %s (%s) in the database: %s", d->name, d->identity, strerror(-r));
                 return;
         }
         d->db_id = id;
@@ -201,7 +202,7 @@ static void inventory_remove(DeviceManager *m, const char *name) {
         m->n_devices--;
         r = sd_bus_emit_interfaces_removed(m->bus, path, DEVICE_INTERFACE, NULL);
         if (r < 0 && r != -ESRCH)
-                log_dev("cannot announce the removal of %s: %s", name, strerror(-r));
+                log_dev(LOG_WARNING, "cannot announce the removal of %s: %s", name, strerror(-r));
 }
 
 /* PropertiesChanged for the properties of d named in changed, if any. */
@@ -212,7 +213,7 @@ static void inventory_announce_changes(DeviceManager *m, Device *d, char **chang
                 return;
         r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
         if (r < 0)
-                log_dev("cannot announce changes of %s: %s", d->name, strerror(-r));
+                log_dev(LOG_WARNING, "cannot announce changes of %s: %s", d->name, strerror(-r));
 }
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
@@ -240,12 +241,12 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
                 return 0;
         }
         if (r < 0) {
-                log_dev("cannot read %s: %s", name, strerror(-r));
+                log_dev(LOG_WARNING, "cannot read %s: %s", name, strerror(-r));
                 return r;
         }
         r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
-                log_dev("cannot read the mounts and holders of %s: %s", name, strerror(-r));
+                log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
         inventory_record(m, d);
 
         i = inventory_index(m, name);
@@ -264,7 +265,7 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
                 r = sd_bus_emit_interfaces_added(m->bus, d->path, DEVICE_INTERFACE, NULL);
                 /* -ESRCH: the ObjectManager is registered after us at start-up; nobody listens yet. */
                 if (r < 0 && r != -ESRCH)
-                        log_dev("cannot announce %s: %s", name, strerror(-r));
+                        log_dev(LOG_WARNING, "cannot announce %s: %s", name, strerror(-r));
                 return 0;
         }
 
@@ -286,7 +287,7 @@ static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tabl
         if (!tables) {
                 r = device_tables_load(&own);
                 if (r < 0) {
-                        log_dev("cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
+                        log_dev(LOG_WARNING, "cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
                         return;
                 }
                 tables = &own;
@@ -299,7 +300,7 @@ static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tabl
                                           &changed);
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
-                        log_dev("cannot refresh %s: %s", d->name, strerror(-r));
+                        log_dev(LOG_WARNING, "cannot refresh %s: %s", d->name, strerror(-r));
                 inventory_announce_changes(m, d, changed);
         }
 }
@@ -365,7 +366,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
          * after them; if that fails now, each device tries its own. */
         r = device_tables_load(&tables);
         if (r < 0) {
-                log_dev("cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
+                log_dev(LOG_WARNING, "cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
                 shared = NULL;
         }
 
@@ -387,10 +388,10 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         }
         if (errno == ENOBUFS) {
                 /* The socket overflowed: events are lost, so look at everything again. */
-                log_dev("udev events were lost (receive buffer overrun); re-enumerating");
+                log_dev(LOG_WARNING, "udev events were lost (receive buffer overrun); re-enumerating");
                 r = inventory_enumerate(m);
                 if (r < 0)
-                        log_dev("cannot re-enumerate block devices: %s", strerror(-r));
+                        log_dev(LOG_WARNING, "cannot re-enumerate block devices: %s", strerror(-r));
                 return 0;
         }
         inventory_refresh_dynamic(m, shared);
@@ -505,26 +506,26 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                 /* Subscribe before enumerating, so nothing falls between the two. */
                 r = inventory_watch_udev(m);
                 if (r < 0) {
-                        log_dev("cannot monitor udev: %s; hot-plug is not followed", strerror(-r));
+                        log_dev(LOG_WARNING, "cannot monitor udev: %s; hot-plug is not followed", strerror(-r));
                         m->udev_source = sd_event_source_unref(m->udev_source);
                 }
         } else
-                log_dev("systemd-udevd is not running: hot-plug is not followed, and udev properties "
+                log_dev(LOG_INFO, "systemd-udevd is not running: hot-plug is not followed, and udev properties "
                         "(ID_FS_TYPE, ID_SERIAL, BENCHD_SCRATCH) are missing; probing signatures with libblkid");
 
         r = inventory_watch_mounts(m);
         if (r < 0)
-                log_dev("cannot monitor mounts: %s; MountPoints are read at device events only", strerror(-r));
+                log_dev(LOG_WARNING, "cannot monitor mounts: %s; MountPoints are read at device events only", strerror(-r));
         r = inventory_watch_swaps(m);
         if (r < 0)
-                log_dev("cannot watch /proc/swaps: %s", strerror(-r));
+                log_dev(LOG_WARNING, "cannot watch /proc/swaps: %s", strerror(-r));
 
         r = inventory_enumerate(m);
         if (r < 0) {
-                log_dev("cannot enumerate block devices: %s", strerror(-r));
+                log_dev(LOG_WARNING, "cannot enumerate block devices: %s", strerror(-r));
                 goto fail;
         }
-        log_dev("%zu block devices%s", m->n_devices, m->udevd_running ? ", following udev" : "");
+        log_dev(LOG_INFO, "%zu block devices%s", m->n_devices, m->udevd_running ? ", following udev" : "");
         *ret = m;
         return 0;
 fail:

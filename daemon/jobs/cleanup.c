@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "jobs/cleanup.h"
+#include "shared/log.h"
 
 /* Per-entry messages from one removal; the totals are logged by the parent. */
 #define CLEANUP_LOG_MAX 8u
@@ -43,20 +44,21 @@ typedef struct Walk {
 
 _printf_(2, 3)
 static void walk_log(Walk *w, const char *fmt, ...) {
+        _cleanup_free_ char *line = NULL;
         va_list ap;
 
         if (w->n_logged >= CLEANUP_LOG_MAX)
                 return;
         if (++w->n_logged == CLEANUP_LOG_MAX) {
-                fprintf(stderr, "benchd: job %" PRIu64 ": more problems removing files in %s; not listing them\n",
-                        w->job_id, CALLER_TEXT(w->target));
+                log_warning("job %" PRIu64 ": more problems removing files in %s; not listing them",
+                            w->job_id, CALLER_TEXT(w->target));
                 return;
         }
         va_start(ap, fmt);
-        fprintf(stderr, "benchd: job %" PRIu64 ": ", w->job_id);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        if (vasprintf(&line, fmt, ap) < 0)
+                line = NULL;
         va_end(ap);
+        log_warning("job %" PRIu64 ": %s", w->job_id, strna(line));
 }
 
 static int walk_fail(Walk *w, const char *name, int r) {
@@ -254,8 +256,8 @@ struct Cleanup {
         void *userdata;
 };
 
-#define clog(c, fmt, ...) \
-        fprintf(stderr, "benchd: job %" PRIu64 ": " fmt "\n", (c)->job_id, ##__VA_ARGS__)
+#define cleanup_log(c, level, fmt, ...) \
+        log_full((level), "job %" PRIu64 ": " fmt, (c)->job_id, ##__VA_ARGS__)
 
 static _Noreturn void cleanup_child(int fd, const char *target, uint64_t job_id, int step, pid_t parent) {
         CleanupReport rep = {};
@@ -333,34 +335,34 @@ static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const sigin
                         snprintf(after, sizeof(after), "%" PRIu64 " s", c->timeout_usec / USEC_PER_SEC);
                 else
                         snprintf(after, sizeof(after), "%" PRIu64 " ms", c->timeout_usec / USEC_PER_MSEC);
-                clog(c, "removing its files (%s) in %s took longer than %s; the cleanup process was killed, "
+                cleanup_log(c, LOG_WARNING, "removing its files (%s) in %s took longer than %s; the cleanup process was killed, "
                      "remove what is left by hand", files, CALLER_TEXT(c->target), after);
                 return;
         }
         if (!res->finished) {
                 if (si->si_code == CLD_EXITED)
-                        clog(c, "removing its files (%s) in %s: the cleanup process exited with status %d "
+                        cleanup_log(c, LOG_INFO, "removing its files (%s) in %s: the cleanup process exited with status %d "
                              "without a report; remove what is left by hand", files, CALLER_TEXT(c->target),
                              si->si_status);
                 else
-                        clog(c, "removing its files (%s) in %s: the cleanup process was killed by signal %d "
+                        cleanup_log(c, LOG_WARNING, "removing its files (%s) in %s: the cleanup process was killed by signal %d "
                              "(SIG%s); remove what is left by hand", files, CALLER_TEXT(c->target), si->si_status,
                              strna(sigabbrev_np(si->si_status)));
                 return;
         }
         if (s->removed == 0 && s->failed == 0 && s->skipped == 0) {
                 if (s->error < 0)
-                        clog(c, "cannot read %s to remove its files (%s): %s", CALLER_TEXT(c->target), files,
+                        cleanup_log(c, LOG_WARNING, "cannot read %s to remove its files (%s): %s", CALLER_TEXT(c->target), files,
                              strerror(-s->error));
                 return;
         }
         if (s->failed > 0 || s->skipped > 0 || s->error < 0)
-                clog(c, "removed %" PRIu64 " of its leftover files and directories (%s) in %s; %" PRIu64
+                cleanup_log(c, LOG_INFO, "removed %" PRIu64 " of its leftover files and directories (%s) in %s; %" PRIu64
                      " could not be removed and %" PRIu64 " are not benchd's%s%s", s->removed, files,
                      CALLER_TEXT(c->target), s->failed, s->skipped, s->error < 0 ? "; first error: " : "",
                      s->error < 0 ? strerror(-s->error) : "");
         else
-                clog(c, "removed %" PRIu64 " leftover files and directories (%s) in %s", s->removed, files,
+                cleanup_log(c, LOG_INFO, "removed %" PRIu64 " leftover files and directories (%s) in %s", s->removed, files,
                      CALLER_TEXT(c->target));
 }
 

@@ -26,6 +26,7 @@
 #include "bus/manager.h"
 #include "jobs/profile.h"
 #include "jobs/step-verdict.h"
+#include "shared/log.h"
 
 static const char *const job_state_table[_JOB_STATE_MAX] = {
         [JOB_QUEUED] = "queued",
@@ -51,7 +52,7 @@ bool job_state_is_final(JobState s) {
         return s != JOB_QUEUED && s != JOB_RUNNING;
 }
 
-#define jlog(j, fmt, ...) fprintf(stderr, "benchd: job %" PRIu64 ": " fmt "\n", (j)->id, ##__VA_ARGS__)
+#define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
 
 int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents, size_t n_steps,
             const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret) {
@@ -235,11 +236,11 @@ static void job_store_wait(Job *j, int r) {
                      delay / USEC_PER_SEC) < 0)
                 msg = NULL;
         if (j->store_failures == 1 || r != j->store_errno)
-                jlog(j, "%s", strna(msg));
+                job_log(j, LOG_WARNING, "%s", strna(msg));
         j->store_errno = r;
 
         if (m->stopping && !j->worker) {
-                jlog(j, "benchd stops with this not stored (%s); the next start-up settles the job from "
+                job_log(j, LOG_WARNING, "benchd stops with this not stored (%s); the next start-up settles the job from "
                      "what its runs say", what);
                 (void) sd_event_exit(m->event, 0);
                 return;
@@ -255,14 +256,14 @@ static void job_store_wait(Job *j, int r) {
         k = sd_event_add_time_relative(m->event, &j->store_retry_source, CLOCK_MONOTONIC, delay,
                                        USEC_PER_SEC / 10, on_store_retry, j);
         if (k < 0)
-                jlog(j, "cannot arm the timer that retries the database: %s", strerror(-k));
+                job_log(j, LOG_WARNING, "cannot arm the timer that retries the database: %s", strerror(-k));
 }
 
 /* A write worked: the waiting is over. */
 static void job_store_ok(Job *j) {
         if (j->store_failures == 0)
                 return;
-        jlog(j, "the database takes writes again, after %u failed tr%s", j->store_failures,
+        job_log(j, LOG_WARNING, "the database takes writes again, after %u failed tr%s", j->store_failures,
              j->store_failures == 1 ? "y" : "ies");
         j->store_failures = 0;
         j->store_retry_usec = 0;
@@ -302,9 +303,9 @@ static void job_announce_end(Job *j) {
                 result = NULL;
 
         if (j->error)
-                jlog(j, "%s: %s", state, j->error);
+                job_log(j, LOG_INFO, "%s: %s", state, j->error);
         else
-                jlog(j, "%s", state);
+                job_log(j, LOG_INFO, "%s", state);
 
         job_emit(j, "State", "FinishedUSec", "Error", "Phase", "Progress");
         (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE, "JobRemoved",
@@ -313,7 +314,7 @@ static void job_announce_end(Job *j) {
         r = sd_event_add_time_relative(m->event, &j->linger_source, CLOCK_MONOTONIC, JOB_LINGER_USEC,
                                        USEC_PER_SEC, on_linger_end, j);
         if (r < 0)
-                jlog(j, "cannot arm the removal timer: %s", strerror(-r));
+                job_log(j, LOG_WARNING, "cannot arm the removal timer: %s", strerror(-r));
 
         manager_job_ended(m, j);
 }
@@ -367,7 +368,7 @@ static void job_finish(Job *j, JobState state, const char *error) {
                 r = db_job_set_state(j->manager->db, j->id, job_state_to_string(state), j->started_usec,
                                      j->end_usec, j->end_error);
                 if (r < 0)
-                        jlog(j, "cannot record state %s: %s (%s)", job_state_to_string(state), strerror(-r),
+                        job_log(j, LOG_WARNING, "cannot record state %s: %s (%s)", job_state_to_string(state), strerror(-r),
                              strna(db_last_error(j->manager->db)));
                 job_announce_end(j);
                 return;
@@ -408,7 +409,7 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         /* Written in batches; while the database refuses writes, the retry timer writes them. */
         r = db_queue_add_samples(j->store, j->run_id, s, 1);
         if (r < 0)
-                jlog(j, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %s", s->t_ms, j->run_id,
+                job_log(j, LOG_WARNING, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %s", s->t_ms, j->run_id,
                      strerror(-r));
         if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH && !job_store_waiting(j))
                 job_store(j);
@@ -430,7 +431,7 @@ static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *u
                 return;
         r = db_queue_add_phase(j->store, j->run_id, p);
         if (r < 0)
-                jlog(j, "cannot keep phase %s of run %" PRIu64 ": %s", p->name, j->run_id, strerror(-r));
+                job_log(j, LOG_WARNING, "cannot keep phase %s of run %" PRIu64 ": %s", p->name, j->run_id, strerror(-r));
         if (!job_store_waiting(j))
                 job_store(j);
 }
@@ -448,7 +449,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         if (o->n_histogram > 0) {
                 r = db_queue_add_histogram(j->store, j->run_id, o->histogram, o->n_histogram);
                 if (r < 0)
-                        jlog(j, "cannot keep the histogram of run %" PRIu64 ": %s", j->run_id, strerror(-r));
+                        job_log(j, LOG_WARNING, "cannot keep the histogram of run %" PRIu64 ": %s", j->run_id, strerror(-r));
         }
         /* In the background: the job may end before its files are gone, the next one waits. */
         manager_cleanup_files(m, step->target, j->id, (int) j->current_step);
@@ -488,7 +489,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 r = db_run_finish(m->db, j->run_id, status, state == JOB_SUCCEEDED ? NULL : (msg ?: o->error),
                                   o->status == WORKER_SUCCEEDED ? o->result : NULL);
                 if (r < 0)
-                        jlog(j, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id, strerror(-r),
+                        job_log(j, LOG_WARNING, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id, strerror(-r),
                              strna(db_last_error(m->db)));
         }
 
@@ -566,7 +567,7 @@ static void job_start_step(Job *j) {
         if (m->devices) {
                 r = device_manager_resolve_target(m->devices, step->target, &ti);
                 if (r < 0)
-                        jlog(j, "cannot resolve target %s: %s; the run records no device", step->target,
+                        job_log(j, LOG_WARNING, "cannot resolve target %s: %s; the run records no device", step->target,
                              strerror(-r));
                 else
                         have_ti = true;
@@ -634,7 +635,7 @@ static void job_start_step(Job *j) {
                 return;
         }
         worker_set_guard(j->worker, &guard);
-        jlog(j, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, j->current_step + 1, j->n_steps,
+        job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, j->current_step + 1, j->n_steps,
              workload_to_string(step->workload), run_id);
 }
 
@@ -665,7 +666,7 @@ void job_start(Job *j) {
         manager_job_started(m, j);
         job_emit(j, "State", "StartedUSec", "CurrentStep", "Progress");
         if (r < 0) {
-                jlog(j, "cannot record state running: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                job_log(j, LOG_WARNING, "cannot record state running: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
                 if (asprintf(&err, "cannot record in the database that the job started: %s (%s)", strerror(-r),
                              strna(db_last_error(m->db))) < 0)
                         err = NULL;
@@ -702,13 +703,13 @@ int job_cancel(Job *j, uint32_t uid) {
         }
         if (!j->worker) {
                 /* Between steps, waiting for the database. */
-                jlog(j, "cancel requested by uid %" PRIu32, uid);
+                job_log(j, LOG_INFO, "cancel requested by uid %" PRIu32, uid);
                 j->cancel_requested = true;
                 job_finish(j, JOB_CANCELLED, "cancelled while running");
                 return 0;
         }
         if (!j->cancel_requested) {
-                jlog(j, "cancel requested by uid %" PRIu32, uid);
+                job_log(j, LOG_INFO, "cancel requested by uid %" PRIu32, uid);
                 j->cancel_requested = true;
                 worker_stop(j->worker, WORKER_KILL_USEC);
         }

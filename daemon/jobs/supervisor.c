@@ -33,6 +33,7 @@
 #include "shared/proto-plausible.h"
 #include "shared/spec-check.h"
 #include "jobs/supervisor.h"
+#include "shared/log.h"
 
 #define WORKER_LOG_MAX 200u
 
@@ -112,9 +113,9 @@ static sd_event_source *sweep_source;   /* floating (the event loop owns it); cl
 static uint64_t sweep_delay_usec;
 static bool subreaper_tried;
 
-#define wlog(w, fmt, ...) \
-        fprintf(stderr, "benchd: job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt "\n", \
-                (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
+#define worker_log(w, level, fmt, ...) \
+        log_full((level), "job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt, \
+                 (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
 
 pid_t worker_pid(Worker *w) {
         return w ? w->pid : 0;
@@ -124,7 +125,7 @@ static void worker_signal_group(Worker *w, int sig) {
         if (w->pid <= 0)
                 return;
         if (kill(-w->pid, sig) < 0 && errno != ESRCH)
-                wlog(w, "cannot send signal %d: %m", sig);
+                worker_log(w, LOG_WARNING, "cannot send signal %d: %m", sig);
         if (sig != 0 && w->child_source)
                 w->signalled = true;
 }
@@ -144,7 +145,7 @@ static void worker_set_failure(Worker *w, const char *fmt, ...) {
                 w->failure = NULL;
         va_end(ap);
         if (w->failure)
-                wlog(w, "%s", w->failure);
+                worker_log(w, LOG_WARNING, "%s", w->failure);
 }
 
 /* A protocol violation: the worker cannot be trusted any more. Kill it at once; the step fails
@@ -224,7 +225,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         return false;
                 }
                 if ((pid_t) hello.pid != w->pid)
-                        wlog(w, "HELLO names pid %" PRIu32 "; continuing", hello.pid);
+                        worker_log(w, LOG_WARNING, "HELLO names pid %" PRIu32 "; continuing", hello.pid);
                 r = worker_send_spec(w);
                 if (r < 0) {
                         worker_set_failure(w, "cannot send the spec to the worker: %s", strerror(-r));
@@ -273,9 +274,9 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 proto_text_sanitize(t.text);
                 /* Its log goes to ours: bounded, so a chatty worker cannot flood the journal. */
                 if (++w->n_logs <= WORKER_LOG_MAX)
-                        wlog(w, "<%" PRIu32 "> %s", t.level, strna(t.text));
+                        worker_log(w, (int) t.level, "%s", strna(t.text));
                 else if (w->n_logs == WORKER_LOG_MAX + 1)
-                        wlog(w, "more than %u log messages; dropping the rest", WORKER_LOG_MAX);
+                        worker_log(w, LOG_INFO, "more than %u log messages; dropping the rest", WORKER_LOG_MAX);
                 proto_text_clear(&t);
                 return true;
         }
@@ -449,7 +450,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 static int on_worker_kill(sd_event_source *s, uint64_t usec, void *userdata) {
         Worker *w = userdata;
 
-        wlog(w, "still running; sending SIGKILL");
+        worker_log(w, LOG_INFO, "still running; sending SIGKILL");
         worker_signal_group(w, SIGKILL);
         return 0;
 }
@@ -462,7 +463,7 @@ static void worker_arm_kill(Worker *w, uint64_t after_usec) {
         r = sd_event_add_time_relative(w->event, &w->kill_source, CLOCK_MONOTONIC, after_usec, 0,
                                        on_worker_kill, w);
         if (r < 0) {
-                wlog(w, "cannot arm the kill timer (%s); sending SIGKILL now", strerror(-r));
+                worker_log(w, LOG_WARNING, "cannot arm the kill timer (%s); sending SIGKILL now", strerror(-r));
                 worker_signal_group(w, SIGKILL);
         }
 }
@@ -542,7 +543,7 @@ static void strays_arm(sd_event *event) {
                 }
         }
         if (r < 0)
-                fprintf(stderr, "benchd: cannot arm the sweep for processes left by workers: %s\n", strerror(-r));
+                log_warning("cannot arm the sweep for processes left by workers: %s", strerror(-r));
 }
 
 /* Kills and reaps every child of ours that is not a live worker. Never blocks. */
@@ -564,11 +565,11 @@ static void strays_sweep(sd_event *event) {
 
         found = children_kill(keep, n, &reaped);
         if (found < 0) {
-                fprintf(stderr, "benchd: cannot look for processes left by workers: %s\n", strerror(-found));
+                log_warning("cannot look for processes left by workers: %s", strerror(-found));
                 return;
         }
         if (reaped > 0)
-                fprintf(stderr, "benchd: killed and reaped %zu process(es) left behind by a worker\n", reaped);
+                log_info("killed and reaped %zu process(es) left behind by a worker", reaped);
         if (found > 0)
                 strays_arm(event);
         else {
@@ -584,8 +585,8 @@ static void subreaper_ensure(void) {
                 return;
         subreaper_tried = true;
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-                fprintf(stderr, "benchd: cannot become a child subreaper (%m); a process that leaves a "
-                        "killed worker's process group will outlive its job\n");
+                log_warning("cannot become a child subreaper (%m); a process that leaves a "
+                        "killed worker's process group will outlive its job");
 }
 
 static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
@@ -616,9 +617,9 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         }
 
         if (si->si_code == CLD_EXITED)
-                wlog(w, "exited with status %d", si->si_status);
+                worker_log(w, LOG_WARNING, "exited with status %d", si->si_status);
         else
-                wlog(w, "killed by signal %d (SIG%s)", si->si_status, strna(sigabbrev_np(si->si_status)));
+                worker_log(w, LOG_WARNING, "killed by signal %d (SIG%s)", si->si_status, strna(sigabbrev_np(si->si_status)));
 
         o.signalled = w->signalled || !clean;
         if (w->stop_requested && !(w->got_result && clean)) {
@@ -801,7 +802,7 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         if (r < 0)
                 goto fail;
 
-        wlog(w, "started %s (timeout %" PRIu64 " s)", path, timeout_usec / USEC_PER_SEC);
+        worker_log(w, LOG_INFO, "started %s (timeout %" PRIu64 " s)", path, timeout_usec / USEC_PER_SEC);
         *ret = w;
         return 0;
 

@@ -36,6 +36,7 @@
 #include "shared/spec-check.h"
 #include "shared/spec.h"
 #include "shared/util.h"
+#include "shared/log.h"
 
 #define EXIT_USAGE 2
 
@@ -251,13 +252,13 @@ static int run_protocol(int fd) {
         r = proto_encode_hello(&hello, &buf, &len);
         r = send_frame(fd, r, buf, len);
         if (r < 0) {
-                fprintf(stderr, "benchd-worker: cannot send HELLO: %s\n", strerror(-r));
+                log_error("cannot send HELLO: %s", strerror(-r));
                 return EXIT_FAILURE;
         }
 
         r = proto_read_spec(fd, &ps);
         if (r < 0) {
-                fprintf(stderr, "benchd-worker: cannot read the SPEC frame: %s\n", strerror(-r));
+                log_error("cannot read the SPEC frame: %s", strerror(-r));
                 proto_send_error(fd, r, "the worker expected one SPEC frame");
                 return EXIT_FAILURE;
         }
@@ -300,7 +301,7 @@ static int run_protocol(int fd) {
                 r = proto_encode_result(&res.summary, &buf, &len);
                 r = send_frame(fd, r, buf, len);
                 if (r < 0)
-                        fprintf(stderr, "benchd-worker: cannot send RESULT: %s\n", strerror(-r));
+                        log_error("cannot send RESULT: %s", strerror(-r));
         } else
                 proto_send_error(fd, r, err);
 
@@ -562,7 +563,7 @@ static int run(int argc, char *argv[]) {
 
         r = spec_check_target(&spec, &tc, &err);
         if (r < 0) {
-                fprintf(stderr, "benchd-worker: %s\n", err ? err : strerror(-r));
+                log_error("%s", err ? err : strerror(-r));
                 spec_clear(&spec);
                 return EXIT_FAILURE;
         }
@@ -574,7 +575,7 @@ static int run(int argc, char *argv[]) {
         EngineSink sink = { .userdata = &log, .phase = log_phase, .sample = log_sample, .log = log_text };
         r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
         if (r < 0) {
-                fprintf(stderr, "benchd-worker: %s\n", err ? err : strerror(-r));
+                log_error("%s", err ? err : strerror(-r));
                 free(log.samples);
                 spec_clear(&spec);
                 return EXIT_FAILURE;
@@ -596,22 +597,23 @@ static void reap_descendants(void) {
 
         while ((n = children_kill(NULL, 0, NULL)) > 0) {
                 if (now_usec(CLOCK_MONOTONIC) >= deadline) {
-                        fprintf(stderr, "benchd-worker: %d process(es) we started did not die within %" PRIu64
-                                " s of SIGKILL; leaving them to benchd\n", n, REAP_TIMEOUT_USEC / USEC_PER_SEC);
+                        log_error("%d process(es) we started did not die within %" PRIu64
+                                " s of SIGKILL; leaving them to benchd", n, REAP_TIMEOUT_USEC / USEC_PER_SEC);
                         return;
                 }
                 nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
         }
         if (n < 0)
-                fprintf(stderr, "benchd-worker: cannot look for processes we started: %s\n", strerror(-n));
+                log_error("cannot look for processes we started: %s", strerror(-n));
 }
 
 int main(int argc, char *argv[]) {
         int r;
 
+        log_set_program("benchd-worker");
         /* Before anything is forked, so no descendant can slip past. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-                fprintf(stderr, "benchd-worker: cannot become a child subreaper: %m\n");
+                log_error_errno(-errno, "cannot become a child subreaper: %m");
         r = run(argc, argv);
         reap_descendants();
         return r;

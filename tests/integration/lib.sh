@@ -439,16 +439,20 @@ start_udevd() {
 BENCHD_PID=
 BENCHD_LOG="$TEST_DIR/benchd.log"
 
-# start_benchd [ARGS...]: extra arguments override the defaults (later options win).
+# start_benchd [ARGS...]: extra arguments override the defaults (later options win). With
+# BENCHD_LOG_AS_JOURNAL=1 benchd is told (JOURNAL_STREAM) that its log file is the journal, so every
+# line carries its priority as the journal would keep it ("<3>job 7: ...").
 start_benchd() {
+        local journal=
         require_binaries
         [ -n "$BUS_ADDRESS" ] || start_bus
         case " ${_LOGS[*]} " in *" $BENCHD_LOG "*) ;; *) _LOGS+=("$BENCHD_LOG") ;; esac
         log "starting benchd $*"
         printf -- '--- start %s\n' "$(date +%T.%N)" >>"$BENCHD_LOG"
+        [ "${BENCHD_LOG_AS_JOURNAL:-0}" = 1 ] && journal=$(stat -c '%d:%i' "$BENCHD_LOG")
         # BENCHD_TEST_WRAP runs benchd under a tool, e.g. "valgrind --leak-check=full --error-exitcode=99".
         # shellcheck disable=SC2086
-        ${BENCHD_TEST_WRAP:-} "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
+        JOURNAL_STREAM=$journal ${BENCHD_TEST_WRAP:-} "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
                 --profiles-dir="$PROFILES_DIR" "$@" >>"$BENCHD_LOG" 2>&1 &
         BENCHD_PID=$!
         defer kill_wait "$BENCHD_PID"

@@ -209,7 +209,8 @@ done
 # ---- 5. implausible figures: the job fails naming the rule, and nothing of the lie is stored ----
 # One benchd, one fake ("fake-py-label"), the mode in each job's label. Each mode is honest up to
 # one lie; "kept" is how many of its SAMPLEs came before the lie (and are stored, being plausible).
-start_benchd --worker="$TEST_DIR/fake-py-label"
+# Its log as the journal would get it: the worker's LOG lines must keep their priority.
+BENCHD_LOG_AS_JOURNAL=1 start_benchd --worker="$TEST_DIR/fake-py-label"
 SIZE=$((8 << 20))
 for case in \
         "huge|1|SAMPLE bytes_written=9223372036854775808 is above 9223372036854775807, the largest number the database stores" \
@@ -252,7 +253,9 @@ id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K lab
 assert_eq failed "$(wait_job_removed "$id" 30)" "JobRemoved with the 'utf8' worker"
 assert_eq "Gerät nicht bereit: 日本語??" "$(sql "select error from jobs where id = $id")" \
         "the ERROR message, as benchd stored it"
-grep -q "<3> Gerät nicht bereit: 日本語??" "$BENCHD_LOG" || fail "the worker's LOG is not in benchd's log as UTF-8"
+grep -Eq "^<3>job $id step 0 worker\[[0-9]+\]: Gerät nicht bereit: 日本語\?\?$" "$BENCHD_LOG" ||
+        fail "the worker's LOG (priority 3) is not in benchd's log as UTF-8 with its priority: $(grep "job $id " "$BENCHD_LOG" | tail -n 3)"
+grep -Eq "^<6>job $id: " "$BENCHD_LOG" || fail "benchd's own lines about job $id do not carry their priority"
 run_json=$(bus --json=short call "$BUS_NAME" "$MANAGER_PATH/job/$id" org.freedesktop.DBus.Properties Get ss "$JOB_IFACE" Error) ||
         fail "Job.Error of the utf8 job cannot be read"
 assert_contains "$run_json" "Gerät nicht bereit: 日本語??" "Job.Error over D-Bus"
