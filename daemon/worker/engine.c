@@ -671,6 +671,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         return 0;
 }
 
+/* The I/O engine the options name: "null" or "io_uring". Otherwise (no name, "sync", or a name
+ * no engine has) pread/pwrite at depth 1 and io_uring above. */
+static const IoEngineOps *engine_io_ops(const char *name, uint32_t depth) {
+        const IoEngineOps *ops = name ? ioengine_find(name) : NULL;
+
+        if (ops && !streq(ops->name, "sync"))
+                return ops;
+        return ioengine_find(depth > 1 ? "io_uring" : "sync");
+}
+
 static int device_string(Engine *e, char **ret) {
         size_t len = 1;
         char *s;
@@ -799,12 +809,7 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         pthread_mutex_init(&e.sink_lock, NULL);
 
         e.depth = spec->queue_depth ? spec->queue_depth : 1;
-        if (e.opts->ioengine && streq(e.opts->ioengine, "null"))
-                e.io_ops = &ioengine_null_ops;
-        else if (e.opts->ioengine && streq(e.opts->ioengine, "io_uring"))
-                e.io_ops = &ioengine_uring_ops;
-        else
-                e.io_ops = e.depth > 1 ? &ioengine_uring_ops : &ioengine_sync_ops;
+        e.io_ops = engine_io_ops(e.opts->ioengine, e.depth);
 
         /* Metadata is one bonnie++-like process; every other workload runs one stream per job. */
         e.n_streams = spec->workload == WORKLOAD_METADATA || spec->workload == WORKLOAD_PING ? 1

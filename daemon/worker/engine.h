@@ -61,7 +61,8 @@ typedef struct EngineOptions {
         const char *file_prefix;        /* ".benchd-<job>-<step>-": files get <prefix><stream> */
         const char *sysfs_root;         /* NULL: /sys */
         const char *proc_stat;          /* NULL: /proc/stat */
-        const char *ioengine;           /* NULL: sync at depth 1, io_uring above; or "null" */
+        const char *ioengine;           /* "null" or "io_uring" (ioengine_find()); NULL or "sync":
+                                         * sync at depth 1, io_uring above */
         bool scratch;                   /* the daemon found the block device marked scratch: its
                                          * signatures may be overwritten (never a holder or mount) */
 } EngineOptions;

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "engine-internal.h"
 #include "engine.h"
+#include "ioengine.h"
 #include "output.h"
 #include "shared/children.h"
 #include "shared/proto-plausible.h"
@@ -505,7 +506,7 @@ static int run(int argc, char *argv[]) {
                                 return usage_error("%s", err ? err : "bad --set assignment");
                         continue;
                 case ARG_IOENGINE:
-                        if (!streq(optarg, "sync") && !streq(optarg, "io_uring") && !streq(optarg, "null"))
+                        if (!ioengine_find(optarg))
                                 return usage_error("--ioengine: '%s' is not one of sync, io_uring, null", optarg);
                         ioengine = optarg;
                         continue;
