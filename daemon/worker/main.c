@@ -27,12 +27,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "engine-internal.h"
 #include "engine.h"
 #include "ioengine.h"
 #include "output.h"
 #include "shared/children.h"
-#include "shared/proto-plausible.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -44,10 +42,6 @@
 /* How long the worker waits for its descendants to die before it leaves them to benchd: a
  * SIGKILLed process ends at once unless it sleeps uninterruptibly in the kernel. */
 #define REAP_TIMEOUT_USEC (5 * USEC_PER_SEC)
-
-/* benchd judges RESULTs of size-bounded seeks and ping by the engine's fixed counts. */
-_Static_assert(SEEKS_PER_STREAM == PROTO_SEEKS_PER_STREAM, "benchd's seek count differs from the engine's");
-_Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from the engine's");
 
 static void on_stop_signal(int sig) {
         engine_request_stop();
