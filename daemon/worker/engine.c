@@ -1,195 +1,43 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The engine's orchestration: open the target, lay out, start the streams, and sample from the
- * calling thread. Each stream runs in a process and a session of its own, as fio's jobs do by
- * default (sharing one scheduling group, as threads do, costs ~10% of the IOPS and half again on
- * the p99; see stream_process()); metadata's single stream stays a thread, because it reports its
- * phases through the sink, which writes to the protocol fd in this process. Streams only count and
- * fill their own interval histograms (one per StreamKind) under a per-stream mutex; the sampler
- * swaps them for clean spares at each interval, so the hot path adds each I/O to one histogram and
- * never waits for more than a pointer swap, and the run's totals are exactly the sum of the
- * emitted samples. Everything both sides touch is in one MAP_SHARED mapping made before the fork
- * (EngineShared), with process-shared, robust locks, so a stream process that dies holding one
- * cannot hang the sampler. Ramp time is run and thrown away before the measured phase starts.
+ * The engine's orchestration: choose the I/O engine and each stream's loop, open the target, lay
+ * out, start the streams, ramp, sample from the calling thread, clean up and build the result. The
+ * run's state, the sink and the streams' records are the engine core's (engine-core.c); the loops,
+ * the target and the metadata workload (stream.c, target.c, metadata.c) depend on that core only,
+ * and this file on all of them. Each stream runs in a process and a session of its own, as fio's
+ * jobs do by default (sharing one scheduling group, as threads do, costs ~10% of the IOPS and half
+ * again on the p99; see stream_process()); metadata's single stream stays a thread, because it
+ * reports its phases through the sink, which writes to the protocol fd in this process. Streams
+ * only count and fill their own interval histograms (one per StreamKind) under a per-stream mutex;
+ * the sampler swaps them for clean spares at each interval, so the hot path adds each I/O to one
+ * histogram and never waits for more than a pointer swap, and the run's totals are exactly the sum
+ * of the emitted samples. Everything both sides touch is in one MAP_SHARED mapping made before the
+ * fork (EngineShared), with process-shared, robust locks, so a stream process that dies holding
+ * one cannot hang the sampler. Ramp time is run and thrown away before the measured phase starts.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine-internal.h"
+#include "engine-core.h"
+#include "engine.h"
+#include "ioengine.h"
+#include "metadata.h"
+#include "shared/blockdev.h"
 #include "shared/util.h"
+#include "stream.h"
+#include "sysstat.h"
+#include "target.h"
 
 /* spec_finalize() refuses more already; checked again here as a defence. */
 #define ENGINE_BUFFER_BYTES_MAX SPEC_BUFFER_BYTES_MAX
-
-static volatile sig_atomic_t stop_requested;
-
-/* The running engine's shared state, for the signal handler: a stream process inherits the
- * worker's SIGTERM/SIGINT handler, so a signal to the worker or to any of its stream processes
- * stops every stream within one I/O. */
-static EngineShared *volatile current_shared;
-
-void engine_request_stop(void) {
-        EngineShared *sh = current_shared;
-
-        stop_requested = 1;
-        if (sh)
-                atomic_store(&sh->stop, true);     /* lock-free, so async-signal-safe */
-}
-
-bool engine_should_stop(Engine *e) {
-        EngineShared *sh = e->shared;
-
-        return stop_requested || atomic_load_explicit(&sh->stop, memory_order_relaxed) ||
-               atomic_load_explicit(&sh->abort, memory_order_relaxed) ||
-               atomic_load_explicit(&sh->time_up, memory_order_relaxed);
-}
-
-static bool engine_stopped(Engine *e) {
-        return stop_requested || atomic_load(&e->shared->stop);
-}
-
-bool engine_aborted(Engine *e) {
-        return engine_stopped(e) || atomic_load(&e->shared->abort);
-}
-
-/* Locks a process-shared mutex. They are robust: when a stream process died holding one, the data
- * under it may be half-updated, but that death fails the run anyway; only a hang must not follow. */
-static void shared_lock(pthread_mutex_t *m) {
-        if (pthread_mutex_lock(m) == EOWNERDEAD)
-                (void) pthread_mutex_consistent(m);
-}
-
-/* In a stream process, once: its own CPU time when the measured phase began (or when it first saw
- * that), subtracted from what wait4() reports, so the result leaves the ramp out. */
-static void stream_mark_cpu(Stream *s) {
-        struct rusage ru;
-
-        if (s->shared->cpu_marked ||
-            !atomic_load_explicit(&s->engine->shared->measuring, memory_order_relaxed) ||
-            getrusage(RUSAGE_SELF, &ru) < 0)
-                return;
-        s->shared->cpu_mark_user = ru.ru_utime;
-        s->shared->cpu_mark_sys = ru.ru_stime;
-        s->shared->cpu_marked = true;
-}
-
-void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops) {
-        StreamKind kind = bytes == 0 ? STREAM_NO_DATA : write ? STREAM_WRITE : STREAM_READ;
-        StreamShared *ss = s->shared;
-
-        if (_unlikely_(s->in_child && !ss->cpu_marked))
-                stream_mark_cpu(s);
-
-        shared_lock(&ss->lock);
-        histogram_add(ss->interval[kind], latency_ns);
-        if (write) {
-                ss->counters.bytes_written += bytes;
-                ss->counters.ios_written += bytes > 0;
-        } else {
-                ss->counters.bytes_read += bytes;
-                ss->counters.ios_read += bytes > 0;
-        }
-        ss->counters.ops += ops;
-        ss->progress_bytes += bytes;
-        ss->progress_ops += ops;
-        pthread_mutex_unlock(&ss->lock);
-}
-
-void stream_record_write_back(Stream *s, uint64_t bytes) {
-        StreamShared *ss = s->shared;
-
-        shared_lock(&ss->lock);
-        ss->counters.bytes_written += bytes;
-        ss->counters.ios_written++;
-        ss->progress_bytes += bytes;
-        pthread_mutex_unlock(&ss->lock);
-}
-
-static void engine_wake(Engine *e) {
-        shared_lock(&e->shared->lock);
-        pthread_cond_broadcast(&e->shared->cond);
-        pthread_mutex_unlock(&e->shared->lock);
-}
-
-int stream_fail(Stream *s, int error, const char *fmt, ...) {
-        StreamShared *ss = s->shared;
-        va_list ap;
-
-        if (!ss->error_message[0]) {
-                va_start(ap, fmt);
-                (void) vsnprintf(ss->error_message, sizeof(ss->error_message), fmt, ap);
-                va_end(ap);
-        }
-        ss->error = error < 0 ? error : -EIO;
-        atomic_store(&s->engine->shared->abort, true);
-        engine_wake(s->engine);
-        return ss->error;
-}
-
-int engine_phase(Engine *e, const char *name) {
-        int r = 0;
-
-        pthread_mutex_lock(&e->sink_lock);
-        if (e->sink && e->sink->phase)
-                r = e->sink->phase(e->sink->userdata, name);
-        pthread_mutex_unlock(&e->sink_lock);
-        if (r < 0)
-                atomic_store(&e->shared->abort, true);
-        return r;
-}
-
-int engine_phase_result(Engine *e, const PhaseSummary *p) {
-        int r = 0;
-
-        pthread_mutex_lock(&e->sink_lock);
-        if (e->sink && e->sink->phase_result)
-                r = e->sink->phase_result(e->sink->userdata, p);
-        pthread_mutex_unlock(&e->sink_lock);
-        if (r < 0)
-                atomic_store(&e->shared->abort, true);
-        return r;
-}
-
-int engine_log(Engine *e, int priority, const char *fmt, ...) {
-        _cleanup_free_ char *text = NULL;
-        va_list ap;
-        int r = 0;
-
-        va_start(ap, fmt);
-        r = vasprintf(&text, fmt, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-
-        r = 0;
-        pthread_mutex_lock(&e->sink_lock);
-        if (e->sink && e->sink->log)
-                r = e->sink->log(e->sink->userdata, priority, text);
-        pthread_mutex_unlock(&e->sink_lock);
-        return r;
-}
-
-static int engine_emit_sample(Engine *e, const ProtoSample *sample) {
-        int r = 0;
-
-        pthread_mutex_lock(&e->sink_lock);
-        if (e->sink && e->sink->sample)
-                r = e->sink->sample(e->sink->userdata, sample);
-        pthread_mutex_unlock(&e->sink_lock);
-        if (r < 0)
-                atomic_store(&e->shared->abort, true);
-        return r;
-}
 
 /* The system and device counters at one instant. */
 typedef struct Snapshot {
@@ -344,7 +192,7 @@ static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uin
                 s.t_ms = e->last_t_ms + 1;
         e->have_sample = true;
         e->last_t_ms = s.t_ms;
-        return engine_emit_sample(e, &s);
+        return engine_sample(e, &s);
 }
 
 /* Counts a stream out of running: it has ended, or its process died before it could. */
@@ -438,6 +286,24 @@ static bool engine_wait(Engine *e, uint64_t deadline_ns) {
         }
         pthread_mutex_unlock(&sh->lock);
         return running;
+}
+
+/* The stream's loop, by workload. */
+static void stream_main(Stream *s) {
+        switch (s->engine->spec->workload) {
+        case WORKLOAD_SEEKS:
+                (void) stream_seeks(s);
+                break;
+        case WORKLOAD_PING:
+                (void) stream_ping(s);
+                break;
+        case WORKLOAD_METADATA:
+                (void) metadata_run(s);
+                break;
+        default:
+                (void) stream_data(s);
+                break;
+        }
 }
 
 static void stream_await_go(Stream *s) {
@@ -671,6 +537,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         return 0;
 }
 
+/* The I/O engine the options name: "null" or "io_uring". Otherwise (no name, "sync", or a name
+ * no engine has) pread/pwrite at depth 1 and io_uring above. */
+static const IoEngineOps *engine_io_ops(const char *name, uint32_t depth) {
+        const IoEngineOps *ops = name ? ioengine_find(name) : NULL;
+
+        if (ops && !streq(ops->name, "sync"))
+                return ops;
+        return ioengine_find(depth > 1 ? "io_uring" : "sync");
+}
+
 static int device_string(Engine *e, char **ret) {
         size_t len = 1;
         char *s;
@@ -696,57 +572,6 @@ static int histogram_new(Histogram **ret) {
         histogram_init(h);
         *ret = h;
         return 0;
-}
-
-/* The mapping the streams and the sampler share (EngineShared and one StreamShared per stream),
- * with process-shared, robust locks and a process-shared condition. Made before the streams are
- * forked, so it is at the same address in all of them. */
-static int engine_shared_new(Engine *e) {
-        size_t size = sizeof(EngineShared) + (size_t) e->n_streams * sizeof(StreamShared);
-        pthread_mutexattr_t ma;
-        pthread_condattr_t ca;
-        EngineShared *sh;
-
-        sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (sh == MAP_FAILED)
-                return -errno;
-
-        pthread_mutexattr_init(&ma);
-        pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-        pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-        pthread_condattr_init(&ca);
-        pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_mutex_init(&sh->lock, &ma);
-        pthread_cond_init(&sh->cond, &ca);
-        for (unsigned i = 0; i < e->n_streams; i++) {
-                StreamShared *ss = &sh->streams[i];
-                pthread_mutex_init(&ss->lock, &ma);
-                for (unsigned k = 0; k < ELEMENTSOF(ss->hist); k++)
-                        histogram_init(&ss->hist[k]);
-        }
-        pthread_condattr_destroy(&ca);
-        pthread_mutexattr_destroy(&ma);
-        atomic_store(&sh->stop, stop_requested != 0);
-
-        e->shared = sh;
-        e->shared_size = size;
-        current_shared = sh;
-        return 0;
-}
-
-static void engine_shared_free(Engine *e) {
-        EngineShared *sh = e->shared;
-
-        if (!sh)
-                return;
-        current_shared = NULL;
-        for (unsigned i = 0; i < e->n_streams; i++)
-                pthread_mutex_destroy(&sh->streams[i].lock);
-        pthread_cond_destroy(&sh->cond);
-        pthread_mutex_destroy(&sh->lock);
-        (void) munmap(sh, e->shared_size);
-        e->shared = NULL;
 }
 
 static void engine_free_streams(Engine *e) {
@@ -799,12 +624,7 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         pthread_mutex_init(&e.sink_lock, NULL);
 
         e.depth = spec->queue_depth ? spec->queue_depth : 1;
-        if (e.opts->ioengine && streq(e.opts->ioengine, "null"))
-                e.io_ops = &ioengine_null_ops;
-        else if (e.opts->ioengine && streq(e.opts->ioengine, "io_uring"))
-                e.io_ops = &ioengine_uring_ops;
-        else
-                e.io_ops = e.depth > 1 ? &ioengine_uring_ops : &ioengine_sync_ops;
+        e.io_ops = engine_io_ops(e.opts->ioengine, e.depth);
 
         /* Metadata is one bonnie++-like process; every other workload runs one stream per job. */
         e.n_streams = spec->workload == WORKLOAD_METADATA || spec->workload == WORKLOAD_PING ? 1

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The synchronous engine: pread/pwrite at queue time, so depth 1 costs one system call per I/O and
- * the latency is exactly the call's duration. Also the null engine, which completes every request
- * at once without touching the file (tests, and measuring the engine's own overhead).
+ * the latency is exactly the call's duration.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,17 +12,15 @@
 
 struct IoEngine {
         int fd;
-        bool null;
         unsigned depth, n_done;
         IoRequest **done;
 };
 
-static int engine_new(int fd, unsigned depth, bool null, IoEngine **ret) {
+static int sync_open(int fd, unsigned depth, IoEngine **ret) {
         IoEngine *e = calloc(1, sizeof(*e));
         if (!e)
                 return -ENOMEM;
         e->fd = fd;
-        e->null = null;
         e->depth = depth ? depth : 1;
         e->done = calloc(e->depth, sizeof(IoRequest *));
         if (!e->done) {
@@ -34,19 +31,9 @@ static int engine_new(int fd, unsigned depth, bool null, IoEngine **ret) {
         return 0;
 }
 
-static int sync_open(int fd, unsigned depth, IoEngine **ret) {
-        return engine_new(fd, depth, false, ret);
-}
-
-static int null_open(int fd, unsigned depth, IoEngine **ret) {
-        return engine_new(fd, depth, true, ret);
-}
-
 static int64_t do_io(IoEngine *e, IoRequest *r) {
         size_t done = 0;
 
-        if (e->null)
-                return r->len;
         /* Short transfers continue (a signal, a pipe-like device); EOF is reported as a short count. */
         while (done < r->len) {
                 ssize_t n = r->write ? pwrite(e->fd, (uint8_t *) r->buf + done, r->len - done, (off_t) (r->offset + done))
@@ -93,14 +80,6 @@ static void sync_close(IoEngine *e) {
 const IoEngineOps ioengine_sync_ops = {
         .name = "sync",
         .open = sync_open,
-        .queue = sync_queue,
-        .reap = sync_reap,
-        .close = sync_close,
-};
-
-const IoEngineOps ioengine_null_ops = {
-        .name = "null",
-        .open = null_open,
         .queue = sync_queue,
         .reap = sync_reap,
         .close = sync_close,

@@ -2,7 +2,9 @@
 /*
  * I/O engines as a table of operations (fio's shape): the stream loop queues requests and reaps
  * completions without knowing whether they were done synchronously (pread/pwrite at depth 1), by
- * io_uring (depth > 1), or not at all (the null engine, for tests of the machinery).
+ * io_uring (depth > 1), or not at all (the null engine, for tests of the machinery). One engine per
+ * file (ioengine-sync.c, ioengine-uring.c, ioengine-null.c), each found by its name through
+ * ioengine_find() (ioengine.c).
  */
 #pragma once
 
@@ -32,6 +34,10 @@ typedef struct IoEngineOps {
         void (*close)(IoEngine *e);
 } IoEngineOps;
 
+/* Each engine's table, defined in its own file. */
 extern const IoEngineOps ioengine_sync_ops;
 extern const IoEngineOps ioengine_uring_ops;
 extern const IoEngineOps ioengine_null_ops;
+
+/* The engine called name ("sync", "io_uring", "null"), or NULL when none is. */
+const IoEngineOps *ioengine_find(const char *name);

@@ -27,11 +27,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "engine-internal.h"
 #include "engine.h"
+#include "ioengine.h"
 #include "output.h"
 #include "shared/children.h"
-#include "shared/proto-plausible.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -43,10 +42,6 @@
 /* How long the worker waits for its descendants to die before it leaves them to benchd: a
  * SIGKILLed process ends at once unless it sleeps uninterruptibly in the kernel. */
 #define REAP_TIMEOUT_USEC (5 * USEC_PER_SEC)
-
-/* benchd judges RESULTs of size-bounded seeks and ping by the engine's fixed counts. */
-_Static_assert(SEEKS_PER_STREAM == PROTO_SEEKS_PER_STREAM, "benchd's seek count differs from the engine's");
-_Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from the engine's");
 
 static void on_stop_signal(int sig) {
         engine_request_stop();
@@ -505,7 +500,7 @@ static int run(int argc, char *argv[]) {
                                 return usage_error("%s", err ? err : "bad --set assignment");
                         continue;
                 case ARG_IOENGINE:
-                        if (!streq(optarg, "sync") && !streq(optarg, "io_uring") && !streq(optarg, "null"))
+                        if (!ioengine_find(optarg))
                                 return usage_error("--ioengine: '%s' is not one of sync, io_uring, null", optarg);
                         ioengine = optarg;
                         continue;

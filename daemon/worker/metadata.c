@@ -18,7 +18,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "engine-internal.h"
+#include "engine-core.h"
+#include "metadata.h"
 #include "pattern.h"
 #include "shared/util.h"
 #include "workload.h"
@@ -223,7 +224,7 @@ static int meta_phase(Meta *m, const MetaPhase *p) {
         return 0;
 }
 
-int stream_metadata(Stream *s) {
+int metadata_run(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         _cleanup_free_ Histogram *h = malloc(sizeof(Histogram));

@@ -13,10 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine-internal.h"
+#include "engine-core.h"
 #include "pattern.h"
+#include "shared/proto-plausible.h"
 #include "shared/util.h"
+#include "stream.h"
 #include "workload.h"
+
+/* benchd judges RESULTs of size-bounded seeks and ping by the engine's fixed counts. */
+_Static_assert(SEEKS_PER_STREAM == PROTO_SEEKS_PER_STREAM, "benchd's seek count differs from the engine's");
+_Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from the engine's");
 
 #define SEEKS_DIRTY_ONE_IN 10u
 #define PING_INTERVAL_MS 1000u
@@ -63,6 +69,16 @@ static bool op_is_write(Stream *s, Workload w) {
         }
 }
 
+/* Flushes the stream's file as the spec says: fsync, or fdatasync. */
+static int stream_sync(Stream *s) {
+        int r;
+
+        do
+                r = s->engine->spec->sync_call == SYNC_CALL_FDATASYNC ? fdatasync(s->fd) : fsync(s->fd);
+        while (r < 0 && errno == EINTR);
+        return r < 0 ? -errno : 0;
+}
+
 static int check_result(Stream *s, const IoRequest *req) {
         if (req->result < 0)
                 return stream_fail(s, (int) req->result, "%s of %u bytes at offset %" PRIu64 " failed: %s",
@@ -74,7 +90,7 @@ static int check_result(Stream *s, const IoRequest *req) {
         return 0;
 }
 
-static int stream_data(Stream *s) {
+int stream_data(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         _cleanup_free_ IoRequest *reqs = NULL;
@@ -157,7 +173,7 @@ static int stream_data(Stream *s) {
                                 wrote = true;
                                 if (spec->sync == SYNC_EACH) {
                                         /* The write is done when it is durable. */
-                                        r = target_sync(e, s->fd);
+                                        r = stream_sync(s);
                                         if (r < 0) {
                                                 stream_fail(s, r, "sync after write failed: %s", strerror(-r));
                                                 goto out;
@@ -171,7 +187,7 @@ static int stream_data(Stream *s) {
 
         /* dd conv=fsync: the flush is part of the measured time. */
         if (wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
-                r = target_sync(e, s->fd);
+                r = stream_sync(s);
                 if (r < 0)
                         stream_fail(s, r, "final sync failed: %s", strerror(-r));
         }
@@ -205,7 +221,7 @@ static int stream_single_setup(Stream *s, OffsetGen *gen, Buffers *bufs) {
 
 /* bonnie++ seeks: read a random block; one time in ten dirty it and write it back. One
  * operation per seek, timed over the read and the write-back. */
-static int stream_seeks(Stream *s) {
+int stream_seeks(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         Buffers bufs = {};
@@ -264,7 +280,7 @@ static void sleep_until(Engine *e, uint64_t t_ns) {
 }
 
 /* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter). */
-static int stream_ping(Stream *s) {
+int stream_ping(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         Buffers bufs = {};
@@ -297,24 +313,4 @@ static int stream_ping(Stream *s) {
         }
         buffers_free(&bufs);
         return stream_error(s);
-}
-
-void *stream_main(void *userdata) {
-        Stream *s = userdata;
-
-        switch (s->engine->spec->workload) {
-        case WORKLOAD_SEEKS:
-                stream_seeks(s);
-                break;
-        case WORKLOAD_PING:
-                stream_ping(s);
-                break;
-        case WORKLOAD_METADATA:
-                stream_metadata(s);
-                break;
-        default:
-                stream_data(s);
-                break;
-        }
-        return NULL;
 }

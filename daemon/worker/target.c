@@ -29,10 +29,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "engine-internal.h"
+#include "engine-core.h"
 #include "pattern.h"
 #include "shared/blockdev.h"
 #include "shared/util.h"
+#include "target.h"
 
 #define LAYOUT_CHUNK (UINT64_C(1) << 20)
 
@@ -67,15 +68,6 @@ static bool engine_writes(const JobSpec *spec) {
  * so neither sparse holes nor first-allocation costs enter the measured phase. */
 static bool needs_layout(const JobSpec *spec) {
         return spec->workload != WORKLOAD_WRITE && spec->workload != WORKLOAD_METADATA;
-}
-
-int target_sync(Engine *e, int fd) {
-        int r;
-
-        do
-                r = e->spec->sync_call == SYNC_CALL_FDATASYNC ? fdatasync(fd) : fsync(fd);
-        while (r < 0 && errno == EINTR);
-        return r < 0 ? -errno : 0;
 }
 
 static int open_directory_target(Engine *e, char **reterr) {

@@ -1,21 +1,62 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What engine.c (orchestration and sampling), stream.c (the I/O loops), target.c (files, layout,
- * backing device) and metadata.c share. Not a public interface.
+ * The engine core: the state of one run (Engine, its streams, and the MAP_SHARED mapping the
+ * stream processes and the sampler share) and what every part of the engine needs from it — the
+ * stop and abort flags, the sink (phases, samples, log lines, metadata's phase results, one call
+ * at a time), and a stream's records and failure. stream.c, target.c and metadata.c include this
+ * and nothing of each other or of engine.c; engine.c, the orchestration, includes them all.
  */
 #pragma once
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "engine.h"
 #include "ioengine.h"
 #include "prng.h"
-#include "sysstat.h"
+#include "shared/histogram.h"
+#include "shared/proto.h"
+#include "shared/spec-check.h"
+#include "shared/spec.h"
 #include "shared/util.h"
+
+typedef struct PhaseSummary PhaseSummary;
+
+/* Called in the worker process only, from the engine's sampling thread or metadata's stream thread
+ * (the other workloads' streams are processes and report through shared memory), one call at a
+ * time. A negative return stops the run (the peer went away). phase_result (may be NULL): one of
+ * the workload's own phases has ended (metadata), sent as it ends so a run that fails later keeps
+ * it. */
+typedef struct EngineSink {
+        void *userdata;
+        int (*phase)(void *userdata, const char *name);
+        int (*sample)(void *userdata, const ProtoSample *s);
+        int (*log)(void *userdata, int priority, const char *text);
+        int (*phase_result)(void *userdata, const PhaseSummary *p);
+} EngineSink;
+
+/* Metadata workloads report one of these per phase (create-seq, stat-seq, ...); in protocol mode
+ * each becomes a PHASE_RESULT frame, so the name obeys proto_phase_name_valid(). */
+typedef struct PhaseSummary {
+        char name[PROTO_PHASE_NAME_MAX + 1];
+        uint64_t ops;
+        uint64_t duration_usec;
+        uint64_t lat_min_ns, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns;
+} PhaseSummary;
+
+typedef struct EngineOptions {
+        const char *file_prefix;        /* ".benchd-<job>-<step>-": files get <prefix><stream> */
+        const char *sysfs_root;         /* NULL: /sys */
+        const char *proc_stat;          /* NULL: /proc/stat */
+        const char *ioengine;           /* "null" or "io_uring" (ioengine_find()); NULL or "sync":
+                                         * sync at depth 1, io_uring above */
+        bool scratch;                   /* the daemon found the block device marked scratch: its
+                                         * signatures may be overwritten (never a holder or mount) */
+} EngineOptions;
 
 typedef struct Engine Engine;
 
@@ -127,14 +168,37 @@ struct Engine {
         unsigned n_phases;
 };
 
-/* Seeks, ping and metadata are bounded by operations rather than bytes when not time-based. */
-#define SEEKS_PER_STREAM 8000u
-#define PING_COUNT 10u
+/* Locks a process-shared mutex. They are robust: when a stream process died holding one, the data
+ * under it may be half-updated, but that death fails the run anyway; only a hang must not follow. */
+static inline void shared_lock(pthread_mutex_t *m) {
+        if (pthread_mutex_lock(m) == EOWNERDEAD)
+                (void) pthread_mutex_consistent(m);
+}
 
+/* Maps e->shared (EngineShared and one StreamShared per stream, e->n_streams) with process-shared,
+ * robust locks, and makes it the one engine_request_stop() reaches; unmapped by
+ * engine_shared_free(), which is a no-op without a mapping. */
+int engine_shared_new(Engine *e);
+void engine_shared_free(Engine *e);
+
+/* Async-signal-safe: asks a running engine to stop within one I/O and clean up. */
+void engine_request_stop(void);
 /* True when streams must stop now: a signal, an error, or the end of the runtime. */
 bool engine_should_stop(Engine *e);
+/* True for a signal only. */
+bool engine_stopped(Engine *e);
 /* True for a signal or an error only (the run will not produce a result). */
 bool engine_aborted(Engine *e);
+
+/* The sink, one call at a time. A failing phase, sample or phase result aborts the run. */
+int engine_phase(Engine *e, const char *name);
+int engine_sample(Engine *e, const ProtoSample *sample);
+int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
+/* Hands one finished workload phase (metadata) to the sink. */
+int engine_phase_result(Engine *e, const PhaseSummary *p);
+
+/* In a stream process: notes its CPU time the first time it is called in the measured phase. */
+void stream_mark_cpu(Stream *s);
 /* Records one completed operation. */
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops);
 /* Counts a write that is timed as part of another operation (a seek's write-back). */
@@ -145,21 +209,3 @@ static inline int stream_error(const Stream *s) {
 }
 /* Marks the stream failed with a message (printf-style) and aborts the run. Returns error. */
 int stream_fail(Stream *s, int error, const char *fmt, ...) _printf_(3, 4);
-int engine_phase(Engine *e, const char *name);
-int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
-/* Hands one finished workload phase (metadata) to the sink. */
-int engine_phase_result(Engine *e, const PhaseSummary *p);
-
-/* stream.c */
-void *stream_main(void *userdata);
-
-/* metadata.c */
-int stream_metadata(Stream *s);
-
-/* target.c */
-int target_open(Engine *e, char **reterr);
-int target_layout(Engine *e, char **reterr);
-void target_cleanup(Engine *e);
-int target_resolve_devices(Engine *e);
-/* Fills buf with sync file data flush per spec (fsync or fdatasync). */
-int target_sync(Engine *e, int fd);

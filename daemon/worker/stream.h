@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The I/O loops of stream.c, one per kind of workload; engine.c picks one for each stream. Each
+ * returns the stream's error (0, or what stream_fail() recorded).
+ */
+#pragma once
+
+#include "engine-core.h"
+
+/* Seeks and ping are bounded by operations rather than bytes when not time-based (stream.c
+ * asserts that benchd counts the same). */
+#define SEEKS_PER_STREAM 8000u
+#define PING_COUNT 10u
+
+/* read, write, rewrite, reread, randread, randwrite, randrw: queue_depth requests in flight. */
+int stream_data(Stream *s);
+/* bonnie++'s seeks: random block reads, one in ten written back. */
+int stream_seeks(Stream *s);
+/* ioping: one block read at a random offset per interval. */
+int stream_ping(Stream *s);
