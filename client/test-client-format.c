@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "check-util.h"
 #include "record.h"
 #include "table.h"
 
@@ -228,11 +229,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shared/blockdev.h"
+#include "check-util.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -641,11 +642,7 @@ int main(int argc, char **argv) {
 
         if (need_root && geteuid() != 0) {
                 printf("SKIP: the real /sys case needs root (losetup)\n");
-                return 77;
+                return CHECK_EXIT_SKIP;
         }
-        SRunner *sr = srunner_create(blockdev_suite(need_root));
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(blockdev_suite(need_root));
 }

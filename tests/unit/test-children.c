@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shared/children.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static void sleep_ms(unsigned ms) {
@@ -137,11 +138,5 @@ static Suite *children_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(children_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(children_suite());
 }

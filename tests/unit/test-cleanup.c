@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "jobs/cleanup.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static char tmpdir[128];        /* the target */
@@ -450,11 +451,5 @@ static Suite *cleanup_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(cleanup_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(cleanup_suite());
 }

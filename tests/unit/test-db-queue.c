@@ -18,40 +18,15 @@
 #include <unistd.h>
 
 #include "store/db-internal.h"
+#include "check-util.h"
 #include "store/db-queue.h"
 #include "store/db.h"
 #include "shared/util.h"
 
-static char tmpdir[] = "/tmp/test-db-queue-XXXXXX";
-static char dbpath[256];
-
-static void setup(void) {
-        strcpy(tmpdir, "/tmp/test-db-queue-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-        snprintf(dbpath, sizeof(dbpath), "%s/benchd.db", tmpdir);
-}
-
-static void teardown(void) {
-        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-        char p[300];
-
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                snprintf(p, sizeof(p), "%s%s", dbpath, suffixes[i]);
-                (void) unlink(p);
-        }
-        (void) rmdir(tmpdir);
-}
+#define DB_FIXTURE_NAME "test-db-queue"
+#include "db-fixture.h"
 
 /* ---- helpers ---- */
-
-static Db *open_db(void) {
-        Db *db = NULL;
-        int r;
-
-        r = db_open(dbpath, &db);
-        ck_assert_msg(r == 0, "db_open: %s", strerror(-r));
-        return db;
-}
 
 /* The fault: every write of this connection is refused (SQLITE_READONLY), or allowed again. */
 static void refuse_writes(Db *db, bool refuse) {
@@ -414,8 +389,6 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("db-queue");
         TCase *tc = tcase_create("queue");
-        SRunner *sr;
-        int failed;
 
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_transient);
@@ -429,9 +402,5 @@ int main(void) {
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
 
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

@@ -17,30 +17,14 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "check-util.h"
 #include "schema-migrations.h"
 #include "shared/spec.h"
 #include "shared/histogram.h"
 #include "shared/util.h"
 
-static char tmpdir[] = "/tmp/test-db-XXXXXX";
-static char dbpath[256];
-
-static void setup(void) {
-        strcpy(tmpdir, "/tmp/test-db-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-        snprintf(dbpath, sizeof(dbpath), "%s/benchd.db", tmpdir);
-}
-
-static void teardown(void) {
-        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-        char p[300];
-
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                snprintf(p, sizeof(p), "%s%s", dbpath, suffixes[i]);
-                (void) unlink(p);
-        }
-        (void) rmdir(tmpdir);
-}
+#define DB_FIXTURE_NAME "test-db"
+#include "db-fixture.h"
 
 /* ---- helpers: a raw connection, as a user with sqlite3 would have ---- */
 
@@ -158,16 +142,6 @@ static bool field_null(const Row *row, const char *name) {
 }
 
 /* ---- helpers: fixtures ---- */
-
-static Db *open_db(void) {
-        Db *db = NULL;
-        int r;
-
-        r = db_open(dbpath, &db);
-        ck_assert_msg(r == 0, "db_open: %s", strerror(-r));
-        ck_assert_ptr_nonnull(db);
-        return db;
-}
 
 static uint64_t add_job(Db *db, const char *workload, const char *profile) {
         DbJob j = {
@@ -1337,8 +1311,6 @@ int main(void) {
         TCase *tc_jobs = tcase_create("jobs");
         TCase *tc_runs = tcase_create("runs");
         TCase *tc_query = tcase_create("query");
-        SRunner *sr;
-        int failed;
 
         tcase_add_checked_fixture(tc_schema, setup, teardown);
         tcase_add_test(tc_schema, test_create_empty_file);
@@ -1384,9 +1356,5 @@ int main(void) {
         tcase_set_timeout(tc_query, 60);
         suite_add_tcase(s, tc_query);
 
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

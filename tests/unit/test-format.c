@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shared/format.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static const struct {
@@ -164,9 +165,5 @@ static Suite *format_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(format_suite());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(format_suite());
 }

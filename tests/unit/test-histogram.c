@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "shared/histogram.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
@@ -235,9 +236,5 @@ static Suite *histogram_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(histogram_suite());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(histogram_suite());
 }

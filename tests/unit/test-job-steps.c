@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 
 #include "jobs/job-steps.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static void step_build(JobSpec *s, const char *const *assignments) {
@@ -113,15 +114,9 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("job-steps");
         TCase *tc = tcase_create("job-steps");
-        SRunner *sr;
-        int failed;
 
         tcase_add_test(tc, test_roundtrip);
         tcase_add_loop_test(tc, test_bad, 0, ELEMENTSOF(bad));
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

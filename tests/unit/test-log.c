@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shared/log.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static char path[] = "/tmp/test-log-XXXXXX";
@@ -112,8 +113,6 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("log");
         TCase *tc = tcase_create("log");
-        SRunner *sr;
-        int failed;
 
         tcase_add_test(tc, test_journal_prefix);
         tcase_add_test(tc, test_terminal_prefix);
@@ -121,9 +120,5 @@ int main(void) {
         tcase_add_test(tc, test_max_level_and_errno);
         tcase_add_test(tc, test_long_line);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "jobs/profile.h"
+#include "check-util.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
@@ -377,11 +378,5 @@ static Suite *profile_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(profile_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(profile_suite());
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "shared/histogram.h"
+#include "check-util.h"
 #include "shared/proto-plausible.h"
 #include "shared/spec.h"
 #include "shared/util.h"
@@ -641,11 +642,5 @@ static Suite *plausible_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(plausible_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(plausible_suite());
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shared/proto.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 static void proto_reader_clearp(ProtoReader *r) {
@@ -1092,11 +1093,5 @@ static Suite *proto_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(proto_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(proto_suite());
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shared/spec-check.h"
+#include "check-util.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
@@ -1227,16 +1228,10 @@ static Suite *spec_suite(bool root) {
 
 int main(int argc, char **argv) {
         bool root = argc > 1 && streq(argv[1], "--root");
-        SRunner *sr;
-        int failed;
 
         if (root && geteuid() != 0) {
                 printf("SKIP: the block-device cases need root (mknod, losetup)\n");
-                return 77;
+                return CHECK_EXIT_SKIP;
         }
-        sr = srunner_create(spec_suite(root));
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(spec_suite(root));
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "shared/strv.h"
+#include "check-util.h"
 #include "shared/util.h"
 
 #define L(...) ((char *[]) { __VA_ARGS__, NULL })
@@ -141,9 +142,5 @@ static Suite *strv_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(strv_suite());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(strv_suite());
 }

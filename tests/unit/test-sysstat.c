@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "shared/blockdev.h"
+#include "check-util.h"
 #include "shared/util.h"
 #include "sysstat.h"
 
@@ -145,9 +146,5 @@ static Suite *sysstat_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(sysstat_suite());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(sysstat_suite());
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devices/device-facts.h"
+#include "check-util.h"
 #include "devices/verdict.h"
 #include "shared/util.h"
 
@@ -141,15 +142,9 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("verdict");
         TCase *tc = tcase_create("table");
-        SRunner *sr;
-        int failed;
 
         tcase_add_loop_test(tc, test_verdict_table, 0, ELEMENTSOF(cases));
         tcase_add_test(tc, test_swaps_parse);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "check-util.h"
 #include "pattern.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -342,9 +343,5 @@ static Suite *workload_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(workload_suite());
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(workload_suite());
 }
