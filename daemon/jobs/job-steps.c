@@ -22,19 +22,7 @@ static void json_putp(json_object **o) {
                 json_object_put(*o);
 }
 
-_printf_(2, 3)
-static int steps_fail(char **reterr, const char *fmt, ...) {
-        va_list ap;
-
-        if (reterr) {
-                free(*reterr);
-                va_start(ap, fmt);
-                if (vasprintf(reterr, fmt, ap) < 0)
-                        *reterr = NULL;
-                va_end(ap);
-        }
-        return -EINVAL;
-}
+#define steps_fail(reterr, ...) reterr_set((reterr), -EINVAL, __VA_ARGS__)
 
 static int add_u64(json_object *o, const char *key, uint64_t v) {
         json_object *n = json_object_new_uint64(v);

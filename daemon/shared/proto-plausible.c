@@ -25,18 +25,7 @@
 #include "proto-plausible.h"
 #include "util.h"
 
-static int fail(char **reterr, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **reterr, const char *fmt, ...) {
-        va_list ap;
-
-        if (reterr) {
-                va_start(ap, fmt);
-                if (vasprintf(reterr, fmt, ap) < 0)
-                        *reterr = NULL;
-                va_end(ap);
-        }
-        return -ERANGE;
-}
+#define fail(reterr, ...) reterr_set((reterr), -ERANGE, __VA_ARGS__)
 
 static uint64_t sat_add(uint64_t a, uint64_t b) {
         uint64_t r;

@@ -39,24 +39,7 @@
 #define METADATA_OVERHEAD (UINT64_C(1) << 20)
 #define FS_BLOCK UINT64_C(4096)
 
-_printf_(2, 3)
-static int fail_errno(char **reterr, const char *fmt, ...) {
-        va_list ap;
-
-        if (reterr) {
-                char *m = NULL;
-
-                va_start(ap, fmt);
-                if (vasprintf(&m, fmt, ap) < 0)
-                        m = NULL;
-                va_end(ap);
-                free(*reterr);
-                *reterr = m;
-        }
-        return 0;
-}
-
-#define fail(err, reterr, ...) (fail_errno((reterr), __VA_ARGS__), (err))
+#define fail(err, reterr, ...) reterr_set((reterr), (err), __VA_ARGS__)
 
 static uint64_t sat_add(uint64_t a, uint64_t b) {
         return a + b < a ? UINT64_MAX : a + b;

@@ -14,8 +14,8 @@
 
 #define KEY_BIT(k) (UINT64_C(1) << (k))
 
-/* Replaces *reterr (if reterr) with the formatted message; returns -EINVAL (spec.c). */
-_printf_(2, 3) int spec_fail(char **reterr, const char *fmt, ...);
+/* A message in *reterr; returns -EINVAL. */
+#define spec_fail(reterr, ...) reterr_set((reterr), -EINVAL, __VA_ARGS__)
 
 /* Stores v in the field of a size, number or boolean key (spec-keys.c). */
 void spec_store_number(JobSpec *s, SpecKey k, uint64_t v);

@@ -109,23 +109,6 @@ SpecKey spec_key_from_string(const char *s) {
 
 /* ---- messages ---- */
 
-_printf_(2, 3)
-int spec_fail(char **reterr, const char *fmt, ...) {
-        va_list ap;
-
-        if (reterr) {
-                char *m = NULL;
-
-                va_start(ap, fmt);
-                if (vasprintf(&m, fmt, ap) < 0)
-                        m = NULL;
-                va_end(ap);
-                free(*reterr);
-                *reterr = m;
-        }
-        return -EINVAL;
-}
-
 static const char *value_type_name(SpecValueType t) {
         switch (t) {
         case SPEC_VALUE_STRING:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +95,44 @@ static inline bool streq_ptr(const char *a, const char *b) {
 
 static inline const char *strna(const char *s) {
         return s ? s : "n/a";
+}
+
+/* A message for the caller in *reterr (when reterr is not NULL), replacing any there: the one way
+ * pure code says what was wrong. Returns r, so `return reterr_set(reterr, -EINVAL, "...", ...);`.
+ * reterr_set_once() keeps a message already there: the innermost failure names the cause best. */
+_printf_(3, 0)
+static inline int reterr_setv(char **reterr, int r, const char *fmt, va_list ap) {
+        char *m = NULL;
+
+        if (!reterr)
+                return r;
+        if (vasprintf(&m, fmt, ap) < 0)
+                m = NULL;
+        free(*reterr);
+        *reterr = m;
+        return r;
+}
+
+_printf_(3, 4)
+static inline int reterr_set(char **reterr, int r, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        r = reterr_setv(reterr, r, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+_printf_(3, 4)
+static inline int reterr_set_once(char **reterr, int r, const char *fmt, ...) {
+        va_list ap;
+
+        if (!reterr || *reterr)
+                return r;
+        va_start(ap, fmt);
+        r = reterr_setv(reterr, r, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 /* Returns -errno from the current errno, never 0 (for libc calls that "failed" without errno). */

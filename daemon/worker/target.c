@@ -37,18 +37,7 @@
 
 #define LAYOUT_CHUNK (UINT64_C(1) << 20)
 
-static int set_error(char **reterr, int r, const char *fmt, ...) _printf_(3, 4);
-static int set_error(char **reterr, int r, const char *fmt, ...) {
-        va_list ap;
-
-        if (reterr && !*reterr) {
-                va_start(ap, fmt);
-                if (vasprintf(reterr, fmt, ap) < 0)
-                        *reterr = NULL;
-                va_end(ap);
-        }
-        return r;
-}
+#define set_error(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
 
 static bool engine_writes(const JobSpec *spec) {
         switch (spec->workload) {
