@@ -12,18 +12,16 @@
 
 struct IoEngine {
         int fd;
-        unsigned depth, n_done;
-        IoRequest **done;
+        IoDoneList done;
 };
 
 static int sync_open(int fd, unsigned depth, IoEngine **ret) {
         IoEngine *e = calloc(1, sizeof(*e));
+
         if (!e)
                 return -ENOMEM;
         e->fd = fd;
-        e->depth = depth ? depth : 1;
-        e->done = calloc(e->depth, sizeof(IoRequest *));
-        if (!e->done) {
+        if (io_done_list_init(&e->done, depth) < 0) {
                 free(e);
                 return -ENOMEM;
         }
@@ -51,29 +49,20 @@ static int64_t do_io(IoEngine *e, IoRequest *r) {
 }
 
 static int sync_queue(IoEngine *e, IoRequest *r) {
-        if (e->n_done >= e->depth)
+        if (e->done.n >= e->done.depth)
                 return -EBUSY;
         r->result = do_io(e, r);
-        r->end_ns = now_nsec(CLOCK_MONOTONIC);
-        e->done[e->n_done++] = r;
-        return 0;
+        return io_done_list_push(&e->done, r);
 }
 
 static int sync_reap(IoEngine *e, unsigned min, IoRequest **done, unsigned max) {
-        unsigned n = MIN(e->n_done, max);
-
-        for (unsigned i = 0; i < n; i++)
-                done[i] = e->done[i];
-        for (unsigned i = n; i < e->n_done; i++)
-                e->done[i - n] = e->done[i];
-        e->n_done -= n;
-        return (int) n;
+        return io_done_list_reap(&e->done, done, max);
 }
 
 static void sync_close(IoEngine *e) {
         if (!e)
                 return;
-        free(e->done);
+        io_done_list_clear(&e->done);
         free(e);
 }
 

@@ -39,5 +39,19 @@ extern const IoEngineOps ioengine_sync_ops;
 extern const IoEngineOps ioengine_uring_ops;
 extern const IoEngineOps ioengine_null_ops;
 
+/* For engines that complete a request as it is queued (sync, null): the completions waiting to be
+ * reaped, in order, at most depth of them (ioengine.c). */
+typedef struct IoDoneList {
+        unsigned depth, n;
+        IoRequest **done;
+} IoDoneList;
+
+int io_done_list_init(IoDoneList *l, unsigned depth);
+/* Stamps end_ns and keeps r for reaping; -EBUSY when depth completions already wait. */
+int io_done_list_push(IoDoneList *l, IoRequest *r);
+/* Up to max of the waiting completions, oldest first, into done[]; returns how many. */
+int io_done_list_reap(IoDoneList *l, IoRequest **done, unsigned max);
+void io_done_list_clear(IoDoneList *l);
+
 /* The engine called name ("sync", "io_uring", "null"), or NULL when none is. */
 const IoEngineOps *ioengine_find(const char *name);
