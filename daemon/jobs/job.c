@@ -28,30 +28,6 @@
 #include "jobs/step-verdict.h"
 #include "shared/log.h"
 
-static const char *const job_state_table[_JOB_STATE_MAX] = {
-        [JOB_QUEUED] = "queued",
-        [JOB_RUNNING] = "running",
-        [JOB_SUCCEEDED] = "succeeded",
-        [JOB_FAILED] = "failed",
-        [JOB_CANCELLED] = "cancelled",
-        [JOB_INTERRUPTED] = "interrupted",
-};
-
-const char *job_state_to_string(JobState s) {
-        return s >= 0 && s < _JOB_STATE_MAX ? job_state_table[s] : NULL;
-}
-
-JobState job_state_from_string(const char *s) {
-        for (JobState i = 0; i < _JOB_STATE_MAX; i++)
-                if (streq_ptr(job_state_table[i], s))
-                        return i;
-        return _JOB_STATE_INVALID;
-}
-
-bool job_state_is_final(JobState s) {
-        return s != JOB_QUEUED && s != JOB_RUNNING;
-}
-
 #define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
 
 int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents, size_t n_steps,

@@ -14,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #include "store/db-queue.h"
+#include "shared/job-state.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -29,20 +30,6 @@ typedef enum JobAfterStore {
         JOB_AFTER_STORE_STEP,   /* the step current_step starts once its run can be recorded */
         JOB_AFTER_STORE_END,    /* the job has ended (end_state); that is announced once it is stored */
 } JobAfterStore;
-
-typedef enum JobState {
-        JOB_QUEUED,
-        JOB_RUNNING,
-        JOB_SUCCEEDED,
-        JOB_FAILED,
-        JOB_CANCELLED,
-        JOB_INTERRUPTED,
-        _JOB_STATE_MAX,
-        _JOB_STATE_INVALID = -22,
-} JobState;
-
-const char *job_state_to_string(JobState s);
-JobState job_state_from_string(const char *s);
 
 /* Samples are written to the database in batches of this many (and at the end of a step). */
 #define JOB_SAMPLE_BATCH 10u
@@ -129,7 +116,6 @@ int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error);
  * the next start-up settles it from its runs (manager_load()). */
 void job_interrupt(Job *j);
 
-bool job_state_is_final(JobState s);
 const char *job_workload(Job *j);
 
 /* One a{sv} of the job's properties (ListJobs). */
