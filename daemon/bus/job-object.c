@@ -56,7 +56,6 @@ int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error) {
         return r;
 }
 
-
 static int property_get_state(sd_bus *bus, const char *path, const char *interface,
                               const char *property, sd_bus_message *reply, void *userdata,
                               sd_bus_error *error) {
