@@ -48,11 +48,6 @@ int job_path(uint64_t id, char **ret) {
         return asprintf(ret, BENCHD_JOB_PATH_PREFIX "/%" PRIu64, id) < 0 ? -ENOMEM : 0;
 }
 
-bool job_state_is_final(const char *state) {
-        return state && (streq(state, "succeeded") || streq(state, "failed") || streq(state, "cancelled") ||
-                         streq(state, "interrupted"));
-}
-
 static void clear_line(JobWait *w) {
         if (w->tty && w->line_shown) {
                 fputs("\r\033[K", stdout);
@@ -339,7 +334,7 @@ static int print_result(JobWait *w) {
         char a[FORMAT_BUF_MAX];
         size_t n_runs = 0;
 
-        if (!state || !job_state_is_final(state))
+        if (!job_state_is_final(job_state_from_string(state)))
                 state = w->result ?: state ?: "unknown";
 
         if (arg_json) {
@@ -389,7 +384,7 @@ int job_wait_run(JobWait *w, uint64_t id) {
         r = job_get(w->bus, id, &w->props);
         if (r != 0)
                 return r;
-        if (job_state_is_final(rec_str(w->props, "State"))) {
+        if (job_state_is_final(job_state_from_string(rec_str(w->props, "State")))) {
                 ret = print_result(w);
                 return ret;
         }

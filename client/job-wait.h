@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "shared/job-state.h"
 #include "shared/util.h"
 
 typedef struct JobWait JobWait;
@@ -34,6 +35,3 @@ void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props);
 
 /* The object path of a job. */
 int job_path(uint64_t id, char **ret);
-
-/* True for the states a job does not leave. */
-bool job_state_is_final(const char *state);

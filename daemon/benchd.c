@@ -264,7 +264,7 @@ static int run(int argc, char *argv[]) {
                 devices = NULL;
         }
 
-        m->devices = devices;
+        manager_set_devices(m, devices);
 
         r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, m);
         if (r >= 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bus/bus-util.h"
+#include "shared/job-state.h"
 #include "shared/util.h"
 
 /* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's
@@ -302,15 +303,6 @@ int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid,
         return 0;
 }
 
-static bool job_state_valid(const char *s) {
-        static const char *const states[] = { "queued", "running", "succeeded", "failed", "cancelled",
-                                              "interrupted" };
-        for (size_t i = 0; i < ELEMENTSOF(states); i++)
-                if (streq(s, states[i]))
-                        return true;
-        return false;
-}
-
 static int read_job_filter_entry(sd_bus_message *message, const char *key, const char *contents,
                                  void *userdata, sd_bus_error *error) {
         BusJobFilter *f = userdata;
@@ -320,7 +312,7 @@ static int read_job_filter_entry(sd_bus_message *message, const char *key, const
                 return sd_bus_message_read(message, "v", "b", &f->all);
         if (streq(key, "state") && streq(contents, "s")) {
                 r = sd_bus_message_read(message, "v", "s", &f->state);
-                if (r >= 0 && !job_state_valid(f->state))
+                if (r >= 0 && job_state_from_string(f->state) < 0)
                         return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                                  "unknown job state '%s'; use queued, running, "
                                                  "succeeded, failed, cancelled or interrupted", CALLER_TEXT(f->state));

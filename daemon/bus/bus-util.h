@@ -1,28 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Marshalling between D-Bus messages and the daemon's plain data: a{sv} job specs into JobSpec,
- * database rows (DbField) into a{sv}, and the named errors of the Manager interface.
+ * database rows (DbField) into a{sv}, and the replies with the named errors of the Manager
+ * interface (the names themselves are in shared/bus-names.h).
  */
 #pragma once
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
+#include "shared/bus-names.h"
 #include "store/db.h"
 #include "shared/spec.h"
-
-#define BENCHD_BUS_NAME          "org.benchd.Benchd1"
-#define BENCHD_MANAGER_PATH      "/org/benchd/Benchd1"
-#define BENCHD_MANAGER_INTERFACE "org.benchd.Benchd1.Manager"
-#define BENCHD_JOB_PREFIX        "/org/benchd/Benchd1/job"
-#define BENCHD_JOB_INTERFACE     "org.benchd.Benchd1.Job"
-
-#define BENCHD_ERROR_INVALID_SPEC    "org.benchd.Benchd1.Error.InvalidSpec"
-#define BENCHD_ERROR_NOT_FOUND       "org.benchd.Benchd1.Error.NotFound"
-#define BENCHD_ERROR_UNSAFE          "org.benchd.Benchd1.Error.Unsafe"
-#define BENCHD_ERROR_QUEUE_FULL      "org.benchd.Benchd1.Error.QueueFull"
-#define BENCHD_ERROR_NO_SPACE        "org.benchd.Benchd1.Error.NoSpace"
-#define BENCHD_ERROR_NOT_CANCELLABLE "org.benchd.Benchd1.Error.NotCancellable"
 
 /* At most this many entries in a SubmitJob spec. */
 #define BUS_SPEC_ENTRIES_MAX 64u

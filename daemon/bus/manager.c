@@ -6,7 +6,8 @@
  * none while the files of an ended step are still being removed (cleanup.c), so that no benchmark
  * measures that unlinking.
  * The read-only methods (profiles and history) are in manager-history.c; the vtable here lists
- * them all, so the interface is declared in one place.
+ * them all, so the interface is declared in one place. The jobs' objects are job-object.c's; a job
+ * tells the Manager that it started, changed or ended through the callbacks wired up here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 
 #include "bus/bus-util.h"
 #include "config.h"
+#include "bus/job-object.h"
 #include "bus/manager-history.h"
 #include "bus/manager.h"
 #include "jobs/profile.h"
@@ -36,17 +38,18 @@ Job *manager_find_job(Manager *m, uint64_t id) {
 unsigned manager_queue_length(Manager *m) {
         unsigned n = 0;
         for (Job *j = m->jobs_head; j; j = j->next)
-                if (j->state == JOB_QUEUED)
+                if (job_get_state(j) == JOB_QUEUED)
                         n++;
         return n;
 }
 
-void manager_emit_changed(Manager *m) {
+static void manager_emit_changed(Manager *m) {
         (void) sd_bus_emit_properties_changed(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
                                               "QueueLength", "RunningJob", NULL);
 }
 
-void manager_schedule(Manager *m) {
+/* Looks at the queue on the next loop iteration. */
+static void manager_schedule(Manager *m) {
         if (m->dispatch_source)
                 (void) sd_event_source_set_enabled(m->dispatch_source, SD_EVENT_ONESHOT);
 }
@@ -57,7 +60,7 @@ static int on_dispatch(sd_event_source *s, void *userdata) {
         if (m->stopping || m->running || m->n_cleanups > 0)
                 return 0;
         for (Job *j = m->jobs_head; j; j = j->next)
-                if (j->state == JOB_QUEUED) {
+                if (job_get_state(j) == JOB_QUEUED) {
                         job_start(j);
                         return 0;
                 }
@@ -84,7 +87,8 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
                 manager_schedule(m);
 }
 
-void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
+/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged. */
+static void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
         Cleanup **a, *c;
         int r;
 
@@ -105,7 +109,25 @@ void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int 
         m->cleanups[m->n_cleanups++] = c;
 }
 
-void manager_job_started(Manager *m, Job *j) {
+/* Unlinks an ended job, removes its object (InterfacesRemoved) and frees it. */
+static void manager_remove_job(Manager *m, Job *j) {
+        job_object_removed(m->bus, j);
+        if (j->prev)
+                j->prev->next = j->next;
+        else
+                m->jobs_head = j->next;
+        if (j->next)
+                j->next->prev = j->prev;
+        else
+                m->jobs_tail = j->prev;
+        job_free(j);
+}
+
+/* ---- what the jobs tell the Manager (JobCallbacks) ---- */
+
+static void on_job_started(Job *j, void *userdata) {
+        Manager *m = userdata;
+
         m->running = j;
         manager_emit_changed(m);
         (void) sd_notifyf(false, "STATUS=Running job %" PRIu64 " (%u queued)", j->id, manager_queue_length(m));
@@ -117,18 +139,22 @@ static void manager_trim_ended(Manager *m, Job *keep) {
         unsigned n = 0;
 
         for (Job *j = m->jobs_head; j; j = j->next)
-                if (job_state_is_final(j->state))
+                if (job_state_is_final(job_get_state(j)))
                         n++;
         for (Job *j = m->jobs_head, *next; j && n > JOB_LINGER_MAX; j = next) {
                 next = j->next;
-                if (j != keep && job_state_is_final(j->state)) {
-                        job_remove(j);
+                if (j != keep && job_state_is_final(job_get_state(j))) {
+                        manager_remove_job(m, j);
                         n--;
                 }
         }
 }
 
-void manager_job_ended(Manager *m, Job *j) {
+static void on_job_ended(Job *j, const char *result, void *userdata) {
+        Manager *m = userdata;
+
+        (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE, "JobRemoved",
+                                  "tos", j->id, j->path, result);
         manager_trim_ended(m, j);
         if (m->running == j)
                 m->running = NULL;
@@ -141,6 +167,40 @@ void manager_job_ended(Manager *m, Job *j) {
         }
         manager_schedule(m);
 }
+
+static void on_job_changed(Job *j, const char *const *properties, void *userdata) {
+        Manager *m = userdata;
+
+        job_object_changed(m->bus, j, properties);
+}
+
+static void on_job_schedule(Job *j, void *userdata) {
+        manager_schedule(userdata);
+}
+
+static void on_job_remove_files(Job *j, const char *target, int step, void *userdata) {
+        manager_cleanup_files(userdata, target, j->id, step);
+}
+
+static void on_job_give_up(Job *j, void *userdata) {
+        Manager *m = userdata;
+
+        (void) sd_event_exit(m->event, 0);
+}
+
+static void on_job_expired(Job *j, void *userdata) {
+        manager_remove_job(userdata, j);
+}
+
+static const JobCallbacks manager_job_callbacks = {
+        .started = on_job_started,
+        .ended = on_job_ended,
+        .changed = on_job_changed,
+        .schedule = on_job_schedule,
+        .remove_files = on_job_remove_files,
+        .give_up = on_job_give_up,
+        .expired = on_job_expired,
+};
 
 static void manager_link_job(Manager *m, Job *j) {
         j->prev = m->jobs_tail;
@@ -288,7 +348,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 goto fail;
         }
 
-        r = job_new(m, id, &spec, steps, idents, n_steps, json, uid, now, &j);
+        r = job_new(&m->job_context, id, &spec, steps, idents, n_steps, json, uid, now, &j);
         if (r < 0) {
                 (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
                 goto fail;
@@ -296,7 +356,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         steps = NULL;
         idents = NULL;
         manager_link_job(m, j);
-        job_export(j);
+        job_object_added(m->bus, j);
         manager_emit_changed(m);
         manager_schedule(m);
         log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, uid, json);
@@ -428,10 +488,10 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
         } else {
                 uint64_t total = 0, n = 0;
                 for (Job *j = m->jobs_head; j; j = j->next)
-                        if (!f.state || streq(f.state, job_state_to_string(j->state)))
+                        if (!f.state || streq(f.state, job_state_to_string(job_get_state(j))))
                                 total++;
                 for (Job *j = m->jobs_head; j; j = j->next) {
-                        if (f.state && !streq(f.state, job_state_to_string(j->state)))
+                        if (f.state && !streq(f.state, job_state_to_string(job_get_state(j))))
                                 continue;
                         if (f.limit > 0 && total - n++ > f.limit)
                                 continue;
@@ -551,6 +611,11 @@ static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return sd_event_exit(m->event, 0);
 }
 
+void manager_set_devices(Manager *m, DeviceManager *devices) {
+        m->devices = devices;
+        m->job_context.devices = devices;
+}
+
 void manager_stop(Manager *m) {
         if (m->stopping)
                 return;
@@ -586,6 +651,15 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->max_queue = config->max_queue;
         m->db_path = strdup(config->db_path);
         m->worker_path = strdup(config->worker_path);
+        m->job_context = (JobContext) {
+                .event = m->event,
+                .db = db,
+                .db_path = m->db_path,
+                .devices = devices,
+                .worker_path = m->worker_path,
+                .callbacks = &manager_job_callbacks,
+                .userdata = m,
+        };
         for (char *const *d = config->profile_dirs; *d; d++)
                 n++;
         m->profile_dirs = calloc(n + 1, sizeof(char *));
@@ -737,14 +811,15 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
                 return 0;
         }
-        r = job_new(m, q->id, &spec, steps, idents, n_steps, q->spec_json, q->submitted_by, q->submitted_usec, &j);
+        r = job_new(&m->job_context, q->id, &spec, steps, idents, n_steps, q->spec_json, q->submitted_by,
+                    q->submitted_usec, &j);
         if (r < 0) {
                 spec_array_free(steps, n_steps);
                 free(idents);
                 return r;
         }
         manager_link_job(m, j);
-        job_export(j);
+        job_object_added(m->bus, j);
         return 0;
 }
 

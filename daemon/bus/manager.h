@@ -2,7 +2,8 @@
 /*
  * The Manager object (/org/benchd/Benchd1, org.benchd.Benchd1.Manager): the job queue, which
  * lives in SQLite and is mirrored in memory, the one-step-at-a-time scheduler, the method handlers
- * of the Manager interface, and the daemon's shutdown.
+ * of the Manager interface, and the daemon's shutdown. It owns the jobs: it gives each one its
+ * JobContext and hears back from it through the JobCallbacks there, never the other way round.
  */
 #pragma once
 
@@ -16,11 +17,14 @@
 #include "devices/device-manager.h"
 #include "jobs/job.h"
 
+typedef struct Manager Manager;
+
 struct Manager {
         sd_event *event;
         sd_bus *bus;
         Db *db;
         DeviceManager *devices;         /* may be NULL when the inventory failed to start */
+        JobContext job_context;         /* what every job is given (the strings are these) */
         char *db_path;
         char *worker_path;
         char **profile_dirs;            /* highest priority first */
@@ -60,18 +64,13 @@ Manager *manager_free(Manager *m);
  * scheduled. */
 int manager_load(Manager *m);
 
+/* The device inventory, once it runs (it is started after the Manager, whose ObjectManager
+ * announces its objects); NULL when it failed to start. */
+void manager_set_devices(Manager *m, DeviceManager *devices);
+
 /* Shutdown: stop accepting, stop the running worker; the event loop exits when it and the removal
  * of files are done, or after a bound. */
 void manager_stop(Manager *m);
 
 Job *manager_find_job(Manager *m, uint64_t id);
 unsigned manager_queue_length(Manager *m);
-/* Looks at the queue on the next loop iteration. */
-void manager_schedule(Manager *m);
-/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged. */
-void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step);
-/* Called by a job when it has ended. */
-void manager_job_ended(Manager *m, Job *j);
-/* Called by a job when it changed from queued to running. */
-void manager_job_started(Manager *m, Job *j);
-void manager_emit_changed(Manager *m);

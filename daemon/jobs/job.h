@@ -1,48 +1,64 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A job: a validated spec expanded into steps, its state machine (queued → running → succeeded,
- * failed, cancelled or interrupted), the runs it produced, and its D-Bus object
- * /org/benchd/Benchd1/job/<id> (org.benchd.Benchd1.Job). While running, it drives one Worker per
- * step and records runs, samples and histograms in the database. What the database does not take
- * at once waits in the job's DbQueue and is retried; the bus shows a state only once it is stored.
+ * A job: a validated spec expanded into steps, the runs it produced, and the step runner that
+ * carries it through its life. What the life is (queued → running → succeeded, failed, cancelled
+ * or interrupted, step by step, waiting for the database when it refuses writes) is decided by the
+ * pure core in job-core.h; this side does what the core says: the writes, the step verdict, one
+ * Worker per step, the retry timer. What the database does not take at once waits in the job's
+ * DbQueue; nothing is announced before it is stored.
+ *
+ * The job knows nothing of its owner: it gets a JobContext (event loop, database, devices, worker)
+ * and reports back through the JobCallbacks in it (started, ended, properties changed, files to
+ * remove, ...). Its D-Bus object is bus/job-object.c's.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "store/db-queue.h"
+#include "jobs/job-core.h"
+#include "jobs/supervisor.h"
+#include "shared/job-state.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
-#include "jobs/supervisor.h"
+#include "store/db-queue.h"
+#include "store/db.h"
 
-typedef struct Manager Manager;
+typedef struct DeviceManager DeviceManager;
 typedef struct Job Job;
 
-/* What waits for the database before the job can go on. */
-typedef enum JobAfterStore {
-        JOB_AFTER_STORE_NONE,
-        JOB_AFTER_STORE_START,  /* queued: "running" could not be stored; the scheduler tries again */
-        JOB_AFTER_STORE_STEP,   /* the step current_step starts once its run can be recorded */
-        JOB_AFTER_STORE_END,    /* the job has ended (end_state); that is announced once it is stored */
-} JobAfterStore;
+/* What a job is told about its owner; every callback gets the context's userdata. */
+typedef struct JobCallbacks {
+        /* Its "running" is stored: it runs now. */
+        void (*started)(Job *j, void *userdata);
+        /* Its end is stored and its state final. result: the state, followed by "; not stored: ..."
+         * when something of the job could not be stored (JobRemoved's result). It lingers for
+         * JOB_LINGER_USEC, then expired() is called. */
+        void (*ended)(Job *j, const char *result, void *userdata);
+        /* The properties named (Job interface names, NULL-terminated) changed. */
+        void (*changed)(Job *j, const char *const *properties, void *userdata);
+        /* The job may start now: look at the queue. */
+        void (*schedule)(Job *j, void *userdata);
+        /* Remove the job's files of step (step < 0: of all its steps) in target, in the background. */
+        void (*remove_files)(Job *j, const char *target, int step, void *userdata);
+        /* benchd stops and the job's last write failed with no worker left to wait for: exit now;
+         * the next start-up settles the job from its runs. */
+        void (*give_up)(Job *j, void *userdata);
+        /* It has lingered long enough: the owner removes it (and may free it from here). */
+        void (*expired)(Job *j, void *userdata);
+} JobCallbacks;
 
-typedef enum JobState {
-        JOB_QUEUED,
-        JOB_RUNNING,
-        JOB_SUCCEEDED,
-        JOB_FAILED,
-        JOB_CANCELLED,
-        JOB_INTERRUPTED,
-        _JOB_STATE_MAX,
-        _JOB_STATE_INVALID = -22,
-} JobState;
-
-const char *job_state_to_string(JobState s);
-JobState job_state_from_string(const char *s);
+typedef struct JobContext {
+        sd_event *event;
+        Db *db;
+        const char *db_path;            /* named in messages */
+        DeviceManager *devices;         /* may be NULL when the inventory failed to start */
+        const char *worker_path;
+        const JobCallbacks *callbacks;
+        void *userdata;
+} JobContext;
 
 /* Samples are written to the database in batches of this many (and at the end of a step). */
 #define JOB_SAMPLE_BATCH 10u
@@ -54,18 +70,21 @@ JobState job_state_from_string(const char *s);
 #define JOB_LINGER_USEC (10u * 60u * USEC_PER_SEC)
 /* ... and at most this many ended jobs are kept (the oldest go first). */
 #define JOB_LINGER_MAX 256u
+/* A stopped worker gets SIGKILL this long after SIGTERM: at a cancel, and at shutdown. */
+#define JOB_CANCEL_KILL_USEC WORKER_KILL_USEC
+#define JOB_INTERRUPT_KILL_USEC (3u * USEC_PER_SEC)
 
 struct Job {
-        Manager *manager;
-        Job *prev, *next;
+        const JobContext *ctx;
+        Job *prev, *next;               /* the owner's list */
 
         uint64_t id;
-        char *path;
-        JobState state;
-        JobSpec spec;           /* as submitted, finalized */
-        JobSpec *steps;         /* finalized, one per step */
-        TargetCheck *idents;    /* one per step: its target when it was checked at SubmitJob (an
-                                 * unknown kind for jobs queued before benchd recorded them) */
+        char *path;                     /* its object path (shared/bus-names.h), for the owner */
+        JobCore core;                   /* its stage and state (core.state), current step, ... */
+        JobSpec spec;                   /* as submitted, finalized */
+        JobSpec *steps;                 /* finalized, one per step */
+        TargetCheck *idents;            /* one per step: its target when it was checked at SubmitJob (an
+                                         * unknown kind for jobs queued before benchd recorded them) */
         size_t n_steps;
         char *spec_json;
         uint32_t submitted_by;
@@ -73,7 +92,6 @@ struct Job {
         uint64_t started_usec;
         uint64_t finished_usec;
         double progress;
-        uint32_t current_step;
         char *phase;
         uint64_t *runs;
         size_t n_runs;
@@ -84,34 +102,33 @@ struct Job {
         /* The running step. */
         Worker *worker;
         uint64_t run_id;
-        bool cancel_requested;
-        bool interrupt_requested;
+        const WorkerOutcome *outcome;   /* while its end is handled */
 
         /* Writes not stored yet (samples in batches, and whatever the database refused), and the
          * retry while it refuses them. */
         DbQueue *store;
-        JobAfterStore after_store;
         sd_event_source *store_retry_source;
         uint64_t store_retry_usec;      /* the next wait */
         unsigned store_failures;        /* in a row */
         int store_errno;                /* of the last failure, while failing */
-        JobState end_state;             /* JOB_AFTER_STORE_END: the end waiting to be stored */
-        char *end_error;
-        uint64_t end_usec;
+        uint64_t end_usec;              /* when it ended (stored as finished_usec) */
 
         sd_event_source *linger_source;
 };
 
-/* Takes ownership of the steps, their identities and the spec (it is moved; *spec is left
- * initialised). */
-int job_new(Manager *m, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents, size_t n_steps,
-            const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
+/* Takes ownership of the steps (n_steps ≥ 1), their identities and the spec (it is moved; *spec
+ * is left initialised). ctx must outlive the job. */
+int job_new(const JobContext *ctx, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents,
+            size_t n_steps, const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
 Job *job_free(Job *j);
 
-/* Unlinks an ended job from the manager, removes its object (InterfacesRemoved) and frees it. */
-void job_remove(Job *j);
-/* Announces the object (InterfacesAdded). */
-void job_export(Job *j);
+static inline JobState job_get_state(const Job *j) {
+        return j->core.state;
+}
+static inline uint32_t job_current_step(const Job *j) {
+        return j->core.step;
+}
+const char *job_workload(const Job *j);
 
 /* Starts the first step; the job ends (failed) at once when that is impossible. */
 void job_start(Job *j);
@@ -119,24 +136,7 @@ void job_start(Job *j);
  * stored). A queued job's cancellation is stored at once or not at all: when the database refuses
  * it, the job stays queued and the database's errno is returned (-EAGAIN for a lock). */
 int job_cancel(Job *j, uint32_t uid);
-/* The NotCancellable error of job id, which has ended in state: what Job.Cancel and
- * Manager.CancelJob reply for a job that ended, in memory or in the database only. */
-int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state);
-/* job_cancel() with -EBUSY as that error, and a refusing database as Failed or NoSpace. */
-int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error);
 /* Shutdown: stops the worker; the job ends interrupted when it has exited. A job waiting for the
- * database gets one more try; if that fails too, benchd exits with the job's end not stored, and
- * the next start-up settles it from its runs (manager_load()). */
+ * database gets one more try; if that fails too, give_up() is called and the next start-up
+ * settles the job from its runs. */
 void job_interrupt(Job *j);
-
-bool job_state_is_final(JobState s);
-const char *job_workload(Job *j);
-
-/* One a{sv} of the job's properties (ListJobs). */
-int job_append_properties(Job *j, sd_bus_message *m);
-
-extern const sd_bus_vtable job_vtable[];
-int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                    void **found, sd_bus_error *error);
-int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                        sd_bus_error *error);

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus/bus-util.h"
 #include "jobs/step-verdict.h"
+#include "shared/bus-names.h"
+#include "shared/util.h"
 
 static int refuse(StepVerdict *v, const char *name, int r, char *reason, const char *fallback) {
         v->error_name = name;

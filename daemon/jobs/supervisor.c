@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The worker supervisor: fork+exec of benchd-worker with a clean environment, and the daemon's
- * side of the protocol in proto.h. It is a small state machine (waiting for HELLO, running, done
- * after RESULT or ERROR) driven by the event loop; the decision of how a step ended is taken in one
- * place, when the process has been reaped, so a worker that writes its result and then crashes, or
- * is killed while we still read its frames, is judged on everything it did. Every decoded frame is
- * then judged by the plausibility rules of proto-plausible.h against the step's spec, the clock and
- * the frames before it; a frame that fails them is a protocol violation and never reaches a
- * callback.
+ * The worker supervisor: fork+exec of benchd-worker with a clean environment, its socket read frame
+ * by frame on the event loop, its timeout, its stop, and its reaping by pidfd. What the frames and
+ * the exit mean is not decided here but by the pure judge (worker-judge.h): which frame may come
+ * when, whether it is plausible for the step's spec and the clock, and, once the process has been
+ * reaped, how the step ended. This file only does what the judge says: pass an accepted frame to
+ * a callback, kill the worker at a violation, report the outcome. A frame the judge refuses never
+ * reaches a callback.
  *
  * No process outlives its job. The worker is a child subreaper that kills and reaps its own
  * descendants before it exits; a worker that cannot (it was SIGKILLed) leaves them to us: benchd is
@@ -29,19 +28,10 @@
 #include <syslog.h>
 
 #include "shared/children.h"
-#include "shared/histogram.h"
-#include "shared/proto-plausible.h"
 #include "shared/spec-check.h"
 #include "jobs/supervisor.h"
+#include "jobs/worker-judge.h"
 #include "shared/log.h"
-
-#define WORKER_LOG_MAX 200u
-
-typedef enum WorkerStage {
-        STAGE_HELLO,
-        STAGE_RUNNING,
-        STAGE_DONE,     /* RESULT or ERROR received: only EOF may follow */
-} WorkerStage;
 
 struct Worker {
         sd_event *event;
@@ -61,17 +51,7 @@ struct Worker {
         char *path;
         uint64_t timeout_usec;
 
-        WorkerStage stage;
-        bool got_result;
-        ProtoResult result;
-        char *error;            /* from an ERROR frame */
-        char *failure;          /* ours: violation, timeout; first one wins */
-        bool violated;          /* a protocol violation: nothing more it said is kept */
-        ProtoHistogramEntry *histogram;
-        size_t n_histogram;
-        ProtoLimits limits;     /* what the step's spec allows */
-        ProtoTally tally;       /* what the worker said so far */
-        uint64_t n_logs;
+        WorkerJudge judge;      /* what it said, and what that makes of the step */
         uint64_t spawn_usec;    /* CLOCK_MONOTONIC */
         uint64_t spawn_realtime_usec;
         bool stop_requested;
@@ -134,33 +114,13 @@ static void worker_disable_io(Worker *w) {
         w->io_source = sd_event_source_disable_unref(w->io_source);
 }
 
-static void worker_set_failure(Worker *w, const char *fmt, ...) _printf_(2, 3);
-static void worker_set_failure(Worker *w, const char *fmt, ...) {
-        va_list ap;
-
-        if (w->failure)
-                return;
-        va_start(ap, fmt);
-        if (vasprintf(&w->failure, fmt, ap) < 0)
-                w->failure = NULL;
-        va_end(ap);
-        if (w->failure)
-                worker_log(w, LOG_WARNING, "%s", w->failure);
-}
-
-/* A protocol violation: the worker cannot be trusted any more. Kill it at once; the step fails
- * when it has been reaped. */
-static void worker_violation(Worker *w, const char *what) {
-        worker_set_failure(w, "protocol violation by the worker: %s; the worker was killed", what);
-        w->violated = true;
+/* The judge has recorded a failure (new_failure: it is the one reported, so log it) that ends
+ * the worker: kill it at once; the step's outcome is decided when it has been reaped. */
+static void worker_kill_failed(Worker *w, bool new_failure) {
+        if (new_failure)
+                worker_log(w, LOG_WARNING, "%s", w->judge.failure);
         worker_disable_io(w);
         worker_signal_group(w, SIGKILL);
-}
-
-/* A frame that decoded but cannot be true (proto-plausible.h). Consumes err. */
-static void worker_implausible(Worker *w, int r, char *err) {
-        worker_violation(w, err ?: r == -ENOMEM ? "out of memory while checking a frame" : "an implausible frame");
-        free(err);
 }
 
 static ProtoClock worker_clock(Worker *w) {
@@ -189,208 +149,47 @@ static int worker_send_spec(Worker *w) {
         return proto_write_all(w->fd, buf, len);
 }
 
-static const char *frame_type_name(uint16_t t) {
-        static const char *const names[] = {
-                [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
-                [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
-                [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
-        };
-        return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
-}
-
 /* Returns false when the worker was dropped. */
 static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
-        char what[128], *err = NULL;
+        _cleanup_(worker_verdict_clear) WorkerVerdict v = {};
         ProtoClock clock = worker_clock(w);
         int r;
 
-        if (w->stage == STAGE_HELLO) {
-                ProtoHello hello;
-
-                if (f->type != PROTO_HELLO) {
-                        snprintf(what, sizeof(what), "%s frame (type %u) before HELLO",
-                                 frame_type_name(f->type), f->type);
-                        worker_violation(w, what);
-                        return false;
-                }
-                r = proto_decode_hello(f, &hello);
-                if (r < 0) {
-                        worker_violation(w, "malformed HELLO frame");
-                        return false;
-                }
-                if (hello.version != PROTO_VERSION) {
-                        snprintf(what, sizeof(what), "HELLO for protocol version %" PRIu32 ", expected %d",
-                                 hello.version, PROTO_VERSION);
-                        worker_violation(w, what);
-                        return false;
-                }
-                if ((pid_t) hello.pid != w->pid)
-                        worker_log(w, LOG_WARNING, "HELLO names pid %" PRIu32 "; continuing", hello.pid);
+        switch (worker_judge_frame(&w->judge, f, &clock, &v)) {
+        case WORKER_VERDICT_SEND_SPEC:
+                if ((pid_t) v.hello_pid != w->pid)
+                        worker_log(w, LOG_WARNING, "HELLO names pid %" PRIu32 "; continuing", v.hello_pid);
                 r = worker_send_spec(w);
                 if (r < 0) {
-                        worker_set_failure(w, "cannot send the spec to the worker: %s", strerror(-r));
-                        worker_disable_io(w);
-                        worker_signal_group(w, SIGKILL);
+                        worker_kill_failed(w, worker_judge_fail(&w->judge, "cannot send the spec to the worker: %s",
+                                                                strerror(-r)));
                         return false;
                 }
-                w->stage = STAGE_RUNNING;
                 return true;
-        }
-
-        if (w->stage == STAGE_DONE) {
-                snprintf(what, sizeof(what), "%s frame after the final RESULT or ERROR",
-                         frame_type_name(f->type));
-                worker_violation(w, what);
-                return false;
-        }
-
-        switch (f->type) {
-        case PROTO_PHASE: {
-                ProtoText t = {};
-                r = proto_decode_text(f, &t);
-                if (r < 0 || !t.text) {
-                        proto_text_clear(&t);
-                        worker_violation(w, "malformed PHASE frame (phases are layout, ramp, measure, cleanup)");
-                        return false;
-                }
-                r = proto_phase_plausible(&w->tally, t.text, &err);
-                if (r < 0) {
-                        proto_text_clear(&t);
-                        worker_implausible(w, r, err);
-                        return false;
-                }
+        case WORKER_VERDICT_PHASE:
                 if (w->cb.phase)
-                        w->cb.phase(w, t.text, w->userdata);
-                proto_text_clear(&t);
+                        w->cb.phase(w, v.text, w->userdata);
                 return true;
-        }
-        case PROTO_LOG: {
-                ProtoText t = {};
-                r = proto_decode_text(f, &t);
-                if (r < 0) {
-                        worker_violation(w, "malformed LOG frame");
-                        return false;
-                }
-                proto_text_sanitize(t.text);
-                /* Its log goes to ours: bounded, so a chatty worker cannot flood the journal. */
-                if (++w->n_logs <= WORKER_LOG_MAX)
-                        worker_log(w, (int) t.level, "%s", strna(t.text));
-                else if (w->n_logs == WORKER_LOG_MAX + 1)
-                        worker_log(w, LOG_INFO, "more than %u log messages; dropping the rest", WORKER_LOG_MAX);
-                proto_text_clear(&t);
-                return true;
-        }
-        case PROTO_SAMPLE: {
-                ProtoSample s;
-                r = proto_decode_sample(f, &s);
-                if (r < 0) {
-                        worker_violation(w, "malformed SAMPLE frame");
-                        return false;
-                }
-                /* In order, no more often than the shortest interval allows, and within what
-                 * the spec and the clock allow. */
-                r = proto_sample_plausible(&w->tally, &s, &w->limits, &clock, &err);
-                if (r < 0) {
-                        worker_implausible(w, r, err);
-                        return false;
-                }
+        case WORKER_VERDICT_SAMPLE:
                 if (w->cb.sample)
-                        w->cb.sample(w, &s, w->userdata);
+                        w->cb.sample(w, &v.sample, w->userdata);
                 return true;
-        }
-        case PROTO_PHASE_RESULT: {
-                ProtoPhaseResult p;
-                r = proto_decode_phase_result(f, &p);
-                if (r < 0) {
-                        worker_violation(w, "malformed PHASE_RESULT frame");
-                        return false;
-                }
-                /* Each phase once, at most PROTO_PHASE_RESULTS_MAX, and only what file_count and
-                 * the clock allow. */
-                r = proto_phase_result_plausible(&w->tally, &p, &w->limits, &clock, &err);
-                if (r < 0) {
-                        worker_implausible(w, r, err);
-                        return false;
-                }
+        case WORKER_VERDICT_PHASE_RESULT:
                 if (w->cb.phase_result)
-                        w->cb.phase_result(w, &p, w->userdata);
+                        w->cb.phase_result(w, &v.phase_result, w->userdata);
                 return true;
-        }
-        case PROTO_HISTOGRAM: {
-                ProtoHistogram h = {};
-                ProtoHistogramEntry *n;
-                ProtoTally t = w->tally;
-                r = proto_decode_histogram(f, &h);
-                if (r < 0) {
-                        worker_violation(w, "malformed HISTOGRAM frame");
-                        return false;
-                }
-                /* Non-empty buckets in increasing order across all frames, so at most
-                 * HISTOGRAM_BUCKETS entries in all; the tally is kept once they are. */
-                r = proto_histogram_plausible(&t, &h, &err);
-                if (r < 0) {
-                        proto_histogram_clear(&h);
-                        worker_implausible(w, r, err);
-                        return false;
-                }
-                if (h.n_entries > 0) {
-                        n = realloc(w->histogram, (w->n_histogram + h.n_entries) * sizeof(*n));
-                        if (!n) {
-                                proto_histogram_clear(&h);
-                                worker_violation(w, "out of memory for the histogram");
-                                return false;
-                        }
-                        w->histogram = n;
-                        memcpy(w->histogram + w->n_histogram, h.entries, h.n_entries * sizeof(*n));
-                        w->n_histogram += h.n_entries;
-                }
-                w->tally = t;
-                proto_histogram_clear(&h);
+        case WORKER_VERDICT_LOG:
+                worker_log(w, v.level, "%s", strna(v.text));
                 return true;
-        }
-        case PROTO_RESULT: {
-                ProtoResult res = {};
-                r = proto_decode_result(f, &res);
-                if (r < 0) {
-                        worker_violation(w, "malformed RESULT frame");
-                        return false;
-                }
-                /* The sum of the samples, consistent with the histogram before it, no faster and
-                 * no longer than the spec and the clock allow. */
-                r = proto_result_plausible(&w->tally, &res, w->histogram, w->n_histogram, &w->limits, &clock, &err);
-                if (r < 0) {
-                        proto_result_clear(&res);
-                        worker_implausible(w, r, err);
-                        return false;
-                }
-                proto_text_sanitize(res.device);
-                w->result = res;
-                w->got_result = true;
-                w->stage = STAGE_DONE;
+        case WORKER_VERDICT_LOGS_DROPPED:
+                worker_log(w, LOG_INFO, "more than %u log messages; dropping the rest", WORKER_LOG_MAX);
                 return true;
-        }
-        case PROTO_ERROR: {
-                ProtoError e = {};
-                r = proto_decode_error(f, &e);
-                if (r < 0) {
-                        worker_violation(w, "malformed ERROR frame");
-                        return false;
-                }
-                proto_text_sanitize(e.message);
-                w->unsafe = e.error == PROTO_ERROR_UNSAFE;
-                free(w->error);
-                if (e.message && *e.message)
-                        w->error = TAKE_PTR(e.message);
-                else if (asprintf(&w->error, "the worker failed: %s", strerror(e.error)) < 0)
-                        w->error = NULL;
-                proto_error_clear(&e);
-                w->stage = STAGE_DONE;
-                return true;
-        }
-        default:
-                snprintf(what, sizeof(what), "unexpected %s frame (type %u)", frame_type_name(f->type), f->type);
-                worker_violation(w, what);
+        case WORKER_VERDICT_VIOLATION:
+                worker_kill_failed(w, v.new_failure);
                 return false;
+        case WORKER_VERDICT_NONE:
+        default:
+                return true;
         }
 }
 
@@ -403,11 +202,7 @@ static void worker_read(Worker *w) {
 
                 r = proto_reader_next(&w->reader, &f);
                 if (r < 0) {
-                        worker_violation(w,
-                                         r == -EMSGSIZE ? "oversized frame" :
-                                         r == -EPROTONOSUPPORT ? "frame of another protocol version" :
-                                         "garbage instead of a frame header (bad magic, unknown frame "
-                                         "type or reserved field set)");
+                        worker_kill_failed(w, worker_judge_stream_error(&w->judge, r));
                         return;
                 }
                 if (r > 0) {
@@ -424,17 +219,15 @@ static void worker_read(Worker *w) {
                         w->eof = true;
                         worker_disable_io(w);
                         if (w->reader.len > 0)
-                                worker_violation(w, "the socket was closed in the middle of a frame");
+                                worker_kill_failed(w, worker_judge_eof(&w->judge, w->reader.len));
                         return;
                 }
                 if (r < 0) {
                         if (r == -ENOBUFS || r == -EMSGSIZE)
-                                worker_violation(w, "oversized frame");
-                        else {
-                                worker_set_failure(w, "cannot read from the worker: %s", strerror(-r));
-                                worker_disable_io(w);
-                                worker_signal_group(w, SIGKILL);
-                        }
+                                worker_kill_failed(w, worker_judge_stream_error(&w->judge, r));
+                        else
+                                worker_kill_failed(w, worker_judge_fail(&w->judge, "cannot read from the worker: %s",
+                                                                        strerror(-r)));
                         return;
                 }
         }
@@ -471,8 +264,9 @@ static void worker_arm_kill(Worker *w, uint64_t after_usec) {
 static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Worker *w = userdata;
 
-        worker_set_failure(w, "the step timed out after %" PRIu64 " s (its runtime plus grace); "
-                           "the worker was stopped", w->timeout_usec / USEC_PER_SEC);
+        if (worker_judge_fail(&w->judge, "the step timed out after %" PRIu64 " s (its runtime plus grace); "
+                              "the worker was stopped", w->timeout_usec / USEC_PER_SEC))
+                worker_log(w, LOG_WARNING, "%s", w->judge.failure);
         worker_signal_group(w, SIGTERM);
         worker_arm_kill(w, WORKER_KILL_USEC);
         return 0;
@@ -592,8 +386,7 @@ static void subreaper_ensure(void) {
 static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         Worker *w = userdata;
         WorkerOutcome o = {};
-        _cleanup_free_ char *msg = NULL;
-        bool clean = si->si_code == CLD_EXITED && si->si_status == 0;
+        WorkerExit e;
 
         /* Everything it wrote before dying is in the socket: judge it on all of it. */
         if (w->io_source)
@@ -609,51 +402,18 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         (void) kill(-w->pid, SIGKILL);
         strays_sweep(w->event);
 
-        /* Its histogram only with a RESULT that agreed with it, from a worker that kept to the
-         * protocol to the end. */
-        if (w->got_result && !w->violated) {
-                o.histogram = w->histogram;
-                o.n_histogram = w->n_histogram;
-        }
-
         if (si->si_code == CLD_EXITED)
                 worker_log(w, LOG_WARNING, "exited with status %d", si->si_status);
         else
                 worker_log(w, LOG_WARNING, "killed by signal %d (SIG%s)", si->si_status, strna(sigabbrev_np(si->si_status)));
 
-        o.signalled = w->signalled || !clean;
-        if (w->stop_requested && !(w->got_result && clean)) {
-                o.status = WORKER_STOPPED;
-        } else if (w->failure) {
-                o.status = WORKER_FAILED;
-                o.error = w->failure;
-        } else if (w->error) {
-                o.status = WORKER_FAILED;
-                o.error = w->error;
-                o.unsafe = w->unsafe;
-        } else if (w->got_result && clean) {
-                o.status = WORKER_SUCCEEDED;
-                o.result = &w->result;
-        } else {
-                int k;
-                o.status = WORKER_FAILED;
-                if (si->si_code != CLD_EXITED)
-                        k = asprintf(&msg, "worker killed by signal %d (SIG%s)%s", si->si_status,
-                                     strna(sigabbrev_np(si->si_status)),
-                                     w->got_result ? " after sending its result" : "");
-                else if (si->si_status == 127 && w->stage == STAGE_HELLO)
-                        k = asprintf(&msg, "worker %s could not be executed (exit status 127); "
-                                     "check --worker or BENCHD_WORKER", w->path);
-                else if (w->got_result)
-                        k = asprintf(&msg, "worker exited with status %d after sending its result",
-                                     si->si_status);
-                else
-                        k = asprintf(&msg, "worker exited with status %d without a result%s", si->si_status,
-                                     w->stage == STAGE_HELLO ? " (it never said HELLO)" : "");
-                if (k < 0)
-                        msg = NULL;
-                o.error = msg ?: "worker ended without a result";
-        }
+        e = (WorkerExit) {
+                .exited = si->si_code == CLD_EXITED,
+                .status = si->si_status,
+                .stop_requested = w->stop_requested,
+                .signalled = w->signalled,
+        };
+        worker_judge_outcome(&w->judge, &e, w->path, &o);
 
         /* May free w. */
         w->cb.finished(w, &o, w->userdata);
@@ -717,21 +477,22 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
                  const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret) {
         _cleanup_close_ int pidfd = -1;
-        ProtoLimits limits;
         int pair[2], r;
         pid_t parent = getpid(), pid;
         Worker *w;
 
         if (access(path, X_OK) < 0)
                 return negative_errno();
-        r = proto_limits_from_spec(spec, &limits);
-        if (r < 0)
-                return r;
-        subreaper_ensure();
-
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
+        r = worker_judge_init(&w->judge, spec);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        subreaper_ensure();
+
         w->fd = -1;
         w->event = sd_event_ref(event);
         w->cb = *cb;
@@ -739,8 +500,6 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         w->job_id = job_id;
         w->step = step;
         w->timeout_usec = timeout_usec;
-        w->limits = limits;
-        proto_tally_init(&w->tally);
         proto_reader_init(&w->reader);
         w->spec_text = strdup(spec_text);
         w->path = strdup(path);
@@ -853,10 +612,7 @@ Worker *worker_free(Worker *w) {
         if (w->fd >= 0)
                 close(w->fd);
         proto_reader_clear(&w->reader);
-        proto_result_clear(&w->result);
-        free(w->histogram);
-        free(w->error);
-        free(w->failure);
+        worker_judge_clear(&w->judge);
         free(w->spec_text);
         free(w->path);
         sd_event_unref(w->event);

@@ -5,8 +5,9 @@
  * stopped, and reaped by pidfd. Everything the worker sends is untrusted: a frame that is malformed
  * or implausible for the step's spec (shared/proto-plausible.h) is a protocol violation, which
  * kills it and fails the step with a message naming the violation; callbacks only ever see frames
- * that passed. The owner learns what happened through callbacks; the last one, finished, comes
- * exactly once, after the process is reaped, and after every process it left behind was killed.
+ * that passed; the rules, and the outcome (WorkerOutcome), are the judge's (worker-judge.h). The
+ * owner learns what happened through callbacks; the last one, finished, comes exactly once, after
+ * the process is reaped, and after every process it left behind was killed.
  */
 #pragma once
 
@@ -14,30 +15,12 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "shared/proto-plausible.h"
+#include "jobs/worker-judge.h"
 #include "shared/proto.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
 typedef struct Worker Worker;
-
-typedef enum WorkerStatus {
-        WORKER_SUCCEEDED,       /* RESULT received and a clean exit */
-        WORKER_FAILED,          /* ERROR, crash, timeout, protocol violation */
-        WORKER_STOPPED,         /* worker_stop() was called: cancel or shutdown */
-} WorkerStatus;
-
-typedef struct WorkerOutcome {
-        WorkerStatus status;
-        const char *error;                      /* WORKER_FAILED: what went wrong, for the user */
-        const ProtoResult *result;              /* WORKER_SUCCEEDED */
-        /* As received, once the RESULT checked it and no violation followed; else empty. */
-        const ProtoHistogramEntry *histogram;
-        size_t n_histogram;
-        bool signalled;                         /* we had to signal it, so it could not clean up */
-        bool unsafe;                            /* WORKER_FAILED: it refused the target on safety
-                                                 * grounds (PROTO_ERROR_UNSAFE) */
-} WorkerOutcome;
 
 typedef struct WorkerCallbacks {
         void (*phase)(Worker *w, const char *phase, void *userdata);
@@ -49,9 +32,6 @@ typedef struct WorkerCallbacks {
          * and the clock allow. May be NULL. */
         void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
 } WorkerCallbacks;
-
-/* PHASE_RESULT frames accepted per step; one more is a protocol violation. */
-#define WORKER_PHASE_RESULTS_MAX PROTO_PHASE_RESULTS_MAX
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
 #define WORKER_KILL_USEC (5 * USEC_PER_SEC)

@@ -29,6 +29,7 @@
 #include "store/db.h"
 #include "schema-migrations.h"
 #include "shared/histogram.h"
+#include "shared/job-state.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
 
@@ -97,23 +98,6 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_DEVICE_EXISTS] = "SELECT 1 FROM devices WHERE id = ?",
         [STMT_DEVICE_COUNT_RUNS] = "SELECT count(*) FROM runs WHERE device_id = ?",
 };
-
-static const char *const job_states[] = {
-        "queued", "running", "succeeded", "failed", "cancelled", "interrupted",
-};
-
-static const char *const run_final_statuses[] = {
-        "succeeded", "failed", "cancelled", "interrupted",
-};
-
-static bool string_in(const char *s, const char *const *list, size_t n) {
-        if (!s)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (streq(s, list[i]))
-                        return true;
-        return false;
-}
 
 /* ---- errors: the one place SQLite result codes become errnos ---- */
 
@@ -483,7 +467,7 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
         Binder b;
         int r;
 
-        if (!string_in(state, job_states, ELEMENTSOF(job_states)))
+        if (job_state_from_string(state) < 0)
                 return db_fail_msg(db, -EINVAL, "invalid job state '%s'", strna(state));
 
         r = db_stmt(db, STMT_JOB_SET_STATE, &st);
@@ -571,7 +555,8 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
         Binder b;
         int r;
 
-        if (!string_in(status, run_final_statuses, ELEMENTSOF(run_final_statuses)))
+        /* A run ends in one of the final states of a job. */
+        if (!job_state_is_final(job_state_from_string(status)))
                 return db_fail_msg(db, -EINVAL, "invalid final run status '%s'", strna(status));
 
         r = db_stmt(db, result ? STMT_RUN_FINISH_RESULT : STMT_RUN_FINISH, &st);

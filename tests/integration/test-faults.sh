@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# benchd survives its workers: a worker killed with SIGKILL mid-run, a "worker" that writes
-# garbage, one that claims an oversized frame, one that exits at once and one that hangs each end
-# in a failed job with an error that says what happened, while the daemon keeps answering and no
-# .benchd-* file is left behind. Cancelling a queued and a running job ends them as cancelled.
-# Workers that speak the protocol but report what no run could produce (absurd sizes, rates,
-# clocks, sums that do not add up) fail their job as a protocol violation, and none of the lie is
-# stored; worker text keeps its UTF-8; and no process a worker started outlives its job, even one
-# that left the worker's process group with setsid().
+# benchd survives its workers, with real processes: a worker killed with SIGKILL mid-run, a
+# "worker" that writes garbage, one that exits at once, one that cannot be executed, one that
+# does not exist and one that hangs each end in a failed job with an error that says what
+# happened, while the daemon keeps answering and no .benchd-* file is left behind. Cancelling a
+# queued and a running job ends them as cancelled. A worker that speaks the protocol honestly
+# succeeds with its figures stored; one that lies in a SAMPLE or in its RESULT fails its job as a
+# protocol violation with none of the lie stored; worker text keeps its UTF-8; and no process a
+# worker started outlives its job, even one that left the worker's process group with setsid().
+#
+# What the frames mean (order, versions, bounds, every plausibility rule, how each way of ending
+# is judged) is the pure judge's, tested row by row in tests/unit/test-worker-judge.c; this test
+# keeps one case per kind of outcome, so the wiring from the process to the bus and the database
+# stays tested end to end.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -111,12 +116,25 @@ mkfake() {
 # HELLO frame: "BNCH", version 1, type 1, length 8, reserved 0; payload version 1, pid.
 HELLO='printf "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x39\x30\x00\x00"'
 mkfake garbage 'for s in "${socks[@]}"; do head -c 65536 /dev/urandom >&"$s" 2>/dev/null; done; sleep 2'
-mkfake oversize 'for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; printf "BNCH\x01\x00\x04\x00\xff\xff\xff\x7f\x00\x00\x00\x00" >&"$s"; done; sleep 2'
-mkfake badtype 'for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; printf "BNCH\x01\x00\x63\x00\x04\x00\x00\x00\x00\x00\x00\x00abcd" >&"$s"; done; sleep 2'
 mkfake exit3 'exit 3'
 mkfake hang 'trap "" TERM; for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; done; while :; do sleep 1; done'
+# Executable, but its interpreter does not exist: execve() fails in the child, which exits 127.
+printf '#!%s/no-such-interpreter\n' "$TEST_DIR" >"$TEST_DIR/fake-noexec"
+chmod 0755 "$TEST_DIR/fake-noexec"
 
-for fake in garbage oversize badtype exit3 hang; do
+# fake|what the job's error must say
+for case in "garbage|protocol violation by the worker: garbage instead of a frame header" \
+        "exit3|worker exited with status 3 without a result (it never said HELLO)" \
+        "noexec|worker $TEST_DIR/fake-noexec could not be executed (exit status 127); check --worker" \
+        "missing|cannot start the worker $TEST_DIR/fake-missing: No such file or directory" \
+        "hang|the step timed out after"; do
+        IFS='|' read -r fake why <<<"$case"
+        # Under BENCHD_TEST_WRAP (valgrind), the tool emulates execve() in the forked child and
+        # exits with a status of its own when that fails: 127 is not what the child says then.
+        if [ "$fake" = noexec ] && [ -n "${BENCHD_TEST_WRAP:-}" ]; then
+                log "not with BENCHD_TEST_WRAP: the '$fake' worker"
+                continue
+        fi
         start_benchd --worker="$TEST_DIR/fake-$fake"
         if [ "$fake" = hang ]; then
                 id=$(long_job 1000 "fake-$fake") || fail "SubmitJob failed"
@@ -129,7 +147,7 @@ for fake in garbage oversize badtype exit3 hang; do
         result=$(wait_job_removed "$id" $timeout)
         log "fake worker '$fake': job $id $result after $(($(date +%s) - start))s: $(sql "select error from jobs where id = $id")"
         assert_eq failed "$result" "JobRemoved result with the '$fake' worker"
-        [ -n "$(sql "select error from jobs where id = $id")" ] || fail "job $id with the '$fake' worker failed without an error message"
+        assert_contains "$(sql "select error from jobs where id = $id")" "$why" "job error with the '$fake' worker"
         daemon_answers "the '$fake' worker"
         # No fake worker may outlive its job.
         wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ] && ! pgrep -f '^/bin/bash $TEST_DIR/fake-' >/dev/null" ||
@@ -142,7 +160,7 @@ done
 
 # ---- 4. fake workers that speak the protocol: what benchd stores, and what it refuses ----
 py=$(command -v /usr/bin/python3 python3 | head -n1)
-for mode in honest nan flood backwards phase-twice phase-flood label; do
+for mode in honest label; do
         { printf '#!%s\n' "$py"; cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
         chmod 0755 "$TEST_DIR/fake-py-$mode"
 done
@@ -164,65 +182,16 @@ assert_eq 256 "$(sql "select sum(count) from run_histograms where run_id = (sele
         "what benchd stored of the fake HISTOGRAM"
 stop_benchd
 
-for case in "nan|malformed SAMPLE frame" "flood|SAMPLE frames faster than one per 100 ms" \
-        "backwards|SAMPLE t_ms=40 not after the previous 50"; do
-        IFS='|' read -r mode why <<<"$case"
-        start_benchd --worker="$TEST_DIR/fake-py-$mode"
-        id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
-                sample_ms u 1000 label s "fake-py-$mode") || fail "SubmitJob failed"
-        result=$(wait_job_removed "$id" 30)
-        log "fake worker 'py-$mode': job $id $result: $(sql "select error from jobs where id = $id")"
-        assert_eq failed "$result" "JobRemoved with the 'py-$mode' worker"
-        assert_contains "$(sql "select error from jobs where id = $id")" "protocol violation by the worker: $why" \
-                "job error with the 'py-$mode' worker"
-        # SQLite stores a NaN as NULL, so "iowait_pct != iowait_pct" never matches: the nan worker's
-        # only SAMPLE is the NaN one, and none of it may be stored.
-        if [ "$mode" = nan ]; then
-                assert_eq 0 "$(sql "select count(*) from samples where run_id in (select id from runs where job_id = $id)")" \
-                        "samples stored from the nan worker (its one SAMPLE has a NaN iowait)"
-        fi
-        daemon_answers "the 'py-$mode' worker"
-        wait_for 15 bash -c "[ -z \"\$(pgrep -P $BENCHD_PID)\" ]" || fail "the 'py-$mode' worker outlived its job"
-        stop_benchd
-        assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
-done
-
-# PHASE_RESULT is bounded: each phase once, at most WORKER_PHASE_RESULTS_MAX (16) a step. What came
-# before the violation is kept, the worker is killed and the job fails naming the rule.
-for case in "phase-twice|1|PHASE_RESULT create-seq sent twice" "phase-flood|16|more than 16 PHASE_RESULT frames"; do
-        IFS='|' read -r mode kept why <<<"$case"
-        start_benchd --worker="$TEST_DIR/fake-py-$mode"
-        id=$(submit_busctl target s "$T" workload s metadata file_count u 100 label s "fake-py-$mode") ||
-                fail "SubmitJob failed"
-        result=$(wait_job_removed "$id" 30)
-        error=$(sql "select error from jobs where id = $id")
-        log "fake worker 'py-$mode': job $id $result: $error"
-        assert_eq failed "$result" "JobRemoved with the 'py-$mode' worker"
-        assert_contains "$error" "$why" "job error with the 'py-$mode' worker"
-        assert_eq "$kept" "$(sql "select count(*) from run_phases where run_id in (select id from runs where job_id = $id)")" \
-                "phases stored from the 'py-$mode' worker"
-        daemon_answers "the 'py-$mode' worker"
-        stop_benchd
-        assert_eq 0 "$BENCHD_RC" "benchd exit status after the 'py-$mode' worker"
-done
-
 # ---- 5. implausible figures: the job fails naming the rule, and nothing of the lie is stored ----
 # One benchd, one fake ("fake-py-label"), the mode in each job's label. Each mode is honest up to
-# one lie; "kept" is how many of its SAMPLEs came before the lie (and are stored, being plausible).
+# one lie, in a SAMPLE or in the RESULT; "kept" is how many of its SAMPLEs came before the lie (and
+# are stored, being plausible). The other rules are rows of tests/unit/test-worker-judge.c.
 # Its log as the journal would get it: the worker's LOG lines must keep their priority.
 BENCHD_LOG_AS_JOURNAL=1 start_benchd --worker="$TEST_DIR/fake-py-label"
 SIZE=$((8 << 20))
 for case in \
-        "huge|1|SAMPLE bytes_written=9223372036854775808 is above 9223372036854775807, the largest number the database stores" \
         "rate|1|SAMPLE moved 1000000000000000 bytes in 100000 us, faster than the ceiling of 1000000000000 bytes/s" \
-        "oversize|1|the SAMPLEs add up to $((2 * SIZE + 4 * 32768)) bytes, more than the $SIZE this step can move" \
-        "future|1|SAMPLE t_ms=3600000 is later than the" \
-        "cpu|1|SAMPLE cpu_user_pct + cpu_sys_pct + iowait_pct = 110; shares of the CPU time add up to at most 100" \
-        "hist-short|2|the HISTOGRAM holds 255 latencies, but RESULT counts 256 I/Os" \
-        "hist-huge|2|HISTOGRAM bucket 1180 count=9223372036854775808 is above" \
-        "result-sum|2|RESULT bytes_written=$((SIZE + 32768)) but the SAMPLEs add up to $SIZE; the result is the sum of its samples" \
-        "result-p99|2|RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063" \
-        "result-long|2|RESULT duration_usec=3600000000 is longer than the worker has run"; do
+        "result-p99|2|RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063"; do
         IFS='|' read -r mode kept why <<<"$case"
         id=$(submit_busctl target s "$T" workload s write size s 8M block_size s 32K direct b true \
                 sample_ms u 1000 label s "$mode") || fail "SubmitJob ($mode) failed"
