@@ -3,8 +3,9 @@
  * Step verdicts in a helper process (verdict-query.h). The child computes every step's verdict,
  * encodes them and writes them in one go; the parent is called back by the helper when the child
  * has gone (or at the timeout, without waiting for a child that cannot be killed), decodes what
- * came, and turns anything short of a complete, well-formed answer from a child that exited 0
- * into a refusal of every step that names the target and says what happened.
+ * came, and turns anything short of a complete, well-formed answer into a refusal of every step
+ * that names the target and says what happened (the timeout, the child's exit status or signal,
+ * or an answer that does not decode).
  *
  * The encoding is bounded before anything is read: n is the caller's, each reason at most
  * VERDICT_REASON_MAX bytes, so the helper takes at most verdict_encoded_max(n) bytes and kills a
@@ -278,15 +279,19 @@ static int verdict_child(int fd, void *userdata) {
         _cleanup_free_ uint8_t *buf = NULL;
         StepVerdict *v;
         size_t size;
+        int r;
 
         v = calloc(MAX(q->n, (size_t) 1), sizeof(StepVerdict));
         if (!v)
                 return EXIT_FAILURE;
         for (size_t i = 0; i < q->n; i++)
                 (void) step_verdict(q->devices, &q->steps[i], q->submitted ? &q->submitted[i] : NULL, &v[i]);
-        if (verdict_encode(v, q->n, &buf, &size) < 0)
+        r = verdict_encode(v, q->n, &buf, &size);
+        for (size_t i = 0; i < q->n; i++)
+                step_verdict_clear(&v[i]);
+        free(v);
+        if (r < 0)
                 return EXIT_FAILURE;
-        /* The process ends here: nothing to free. */
         return helper_report(fd, buf, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -326,24 +331,29 @@ static void on_helper_done(Helper *h, const HelperResult *hr, void *userdata) {
                 log_warning("checking target %s took longer than %s (a disk or filesystem under it that does not "
                             "respond?); the step was refused", CALLER_TEXT(q->what[0].target), after);
                 verdict_refuse_all(q, -ETIMEDOUT, what, "try again once the disk or filesystem under it responds");
-        } else if (hr->code != CLD_EXITED || hr->status != 0 || hr->overflow) {
-                if (hr->overflow)
-                        snprintf(what, sizeof(what), "wrote more than an answer can hold and was killed");
-                else if (hr->code == CLD_EXITED)
-                        snprintf(what, sizeof(what), "exited with status %d without an answer", hr->status);
-                else
-                        snprintf(what, sizeof(what), "was killed by signal %d (SIG%s)", hr->status,
-                                 strna(sigabbrev_np(hr->status)));
+        } else if (hr->overflow) {
+                snprintf(what, sizeof(what), "wrote more than an answer can hold and was killed");
                 log_warning("checking target %s: the checking process %s", CALLER_TEXT(q->what[0].target), what);
                 verdict_refuse_all(q, -EIO, what, "see benchd's log, and try again");
-        } else {
-                r = verdict_decode(hr->report, hr->report_size, q->n, q->verdicts);
-                if (r < 0) {
-                        log_warning("checking target %s: the checking process sent %zu bytes that are not an answer "
-                                    "for %zu step(s): %s", CALLER_TEXT(q->what[0].target), hr->report_size, q->n,
-                                    strerror(-r));
-                        verdict_refuse_all(q, r == -ENOMEM ? -ENOMEM : -EBADMSG, "sent an answer benchd cannot read",
+        } else if ((r = verdict_decode(hr->report, hr->report_size, q->n, q->verdicts)) < 0) {
+                /* Whatever came is not a whole answer. (A whole one is, however the child ended
+                 * after it: under valgrind, say, it exits with valgrind's status.) */
+                if (r == -ENOMEM)
+                        verdict_refuse_all(q, -ENOMEM, "answered, but benchd is short of memory", "try again");
+                else if (hr->code == CLD_EXITED && hr->status == 0) {
+                        log_warning("checking target %s: the checking process sent %zu bytes that are not an "
+                                    "answer for %zu step(s)", CALLER_TEXT(q->what[0].target), hr->report_size, q->n);
+                        verdict_refuse_all(q, -EBADMSG, "sent an answer benchd cannot read",
                                            "see benchd's log, and try again");
+                } else {
+                        if (hr->code == CLD_EXITED)
+                                snprintf(what, sizeof(what), "exited with status %d without an answer", hr->status);
+                        else
+                                snprintf(what, sizeof(what), "was killed by signal %d (SIG%s)", hr->status,
+                                         strna(sigabbrev_np(hr->status)));
+                        log_warning("checking target %s: the checking process %s", CALLER_TEXT(q->what[0].target),
+                                    what);
+                        verdict_refuse_all(q, -EIO, what, "see benchd's log, and try again");
                 }
         }
 

@@ -46,12 +46,15 @@ static void on_done(Helper *h, const HelperResult *result, void *userdata) {
 
 static int child_big(int fd, void *userdata) {
         uint8_t *b = malloc(BIG);
+        int r;
 
         if (!b)
                 return 2;
         for (size_t i = 0; i < BIG; i++)
                 b[i] = (uint8_t) (i * 7);
-        return helper_report(fd, b, BIG) < 0 ? 3 : 0;
+        r = helper_report(fd, b, BIG) < 0 ? 3 : 0;
+        free(b);
+        return r;
 }
 
 START_TEST(test_report) {

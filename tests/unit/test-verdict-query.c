@@ -607,8 +607,7 @@ END_TEST
  * as test-verdict-query-root (--root), which reports itself skipped, not passed, without root. */
 static Suite *verdict_suite(bool root) {
         Suite *s = suite_create(root ? "verdict-query-root" : "verdict-query");
-        TCase *te = tcase_create("encoding");
-        TCase *tq = tcase_create("query");
+        TCase *te, *tq = tcase_create("query");
 
         root_cases = root;
         if (root) {
@@ -619,6 +618,7 @@ static Suite *verdict_suite(bool root) {
                 suite_add_tcase(s, tq);
                 return s;
         }
+        te = tcase_create("encoding");
         tcase_add_test(te, test_roundtrip);
         tcase_add_test(te, test_reasons);
         tcase_add_test(te, test_encode_invalid);
