@@ -207,7 +207,9 @@ static int do_submit(bool wait) {
                 fprintf(stderr, "benchctl: submit: cannot build the call: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
-        r = sd_bus_call(bus, m, 0, &error, &reply);
+        /* benchd answers once the targets are checked, and refuses a check that takes longer than
+         * 60 s: wait beyond that, not the bus's default 25 s. */
+        r = sd_bus_call(bus, m, 90 * USEC_PER_SEC, &error, &reply);
         if (r < 0)
                 return bus_error_exit("submit", &error, r);
         r = sd_bus_message_read(reply, "to", &id, &path);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Manager object and the queue. Handlers parse the message, authorise, call the logic in
- * spec.c, spec-check.c, profile.c and db.c, and reply; the scheduler starts one job at a time from
- * a defer source so that no job is started from inside a handler or another job's callback, and
- * none while the files of an ended step are still being removed (cleanup.c), so that no benchmark
- * measures that unlinking.
+ * spec.c, spec-check.c, profile.c and db.c, and reply; SubmitJob replies later, once the checks of
+ * its targets, which may hang on a slow disk, have come back from a helper process
+ * (verdict-query.c), so that the loop never waits for a disk. The scheduler starts one job at a
+ * time from a defer source so that no job is started from inside a handler or another job's
+ * callback, and none while the files of an ended step are still being removed (cleanup.c), so that
+ * no benchmark measures that unlinking.
  * The read-only methods (profiles and history) are in manager-history.c; the vtable here lists
  * them all, so the interface is declared in one place. The jobs' objects are job-object.c's; a job
  * tells the Manager that it started, changed or ended through the callbacks wired up here.
@@ -24,7 +26,7 @@
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
 #include "shared/spec-check.h"
-#include "jobs/step-verdict.h"
+#include "jobs/verdict-query.h"
 #include "shared/log.h"
 
 
@@ -250,36 +252,164 @@ static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *b
         return buf;
 }
 
-/* Everything that is checked against the system before queueing; each step's target identity
- * into idents, to be compared at the step's start. */
-static int manager_check_steps(Manager *m, const JobSpec *steps, size_t n, TargetCheck *idents,
-                               sd_bus_error *error) {
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_(step_verdict_clear) StepVerdict v = {};
-                char pfx[96];
-                int r;
+/* ---- SubmitJob ----
+ *
+ * What is pure (the spec, the profile's expansion) is checked on the loop; the checks against the
+ * system, which can hang on a dying disk or a stuck mount, run in a helper process
+ * (verdict-query.h), and the call is answered when the verdict comes, as timedated answers once
+ * polkit has. Authorisation comes first, so that nobody unprivileged can make benchd fork; at most
+ * MANAGER_SUBMITS_CHECKING_MAX calls wait at a time. */
 
-                r = step_verdict(m->devices, &steps[i], NULL, &v);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        return sd_bus_error_setf(error, v.error_name, "%s%s",
-                                                 step_prefix(steps, n, i, pfx, sizeof(pfx)), v.reason);
-                idents[i] = v.check;
+/* A SubmitJob call waiting for the verdicts of its steps. */
+struct Submit {
+        Manager *manager;
+        Submit *prev, *next;    /* in manager->submits */
+        sd_bus_message *message;
+        JobSpec spec;
+        JobSpec *steps;
+        size_t n_steps;
+        uint32_t uid;
+        VerdictQuery *query;
+};
+
+static Submit *submit_free(Submit *s) {
+        if (!s)
+                return NULL;
+        if (s->manager) {
+                /* Linked (only then is manager set). */
+                if (s->prev)
+                        s->prev->next = s->next;
+                else
+                        s->manager->submits = s->next;
+                if (s->next)
+                        s->next->prev = s->prev;
+                s->manager->n_submits--;
         }
+        verdict_query_free(s->query);
+        spec_array_free(s->steps, s->n_steps);
+        spec_clear(&s->spec);
+        sd_bus_message_unref(s->message);
+        free(s);
+        return NULL;
+}
+
+static int manager_check_queue(Manager *m, sd_bus_error *error) {
+        if (manager_queue_length(m) >= m->max_queue)
+                return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                         "the queue is full (%u jobs waiting); wait for jobs to finish or "
+                                         "cancel some", m->max_queue);
         return 0;
+}
+
+/* The job, its steps judged: queued and answered (1), or refused (a negative errno, with error set
+ * when it says more). */
+static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error *error) {
+        Manager *m = s->manager;
+        _cleanup_free_ char *json = NULL, *steps_json = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL;
+        uint64_t id, now;
+        Job *j;
+        int r;
+
+        /* Each step's target identity, to be compared at the step's start. */
+        for (size_t i = 0; i < n; i++) {
+                char pfx[96];
+
+                if (!v[i].error_name)
+                        continue;
+                if (v[i].error == -ENOMEM || !v[i].reason)
+                        return -ENOMEM;
+                return sd_bus_error_setf(error, v[i].error_name, "%s%s",
+                                         step_prefix(s->steps, n, i, pfx, sizeof(pfx)), v[i].reason);
+        }
+        idents = calloc(n, sizeof(TargetCheck));
+        if (!idents)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                idents[i] = v[i].check;
+
+        /* Again: the queue may have filled while the targets were checked. */
+        r = manager_check_queue(m, error);
+        if (r < 0)
+                return r;
+
+        r = spec_to_json(&s->spec, &json);
+        if (r >= 0)
+                r = job_steps_to_json(s->steps, idents, n, &steps_json);
+        if (r < 0)
+                return r;
+
+        now = now_usec(CLOCK_REALTIME);
+        DbJob dj = {
+                .state = "queued",
+                .profile = s->spec.profile,
+                .workload = s->spec.profile ? NULL : workload_to_string(s->spec.workload),
+                .spec_json = json,
+                .target = s->spec.target,
+                .label = s->spec.label,
+                .submitted_by = s->uid,
+                .submitted_usec = now,
+                .steps_json = steps_json,
+        };
+        r = db_job_insert(m->db, &dj, &id);
+        if (r < 0) {
+                log_full(LOG_WARNING, "cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                return sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                         "cannot record the job in the database %s: %s (%s); nothing was queued, "
+                                         "submit it again once the database can be written", m->db_path,
+                                         strerror(-r), db_last_error(m->db));
+        }
+
+        r = job_new(&m->job_context, id, &s->spec, s->steps, idents, n, json, s->uid, now, &j);
+        if (r < 0) {
+                (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
+                return r;
+        }
+        s->steps = NULL;
+        s->n_steps = 0;
+        idents = NULL;
+        manager_link_job(m, j);
+        job_object_added(m->bus, j);
+        manager_emit_changed(m);
+        manager_schedule(m);
+        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, s->uid, json);
+
+        r = sd_bus_reply_method_return(s->message, "to", id, j->path);
+        if (r < 0)
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %s", id,
+                         strerror(-r));
+        return 1;
+}
+
+static void on_submit_verdicts(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        Submit *s = userdata;
+        int r;
+
+        r = submit_queue(s, verdicts, n, &error);
+        if (r < 0 && sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(s->message, &error);
+        else if (r < 0)
+                (void) sd_bus_reply_method_errno(s->message, r, NULL);
+        submit_free(s);
+}
+
+/* Shutdown: every call still waiting is answered, and its check killed. */
+static void manager_submits_abort(Manager *m) {
+        while (m->submits) {
+                Submit *s = m->submits;
+
+                (void) sd_bus_reply_method_errorf(s->message, SD_BUS_ERROR_FAILED,
+                                                  "benchd is shutting down; submit the job again once it runs");
+                submit_free(s);
+        }
 }
 
 static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(spec_clear) JobSpec spec;
-        _cleanup_free_ char *err = NULL, *json = NULL, *steps_json = NULL;
-        _cleanup_free_ TargetCheck *idents = NULL;
-        JobSpec *steps = NULL;
-        size_t n_steps = 0;
-        uint32_t uid;
-        uint64_t id, now;
-        Job *j;
+        _cleanup_free_ char *err = NULL;
+        Submit *s;
         int r;
 
         spec_init(&spec);
@@ -287,84 +417,67 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         if (m->stopping)
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                                         "benchd is shutting down; submit the job again once it runs");
-        r = bus_check_root(message, "submitting jobs", &uid, error);
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        spec_init(&s->spec);
+        r = bus_check_root(message, "submitting jobs", &s->uid, error);
         if (r < 0)
-                return r;
+                goto fail;
 
         r = bus_message_read_spec(message, &spec, error);
         if (r < 0)
-                return r;
+                goto fail;
         r = spec_finalize(&spec, &err);
-        if (r < 0)
-                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid spec");
-
-        r = manager_expand(m, &spec, &steps, &n_steps, &err);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
-
-        idents = calloc(n_steps, sizeof(TargetCheck));
-        if (!idents) {
-                r = -ENOMEM;
+        if (r < 0) {
+                r = sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid spec");
                 goto fail;
         }
-        r = manager_check_steps(m, steps, n_steps, idents, error);
+
+        r = manager_expand(m, &spec, &s->steps, &s->n_steps, &err);
+        if (r < 0) {
+                if (r != -ENOMEM)
+                        r = sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s", err ?: "invalid profile");
+                goto fail;
+        }
+
+        /* Nothing is forked for a call that cannot be queued anyway. */
+        r = manager_check_queue(m, error);
         if (r < 0)
                 goto fail;
-
-        if (manager_queue_length(m) >= m->max_queue) {
+        if (m->n_submits >= MANAGER_SUBMITS_CHECKING_MAX) {
                 r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                      "the queue is full (%u jobs waiting); wait for jobs to finish or "
-                                      "cancel some", m->max_queue);
+                                      "too many jobs being checked (%u SubmitJob calls wait for the check of "
+                                      "their targets); submit again once they are answered",
+                                      MANAGER_SUBMITS_CHECKING_MAX);
                 goto fail;
         }
 
-        r = spec_to_json(&spec, &json);
-        if (r >= 0)
-                r = job_steps_to_json(steps, idents, n_steps, &steps_json);
-        if (r < 0)
-                goto fail;
-
-        now = now_usec(CLOCK_REALTIME);
-        DbJob dj = {
-                .state = "queued",
-                .profile = spec.profile,
-                .workload = spec.profile ? NULL : workload_to_string(spec.workload),
-                .spec_json = json,
-                .target = spec.target,
-                .label = spec.label,
-                .submitted_by = uid,
-                .submitted_usec = now,
-                .steps_json = steps_json,
-        };
-        r = db_job_insert(m->db, &dj, &id);
+        r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, VERDICT_QUERY_TIMEOUT_USEC,
+                                on_submit_verdicts, s, &s->query);
         if (r < 0) {
-                log_full(LOG_WARNING, "cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
-                r = sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
-                                      "cannot record the job in the database %s: %s (%s); nothing was queued, "
-                                      "submit it again once the database can be written", m->db_path,
-                                      strerror(-r), db_last_error(m->db));
+                log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(spec.target), strerror(-r));
+                if (r != -ENOMEM)
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                              "cannot start checking target %s: %s; submit the job again",
+                                              CALLER_TEXT(spec.target), strerror(-r));
                 goto fail;
         }
 
-        r = job_new(&m->job_context, id, &spec, steps, idents, n_steps, json, uid, now, &j);
-        if (r < 0) {
-                (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
-                goto fail;
-        }
-        steps = NULL;
-        idents = NULL;
-        manager_link_job(m, j);
-        job_object_added(m->bus, j);
-        manager_emit_changed(m);
-        manager_schedule(m);
-        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, uid, json);
-
-        return sd_bus_reply_method_return(message, "to", id, j->path);
+        /* The call is the Submit's now; on_submit_verdicts() answers it. */
+        s->spec = spec;
+        spec_init(&spec);
+        s->message = sd_bus_message_ref(message);
+        s->manager = m;
+        s->next = m->submits;
+        if (m->submits)
+                m->submits->prev = s;
+        m->submits = s;
+        m->n_submits++;
+        return 1;
 
 fail:
-        spec_array_free(steps, n_steps);
+        submit_free(s);
         return r;
 }
 
@@ -621,6 +734,7 @@ void manager_stop(Manager *m) {
                 return;
         m->stopping = true;
         log_full(LOG_INFO, "stopping");
+        manager_submits_abort(m);
         if (!m->running && m->n_cleanups == 0) {
                 (void) sd_event_exit(m->event, 0);
                 return;
@@ -704,7 +818,10 @@ Manager *manager_free(Manager *m) {
                 m->jobs_head = j->next;
                 job_free(j);
         }
-        /* Kills and reaps removals still running. */
+        /* Calls still waiting go unanswered: the bus is going too. Their checks are killed, as
+         * are the removals still running. */
+        while (m->submits)
+                submit_free(m->submits);
         for (size_t i = 0; i < m->n_cleanups; i++)
                 cleanup_free(m->cleanups[i]);
         free(m->cleanups);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Manager object (/org/benchd/Benchd1, org.benchd.Benchd1.Manager): the job queue, which
- * lives in SQLite and is mirrored in memory, the one-step-at-a-time scheduler, the method handlers
- * of the Manager interface, and the daemon's shutdown. It owns the jobs: it gives each one its
- * JobContext and hears back from it through the JobCallbacks there, never the other way round.
+ * lives in SQLite and is mirrored in memory, the SubmitJob calls waiting for the checks of their
+ * targets, the one-step-at-a-time scheduler, the method handlers of the Manager interface, and the
+ * daemon's shutdown. It owns the jobs: it gives each one its JobContext and hears back from it
+ * through the JobCallbacks there, never the other way round.
  */
 #pragma once
 
@@ -18,6 +19,12 @@
 #include "jobs/job.h"
 
 typedef struct Manager Manager;
+
+/* SubmitJob calls that may wait for the checks of their targets at one time; more are refused
+ * with QueueFull. */
+#define MANAGER_SUBMITS_CHECKING_MAX 16u
+
+typedef struct Submit Submit;
 
 struct Manager {
         sd_event *event;
@@ -38,6 +45,10 @@ struct Manager {
          * no benchmark measures their I/O. */
         Cleanup **cleanups;
         size_t n_cleanups;
+        /* SubmitJob calls waiting for the verdicts of their steps (verdict-query.h), each holding
+         * its message: answered when the verdicts come, or at shutdown. */
+        Submit *submits;
+        unsigned n_submits;
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Removing a job's own files, off the event loop. The parent forks; the child resets its signals,
- * dies with the parent (PR_SET_PDEATHSIG), closes every descriptor but a pipe, removes the files by
- * the rules of cleanup_job_files() and writes its counts to the pipe before it exits. The parent
- * only waits: a pidfd child source says when the child is gone, the report is then complete in
- * the pipe (or absent, when the child was killed), and a timer kills a child that takes too long.
- * fork without exec is enough: the child calls nothing but libc, and _exit()s, so nothing of the
- * parent's (sd-bus, SQLite, stdio buffers) runs twice.
+ * Removing a job's own files, off the event loop, in a helper process (helper.h): the child
+ * removes the files by the rules of cleanup_job_files() and writes its counts to the pipe before
+ * it exits; the parent only waits, and is called back once the child is gone (the report complete,
+ * or absent when the child was killed, after the timeout or by cleanup_kill()). fork without exec
+ * is enough: the child calls nothing but libc, and _exit()s, so nothing of the parent's (sd-bus,
+ * SQLite, stdio buffers) runs twice.
  *
  * The removal trusts nothing it finds: every entry is lstat()ed, must carry our prefix (at the
  * top), be owned by our euid and sit on the target's filesystem; directories are opened with
@@ -21,13 +20,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jobs/cleanup.h"
+#include "jobs/helper.h"
 #include "shared/log.h"
 
 /* Per-entry messages from one removal; the totals are logged by the parent. */
@@ -230,9 +228,9 @@ int cleanup_job_files(const char *target, uint64_t job_id, int step, CleanupStat
         return 0;
 }
 
-/* ---- the child process ---- */
+/* ---- in a helper process ---- */
 
-/* What the child writes to the pipe, once, at its end. */
+/* What the child writes to the pipe, once, at its end: a struct, as both ends are one binary. */
 typedef struct CleanupReport {
         uint64_t removed;
         uint64_t skipped;
@@ -242,16 +240,11 @@ typedef struct CleanupReport {
 } CleanupReport;
 
 struct Cleanup {
-        sd_event *event;
-        sd_event_source *child_source;
-        sd_event_source *timeout_source;
-        int fd;                 /* the read end of the report pipe */
-        pid_t pid;
+        Helper *helper;
         uint64_t job_id;
         int step;
         char *target;
         uint64_t timeout_usec;
-        bool timed_out;
         CleanupDone cb;
         void *userdata;
 };
@@ -259,31 +252,14 @@ struct Cleanup {
 #define cleanup_log(c, level, fmt, ...) \
         log_full((level), "job %" PRIu64 ": " fmt, (c)->job_id, ##__VA_ARGS__)
 
-static _Noreturn void cleanup_child(int fd, const char *target, uint64_t job_id, int step, pid_t parent) {
-        CleanupReport rep = {};
+/* In the child, on its copy of c. */
+static int cleanup_child(int fd, void *userdata) {
+        const Cleanup *c = userdata;
         CleanupStats st = {};
-        sigset_t ss;
+        CleanupReport rep;
         int r;
 
-        /* sd-event blocked the signals it handles; a SIGTERM from anyone should end us. */
-        sigemptyset(&ss);
-        (void) sigprocmask(SIG_SETMASK, &ss, NULL);
-        for (int sig = 1; sig < NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void) signal(sig, SIG_DFL);
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-                _exit(EXIT_FAILURE);
-        (void) prctl(PR_SET_NAME, "benchd-cleanup");
-
-        /* Nothing of the parent's but stdio and the report pipe. */
-        if (fd != 3) {
-                if (dup2(fd, 3) < 0)
-                        _exit(EXIT_FAILURE);
-                fd = 3;
-        }
-        (void) close_range(4, ~0U, 0);
-
-        r = cleanup_job_files(target, job_id, step, &st);
+        r = cleanup_job_files(c->target, c->job_id, c->step, &st);
         rep = (CleanupReport) {
                 .removed = st.removed,
                 .skipped = st.skipped,
@@ -291,14 +267,13 @@ static _Noreturn void cleanup_child(int fd, const char *target, uint64_t job_id,
                 .error = st.error,
                 .r = r,
         };
-        /* A pipe write of this size is atomic and fits the pipe's buffer: it never blocks. */
-        if (write(fd, &rep, sizeof(rep)) != (ssize_t) sizeof(rep))
-                _exit(EXIT_FAILURE);
-        _exit(r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+        if (helper_report(fd, &rep, sizeof(rep)) < 0)
+                return EXIT_FAILURE;
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 pid_t cleanup_pid(Cleanup *c) {
-        return c ? c->pid : 0;
+        return c ? helper_pid(c->helper) : 0;
 }
 
 uint64_t cleanup_job_id(Cleanup *c) {
@@ -309,19 +284,12 @@ const char *cleanup_target(Cleanup *c) {
         return c ? c->target : NULL;
 }
 
-static void cleanup_signal(Cleanup *c, int sig) {
-        if (!c->child_source)
-                return;
-        if (sd_event_source_send_child_signal(c->child_source, sig, NULL, 0) < 0 && c->pid > 0)
-                (void) kill(c->pid, sig);
-}
-
 void cleanup_kill(Cleanup *c) {
         if (c)
-                cleanup_signal(c, SIGKILL);
+                helper_kill(c->helper);
 }
 
-static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const siginfo_t *si) {
+static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const HelperResult *hr) {
         const CleanupStats *s = &res->stats;
         char files[96], after[32];
 
@@ -340,14 +308,14 @@ static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const sigin
                 return;
         }
         if (!res->finished) {
-                if (si->si_code == CLD_EXITED)
+                if (hr->code == CLD_EXITED)
                         cleanup_log(c, LOG_INFO, "removing its files (%s) in %s: the cleanup process exited with status %d "
                              "without a report; remove what is left by hand", files, CALLER_TEXT(c->target),
-                             si->si_status);
+                             hr->status);
                 else
                         cleanup_log(c, LOG_WARNING, "removing its files (%s) in %s: the cleanup process was killed by signal %d "
-                             "(SIG%s); remove what is left by hand", files, CALLER_TEXT(c->target), si->si_status,
-                             strna(sigabbrev_np(si->si_status)));
+                             "(SIG%s); remove what is left by hand", files, CALLER_TEXT(c->target), hr->status,
+                             strna(sigabbrev_np(hr->status)));
                 return;
         }
         if (s->removed == 0 && s->failed == 0 && s->skipped == 0) {
@@ -366,18 +334,14 @@ static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const sigin
                      CALLER_TEXT(c->target));
 }
 
-static int on_cleanup_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+static void on_helper_done(Helper *h, const HelperResult *hr, void *userdata) {
         Cleanup *c = userdata;
-        CleanupResult res = { .timed_out = c->timed_out };
+        CleanupResult res = { .timed_out = hr->timed_out };
         CleanupReport rep;
-        ssize_t n;
 
-        c->child_source = sd_event_source_disable_unref(c->child_source);
-        c->timeout_source = sd_event_source_disable_unref(c->timeout_source);
-
-        /* The child wrote its report before it exited: it is in the pipe now, or never will be. */
-        n = read(c->fd, &rep, sizeof(rep));
-        if (n == (ssize_t) sizeof(rep)) {
+        /* The child wrote its report before it exited: all of it, or nothing. */
+        if (hr->report_size == sizeof(rep) && !hr->overflow) {
+                memcpy(&rep, hr->report, sizeof(rep));
                 res.finished = true;
                 res.stats = (CleanupStats) {
                         .removed = rep.removed,
@@ -386,40 +350,22 @@ static int on_cleanup_exit(sd_event_source *s, const siginfo_t *si, void *userda
                         .error = rep.r < 0 ? rep.r : MIN(rep.error, 0),
                 };
         }
-        cleanup_log_result(c, &res, si);
+        cleanup_log_result(c, &res, hr);
 
         /* May free c. */
         c->cb(c, &res, c->userdata);
-        return 0;
-}
-
-static int on_cleanup_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Cleanup *c = userdata;
-
-        c->timed_out = true;
-        cleanup_signal(c, SIGKILL);
-        return 0;
-}
-
-static int pidfd_open_sys(pid_t pid) {
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        return fd < 0 ? negative_errno() : fd;
 }
 
 int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uint64_t timeout_usec,
                   CleanupDone cb, void *userdata, Cleanup **ret) {
-        _cleanup_close_ int pidfd = -EBADF;
-        pid_t parent = getpid(), pid;
-        int pipefd[2], r;
         Cleanup *c;
+        int r;
 
         if (!e || !target || !cb || !ret)
                 return -EINVAL;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        c->fd = -EBADF;
-        c->event = sd_event_ref(e);
         c->job_id = job_id;
         c->step = step;
         c->timeout_usec = timeout_usec;
@@ -430,72 +376,26 @@ int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, ui
                 cleanup_free(c);
                 return -ENOMEM;
         }
-        if (pipe2(pipefd, O_CLOEXEC) < 0) {
-                r = negative_errno();
-                cleanup_free(c);
-                return r;
-        }
 
-        pid = fork();
-        if (pid < 0) {
-                r = negative_errno();
-                close(pipefd[0]);
-                close(pipefd[1]);
-                cleanup_free(c);
-                return r;
-        }
-        if (pid == 0) {
-                close(pipefd[0]);
-                cleanup_child(pipefd[1], target, job_id, step, parent);
-        }
-
-        close(pipefd[1]);
-        c->fd = pipefd[0];
-        c->pid = pid;
-        if (fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-
-        pidfd = pidfd_open_sys(pid);
-        if (pidfd >= 0) {
-                r = sd_event_add_child_pidfd(e, &c->child_source, pidfd, WEXITED, on_cleanup_exit, c);
-                if (r >= 0) {
-                        (void) sd_event_source_set_child_pidfd_own(c->child_source, true);
-                        TAKE_FD(pidfd);
-                }
-        } else
-                r = sd_event_add_child(e, &c->child_source, pid, WEXITED, on_cleanup_exit, c);
+        r = helper_spawn(e, &(HelperOptions) {
+                                 .name = "benchd-cleanup",
+                                 .report_max = sizeof(CleanupReport),
+                                 .timeout_usec = timeout_usec,
+                         },
+                         cleanup_child, c, on_helper_done, c, &c->helper);
         if (r < 0) {
-                (void) kill(pid, SIGKILL);
-                (void) waitpid(pid, NULL, 0);
-                goto fail;
+                cleanup_free(c);
+                return r;
         }
-        /* Freeing the source kills and reaps a child still running. */
-        (void) sd_event_source_set_child_process_own(c->child_source, true);
-
-        r = sd_event_add_time_relative(e, &c->timeout_source, CLOCK_MONOTONIC, timeout_usec, USEC_PER_SEC,
-                                       on_cleanup_timeout, c);
-        if (r < 0)
-                goto fail;
-
         *ret = c;
         return 0;
-
-fail:
-        cleanup_free(c);
-        return r;
 }
 
 Cleanup *cleanup_free(Cleanup *c) {
         if (!c)
                 return NULL;
-        sd_event_source_disable_unref(c->timeout_source);
-        sd_event_source_disable_unref(c->child_source);
-        if (c->fd >= 0)
-                close(c->fd);
+        helper_free(c->helper);
         free(c->target);
-        sd_event_unref(c->event);
         free(c);
         return NULL;
 }

@@ -3,8 +3,8 @@
  * Removing a job's own files (.benchd-<job>-* in a directory target) after a step ended, was
  * cancelled or crashed, or after benchd itself crashed. A metadata step leaves up to 2^24 files,
  * and unlinking them takes minutes on a slow disk, so the removal runs in a short-lived child
- * process (fork, no exec) that the event loop only watches: a pidfd child source and a timeout
- * after which it is killed. cleanup_job_files() is the removal itself, synchronous and with no
+ * process (helper.h: fork, no exec) that the event loop only watches: a pidfd child source and a
+ * timeout after which it is killed. cleanup_job_files() is the removal itself, synchronous and with no
  * event loop, for that child and for unit tests.
  */
 #pragma once
@@ -52,7 +52,8 @@ typedef void (*CleanupDone)(Cleanup *c, const CleanupResult *result, void *userd
  * was killed after timeout_usec). */
 int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uint64_t timeout_usec,
                   CleanupDone cb, void *userdata, Cleanup **ret);
-/* Kills (SIGKILL) and reaps a still-running child, without calling back. */
+/* Without calling back; a still-running child is sent SIGKILL and reaped by the event loop once
+ * it has gone (helper_free()). */
 Cleanup *cleanup_free(Cleanup *c);
 
 pid_t cleanup_pid(Cleanup *c);

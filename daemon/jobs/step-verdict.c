@@ -18,7 +18,8 @@ static int refuse(StepVerdict *v, const char *name, int r, char *reason, const c
         v->error_name = name;
         free(v->reason);
         v->reason = reason ?: strdup(fallback);
-        return r < 0 ? r : -EPERM;
+        v->error = r < 0 ? r : -EPERM;
+        return v->error;
 }
 
 int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, StepVerdict *v) {

@@ -4,6 +4,10 @@
  * at every step start (restored jobs included), because a queue can be long and a device can be
  * formatted, mounted or swapped for another in the meantime. The worker checks once more on what
  * it opens (see worker/target.c); this is the daemon's word.
+ *
+ * step_verdict() stats the target, reads sysfs and probes the device with libblkid: any of that
+ * can hang on a dying disk or a stuck mount, so benchd's event loop never calls it itself but runs
+ * it in a helper process (verdict-query.h).
  */
 #pragma once
 
@@ -19,6 +23,7 @@ typedef struct StepVerdict {
         bool scratch;           /* a block device marked scratch */
         const char *error_name; /* on refusal: BENCHD_ERROR_INVALID_SPEC, _NO_SPACE or _UNSAFE */
         char *reason;           /* on refusal: what is wrong and what would make it right */
+        int error;              /* on refusal: the negative errno step_verdict() returned */
 } StepVerdict;
 
 /* 0 when step s may run, with v->check and v->scratch filled; a negative errno with v->error_name

@@ -29,6 +29,7 @@
 
 #include "shared/children.h"
 #include "shared/spec-check.h"
+#include "jobs/helper.h"
 #include "jobs/supervisor.h"
 #include "jobs/worker-judge.h"
 #include "shared/log.h"
@@ -74,8 +75,9 @@ struct Worker {
  *   - its stream processes have PR_SET_PDEATHSIG, so they die with it however it dies;
  *   - benchd is a child subreaper too (set at the first spawn). A worker that was SIGKILLed
  *     (timeout, violation, shutdown) cannot clean up; what it leaves becomes our child, not
- *     init's. benchd starts no process but its workers, so every child of ours that is not a live
- *     worker is such a stray: strays_sweep() SIGKILLs and reaps it. A stray's own children become
+ *     init's. benchd starts no process but its workers and its helpers (helper.h: file removal,
+ *     target checks), so every child of ours that is neither a live worker nor a live helper is
+ *     such a stray: strays_sweep() SIGKILLs and reaps it. A stray's own children become
  *     ours only when it dies, so the sweep repeats on a timer until a sweep finds none.
  * A cgroup per worker would be stronger (cgroup.kill ends a whole tree at once, with no race
  * against fork()), but needs a delegated cgroup v2 subtree (Delegate=yes in benchd.service, benchd
@@ -340,20 +342,21 @@ static void strays_arm(sd_event *event) {
                 log_warning("cannot arm the sweep for processes left by workers: %s", strerror(-r));
 }
 
-/* Kills and reaps every child of ours that is not a live worker. Never blocks. */
+/* Kills and reaps every child of ours that is not a live worker or helper. Never blocks. */
 static void strays_sweep(sd_event *event) {
         _cleanup_free_ pid_t *keep = NULL;
-        size_t n = 0, reaped = 0;
+        size_t n = 0, n_helpers, reaped = 0;
         int found;
 
         for (Worker *i = live_workers; i; i = i->live_next)
                 n++;
-        keep = calloc(MAX(n, (size_t) 1), sizeof(pid_t));
+        n_helpers = helper_live_pids(NULL, 0);
+        keep = calloc(MAX(n + n_helpers, (size_t) 1), sizeof(pid_t));
         if (!keep) {
                 strays_arm(event);
                 return;
         }
-        n = 0;
+        n = helper_live_pids(keep, n_helpers);
         for (Worker *i = live_workers; i; i = i->live_next)
                 keep[n++] = i->pid;
 

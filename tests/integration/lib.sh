@@ -492,11 +492,15 @@ stop_benchd() {
         BENCHD_PID=
 }
 
-# The worker(s) benchd is running now (children of benchd but its file removals).
+# The worker(s) benchd is running now (children of benchd but its helpers: file removals and
+# target checks).
 worker_pids() {
         local pid
         for pid in $(pgrep -P "$BENCHD_PID"); do
-                [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = benchd-cleanup ] || printf '%s\n' "$pid"
+                case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+                benchd-cleanup | benchd-verdict) ;;
+                *) printf '%s\n' "$pid" ;;
+                esac
         done
 }
 

@@ -4,8 +4,8 @@
  * files and directories of the job, of other jobs and steps, symlinks pointing outside, a fifo, a
  * tree deeper than the bound and (as root) entries of another user, exactly the job's own entries
  * go and the counts say so; and the background removal in a child process, watched by a real
- * sd-event loop, reports its counts, is killed at its timeout, and is killed and reaped by
- * cleanup_free().
+ * sd-event loop, reports its counts, is killed at its timeout, and is killed by cleanup_free()
+ * and then reaped by the loop, without a callback.
  */
 
 #include <check.h>
@@ -23,6 +23,7 @@
 #include "jobs/cleanup.h"
 #include "check-util.h"
 #include "shared/util.h"
+#include "test-loop.h"
 
 static char tmpdir[128];        /* the target */
 static char outside[128];       /* what symlinks point at: must survive */
@@ -267,29 +268,9 @@ static void on_done(Cleanup *c, const CleanupResult *result, void *userdata) {
         cleanup_free(c);
 }
 
-static sd_event *new_event(void) {
-        sd_event *e = NULL;
-        sigset_t ss;
-
-        /* sd-event watches children only with SIGCHLD blocked. */
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGCHLD);
-        ck_assert_int_eq(sigprocmask(SIG_BLOCK, &ss, NULL), 0);
-        ck_assert_int_ge(sd_event_new(&e), 0);
-        return e;
-}
-
-/* Runs e until d has been called back, at most a minute. */
-static void run_until_done(sd_event *e, Done *d) {
-        uint64_t end = now_usec(CLOCK_MONOTONIC) + 60 * USEC_PER_SEC;
-
-        while (d->calls == 0 && now_usec(CLOCK_MONOTONIC) < end)
-                ck_assert_int_ge(sd_event_run(e, 100 * USEC_PER_MSEC), 0);
-        ck_assert_uint_eq(d->calls, 1);
-}
 
 START_TEST(test_spawn) {
-        sd_event *e = new_event();
+        sd_event *e = test_event_new();
         Cleanup *c = NULL;
         Done d = {};
         char name[64];
@@ -307,7 +288,7 @@ START_TEST(test_spawn) {
         ck_assert_int_gt(cleanup_pid(c), 0);
         ck_assert_uint_eq(cleanup_job_id(c), 9);
         ck_assert_str_eq(cleanup_target(c), tmpdir);
-        run_until_done(e, &d);
+        test_run_until_called(e, &d.calls);
 
         ck_assert(d.result.finished);
         ck_assert(!d.result.timed_out);
@@ -321,13 +302,13 @@ START_TEST(test_spawn) {
 END_TEST
 
 START_TEST(test_spawn_unreadable) {
-        sd_event *e = new_event();
+        sd_event *e = test_event_new();
         Cleanup *c = NULL;
         Done d = {};
         _cleanup_free_ char *path = at(tmpdir, "missing");
 
         ck_assert_int_eq(cleanup_spawn(e, path, 9, -1, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
-        run_until_done(e, &d);
+        test_run_until_called(e, &d.calls);
         ck_assert(d.result.finished);
         ck_assert_int_eq(d.result.stats.error, -ENOENT);
         ck_assert_uint_eq(d.result.stats.removed, 0);
@@ -364,7 +345,7 @@ static void stderr_restore(int saved) {
 }
 
 START_TEST(test_spawn_timeout) {
-        sd_event *e = new_event();
+        sd_event *e = test_event_new();
         Cleanup *c = NULL;
         Done d = {};
         int saved, rd;
@@ -374,7 +355,7 @@ START_TEST(test_spawn_timeout) {
         saved = stderr_blocked(&rd);
         ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 200 * USEC_PER_MSEC, on_done, &d, &c), 0);
         stderr_restore(saved);
-        run_until_done(e, &d);
+        test_run_until_called(e, &d.calls);
         close(rd);
 
         ck_assert(d.result.timed_out);
@@ -385,7 +366,7 @@ START_TEST(test_spawn_timeout) {
 END_TEST
 
 START_TEST(test_free_kills) {
-        sd_event *e = new_event();
+        sd_event *e = test_event_new();
         Cleanup *c = NULL;
         Done d = {};
         int saved, rd;
@@ -399,7 +380,8 @@ START_TEST(test_free_kills) {
         c = cleanup_free(c);
         close(rd);
 
-        /* Killed and reaped: the pid is gone, and no callback came. */
+        /* Killed, not waited for: the loop reaps it, the pid is gone, and no callback came. */
+        test_run_until_reaped(e, pid);
         ck_assert_int_eq(kill(pid, 0), -1);
         ck_assert_int_eq(errno, ESRCH);
         ck_assert_uint_eq(d.calls, 0);
@@ -408,7 +390,7 @@ START_TEST(test_free_kills) {
 END_TEST
 
 START_TEST(test_kill) {
-        sd_event *e = new_event();
+        sd_event *e = test_event_new();
         Cleanup *c = NULL;
         Done d = {};
         int saved, rd;
@@ -418,7 +400,7 @@ START_TEST(test_kill) {
         ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
         stderr_restore(saved);
         cleanup_kill(c);
-        run_until_done(e, &d);
+        test_run_until_called(e, &d.calls);
         close(rd);
 
         ck_assert(!d.result.finished);
