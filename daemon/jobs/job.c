@@ -73,6 +73,7 @@ int job_new(const JobContext *ctx, uint64_t id, JobSpec *spec, JobSpec *steps, T
 Job *job_free(Job *j) {
         if (!j)
                 return NULL;
+        verdict_query_free(j->verdict_query);
         worker_free(j->worker);
         sd_event_source_disable_unref(j->linger_source);
         sd_event_source_disable_unref(j->store_retry_source);
@@ -440,12 +441,11 @@ static void job_finish_run(Job *j, JobState state, const char *error) {
         j->phase = NULL;
 }
 
-/* BEGIN_STEP: the step's verdict, its run, its worker. */
-static JobEvent job_begin_step(Job *j, char **text) {
+/* The rest of BEGIN_STEP, once the step's verdict allowed it: its run, its worker. */
+static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) {
         uint32_t n = j->core.step;
         const JobSpec *step = &j->steps[n];
         _cleanup_free_ char *spec_text = NULL, *tags = NULL;
-        _cleanup_(step_verdict_clear) StepVerdict verdict = {};
         char sync[32], pattern[32];
         ProtoGuard guard;
         TargetInfo ti = {};
@@ -454,16 +454,7 @@ static JobEvent job_begin_step(Job *j, char **text) {
         uint64_t run_id, *runs;
         int r;
 
-        /* The verdict of SubmitJob is not trusted here: the queue may have been long, benchd may have
-         * restarted, and the target may since have been formatted, mounted, or swapped for another
-         * object. Everything is decided again, before the run is recorded or a worker started. */
-        r = step_verdict(j->ctx->devices, step, j->idents ? &j->idents[n] : NULL, &verdict);
-        if (r < 0) {
-                *text = TAKE_PTR(verdict.reason);
-                return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT, .text = *text,
-                                    .error_name = verdict.error_name };
-        }
-        step_verdict_guard(&verdict, &guard);
+        step_verdict_guard(verdict, &guard);
 
         r = spec_to_text(step, &spec_text);
         if (r < 0) {
@@ -543,6 +534,46 @@ static JobEvent job_begin_step(Job *j, char **text) {
         return (JobEvent) { .type = JOB_EVENT_STEP_STARTED };
 }
 
+static int job_dispatch(Job *j, JobEvent e);
+
+/* The step's verdict has come from the helper process: refused, or on with the run and worker. */
+static void on_step_verdict(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
+        Job *j = userdata;
+        _cleanup_(verdict_query_freep) VerdictQuery *owned = TAKE_PTR(j->verdict_query);
+        _cleanup_free_ char *text = NULL;
+        JobEvent e;
+
+        if (n < 1 || verdicts[0].error_name) {
+                text = n >= 1 ? TAKE_PTR(verdicts[0].reason) : NULL;
+                e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT, .text = text,
+                                 .error_name = n >= 1 ? verdicts[0].error_name : BENCHD_ERROR_UNSAFE };
+        } else
+                e = job_begin_step(j, &verdicts[0], &text);
+        (void) job_dispatch(j, e);
+}
+
+/* BEGIN_STEP. The verdict of SubmitJob is not trusted here: the queue may have been long, benchd
+ * may have restarted, and the target may since have been formatted, mounted, or swapped for
+ * another object. Everything is decided again, before the run is recorded or a worker started, in
+ * a helper process, so a stat() or a probe that hangs on a dying disk does not stop the event
+ * loop; the step goes on in on_step_verdict(). Returns true with the outcome in *next only when
+ * the check cannot even be started. */
+static bool job_begin_step_async(Job *j, JobEvent *next, char **text) {
+        uint32_t n = j->core.step;
+        int r;
+
+        r = verdict_query_start(j->ctx->event, j->ctx->devices, &j->steps[n], j->idents ? &j->idents[n] : NULL,
+                                1, VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j, &j->verdict_query);
+        if (r >= 0)
+                return false;
+        if (asprintf(text, "cannot start the check of %s: %s", CALLER_TEXT(j->steps[n].target),
+                     strerror(-r)) < 0)
+                *text = NULL;
+        *next = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT, .text = *text,
+                             .error_name = BENCHD_ERROR_UNSAFE };
+        return true;
+}
+
 /* ---- the dispatch ---- */
 
 /* Does one action; a request gives the next event in *next (its text in *text) and returns true. */
@@ -555,8 +586,7 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
                 *next = job_store_cancel(j, a->text);
                 return true;
         case JOB_ACTION_BEGIN_STEP:
-                *next = job_begin_step(j, text);
-                return true;
+                return job_begin_step_async(j, next, text);
         case JOB_ACTION_FLUSH:
                 *next = job_flush(j);
                 return true;

@@ -19,6 +19,7 @@
 
 #include "jobs/job-core.h"
 #include "jobs/supervisor.h"
+#include "jobs/verdict-query.h"
 #include "shared/job-state.h"
 #include "shared/proto.h"
 #include "shared/spec-check.h"
@@ -98,6 +99,9 @@ struct Job {
         char *error;
         bool have_live;
         ProtoSample live;
+
+        /* The step being started: its target checked in a helper process (verdict-query.h). */
+        VerdictQuery *verdict_query;
 
         /* The running step. */
         Worker *worker;

@@ -13,6 +13,7 @@
 # writes commands to, one a line:
 #   hold   requests wait (the start)
 #   serve  answer the waiting requests and every later one: REAL is bind-mounted on ROOT/NAME
+#   forget NAME  detach ROOT/NAME and remove it, so that the next lookup of NAME asks again
 #   quit   end
 # On SIGTERM or quit the mount goes catatonic (every waiting and later lookup fails at once) and
 # everything we mounted is detached, so nothing is left behind however the test ends.
@@ -77,15 +78,22 @@ def main():
     serving = False
     buf = b""
 
+    def is_mounted(path):
+        # From the mount table, not a stat of the path: that would be a lookup of our own.
+        with open("/proc/self/mounts") as f:
+            return any(line.split()[1] == path for line in f)
+
     def answer(token, name):
         path = os.path.join(root, name)
-        if path not in mounted:
+        # Mounted again when the test took it away (to make the next lookup wait once more).
+        if not is_mounted(path):
             try:
                 os.mkdir(path)
             except FileExistsError:
                 pass
             mount(real, path, None, MS_BIND, None)
-            mounted.append(path)
+            if path not in mounted:
+                mounted.append(path)
         fcntl.ioctl(root_fd, AUTOFS_IOC_READY, token)
         status("released %s" % name)
 
@@ -117,6 +125,14 @@ def main():
                         waiting = []
                     elif cmd == "hold":
                         serving = False
+                    elif cmd.startswith("forget "):
+                        path = os.path.join(root, cmd[len("forget "):])
+                        umount_detach(path)
+                        try:
+                            os.rmdir(path)      # only the automount daemon may, in its mount
+                        except FileNotFoundError:
+                            pass
+                        status("forgot %s" % os.path.basename(path))
                     elif cmd == "quit":
                         return
     finally:

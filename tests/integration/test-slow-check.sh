@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# SubmitJob checks its target off the event loop: while the check of a target hangs, benchd
+# SubmitJob and every step start check the target off the event loop: while the check of a target hangs, benchd
 # answers Version, ListJobs and other SubmitJob calls, a job on another target runs to its end
 # (and the stray sweep after its worker leaves the check alone), and the waiting SubmitJob has
 # not returned; once the target answers, SubmitJob returns the job id and the job runs. At most 16
@@ -155,7 +155,38 @@ b17=$(submit_busctl target s "$AUTO/b17" workload s write size s 1M block_size s
         fail "SubmitJob failed once the checks were answered"
 bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$b17" >/dev/null 2>&1 || true
 
-# ---- 4. SIGTERM: a waiting call is answered, and its check goes ----
+# ---- 4. the check at a step's start is off the loop too ----
+# Queued behind a blocker while its target answers; then the target hangs again (its bind mount
+# taken away, the automount holding the next lookup), and the blocker is cancelled: the job's
+# step starts with a check that waits, in a benchd-verdict process, while benchd answers.
+control serve
+blocker=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 64K runtime_ms u 120000 \
+        label s blocker) || fail "SubmitJob of the blocker failed"
+wait_job_state "$blocker" running 30
+late=$(submit_busctl target s "$AUTO/late" workload s write size s 1M block_size s 64K label s late) ||
+        fail "SubmitJob on $AUTO/late failed while its target answers"
+assert_eq queued "$(job_state "$late")" "the job behind the blocker"
+control hold
+control "forget late"
+wait_for 10 grep -qx "forgot late" "$STATUS" || fail "the automount did not forget $AUTO/late"
+looked=$(n_pending late)
+bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$blocker" >/dev/null
+looked_again() {
+        [ "$(n_pending late)" -gt "$looked" ]
+}
+wait_for 30 looked_again || fail "the check at the start of job $late never looked its target up"
+checker=$(sed -n "s/^pending late \([0-9]*\)$/\1/p" "$STATUS" | tail -n1)
+assert_eq benchd-verdict "$(cat "/proc/$checker/comm")" "name of the process that waits at the step's start"
+assert_eq "$BENCHD_PID" "$(awk '{print $4}' "/proc/$checker/stat")" "parent of the process that waits at the step's start"
+assert_success "Version while a step's check hangs" manager_prop Version
+assert_eq "t $late" "$(manager_prop RunningJob)" "RunningJob while its step is being checked"
+assert_eq running "$(job_state "$late")" "the job whose step is being checked"
+assert_eq "" "$(pgrep -P "$BENCHD_PID" -x benchd-worker || true)" "workers while the step is being checked"
+control serve
+assert_eq succeeded "$(wait_job_removed "$late" 120)" "JobRemoved of the job whose step was checked off the loop"
+wait_for 10 gone "$checker" || fail "the check process $checker is still there"
+
+# ---- 5. SIGTERM: a waiting call is answered, and its check goes ----
 control hold
 submit_bg s1 shutdown "$TEST_DIR/shutdown.out"
 shutdown_pid=$BG_PID
