@@ -12,6 +12,7 @@
 
 #include "bus/bus-util.h"
 #include "shared/job-state.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 /* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's

@@ -13,6 +13,7 @@
 #include "bus/bus-util.h"
 #include "bus/job-object.h"
 #include "bus/manager.h"
+#include "shared/strv.h"
 
 static const char *const job_interfaces[] = { BENCHD_JOB_INTERFACE, NULL };
 

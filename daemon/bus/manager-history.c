@@ -16,6 +16,7 @@
 #include "bus/manager.h"
 #include "jobs/profile.h"
 #include "shared/log.h"
+#include "shared/strv.h"
 
 
 int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {

@@ -28,6 +28,7 @@
 #include "shared/spec-check.h"
 #include "jobs/verdict-query.h"
 #include "shared/log.h"
+#include "shared/strv.h"
 
 
 Job *manager_find_job(Manager *m, uint64_t id) {

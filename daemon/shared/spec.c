@@ -21,6 +21,7 @@
 
 #include "spec-internal.h"
 #include "spec.h"
+#include "strv.h"
 #include "util.h"
 
 static const char *const workload_table[_WORKLOAD_MAX] = {
@@ -504,38 +505,20 @@ void spec_clear(JobSpec *s) {
         spec_init(s);
 }
 
-static int strdup_opt(const char *s, char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(s);
-        return *ret ? 0 : -ENOMEM;
-}
-
 int spec_copy(const JobSpec *s, JobSpec *ret) {
         JobSpec c = *s;
 
         c.target = c.profile = c.label = NULL;
         c.tags = NULL;
-        if (strdup_opt(s->target, &c.target) < 0 ||
-            strdup_opt(s->profile, &c.profile) < 0 ||
-            strdup_opt(s->label, &c.label) < 0 ||
+        if (strdup_or_null(s->target, &c.target) < 0 ||
+            strdup_or_null(s->profile, &c.profile) < 0 ||
+            strdup_or_null(s->label, &c.label) < 0 ||
             (s->tags && set_tags(&c, s->tags, NULL) < 0)) {
                 spec_clear(&c);
                 return -ENOMEM;
         }
         *ret = c;
         return 0;
-}
-
-static bool strv_equal(char *const *a, char *const *b) {
-        for (;; a++, b++) {
-                if (!a || !*a || !b || !*b)
-                        return (!a || !*a) == (!b || !*b);
-                if (!streq(*a, *b))
-                        return false;
-        }
 }
 
 bool spec_equal(const JobSpec *a, const JobSpec *b) {

@@ -2,12 +2,27 @@
 /*
  * NULL-terminated string lists (char **), as sd-bus hands them out and takes them: one set of
  * helpers for all three programs instead of a copy per file. A NULL list is an empty one
- * everywhere here. Freeing (strv_free, _cleanup_strv_free_) is in util.h.
+ * everywhere here.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+static inline void strv_free(char **l) {
+        if (!l)
+                return;
+        for (char **i = l; *i; i++)
+                free(*i);
+        free(l);
+}
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
 
 /* A new list with no entries (not NULL: callers hand it on where NULL means "unknown"). */
 int strv_new_empty(char ***ret);

@@ -31,6 +31,7 @@
 #include "ioengine.h"
 #include "metadata.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 #include "stream.h"
 #include "sysstat.h"

@@ -32,6 +32,7 @@
 #include "engine-core.h"
 #include "pattern.h"
 #include "shared/blockdev.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 #include "target.h"
 

@@ -17,6 +17,7 @@
 #include "jobs/profile.h"
 #include "check-util.h"
 #include "shared/spec.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 #ifndef SHIPPED_PROFILES_DIR

@@ -11,6 +11,7 @@
 #include "devices/device-facts.h"
 #include "check-util.h"
 #include "devices/verdict.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 static const VerdictMount mnt_self[] = { { "loop0", "/mnt", "ext4" } };
