@@ -275,6 +275,16 @@ static int on_step_refused(JobCore *c, const JobEvent *e, JobActions *a) {
 
         if (c->stage != JOB_STAGE_STEP_STARTING)
                 return -EINVAL;
+        /* Not started because it was asked to stop meanwhile: that is how it ends. */
+        if (e->refusal == JOB_REFUSED_STOPPED) {
+                if (c->interrupt_requested)
+                        end_with(c, a, JOB_INTERRUPTED, MSG_INTERRUPTED);
+                else if (c->cancel_requested)
+                        end_with(c, a, JOB_CANCELLED, MSG_CANCELLED);
+                else
+                        return -EINVAL;
+                return 0;
+        }
         /* A refusal is what happened, whatever was asked meanwhile. */
         switch (e->refusal) {
         case JOB_REFUSED_VERDICT:

@@ -63,6 +63,8 @@ typedef enum JobRefusal {
         JOB_REFUSED_SPEC,               /* the spec could not be serialised: text says why */
         JOB_REFUSED_RUN,                /* the database refused the run's row for good: text says why */
         JOB_REFUSED_WORKER,             /* the worker could not be started: text "PATH: why" */
+        JOB_REFUSED_STOPPED,            /* not started: a cancel or interrupt came while it was set up
+                                         * (its target being checked); no text */
 } JobRefusal;
 
 typedef struct JobEvent {

@@ -547,7 +547,10 @@ static void on_step_verdict(VerdictQuery *q, StepVerdict *verdicts, size_t n, vo
                 text = n >= 1 ? TAKE_PTR(verdicts[0].reason) : NULL;
                 e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT, .text = text,
                                  .error_name = n >= 1 ? verdicts[0].error_name : BENCHD_ERROR_UNSAFE };
-        } else
+        } else if (j->core.cancel_requested || j->core.interrupt_requested)
+                /* Cancelled or interrupted while its target was checked: no worker for it. */
+                e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_STOPPED };
+        else
                 e = job_begin_step(j, &verdicts[0], &text);
         (void) job_dispatch(j, e);
 }

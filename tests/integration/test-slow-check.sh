@@ -186,6 +186,28 @@ control serve
 assert_eq succeeded "$(wait_job_removed "$late" 120)" "JobRemoved of the job whose step was checked off the loop"
 wait_for 10 gone "$checker" || fail "the check process $checker is still there"
 
+# Cancelled while its step's target is checked: it ends cancelled, without a run or a worker.
+blocker=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 64K runtime_ms u 120000 \
+        label s blocker2) || fail "SubmitJob of the second blocker failed"
+wait_job_state "$blocker" running 30
+gone_job=$(submit_busctl target s "$AUTO/late2" workload s write size s 1M block_size s 64K label s late2) ||
+        fail "SubmitJob on $AUTO/late2 failed while its target answers"
+control hold
+control "forget late2"
+wait_for 10 grep -qx "forgot late2" "$STATUS" || fail "the automount did not forget $AUTO/late2"
+looked=$(n_pending late2)
+bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$blocker" >/dev/null
+looked_again2() {
+        [ "$(n_pending late2)" -gt "$looked" ]
+}
+wait_for 30 looked_again2 || fail "the check at the start of job $gone_job never looked its target up"
+bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$gone_job" >/dev/null ||
+        fail "CancelJob of the job whose step is being checked failed"
+control serve
+assert_eq cancelled "$(wait_job_removed "$gone_job" 60)" "JobRemoved of the job cancelled during its check"
+assert_eq 0 "$(sql "select count(*) from runs where job_id = $gone_job")" "runs of the job cancelled during its check"
+assert_not_contains "$(grep "job $gone_job:" "$BENCHD_LOG")" "started as run" "benchd's log of job $gone_job"
+
 # ---- 5. SIGTERM: a waiting call is answered, and its check goes ----
 control hold
 submit_bg s1 shutdown "$TEST_DIR/shutdown.out"
