@@ -11,6 +11,7 @@
 #include <systemd/sd-bus.h>
 
 #include "shared/util.h"
+#include "shared/json-util.h"
 
 #define BENCHD_BUS_NAME "org.benchd.Benchd1"
 #define BENCHD_MANAGER_PATH "/org/benchd/Benchd1"
@@ -21,8 +22,6 @@
 #define BENCHD_DEVICE_IFACE "org.benchd.Benchd1.Device"
 #define BENCHD_ERROR_PREFIX "org.benchd.Benchd1.Error."
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 /* Connects as arg_transport says. Returns 0, or prints why not and returns
  * BENCHCTL_EXIT_UNREACHABLE. */

@@ -22,6 +22,7 @@
 #include "shared/blockdev.h"
 #include "shared/strv.h"
 #include "shared/util.h"
+#include "shared/json-util.h"
 
 #define STACK_MAX 64
 
@@ -188,13 +189,8 @@ static int stack_walk(const char *name, unsigned depth, char ***seen, json_objec
         return 0;
 }
 
-static void json_object_putp(json_object **o) {
-        if (*o)
-                json_object_put(*o);
-}
-
 int target_environment_json(const char *device_name, char **ret) {
-        _cleanup_(json_object_putp) json_object *env = NULL;
+        _cleanup_json_ json_object *env = NULL;
         _cleanup_strv_free_ char **seen = NULL, **leaves = NULL;
         _cleanup_free_ char *cpu = NULL;
         json_object *stack, *scheds;

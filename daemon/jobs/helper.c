@@ -18,12 +18,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jobs/helper.h"
 #include "shared/util.h"
+#include "shared/children.h"
 
 #define HELPER_READ_CHUNK 4096u
 
@@ -266,11 +266,6 @@ static int on_helper_timeout(sd_event_source *s, uint64_t usec, void *userdata) 
         /* May free h. */
         h->cb(h, &res, h->userdata);
         return 0;
-}
-
-static int pidfd_open_sys(pid_t pid) {
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        return fd < 0 ? negative_errno() : fd;
 }
 
 /* Watches pid: by pidfd where the kernel has them, else by pid (SIGCHLD blocked, as sd-event

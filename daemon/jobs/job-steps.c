@@ -14,13 +14,9 @@
 
 #include "jobs/job-steps.h"
 #include "shared/util.h"
+#include "shared/json-util.h"
 
 #define JOB_STEPS_MAX 4096u
-
-static void json_putp(json_object **o) {
-        if (*o)
-                json_object_put(*o);
-}
 
 #define steps_fail(reterr, ...) reterr_set((reterr), -EINVAL, __VA_ARGS__)
 
@@ -35,7 +31,7 @@ static int add_u64(json_object *o, const char *key, uint64_t v) {
 }
 
 static int ident_to_json(const TargetCheck *c, json_object **ret) {
-        _cleanup_(json_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         const char *kind = target_kind_to_string(c->kind);
 
         if (!o)
@@ -55,13 +51,13 @@ static int ident_to_json(const TargetCheck *c, json_object **ret) {
 }
 
 int job_steps_to_json(const JobSpec *steps, const TargetCheck *idents, size_t n, char **ret) {
-        _cleanup_(json_putp) json_object *a = json_object_new_array();
+        _cleanup_json_ json_object *a = json_object_new_array();
         const char *s;
 
         if (!a)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                _cleanup_(json_putp) json_object *step = json_object_new_object(), *spec = NULL, *target = NULL;
+                _cleanup_json_ json_object *step = json_object_new_object(), *spec = NULL, *target = NULL;
                 _cleanup_free_ char *text = NULL;
                 int r;
 
@@ -129,7 +125,7 @@ static int ident_from_json(json_object *o, size_t i, TargetCheck *ret, char **re
 
 int job_steps_from_json(const char *json, JobSpec **ret_steps, TargetCheck **ret_idents, size_t *ret_n,
                         char **reterr) {
-        _cleanup_(json_putp) json_object *a = NULL;
+        _cleanup_json_ json_object *a = NULL;
         _cleanup_free_ TargetCheck *idents = NULL;
         JobSpec *steps = NULL;
         size_t n, done = 0;

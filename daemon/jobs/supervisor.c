@@ -22,7 +22,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -469,11 +468,6 @@ static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent) 
 
         execve(path, argv, env);
         _exit(127);
-}
-
-static int pidfd_open_sys(pid_t pid) {
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        return fd < 0 ? negative_errno() : fd;
 }
 
 int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step, const JobSpec *spec,

@@ -84,11 +84,11 @@ static size_t reason_sanitize(const char *s, uint8_t *out, size_t max) {
         while (*s) {
                 size_t n = utf8_char_len(s);
 
-                if (n == 0 || (n == 1 && ((unsigned char) *s < 0x20 || *s == 0x7f))) {
+                if (n == 0 || utf8_is_control(s, n)) {
                         if (o + 1 > max)
                                 break;
                         out[o++] = '?';
-                        s++;
+                        s += MAX(n, (size_t) 1);
                         continue;
                 }
                 if (o + n > max)
@@ -162,7 +162,7 @@ static bool reason_valid(const uint8_t *p, size_t len) {
         for (size_t i = 0; i < len;) {
                 size_t k = utf8_char_len(s + i);
 
-                if (k == 0 || (k == 1 && ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)))
+                if (k == 0 || utf8_is_control(s + i, k))
                         return false;
                 i += k;
         }

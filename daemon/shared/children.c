@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -113,4 +114,9 @@ int children_kill(const pid_t *keep, size_t n_keep, size_t *ret_reaped) {
         if (ret_reaped)
                 *ret_reaped = reaped;
         return (int) MIN(found, (size_t) INT32_MAX);
+}
+
+int pidfd_open_sys(pid_t pid) {
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? negative_errno() : fd;
 }

@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A pidfd for pid (pidfd_open(2), which glibc 2.36 has no wrapper for here): an fd, or a negative
+ * errno (-ENOSYS before Linux 5.3). */
+int pidfd_open_sys(pid_t pid);
+
 /* The pids of the calling process's children (zombies included), found by scanning
  * /proc/<pid>/stat for our pid as the parent: unlike /proc/self/task/<tid>/children it needs no
  * kernel option and lists the children of every thread. */

@@ -27,23 +27,13 @@
 
 #define fail(reterr, ...) reterr_set((reterr), -ERANGE, __VA_ARGS__)
 
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-        uint64_t r;
-        return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-        uint64_t r;
-        return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 static uint64_t div_round_up(uint64_t a, uint64_t b) {
         return a / b + (a % b != 0);
 }
 
 /* The clock bound: how long the worker has run, in usec, with the slack. */
 static uint64_t ran_usec(const ProtoClock *c) {
-        return sat_add(c->elapsed_usec, PROTO_CLOCK_SLACK_USEC);
+        return u64_add_sat(c->elapsed_usec, PROTO_CLOCK_SLACK_USEC);
 }
 
 /* ---- the spec's limits ---- */
@@ -171,7 +161,7 @@ static int check_direction(const char *frame, bool write, uint64_t bytes, uint64
                 return fail(reterr, "%s reports %" PRIu64 " bytes %s in %" PRIu64 " I/Os, but a %s step does not "
                             "%s in its measured phase", frame, bytes, dir, ios, workload_to_string(l->workload),
                             write ? "write" : "read");
-        if (ios > bytes || bytes > sat_mul(ios, l->io_bytes_max))
+        if (ios > bytes || bytes > u64_mul_sat(ios, l->io_bytes_max))
                 return fail(reterr, "%s bytes_%s=%" PRIu64 " in ios_%s=%" PRIu64 ": every I/O of this step moves "
                             "1 to %" PRIu64 " bytes", frame, dir, bytes, dir, ios, l->io_bytes_max);
         return 0;
@@ -202,10 +192,10 @@ static int check_ops(const char *frame, uint64_t ops, uint64_t ios_read, uint64_
 /* Nothing faster than the ceilings, allowing for what was in flight when the interval began. */
 static int check_rates(const char *frame, uint64_t bytes, uint64_t ios, uint64_t ops, uint64_t usec,
                        const ProtoLimits *l, char **reterr) {
-        uint64_t window = sat_add(usec, PROTO_RATE_SLACK_USEC);
-        uint64_t inflight_bytes = sat_mul(l->inflight_ios, l->io_bytes_max);
-        uint64_t bytes_max = sat_add(sat_mul(PROTO_BYTES_PER_SEC_MAX / USEC_PER_SEC, window), inflight_bytes);
-        uint64_t ios_max = sat_add(sat_mul(PROTO_IOS_PER_SEC_MAX / USEC_PER_SEC, window), l->inflight_ios);
+        uint64_t window = u64_add_sat(usec, PROTO_RATE_SLACK_USEC);
+        uint64_t inflight_bytes = u64_mul_sat(l->inflight_ios, l->io_bytes_max);
+        uint64_t bytes_max = u64_add_sat(u64_mul_sat(PROTO_BYTES_PER_SEC_MAX / USEC_PER_SEC, window), inflight_bytes);
+        uint64_t ios_max = u64_add_sat(u64_mul_sat(PROTO_IOS_PER_SEC_MAX / USEC_PER_SEC, window), l->inflight_ios);
 
         if (bytes > bytes_max)
                 return fail(reterr, "%s moved %" PRIu64 " bytes in %" PRIu64 " us, faster than the ceiling of "
@@ -353,7 +343,7 @@ int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimit
                 return fail(reterr, "SAMPLE latencies out of order: p50 %" PRIu64 ", p99 %" PRIu64 ", mean %" PRIu64
                             ", max %" PRIu64 " ns; p50 <= p99 <= max and mean <= max", s->lat_p50_ns, s->lat_p99_ns,
                             s->lat_mean_ns, s->lat_max_ns);
-        if (s->lat_max_ns > sat_mul(ran_usec(c), NSEC_PER_USEC))
+        if (s->lat_max_ns > u64_mul_sat(ran_usec(c), NSEC_PER_USEC))
                 return fail(reterr, "SAMPLE lat_max_ns=%" PRIu64 " is longer than the worker has run (%" PRIu64
                             " ms)", s->lat_max_ns, c->elapsed_usec / USEC_PER_MSEC);
 
@@ -482,8 +472,8 @@ int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const
         if (p->duration_usec > ran_usec(c))
                 return fail(reterr, "PHASE_RESULT %s duration_usec=%" PRIu64 " is longer than the worker has run "
                             "(%" PRIu64 " us)", p->name, p->duration_usec, c->elapsed_usec);
-        if (p->ops > sat_add(sat_mul(PROTO_IOS_PER_SEC_MAX / USEC_PER_SEC,
-                                     sat_add(p->duration_usec, PROTO_RATE_SLACK_USEC)), 1))
+        if (p->ops > u64_add_sat(u64_mul_sat(PROTO_IOS_PER_SEC_MAX / USEC_PER_SEC,
+                                     u64_add_sat(p->duration_usec, PROTO_RATE_SLACK_USEC)), 1))
                 return fail(reterr, "PHASE_RESULT %s did %" PRIu64 " operations in %" PRIu64 " us, faster than the "
                             "ceiling of %" PRIu64 " a second", p->name, p->ops, p->duration_usec,
                             PROTO_IOS_PER_SEC_MAX);
@@ -495,7 +485,7 @@ int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const
                             PRIu64 ", p99 %" PRIu64 ", max %" PRIu64 " ns for %" PRIu64 " ops)", p->name,
                             p->lat_min_ns, p->lat_mean_ns, p->lat_p50_ns, p->lat_p99_ns, p->lat_max_ns, p->ops);
         /* Every operation of the phase was timed inside it. */
-        if (p->lat_max_ns > sat_mul(sat_add(p->duration_usec, PROTO_CLOCK_SLACK_USEC), NSEC_PER_USEC))
+        if (p->lat_max_ns > u64_mul_sat(u64_add_sat(p->duration_usec, PROTO_CLOCK_SLACK_USEC), NSEC_PER_USEC))
                 return fail(reterr, "PHASE_RESULT %s lat_max_ns=%" PRIu64 " is longer than the phase (%" PRIu64 " us)",
                             p->name, p->lat_max_ns, p->duration_usec);
 
@@ -619,12 +609,12 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (r->duration_usec > ran_usec(c))
                 return fail(reterr, "RESULT duration_usec=%" PRIu64 " is longer than the worker has run (%" PRIu64
                             " us)", r->duration_usec, c->elapsed_usec);
-        if (sat_add(r->started_usec, PROTO_REALTIME_SLACK_USEC) < c->spawn_realtime_usec ||
-            r->started_usec + r->duration_usec > sat_add(c->now_realtime_usec, PROTO_REALTIME_SLACK_USEC))
+        if (u64_add_sat(r->started_usec, PROTO_REALTIME_SLACK_USEC) < c->spawn_realtime_usec ||
+            r->started_usec + r->duration_usec > u64_add_sat(c->now_realtime_usec, PROTO_REALTIME_SLACK_USEC))
                 return fail(reterr, "RESULT started_usec=%" PRIu64 " (for %" PRIu64 " us) is not within a day of the "
                             "step, which began at %" PRIu64 " (CLOCK_REALTIME in us) and it is now %" PRIu64,
                             r->started_usec, r->duration_usec, c->spawn_realtime_usec, c->now_realtime_usec);
-        if (t->n_samples > 0 && t->last_t_ms > sat_add(r->duration_usec, PROTO_CLOCK_SLACK_USEC) / USEC_PER_MSEC)
+        if (t->n_samples > 0 && t->last_t_ms > u64_add_sat(r->duration_usec, PROTO_CLOCK_SLACK_USEC) / USEC_PER_MSEC)
                 return fail(reterr, "RESULT duration_usec=%" PRIu64 " is shorter than its samples, the last of which "
                             "ends at t_ms=%" PRIu64, r->duration_usec, t->last_t_ms);
 
@@ -682,7 +672,7 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (r->lat_stddev_ns > r->lat_max_ns - r->lat_min_ns + (r->lat_max_ns >> 20) + 1)
                 return fail(reterr, "RESULT lat_stddev_ns=%" PRIu64 " is larger than latencies from %" PRIu64 " to %"
                             PRIu64 " ns can spread", r->lat_stddev_ns, r->lat_min_ns, r->lat_max_ns);
-        if (r->lat_max_ns > sat_mul(ran_usec(c), NSEC_PER_USEC))
+        if (r->lat_max_ns > u64_mul_sat(ran_usec(c), NSEC_PER_USEC))
                 return fail(reterr, "RESULT lat_max_ns=%" PRIu64 " is longer than the worker has run (%" PRIu64 " ms)",
                             r->lat_max_ns, c->elapsed_usec / USEC_PER_MSEC);
         if (t->n_samples > 0 && r->lat_max_ns != t->lat_max_ns)
@@ -693,62 +683,17 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
 
 /* ---- text ---- */
 
-/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
- * nothing above U+10FFFF), 0 if there is none. The NUL terminator is never a continuation byte. */
-static unsigned utf8_sequence(const uint8_t *p, uint32_t *ret_cp) {
-        uint8_t b = p[0], lo = 0x80, hi = 0xbf;
-        unsigned n;
-        uint32_t cp;
-
-        if (b < 0x80) {
-                *ret_cp = b;
-                return 1;
-        }
-        if (b >= 0xc2 && b <= 0xdf) {
-                n = 2;
-                cp = b & 0x1f;
-        } else if (b >= 0xe0 && b <= 0xef) {
-                n = 3;
-                cp = b & 0x0f;
-                if (b == 0xe0)
-                        lo = 0xa0;
-                else if (b == 0xed)
-                        hi = 0x9f;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-                n = 4;
-                cp = b & 0x07;
-                if (b == 0xf0)
-                        lo = 0x90;
-                else if (b == 0xf4)
-                        hi = 0x8f;
-        } else
-                return 0;
-
-        for (unsigned i = 1; i < n; i++) {
-                uint8_t c = p[i];
-                if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xbf))
-                        return 0;
-                cp = cp << 6 | (c & 0x3f);
-        }
-        *ret_cp = cp;
-        return n;
-}
-
 void proto_text_sanitize(char *s) {
-        uint8_t *r = (uint8_t *) s, *w = (uint8_t *) s;
+        char *r = s, *w = s;
 
         if (!s)
                 return;
         while (*r) {
-                uint32_t cp;
-                unsigned n = utf8_sequence(r, &cp);
+                size_t n = utf8_char_len(r);
 
-                if (n == 0) {
+                if (n == 0 || utf8_is_control(r, n)) {
                         *w++ = '?';
-                        r++;
-                } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-                        *w++ = '?';
-                        r += n;
+                        r += MAX(n, (size_t) 1);
                 } else {
                         memmove(w, r, n);
                         w += n;

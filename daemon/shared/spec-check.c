@@ -41,25 +41,15 @@
 
 #define fail(err, reterr, ...) reterr_set((reterr), (err), __VA_ARGS__)
 
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-        return a + b < a ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-        if (a != 0 && b > UINT64_MAX / a)
-                return UINT64_MAX;
-        return a * b;
-}
-
 uint64_t spec_needed_bytes(const JobSpec *s) {
         if (s->workload == WORKLOAD_METADATA) {
                 /* Every file takes at least its size rounded up to a filesystem block. */
-                uint64_t per_file = sat_add(s->file_size_max, FS_BLOCK - 1) / FS_BLOCK * FS_BLOCK;
-                return sat_add(sat_mul(s->file_count, per_file), METADATA_OVERHEAD);
+                uint64_t per_file = u64_add_sat(s->file_size_max, FS_BLOCK - 1) / FS_BLOCK * FS_BLOCK;
+                return u64_add_sat(u64_mul_sat(s->file_count, per_file), METADATA_OVERHEAD);
         }
         if (s->workload < 0)
                 return 0;
-        return sat_mul(s->size, MAX(s->jobs, 1u));
+        return u64_mul_sat(s->size, MAX(s->jobs, 1u));
 }
 
 /* Required O_DIRECT alignment for path: statx where the kernel reports it, else the logical
@@ -96,7 +86,7 @@ static int block_device_size(const char *path, dev_t rdev, uint64_t *ret) {
         /* The device's own size attribute (a partition has one), without the disk's fallback. */
         if (blockdev_name_from_devnum(NULL, rdev, &name) < 0 || blockdev_read_u64(NULL, name, "size", &v) < 0)
                 return -ENODEV;
-        *ret = sat_mul(v, 512);
+        *ret = u64_mul_sat(v, 512);
         return 0;
 }
 
@@ -166,7 +156,7 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
         c->dev = st->st_dev;
         c->ino = st->st_ino;
         c->dio_align = dio_alignment(s->target, st->st_dev);
-        c->free_bytes = sat_mul(sv.f_bavail, sv.f_frsize);
+        c->free_bytes = u64_mul_sat(sv.f_bavail, sv.f_frsize);
         c->needed_bytes = spec_needed_bytes(s);
 
         r = check_alignment(s, CALLER_TEXT(s->target), c->dio_align, reterr);
@@ -174,7 +164,7 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 return r;
 
         margin = MAX(c->needed_bytes / 100, MARGIN_MIN);
-        want = sat_add(c->needed_bytes, margin);
+        want = u64_add_sat(c->needed_bytes, margin);
         if (c->needed_bytes > 0 && c->free_bytes < want) {
                 if (s->workload == WORKLOAD_METADATA)
                         snprintf(how, sizeof(how), "file_count %" PRIu32 " × file_size_max %s", s->file_count,

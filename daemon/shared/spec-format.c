@@ -20,6 +20,7 @@
 #include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
+#include "json-util.h"
 
 /* ---- values of single keys ---- */
 
@@ -85,13 +86,8 @@ int spec_to_text(const JobSpec *s, char **ret) {
         return 0;
 }
 
-static void json_object_putp(json_object **o) {
-        if (*o)
-                json_object_put(*o);
-}
-
 int spec_to_json(const JobSpec *s, char **ret) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         const char *str;
         char *dup;
 
@@ -143,7 +139,7 @@ int spec_to_json(const JobSpec *s, char **ret) {
 }
 
 int spec_from_json(JobSpec *s, const char *json, char **reterr) {
-        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_json_ json_object *o = NULL;
         enum json_tokener_error jerr = json_tokener_success;
 
         if (!json)

@@ -158,38 +158,12 @@ static const char *text_pattern(const JobSpec *s, char buf[static SPEC_TEXT_MAX]
 
 /* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
 static bool label_ok(const char *s) {
-        const unsigned char *p = (const unsigned char *) s;
+        while (*s) {
+                size_t n = utf8_char_len(s);
 
-        while (*p) {
-                unsigned n;
-                uint32_t c;
-
-                if (*p < 0x80) {
-                        if (*p < 0x20 || *p == 0x7f)
-                                return false;
-                        p++;
-                        continue;
-                }
-                if ((*p & 0xe0) == 0xc0) {
-                        n = 1;
-                        c = *p & 0x1f;
-                } else if ((*p & 0xf0) == 0xe0) {
-                        n = 2;
-                        c = *p & 0x0f;
-                } else if ((*p & 0xf8) == 0xf0) {
-                        n = 3;
-                        c = *p & 0x07;
-                } else
+                if (n == 0 || utf8_is_control(s, n))
                         return false;
-                p++;
-                for (unsigned i = 0; i < n; i++, p++) {
-                        if ((*p & 0xc0) != 0x80)
-                                return false;
-                        c = (c << 6) | (*p & 0x3f);
-                }
-                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
-                    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c < 0xa0))
-                        return false;
+                s += n;
         }
         return true;
 }

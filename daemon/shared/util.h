@@ -154,6 +154,25 @@ static inline size_t utf8_char_len(const char *s) {
         return n;
 }
 
+/* Whether the character of n bytes at s (as utf8_char_len() measured it) is a control character:
+ * C0, DEL, or C1 (U+0080..U+009F, encoded 0xc2 0x80..0x9f). */
+static inline bool utf8_is_control(const char *s, size_t n) {
+        const unsigned char *u = (const unsigned char *) s;
+
+        return (n == 1 && (u[0] < 0x20 || u[0] == 0x7f)) || (n == 2 && u[0] == 0xc2 && u[1] < 0xa0);
+}
+
+/* Sums and products that stop at UINT64_MAX instead of wrapping around. */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b) {
+        uint64_t r;
+        return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline uint64_t u64_mul_sat(uint64_t a, uint64_t b) {
+        uint64_t r;
+        return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /* Caller input (a target, key, value, profile name) quoted in a message: at most CALLER_TEXT_MAX
  * bytes of it, cut at a character boundary and marked with "…" when longer, control characters
  * and bytes that are not UTF-8 shown as '?', so that the message stays short, printable and valid
@@ -173,9 +192,9 @@ static inline const char *caller_text(const char *s, char buf[static CALLER_TEXT
                         memcpy(buf + o, "…", sizeof("…"));
                         return buf;
                 }
-                if (n == 0 || (n == 1 && ((unsigned char) *s < 0x20 || *s == 0x7f))) {
+                if (n == 0 || utf8_is_control(s, n)) {
                         buf[o++] = '?';
-                        s++;
+                        s += MAX(n, (size_t) 1);
                         continue;
                 }
                 memcpy(buf + o, s, n);
