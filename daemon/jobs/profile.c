@@ -65,6 +65,22 @@ static int parse_fail(ParseState *st, const char *fmt, ...) {
         return 0;
 }
 
+/* What a job runs on, and the filesystem matrix around the whole profile, are the job's. */
+static bool step_may_set(SpecKey k) {
+        switch (k) {
+        case SPEC_KEY_TARGET:
+        case SPEC_KEY_PROFILE:
+        case SPEC_KEY_FILESYSTEMS:
+        case SPEC_KEY_MKFS_OPTIONS:
+        case SPEC_KEY_MOUNT_OPTIONS:
+        case SPEC_KEY_DEVICES:
+        case SPEC_KEY_LAYOUT:
+                return false;
+        default:
+                return k >= 0;
+        }
+}
+
 static int on_ini_entry(void *userdata, const char *section, const char *name, const char *value) {
         ParseState *st = userdata;
         Profile *p = st->profile;
@@ -107,7 +123,7 @@ static int on_ini_entry(void *userdata, const char *section, const char *name, c
         int r;
         if (s->n_assignments >= PROFILE_KEYS_MAX)
                 return parse_fail(st, "more than %u keys in [%s]", PROFILE_KEYS_MAX, CALLER_TEXT(section));
-        if (spec_key_from_string(name) < 0 || streq(name, "target") || streq(name, "profile"))
+        if (!step_may_set(spec_key_from_string(name)))
                 return parse_fail(st, "key '%s' in [%s] is not a spec key a step may set", CALLER_TEXT(name),
                                   CALLER_TEXT(section));
         /* Each value alone is checked here, so a bad one is reported with its file and line; the

@@ -11,11 +11,15 @@
  * The target path itself may be a symlink (/dev/disk/by-id/...), so it is stat()ed, following
  * links; the kind is decided on what it resolves to. The final word on whether a block device may
  * be written (mounted, held, signatures) is the daemon's device verdict, not ours.
+ *
+ * spec_check_matrix() asks the same of a filesystem matrix: are mkfs.<fs>, the kernel's filesystem
+ * and the layout's machinery (md, LVM) here, and are the devices distinct block devices.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <stdarg.h>
@@ -26,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <sys/vfs.h>
 
@@ -318,7 +323,8 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
                 return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
                             "destructive=true if that is intended", CALLER_TEXT(s->target), workload_to_string(s->workload));
-        if (s->workload == WORKLOAD_METADATA)
+        /* A matrix runs metadata on a directory of the filesystem it makes on this device. */
+        if (s->workload == WORKLOAD_METADATA && !s->filesystems)
                 return fail(-EINVAL, reterr, "target %s is a block device; the metadata workload needs a "
                             "directory on a mounted filesystem", CALLER_TEXT(s->target));
 
@@ -330,7 +336,8 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
         c->free_bytes = 0;
         c->needed_bytes = spec_needed_bytes(s);
 
-        if (s->workload >= 0) {
+        /* metadata (a matrix's) has no size on the device: its files are on the filesystem made there. */
+        if (s->workload >= 0 && s->workload != WORKLOAD_METADATA) {
                 if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
                         return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
                                     "give a device that is present", CALLER_TEXT(s->target));
@@ -455,4 +462,246 @@ int target_check_same(const char *path, const TargetCheck *then, const TargetChe
                             then->kind == TARGET_DIRECTORY ? "directory" : "file", major(now->dev),
                             minor(now->dev), now->ino, major(then->dev), minor(then->dev), then->ino);
         return 0;
+}
+
+/* ---- filesystem matrices ---- */
+
+static const char *const tool_dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
+
+/* Whether root + dir/name is an executable regular file in one of tool_dirs. */
+static bool tool_present(const char *root, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(tool_dirs); i++) {
+                char path[PATH_MAX];
+                struct stat st;
+
+                if (snprintf(path, sizeof(path), "%s%s/%s", root, tool_dirs[i], name) >= (int) sizeof(path))
+                        continue;
+                if (stat(path, &st) >= 0 && S_ISREG(st.st_mode) && access(path, X_OK) >= 0)
+                        return true;
+        }
+        return false;
+}
+
+/* The Debian package of mkfs.<fs>, for the message. */
+static const char *mkfs_package(const char *fs) {
+        static const struct {
+                const char *fs, *package;
+        } table[] = {
+                { "ext2", "e2fsprogs" }, { "ext3", "e2fsprogs" }, { "ext4", "e2fsprogs" },
+                { "xfs", "xfsprogs" }, { "btrfs", "btrfs-progs" }, { "vfat", "dosfstools" },
+                { "f2fs", "f2fs-tools" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(table[i].fs, fs))
+                        return table[i].package;
+        return NULL;
+}
+
+/* Whether a line of path (a file of the kernel's module index) names what: "/raid1.ko" followed
+ * by a compression suffix or the end of the path (modules.dep, modules.builtin), or a whole alias
+ * ("alias fs-xfs xfs", modules.alias). 1 found, 0 not, -ENOENT no such index. */
+static int index_lists(const char *path, const char *what, bool alias) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0, len = strlen(what);
+
+        if (!f)
+                return -ENOENT;
+        while (getline(&line, &n, f) > 0) {
+                if (alias) {
+                        if (strncmp(line, "alias ", 6) == 0 && strncmp(line + 6, what, len) == 0 && line[6 + len] == ' ')
+                                return 1;
+                        continue;
+                }
+                for (const char *p = strstr(line, what); p; p = strstr(p + 1, what))
+                        if (p > line && p[-1] == '/' && (p[len] == 0 || strchr(".:\n", p[len])))
+                                return 1;
+        }
+        return 0;
+}
+
+/* Whether the running kernel has module name (with ".ko" appended) or, for a filesystem, the alias
+ * "fs-NAME", in root/lib/modules/$(uname -r): 1 yes, 0 no, -ENOENT when that directory or its
+ * index is missing (a container sees the host's kernel, which loads modules from the host's
+ * /lib/modules, not ours: then we cannot tell). */
+static int module_known(const char *root, const char *name, bool filesystem) {
+        char dir[PATH_MAX], path[PATH_MAX + 32], ko[64];
+        struct utsname u;
+        int r, r2, r3 = 0;
+
+        if (uname(&u) < 0 || snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, u.release) >= (int) sizeof(dir))
+                return -ENOENT;
+        snprintf(ko, sizeof(ko), "%s.ko", name);
+        snprintf(path, sizeof(path), "%s/modules.dep", dir);
+        r = index_lists(path, ko, false);
+        snprintf(path, sizeof(path), "%s/modules.builtin", dir);
+        r2 = index_lists(path, ko, false);
+        if (filesystem) {
+                char alias[64];
+                snprintf(alias, sizeof(alias), "fs-%s", name);
+                snprintf(path, sizeof(path), "%s/modules.alias", dir);
+                r3 = index_lists(path, alias, true);
+        }
+        if (r > 0 || r2 > 0 || r3 > 0)
+                return 1;
+        if (r == -ENOENT && r2 == -ENOENT)
+                return -ENOENT;
+        return 0;
+}
+
+/* Whether root/proc/filesystems lists fs ("nodev\tproc", "\text4"): 1, 0, or -ENOENT. */
+static int proc_filesystems_lists(const char *root, const char *fs) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        char path[PATH_MAX];
+        size_t n = 0;
+
+        snprintf(path, sizeof(path), "%s/proc/filesystems", root);
+        f = fopen(path, "re");
+        if (!f)
+                return -ENOENT;
+        while (getline(&line, &n, f) > 0) {
+                const char *name = strchr(line, '\t');
+                name = name ? name + 1 : line;
+                if (strncmp(name, fs, strlen(fs)) == 0 && strchr("\n", name[strlen(fs)]))
+                        return 1;
+        }
+        return 0;
+}
+
+/* Whether the kernel can mount fs: listed, or a module for it. Lenient: false only when both
+ * sources could be read and neither has it. ext2 and ext3 are served by the ext4 driver. */
+static bool kernel_has_filesystem(const char *root, const char *fs) {
+        int p, m;
+
+        p = proc_filesystems_lists(root, fs);
+        if (p != 0)
+                return true;
+        m = module_known(root, fs, true);
+        if (m != 0)
+                return true;
+        if (streq(fs, "ext2") || streq(fs, "ext3"))
+                return kernel_has_filesystem(root, "ext4");
+        return false;
+}
+
+static bool path_exists(const char *root, const char *path) {
+        char p[PATH_MAX];
+
+        return snprintf(p, sizeof(p), "%s%s", root, path) < (int) sizeof(p) && access(p, F_OK) >= 0;
+}
+
+/* md and LVM layouts: what they need of the machine, said when missing; and -EOPNOTSUPP when all
+ * of it is there, because benchd does not build md arrays or volume groups yet: no machine this
+ * was written on had md (no raid0/raid1 module, no /proc/mdstat) or mdadm, so that code could not
+ * be tested, and untested code that runs mdadm --create on a caller's disks is not shipped. */
+static int check_layout_support(const JobSpec *s, const char *root, char **reterr) {
+        const char *name = layout_to_string(s->layout);
+        char need[256];
+
+        if (s->layout == LAYOUT_MD_RAID0 || s->layout == LAYOUT_MD_RAID1) {
+                const char *module = s->layout == LAYOUT_MD_RAID0 ? "raid0" : "raid1";
+                bool md = path_exists(root, "/proc/mdstat") || module_known(root, module, false) > 0;
+                bool mdadm = tool_present(root, "mdadm");
+
+                if (!md || !mdadm) {
+                        snprintf(need, sizeof(need), "%s%s%s%s%s", !md ? "the kernel's md RAID (module " : "",
+                                 !md ? module : "", !md ? ", /proc/mdstat absent)" : "", !md && !mdadm ? " and " : "",
+                                 !mdadm ? "mdadm (not installed)" : "");
+                        return fail(-EINVAL, reterr, "layout: %s needs %s: this machine cannot do it; use layout=%s "
+                                    "with btrfs or layout=single", name, need, module);
+                }
+        } else if (s->layout == LAYOUT_LVM) {
+                bool dm = path_exists(root, "/dev/mapper/control");
+                bool lvm = tool_present(root, "lvm");
+
+                if (!dm || !lvm) {
+                        snprintf(need, sizeof(need), "%s%s%s", !dm ? "device-mapper (/dev/mapper/control absent)" : "",
+                                 !dm && !lvm ? " and " : "", !lvm ? "lvm (not installed; Debian package lvm2)" : "");
+                        return fail(-EINVAL, reterr, "layout: lvm needs %s: this machine cannot do it; use "
+                                    "layout=single", need);
+                }
+        } else
+                return 0;
+        return fail(-EOPNOTSUPP, reterr, "layout: %s is not supported by this benchd yet; use layout=single, or "
+                    "btrfs's own raid0, raid1 or raid10", name);
+}
+
+static const char *node_kind_phrase(mode_t m) {
+        if (S_ISDIR(m))
+                return "a directory";
+        if (S_ISREG(m))
+                return "a regular file";
+        return kind_name(m);
+}
+
+/* Every device a block device, and no device twice under two names (by st_rdev). */
+static int check_devices(const JobSpec *s, char **reterr) {
+        struct stat st[SPEC_DEVICES_MAX];
+        size_t n = 0;
+
+        for (char **d = s->devices; d && *d; d++, n++) {
+                if (n >= SPEC_DEVICES_MAX)
+                        return fail(-EINVAL, reterr, "devices: more than %u; use at most %u", SPEC_DEVICES_MAX,
+                                    SPEC_DEVICES_MAX);
+                if (stat(*d, &st[n]) < 0) {
+                        if (errno == ENOENT || errno == ENOTDIR)
+                                return fail(-EINVAL, reterr, "devices: %s does not exist; list block devices that "
+                                            "are present", CALLER_TEXT(*d));
+                        return fail(-EINVAL, reterr, "devices: %s cannot be examined: %s; list block devices "
+                                    "benchd can reach", CALLER_TEXT(*d), strerror(errno));
+                }
+                if (!S_ISBLK(st[n].st_mode))
+                        return fail(-EINVAL, reterr, "devices: %s is %s, not a block device; a filesystem matrix "
+                                    "makes its filesystems on block devices, e.g. /dev/loop1", CALLER_TEXT(*d),
+                                    node_kind_phrase(st[n].st_mode));
+                for (size_t i = 0; i < n; i++)
+                        if (st[i].st_rdev == st[n].st_rdev)
+                                return fail(-EINVAL, reterr, "devices: %s and %s are the same device (%u:%u); list "
+                                            "each device once", CALLER_TEXT(s->devices[i]), CALLER_TEXT(*d),
+                                            major(st[n].st_rdev), minor(st[n].st_rdev));
+        }
+        return 0;
+}
+
+int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
+        int r;
+
+        if (!s->filesystems || !s->filesystems[0])
+                return 0;
+        root = root ?: "";
+
+        for (char **f = s->filesystems; *f; f++) {
+                char mkfs[32];
+                const char *package = mkfs_package(*f);
+
+                snprintf(mkfs, sizeof(mkfs), "mkfs.%s", *f);
+                if (!tool_present(root, mkfs)) {
+                        if (package)
+                                return fail(-EINVAL, reterr, "filesystems: %s is not installed (looked in /usr/sbin, "
+                                            "/sbin, /usr/bin and /bin); install %s, or leave %s out of filesystems",
+                                            mkfs, package, *f);
+                        return fail(-EINVAL, reterr, "filesystems: %s is not installed (looked in /usr/sbin, /sbin, "
+                                    "/usr/bin and /bin); install the package that provides %s, or leave %s out "
+                                    "of filesystems", mkfs, mkfs, *f);
+                }
+                if (!kernel_has_filesystem(root, *f)) {
+                        struct utsname u = {};
+                        (void) uname(&u);
+                        return fail(-EINVAL, reterr, "filesystems: the running kernel (%s) does not know %s: "
+                                    "/proc/filesystems does not list it and /lib/modules/%s has no module for it; "
+                                    "use a kernel with %s, or leave %s out of filesystems", u.release, *f,
+                                    u.release, *f, *f);
+                }
+        }
+
+        r = check_layout_support(s, root, reterr);
+        if (r < 0)
+                return r;
+        return check_devices(s, reterr);
+}
+
+int spec_check_matrix(const JobSpec *s, char **reterr) {
+        return spec_check_matrix_root(s, "", reterr);
 }

@@ -51,3 +51,17 @@ TargetKind target_kind_from_string(const char *s);
 
 /* Bytes the spec's files occupy (size × jobs, or the metadata file set). */
 uint64_t spec_needed_bytes(const JobSpec *s);
+
+/* The checks of a filesystem matrix (spec->filesystems; 0 at once without one) against this
+ * machine, for a finalized spec: mkfs.<fs> of each filesystem is installed (/usr/sbin, /sbin,
+ * /usr/bin or /bin) and the kernel knows the filesystem (/proc/filesystems or a module; when that
+ * cannot be told, it is assumed), the layout's md or LVM machinery is here, and every member of
+ * devices is a block device, none twice under two names. -EINVAL with a message saying what is
+ * missing and what would do instead; -EOPNOTSUPP for md and LVM layouts this machine could do but
+ * benchd does not build yet. Not a judgement of whether a device may be erased: that is the
+ * device verdict's, per device, as for target. Not wired in by itself: benchd calls it at
+ * SubmitJob and step start next to spec_check_target(). */
+int spec_check_matrix(const JobSpec *s, char **reterr);
+/* The same, with root put in front of the paths of the tool and kernel probes (not of devices):
+ * for tests, with a directory laid out like / (usr/sbin/mkfs.*, proc/filesystems, ...). */
+int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr);

@@ -58,6 +58,13 @@ int spec_to_text(const JobSpec *s, char **ret) {
 
                 if (!spec_has_value(s, k))
                         continue;
+                if (ki->kind == SPEC_KIND_MAP) {
+                        /* One line per entry: values may hold commas and '='; never a newline. */
+                        const SpecMap *m = spec_map_of(s, k);
+                        for (size_t i = 0; i < m->n; i++)
+                                fprintf(f, "%s.%s=%s\n", ki->name, m->keys[i], m->values[i]);
+                        continue;
+                }
                 fprintf(f, "%s=", ki->name);
                 switch (ki->kind) {
                 case SPEC_KIND_STRING:
@@ -66,10 +73,12 @@ int spec_to_text(const JobSpec *s, char **ret) {
                 case SPEC_KIND_BOOL:
                         fputs(spec_number_of(s, k) ? "true" : "false", f);
                         break;
-                case SPEC_KIND_STRV:
-                        for (char **t = s->tags; *t; t++)
-                                fprintf(f, "%s%s", t == s->tags ? "" : ",", *t);
+                case SPEC_KIND_STRV: {
+                        char **l = spec_strv_of(s, k);
+                        for (char **t = l; *t; t++)
+                                fprintf(f, "%s%s", t == l ? "" : ",", *t);
                         break;
+                }
                 case SPEC_KIND_SIZE:
                         fputs(spec_size_text(spec_number_of(s, k), v), f);
                         break;
@@ -110,7 +119,7 @@ int spec_to_json(const JobSpec *s, char **ret) {
                         break;
                 case SPEC_KIND_STRV:
                         v = json_object_new_array();
-                        for (char **t = s->tags; v && *t; t++) {
+                        for (char **t = spec_strv_of(s, k); v && *t; t++) {
                                 json_object *e = json_object_new_string(*t);
                                 if (!e || json_object_array_add(v, e) < 0) {
                                         json_object_put(e);
@@ -119,6 +128,19 @@ int spec_to_json(const JobSpec *s, char **ret) {
                                 }
                         }
                         break;
+                case SPEC_KIND_MAP: {
+                        const SpecMap *m = spec_map_of(s, k);
+                        v = json_object_new_object();
+                        for (size_t i = 0; v && i < m->n; i++) {
+                                json_object *e = json_object_new_string(m->values[i]);
+                                if (!e || json_object_object_add(v, m->keys[i], e) < 0) {
+                                        json_object_put(e);
+                                        json_object_put(v);
+                                        v = NULL;
+                                }
+                        }
+                        break;
+                }
                 default:
                         v = json_object_new_int64((int64_t) spec_number_of(s, k));
                 }
@@ -152,7 +174,7 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                 return spec_fail(reterr, "spec: expected a JSON object of spec keys");
 
         json_object_object_foreach(o, key, val) {
-                _cleanup_free_ char **strv = NULL;
+                _cleanup_free_ char **strv = NULL, **values = NULL;
                 SpecValue v;
                 int r;
 
@@ -192,6 +214,29 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr) {
                                                          "remove it", key);
                         }
                         v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = strv };
+                        break;
+                }
+                case json_type_object: {
+                        /* A map; strv holds its keys. Bounded by the JSON's size (the jobs table's
+                         * own spec, or a caller's bounded message); spec_set() counts entries. */
+                        size_t n = (size_t) json_object_object_length(val), i = 0;
+
+                        strv = calloc(n + 1, sizeof(char *));
+                        values = calloc(n + 1, sizeof(char *));
+                        if (!strv || !values)
+                                return -ENOMEM;
+                        json_object_object_foreach(val, sub, e) {
+                                if (!json_object_is_type(e, json_type_string))
+                                        return spec_fail(reterr, "%s: expected an object of strings, got an "
+                                                         "object with a %s", key,
+                                                         json_type_to_name(json_object_get_type(e)));
+                                values[i] = (char *) json_object_get_string(e);
+                                if (strlen(values[i]) != (size_t) json_object_get_string_len(e))
+                                        return spec_fail(reterr, "%s: a value contains a NUL character; "
+                                                         "remove it", key);
+                                strv[i++] = sub;
+                        }
+                        v = (SpecValue) { .type = SPEC_VALUE_MAP, .map = { strv, values, i } };
                         break;
                 }
                 default:

@@ -9,7 +9,8 @@
  * list in the README (checked against `benchctl help spec --markdown` by a test).
  *
  * Adding a key: a SpecKey in spec.h, a field in JobSpec, and a row here; a string key with rules of
- * its own also gets a parse and a text function below. A runs column, if it has one, is a
+ * its own also gets a parse and a text function below, a string list or map key a check of one
+ * item (or map key). A runs column, if it has one, is a
  * migration in schema/ and a line in job.c where the run is recorded.
  */
 
@@ -40,16 +41,27 @@ static int replace_string(char **field, const char *value) {
         return 0;
 }
 
-static int parse_target(JobSpec *s, const char *value, char **reterr) {
+/* An absolute path of at most SPEC_PATH_MAX - 1 bytes without control characters: target and
+ * each of devices. what and example say what the key wants ("a block device", "/dev/loop1"). */
+static int check_path(const char *key, const char *value, const char *what, const char *example,
+                      char **reterr) {
         if (value[0] != '/')
-                return spec_fail(reterr, "target: '%s' is not an absolute path; give the full path of a "
-                                 "directory, regular file or block device, e.g. /mnt/scratch", CALLER_TEXT(value));
+                return spec_fail(reterr, "%s: '%s' is not an absolute path; give the full path of %s, e.g. %s",
+                                 key, CALLER_TEXT(value), what, example);
         if (strlen(value) >= SPEC_PATH_MAX)
-                return spec_fail(reterr, "target: path is longer than %u bytes; use a shorter path", SPEC_PATH_MAX);
+                return spec_fail(reterr, "%s: path is longer than %u bytes; use a shorter path", key, SPEC_PATH_MAX);
         for (const char *p = value; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
-                        return spec_fail(reterr, "target: '%s' contains a control character (newline, "
-                                         "tab, ...); use a path without them", CALLER_TEXT(value));
+                        return spec_fail(reterr, "%s: '%s' contains a control character (newline, tab, ...); use "
+                                         "a path without them", key, CALLER_TEXT(value));
+        return 0;
+}
+
+static int parse_target(JobSpec *s, const char *value, char **reterr) {
+        int r = check_path("target", value, "a directory, regular file or block device", "/mnt/scratch", reterr);
+
+        if (r < 0)
+                return r;
         return replace_string(&s->target, value);
 }
 
@@ -176,6 +188,54 @@ static int parse_label(JobSpec *s, const char *value, char **reterr) {
                                  "printable text", CALLER_TEXT(value));
         /* An empty label is no label, so every form of the spec agrees on it. */
         return replace_string(&s->label, value);
+}
+
+static int parse_layout(JobSpec *s, const char *value, char **reterr) {
+        Layout l = layout_from_string(value);
+
+        if (l < 0)
+                return spec_fail(reterr, "layout: '%s' is not a layout; use single, raid0, raid1 or raid10 (btrfs), "
+                                 "md-raid0, md-raid1 or lvm, e.g. layout=raid1", CALLER_TEXT(value));
+        s->layout = l;
+        return 0;
+}
+
+/* NULL (no value) until a layout is given or a matrix is finalized. */
+static const char *text_layout(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        return layout_to_string(s->layout);
+}
+
+/* ---- items of string lists and keys of maps ---- */
+
+static int check_tag(const char *key, const char *item, char **reterr) {
+        size_t n = strlen(item);
+        bool ok = n > 0 && n <= SPEC_TAG_LEN_MAX;
+
+        for (const char *p = item; ok && *p; p++)
+                if (!(isalnum((unsigned char) *p) || strchr("._:+-", *p)))
+                        ok = false;
+        if (!ok)
+                return spec_fail(reterr, "%s: '%s' is not a valid tag; use 1 to %u characters of A-Z, a-z, "
+                                 "0-9 and . _ : + -", key, CALLER_TEXT(item), SPEC_TAG_LEN_MAX);
+        return 0;
+}
+
+/* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat. */
+static int check_fs_name(const char *key, const char *item, char **reterr) {
+        size_t n = strlen(item);
+        bool ok = n > 0 && n <= SPEC_FS_NAME_MAX;
+
+        for (const char *p = item; ok && *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+                        ok = false;
+        if (!ok)
+                return spec_fail(reterr, "%s: '%s' is not a filesystem name; use 1 to %u characters of a-z and "
+                                 "0-9, as mkfs.NAME spells it, e.g. ext4", key, CALLER_TEXT(item), SPEC_FS_NAME_MAX);
+        return 0;
+}
+
+static int check_device(const char *key, const char *item, char **reterr) {
+        return check_path(key, item, "a block device", "/dev/disk/by-id/...", reterr);
 }
 
 /* ---- computed defaults ---- */
@@ -325,13 +385,43 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "free text to find the runs by (benchctl results --label)",
         },
         [SPEC_KEY_TAGS] = {
-                "tags", SPEC_KIND_STRV, .optional = true, .runs_column = "tags",
+                "tags", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, tags),
+                .max = SPEC_TAGS_MAX, .check_item = check_tag, .item = "tag", .runs_column = "tags",
                 .doc = "up to 32 tags of A-Z a-z 0-9 . _ : + - (comma-separated in text)",
         },
         [SPEC_KEY_DESTRUCTIVE] = {
                 "destructive", SPEC_KIND_BOOL, BOOL_FIELD(destructive),
                 .has_default = true, .default_value = 0, .default_text = "false",
                 .doc = "consent to overwrite a block device target (refused on directories and files)",
+        },
+        [SPEC_KEY_FILESYSTEMS] = {
+                "filesystems", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, filesystems),
+                .max = SPEC_FILESYSTEMS_MAX, .check_item = check_fs_name, .item = "filesystem",
+                .doc = "a filesystem matrix: up to 8 filesystems (ext4, btrfs, xfs, ...), each made on devices in "
+                       "turn for the workload or profile to run on (comma-separated in text; needs destructive=true)",
+        },
+        [SPEC_KEY_MKFS_OPTIONS] = {
+                "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),
+                .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .item = "filesystem",
+                .doc = "extra mkfs arguments by filesystem (one entry per assignment: "
+                       "mkfs_options.ext4=-E lazy_itable_init=0)",
+        },
+        [SPEC_KEY_MOUNT_OPTIONS] = {
+                "mount_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mount_options),
+                .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .item = "filesystem",
+                .doc = "mount options by filesystem (one entry per assignment: mount_options.btrfs=compress=zstd)",
+        },
+        [SPEC_KEY_DEVICES] = {
+                "devices", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, devices),
+                .max = SPEC_DEVICES_MAX, .check_item = check_device, .item = "device",
+                .doc = "the block devices a filesystem matrix erases, up to 16 absolute paths (comma-separated in "
+                       "text); default: target, which defaults to the first",
+        },
+        [SPEC_KEY_LAYOUT] = {
+                "layout", SPEC_KIND_STRING, .optional = true, .parse = parse_layout, .text = text_layout,
+                .default_text = "single",
+                .doc = "how a filesystem matrix uses its devices: single, raid0, raid1 or raid10 (btrfs's own), "
+                       "md-raid0, md-raid1 or lvm",
         },
 };
 
@@ -351,6 +441,8 @@ const char *spec_kind_bus_types(SpecKind kind) {
                 return "'b' (boolean)";
         case SPEC_KIND_STRV:
                 return "'as' (array of strings)";
+        case SPEC_KIND_MAP:
+                return "'a{ss}' (dictionary of strings)";
         default:
                 return "nothing";
         }
@@ -363,6 +455,7 @@ const char *spec_kind_to_string(SpecKind kind) {
                 [SPEC_KIND_NUMBER] = "number",
                 [SPEC_KIND_BOOL] = "boolean",
                 [SPEC_KIND_STRV] = "strings",
+                [SPEC_KIND_MAP] = "map",
         };
         return kind >= 0 && kind < _SPEC_KIND_MAX ? names[kind] : NULL;
 }
@@ -381,6 +474,22 @@ uint64_t spec_number_of(const JobSpec *s, SpecKey k) {
         case sizeof(bool):     return *(const bool *) p;
         default:               return 0;
         }
+}
+
+char **spec_strv_of(const JobSpec *s, SpecKey k) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+
+        if (!ki || ki->kind != SPEC_KIND_STRV)
+                return NULL;
+        return *(char **const *) ((const uint8_t *) s + ki->offset);
+}
+
+const SpecMap *spec_map_of(const JobSpec *s, SpecKey k) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+
+        if (!ki || ki->kind != SPEC_KIND_MAP)
+                return NULL;
+        return (const SpecMap *) ((const uint8_t *) s + ki->offset);
 }
 
 void spec_store_number(JobSpec *s, SpecKey k, uint64_t v) {
@@ -410,6 +519,15 @@ bool spec_has_value(const JobSpec *s, SpecKey k) {
         char buf[SPEC_TEXT_MAX];
 
         if (ki->optional)
-                return ki->kind == SPEC_KIND_STRV ? s->tags && s->tags[0] : spec_string_of(s, k, buf) != NULL;
+                switch (ki->kind) {
+                case SPEC_KIND_STRV: {
+                        char **l = spec_strv_of(s, k);
+                        return l && l[0];
+                }
+                case SPEC_KIND_MAP:
+                        return spec_map_of(s, k)->n > 0;
+                default:
+                        return spec_string_of(s, k, buf) != NULL;
+                }
         return (s->set_mask & KEY_BIT(k)) || (s->finalized && s->workload >= 0 && !s->profile);
 }

@@ -88,6 +88,11 @@ bool workload_needs_layout(Workload w) {
         return workload_reads(w) || w == WORKLOAD_REWRITE;
 }
 
+bool workload_on_directory(Workload w) {
+        /* Every workload so far works on files in a directory as well as on a device. */
+        return w >= 0 && w < _WORKLOAD_MAX;
+}
+
 /* Workloads that move file data (everything but metadata), for the size rules. */
 static bool workload_is_data(Workload w) {
         return w >= 0 && w < _WORKLOAD_MAX && w != WORKLOAD_METADATA;
@@ -121,6 +126,8 @@ static const char *value_type_name(SpecValueType t) {
                 return "a boolean";
         case SPEC_VALUE_STRV:
                 return "a string array";
+        case SPEC_VALUE_MAP:
+                return "a dictionary of strings";
         }
         return "an unknown type";
 }
@@ -320,31 +327,26 @@ static int value_to_number(SpecKey k, const SpecValue *v, uint64_t *ret, char **
         return 0;
 }
 
-static bool tag_ok(const char *s) {
-        size_t n = strlen(s);
-
-        if (n == 0 || n > SPEC_TAG_LEN_MAX)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!(isalnum((unsigned char) *p) || strchr("._:+-", *p)))
-                        return false;
-        return true;
-}
-
-static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
+/* A string list key: at most ki->max items, each passing the key's check, none twice. An empty
+ * list leaves the field NULL. */
+static int set_strv(JobSpec *s, SpecKey k, char *const *items, char **reterr) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        char ***field = (char ***) ((uint8_t *) s + ki->offset);
         _cleanup_strv_free_ char **l = NULL;
         size_t n = 0;
+        int r;
 
-        for (char *const *t = tags; t && *t; t++) {
-                if (n >= SPEC_TAGS_MAX)
-                        return spec_fail(reterr, "tags: more than %u tags; use at most %u", SPEC_TAGS_MAX,
-                                         SPEC_TAGS_MAX);
-                if (!tag_ok(*t))
-                        return spec_fail(reterr, "tags: '%s' is not a valid tag; use 1 to %u characters of A-Z, a-z, "
-                                         "0-9 and . _ : + -", CALLER_TEXT(*t), SPEC_TAG_LEN_MAX);
+        for (char *const *t = items; t && *t; t++) {
+                if (n >= ki->max)
+                        return spec_fail(reterr, "%s: more than %" PRIu64 " %s; use at most %" PRIu64, ki->name,
+                                         ki->max, ki->name, ki->max);
+                r = ki->check_item(ki->name, *t, reterr);
+                if (r < 0)
+                        return r;
                 for (size_t i = 0; i < n; i++)
-                        if (streq(tags[i], *t))
-                                return spec_fail(reterr, "tags: '%s' is given twice; give each tag once", *t);
+                        if (streq(items[i], *t))
+                                return spec_fail(reterr, "%s: '%s' is given twice; give each %s once", ki->name,
+                                                 CALLER_TEXT(*t), ki->item);
                 n++;
         }
 
@@ -353,13 +355,13 @@ static int set_tags(JobSpec *s, char *const *tags, char **reterr) {
                 if (!l)
                         return -ENOMEM;
                 for (size_t i = 0; i < n; i++) {
-                        l[i] = strdup(tags[i]);
+                        l[i] = strdup(items[i]);
                         if (!l[i])
                                 return -ENOMEM;
                 }
         }
-        strv_free(s->tags);
-        s->tags = TAKE_PTR(l);
+        strv_free(*field);
+        *field = TAKE_PTR(l);
         return 0;
 }
 
@@ -393,7 +395,13 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
                 if (v->type != SPEC_VALUE_STRV)
                         return spec_fail(reterr, "%s: expected an array of strings, got %s",
                                          ki->name, value_type_name(v->type));
-                r = set_tags(s, v->strv, reterr);
+                r = set_strv(s, k, v->strv, reterr);
+                break;
+        case SPEC_KIND_MAP:
+                if (v->type != SPEC_VALUE_MAP)
+                        return spec_fail(reterr, "%s: expected a dictionary of strings (by %s), got %s",
+                                         ki->name, ki->item, value_type_name(v->type));
+                r = spec_set_map(s, k, v->map.keys, v->map.values, v->map.n, reterr);
                 break;
         default:
                 r = -EINVAL;
@@ -401,7 +409,7 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
         if (r < 0)
                 return r;
 
-        /* Values that mean "none" (an empty label or tag list) leave the key unset, so text and
+        /* Values that mean "none" (an empty label, list or map) leave the key unset, so text and
          * JSON forms agree. */
         if (ki->optional && !spec_has_value(s, k))
                 s->set_mask &= ~KEY_BIT(k);
@@ -441,10 +449,38 @@ static int split_commas(const char *value, char ***ret) {
         return 0;
 }
 
+/* "mkfs_options.ext4": one entry of a map key. */
+static int spec_set_sub_from_string(JobSpec *s, const char *key, const char *value, char **reterr) {
+        _cleanup_free_ char *base = NULL;
+        const char *dot = strchr(key, '.');
+        SpecKey k;
+        int r;
+
+        base = strndup(key, (size_t) (dot - key));
+        if (!base)
+                return -ENOMEM;
+        k = spec_key_from_string(base);
+        if (k < 0)
+                return spec_fail_unknown_key(key, reterr);
+        if (spec_key_table[k].kind != SPEC_KIND_MAP)
+                return spec_fail(reterr, "%s: %s takes no sub-key; use %s=VALUE", CALLER_TEXT(key), base, base);
+        if (!value)
+                return spec_fail(reterr, "%s: no value given", CALLER_TEXT(key));
+
+        r = spec_set_map_entry(s, k, dot + 1, value, reterr);
+        if (r < 0)
+                return r;
+        s->set_mask |= KEY_BIT(k);
+        s->finalized = false;
+        return 0;
+}
+
 int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **reterr) {
         SpecKey k = spec_key_from_string(key);
         SpecValue v;
 
+        if (k < 0 && key && strchr(key, '.'))
+                return spec_set_sub_from_string(s, key, value, reterr);
         if (k < 0)
                 return spec_fail_unknown_key(key ?: "", reterr);
         if (!value)
@@ -467,6 +503,10 @@ int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **
                 v = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = l };
                 return spec_set_key(s, k, &v, reterr);
         }
+        case SPEC_KIND_MAP:
+                return spec_fail(reterr, "%s: give one entry per assignment, as %s.%s=VALUE, e.g. %s", key, key,
+                                 spec_key_table[k].item, k == SPEC_KEY_MOUNT_OPTIONS ?
+                                 "mount_options.btrfs=compress=zstd" : "mkfs_options.ext4=-E lazy_itable_init=0");
         default:
                 v = (SpecValue) { .type = SPEC_VALUE_STRING, .s = value };
                 return spec_set_key(s, k, &v, reterr);
@@ -494,6 +534,7 @@ int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr) {
 void spec_init(JobSpec *s) {
         *s = (JobSpec) {
                 .workload = _WORKLOAD_INVALID,
+                .layout = _LAYOUT_INVALID,
         };
 }
 
@@ -501,19 +542,45 @@ void spec_clear(JobSpec *s) {
         free(s->target);
         free(s->profile);
         free(s->label);
-        strv_free(s->tags);
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                uint8_t *p = (uint8_t *) s + spec_key_table[k].offset;
+
+                if (spec_key_table[k].kind == SPEC_KIND_STRV)
+                        strv_free(*(char ***) p);
+                else if (spec_key_table[k].kind == SPEC_KIND_MAP)
+                        spec_map_clear((SpecMap *) p);
+        }
         spec_init(s);
 }
 
 int spec_copy(const JobSpec *s, JobSpec *ret) {
         JobSpec c = *s;
+        bool ok = true;
 
+        /* Nothing of s is shared, so that spec_clear(&c) on failure frees only copies. */
         c.target = c.profile = c.label = NULL;
-        c.tags = NULL;
-        if (strdup_or_null(s->target, &c.target) < 0 ||
-            strdup_or_null(s->profile, &c.profile) < 0 ||
-            strdup_or_null(s->label, &c.label) < 0 ||
-            (s->tags && set_tags(&c, s->tags, NULL) < 0)) {
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                uint8_t *p = (uint8_t *) &c + spec_key_table[k].offset;
+
+                if (spec_key_table[k].kind == SPEC_KIND_STRV)
+                        *(char ***) p = NULL;
+                else if (spec_key_table[k].kind == SPEC_KIND_MAP)
+                        *(SpecMap *) p = (SpecMap) {};
+        }
+
+        ok = strdup_or_null(s->target, &c.target) >= 0 &&
+             strdup_or_null(s->profile, &c.profile) >= 0 &&
+             strdup_or_null(s->label, &c.label) >= 0;
+        for (SpecKey k = 0; ok && k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = &spec_key_table[k];
+                uint8_t *p = (uint8_t *) &c + ki->offset;
+
+                if (ki->kind == SPEC_KIND_STRV && spec_strv_of(s, k))
+                        ok = set_strv(&c, k, spec_strv_of(s, k), NULL) >= 0;
+                else if (ki->kind == SPEC_KIND_MAP)
+                        ok = spec_map_copy(spec_map_of(s, k), (SpecMap *) p) >= 0;
+        }
+        if (!ok) {
                 spec_clear(&c);
                 return -ENOMEM;
         }
@@ -531,7 +598,11 @@ bool spec_equal(const JobSpec *a, const JobSpec *b) {
                                 return false;
                         break;
                 case SPEC_KIND_STRV:
-                        if (!strv_equal(a->tags, b->tags))
+                        if (!strv_equal(spec_strv_of(a, k), spec_strv_of(b, k)))
+                                return false;
+                        break;
+                case SPEC_KIND_MAP:
+                        if (!spec_map_equal(spec_map_of(a, k), spec_map_of(b, k)))
                                 return false;
                         break;
                 default:
@@ -552,8 +623,13 @@ static bool spec_get_value(const JobSpec *s, SpecKey k, char buf[static SPEC_TEX
                 *ret = (SpecValue) { .type = SPEC_VALUE_BOOL, .b = spec_number_of(s, k) != 0 };
                 return true;
         case SPEC_KIND_STRV:
-                *ret = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = s->tags };
+                *ret = (SpecValue) { .type = SPEC_VALUE_STRV, .strv = spec_strv_of(s, k) };
                 return true;
+        case SPEC_KIND_MAP: {
+                const SpecMap *m = spec_map_of(s, k);
+                *ret = (SpecValue) { .type = SPEC_VALUE_MAP, .map = { m->keys, m->values, m->n } };
+                return true;
+        }
         default:
                 *ret = (SpecValue) { .type = SPEC_VALUE_UINT, .u = spec_number_of(s, k) };
                 return true;
@@ -673,6 +749,10 @@ int spec_finalize(JobSpec *s, char **reterr) {
         if (s->workload >= 0 && !s->profile)
                 fill_defaults(s);
 
+        /* First: a matrix may give devices instead of target. */
+        r = spec_finalize_matrix(s, reterr);
+        if (r < 0)
+                return r;
         r = check_common(s, reterr);
         if (r < 0)
                 return r;

@@ -37,6 +37,28 @@ bool workload_reads(Workload w);
 /* True when the workload needs its file laid out before the measured phase: the readers, and
  * rewrite (which writes over an existing file). */
 bool workload_needs_layout(Workload w);
+/* True when the workload can run on a directory (every workload that works on files): what each
+ * filesystem of a matrix offers it. A workload of raw block devices only answers false. */
+bool workload_on_directory(Workload w);
+
+/* How a filesystem matrix arranges its devices (DESIGN.md "Job spec"): one filesystem on one
+ * device, btrfs's own RAID profiles over all of them, md RAID or LVM under the filesystem. */
+typedef enum Layout {
+        LAYOUT_SINGLE,
+        LAYOUT_RAID0,           /* btrfs -d raid0 -m raid0 */
+        LAYOUT_RAID1,           /* btrfs -d raid1 -m raid1 */
+        LAYOUT_RAID10,          /* btrfs -d raid10 -m raid10 */
+        LAYOUT_MD_RAID0,        /* mdadm --level=0 under any filesystem */
+        LAYOUT_MD_RAID1,
+        LAYOUT_LVM,             /* one logical volume over the devices */
+        _LAYOUT_MAX,
+        _LAYOUT_INVALID = -22,
+} Layout;
+
+const char *layout_to_string(Layout l);
+Layout layout_from_string(const char *s);
+/* The fewest devices a layout can be made of. */
+unsigned layout_devices_min(Layout l);
 
 typedef enum SyncMode {
         SYNC_NONE,
@@ -73,9 +95,27 @@ typedef enum PatternKind {
 #define SPEC_PATH_MAX           4096u
 #define SPEC_FILE_COUNT_MAX     (1u << 24)
 #define SPEC_DIRS_MAX           65536u
+#define SPEC_FILESYSTEMS_MAX    8u
+#define SPEC_FS_NAME_MAX        16u
+#define SPEC_DEVICES_MAX        16u
+/* All device paths together: the spec's text must fit in one worker protocol frame. */
+#define SPEC_DEVICES_BYTES_MAX  16384u
+#define SPEC_MAP_ENTRIES_MAX    8u
+#define SPEC_MAP_VALUE_MAX      1024u
 /* queue_depth × block_size × jobs: the I/O buffers a step holds. Each bound alone is sane, their
  * product need not be; spec_finalize() refuses more, and the worker checks it again. */
 #define SPEC_BUFFER_BYTES_MAX   (UINT64_C(2) << 30)          /* 2 GiB */
+
+/* A string-to-string map (mkfs_options, mount_options: by filesystem name), sorted by key, each
+ * key once. keys and values are n long (not NULL-terminated); all NULL when empty. */
+typedef struct SpecMap {
+        char **keys;
+        char **values;
+        size_t n;
+} SpecMap;
+
+/* The value of key in m, or NULL when m has no such entry. */
+const char *spec_map_get(const SpecMap *m, const char *key);
 
 typedef struct JobSpec {
         char *target;           /* absolute path: directory, regular file or block device node */
@@ -102,6 +142,15 @@ typedef struct JobSpec {
         char *label;
         char **tags;            /* NULL-terminated, may be NULL */
         bool destructive;
+        /* A filesystem matrix: each filesystem is made on devices (in layout) and the workload or
+         * profile runs on a directory of it. All NULL/empty for a plain job. After spec_finalize()
+         * target is one of devices (the first unless given) and layout is set; _LAYOUT_INVALID
+         * without filesystems. */
+        char **filesystems;     /* NULL-terminated, may be NULL */
+        SpecMap mkfs_options;   /* by filesystem: extra mkfs.<fs> arguments */
+        SpecMap mount_options;  /* by filesystem: mount -o options */
+        char **devices;         /* NULL-terminated, may be NULL */
+        Layout layout;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -132,6 +181,11 @@ typedef enum SpecKey {
         SPEC_KEY_LABEL,
         SPEC_KEY_TAGS,
         SPEC_KEY_DESTRUCTIVE,
+        SPEC_KEY_FILESYSTEMS,
+        SPEC_KEY_MKFS_OPTIONS,
+        SPEC_KEY_MOUNT_OPTIONS,
+        SPEC_KEY_DEVICES,
+        SPEC_KEY_LAYOUT,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
@@ -146,7 +200,9 @@ typedef enum SpecKind {
         SPEC_KIND_SIZE,         /* bytes: D-Bus t, or s with K/M/G/T ("32K") */
         SPEC_KIND_NUMBER,       /* D-Bus u/t, or s of decimal digits */
         SPEC_KIND_BOOL,         /* D-Bus b */
-        SPEC_KIND_STRV,         /* D-Bus as; comma-separated in text */
+        SPEC_KIND_STRV,         /* D-Bus as; comma-separated in text; a char ** at offset */
+        SPEC_KIND_MAP,          /* D-Bus a{ss}; a JSON object of strings; one "key.SUB=value" line per
+                                 * entry in text; a SpecMap at offset */
         _SPEC_KIND_MAX,
 } SpecKind;
 
@@ -157,8 +213,9 @@ typedef struct SpecKeyInfo {
         const char *name;
         SpecKind kind;
         bool optional;                  /* written only when it has a value (target, label, ...) */
-        uint64_t min, max;              /* sizes and numbers, inclusive */
-        size_t offset;                  /* of the value in JobSpec: numbers, booleans, plain strings */
+        uint64_t min, max;              /* sizes and numbers, inclusive; strv and map keys: max items */
+        size_t offset;                  /* of the value in JobSpec: numbers, booleans, plain strings,
+                                         * string lists (char **), maps (SpecMap) */
         unsigned width;                 /* sizeof the field: 8 or 4 (numbers), 1 (booleans) */
         bool has_default;
         uint64_t default_value;         /* numbers and booleans, when has_default */
@@ -167,6 +224,10 @@ typedef struct SpecKeyInfo {
          * at offset). */
         int (*parse)(JobSpec *s, const char *value, char **reterr);
         const char *(*text)(const JobSpec *s, char buf[static SPEC_TEXT_MAX]);
+        /* String lists: one item (maps: one key), -EINVAL with a message naming the key; what an
+         * item is called in messages ("tag": "'a' is given twice; give each tag once"). */
+        int (*check_item)(const char *key, const char *item, char **reterr);
+        const char *item;
         const char *unit;               /* "bytes", "ms", "%", or NULL */
         const char *default_text;       /* the default as `benchctl help spec` shows it, or NULL */
         const char *runs_column;        /* the runs column that records the value, or NULL */
@@ -175,7 +236,7 @@ typedef struct SpecKeyInfo {
 
 extern const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX];
 const SpecKeyInfo *spec_key_info(SpecKey k);
-/* "string", "size", "number", "boolean", "strings". */
+/* "string", "size", "number", "boolean", "strings", "map". */
 const char *spec_kind_to_string(SpecKind kind);
 /* What D-Bus types a key of this kind accepts, for messages: "'b' (boolean)". */
 const char *spec_kind_bus_types(SpecKind kind);
@@ -183,6 +244,9 @@ const char *spec_kind_bus_types(SpecKind kind);
 const char *spec_size_text(uint64_t v, char buf[static 32]);
 /* The value of a size, number or boolean key of s (0 for other keys). */
 uint64_t spec_number_of(const JobSpec *s, SpecKey k);
+/* The list of a strv key (NULL for other keys, or none), the map of a map key (NULL for others). */
+char **spec_strv_of(const JobSpec *s, SpecKey k);
+const SpecMap *spec_map_of(const JobSpec *s, SpecKey k);
 /* The "unknown key" message, with a did-you-mean and the known keys, into *reterr; -EINVAL. */
 int spec_fail_unknown_key(const char *key, char **reterr);
 
@@ -194,6 +258,7 @@ typedef enum SpecValueType {
         SPEC_VALUE_UINT,
         SPEC_VALUE_BOOL,
         SPEC_VALUE_STRV,
+        SPEC_VALUE_MAP,
 } SpecValueType;
 
 typedef struct SpecValue {
@@ -204,6 +269,11 @@ typedef struct SpecValue {
                 uint64_t u;
                 bool b;
                 char *const *strv; /* NULL-terminated */
+                struct {
+                        char *const *keys;
+                        char *const *values;
+                        size_t n;
+                } map;
         };
 } SpecValue;
 
@@ -225,19 +295,25 @@ bool spec_equal(const JobSpec *a, const JobSpec *b);
 int spec_set(JobSpec *s, const char *key, const SpecValue *v, char **reterr);
 /* The same for "key" and a textual value (benchctl --set, the worker protocol, profile files). */
 int spec_set_from_string(JobSpec *s, const char *key, const char *value, char **reterr);
-/* Parses "key=value" (one assignment). */
+/* Parses "key=value" (one assignment). A map key takes one entry: "mkfs_options.ext4=-E ...", which
+ * adds it or replaces the value of that sub-key; spec_set_from_string() takes "mkfs_options.ext4"
+ * as its key the same way. */
 int spec_set_assignment(JobSpec *s, const char *assignment, char **reterr);
 
 /* Fill defaults for unset keys and check cross-field rules (target given and absolute, workload
  * xor profile, size >= block_size, alignment of sizes to 512 for direct I/O, ramp < runtime, ...).
- * Pure: no filesystem access. -EINVAL with a message on failure. */
+ * For a filesystem matrix also: devices from target or target from devices, destructive=true, a
+ * layout the filesystems and the number of devices allow, map entries only for filesystems given.
+ * Pure: no filesystem access (spec_check_matrix() looks at the system). -EINVAL with a message on
+ * failure. */
 int spec_finalize(JobSpec *s, char **reterr);
 
 /* "key=value\n" for every key (after finalize); spec_set_assignment() reads it back exactly.
- * Keys without a value are left out: profile/label/tags when unset, and, for a profile spec or a
+ * Keys without a value are left out: profile/label/tags/matrix keys when unset, and, for a profile spec or a
  * spec not yet finalized, every key not given explicitly. The same rule holds for spec_to_json(). */
 int spec_to_text(const JobSpec *s, char **ret);
-/* A JSON object of every key (sizes as integers, tags as array), for the jobs table and --json. */
+/* A JSON object of every key (sizes as integers, string lists as arrays, maps as objects), for the
+ * jobs table and --json. */
 int spec_to_json(const JobSpec *s, char **ret);
 /* Reads spec_to_json() output back (restart of queued jobs). -EINVAL with message on failure. */
 int spec_from_json(JobSpec *s, const char *json, char **reterr);

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <ftw.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "shared/spec-check.h"
@@ -114,6 +116,27 @@ START_TEST(test_names) {
         ck_assert(workload_needs_layout(WORKLOAD_REWRITE));
         ck_assert(!workload_needs_layout(WORKLOAD_WRITE));
         ck_assert(!workload_needs_layout(WORKLOAD_METADATA));
+        ck_assert(workload_on_directory(WORKLOAD_METADATA));
+        ck_assert(!workload_on_directory(_WORKLOAD_INVALID));
+
+        static const char *const layouts[_LAYOUT_MAX] = {
+                "single", "raid0", "raid1", "raid10", "md-raid0", "md-raid1", "lvm",
+        };
+        for (Layout l = 0; l < _LAYOUT_MAX; l++) {
+                ck_assert_str_eq(layout_to_string(l), layouts[l]);
+                ck_assert_int_eq(layout_from_string(layouts[l]), l);
+        }
+        ck_assert_int_eq(layout_from_string("RAID1"), _LAYOUT_INVALID);
+        ck_assert_int_eq(layout_from_string("raid5"), _LAYOUT_INVALID);
+        ck_assert_int_eq(layout_from_string(NULL), _LAYOUT_INVALID);
+        ck_assert_ptr_null(layout_to_string(_LAYOUT_INVALID));
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_SINGLE), 1);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_RAID1), 2);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_RAID10), 2);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_LVM), 1);
+        ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_FILESYSTEMS)->kind), "strings");
+        ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_MKFS_OPTIONS)->kind), "map");
+        ck_assert(strstr(spec_kind_bus_types(SPEC_KIND_MAP), "a{ss}"));
 }
 END_TEST
 
@@ -170,6 +193,11 @@ START_TEST(test_defaults) {
         ck_assert_ptr_null(s.label);
         ck_assert_ptr_null(s.tags);
         ck_assert_ptr_null(s.profile);
+        ck_assert_ptr_null(s.filesystems);
+        ck_assert_ptr_null(s.devices);
+        ck_assert_uint_eq(s.mkfs_options.n, 0);
+        ck_assert_uint_eq(s.mount_options.n, 0);
+        ck_assert_int_eq(s.layout, _LAYOUT_INVALID); /* no matrix, no layout */
         /* Defaults are not "given explicitly". */
         ck_assert_uint_eq(s.set_mask, (UINT64_C(1) << SPEC_KEY_TARGET) | (UINT64_C(1) << SPEC_KEY_WORKLOAD));
 }
@@ -290,11 +318,41 @@ static char *const tags_many[] = {
         (char *) "t24", (char *) "t25", (char *) "t26", (char *) "t27", (char *) "t28", (char *) "t29",
         (char *) "t30", (char *) "t31", (char *) "t32", NULL };
 
+static char *const fs_dup[] = { (char *) "ext4", (char *) "btrfs", (char *) "ext4", NULL };
+static char *const fs_upper[] = { (char *) "EXT4", NULL };
+static char *const fs_dash[] = { (char *) "ext-4", NULL };
+static char *const fs_long[] = { (char *) "abcdefghijklmnopq", NULL };
+static char *const fs_many[] = {
+        (char *) "f0", (char *) "f1", (char *) "f2", (char *) "f3", (char *) "f4", (char *) "f5", (char *) "f6",
+        (char *) "f7", (char *) "f8", NULL };
+static char *const dev_relative[] = { (char *) "/dev/loop1", (char *) "dev/loop2", NULL };
+static char *const dev_control[] = { (char *) "/dev/loop\n1", NULL };
+static char *const dev_dup[] = { (char *) "/dev/loop1", (char *) "/dev/loop1", NULL };
+static char *const dev_many[] = {
+        (char *) "/dev/0", (char *) "/dev/1", (char *) "/dev/2", (char *) "/dev/3", (char *) "/dev/4",
+        (char *) "/dev/5", (char *) "/dev/6", (char *) "/dev/7", (char *) "/dev/8", (char *) "/dev/9",
+        (char *) "/dev/10", (char *) "/dev/11", (char *) "/dev/12", (char *) "/dev/13", (char *) "/dev/14",
+        (char *) "/dev/15", (char *) "/dev/16", NULL };
+static char *const map_k1[] = { (char *) "ext4" };
+static char *const map_kbad[] = { (char *) "Ext4" };
+static char *const map_vempty[] = { (char *) "" };
+static char *const map_vnl[] = { (char *) "-E a\nb" };
+static char *const map_v1[] = { (char *) "-E lazy_itable_init=0" };
+static char *const map_kdup[] = { (char *) "xfs", (char *) "xfs" };
+static char *const map_v2[] = { (char *) "noatime", (char *) "nodiscard" };
+static char *const map_k9[] = {
+        (char *) "f0", (char *) "f1", (char *) "f2", (char *) "f3", (char *) "f4", (char *) "f5", (char *) "f6",
+        (char *) "f7", (char *) "f8" };
+static char *const map_v9[] = {
+        (char *) "a", (char *) "a", (char *) "a", (char *) "a", (char *) "a", (char *) "a", (char *) "a",
+        (char *) "a", (char *) "a" };
+
 #define STR(x) { .type = SPEC_VALUE_STRING, .s = (x) }
 #define INT(x) { .type = SPEC_VALUE_INT, .i = (x) }
 #define UINT(x) { .type = SPEC_VALUE_UINT, .u = (x) }
 #define BOOL(x) { .type = SPEC_VALUE_BOOL, .b = (x) }
 #define STRV(x) { .type = SPEC_VALUE_STRV, .strv = (x) }
+#define MAP(k, v, count) { .type = SPEC_VALUE_MAP, .map = { (k), (v), (count) } }
 
 static const struct {
         const char *key;
@@ -360,6 +418,28 @@ static const struct {
         { "tags", STRV(tags_dup), "twice" },
         { "tags", STRV(tags_long), "not a valid tag" },
         { "tags", STRV(tags_many), "at most 32" },
+        { "tags", MAP(map_k1, map_v1, 1), "expected an array" },
+        { "filesystems", STR("ext4"), "expected an array" },
+        { "filesystems", STRV(fs_dup), "filesystems: 'ext4' is given twice; give each filesystem once" },
+        { "filesystems", STRV(fs_upper), "'EXT4' is not a filesystem name; use 1 to 16 characters of a-z" },
+        { "filesystems", STRV(fs_dash), "not a filesystem name" },
+        { "filesystems", STRV(fs_long), "not a filesystem name" },
+        { "filesystems", STRV(fs_many), "filesystems: more than 8 filesystems; use at most 8" },
+        { "devices", STRV(dev_relative), "devices: 'dev/loop2' is not an absolute path; give the full path of a "
+                                         "block device" },
+        { "devices", STRV(dev_control), "control character" },
+        { "devices", STRV(dev_dup), "'/dev/loop1' is given twice; give each device once" },
+        { "devices", STRV(dev_many), "at most 16" },
+        { "devices", STR("/dev/loop1"), "expected an array" },
+        { "layout", STR("raid5"), "layout: 'raid5' is not a layout; use single, raid0, raid1 or raid10" },
+        { "layout", STRV(tags_ok), "expected a string" },
+        { "mkfs_options", STRV(tags_ok), "expected a dictionary of strings" },
+        { "mkfs_options", STR("-E x"), "expected a dictionary" },
+        { "mkfs_options", MAP(map_kbad, map_v1, 1), "mkfs_options: 'Ext4' is not a filesystem name" },
+        { "mkfs_options", MAP(map_k1, map_vempty, 1), "mkfs_options.ext4: the value is empty; leave the entry out" },
+        { "mkfs_options", MAP(map_k1, map_vnl, 1), "mkfs_options.ext4: '-E a?b' contains control characters" },
+        { "mount_options", MAP(map_kdup, map_v2, 2), "mount_options: 'xfs' is given twice" },
+        { "mount_options", MAP(map_k9, map_v9, 9), "mount_options: more than 8 entries; give at most 8" },
 };
 
 START_TEST(test_bad_typed) {
@@ -463,6 +543,7 @@ END_TEST
 /* Every message that quotes a caller's value stays short, whatever its length. */
 static const char *const long_value_keys[] = {
         "target", "profile", "workload", "sync", "pattern", "label", "size", "queue_depth", "direct", "tags",
+        "filesystems", "devices", "layout", "mkfs_options",
 };
 
 START_TEST(test_long_value_message) {
@@ -511,6 +592,125 @@ START_TEST(test_typed_good) {
         ck_assert_str_eq(s.tags[0], "ssd");
         ck_assert_str_eq(s.tags[1], "run-1");
         ck_assert_ptr_null(s.tags[2]);
+
+        /* A map as D-Bus hands it over replaces the whole map, sorted by key. */
+        static char *const keys[] = { (char *) "xfs", (char *) "btrfs" };
+        static char *const values[] = { (char *) "noatime", (char *) "compress=zstd" };
+        v = (SpecValue) MAP(keys, values, 2);
+        ck_assert_int_eq(spec_set(&s, "mount_options", &v, NULL), 0);
+        ck_assert_uint_eq(s.mount_options.n, 2);
+        ck_assert_str_eq(s.mount_options.keys[0], "btrfs");
+        ck_assert_str_eq(spec_map_get(&s.mount_options, "xfs"), "noatime");
+        ck_assert_str_eq(spec_map_get(&s.mount_options, "btrfs"), "compress=zstd");
+        ck_assert_ptr_null(spec_map_get(&s.mount_options, "ext4"));
+        ck_assert_ptr_null(spec_map_get(&s.mkfs_options, "ext4"));
+        v = (SpecValue) MAP(map_k1, map_v1, 1);
+        ck_assert_int_eq(spec_set(&s, "mount_options", &v, NULL), 0);
+        ck_assert_uint_eq(s.mount_options.n, 1);
+        ck_assert_str_eq(spec_map_get(&s.mount_options, "ext4"), "-E lazy_itable_init=0");
+        ck_assert(s.set_mask & (UINT64_C(1) << SPEC_KEY_MOUNT_OPTIONS));
+        /* An empty map is no map. */
+        v = (SpecValue) MAP(NULL, NULL, 0);
+        ck_assert_int_eq(spec_set(&s, "mount_options", &v, NULL), 0);
+        ck_assert_uint_eq(s.mount_options.n, 0);
+        ck_assert(!(s.set_mask & (UINT64_C(1) << SPEC_KEY_MOUNT_OPTIONS)));
+
+        v = (SpecValue) STRV(fs_upper + 1); /* empty list */
+        ck_assert_int_eq(spec_set(&s, "filesystems", &v, NULL), 0);
+        ck_assert_ptr_null(s.filesystems);
+        ck_assert(!(s.set_mask & (UINT64_C(1) << SPEC_KEY_FILESYSTEMS)));
+        v = (SpecValue) STR("md-raid1");
+        ck_assert_int_eq(spec_set(&s, "layout", &v, NULL), 0);
+        ck_assert_int_eq(s.layout, LAYOUT_MD_RAID1);
+}
+END_TEST
+
+/* A map value of at most 1024 bytes. */
+START_TEST(test_map_value_long) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        char value[SPEC_MAP_VALUE_MAX + 2];
+
+        spec_init(&s);
+        memset(value, 'o', sizeof(value) - 1);
+        value[sizeof(value) - 1] = 0;
+        ck_assert_int_eq(spec_set_from_string(&s, "mkfs_options.ext4", value, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "mkfs_options.ext4: longer than 1024 bytes"), "%s", err);
+        value[SPEC_MAP_VALUE_MAX] = 0;
+        ck_assert_int_eq(spec_set_from_string(&s, "mkfs_options.ext4", value, NULL), 0);
+        ck_assert_uint_eq(strlen(spec_map_get(&s.mkfs_options, "ext4")), SPEC_MAP_VALUE_MAX);
+}
+END_TEST
+
+/* Map entries in text: "NAME.SUB=value", one at a time, the same sub-key again replacing. */
+START_TEST(test_map_assignment) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        char a[64];
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, "mkfs_options.ext4=-E lazy_itable_init=0", &err), 0);
+        ck_assert_str_eq(spec_map_get(&s.mkfs_options, "ext4"), "-E lazy_itable_init=0");
+        ck_assert(s.set_mask & (UINT64_C(1) << SPEC_KEY_MKFS_OPTIONS));
+        ck_assert_int_eq(spec_set_assignment(&s, "mkfs_options.ext4=-O ^has_journal,extent", NULL), 0);
+        ck_assert_uint_eq(s.mkfs_options.n, 1);
+        ck_assert_str_eq(spec_map_get(&s.mkfs_options, "ext4"), "-O ^has_journal,extent");
+        ck_assert_int_eq(spec_set_assignment(&s, "mkfs_options.btrfs=-m single", NULL), 0);
+        ck_assert_uint_eq(s.mkfs_options.n, 2);
+        ck_assert_str_eq(s.mkfs_options.keys[0], "btrfs");
+        ck_assert_str_eq(s.mkfs_options.keys[1], "ext4");
+        ck_assert_int_eq(spec_set_from_string(&s, "mount_options.xfs", "noatime,logbufs=8", NULL), 0);
+        ck_assert_str_eq(spec_map_get(&s.mount_options, "xfs"), "noatime,logbufs=8");
+        ck_assert_uint_eq(s.mkfs_options.n, 2);
+
+        static const struct {
+                const char *assignment, *needle;
+        } bad[] = {
+                { "mkfs_options=-E x", "mkfs_options: give one entry per assignment, as mkfs_options.filesystem=VALUE" },
+                { "mount_options=noatime", "e.g. mount_options.btrfs=compress=zstd" },
+                { "mkfs_options.=-E x", "mkfs_options: '' is not a filesystem name" },
+                { "mkfs_options.Ext4=-E x", "not a filesystem name" },
+                { "mkfs_options.ext4.x=-E x", "not a filesystem name" },
+                { "mkfs_options.ext4=", "mkfs_options.ext4: the value is empty; leave the entry out" },
+                { "mount_options.ext4=a\tb", "control characters" },
+                { "block_size.x=4K", "block_size.x: block_size takes no sub-key; use block_size=VALUE" },
+                { "bogus.x=1", "unknown key 'bogus.x'" },
+                { "layout=raid5", "not a layout" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                free(err);
+                err = NULL;
+                ck_assert_msg(spec_set_assignment(&s, bad[i].assignment, &err) == -EINVAL, "'%s' accepted",
+                              bad[i].assignment);
+                ck_assert_msg(strstr(err, bad[i].needle), "'%s': '%s' lacks '%s'", bad[i].assignment, err,
+                              bad[i].needle);
+        }
+        /* Nothing of the refused ones stuck. */
+        ck_assert_uint_eq(s.mkfs_options.n, 2);
+        ck_assert_uint_eq(s.mount_options.n, 1);
+        ck_assert_str_eq(spec_map_get(&s.mkfs_options, "ext4"), "-O ^has_journal,extent");
+
+        /* At most 8 entries; replacing one of them is still fine. */
+        for (int i = 0; i < 7; i++) {
+                snprintf(a, sizeof(a), "mount_options.fs%d=noatime", i);
+                ck_assert_int_eq(spec_set_assignment(&s, a, NULL), 0);
+        }
+        ck_assert_uint_eq(s.mount_options.n, 8);
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "mount_options.fs7=noatime", &err), -EINVAL);
+        ck_assert_msg(strstr(err, "mount_options.fs7: mount_options has 8 entries already"), "%s", err);
+        ck_assert_int_eq(spec_set_assignment(&s, "mount_options.fs0=relatime", NULL), 0);
+        ck_assert_str_eq(spec_map_get(&s.mount_options, "fs0"), "relatime");
+
+        ck_assert_int_eq(spec_set_assignment(&s, "filesystems=ext4,btrfs", NULL), 0);
+        ck_assert_str_eq(s.filesystems[0], "ext4");
+        ck_assert_str_eq(s.filesystems[1], "btrfs");
+        ck_assert_ptr_null(s.filesystems[2]);
+        ck_assert_int_eq(spec_set_assignment(&s, "devices=/dev/loop1,/dev/disk/by-id/x", NULL), 0);
+        ck_assert_str_eq(s.devices[1], "/dev/disk/by-id/x");
+        ck_assert_int_eq(spec_set_assignment(&s, "layout=raid1", NULL), 0);
+        ck_assert_int_eq(s.layout, LAYOUT_RAID1);
 }
 END_TEST
 
@@ -545,6 +745,141 @@ START_TEST(test_bad_finalize) {
         ck_assert_ptr_nonnull(err);
         ck_assert_msg(strstr(err, bad_final[_i].key), "message '%s' does not name '%s'", err, bad_final[_i].key);
         ck_assert(!s.finalized);
+}
+END_TEST
+
+/* The rules of filesystem matrices: each refusal names the key, what was wrong and what would do. */
+static const struct {
+        const char *assignments[10];
+        const char *needle;
+} bad_matrix[] = {
+        { { "target=/srv", "workload=write", "devices=/dev/a", NULL },
+          "devices: applies to filesystem matrices; give filesystems=ext4,... too, or use target for one device" },
+        { { "target=/srv", "workload=write", "layout=raid1", NULL },
+          "layout: applies to filesystem matrices; give filesystems=btrfs,... too, or leave layout out" },
+        { { "target=/srv", "workload=write", "mkfs_options.xfs=-K", NULL },
+          "mkfs_options: applies to filesystem matrices; give filesystems=xfs,... too, or leave mkfs_options out" },
+        { { "target=/srv", "profile=dd", "mount_options.ext4=noatime", NULL }, "mount_options: applies to filesystem" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", NULL },
+          "devices: a filesystem matrix needs the block devices to make its filesystems on; give devices=" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "target=/dev/c", NULL },
+          "target: /dev/c is not one of devices (/dev/a, /dev/b); leave target out" },
+        { { "target=/dev/a", "workload=write", "filesystems=ext4", NULL },
+          "filesystems: a filesystem matrix runs mkfs on its devices, which erases them; set destructive=true "
+          "(devices must be marked scratch or carry no data)" },
+        { { "target=/dev/a", "profile=bonnie", "filesystems=ext4", NULL }, "set destructive=true" },
+        { { "target=/dev/a", "workload=write", "filesystems=ext4,btrfs", "destructive=true", "mkfs_options.xfs=-K",
+            NULL }, "mkfs_options.xfs: xfs is not in filesystems (ext4, btrfs); add it to filesystems or leave "
+                    "mkfs_options.xfs out" },
+        { { "target=/dev/a", "workload=write", "filesystems=ext4", "destructive=true", "mount_options.ext4=noatime",
+            "mount_options.f2fs=noatime", NULL }, "mount_options.f2fs: f2fs is not in filesystems (ext4)" },
+        { { "workload=write", "filesystems=ext4,btrfs", "destructive=true", "devices=/dev/a,/dev/b", "layout=raid1",
+            NULL }, "layout: raid1 is btrfs's own RAID and ext4 cannot do it; use filesystems=btrfs, or "
+                    "layout=md-raid1 where md RAID is available, or layout=single" },
+        { { "workload=write", "filesystems=btrfs,xfs", "destructive=true", "devices=/dev/a,/dev/b", "layout=raid0",
+            NULL }, "raid0 is btrfs's own RAID and xfs cannot do it; use filesystems=btrfs, or layout=md-raid0" },
+        { { "workload=write", "filesystems=xfs", "destructive=true", "devices=/dev/a,/dev/b", "layout=raid10",
+            NULL }, "raid10 is btrfs's own RAID and xfs cannot do it; use filesystems=btrfs, or layout=single" },
+        { { "workload=write", "filesystems=btrfs", "destructive=true", "devices=/dev/a", "layout=raid1", NULL },
+          "layout: raid1 needs at least 2 devices, devices has 1; add another device or use layout=single" },
+        { { "target=/dev/a", "workload=write", "filesystems=btrfs", "destructive=true", "layout=raid10", NULL },
+          "layout: raid10 needs at least 2 devices, devices has 1" },
+        { { "target=/dev/a", "workload=write", "filesystems=ext4", "destructive=true", "layout=md-raid0", NULL },
+          "layout: md-raid0 needs at least 2 devices" },
+};
+
+START_TEST(test_bad_matrix) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        spec_build(&s, bad_matrix[_i].assignments);
+        r = spec_finalize(&s, &err);
+        ck_assert_msg(r == -EINVAL, "case %d accepted", _i);
+        ck_assert_msg(strstr(err, bad_matrix[_i].needle), "case %d: '%s' lacks '%s'", _i, err, bad_matrix[_i].needle);
+        ck_assert(!s.finalized);
+}
+END_TEST
+
+/* What finalizing a matrix settles: devices from target, target from devices, layout single. */
+static const struct {
+        const char *assignments[10];
+        const char *target;
+        const char *devices; /* comma-separated */
+        Layout layout;
+} good_matrix[] = {
+        { { "target=/dev/a", "workload=write", "filesystems=ext4,btrfs", "destructive=true", NULL },
+          "/dev/a", "/dev/a", LAYOUT_SINGLE },
+        { { "devices=/dev/b,/dev/a", "workload=randread", "filesystems=xfs", "destructive=true", NULL },
+          "/dev/b", "/dev/b,/dev/a", LAYOUT_SINGLE },
+        { { "devices=/dev/b,/dev/a", "target=/dev/a", "workload=read", "filesystems=xfs", "destructive=true", NULL },
+          "/dev/a", "/dev/b,/dev/a", LAYOUT_SINGLE },
+        { { "devices=/dev/a,/dev/b", "profile=bonnie", "filesystems=btrfs", "destructive=true", "layout=raid1",
+            "mkfs_options.btrfs=-n 64K", "mount_options.btrfs=compress=zstd", NULL },
+          "/dev/a", "/dev/a,/dev/b", LAYOUT_RAID1 },
+        { { "devices=/dev/a,/dev/b", "workload=write", "filesystems=btrfs", "destructive=true", "layout=raid10", NULL },
+          "/dev/a", "/dev/a,/dev/b", LAYOUT_RAID10 },
+        { { "devices=/dev/a,/dev/b", "workload=write", "filesystems=btrfs", "destructive=true", "layout=raid0", NULL },
+          "/dev/a", "/dev/a,/dev/b", LAYOUT_RAID0 },
+        { { "target=/dev/a", "workload=metadata", "filesystems=ext4,xfs", "destructive=true", "layout=lvm", NULL },
+          "/dev/a", "/dev/a", LAYOUT_LVM },
+        { { "devices=/dev/a,/dev/b", "workload=write", "filesystems=ext4", "destructive=true", "layout=md-raid1", NULL },
+          "/dev/a", "/dev/a,/dev/b", LAYOUT_MD_RAID1 },
+};
+
+START_TEST(test_good_matrix) {
+        _cleanup_spec_ JobSpec s, again;
+        _cleanup_free_ char *err = NULL, *devices = NULL, *text = NULL, *text2 = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        spec_build(&s, good_matrix[_i].assignments);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "case %d: %s", _i, strna(err));
+        ck_assert_str_eq(s.target, good_matrix[_i].target);
+        f = open_memstream(&devices, &len);
+        for (char **d = s.devices; *d; d++)
+                fprintf(f, "%s%s", d == s.devices ? "" : ",", *d);
+        fclose(f);
+        ck_assert_str_eq(devices, good_matrix[_i].devices);
+        ck_assert_int_eq(s.layout, good_matrix[_i].layout);
+        /* What was settled counts as given, so that profile steps and the written forms carry it. */
+        ck_assert(s.set_mask & (UINT64_C(1) << SPEC_KEY_TARGET));
+        ck_assert(s.set_mask & (UINT64_C(1) << SPEC_KEY_DEVICES));
+        ck_assert(s.set_mask & (UINT64_C(1) << SPEC_KEY_LAYOUT));
+
+        /* Finalizing again changes nothing. */
+        ck_assert_int_eq(spec_copy(&s, &again), 0);
+        ck_assert_int_eq(spec_finalize(&again, NULL), 0);
+        ck_assert(spec_equal(&s, &again));
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_int_eq(spec_to_text(&again, &text2), 0);
+        ck_assert_str_eq(text, text2);
+}
+END_TEST
+
+/* Device paths together fit in one worker protocol frame. */
+START_TEST(test_matrix_devices_bytes) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        char *paths[SPEC_DEVICES_MAX + 1] = {};
+        SpecValue v = { .type = SPEC_VALUE_STRV, .strv = paths };
+        const char *a[] = { "workload=write", "filesystems=ext4", "destructive=true", NULL };
+
+        spec_build(&s, a);
+        for (unsigned i = 0; i < SPEC_DEVICES_MAX; i++) {
+                paths[i] = malloc(1100);
+                ck_assert_ptr_nonnull(paths[i]);
+                memset(paths[i], 'd', 1099);
+                paths[i][0] = '/';
+                snprintf(paths[i] + 1, 8, "%02u", i);
+                paths[i][3] = 'd';
+                paths[i][1099] = 0;
+        }
+        ck_assert_int_eq(spec_set(&s, "devices", &v, NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "devices: the paths take 17600 bytes together, more than 16384"), "%s", err);
+        for (unsigned i = 0; i < SPEC_DEVICES_MAX; i++)
+                free(paths[i]);
 }
 END_TEST
 
@@ -615,7 +950,7 @@ END_TEST
 
 /* ---- round trips ---- */
 
-static const char *const roundtrip_cases[][16] = {
+static const char *const roundtrip_cases[][20] = {
         { "target=/srv/bench", "workload=write", NULL },
         { "target=/srv/bench", "workload=randrw", "block_size=4K", "size=3G", "queue_depth=32", "jobs=4",
           "rwmix_read=70", "sync=each:fdatasync", "pattern=compressible:30", "direct=false",
@@ -626,6 +961,13 @@ static const char *const roundtrip_cases[][16] = {
           "dirs=4", NULL },
         { "target=/srv", "workload=stride-read", "block_size=8K", "stride=24K", "sync=fdatasync", NULL },
         { "target=/srv", "profile=bonnie", "label=a", "size=2G", NULL },
+        { "filesystems=ext4,btrfs", "devices=/dev/loop1,/dev/disk/by-id/x", "destructive=true", "workload=write",
+          "mkfs_options.ext4=-E lazy_itable_init=0,nodiscard", "mount_options.btrfs=compress=zstd,noatime",
+          "mount_options.ext4=noatime", "layout=single", "tags=matrix", NULL },
+        { "target=/dev/loop7", "filesystems=xfs", "destructive=true", "profile=bonnie", "mkfs_options.xfs=-f -m crc=1",
+          NULL },
+        { "filesystems=btrfs", "devices=/dev/a,/dev/b,/dev/c", "target=/dev/b", "layout=raid10", "destructive=true",
+          "workload=randread", "mkfs_options.btrfs=-O ^no-holes --csum xxhash", NULL },
 };
 
 START_TEST(test_roundtrip) {
@@ -700,6 +1042,41 @@ START_TEST(test_text_form) {
         ck_assert(strstr(json, "\"direct\":true"));
         ck_assert(!strstr(json, "profile"));
         ck_assert(!strstr(json, "label"));
+        /* No matrix: none of its keys, not even the layout. */
+        ck_assert(!strstr(json, "layout"));
+        ck_assert(!strstr(json, "devices"));
+        ck_assert(!strstr(json, "options"));
+}
+END_TEST
+
+/* A filesystem matrix: lists comma-separated, map entries one line each (sorted), settled keys. */
+START_TEST(test_text_form_matrix) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *text = NULL, *json = NULL;
+        const char *a[] = { "profile=bonnie", "devices=/dev/loop1,/dev/loop2", "filesystems=ext4,btrfs",
+                            "destructive=true", "mount_options.ext4=noatime,data=ordered",
+                            "mkfs_options.ext4=-E lazy_itable_init=0", "mkfs_options.btrfs=-m single", NULL };
+
+        spec_build(&s, a);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_str_eq(text,
+                         "target=/dev/loop1\n"
+                         "profile=bonnie\n"
+                         "destructive=true\n"
+                         "filesystems=ext4,btrfs\n"
+                         "mkfs_options.btrfs=-m single\n"
+                         "mkfs_options.ext4=-E lazy_itable_init=0\n"
+                         "mount_options.ext4=noatime,data=ordered\n"
+                         "devices=/dev/loop1,/dev/loop2\n"
+                         "layout=single\n");
+        ck_assert_int_eq(spec_to_json(&s, &json), 0);
+        ck_assert_str_eq(json,
+                         "{\"target\":\"/dev/loop1\",\"profile\":\"bonnie\",\"destructive\":true,"
+                         "\"filesystems\":[\"ext4\",\"btrfs\"],"
+                         "\"mkfs_options\":{\"btrfs\":\"-m single\",\"ext4\":\"-E lazy_itable_init=0\"},"
+                         "\"mount_options\":{\"ext4\":\"noatime,data=ordered\"},"
+                         "\"devices\":[\"/dev/loop1\",\"/dev/loop2\"],\"layout\":\"single\"}");
 }
 END_TEST
 
@@ -719,6 +1096,14 @@ static const struct {
         { "{\"target\": \"/srv\", \"workload\": \"write\",", "JSON" },
         { "{\"target\": \"/srv\\u0000/x\"}", "NUL" },
         { "{\"tags\": [\"a\\u0000b\"]}", "tags" },
+        { "{\"label\": {\"a\": \"b\"}}", "label: expected a string" },
+        { "{\"filesystems\": [\"ext4\", 4]}", "filesystems" },
+        { "{\"mkfs_options\": \"-E x\"}", "mkfs_options: expected a dictionary" },
+        { "{\"mkfs_options\": [\"-E x\"]}", "mkfs_options: expected a dictionary" },
+        { "{\"mkfs_options\": {\"ext4\": 1}}", "mkfs_options: expected an object of strings" },
+        { "{\"mount_options\": {\"ext4\": \"a\\u0000b\"}}", "NUL" },
+        { "{\"mount_options\": {\"ext4\": \"\"}}", "leave the entry out" },
+        { "{\"layout\": \"raid6\"}", "not a layout" },
 };
 
 START_TEST(test_bad_json) {
@@ -752,6 +1137,40 @@ START_TEST(test_copy_apply) {
         ck_assert_uint_eq(step.set_mask, copy.set_mask);
         free(copy.label);
         copy.label = strdup("other");
+        ck_assert(!spec_equal(&step, &copy));
+}
+END_TEST
+
+/* Matrix keys: a copy shares nothing, and applying takes the caller's whole map. */
+START_TEST(test_copy_apply_matrix) {
+        _cleanup_spec_ JobSpec step, user, copy;
+        const char *st[] = { "workload=write", "mkfs_options.ext4=-E a", "mkfs_options.xfs=-K", NULL };
+        const char *us[] = { "devices=/dev/a,/dev/b", "filesystems=ext4,btrfs", "destructive=true",
+                             "mkfs_options.btrfs=-m single", "mount_options.ext4=noatime", "layout=single", NULL };
+
+        spec_build(&step, st);
+        spec_build(&user, us);
+        ck_assert_int_eq(spec_apply(&step, &user), 0);
+        ck_assert_uint_eq(step.mkfs_options.n, 1);
+        ck_assert_str_eq(spec_map_get(&step.mkfs_options, "btrfs"), "-m single");
+        ck_assert_str_eq(spec_map_get(&step.mount_options, "ext4"), "noatime");
+        ck_assert_str_eq(step.devices[1], "/dev/b");
+        ck_assert_str_eq(step.filesystems[1], "btrfs");
+        ck_assert_int_eq(step.layout, LAYOUT_SINGLE);
+        ck_assert_int_eq(spec_finalize(&step, NULL), 0);
+
+        ck_assert_int_eq(spec_copy(&step, &copy), 0);
+        ck_assert(spec_equal(&step, &copy));
+        ck_assert_ptr_ne(step.devices, copy.devices);
+        ck_assert_ptr_ne(step.filesystems[0], copy.filesystems[0]);
+        ck_assert_ptr_ne(step.mkfs_options.keys, copy.mkfs_options.keys);
+        ck_assert_ptr_ne(step.mount_options.values[0], copy.mount_options.values[0]);
+        ck_assert_int_eq(spec_set_assignment(&copy, "mount_options.ext4=relatime", NULL), 0);
+        ck_assert(!spec_equal(&step, &copy));
+        ck_assert_str_eq(spec_map_get(&step.mount_options, "ext4"), "noatime");
+        ck_assert_int_eq(spec_set_assignment(&copy, "mount_options.ext4=noatime", NULL), 0);
+        ck_assert(spec_equal(&step, &copy));
+        ck_assert_int_eq(spec_set_assignment(&copy, "layout=raid1", NULL), 0);
         ck_assert(!spec_equal(&step, &copy));
 }
 END_TEST
@@ -1058,6 +1477,12 @@ static void loop_teardown(void) {
                 unlink(loop_link);
         if (loop_img[0])
                 unlink(loop_img);
+        /* test_check_matrix_loop's nodes, should it have failed before removing them. */
+        for (size_t i = 0; i < 2; i++) {
+                char node[PATH_MAX + 16];
+                snprintf(node, sizeof(node), "%s/%s", tmpdir, i == 0 ? "same-node" : "other-node");
+                unlink(node);
+        }
 }
 
 static const struct {
@@ -1075,6 +1500,10 @@ static const struct {
         { true, { "workload=randwrite", "size=4M", NULL }, -EPERM, "destructive=true" },
         { false, { "workload=write", "size=4M", "destructive=true", NULL }, 0, NULL },
         { false, { "workload=metadata", "destructive=true", NULL }, -EINVAL, "directory" },
+        /* A matrix runs its workload on the filesystem it makes on the device: metadata is fine. */
+        { false, { "workload=metadata", "destructive=true", "filesystems=ext4", NULL }, 0, NULL },
+        { true, { "workload=write", "size=4M", "filesystems=ext4,btrfs", NULL }, -EPERM, "destructive=true" },
+        { true, { "workload=write", "size=4M", "destructive=true", "filesystems=ext4,btrfs", NULL }, 0, NULL },
 };
 
 START_TEST(test_check_loop) {
@@ -1090,6 +1519,12 @@ START_TEST(test_check_loop) {
         ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
         for (const char *const *a = loop_cases[_i].assignments; *a; a++)
                 ck_assert_int_eq(spec_set_assignment(&s, *a, NULL), 0);
+        if (s.filesystems && !s.destructive) {
+                /* A matrix without consent is refused before any check of the system. */
+                ck_assert_int_eq(spec_finalize(&s, &err), -EINVAL);
+                ck_assert_msg(strstr(err, loop_cases[_i].needle), "%s", err);
+                return;
+        }
         ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
 
         r = spec_check_target(&s, &c, &err);
@@ -1105,6 +1540,64 @@ START_TEST(test_check_loop) {
         if (access("/sys/block/loop0/diskseq", F_OK) == 0)
                 ck_assert_uint_gt(c.diskseq, 0);
         ck_assert_uint_ge(c.dio_align, 512);
+}
+END_TEST
+
+/* spec_check_matrix() on real block devices: the loop device, the symlink to it, and nodes made
+ * here for its dev_t and for one no device has. */
+START_TEST(test_check_matrix_loop) {
+        _cleanup_free_ char *same = NULL, *other = NULL, *err = NULL;
+        struct stat st;
+
+        ck_assert_msg(loop_dev[0], "no loop device could be attached (losetup on %s failed)", loop_img);
+        if (access("/usr/sbin/mkfs.ext4", X_OK) < 0 && access("/sbin/mkfs.ext4", X_OK) < 0) {
+                fprintf(stderr, "mkfs.ext4 is not installed; skipping\n");
+                return;
+        }
+        ck_assert_int_eq(stat(loop_dev, &st), 0);
+        ck_assert_int_ge(asprintf(&same, "%s/same-node", tmpdir), 0);
+        ck_assert_int_ge(asprintf(&other, "%s/other-node", tmpdir), 0);
+        ck_assert_msg(mknod(same, S_IFBLK | 0600, st.st_rdev) == 0, "mknod %s: %m", same);
+        ck_assert_msg(mknod(other, S_IFBLK | 0600, makedev(7, 1000000)) == 0, "mknod %s: %m", other);
+
+        const struct {
+                const char *a, *b;
+                int ret;
+                const char *needle;
+        } cases[] = {
+                { loop_dev, NULL, 0, NULL },
+                { loop_dev, other, 0, NULL },
+                { loop_link, NULL, 0, NULL },
+                { loop_dev, loop_link, -EINVAL, "list each device once" },
+                { same, loop_dev, -EINVAL, "list each device once" },
+                { other, tmpdir, -EINVAL, "is a directory, not a block device" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_spec_ JobSpec s;
+                _cleanup_free_ char *d = NULL, *want = NULL;
+                const char *a[] = { "workload=write", "filesystems=ext4", "destructive=true", NULL };
+                int r;
+
+                free(err);
+                err = NULL;
+                spec_build(&s, a);
+                ck_assert_int_ge(asprintf(&d, "devices=%s%s%s", cases[i].a, cases[i].b ? "," : "",
+                                          cases[i].b ?: ""), 0);
+                ck_assert_int_eq(spec_set_assignment(&s, d, NULL), 0);
+                ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+                r = spec_check_matrix(&s, &err);
+                ck_assert_msg(r == cases[i].ret, "case %zu (%s): r=%d (%s)", i, d, r, strna(err));
+                if (r == 0)
+                        continue;
+                ck_assert_msg(strstr(err, cases[i].needle), "'%s' lacks '%s'", err, cases[i].needle);
+                if (streq(cases[i].needle, "list each device once")) {
+                        ck_assert_int_ge(asprintf(&want, "devices: %s and %s are the same device (%u:%u)", cases[i].a,
+                                                  cases[i].b, major(st.st_rdev), minor(st.st_rdev)), 0);
+                        ck_assert_msg(strstr(err, want), "'%s' lacks '%s'", err, want);
+                }
+        }
+        unlink(same);
+        unlink(other);
 }
 END_TEST
 
@@ -1173,11 +1666,220 @@ START_TEST(test_check_identity) {
 }
 END_TEST
 
+/* ---- spec_check_matrix ---- */
+
+/* A directory laid out like / for the tool and kernel probes: what is installed and what the kernel
+ * knows is what each case puts there. Each case gets its own, under one base directory that the
+ * (unchecked, so always run) teardown removes whether or not the cases passed. */
+static char fake_base[PATH_MAX], fake_root[PATH_MAX + 16];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path) < 0 ? -errno : 0;
+}
+
+static void fake_base_setup(void) {
+        strcpy(fake_base, "/tmp/test-spec-root-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(fake_base));
+}
+
+static void fake_base_teardown(void) {
+        /* FTW_PHYS: never follows a link out of the directory. */
+        if (fake_base[0])
+                (void) nftw(fake_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static void fake_root_setup(void) {
+        static unsigned n;
+
+        snprintf(fake_root, sizeof(fake_root), "%s/%u-%d", fake_base, n++, (int) getpid());
+        ck_assert_int_eq(mkdir(fake_root, 0700), 0);
+}
+
+/* Creates root/path (and its directories) with content and mode. */
+static void fake_file(const char *path, mode_t mode, const char *content) {
+        _cleanup_free_ char *full = NULL;
+        _cleanup_close_ int fd = -EBADF;
+
+        ck_assert_int_ge(asprintf(&full, "%s/%s", fake_root, path), 0);
+        for (char *p = strchr(full + strlen(fake_root) + 1, '/'); p; p = strchr(p + 1, '/')) {
+                *p = 0;
+                ck_assert_msg(mkdir(full, 0755) == 0 || errno == EEXIST, "mkdir %s: %m", full);
+                *p = '/';
+        }
+        fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        ck_assert_msg(fd >= 0, "%s: %m", full);
+        ck_assert_int_eq(fchmod(fd, mode), 0);
+        ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t) strlen(content));
+}
+
+#define EXE 0755
+#define NOEXE 0644
+#define MODULES "lib/modules/RELEASE/" /* replaced by this kernel's release */
+
+static const struct {
+        struct {
+                const char *path;
+                mode_t mode;
+                const char *content;
+        } files[6];
+        const char *assignments[8];
+        int ret;
+        const char *needle;
+} matrix_check_cases[] = {
+        /* Past every probe: the devices are judged (here /dev/null, no block device). */
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "proc/filesystems", NOEXE, "nodev\tproc\n\text4\n" } },
+          { "filesystems=ext4", NULL }, -EINVAL, "devices: /dev/null is a character device, not a block device" },
+        { { { "bin/mkfs.ext4", EXE, "" }, { "proc/filesystems", NOEXE, "\text4" } },
+          { "filesystems=ext4", NULL }, -EINVAL, "not a block device" },
+        { { { "sbin/mkfs.xfs", EXE, "" } }, { "filesystems=xfs", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.xfs", NOEXE, "" } }, { "filesystems=xfs", NULL }, -EINVAL,
+          "filesystems: mkfs.xfs is not installed (looked in /usr/sbin, /sbin, /usr/bin and /bin); install "
+          "xfsprogs, or leave xfs out of filesystems" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4,btrfs", NULL }, -EINVAL, "install btrfs-progs" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext3", NULL }, -EINVAL, "install e2fsprogs" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=vfat", NULL }, -EINVAL, "install dosfstools" },
+        { { {} }, { "filesystems=f2fs", NULL }, -EINVAL, "install f2fs-tools" },
+        { { {} }, { "filesystems=nosuchfs", NULL }, -EINVAL,
+          "filesystems: mkfs.nosuchfs is not installed (looked in /usr/sbin, /sbin, /usr/bin and /bin); install the "
+          "package that provides mkfs.nosuchfs, or leave nosuchfs out of filesystems" },
+        /* The kernel: listed, a module, an alias, ext4 for ext2/ext3; refused only when both sources
+         * say no. */
+        { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n\tf2fsx\n" },
+            { MODULES "modules.dep", NOEXE, "kernel/fs/xfs/xfs.ko.zst: kernel/lib/libcrc32c.ko.zst\n" },
+            { MODULES "modules.builtin", NOEXE, "kernel/fs/ext4/ext4.ko\n" } },
+          { "filesystems=f2fs", NULL }, -EINVAL, "filesystems: the running kernel (" },
+        { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" },
+            { MODULES "modules.dep", NOEXE, "kernel/fs/f2fs/f2fs.ko.zst: kernel/lib/lz4.ko\n" } },
+          { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.vfat", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" },
+            { MODULES "modules.dep", NOEXE, "kernel/fs/fat/vfat.ko" } },
+          { "filesystems=vfat", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ntfs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" },
+            { MODULES "modules.dep", NOEXE, "kernel/fs/ntfs3/ntfs3.ko\n" },
+            { MODULES "modules.alias", NOEXE, "alias fs-ntfs ntfs3\n" } },
+          { "filesystems=ntfs", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ext3", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" },
+            { MODULES "modules.dep", NOEXE, "" } },
+          { "filesystems=ext3", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ext2", EXE, "" }, { "proc/filesystems", NOEXE, "\txfs\n" },
+            { MODULES "modules.dep", NOEXE, "" } },
+          { "filesystems=ext2", NULL }, -EINVAL, "the running kernel (" },
+        /* No module index to ask (a container): assumed. */
+        { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" } },
+          { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
+        /* md and LVM: what is missing, and "not yet" when nothing is. */
+        { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
+          "layout: md-raid1 needs the kernel's md RAID (module raid1, /proc/mdstat absent) and mdadm (not "
+          "installed): this machine cannot do it; use layout=raid1 with btrfs or layout=single" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "proc/mdstat", NOEXE, "Personalities :\n" } },
+          { "filesystems=ext4", "layout=md-raid0", NULL }, -EINVAL,
+          "layout: md-raid0 needs mdadm (not installed): this machine cannot do it; use layout=raid0 with btrfs" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" } },
+          { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
+          "needs the kernel's md RAID (module raid1, /proc/mdstat absent): this machine" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid1", NULL }, -EOPNOTSUPP,
+          "layout: md-raid1 is not supported by this benchd yet" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" } },
+          { "filesystems=ext4", "layout=md-raid0", NULL }, -EOPNOTSUPP, "md-raid0 is not supported" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL,
+          "layout: lvm needs device-mapper (/dev/mapper/control absent) and lvm (not installed; Debian package "
+          "lvm2): this machine cannot do it; use layout=single" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" } },
+          { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "layout: lvm needs lvm (not installed" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
+          { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet" },
+        /* btrfs RAID needs nothing but btrfs. */
+        { { { "usr/sbin/mkfs.btrfs", EXE, "" } }, { "filesystems=btrfs", "layout=raid1", NULL }, -EINVAL,
+          "not a block device" },
+};
+
+START_TEST(test_check_matrix) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        struct utsname u;
+        int r;
+
+        ck_assert_int_eq(uname(&u), 0);
+        for (size_t i = 0; i < ELEMENTSOF(matrix_check_cases[_i].files) && matrix_check_cases[_i].files[i].path; i++) {
+                const char *name = matrix_check_cases[_i].files[i].path, *m = strstr(name, "RELEASE/");
+                _cleanup_free_ char *path = NULL;
+
+                if (m)
+                        ck_assert_int_ge(asprintf(&path, "lib/modules/%s/%s", u.release, m + strlen("RELEASE/")), 0);
+                fake_file(path ?: name, matrix_check_cases[_i].files[i].mode, matrix_check_cases[_i].files[i].content);
+        }
+
+        spec_build(&s, matrix_check_cases[_i].assignments);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "destructive=true", NULL), 0);
+        if (!s.devices)
+                ck_assert_int_eq(spec_set_assignment(&s, s.layout == LAYOUT_SINGLE || s.layout == LAYOUT_LVM ||
+                                                     s.layout < 0 ? "devices=/dev/null" :
+                                                     "devices=/dev/null,/dev/zero", NULL), 0);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+
+        r = spec_check_matrix_root(&s, fake_root, &err);
+        ck_assert_msg(r == matrix_check_cases[_i].ret, "case %d: r=%d (%s)", _i, r, strna(err));
+        ck_assert_msg(strstr(err, matrix_check_cases[_i].needle), "case %d: '%s' lacks '%s'", _i, err,
+                      matrix_check_cases[_i].needle);
+        if (strstr(matrix_check_cases[_i].needle, "the running kernel"))
+                ck_assert_msg(strstr(err, u.release) && strstr(err, "use a kernel with"), "%s", err);
+}
+END_TEST
+
+/* This machine itself: no matrix, nothing to check; a filesystem nobody makes; devices that are
+ * missing or no block devices. */
+START_TEST(test_check_matrix_here) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+        const char *plain[] = { "target=/dev/null", "workload=read", NULL };
+        const char *nosuch[] = { "filesystems=nosuchfs", "devices=/dev/null", "workload=write", "destructive=true",
+                                 NULL };
+
+        spec_build(&s, plain);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_check_matrix(&s, &err), 0);
+        ck_assert_ptr_null(err);
+        spec_clear(&s);
+
+        spec_build(&s, nosuch);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_check_matrix(&s, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "mkfs.nosuchfs is not installed") &&
+                      strstr(err, "the package that provides mkfs.nosuchfs"), "%s", err);
+
+        if (access("/usr/sbin/mkfs.ext4", X_OK) < 0 && access("/sbin/mkfs.ext4", X_OK) < 0) {
+                fprintf(stderr, "mkfs.ext4 is not installed; skipping the device cases\n");
+                return;
+        }
+        static const struct {
+                const char *devices, *needle;
+        } cases[] = {
+                { "devices=/dev/null", "devices: /dev/null is a character device, not a block device" },
+                { "devices=/nonexistent/benchd-dev", "devices: /nonexistent/benchd-dev does not exist" },
+                { "devices=/tmp", "devices: /tmp is a directory, not a block device" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                free(err);
+                err = NULL;
+                spec_clear(&s);
+                spec_build(&s, nosuch);
+                ck_assert_int_eq(spec_set_assignment(&s, "filesystems=ext4", NULL), 0);
+                ck_assert_int_eq(spec_set_assignment(&s, cases[i].devices, NULL), 0);
+                ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+                ck_assert_int_eq(spec_check_matrix(&s, &err), -EINVAL);
+                ck_assert_msg(strstr(err, cases[i].needle), "'%s' lacks '%s'", err, cases[i].needle);
+        }
+}
+END_TEST
+
 /* The cases that need root (mknod, loop devices) are a suite of their own, run as the test
  * test-spec-root (--root), which reports itself skipped, not passed, without root. */
 static Suite *spec_suite(bool root) {
         Suite *s = suite_create(root ? "spec-root" : "spec");
-        TCase *tc, *tcc = tcase_create("check"), *tcl;
+        TCase *tc, *tcc = tcase_create("check"), *tcl, *tcm;
 
         if (root) {
                 tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
@@ -1188,6 +1890,7 @@ static Suite *spec_suite(bool root) {
                 tcase_add_unchecked_fixture(tcl, check_setup, check_teardown);
                 tcase_add_unchecked_fixture(tcl, loop_setup, loop_teardown);
                 tcase_add_loop_test(tcl, test_check_loop, 0, ELEMENTSOF(loop_cases));
+                tcase_add_test(tcl, test_check_matrix_loop);
                 suite_add_tcase(s, tcl);
                 return s;
         }
@@ -1201,17 +1904,24 @@ static Suite *spec_suite(bool root) {
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_label_long);
         tcase_add_test(tc, test_typed_good);
+        tcase_add_test(tc, test_map_value_long);
+        tcase_add_test(tc, test_map_assignment);
         tcase_add_loop_test(tc, test_caller_text, 0, ELEMENTSOF(caller_text_cases));
         tcase_add_test(tc, test_caller_text_long);
         tcase_add_loop_test(tc, test_long_value_message, 0, ELEMENTSOF(long_value_keys));
         tcase_add_loop_test(tc, test_bad_finalize, 0, ELEMENTSOF(bad_final));
         tcase_add_test(tc, test_finalize_unaligned_buffered);
         tcase_add_loop_test(tc, test_finalize_buffers, 0, ELEMENTSOF(buffer_cases));
+        tcase_add_loop_test(tc, test_bad_matrix, 0, ELEMENTSOF(bad_matrix));
+        tcase_add_loop_test(tc, test_good_matrix, 0, ELEMENTSOF(good_matrix));
+        tcase_add_test(tc, test_matrix_devices_bytes);
         tcase_add_test(tc, test_assignment_syntax);
         tcase_add_loop_test(tc, test_roundtrip, 0, ELEMENTSOF(roundtrip_cases));
         tcase_add_test(tc, test_text_form);
+        tcase_add_test(tc, test_text_form_matrix);
         tcase_add_loop_test(tc, test_bad_json, 0, ELEMENTSOF(bad_json));
         tcase_add_test(tc, test_copy_apply);
+        tcase_add_test(tc, test_copy_apply_matrix);
         suite_add_tcase(s, tc);
 
         tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
@@ -1222,7 +1932,14 @@ static Suite *spec_suite(bool root) {
         tcase_add_test(tcc, test_check_long_target);
         tcase_add_loop_test(tcc, test_check_pseudo, 0, ELEMENTSOF(pseudo_cases));
         tcase_add_test(tcc, test_check_devtmpfs_tmpfs);
+        tcase_add_test(tcc, test_check_matrix_here);
         suite_add_tcase(s, tcc);
+
+        tcm = tcase_create("matrix");
+        tcase_add_unchecked_fixture(tcm, fake_base_setup, fake_base_teardown);
+        tcase_add_checked_fixture(tcm, fake_root_setup, NULL);
+        tcase_add_loop_test(tcm, test_check_matrix, 0, ELEMENTSOF(matrix_check_cases));
+        suite_add_tcase(s, tcm);
         return s;
 }
 

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The filesystem-matrix part of the job spec: the layouts, the string maps that mkfs_options and
+ * mount_options hold (SpecMap), and the rules between the matrix keys that spec_finalize() applies
+ * (spec_finalize_matrix). A matrix job makes each of filesystems on devices in turn and runs its
+ * workload or profile on a directory of it, so the rules are about what that needs: the devices
+ * (target is their shorthand and their first), consent to erase them, a layout the filesystems
+ * and the number of devices allow, and options only for filesystems the job makes.
+ *
+ * Kept apart from spec.c, which parses single keys and checks the rules of every job; the registry
+ * (spec-keys.c) still declares the keys themselves. Pure logic: whether mkfs.<fs>, the kernel's
+ * filesystem, md or LVM exist here is spec_check_matrix()'s question (spec-check.c).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec-internal.h"
+#include "spec.h"
+#include "strv.h"
+#include "util.h"
+
+/* ---- layouts ---- */
+
+static const char *const layout_table[_LAYOUT_MAX] = {
+        [LAYOUT_SINGLE] = "single",
+        [LAYOUT_RAID0] = "raid0",
+        [LAYOUT_RAID1] = "raid1",
+        [LAYOUT_RAID10] = "raid10",
+        [LAYOUT_MD_RAID0] = "md-raid0",
+        [LAYOUT_MD_RAID1] = "md-raid1",
+        [LAYOUT_LVM] = "lvm",
+};
+
+const char *layout_to_string(Layout l) {
+        return l >= 0 && l < _LAYOUT_MAX ? layout_table[l] : NULL;
+}
+
+Layout layout_from_string(const char *s) {
+        for (Layout l = 0; s && l < _LAYOUT_MAX; l++)
+                if (streq(layout_table[l], s))
+                        return l;
+        return _LAYOUT_INVALID;
+}
+
+unsigned layout_devices_min(Layout l) {
+        switch (l) {
+        case LAYOUT_RAID0:
+        case LAYOUT_RAID1:
+        case LAYOUT_MD_RAID0:
+        case LAYOUT_MD_RAID1:
+                return 2;
+        case LAYOUT_RAID10:
+                /* btrfs-progs v6.2 (what Debian 12 ships) makes -d raid10 -m raid10 on two devices
+                 * (checked on two 300M files); older ones wanted four. */
+                return 2;
+        default:
+                return 1;
+        }
+}
+
+/* btrfs's own RAID profiles, and the md layout to suggest for other filesystems (NULL: none). */
+static bool layout_is_btrfs(Layout l, const char **ret_md) {
+        switch (l) {
+        case LAYOUT_RAID0:
+                *ret_md = "md-raid0";
+                return true;
+        case LAYOUT_RAID1:
+                *ret_md = "md-raid1";
+                return true;
+        case LAYOUT_RAID10:
+                *ret_md = NULL;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* ---- maps ---- */
+
+const char *spec_map_get(const SpecMap *m, const char *key) {
+        for (size_t i = 0; m && key && i < m->n; i++)
+                if (streq(m->keys[i], key))
+                        return m->values[i];
+        return NULL;
+}
+
+void spec_map_clear(SpecMap *m) {
+        for (size_t i = 0; i < m->n; i++) {
+                free(m->keys[i]);
+                free(m->values[i]);
+        }
+        free(m->keys);
+        free(m->values);
+        *m = (SpecMap) {};
+}
+
+/* Adds key=value in key order, or replaces the value of key. */
+static int map_put(SpecMap *m, const char *key, const char *value) {
+        _cleanup_free_ char *k = NULL, *v = strdup(value);
+        char **nk, **nv;
+        size_t at = 0;
+
+        if (!v)
+                return -ENOMEM;
+        for (; at < m->n; at++) {
+                int c = strcmp(m->keys[at], key);
+                if (c == 0) {
+                        free(m->values[at]);
+                        m->values[at] = TAKE_PTR(v);
+                        return 0;
+                }
+                if (c > 0)
+                        break;
+        }
+
+        k = strdup(key);
+        if (!k)
+                return -ENOMEM;
+        nk = realloc(m->keys, (m->n + 1) * sizeof(char *));
+        if (!nk)
+                return -ENOMEM;
+        m->keys = nk;
+        nv = realloc(m->values, (m->n + 1) * sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        m->values = nv;
+        memmove(m->keys + at + 1, m->keys + at, (m->n - at) * sizeof(char *));
+        memmove(m->values + at + 1, m->values + at, (m->n - at) * sizeof(char *));
+        m->keys[at] = TAKE_PTR(k);
+        m->values[at] = TAKE_PTR(v);
+        m->n++;
+        return 0;
+}
+
+int spec_map_copy(const SpecMap *m, SpecMap *ret) {
+        SpecMap c = {};
+
+        for (size_t i = 0; i < m->n; i++)
+                if (map_put(&c, m->keys[i], m->values[i]) < 0) {
+                        spec_map_clear(&c);
+                        return -ENOMEM;
+                }
+        *ret = c;
+        return 0;
+}
+
+/* Both are sorted with each key once, so equal maps are equal entry by entry. */
+bool spec_map_equal(const SpecMap *a, const SpecMap *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (!streq(a->keys[i], b->keys[i]) || !streq(a->values[i], b->values[i]))
+                        return false;
+        return true;
+}
+
+/* A value is options on a command line or in a mount: one line of printable text, not empty. */
+static int check_map_value(const char *key, const char *sub, const char *value, char **reterr) {
+        if (!value[0])
+                return spec_fail(reterr, "%s.%s: the value is empty; leave the entry out to get the defaults",
+                                 key, sub);
+        if (strlen(value) > SPEC_MAP_VALUE_MAX)
+                return spec_fail(reterr, "%s.%s: longer than %u bytes; use shorter options", key, sub,
+                                 SPEC_MAP_VALUE_MAX);
+        for (const char *p = value; *p;) {
+                size_t n = utf8_char_len(p);
+
+                if (n == 0 || utf8_is_control(p, n))
+                        return spec_fail(reterr, "%s.%s: '%s' contains control characters or invalid UTF-8; use "
+                                         "printable text on one line", key, sub, CALLER_TEXT(value));
+                p += n;
+        }
+        return 0;
+}
+
+static SpecMap *map_field(JobSpec *s, SpecKey k) {
+        return (SpecMap *) ((uint8_t *) s + spec_key_table[k].offset);
+}
+
+int spec_set_map(JobSpec *s, SpecKey k, char *const *keys, char *const *values, size_t n, char **reterr) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        SpecMap m = {};
+        int r;
+
+        if (n > ki->max)
+                return spec_fail(reterr, "%s: more than %" PRIu64 " entries; give at most %" PRIu64 ", one per %s",
+                                 ki->name, ki->max, ki->max, ki->item);
+        for (size_t i = 0; i < n; i++) {
+                r = ki->check_item(ki->name, keys[i], reterr);
+                if (r >= 0)
+                        r = check_map_value(ki->name, keys[i], values[i], reterr);
+                if (r >= 0 && spec_map_get(&m, keys[i]))
+                        r = spec_fail(reterr, "%s: '%s' is given twice; give each %s once", ki->name, keys[i],
+                                      ki->item);
+                if (r >= 0)
+                        r = map_put(&m, keys[i], values[i]);
+                if (r < 0) {
+                        spec_map_clear(&m);
+                        return r;
+                }
+        }
+        spec_map_clear(map_field(s, k));
+        *map_field(s, k) = m;
+        return 0;
+}
+
+int spec_set_map_entry(JobSpec *s, SpecKey k, const char *sub, const char *value, char **reterr) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        SpecMap *m = map_field(s, k);
+        int r;
+
+        r = ki->check_item(ki->name, sub, reterr);
+        if (r < 0)
+                return r;
+        r = check_map_value(ki->name, sub, value, reterr);
+        if (r < 0)
+                return r;
+        if (!spec_map_get(m, sub) && m->n >= ki->max)
+                return spec_fail(reterr, "%s.%s: %s has %" PRIu64 " entries already, the most it takes; leave "
+                                 "one out", ki->name, sub, ki->name, ki->max);
+        return map_put(m, sub, value);
+}
+
+/* ---- the rules of a matrix, for spec_finalize() ---- */
+
+/* "ext4, btrfs" for messages, each item quoted short; what does not fit whole is left out, "…". */
+static const char *list_text(char *const *l, char *buf, size_t size) {
+        size_t len = 0;
+
+        buf[0] = 0;
+        for (char *const *i = l; i && *i; i++) {
+                const char *item = CALLER_TEXT(*i);
+                size_t need = (i == l ? 0 : 2) + strlen(item);
+
+                if (len + need + sizeof(", …") > size) {
+                        snprintf(buf + len, size - len, "%s…", i == l ? "" : ", ");
+                        break;
+                }
+                len += (size_t) snprintf(buf + len, size - len, "%s%s", i == l ? "" : ", ", item);
+        }
+        return buf;
+}
+
+static int set_target(JobSpec *s, const char *value) {
+        char *t = strdup(value);
+
+        if (!t)
+                return -ENOMEM;
+        free(s->target);
+        s->target = t;
+        s->set_mask |= KEY_BIT(SPEC_KEY_TARGET);
+        return 0;
+}
+
+/* The matrix keys without filesystems mean nothing: say which key and what it needs. */
+static int check_no_matrix(const JobSpec *s, char **reterr) {
+        if (spec_has_value(s, SPEC_KEY_DEVICES))
+                return spec_fail(reterr, "devices: applies to filesystem matrices; give filesystems=ext4,... too, "
+                                 "or use target for one device");
+        if (spec_has_value(s, SPEC_KEY_LAYOUT))
+                return spec_fail(reterr, "layout: applies to filesystem matrices; give filesystems=btrfs,... too, "
+                                 "or leave layout out");
+        if (spec_has_value(s, SPEC_KEY_MKFS_OPTIONS))
+                return spec_fail(reterr, "mkfs_options: applies to filesystem matrices; give filesystems=%s,... "
+                                 "too, or leave mkfs_options out", s->mkfs_options.keys[0]);
+        if (spec_has_value(s, SPEC_KEY_MOUNT_OPTIONS))
+                return spec_fail(reterr, "mount_options: applies to filesystem matrices; give filesystems=%s,... "
+                                 "too, or leave mount_options out", s->mount_options.keys[0]);
+        return 0;
+}
+
+/* devices from target, or target from devices; both given: target is one of them. */
+static int settle_devices(JobSpec *s, char **reterr) {
+        char buf[1024];
+        size_t bytes = 0;
+        int r;
+
+        if (!s->devices || !s->devices[0]) {
+                if (!s->target)
+                        return spec_fail(reterr, "devices: a filesystem matrix needs the block devices to make its "
+                                         "filesystems on; give devices=/dev/...,/dev/... (or target=/dev/... for "
+                                         "one device)");
+                r = strv_push(&s->devices, s->target);
+                if (r < 0)
+                        return r;
+                s->set_mask |= KEY_BIT(SPEC_KEY_DEVICES);
+        } else if (!s->target) {
+                r = set_target(s, s->devices[0]);
+                if (r < 0)
+                        return r;
+        } else if (!strv_contains(s->devices, s->target))
+                return spec_fail(reterr, "target: %s is not one of devices (%s); leave target out (it is the "
+                                 "first device then) or list it in devices", CALLER_TEXT(s->target),
+                                 list_text(s->devices, buf, sizeof(buf)));
+
+        for (char **d = s->devices; *d; d++)
+                bytes += strlen(*d) + 1;
+        if (bytes > SPEC_DEVICES_BYTES_MAX)
+                return spec_fail(reterr, "devices: the paths take %zu bytes together, more than %u; name the "
+                                 "devices by shorter paths (/dev/sdX, /dev/disk/by-id/...)", bytes,
+                                 SPEC_DEVICES_BYTES_MAX);
+        return 0;
+}
+
+static int check_map_keys(const JobSpec *s, SpecKey k, char **reterr) {
+        const SpecMap *m = spec_map_of(s, k);
+        char buf[256];
+
+        for (size_t i = 0; i < m->n; i++)
+                if (!strv_contains(s->filesystems, m->keys[i]))
+                        return spec_fail(reterr, "%s.%s: %s is not in filesystems (%s); add it to filesystems or "
+                                         "leave %s.%s out", spec_key_table[k].name, m->keys[i], m->keys[i],
+                                         list_text(s->filesystems, buf, sizeof(buf)), spec_key_table[k].name,
+                                         m->keys[i]);
+        return 0;
+}
+
+static int check_layout(const JobSpec *s, char **reterr) {
+        const char *name = layout_to_string(s->layout), *md = NULL;
+        size_t n = strv_length(s->devices);
+        unsigned want = layout_devices_min(s->layout);
+
+        if (layout_is_btrfs(s->layout, &md))
+                for (char **f = s->filesystems; *f; f++) {
+                        if (streq(*f, "btrfs"))
+                                continue;
+                        if (md)
+                                return spec_fail(reterr, "layout: %s is btrfs's own RAID and %s cannot do it; use "
+                                                 "filesystems=btrfs, or layout=%s where md RAID is available, or "
+                                                 "layout=single", name, *f, md);
+                        return spec_fail(reterr, "layout: %s is btrfs's own RAID and %s cannot do it; use "
+                                         "filesystems=btrfs, or layout=single", name, *f);
+                }
+        if (n < want)
+                return spec_fail(reterr, "layout: %s needs at least %u devices, devices has %zu; add %s or use "
+                                 "layout=single", name, want, n, want - n == 1 ? "another device" : "more devices");
+        return 0;
+}
+
+int spec_finalize_matrix(JobSpec *s, char **reterr) {
+        int r;
+
+        if (!s->filesystems || !s->filesystems[0])
+                return check_no_matrix(s, reterr);
+
+        r = settle_devices(s, reterr);
+        if (r < 0)
+                return r;
+        if (!s->destructive)
+                return spec_fail(reterr, "filesystems: a filesystem matrix runs mkfs on its devices, which erases "
+                                 "them; set destructive=true (devices must be marked scratch or carry no data)");
+        r = check_map_keys(s, SPEC_KEY_MKFS_OPTIONS, reterr);
+        if (r >= 0)
+                r = check_map_keys(s, SPEC_KEY_MOUNT_OPTIONS, reterr);
+        if (r < 0)
+                return r;
+
+        if (s->layout < 0) {
+                s->layout = LAYOUT_SINGLE;
+                s->set_mask |= KEY_BIT(SPEC_KEY_LAYOUT);
+        }
+        r = check_layout(s, reterr);
+        if (r < 0)
+                return r;
+
+        /* Each filesystem's workload runs on a directory of it. */
+        if (s->workload >= 0 && !workload_on_directory(s->workload))
+                return spec_fail(reterr, "workload: %s works on a block device itself, but a filesystem matrix "
+                                 "runs its workload on a directory of each filesystem it makes; use a workload "
+                                 "of files (write, read, ...), or leave filesystems out",
+                                 workload_to_string(s->workload));
+        return 0;
+}
