@@ -342,6 +342,35 @@ static int append_strv_entry(sd_bus_message *m, const char *key, json_object *ar
         return r;
 }
 
+/* A JSON object of strings as an a{ss} entry: the spec's maps (mkfs_options, mount_options). */
+static int append_map_entry(sd_bus_message *m, const char *key, json_object *object) {
+        int r;
+
+        r = sd_bus_message_open_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", key);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "a{ss}");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "{ss}");
+        if (r >= 0) {
+                json_object_object_foreach(object, k, v) {
+                        if (!json_object_is_type(v, json_type_string))
+                                return -EINVAL;
+                        r = sd_bus_message_append(m, "{ss}", k, json_object_get_string(v));
+                        if (r < 0)
+                                break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
 int bus_append_filter(sd_bus_message *m, json_object *filter) {
         int r;
 
@@ -364,6 +393,9 @@ int bus_append_filter(sd_bus_message *m, json_object *filter) {
                                 break;
                         case json_type_array:
                                 r = append_strv_entry(m, key, value);
+                                break;
+                        case json_type_object:
+                                r = append_map_entry(m, key, value);
                                 break;
                         default:
                                 r = -EINVAL;

@@ -56,8 +56,8 @@ int bus_call_manager_filter_json(sd_bus *bus, const char *what, const char *meth
 int bus_get_all_json(sd_bus *bus, const char *path, const char *interface, sd_bus_error *error,
                      json_object **ret);
 
-/* Appends an "a{sv}" built from a JSON object of strings (s), booleans (b), unsigned integers (t)
- * and arrays of strings (as): job specs and query filters. */
+/* Appends an "a{sv}" built from a JSON object of strings (s), booleans (b), unsigned integers (t),
+ * arrays of strings (as) and objects of strings (a{ss}): job specs and query filters. */
 int bus_append_filter(sd_bus_message *m, json_object *filter);
 
 /* True for errors that mean "benchd is not there". */

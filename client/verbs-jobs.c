@@ -52,8 +52,17 @@ static json_object *strv_to_json(char **l) {
         return a;
 }
 
+static json_object *map_to_json(const SpecMap *m) {
+        json_object *o = json_object_new_object();
+
+        for (size_t i = 0; o && i < m->n; i++)
+                json_object_object_add(o, m->keys[i], json_object_new_string(m->values[i]));
+        return o;
+}
+
 /* Checks one key=value with the spec code and adds it to spec with the D-Bus type benchd wants:
- * booleans as b, tags as as, strings as s, plain numbers as t, sizes with suffixes as s. */
+ * booleans as b, string lists (tags, filesystems, devices) as as, maps (mkfs_options.ext4=...) as
+ * a{ss} of every entry given so far, strings as s, plain numbers as t, sizes with suffixes as s. */
 static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, const char *assignment) {
         _cleanup_free_ char *err = NULL, *key = NULL;
         const char *eq, *value;
@@ -73,11 +82,14 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         eq = strchr(assignment, '=');
         if (!eq)
                 return BENCHCTL_EXIT_USAGE; /* spec_set_assignment() refused that already */
-        key = strndup(assignment, eq - assignment);
+        /* "mkfs_options.ext4=..." is an entry of the map key mkfs_options. */
+        key = strndup(assignment, MIN(strcspn(assignment, "."), (size_t) (eq - assignment)));
         if (!key)
                 return BENCHCTL_EXIT_FAILURE;
         value = eq + 1;
         k = spec_key_from_string(key);
+        if (k < 0)
+                return BENCHCTL_EXIT_USAGE; /* spec_set_assignment() refused that already */
 
         /* The D-Bus type comes from the registry: what benchd reads for this kind of key. */
         switch (spec_key_info(k)->kind) {
@@ -85,7 +97,10 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
                 v = json_object_new_boolean(spec_number_of(scratch, k) != 0);
                 break;
         case SPEC_KIND_STRV:
-                v = strv_to_json(scratch->tags);
+                v = strv_to_json(spec_strv_of(scratch, k));
+                break;
+        case SPEC_KIND_MAP:
+                v = map_to_json(spec_map_of(scratch, k));
                 break;
         case SPEC_KIND_STRING:
                 v = json_object_new_string(value);
@@ -167,9 +182,10 @@ static int build_spec(json_object **ret) {
                 fprintf(stderr, "benchctl: submit takes --workload or --profile, not both\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        if (!json_object_object_get_ex(spec, "target", NULL)) {
+        /* A filesystem matrix's target is the first of its devices unless given. */
+        if (!json_object_object_get_ex(spec, "target", NULL) && !json_object_object_get_ex(spec, "devices", NULL)) {
                 fprintf(stderr, "benchctl: submit needs --target PATH (an absolute path to a directory, "
-                        "file or block device)\n");
+                        "file or block device), or --set devices=DEV,... for a filesystem matrix\n");
                 return BENCHCTL_EXIT_USAGE;
         }
         *ret = TAKE_PTR(spec);
@@ -574,7 +590,8 @@ static int help_spec(void) {
         }
         table_print(t, arg_legend);
         if (arg_legend)
-                printf("\n%d keys. Set them with --set KEY=VALUE; sizes take K, M, G and T (powers of two).\n",
+                printf("\n%d keys. Set them with --set KEY=VALUE (maps: KEY.NAME=VALUE, one entry each); sizes "
+                       "take K, M, G and T (powers of two).\n",
                        (int) _SPEC_KEY_MAX);
         return BENCHCTL_EXIT_OK;
 }

@@ -48,6 +48,32 @@ static int read_dict(sd_bus_message *m, DictEntryFunc f, void *userdata, sd_bus_
         return sd_bus_message_exit_container(m);
 }
 
+/* An a{ss} into keys and values (the message's own strings, valid while it is), at most
+ * SPEC_MAP_ENTRIES_MAX + 1 entries: one more than any map key takes is enough for spec_set() to say
+ * so, and a caller cannot make us hold more. */
+static int read_string_map(sd_bus_message *m, const char **keys, const char **values, size_t *ret_n) {
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{ss}");
+        if (r < 0)
+                return r;
+        while (n <= SPEC_MAP_ENTRIES_MAX && (r = sd_bus_message_read(m, "{ss}", &keys[n], &values[n])) > 0)
+                n++;
+        if (r < 0)
+                return r;
+        if (n > SPEC_MAP_ENTRIES_MAX) {
+                /* Leave the rest unread: the entry is refused anyway. */
+                *ret_n = n;
+                return 1;
+        }
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        *ret_n = n;
+        return 0;
+}
+
 /* What read_dict() walks a spec with. */
 typedef struct SpecReader {
         JobSpec *spec;
@@ -60,7 +86,9 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
         JobSpec *s = reader->spec;
         _cleanup_strv_free_ char **strv = NULL;
         _cleanup_free_ char *err = NULL;
+        const char *map_keys[SPEC_MAP_ENTRIES_MAX + 1], *map_values[SPEC_MAP_ENTRIES_MAX + 1];
         SpecValue v = {};
+        bool unread = false;
         int r;
 
         if (++reader->n > BUS_SPEC_ENTRIES_MAX)
@@ -130,6 +158,12 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
                                 return -ENOMEM;
                 }
                 v.strv = strv;
+        } else if (streq(contents, "a{ss}")) {
+                v.type = SPEC_VALUE_MAP;
+                r = read_string_map(m, map_keys, map_values, &v.map.n);
+                unread = r > 0;
+                v.map.keys = (char *const *) map_keys;
+                v.map.values = (char *const *) map_values;
         } else
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                          "spec key '%s' has D-Bus type '%s'; it takes %s",
@@ -137,11 +171,15 @@ static int read_spec_entry(sd_bus_message *m, const char *key, const char *conte
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
+        if (!unread) {
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
 
         r = spec_set(s, key, &v, &err);
+        if (r >= 0 && unread)
+                r = -EINVAL; /* more entries than a map key takes: spec_set() says so, always */
         if (r < 0)
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC, "%s",
                                          err ?: "invalid spec value");

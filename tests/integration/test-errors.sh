@@ -68,6 +68,25 @@ expect_refused $NOSPACE space            target s "$T" workload s write block_si
 
 assert_eq "$sum_before" "$(sha256sum <"$SCRATCH_DIR/user-file")" "content of a user's file in the target"
 
+# Filesystem matrices: lists are 'as', maps 'a{ss}' (read as such: the refusal quotes their
+# content), and the rules between the keys answer before any device is looked at (these do not exist).
+FS=(workload s write filesystems as 2 ext4 btrfs devices as 2 /dev/benchd-no-a /dev/benchd-no-b destructive b true)
+call_error SubmitJob 'a{sv}' 5 "${FS[@]}" mkfs_options 'a{ss}' 2 ext4 "-E lazy_itable_init=0" xfs -K
+assert_contains "$ERR" "$INVALID: mkfs_options.xfs: xfs is not in filesystems (ext4, btrfs)" "a{ss} mkfs_options"
+call_error SubmitJob 'a{sv}' 5 "${FS[@]}" layout s raid1
+assert_contains "$ERR" "layout: raid1 is btrfs's own RAID and ext4 cannot do it" "layout=raid1 with ext4"
+call_error SubmitJob 'a{sv}' 5 "${FS[@]}" mount_options s noatime
+assert_contains "$ERR" "mount_options: expected a dictionary of strings" "mount_options of type s"
+call_error SubmitJob 'a{sv}' 5 "${FS[@]}" mount_options 'a{sv}' 1 ext4 s noatime
+assert_contains "$ERR" "spec key 'mount_options' has D-Bus type 'a{sv}'; it takes 'a{ss}'" "mount_options a{sv}"
+call_error SubmitJob 'a{sv}' 5 "${FS[@]}" mount_options 'a{ss}' 9 a 1 b 1 c 1 d 1 e 1 f 1 g 1 h 1 i 1
+assert_contains "$ERR" "mount_options: more than 8 entries" "an a{ss} of 9 entries"
+call_error SubmitJob 'a{sv}' 3 target s "$T" "${ok[@]:0:3}" devices as 1 /dev/benchd-no-a
+assert_contains "$ERR" "devices: applies to filesystem matrices" "devices without filesystems"
+call_error SubmitJob 'a{sv}' 3 workload s write filesystems as 1 ext4 devices as 1 /dev/benchd-no-a
+assert_contains "$ERR" "set destructive=true" "a matrix without destructive=true"
+assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs rows after refused matrices"
+
 # A whole argument of the wrong D-Bus type is refused by the bus layer.
 call_error SubmitJob s "$T"
 assert_contains "$ERR" "org.freedesktop.DBus.Error.InvalidArgs" "SubmitJob(s)"
@@ -203,6 +222,17 @@ expect_benchctl_fails 2 workload    submit --workload scribble --target "$T" --s
 expect_benchctl_fails 4 999999      status 999999
 expect_benchctl_fails 4 999999      show 999999
 expect_benchctl_fails 4 999999      cancel 999999
+# Matrix keys typed by benchctl (as, a{ss}) and refused by benchd's rules between them ("submit:"
+# is benchd's InvalidSpec); the map's entries from two --set arrive as one a{ss}, and devices stand
+# in for --target.
+expect_benchctl_fails 2 "submit: mkfs_options.xfs: xfs is not in filesystems (ext4, btrfs)" submit --workload write \
+        --set filesystems=ext4,btrfs --set devices=/dev/benchd-no-a,/dev/benchd-no-b --set destructive=true \
+        --set "mkfs_options.ext4=-E lazy_itable_init=0" --set mkfs_options.xfs=-K
+expect_benchctl_fails 2 "submit: layout: raid1 needs at least 2 devices, devices has 1" submit --workload write \
+        --set filesystems=btrfs --set devices=/dev/benchd-no-a --set destructive=true --set layout=raid1
+expect_benchctl_fails 2 "mkfs_options.ext4: the value is empty" submit --workload write \
+        --set filesystems=ext4 --set devices=/dev/benchd-no-a --set mkfs_options.ext4=
+expect_benchctl_fails 2 "or --set devices=" submit --workload write --set filesystems=ext4
 # Refused by benchd rather than by benchctl's own checks: not enough free space.
 expect_benchctl_fails 1 space       submit --workload write --target "$T" --set size=8G --set block_size=1M
 run benchctl no-such-verb
