@@ -24,6 +24,7 @@ typedef enum Workload {
         WORKLOAD_SEEKS,
         WORKLOAD_METADATA,
         WORKLOAD_PING,
+        WORKLOAD_POSITION,      /* sequential reads at evenly spread offsets of a block device */
         _WORKLOAD_MAX,
         _WORKLOAD_INVALID = -22, /* -EINVAL */
 } Workload;
@@ -73,6 +74,8 @@ typedef enum PatternKind {
 #define SPEC_PATH_MAX           4096u
 #define SPEC_FILE_COUNT_MAX     (1u << 24)
 #define SPEC_DIRS_MAX           65536u
+#define SPEC_POSITIONS_MIN      2u
+#define SPEC_POSITIONS_MAX      1000u
 /* queue_depth × block_size × jobs: the I/O buffers a step holds. Each bound alone is sane, their
  * product need not be; spec_finalize() refuses more, and the worker checks it again. */
 #define SPEC_BUFFER_BYTES_MAX   (UINT64_C(2) << 30)          /* 2 GiB */
@@ -102,6 +105,7 @@ typedef struct JobSpec {
         char *label;
         char **tags;            /* NULL-terminated, may be NULL */
         bool destructive;
+        uint32_t positions;     /* position: offsets read, from the device's start to its end */
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -132,6 +136,7 @@ typedef enum SpecKey {
         SPEC_KEY_LABEL,
         SPEC_KEY_TAGS,
         SPEC_KEY_DESTRUCTIVE,
+        SPEC_KEY_POSITIONS,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
