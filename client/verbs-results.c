@@ -407,10 +407,68 @@ static int print_phases_table(json_object *phases) {
         return BENCHCTL_EXIT_OK;
 }
 
+/* Where an offset lies on the device, in percent: of the end of the last position, which is the
+ * device's end (to within one block). */
+static double position_pct(json_object *p, uint64_t end) {
+        return end > 0 ? 100.0 * (double) rec_u64_or(p, "offset_bytes", 0) / (double) end : 0.0;
+}
+
+/* The position workload's offsets (GetRun's "positions"), one row each from the start of the
+ * device, then the slowest and the fastest. MB/s are decimal (10^6 B/s), as run_position_summary's
+ * mb_per_s and GNOME Disks' benchmark show them. */
+static int print_positions_table(json_object *positions) {
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "POSITION", "OFFSET", "MB/s", "LAT-AVG", "LAT-MAX" };
+        size_t n = json_object_array_length(positions), slow = SIZE_MAX, fast = SIZE_MAX;
+        json_object *last = json_object_array_get_idx(positions, n - 1);
+        uint64_t end = rec_u64_or(last, "offset_bytes", 0) + rec_u64_or(last, "bytes", 0);
+
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t c = 0; c < ELEMENTSOF(headers); c++)
+                table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(positions, i);
+                double mb = rec_double_or(p, "mb_per_s", NAN);
+                char a[FORMAT_BUF_MAX];
+
+                table_add_cellf(t, "%.0f%%", position_pct(p, end));
+                table_add_cell(t, format_bytes(a, sizeof a, rec_u64_or(p, "offset_bytes", 0)));
+                if (isfinite(mb))
+                        table_add_cellf(t, "%.1f", mb);
+                else
+                        table_add_cell(t, "n/a");
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_mean_ns", NAN)));
+                table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_max_ns", NAN)));
+                if (!isfinite(mb))
+                        continue;
+                if (slow == SIZE_MAX ||
+                    mb < rec_double_or(json_object_array_get_idx(positions, slow), "mb_per_s", NAN))
+                        slow = i;
+                if (fast == SIZE_MAX ||
+                    mb > rec_double_or(json_object_array_get_idx(positions, fast), "mb_per_s", NAN))
+                        fast = i;
+        }
+        printf("\nPositions:\n");
+        table_print(t, arg_legend);
+        if (slow != SIZE_MAX) {
+                json_object *ps = json_object_array_get_idx(positions, slow),
+                            *pf = json_object_array_get_idx(positions, fast);
+                double s_mb = rec_double_or(ps, "mb_per_s", NAN), f_mb = rec_double_or(pf, "mb_per_s", NAN);
+
+                printf("\nslowest %.1f MB/s at %.0f%%, fastest %.1f MB/s at %.0f%%", s_mb, position_pct(ps, end),
+                       f_mb, position_pct(pf, end));
+                if (s_mb > 0)
+                        printf(" (fastest/slowest %.2f)", f_mb / s_mb);
+                printf("\n");
+        }
+        return BENCHCTL_EXIT_OK;
+}
+
 int verb_show(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
-        json_object *phases = NULL; /* borrowed from run */
+        json_object *phases = NULL, *positions = NULL; /* borrowed from run */
         uint64_t id;
         int r;
 
@@ -442,6 +500,13 @@ int verb_show(int argc, char **argv) {
         if (json_object_object_get_ex(run, "phases", &phases) && json_object_is_type(phases, json_type_array) &&
             json_object_array_length(phases) > 0) {
                 r = print_phases_table(phases);
+                if (r != 0)
+                        return r;
+        }
+        /* The position workload's offsets; --json has them as the run's "positions". */
+        if (json_object_object_get_ex(run, "positions", &positions) &&
+            json_object_is_type(positions, json_type_array) && json_object_array_length(positions) > 0) {
+                r = print_positions_table(positions);
                 if (r != 0)
                         return r;
         }

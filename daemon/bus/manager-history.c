@@ -180,39 +180,62 @@ static int run_read_error(sd_bus_error *error, uint64_t id, const char *what, in
 }
 
 /* GetRun's a{sv}: the run's columns and, for a workload with phases of its own (metadata), "phases"
- * as aa{sv}, one per phase in order. The run's entries go in with bus_message_append_db_entries()
- * rather than bus_message_append_db_fields(), which closes the dictionary the phases must go into. */
-typedef struct RunWithPhases {
+ * as aa{sv}, one per phase in order, and for position "positions" likewise, one per offset. The
+ * run's entries go in with bus_message_append_db_entries() rather than
+ * bus_message_append_db_fields(), which closes the dictionary the lists must go into. */
+typedef struct RunWithLists {
         sd_bus_message *reply;
         Db *db;
         uint64_t id;
-        bool phases_open;       /* the "phases" entry has been opened, by its first row */
-} RunWithPhases;
+} RunWithLists;
 
-/* The first phase opens the "phases" entry, so that a run without phases has none and the phases
- * are read once. */
-static int append_phase_row(const DbField *fields, size_t n, void *userdata) {
-        RunWithPhases *run = userdata;
-        sd_bus_message *m = run->reply;
+/* One list entry of the run ("phases", "positions"): its first row opens it, so that a run
+ * without such rows has no such key and the rows are read once. */
+typedef struct RunList {
+        sd_bus_message *reply;
+        const char *key;
+        bool open;
+} RunList;
+
+static int append_list_row(const DbField *fields, size_t n, void *userdata) {
+        RunList *list = userdata;
+        sd_bus_message *m = list->reply;
         int r;
 
-        if (!run->phases_open) {
+        if (!list->open) {
                 r = sd_bus_message_open_container(m, 'e', "sv");
                 if (r >= 0)
-                        r = sd_bus_message_append(m, "s", "phases");
+                        r = sd_bus_message_append(m, "s", list->key);
                 if (r >= 0)
                         r = sd_bus_message_open_container(m, 'v', "aa{sv}");
                 if (r >= 0)
                         r = sd_bus_message_open_container(m, 'a', "a{sv}");
                 if (r < 0)
                         return r;
-                run->phases_open = true;
+                list->open = true;
         }
         return bus_message_append_db_fields(m, fields, n);
 }
 
-static int append_run_with_phases(const DbField *fields, size_t n, void *userdata) {
-        RunWithPhases *run = userdata;
+static int append_run_list(RunWithLists *run, const char *key,
+                           int (*get)(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata)) {
+        RunList list = { .reply = run->reply, .key = key };
+        int r;
+
+        r = get(run->db, run->id, append_list_row, &list);
+        if (r < 0)
+                return r;
+        if (list.open)
+                for (int i = 0; i < 3; i++) {
+                        r = sd_bus_message_close_container(run->reply);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+static int append_run_with_lists(const DbField *fields, size_t n, void *userdata) {
+        RunWithLists *run = userdata;
         sd_bus_message *m = run->reply;
         int r;
 
@@ -222,23 +245,21 @@ static int append_run_with_phases(const DbField *fields, size_t n, void *userdat
         r = bus_message_append_db_entries(m, fields, n);
         if (r < 0)
                 return r;
-        /* The phases are bounded (WORKER_PHASE_RESULTS_MAX a step), so the reply stays small. */
-        r = db_get_run_phases(run->db, run->id, append_phase_row, run);
+        /* Both are bounded (WORKER_PHASE_RESULTS_MAX phases, SPEC_POSITIONS_MAX positions a step,
+         * eight fields each), so the reply stays small. */
+        r = append_run_list(run, "phases", db_get_run_phases);
         if (r < 0)
                 return r;
-        if (run->phases_open)
-                for (int i = 0; i < 3; i++) {
-                        r = sd_bus_message_close_container(m);
-                        if (r < 0)
-                                return r;
-                }
+        r = append_run_list(run, "positions", db_get_run_positions);
+        if (r < 0)
+                return r;
         return sd_bus_message_close_container(m);
 }
 
 int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        RunWithPhases run = {};
+        RunWithLists run = {};
         uint64_t id;
         int r;
 
@@ -254,7 +275,7 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         run.reply = reply;
         run.db = m->db;
         run.id = id;
-        r = db_get_run(m->db, id, append_run_with_phases, &run);
+        r = db_get_run(m->db, id, append_run_with_lists, &run);
         if (r < 0)
                 return run_read_error(error, id, "", r);
         return sd_bus_send(NULL, reply, NULL);

@@ -392,6 +392,20 @@ static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *u
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
+/* Stored as they come, as phases are, so a run stopped half-way keeps the offsets it read. */
+static void on_worker_position_result(Worker *w, const ProtoPositionResult *p, void *userdata) {
+        Job *j = userdata;
+        int r;
+
+        if (j->run_id == 0)
+                return;
+        r = db_queue_add_position(j->store, j->run_id, p);
+        if (r < 0)
+                job_log(j, LOG_WARNING, "cannot keep position %" PRIu32 " of run %" PRIu64 ": %s", p->index,
+                        j->run_id, strerror(-r));
+        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
+}
+
 static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
         Job *j = userdata;
 
@@ -411,6 +425,7 @@ static const WorkerCallbacks job_worker_callbacks = {
         .sample = on_worker_sample,
         .finished = on_worker_finished,
         .phase_result = on_worker_phase_result,
+        .position_result = on_worker_position_result,
 };
 
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
@@ -529,6 +544,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) 
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_WORKER, .text = *text };
         }
         worker_set_guard(j->worker, &guard);
+        worker_set_device(j->worker, verdict->check.kind == TARGET_BLOCK ? verdict->check.device_bytes : 0);
         job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, n + 1, j->n_steps,
                 workload_to_string(step->workload), run_id);
         return (JobEvent) { .type = JOB_EVENT_STEP_STARTED };

@@ -179,6 +179,10 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 if (w->cb.phase_result)
                         w->cb.phase_result(w, &v.phase_result, w->userdata);
                 return true;
+        case WORKER_VERDICT_POSITION_RESULT:
+                if (w->cb.position_result)
+                        w->cb.position_result(w, &v.position_result, w->userdata);
+                return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));
                 return true;
@@ -569,6 +573,10 @@ fail:
 
 void worker_set_guard(Worker *w, const ProtoGuard *guard) {
         w->guard = *guard;
+}
+
+void worker_set_device(Worker *w, uint64_t device_bytes) {
+        worker_judge_set_device(&w->judge, device_bytes);
 }
 
 /* Waits for a child of ours that was sent SIGKILL: it runs no more code of its own, so this ends

@@ -31,6 +31,10 @@ typedef struct WorkerCallbacks {
          * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them, figures the spec
          * and the clock allow. May be NULL. */
         void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
+        /* One of the position workload's offsets, validated: a well-formed frame, its index after
+         * the one before and below positions, its offset after the end of the one before and inside
+         * the device (when worker_set_device() told its size), at most size bytes. May be NULL. */
+        void (*position_result)(Worker *w, const ProtoPositionResult *result, void *userdata);
 } WorkerCallbacks;
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
@@ -45,6 +49,9 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
 /* What the worker is to verify about its target (sent with the SPEC). Call right after
  * worker_spawn(), before the event loop runs again; without it the guard is PROTO_GUARD_NONE. */
 void worker_set_guard(Worker *w, const ProtoGuard *guard);
+/* The size of the block device the step reads (0: unknown), as the step's verdict found it; it
+ * bounds the worker's POSITION_RESULTs. Call with worker_set_guard(). */
+void worker_set_device(Worker *w, uint64_t device_bytes);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
  * WORKER_STOPPED unless it had already ended otherwise. */
 void worker_stop(Worker *w, uint64_t kill_after_usec);

@@ -48,10 +48,11 @@ typedef struct VerdictRecord {
         uint64_t diskseq;
         uint64_t free_bytes;
         uint64_t needed_bytes;
+        uint64_t device_bytes;
 } VerdictRecord;
 
 _Static_assert(sizeof(VerdictHeader) == 16, "no padding in the header");
-_Static_assert(sizeof(VerdictRecord) == 64, "no padding in a record");
+_Static_assert(sizeof(VerdictRecord) == 72, "no padding in a record");
 
 /* The error names a verdict may carry, by index; 0 is none. */
 static const char *const error_names[] = {
@@ -120,6 +121,7 @@ int verdict_encode(const StepVerdict *v, size_t n, uint8_t **ret, size_t *ret_si
                         .diskseq = v[i].check.diskseq,
                         .free_bytes = v[i].check.free_bytes,
                         .needed_bytes = v[i].check.needed_bytes,
+                        .device_bytes = v[i].check.device_bytes,
                 };
 
                 if (v[i].error_name) {
@@ -226,6 +228,7 @@ int verdict_decode(const uint8_t *buf, size_t size, size_t n, StepVerdict *ret) 
                                 .dio_align = rec.dio_align,
                                 .free_bytes = rec.free_bytes,
                                 .needed_bytes = rec.needed_bytes,
+                                .device_bytes = rec.device_bytes,
                         },
                         .scratch = rec.scratch != 0,
                         .error_name = error_names[rec.error_name],

@@ -61,7 +61,7 @@ pid_t verdict_query_pid(VerdictQuery *q);
  * integers, copied with memcpy. The version guards against nothing but our own mistakes; the
  * decoder guards against a child that did not say what it should.
  *   header: u32 magic "BVQ1", u32 version (1), u32 n, u32 total size in bytes, header included
- *   n ×    record (64 bytes: error, error name index, scratch, reason length, the TargetCheck)
+ *   n ×    record (72 bytes: error, error name index, scratch, reason length, the TargetCheck)
  *          followed by the reason: that many bytes, UTF-8, no NUL and no control characters. */
 #define VERDICT_MAGIC UINT32_C(0x31515642)
 #define VERDICT_VERSION UINT32_C(1)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The worker judge (worker-judge.h). A small state machine over decoded frames: HELLO first, with
- * our protocol version; then PHASE, SAMPLE, LOG, PHASE_RESULT and HISTOGRAM, each decoded strictly
- * (proto.c) and then held to the step's spec, the clock and the frames before it
+ * our protocol version; then PHASE, SAMPLE, LOG, PHASE_RESULT, POSITION_RESULT and HISTOGRAM, each
+ * decoded strictly (proto.c) and then held to the step's spec, the clock and the frames before it
  * (proto-plausible.c); then one RESULT or ERROR, after which any frame is a violation. The first
  * failure wins and is what the user reads; a violation also means nothing more of what the worker
  * said is kept (its histogram goes with it). The outcome is decided in one place, after the
@@ -35,6 +35,10 @@ int worker_judge_init(WorkerJudge *j, const JobSpec *spec) {
         return 0;
 }
 
+void worker_judge_set_device(WorkerJudge *j, uint64_t device_bytes) {
+        proto_limits_set_device(&j->limits, device_bytes);
+}
+
 void worker_judge_clear(WorkerJudge *j) {
         proto_result_clear(&j->result);
         free(j->histogram);
@@ -54,6 +58,7 @@ const char *worker_frame_type_name(uint16_t t) {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
                 [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
                 [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
+                [PROTO_POSITION_RESULT] = "POSITION_RESULT",
         };
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
 }
@@ -200,6 +205,20 @@ static WorkerVerdictKind judge_phase_result(WorkerJudge *j, const ProtoFrame *f,
         return v->kind = WORKER_VERDICT_PHASE_RESULT;
 }
 
+static WorkerVerdictKind judge_position_result(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
+                                               WorkerVerdict *v) {
+        char *err = NULL;
+        int r;
+
+        if (proto_decode_position_result(f, &v->position_result) < 0)
+                return violation(j, v, "malformed POSITION_RESULT frame");
+        /* In order, each once, at most positions of them, inside the device, at most size bytes. */
+        r = proto_position_result_plausible(&j->tally, &v->position_result, &j->limits, clock, &err);
+        if (r < 0)
+                return implausible(j, v, r, err);
+        return v->kind = WORKER_VERDICT_POSITION_RESULT;
+}
+
 static WorkerVerdictKind judge_histogram(WorkerJudge *j, const ProtoFrame *f, WorkerVerdict *v) {
         ProtoHistogram h = {};
         ProtoHistogramEntry *n;
@@ -296,6 +315,8 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
                 return judge_sample(j, f, clock, ret);
         case PROTO_PHASE_RESULT:
                 return judge_phase_result(j, f, clock, ret);
+        case PROTO_POSITION_RESULT:
+                return judge_position_result(j, f, clock, ret);
         case PROTO_HISTOGRAM:
                 return judge_histogram(j, f, ret);
         case PROTO_RESULT:

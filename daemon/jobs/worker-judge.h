@@ -66,6 +66,9 @@ typedef struct WorkerJudge {
 /* spec: the step's, finalized; it bounds what the worker may report. -EINVAL for a spec without a
  * workload. */
 int worker_judge_init(WorkerJudge *j, const JobSpec *spec);
+/* The size of the block device the step reads, when known (0: unknown): POSITION_RESULTs must lie
+ * inside it. */
+void worker_judge_set_device(WorkerJudge *j, uint64_t device_bytes);
 void worker_judge_clear(WorkerJudge *j);
 
 typedef enum WorkerVerdictKind {
@@ -75,6 +78,7 @@ typedef enum WorkerVerdictKind {
         WORKER_VERDICT_PHASE,           /* text: the engine's stage, for the owner */
         WORKER_VERDICT_SAMPLE,          /* sample, for the owner */
         WORKER_VERDICT_PHASE_RESULT,    /* phase_result, for the owner */
+        WORKER_VERDICT_POSITION_RESULT, /* position_result, for the owner */
         WORKER_VERDICT_LOG,             /* text at level, for our log */
         WORKER_VERDICT_LOGS_DROPPED,    /* the first LOG beyond WORKER_LOG_MAX: say so, once */
         WORKER_VERDICT_VIOLATION,       /* kill it: j->failure says what it did (when new_failure) */
@@ -86,6 +90,7 @@ typedef struct WorkerVerdict {
         char *text;                     /* PHASE, LOG: owned, sanitized (valid UTF-8, no controls) */
         ProtoSample sample;
         ProtoPhaseResult phase_result;
+        ProtoPositionResult position_result;
         uint32_t hello_pid;             /* SEND_SPEC: the pid HELLO names (only logged if it differs) */
         bool new_failure;               /* VIOLATION: j->failure was set by it (else an earlier one stands) */
 } WorkerVerdict;

@@ -50,7 +50,8 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
 
         if (s->workload < 0 || s->workload >= _WORKLOAD_MAX || s->block_size == 0)
                 return -EINVAL;
-        streams = s->workload == WORKLOAD_METADATA || s->workload == WORKLOAD_PING ? 1 : MAX(s->jobs, 1u);
+        streams = s->workload == WORKLOAD_METADATA || s->workload == WORKLOAD_PING ||
+                  s->workload == WORKLOAD_POSITION ? 1 : MAX(s->jobs, 1u);
         snprintf(l.why_bytes, sizeof(l.why_bytes), "it is time-bounded: only the rate ceiling applies");
 
         switch (s->workload) {
@@ -76,6 +77,9 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
         case WORKLOAD_PING:
                 l.reads = true;
                 l.ops_rule = PROTO_OPS_READS;
+                break;
+        case WORKLOAD_POSITION:
+                l.reads = true;
                 break;
         case WORKLOAD_METADATA:
                 l.reads = l.writes = true;
@@ -120,6 +124,17 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 snprintf(l.why_bytes, sizeof(l.why_bytes), "%" PRIu32 " files of at most %" PRIu64 " bytes, "
                          "each written twice and read twice", s->file_count, s->file_size_max);
                 break;
+        case WORKLOAD_POSITION:
+                /* positions offsets of at most size bytes each, in whole blocks; spec_finalize()
+                 * bounds positions (1000) and size (16 TiB): no overflow. */
+                l.inflight_ios = depth;
+                l.positions = s->positions;
+                l.position_bytes_max = s->size;
+                l.ios_max = (uint64_t) s->positions * div_round_up(s->size, s->block_size);
+                l.bytes_max = l.ios_max * s->block_size;
+                snprintf(l.why_bytes, sizeof(l.why_bytes), "%" PRIu32 " positions of size %" PRIu64 " rounded up "
+                         "to whole blocks of %" PRIu64, s->positions, s->size, s->block_size);
+                break;
         default:
                 /* spec_finalize() bounds jobs, queue_depth and size: no overflow. */
                 l.inflight_ios = streams * depth;
@@ -134,6 +149,10 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
 
         *ret = l;
         return 0;
+}
+
+void proto_limits_set_device(ProtoLimits *l, uint64_t device_bytes) {
+        l->device_bytes = device_bytes;
 }
 
 /* ---- shared rules ---- */
@@ -493,6 +512,74 @@ int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const
         return 0;
 }
 
+/* ---- POSITION_RESULT ---- */
+
+int proto_position_result_plausible(ProtoTally *t, const ProtoPositionResult *p, const ProtoLimits *l,
+                                    const ProtoClock *c, char **reterr) {
+        const Field fields[] = {
+                { "offset_bytes", p->offset_bytes },
+                { "bytes", p->bytes },
+                { "duration_usec", p->duration_usec },
+                { "lat_mean_ns", p->lat_mean_ns },
+                { "lat_max_ns", p->lat_max_ns },
+        };
+        uint64_t end, window;
+        int r;
+
+        if (l->positions == 0)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " from a %s step; only position steps send them",
+                            p->index, workload_to_string(l->workload));
+        if (t->stage != PROTO_STAGE_MEASURE)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " outside the measure phase", p->index);
+        r = check_fields("POSITION_RESULT", fields, ELEMENTSOF(fields), reterr);
+        if (r < 0)
+                return r;
+        if (p->index >= l->positions)
+                return fail(reterr, "POSITION_RESULT index %" PRIu32 " is not below positions=%" PRIu32, p->index,
+                            l->positions);
+        if (t->n_positions > 0 && p->index <= t->last_position_index)
+                return fail(reterr, "POSITION_RESULT index %" PRIu32 " after index %" PRIu32 "; the positions come "
+                            "in increasing order, each once", p->index, t->last_position_index);
+        if (p->bytes == 0 || p->bytes > l->position_bytes_max)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " bytes=%" PRIu64 "; each position reads 1 to %" PRIu64
+                            " bytes (size)", p->index, p->bytes, l->position_bytes_max);
+        if (p->bytes % MAX(l->io_bytes_max, UINT64_C(1)) != 0)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " bytes=%" PRIu64 " is not a whole number of blocks "
+                            "of %" PRIu64, p->index, p->bytes, l->io_bytes_max);
+        /* offset_bytes and bytes are at most INT64_MAX each: no wrap. */
+        end = p->offset_bytes + p->bytes;
+        if (t->n_positions > 0 && p->offset_bytes < t->last_position_end)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " offset_bytes=%" PRIu64 " is before the end of the "
+                            "previous position (%" PRIu64 "); offsets increase and do not overlap", p->index,
+                            p->offset_bytes, t->last_position_end);
+        if (l->device_bytes > 0 && end > l->device_bytes)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " reads to byte %" PRIu64 ", past the end of the "
+                            "%" PRIu64 "-byte device", p->index, end, l->device_bytes);
+        if (p->duration_usec > ran_usec(c))
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " duration_usec=%" PRIu64 " is longer than the worker "
+                            "has run (%" PRIu64 " us)", p->index, p->duration_usec, c->elapsed_usec);
+        window = u64_add_sat(p->duration_usec, PROTO_RATE_SLACK_USEC);
+        if (p->bytes > u64_add_sat(u64_mul_sat(PROTO_BYTES_PER_SEC_MAX / USEC_PER_SEC, window),
+                                   u64_mul_sat(l->inflight_ios, l->io_bytes_max)))
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " read %" PRIu64 " bytes in %" PRIu64 " us, faster "
+                            "than the ceiling of %" PRIu64 " bytes/s", p->index, p->bytes, p->duration_usec,
+                            PROTO_BYTES_PER_SEC_MAX);
+        if (p->lat_mean_ns > p->lat_max_ns)
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " lat_mean_ns=%" PRIu64 " is above lat_max_ns=%" PRIu64,
+                            p->index, p->lat_mean_ns, p->lat_max_ns);
+        /* Every read of the position was timed inside it. */
+        if (p->lat_max_ns > u64_mul_sat(u64_add_sat(p->duration_usec, PROTO_CLOCK_SLACK_USEC), NSEC_PER_USEC))
+                return fail(reterr, "POSITION_RESULT %" PRIu32 " lat_max_ns=%" PRIu64 " is longer than the position "
+                            "took (%" PRIu64 " us)", p->index, p->lat_max_ns, p->duration_usec);
+
+        t->n_positions++;
+        t->last_position_index = p->index;
+        t->last_position_offset = p->offset_bytes;
+        t->last_position_end = end;
+        t->position_bytes += p->bytes;  /* at most 1000 × 16 TiB: no wrap */
+        return 0;
+}
+
 /* ---- RESULT ---- */
 
 /* The RESULT's latencies against the histogram that was sent before it: the same count, the
@@ -638,6 +725,13 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (r->bytes_read + r->bytes_written > l->bytes_max)
                 return fail(reterr, "RESULT moved %" PRIu64 " bytes, more than the %" PRIu64 " this step can move (%s)",
                             r->bytes_read + r->bytes_written, l->bytes_max, l->why_bytes);
+        /* position: the run is its positions, every one of them, and nothing else. */
+        if (l->positions > 0 && t->n_positions != l->positions)
+                return fail(reterr, "RESULT after %" PRIu32 " POSITION_RESULTs; a position step sends one for each "
+                            "of its %" PRIu32 " positions first", t->n_positions, l->positions);
+        if (l->positions > 0 && r->bytes_read != t->position_bytes)
+                return fail(reterr, "RESULT bytes_read=%" PRIu64 " but the POSITION_RESULTs add up to %" PRIu64 "; "
+                            "the result is the total over the positions", r->bytes_read, t->position_bytes);
         k = check_rates("RESULT", r->bytes_read + r->bytes_written, r->ios_read + r->ios_written, r->ops,
                         r->duration_usec, l, reterr);
         if (k < 0)

@@ -64,11 +64,17 @@ typedef struct ProtoLimits {
         uint64_t ios_max;       /* I/Os, likewise */
         uint64_t ops_max;       /* operations (0 for data workloads) */
         uint64_t phase_ops_max; /* ops per PHASE_RESULT (metadata: file_count); 0: none may come */
+        uint32_t positions;     /* POSITION_RESULTs, exactly (position: the spec's positions); 0: none may come */
+        uint64_t position_bytes_max; /* bytes per POSITION_RESULT (the spec's size) */
+        uint64_t device_bytes;  /* the target block device's size when known (proto_limits_set_device()), else 0 */
         char why_bytes[96];     /* how bytes_max follows from the spec, for messages */
 } ProtoLimits;
 
 /* -EINVAL for a spec without a valid workload or block size. */
 int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret);
+/* The size of the block device the step reads (0: unknown), which bounds where a POSITION_RESULT
+ * may lie. */
+void proto_limits_set_device(ProtoLimits *l, uint64_t device_bytes);
 
 typedef struct ProtoClock {
         uint64_t elapsed_usec;          /* CLOCK_MONOTONIC since the worker was spawned */
@@ -103,6 +109,11 @@ typedef struct ProtoTally {
         uint32_t hist_last_index;       /* when n_hist > 0 */
         unsigned n_phase_results;
         char phase_results[PROTO_PHASE_RESULTS_MAX][PROTO_PHASE_NAME_MAX + 1];
+        uint32_t n_positions;           /* POSITION_RESULTs so far */
+        uint32_t last_position_index;   /* of the last one, when n_positions > 0 */
+        uint64_t last_position_offset;
+        uint64_t last_position_end;     /* its offset_bytes + bytes */
+        uint64_t position_bytes;        /* their bytes, added up */
 } ProtoTally;
 
 void proto_tally_init(ProtoTally *t);
@@ -114,6 +125,12 @@ int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimit
 int proto_histogram_plausible(ProtoTally *t, const ProtoHistogram *h, char **reterr);
 int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const ProtoLimits *l,
                                  const ProtoClock *c, char **reterr);
+/* POSITION_RESULT: only from a position step, in the measure phase; indexes 0..positions-1 strictly
+ * increasing; each offset after the end of the one before (the offsets increase and do not
+ * overlap), inside the device when its size is known; at most size bytes, no faster than the
+ * ceilings, latencies within the duration. */
+int proto_position_result_plausible(ProtoTally *t, const ProtoPositionResult *p, const ProtoLimits *l,
+                                    const ProtoClock *c, char **reterr);
 /* hist: every HISTOGRAM entry accepted so far (the tally's), in order. The tally is not changed. */
 int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
                            size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr);

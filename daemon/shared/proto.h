@@ -14,10 +14,12 @@
  *   worker -> HELLO(version, pid)
  *   daemon -> SPEC(job id, step, spec text as written by spec_to_text(), target guard)
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of
- *             the metadata workload's create-seq, stat-seq, ... as it ends), then
+ *             the metadata workload's create-seq, stat-seq, ... as it ends), POSITION_RESULT*
+ *             (each of the position workload's offsets, in order, as it ends), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
- * PHASE_RESULT (type 9) and SPEC's trailing guard were added without a version bump: the daemon
+ * PHASE_RESULT (type 9), POSITION_RESULT (type 12) and SPEC's trailing guard were added without a
+ * version bump: the daemon
  * treats an unknown frame type as a violation and the worker a SPEC of the wrong length, so benchd
  * and benchd-worker ship (and are installed) together.
  *
@@ -52,6 +54,8 @@ typedef enum ProtoType {
         PROTO_ERROR = 7,
         PROTO_LOG = 8,
         PROTO_PHASE_RESULT = 9,
+        /* 10 and 11 are reserved (PROTO_FS_SETUP, PROTO_FS_INFO). */
+        PROTO_POSITION_RESULT = 12,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -174,6 +178,18 @@ typedef struct ProtoPhaseResult {
         uint64_t lat_max_ns;
 } ProtoPhaseResult;
 
+/* The figures of one offset of the position workload: size bytes (or fewer, when the device is
+ * short of positions × size) read sequentially from offset_bytes. Every number is at most INT64_MAX
+ * (it is stored in SQLite); with bytes > 0, lat_mean_ns <= lat_max_ns; with bytes == 0 both are 0. */
+typedef struct ProtoPositionResult {
+        uint32_t index;          /* 0 .. positions - 1 */
+        uint64_t offset_bytes;
+        uint64_t bytes;
+        uint64_t duration_usec;  /* from the first read queued to the last completed */
+        uint64_t lat_mean_ns;
+        uint64_t lat_max_ns;
+} ProtoPositionResult;
+
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
  * proto_reader_* call. */
 typedef struct ProtoFrame {
@@ -213,6 +229,9 @@ int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len);
 /* -EINVAL for a PhaseResult that its decoder would refuse. */
 int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *ret_len);
 
+/* -EINVAL for a PositionResult that its decoder would refuse. */
+int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
+
 /* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
  * any violation. Owned members are malloc'd; free with the matching *_clear(). */
 int proto_decode_hello(const ProtoFrame *f, ProtoHello *ret);
@@ -224,6 +243,8 @@ int proto_decode_result(const ProtoFrame *f, ProtoResult *ret);
 int proto_decode_error(const ProtoFrame *f, ProtoError *ret);
 /* Nothing owned: no clear function. */
 int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
+/* Nothing owned: no clear function. */
+int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret);
 /* True for a name PHASE_RESULT may carry. */
 bool proto_phase_name_valid(const char *name);
 

@@ -54,6 +54,8 @@ uint64_t spec_needed_bytes(const JobSpec *s) {
         }
         if (s->workload < 0)
                 return 0;
+        if (s->workload == WORKLOAD_POSITION)
+                return u64_mul_sat(s->size, MAX(s->positions, 1u));
         return u64_mul_sat(s->size, MAX(s->jobs, 1u));
 }
 
@@ -318,7 +320,7 @@ static int check_file(const JobSpec *s, const struct stat *st, TargetCheck *c, c
 
 static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, char **reterr) {
         uint64_t devsize;
-        char a[32], b[32], d[32];
+        char a[32], b[32], d[48];
 
         if (s->workload >= 0 && workload_writes(s->workload) && !s->destructive)
                 return fail(-EPERM, reterr, "writing to %s destroys its content (workload %s); set "
@@ -341,11 +343,26 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
                 if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
                         return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
                                     "give a device that is present", CALLER_TEXT(s->target));
+                c->device_bytes = devsize;
                 if (devsize < s->block_size)
                         return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
                                     "block_size", CALLER_TEXT(s->target), format_bytes(a, sizeof(a), devsize),
                                     spec_size_text(s->block_size, b));
-                if (s->size > devsize)
+                /* position reads less than size at each offset when the device is short of
+                 * positions × size, but at least a block. */
+                if (s->workload == WORKLOAD_POSITION && devsize / MAX(s->positions, 1u) < s->block_size) {
+                        uint64_t fit = devsize / s->block_size;
+
+                        if (fit >= SPEC_POSITIONS_MIN)
+                                snprintf(d, sizeof(d), "positions=%" PRIu64 " or less", fit);
+                        else
+                                snprintf(d, sizeof(d), "fewer positions");
+                        return fail(-EINVAL, reterr, "target %s is %s, smaller than positions %" PRIu32 " × block_size "
+                                    "%s; use %s, or a smaller block_size", CALLER_TEXT(s->target),
+                                    format_bytes(a, sizeof(a), devsize), s->positions,
+                                    spec_size_text(s->block_size, b), d);
+                }
+                if (s->size > devsize && s->workload != WORKLOAD_POSITION)
                         return fail(-EINVAL, reterr, "size %s exceeds the %s of %s; use size=%s or less",
                                     spec_size_text(s->size, a), format_bytes(b, sizeof(b), devsize), CALLER_TEXT(s->target),
                                     spec_size_text(devsize / MAX(c->dio_align, 512u) * MAX(c->dio_align, 512u), d));
@@ -370,6 +387,12 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
                 return fail(-EINVAL, reterr, "target %s cannot be examined: %s; give a directory, regular file or "
                             "block device benchd can reach", CALLER_TEXT(s->target), strerror(errno));
         }
+
+        if (s->workload == WORKLOAD_POSITION && !S_ISBLK(st.st_mode))
+                return fail(-EINVAL, reterr, "target %s is %s; workload position measures a block device's "
+                            "surface; give a block device as target", CALLER_TEXT(s->target),
+                            S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
+                            kind_name(st.st_mode));
 
         if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
                 r = check_real_filesystem(s, st.st_dev, reterr);

@@ -29,6 +29,7 @@ typedef struct TargetCheck {
         uint32_t dio_align;     /* required offset/length alignment for O_DIRECT, bytes */
         uint64_t free_bytes;    /* available to unprivileged writers (directory targets) */
         uint64_t needed_bytes;  /* what the spec will lay out */
+        uint64_t device_bytes;  /* a block device's size, for a spec with a workload; else 0 */
 } TargetCheck;
 
 /* 0 on success; -EINVAL (bad target or alignment), -ENOSPC (not enough room) or -EPERM (a writing
@@ -49,7 +50,8 @@ int target_check_same(const char *target, const TargetCheck *then, const TargetC
 const char *target_kind_to_string(TargetKind k);
 TargetKind target_kind_from_string(const char *s);
 
-/* Bytes the spec's files occupy (size × jobs, or the metadata file set). */
+/* Bytes the spec's files occupy (size × jobs, or the metadata file set); for position, the most it
+ * reads (positions × size). */
 uint64_t spec_needed_bytes(const JobSpec *s);
 
 /* The checks of a filesystem matrix (spec->filesystems; 0 at once without one) against this

@@ -89,7 +89,7 @@ static int parse_workload(JobSpec *s, const char *value, char **reterr) {
         if (w < 0)
                 return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
                                  "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                 "metadata, ping", CALLER_TEXT(value));
+                                 "metadata, ping, position", CALLER_TEXT(value));
         s->workload = w;
         return 0;
 }
@@ -249,11 +249,18 @@ static void default_block_size(JobSpec *s) {
         case WORKLOAD_REREAD:
         case WORKLOAD_BACKWARD_READ:
         case WORKLOAD_STRIDE_READ:
+        case WORKLOAD_POSITION:
                 s->block_size = UINT64_C(1) << 20;
                 break;
         default:
                 s->block_size = 4096;
         }
+}
+
+/* position reads size at each of its offsets: 64M there (20 × 64M = 1.25G in all), 1G elsewhere.
+ * The worker reads less at each offset when positions × size exceeds the device. */
+static void default_size(JobSpec *s) {
+        s->size = s->workload == WORKLOAD_POSITION ? UINT64_C(64) << 20 : UINT64_C(1) << 30;
 }
 
 static void default_sync(JobSpec *s) {
@@ -294,7 +301,7 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "workload", SPEC_KIND_STRING, .optional = true, .parse = parse_workload, .text = text_workload,
                 .runs_column = "workload",
                 .doc = "read, write, randread, randwrite, randrw, rewrite, reread, backward-read, stride-read, "
-                       "seeks, metadata or ping, instead of profile",
+                       "seeks, metadata, ping or position, instead of profile",
         },
         [SPEC_KEY_BLOCK_SIZE] = {
                 "block_size", SPEC_KIND_SIZE, NUM(block_size, SPEC_BLOCK_SIZE_MIN, SPEC_BLOCK_SIZE_MAX),
@@ -304,9 +311,10 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_SIZE] = {
                 "size", SPEC_KIND_SIZE, NUM(size, 1, SPEC_SIZE_MAX), .unit = "bytes",
-                .has_default = true, .default_value = UINT64_C(1) << 30, .default_text = "1G",
+                .fill_default = default_size, .default_text = "64M for position, 1G otherwise",
                 .runs_column = "size",
-                .doc = "bytes of the file (or device region) each stream works on",
+                .doc = "bytes of the file (or device region) each stream works on; position: bytes read at each "
+                       "offset (less when positions × size exceeds the device)",
         },
         [SPEC_KEY_RUNTIME_MS] = {
                 "runtime_ms", SPEC_KIND_NUMBER, NUM(runtime_ms, 0, SPEC_RUNTIME_MS_MAX), .unit = "ms",
@@ -422,6 +430,12 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .default_text = "single",
                 .doc = "how a filesystem matrix uses its devices: single, raid0, raid1 or raid10 (btrfs's own), "
                        "md-raid0, md-raid1 or lvm",
+        },
+        [SPEC_KEY_POSITIONS] = {
+                "positions", SPEC_KIND_NUMBER, NUM(positions, SPEC_POSITIONS_MIN, SPEC_POSITIONS_MAX),
+                .has_default = true, .default_value = 20, .default_text = "20",
+                .doc = "offsets the position workload reads at, evenly spread from the start to the end of the "
+                       "block device",
         },
 };
 

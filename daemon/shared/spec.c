@@ -37,6 +37,7 @@ static const char *const workload_table[_WORKLOAD_MAX] = {
         [WORKLOAD_SEEKS] = "seeks",
         [WORKLOAD_METADATA] = "metadata",
         [WORKLOAD_PING] = "ping",
+        [WORKLOAD_POSITION] = "position",
 };
 
 const char *workload_to_string(Workload w) {
@@ -78,6 +79,7 @@ bool workload_reads(Workload w) {
         case WORKLOAD_STRIDE_READ:
         case WORKLOAD_SEEKS:
         case WORKLOAD_PING:
+        case WORKLOAD_POSITION:
                 return true;
         default:
                 return false;
@@ -89,8 +91,8 @@ bool workload_needs_layout(Workload w) {
 }
 
 bool workload_on_directory(Workload w) {
-        /* Every workload so far works on files in a directory as well as on a device. */
-        return w >= 0 && w < _WORKLOAD_MAX;
+        /* Every workload but position (a block device's surface) works on files in a directory. */
+        return w >= 0 && w < _WORKLOAD_MAX && w != WORKLOAD_POSITION;
 }
 
 /* Workloads that move file data (everything but metadata), for the size rules. */
@@ -725,6 +727,17 @@ static int check_workload(const JobSpec *s, char **reterr) {
                         return spec_fail(reterr, "stride: %s is not a multiple of 512, which direct I/O needs; use "
                                          "e.g. %s", spec_size_text(s->stride, a),
                                          spec_size_text(s->stride / 512 * 512, b));
+        }
+        if (s->workload == WORKLOAD_POSITION) {
+                /* One stream walks the offsets in order, and each offset reads size bytes: a run
+                 * that is neither parallel nor time-bounded. */
+                if (s->jobs > 1)
+                        return spec_fail(reterr, "jobs: %" PRIu32 " given, but workload position reads its offsets one "
+                                         "after another in one stream; leave jobs at 1", s->jobs);
+                if (s->runtime_ms > 0)
+                        return spec_fail(reterr, "runtime_ms: %" PRIu64 " given, but workload position reads size "
+                                         "bytes at each of its positions and ends; leave runtime_ms at 0 and set "
+                                         "size to read more at each offset", s->runtime_ms);
         }
         /* At most 1024 × 64 MiB × 64 = 2^42: no overflow. The worker allocates this for every
          * workload (engine_run()), so it is refused for every workload. */

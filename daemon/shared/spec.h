@@ -24,6 +24,7 @@ typedef enum Workload {
         WORKLOAD_SEEKS,
         WORKLOAD_METADATA,
         WORKLOAD_PING,
+        WORKLOAD_POSITION,      /* sequential reads at evenly spread offsets of a block device */
         _WORKLOAD_MAX,
         _WORKLOAD_INVALID = -22, /* -EINVAL */
 } Workload;
@@ -102,6 +103,8 @@ typedef enum PatternKind {
 #define SPEC_DEVICES_BYTES_MAX  16384u
 #define SPEC_MAP_ENTRIES_MAX    8u
 #define SPEC_MAP_VALUE_MAX      1024u
+#define SPEC_POSITIONS_MIN      2u
+#define SPEC_POSITIONS_MAX      1000u
 /* queue_depth × block_size × jobs: the I/O buffers a step holds. Each bound alone is sane, their
  * product need not be; spec_finalize() refuses more, and the worker checks it again. */
 #define SPEC_BUFFER_BYTES_MAX   (UINT64_C(2) << 30)          /* 2 GiB */
@@ -151,6 +154,7 @@ typedef struct JobSpec {
         SpecMap mount_options;  /* by filesystem: mount -o options */
         char **devices;         /* NULL-terminated, may be NULL */
         Layout layout;
+        uint32_t positions;     /* position: offsets read, from the device's start to its end */
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -186,6 +190,7 @@ typedef enum SpecKey {
         SPEC_KEY_MOUNT_OPTIONS,
         SPEC_KEY_DEVICES,
         SPEC_KEY_LAYOUT,
+        SPEC_KEY_POSITIONS,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;

@@ -385,6 +385,31 @@ int db_get_run_phases(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata)
         return db_emit_rows(db, st, cb, userdata);
 }
 
+int db_get_run_positions(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_run_exists(db, run_id);
+        if (r < 0)
+                return r;
+
+        r = db_prepare(db,
+                       "SELECT seq, offset_bytes, bytes, duration_usec, mb_per_s, mib_per_s, lat_mean_ns, "
+                       "lat_max_ns FROM run_position_summary WHERE run_id = ? ORDER BY seq",
+                       &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        return db_emit_rows(db, st, cb, userdata);
+}
+
 int db_get_histogram(Db *db, uint64_t run_id,
                      int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;

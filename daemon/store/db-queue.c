@@ -21,6 +21,7 @@
 typedef enum DbQueueKind {
         DB_QUEUE_SAMPLES,
         DB_QUEUE_PHASE,
+        DB_QUEUE_POSITION,
         DB_QUEUE_HISTOGRAM,
         DB_QUEUE_RUN_FINISH,
         DB_QUEUE_JOB_STATE,
@@ -33,6 +34,7 @@ typedef struct DbQueueEntry {
         ProtoSample *samples;           /* DB_QUEUE_SAMPLES */
         size_t n_samples, n_allocated;
         ProtoPhaseResult phase;         /* DB_QUEUE_PHASE */
+        ProtoPositionResult position;   /* DB_QUEUE_POSITION */
         ProtoHistogramEntry *histogram; /* DB_QUEUE_HISTOGRAM */
         size_t n_histogram;
         char *status;                   /* DB_QUEUE_RUN_FINISH: run status, DB_QUEUE_JOB_STATE: job state */
@@ -258,6 +260,18 @@ int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phas
         return 0;
 }
 
+int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position) {
+        char what[96];
+        DbQueueEntry *e;
+
+        snprintf(what, sizeof(what), "position %" PRIu32 " of run %" PRIu64, position->index, run_id);
+        e = queue_push(q, DB_QUEUE_POSITION, run_id, what);
+        if (!e)
+                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
+        e->position = *position;
+        return 0;
+}
+
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_free_ ProtoHistogramEntry *copy = NULL;
         char what[64];
@@ -373,6 +387,12 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
                 if (r < 0 && !db_error_is_transient(r))
                         queue_lose(q, 1, false, "phase %s of run %" PRIu64 " (%s)", e->phase.name, e->id,
                                    reason(db, r, why, sizeof(why)));
+                break;
+        case DB_QUEUE_POSITION:
+                r = db_run_position_insert(db, e->id, &e->position);
+                if (r < 0 && !db_error_is_transient(r))
+                        queue_lose(q, 1, false, "position %" PRIu32 " of run %" PRIu64 " (%s)", e->position.index,
+                                   e->id, reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:
                 r = db_histogram_insert(db, e->id, e->histogram, e->n_histogram);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The writes of one job that the database has not taken yet: its samples, phase results,
- * histograms, run ends and its final state, kept in the order they happened and written in that
+ * The writes of one job that the database has not taken yet: its samples, phase and position
+ * results, histograms, run ends and its final state, kept in the order they happened and written in that
  * order by db_queue_flush(). The order is what lets a reader trust the file: a job's final state
  * is stored only after everything of its runs, and a run's end only after its samples.
  *
@@ -24,7 +24,7 @@
 
 /* Samples waiting at most (about 7 minutes at the shortest interval, 100 ms; 136 bytes each). */
 #define DB_QUEUE_SAMPLES_MAX 4096u
-/* Other writes waiting at most (phase results, histograms, run ends, job states). */
+/* Other writes waiting at most (phase and position results, histograms, run ends, job states). */
 #define DB_QUEUE_ENTRIES_MAX 256u
 /* Distinct notes of what was lost at most; later losses are counted in the last one. */
 #define DB_QUEUE_LOSSES_MAX 16u
@@ -39,6 +39,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DbQueue *, db_queue_free);
  * the bounds is not added but noted as lost, and the add returns 0. */
 int db_queue_add_samples(DbQueue *q, uint64_t run_id, const ProtoSample *samples, size_t n);
 int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phase);
+int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position);
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 /* As db_run_finish(); result may be NULL. */
 int db_queue_add_run_finish(DbQueue *q, uint64_t run_id, const char *status, const char *error,

@@ -797,6 +797,37 @@ int db_run_phase_insert(Db *db, uint64_t run_id, const ProtoPhaseResult *phase) 
         return db_step_done(db, st);
 }
 
+/* Prepared per call, as phases are: one statement an offset, at most 1000 a run. */
+int db_run_position_insert(Db *db, uint64_t run_id, const ProtoPositionResult *p) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!p || p->bytes == 0 || p->lat_mean_ns > p->lat_max_ns || p->offset_bytes > (uint64_t) INT64_MAX ||
+            p->bytes > (uint64_t) INT64_MAX || p->duration_usec > (uint64_t) INT64_MAX ||
+            p->lat_max_ns > (uint64_t) INT64_MAX)
+                return db_fail_msg(db, -EINVAL, "invalid position figures");
+        r = db_prepare(db,
+                       "INSERT INTO run_positions (run_id, seq, offset_bytes, bytes, duration_usec, lat_mean_ns, "
+                       "lat_max_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                       &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        bind_u64(&b, run_id);
+        bind_u64(&b, p->index);
+        bind_u64(&b, p->offset_bytes);
+        bind_u64(&b, p->bytes);
+        bind_u64(&b, p->duration_usec);
+        bind_u64(&b, p->lat_mean_ns);
+        bind_u64(&b, p->lat_max_ns);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        return db_step_done(db, st);
+}
+
 /* ---- devices ---- */
 
 int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id) {

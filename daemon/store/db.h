@@ -117,6 +117,10 @@ int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entr
  * the number of phases the run already has. -ENOENT for an unknown run, -EEXIST for a phase the
  * run already has, -EINVAL for a name or figures PHASE_RESULT's rules refuse. */
 int db_run_phase_insert(Db *db, uint64_t run_id, const ProtoPhaseResult *phase);
+/* One of the position workload's offsets, as the worker sent it; its seq is its index. -ENOENT for
+ * an unknown run, -EEXIST for an index the run already has, -EINVAL for figures POSITION_RESULT's
+ * rules refuse. */
+int db_run_position_insert(Db *db, uint64_t run_id, const ProtoPositionResult *position);
 
 /* ---- devices (one row per physical identity) ---- */
 typedef struct DbDevice {
@@ -184,6 +188,9 @@ int db_get_samples_page(Db *db, uint64_t run_id, uint64_t from_ms, uint64_t limi
 /* The run's phases (run_phase_summary's columns) in seq order; none for most workloads. Returns
  * how many were handed to cb; -ENOENT when there is no such run. */
 int db_get_run_phases(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
+/* The run's positions (run_position_summary's columns) in seq order; none but for the position
+ * workload. Returns how many were handed to cb; -ENOENT when there is no such run. */
+int db_get_run_positions(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata);
 /* (upper bound ns, count) in bucket order. -ENOENT when there is no such run. */
 int db_get_histogram(Db *db, uint64_t run_id,
                      int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata);

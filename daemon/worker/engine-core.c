@@ -139,6 +139,27 @@ int engine_phase_result(Engine *e, const PhaseSummary *p) {
         return r;
 }
 
+int engine_position_result(Engine *e, const ProtoPositionResult *p) {
+        ProtoPositionResult *a;
+        int r = 0;
+
+        a = realloc(e->positions, (e->n_positions + 1) * sizeof(ProtoPositionResult));
+        if (!a) {
+                atomic_store(&e->shared->abort, true);
+                return -ENOMEM;
+        }
+        e->positions = a;
+        e->positions[e->n_positions++] = *p;
+
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->position_result)
+                r = e->sink->position_result(e->sink->userdata, p);
+        pthread_mutex_unlock(&e->sink_lock);
+        if (r < 0)
+                atomic_store(&e->shared->abort, true);
+        return r;
+}
+
 int engine_log(Engine *e, int priority, const char *fmt, ...) {
         _cleanup_free_ char *text = NULL;
         va_list ap;

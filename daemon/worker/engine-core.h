@@ -2,8 +2,8 @@
 /*
  * The engine core: the state of one run (Engine, its streams, and the MAP_SHARED mapping the
  * stream processes and the sampler share) and what every part of the engine needs from it — the
- * stop and abort flags, the sink (phases, samples, log lines, metadata's phase results, one call
- * at a time), and a stream's records and failure. stream.c, target.c and metadata.c include this
+ * stop and abort flags, the sink (phases, samples, log lines, metadata's phase results, position's
+ * results, one call at a time), and a stream's records and failure. stream.c, target.c and metadata.c include this
  * and nothing of each other or of engine.c; engine.c, the orchestration, includes them all.
  */
 #pragma once
@@ -23,12 +23,13 @@
 #include "shared/spec-check.h"
 #include "shared/spec.h"
 #include "shared/util.h"
+#include "workload.h"
 
 typedef struct PhaseSummary PhaseSummary;
 
-/* Called in the worker process only, from the engine's sampling thread or metadata's stream thread
- * (the other workloads' streams are processes and report through shared memory), one call at a
- * time. A negative return stops the run (the peer went away). phase_result (may be NULL): one of
+/* Called in the worker process only, from the engine's sampling thread or metadata's or
+ * position's stream thread (the other workloads' streams are processes and report through shared
+ * memory), one call at a time. A negative return stops the run (the peer went away). phase_result (may be NULL): one of
  * the workload's own phases has ended (metadata), sent as it ends so a run that fails later keeps
  * it. */
 typedef struct EngineSink {
@@ -37,6 +38,9 @@ typedef struct EngineSink {
         int (*sample)(void *userdata, const ProtoSample *s);
         int (*log)(void *userdata, int priority, const char *text);
         int (*phase_result)(void *userdata, const PhaseSummary *p);
+        /* position_result (may be NULL): one of the position workload's offsets was read, sent as
+         * it ends, in order. */
+        int (*position_result)(void *userdata, const ProtoPositionResult *p);
 } EngineSink;
 
 /* Metadata workloads report one of these per phase (create-seq, stat-seq, ...); in protocol mode
@@ -166,6 +170,10 @@ struct Engine {
 
         PhaseSummary *phases;           /* metadata only; written by its single stream */
         unsigned n_phases;
+
+        PositionPlan position_plan;     /* position only: set by target_open() */
+        ProtoPositionResult *positions; /* position only; written by its single stream */
+        unsigned n_positions;
 };
 
 /* Locks a process-shared mutex. They are robust: when a stream process died holding one, the data
@@ -196,6 +204,8 @@ int engine_sample(Engine *e, const ProtoSample *sample);
 int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
 /* Hands one finished workload phase (metadata) to the sink. */
 int engine_phase_result(Engine *e, const PhaseSummary *p);
+/* Keeps one finished position (for the result) and hands it to the sink. */
+int engine_position_result(Engine *e, const ProtoPositionResult *p);
 
 /* In a stream process: notes its CPU time the first time it is called in the measured phase. */
 void stream_mark_cpu(Stream *s);

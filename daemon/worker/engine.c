@@ -6,8 +6,9 @@
  * the target and the metadata workload (stream.c, target.c, metadata.c) depend on that core only,
  * and this file on all of them. Each stream runs in a process and a session of its own, as fio's
  * jobs do by default (sharing one scheduling group, as threads do, costs ~10% of the IOPS and half
- * again on the p99; see stream_process()); metadata's single stream stays a thread, because it
- * reports its phases through the sink, which writes to the protocol fd in this process. Streams
+ * again on the p99; see stream_process()); metadata's and position's single streams stay threads,
+ * because they report their phases and offsets through the sink, which writes to the protocol fd
+ * in this process. Streams
  * only count and fill their own interval histograms (one per StreamKind) under a per-stream mutex;
  * the sampler swaps them for clean spares at each interval, so the hot path adds each I/O to one
  * histogram and never waits for more than a pointer swap, and the run's totals are exactly the sum
@@ -125,6 +126,13 @@ static void engine_collect(Engine *e, Histogram *h, StreamCounters *c, bool keep
 
 static uint64_t engine_ops_asked(Engine *e);
 
+/* Size-bounded data workloads: the bytes the run reads or writes in all. */
+static uint64_t engine_bytes_asked(Engine *e) {
+        if (e->spec->workload == WORKLOAD_POSITION)
+                return position_plan_total(&e->position_plan);
+        return e->spec->size * e->n_streams;
+}
+
 static double engine_progress(Engine *e, uint64_t elapsed_ns, uint64_t progress_bytes, uint64_t progress_ops) {
         const JobSpec *spec = e->spec;
         double p;
@@ -135,7 +143,7 @@ static double engine_progress(Engine *e, uint64_t elapsed_ns, uint64_t progress_
         else if (engine_ops_asked(e) > 0)
                 p = (double) progress_ops / (double) engine_ops_asked(e);
         else
-                p = (double) progress_bytes / ((double) spec->size * (double) e->n_streams);
+                p = (double) progress_bytes / (double) MAX(engine_bytes_asked(e), UINT64_C(1));
         return p < 0 ? 0 : p > 1 ? 1 : p;
 }
 
@@ -301,6 +309,9 @@ static void stream_main(Stream *s) {
         case WORKLOAD_METADATA:
                 (void) metadata_run(s);
                 break;
+        case WORKLOAD_POSITION:
+                (void) stream_position(s);
+                break;
         default:
                 (void) stream_data(s);
                 break;
@@ -317,7 +328,7 @@ static void stream_await_go(Stream *s) {
         pthread_mutex_unlock(&sh->lock);
 }
 
-/* Metadata's stream: a thread of the worker. */
+/* Metadata's and position's stream: a thread of the worker. */
 static void *stream_thread(void *userdata) {
         Stream *s = userdata;
 
@@ -401,8 +412,9 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
 
         sample_ns = (uint64_t) (spec->sample_ms ? spec->sample_ms : 1000) * NSEC_PER_MSEC;
 
-        /* Metadata reports its phases through the sink, so it runs in this process (see the top). */
-        bool as_process = spec->workload != WORKLOAD_METADATA;
+        /* Metadata reports its phases and position its offsets through the sink, so they run in
+         * this process (see the top). */
+        bool as_process = spec->workload != WORKLOAD_METADATA && spec->workload != WORKLOAD_POSITION;
         sh->running = e->n_streams;
         for (unsigned i = 0; i < e->n_streams; i++) {
                 r = stream_start(&e->streams[i], as_process);
@@ -627,9 +639,10 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         e.depth = spec->queue_depth ? spec->queue_depth : 1;
         e.io_ops = engine_io_ops(e.opts->ioengine, e.depth);
 
-        /* Metadata is one bonnie++-like process; every other workload runs one stream per job. */
-        e.n_streams = spec->workload == WORKLOAD_METADATA || spec->workload == WORKLOAD_PING ? 1
-                      : (spec->jobs ? spec->jobs : 1);
+        /* Metadata is one bonnie++-like process, ping and position one stream of offsets; every other
+         * workload runs one stream per job. */
+        e.n_streams = spec->workload == WORKLOAD_METADATA || spec->workload == WORKLOAD_PING ||
+                      spec->workload == WORKLOAD_POSITION ? 1 : (spec->jobs ? spec->jobs : 1);
         e.streams = calloc(e.n_streams, sizeof(Stream));
         if (!e.streams) {
                 r = -ENOMEM;
@@ -711,7 +724,9 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         }
         res.phases = TAKE_PTR(e.phases);
         res.n_phases = e.n_phases;
-        res.bytes_asked = spec->runtime_ms == 0 && engine_ops_asked(&e) == 0 ? spec->size * e.n_streams : 0;
+        res.positions = TAKE_PTR(e.positions);
+        res.n_positions = e.n_positions;
+        res.bytes_asked = spec->runtime_ms == 0 && engine_ops_asked(&e) == 0 ? engine_bytes_asked(&e) : 0;
 
 finish:
         if (e.dirfd >= 0 || e.target_fd >= 0)
@@ -719,6 +734,7 @@ finish:
         target_cleanup(&e);
         engine_free_streams(&e);
         free(e.phases);
+        free(e.positions);
         strv_free(e.leaves);
         pthread_mutex_destroy(&e.sink_lock);
 
@@ -739,5 +755,6 @@ void engine_result_clear(EngineResult *r) {
         free(r->write_histogram);
         free(r->streams);
         free(r->phases);
+        free(r->positions);
         *r = (EngineResult) {};
 }

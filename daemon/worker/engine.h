@@ -31,6 +31,8 @@ typedef struct EngineResult {
         unsigned n_streams;
         PhaseSummary *phases;
         unsigned n_phases;
+        ProtoPositionResult *positions; /* position: one per offset, in order */
+        unsigned n_positions;
         uint64_t bytes_asked;           /* size-bounded: what the spec asked for, 0 when time-based */
         uint64_t process_user_usec;     /* the worker's and its stream processes' CPU time in the
                                          * measured phase */

@@ -97,6 +97,15 @@ static int proto_sink_sample(void *userdata, const ProtoSample *s) {
         return send_frame(p->fd, r, buf, len);
 }
 
+/* One of the position workload's offsets, as it ends. */
+static int proto_sink_position_result(void *userdata, const ProtoPositionResult *pr) {
+        ProtoSink *p = userdata;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_position_result(pr, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
 /* One of the metadata workload's phases, as it ends. */
 static int proto_sink_phase_result(void *userdata, const PhaseSummary *ps) {
         ProtoSink *p = userdata;
@@ -236,6 +245,7 @@ static int run_protocol(int fd) {
                 .sample = proto_sink_sample,
                 .log = proto_sink_log,
                 .phase_result = proto_sink_phase_result,
+                .position_result = proto_sink_position_result,
         };
         int r;
 
@@ -378,9 +388,10 @@ static void help(void) {
                "\n"
                "  -t --target PATH        directory (benchd creates its own files), file or block device\n"
                "  -w --workload NAME      read write randread randwrite randrw rewrite reread backward-read\n"
-               "                          stride-read seeks metadata ping\n"
+               "                          stride-read seeks metadata ping position\n"
                "  -b --block-size SIZE    e.g. 4K, 32K, 1M\n"
-               "  -s --size SIZE          bytes per stream (file size or device region), e.g. 1G\n"
+               "  -s --size SIZE          bytes per stream (file size or device region), e.g. 1G;\n"
+               "                          position: bytes read at each offset\n"
                "  -d --direct             O_DIRECT (the default); --buffered for the page cache\n"
                "     --buffered           no O_DIRECT\n"
                "     --sync MODE          none, end or each, optionally :fsync or :fdatasync\n"

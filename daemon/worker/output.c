@@ -91,6 +91,21 @@ int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
                         format_latency_ns(b, sizeof b, p->lat_mean_ns), format_latency_ns(c, sizeof c, p->lat_p99_ns),
                         format_latency_ns(d, sizeof d, p->lat_max_ns));
         }
+        if (r->n_positions > 0) {
+                const ProtoPositionResult *last = &r->positions[r->n_positions - 1];
+                uint64_t end = last->offset_bytes + last->bytes;
+
+                fprintf(f, "  %8s  %10s  %9s  %9s  %9s\n", "POSITION", "OFFSET", "MB/s", "LAT-AVG", "LAT-MAX");
+                for (unsigned i = 0; i < r->n_positions; i++) {
+                        const ProtoPositionResult *p = &r->positions[i];
+                        fprintf(f, "  %7.0f%%  %10s  %9.1f  %9s  %9s\n",
+                                end > 0 ? 100.0 * (double) p->offset_bytes / (double) end : 0.0,
+                                format_bytes(a, sizeof a, p->offset_bytes),
+                                per_second(p->bytes, p->duration_usec) / 1e6,
+                                format_latency_ns(b, sizeof b, p->lat_mean_ns),
+                                format_latency_ns(c, sizeof c, p->lat_max_ns));
+                }
+        }
         return ferror(f) ? -EIO : 0;
 }
 
@@ -233,6 +248,21 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
                 json_object_array_add(a, o);
         }
         json_object_object_add(root, "phases", a);
+
+        a = json_object_new_array();
+        for (unsigned i = 0; i < r->n_positions; i++) {
+                const ProtoPositionResult *p = &r->positions[i];
+                o = json_object_new_object();
+                add_u64(o, "seq", p->index);
+                add_u64(o, "offset_bytes", p->offset_bytes);
+                add_u64(o, "bytes", p->bytes);
+                add_u64(o, "duration_usec", p->duration_usec);
+                add_double(o, "mb_per_s", per_second(p->bytes, p->duration_usec) / 1e6);
+                add_u64(o, "lat_mean_ns", p->lat_mean_ns);
+                add_u64(o, "lat_max_ns", p->lat_max_ns);
+                json_object_array_add(a, o);
+        }
+        json_object_object_add(root, "positions", a);
 
         a = json_object_new_array();
         for (size_t i = 0; i < n_samples; i++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The per-stream I/O loops. The data loop keeps queue_depth requests in flight through the
- * engine's IoEngineOps and times each from just before it is queued to its completion; seeks
+ * engine's IoEngineOps and times each from just before it is queued to its completion; position
+ * runs the same loop once per offset of its plan and reports each offset as it ends; seeks
  * (bonnie++) and ping (ioping) are depth-1 loops of their own because their unit is an operation,
  * not a block. Every loop checks engine_should_stop() before each I/O, so a signal, an error in
  * another stream or the end of the runtime ends it within one I/O.
@@ -90,67 +91,111 @@ static int check_result(Stream *s, const IoRequest *req) {
         return 0;
 }
 
-int stream_data(Stream *s) {
+/* The data loop: queue_depth requests with their buffers, on the engine's I/O engine. stream_data()
+ * runs it once over its region; stream_position() once per offset, with the same requests. */
+typedef struct DataLoop {
+        Stream *s;
+        IoEngine *io;
+        IoRequest *reqs;
+        IoRequest **free_list, **done;
+        Buffers bufs;
+        unsigned depth, n_free, inflight;
+        bool wrote;
+} DataLoop;
+
+/* What one data_loop_run() measured: its completions and when the first was queued and the last
+ * completed. */
+typedef struct DataLoopStats {
+        uint64_t bytes, ios;
+        uint64_t lat_sum_ns, lat_max_ns;
+        uint64_t first_start_ns, last_end_ns;
+} DataLoopStats;
+
+static void data_loop_close(DataLoop *l) {
+        /* Drain what is still in flight before the buffers go. */
+        while (l->io && l->inflight > 0) {
+                int n = l->s->engine->io_ops->reap(l->io, 1, l->done, l->depth);
+                if (n <= 0)
+                        break;
+                l->inflight -= (unsigned) n;
+        }
+        if (l->io)
+                l->s->engine->io_ops->close(l->io);
+        buffers_free(&l->bufs);
+        free(l->reqs);
+        free(l->free_list);
+        free(l->done);
+        *l = (DataLoop) {};
+}
+
+static int data_loop_open(Stream *s, DataLoop *l) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
-        _cleanup_free_ IoRequest *reqs = NULL;
-        _cleanup_free_ IoRequest **free_list = NULL, **done = NULL;
-        Buffers bufs = {};
-        IoEngine *io = NULL;
-        OffsetGen gen;
-        uint64_t budget = spec->runtime_ms > 0 ? UINT64_MAX : spec->size, issued = 0;
-        unsigned depth = e->depth, n_free, inflight = 0;
-        bool wrote = false;
+        unsigned depth = e->depth;
         int r;
 
-        r = offset_gen_init(&gen, workload_offset_order(spec->workload), s->region, spec->block_size, spec->stride,
-                            prng_next(&s->rng));
-        if (r < 0)
-                return stream_fail(s, r, "the region of %" PRIu64 " bytes holds no block of %" PRIu64 " bytes",
-                                   s->region, spec->block_size);
-
-        reqs = calloc(depth, sizeof(IoRequest));
-        free_list = calloc(depth, sizeof(IoRequest *));
-        done = calloc(depth, sizeof(IoRequest *));
-        if (!reqs || !free_list || !done)
+        *l = (DataLoop) { .s = s, .depth = depth };
+        l->reqs = calloc(depth, sizeof(IoRequest));
+        l->free_list = calloc(depth, sizeof(IoRequest *));
+        l->done = calloc(depth, sizeof(IoRequest *));
+        if (!l->reqs || !l->free_list || !l->done) {
+                data_loop_close(l);
                 return stream_fail(s, -ENOMEM, "out of memory");
-        r = buffers_alloc(s, depth, &bufs);
-        if (r < 0)
+        }
+        r = buffers_alloc(s, depth, &l->bufs);
+        if (r < 0) {
+                data_loop_close(l);
                 return stream_fail(s, r, "cannot allocate %u aligned buffers of %" PRIu64 " bytes", depth,
                                    spec->block_size);
-        for (unsigned i = 0; i < depth; i++) {
-                reqs[i].buf = bufs.buf[i];
-                free_list[i] = &reqs[i];
         }
-        n_free = depth;
+        for (unsigned i = 0; i < depth; i++) {
+                l->reqs[i].buf = l->bufs.buf[i];
+                l->free_list[i] = &l->reqs[i];
+        }
+        l->n_free = depth;
 
-        r = e->io_ops->open(s->fd, depth, &io);
+        r = e->io_ops->open(s->fd, depth, &l->io);
         if (r < 0) {
-                buffers_free(&bufs);
+                l->io = NULL;
+                data_loop_close(l);
                 return stream_fail(s, r, "cannot set up the %s engine at depth %u: %s", e->io_ops->name, depth,
                                    strerror(-r));
         }
+        return 0;
+}
+
+/* Keeps depth requests in flight at gen's offsets (shifted by base) until budget bytes were
+ * issued and completed, or the run stops. Each completion is recorded, and added to stats when
+ * given. Returns the stream's error. */
+static int data_loop_run(DataLoop *l, OffsetGen *gen, uint64_t base, uint64_t budget, DataLoopStats *stats) {
+        Stream *s = l->s;
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        uint64_t issued = 0;
+        int r;
 
         for (;;) {
-                while (inflight < depth && issued < budget && !engine_should_stop(e)) {
-                        IoRequest *req = free_list[--n_free];
+                while (l->inflight < l->depth && issued < budget && !engine_should_stop(e)) {
+                        IoRequest *req = l->free_list[--l->n_free];
 
-                        req->offset = offset_gen_next(&gen);
+                        req->offset = base + offset_gen_next(gen);
                         req->len = (uint32_t) spec->block_size;
                         req->write = op_is_write(s, spec->workload);
                         if (req->write)
                                 pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         req->start_ns = now_nsec(CLOCK_MONOTONIC);
-                        r = e->io_ops->queue(io, req);
+                        if (stats && stats->ios == 0 && issued == 0)
+                                stats->first_start_ns = req->start_ns;
+                        r = e->io_ops->queue(l->io, req);
                         if (r < 0) {
-                                stream_fail(s, r, "cannot queue an I/O: %s", strerror(-r));
-                                goto out;
+                                l->free_list[l->n_free++] = req;
+                                return stream_fail(s, r, "cannot queue an I/O: %s", strerror(-r));
                         }
-                        inflight++;
+                        l->inflight++;
                         issued += req->len;
                 }
-                if (inflight == 0)
-                        break;
+                if (l->inflight == 0)
+                        return stream_error(s);
 
                 /* One completion at a time, its slot refilled before the next is taken, as fio
                  * does by default (iodepth_batch_complete_max=1): the device gets a new request as
@@ -158,50 +203,112 @@ int stream_data(Stream *s) {
                  * refills other slots counts that wait in its latency, which is then the mean
                  * that Little's law gives (depth / IOPS). Reaping a whole batch and refilling it
                  * afterwards instead would leave the wait out of every latency. */
-                int n = e->io_ops->reap(io, 1, done, 1);
-                if (n < 0) {
-                        stream_fail(s, n, "waiting for I/O completions failed: %s", strerror(-n));
-                        goto out;
-                }
+                int n = e->io_ops->reap(l->io, 1, l->done, 1);
+                if (n < 0)
+                        return stream_fail(s, n, "waiting for I/O completions failed: %s", strerror(-n));
                 for (int i = 0; i < n; i++) {
-                        IoRequest *req = done[i];
-                        inflight--;
-                        free_list[n_free++] = req;
+                        IoRequest *req = l->done[i];
+                        uint64_t lat;
+
+                        l->inflight--;
+                        l->free_list[l->n_free++] = req;
                         if (check_result(s, req) < 0)
-                                goto out;
+                                return stream_error(s);
                         if (req->write) {
-                                wrote = true;
+                                l->wrote = true;
                                 if (spec->sync == SYNC_EACH) {
                                         /* The write is done when it is durable. */
                                         r = stream_sync(s);
-                                        if (r < 0) {
-                                                stream_fail(s, r, "sync after write failed: %s", strerror(-r));
-                                                goto out;
-                                        }
+                                        if (r < 0)
+                                                return stream_fail(s, r, "sync after write failed: %s",
+                                                                   strerror(-r));
                                         req->end_ns = now_nsec(CLOCK_MONOTONIC);
                                 }
                         }
-                        stream_record(s, req->end_ns - req->start_ns, req->write, req->len, 0);
+                        lat = req->end_ns - req->start_ns;
+                        stream_record(s, lat, req->write, req->len, 0);
+                        if (stats) {
+                                stats->bytes += req->len;
+                                stats->ios++;
+                                stats->lat_sum_ns += lat;
+                                stats->lat_max_ns = MAX(stats->lat_max_ns, lat);
+                                stats->last_end_ns = MAX(stats->last_end_ns, req->end_ns);
+                        }
                 }
         }
+}
 
+int stream_data(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        uint64_t budget = spec->runtime_ms > 0 ? UINT64_MAX : spec->size;
+        DataLoop l;
+        OffsetGen gen;
+        int r;
+
+        r = offset_gen_init(&gen, workload_offset_order(spec->workload), s->region, spec->block_size, spec->stride,
+                            prng_next(&s->rng));
+        if (r < 0)
+                return stream_fail(s, r, "the region of %" PRIu64 " bytes holds no block of %" PRIu64 " bytes",
+                                   s->region, spec->block_size);
+        r = data_loop_open(s, &l);
+        if (r < 0)
+                return r;
+
+        r = data_loop_run(&l, &gen, 0, budget, NULL);
         /* dd conv=fsync: the flush is part of the measured time. */
-        if (wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
+        if (r >= 0 && l.wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
                 r = stream_sync(s);
                 if (r < 0)
                         stream_fail(s, r, "final sync failed: %s", strerror(-r));
         }
+        data_loop_close(&l);
+        return stream_error(s);
+}
 
-out:
-        /* Drain what is still in flight before the buffers go. */
-        while (inflight > 0) {
-                int n = e->io_ops->reap(io, 1, done, depth);
-                if (n <= 0)
+/* The position workload: the plan's offsets in order, each read sequentially for plan.bytes at
+ * queue_depth, timed as a whole and reported as it ends. An offset that a stop cut short is not
+ * reported: its figures would not be those of the position. */
+int stream_position(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        const PositionPlan *plan = &e->position_plan;
+        DataLoop l;
+        int r;
+
+        if (plan->positions == 0)
+                return stream_fail(s, -EINVAL, "no position plan: the target is not a block device");
+        r = data_loop_open(s, &l);
+        if (r < 0)
+                return r;
+
+        for (uint32_t i = 0; i < plan->positions && !engine_should_stop(e); i++) {
+                uint64_t offset = position_plan_offset(plan, i);
+                DataLoopStats st = {};
+                OffsetGen gen;
+
+                r = offset_gen_init(&gen, OFFSET_SEQUENTIAL, plan->bytes, spec->block_size, 0, 0);
+                if (r < 0) {
+                        stream_fail(s, r, "position %" PRIu32 ": %" PRIu64 " bytes hold no block of %" PRIu64
+                                    " bytes", i, plan->bytes, spec->block_size);
                         break;
-                inflight -= (unsigned) n;
+                }
+                r = data_loop_run(&l, &gen, offset, plan->bytes, &st);
+                if (r < 0 || st.bytes != plan->bytes)
+                        break;
+
+                ProtoPositionResult p = {
+                        .index = i,
+                        .offset_bytes = offset,
+                        .bytes = st.bytes,
+                        .duration_usec = (st.last_end_ns - st.first_start_ns) / NSEC_PER_USEC,
+                        .lat_mean_ns = st.ios > 0 ? st.lat_sum_ns / st.ios : 0,
+                        .lat_max_ns = st.lat_max_ns,
+                };
+                if (engine_position_result(e, &p) < 0)
+                        break;
         }
-        e->io_ops->close(io);
-        buffers_free(&bufs);
+        data_loop_close(&l);
         return stream_error(s);
 }
 

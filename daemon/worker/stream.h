@@ -18,3 +18,6 @@ int stream_data(Stream *s);
 int stream_seeks(Stream *s);
 /* ioping: one block read at a random offset per interval. */
 int stream_ping(Stream *s);
+/* position: the engine's position plan, offset after offset, each read sequentially at
+ * queue_depth and reported through engine_position_result() as it ends. */
+int stream_position(Stream *s);

@@ -272,6 +272,21 @@ static int open_shared_target(Engine *e, char **reterr) {
         } else
                 available = (uint64_t) st.st_size;
 
+        if (spec->workload == WORKLOAD_POSITION) {
+                /* Its offsets span the whole device, whatever size says: size is per offset. */
+                if (!block)
+                        return set_error(reterr, -EINVAL, "workload position measures a block device's surface; "
+                                         "%s is not one: give a block device as target", spec->target);
+                if (position_plan_init(&e->position_plan, available, spec->positions, spec->size, spec->block_size,
+                                       spec->direct ? e->tc->dio_align : 1) < 0)
+                        return set_error(reterr, -EINVAL, "%s holds %" PRIu64 " bytes, fewer than positions=%" PRIu32
+                                         " blocks of %" PRIu64 " bytes; use fewer positions or a smaller block_size",
+                                         spec->target, available, spec->positions, spec->block_size);
+                e->streams[0].fd = e->target_fd;
+                e->streams[0].region = available;
+                return 0;
+        }
+
         if (available < spec->size && !(writes && !block))
                 return set_error(reterr, -EINVAL, "%s holds %" PRIu64 " bytes, fewer than size=%" PRIu64
                                  "; use a smaller size", spec->target, available, spec->size);
@@ -284,6 +299,9 @@ static int open_shared_target(Engine *e, char **reterr) {
 }
 
 int target_open(Engine *e, char **reterr) {
+        if (e->spec->workload == WORKLOAD_POSITION && e->tc->kind != TARGET_BLOCK)
+                return set_error(reterr, -EINVAL, "workload position measures a block device's surface; %s is "
+                                 "not one: give a block device as target", e->spec->target);
         if (e->tc->kind == TARGET_DIRECTORY)
                 return open_directory_target(e, reterr);
         return open_shared_target(e, reterr);

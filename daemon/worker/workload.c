@@ -3,10 +3,12 @@
  * Offset generators (workload.h). Random order without repeats uses no memory: a full-period
  * linear congruential walk over [0, 2^bits) (a ≡ 1 mod 4, c odd), passed through an invertible
  * xorshift-multiply mix so consecutive outputs are unrelated, with values >= n_blocks skipped
- * (fewer than one skip per offset on average). Every pass draws new constants.
+ * (fewer than one skip per offset on average). Every pass draws new constants. The position
+ * workload's offsets are a plan computed from the device size alone (position_plan_*()).
  */
 #include <errno.h>
 
+#include "shared/util.h"
 #include "workload.h"
 
 #define STRIDE_DEFAULT_BLOCKS 17
@@ -113,4 +115,51 @@ OffsetOrder workload_offset_order(Workload w) {
         default:
                 return OFFSET_SEQUENTIAL;
         }
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b) {
+        while (b != 0) {
+                uint64_t t = a % b;
+                a = b;
+                b = t;
+        }
+        return a;
+}
+
+int position_plan_init(PositionPlan *p, uint64_t device_bytes, uint32_t positions, uint64_t size,
+                       uint64_t block_size, uint32_t align) {
+        uint64_t unit = block_size, bytes;
+
+        if (positions < 2 || block_size == 0)
+                return -EINVAL;
+        /* block_size is at most 64 MiB and an alignment at most 1 MiB (spec.h, spec-check.c), so the
+         * product cannot overflow; refuse what would. */
+        if (align > 1 && unit % align != 0) {
+                uint64_t g = gcd_u64(unit, align);
+                if (unit / g > UINT64_MAX / align)
+                        return -EINVAL;
+                unit = unit / g * align;
+        }
+        bytes = MIN(size, device_bytes / positions) / unit * unit;
+        if (bytes == 0)
+                return -EINVAL;
+        *p = (PositionPlan) {
+                .device_bytes = device_bytes,
+                .positions = positions,
+                .bytes = bytes,
+                .unit = unit,
+        };
+        return 0;
+}
+
+uint64_t position_plan_offset(const PositionPlan *p, uint32_t i) {
+        /* i × span can exceed 64 bits on a device of more than 16 PiB / 1000: 128-bit product. */
+        unsigned __int128 span = p->device_bytes - p->bytes;
+        uint64_t at = (uint64_t) (span * MIN(i, p->positions - 1) / (p->positions - 1));
+
+        return at / p->unit * p->unit;
+}
+
+uint64_t position_plan_total(const PositionPlan *p) {
+        return p->bytes * p->positions;
 }

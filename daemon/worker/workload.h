@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Where each I/O goes and in which direction: the offset generators of every workload and the
- * rwmix choice, as pure functions over a small state (unit-tested for coverage, alignment, order
+ * Where each I/O goes and in which direction: the offset generators of every workload, the
+ * position workload's offsets and the rwmix choice, as pure functions over a small state (unit-tested for coverage, alignment, order
  * and bounds). No I/O here.
  */
 #pragma once
@@ -45,6 +45,29 @@ uint64_t offset_gen_next(OffsetGen *g);
 
 /* The order a workload's data phase uses. */
 OffsetOrder workload_offset_order(Workload w);
+
+/* The position workload's offsets: positions of them, evenly spread so that the first starts at 0
+ * and the last ends at the device's end (to within one alignment unit when the device size is not
+ * a multiple of it). Offset i is floor(i × (device_bytes − bytes) / (positions − 1)) aligned down to
+ * unit; bytes, what is read at each, is size capped at device_bytes / positions, also in whole
+ * units, so the positions increase and never overlap. */
+typedef struct PositionPlan {
+        uint64_t device_bytes;
+        uint32_t positions;
+        uint64_t bytes;         /* read at each offset: a multiple of unit, at least one */
+        uint64_t unit;          /* every offset and bytes are multiples of it: block_size, and the
+                                 * direct-I/O alignment */
+} PositionPlan;
+
+/* align: the direct-I/O alignment (0 or 1: none); unit is the least common multiple of it and
+ * block_size. -EINVAL when positions is below 2, block_size is 0, or the device holds fewer than
+ * positions units. */
+int position_plan_init(PositionPlan *p, uint64_t device_bytes, uint32_t positions, uint64_t size,
+                       uint64_t block_size, uint32_t align);
+/* Offset i (< p->positions). */
+uint64_t position_plan_offset(const PositionPlan *p, uint32_t i);
+/* positions × bytes: what the whole sweep reads. */
+uint64_t position_plan_total(const PositionPlan *p);
 
 /* randrw: true for a read, with probability read_pct/100. */
 static inline bool rwmix_is_read(Prng *p, uint32_t read_pct) {

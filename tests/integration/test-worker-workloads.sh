@@ -161,6 +161,19 @@ log "read workloads on the raw device $RAW_LOOP"
 dd if=/dev/urandom of="$RAW_DEV" bs=1M count=$SIZE_MB oflag=direct status=none
 run_case raw-read         "$RAW_LOOP" "$RAW_DEV" 0 0     -w read -b 128K -s ${SIZE_MB}M --runtime 1s
 run_case raw-randread     "$RAW_LOOP" "$RAW_DEV" 0 0     -w randread -b 4K -s ${SIZE_MB}M --runtime 1s -q 8
+# position: 16 offsets of 4 MiB over the 256 MiB device at depth 4, all of it from the device
+run_case raw-position     "$RAW_LOOP" "$RAW_DEV" 0 0     -w position --set positions=16 -s 4M -q 4
+python3 - "$TEST_DIR/raw-position.json" $((256 << 20)) <<'EOF' || fail "raw-position: wrong positions"
+import json, sys
+d, dev = json.load(open(sys.argv[1])), int(sys.argv[2])
+p = d["positions"]
+assert len(p) == 16, len(p)
+assert [x["seq"] for x in p] == list(range(16)), [x["seq"] for x in p]
+assert p[0]["offset_bytes"] == 0 and p[-1]["offset_bytes"] + p[-1]["bytes"] == dev, (p[0], p[-1])
+assert all(x["bytes"] == 4 << 20 and x["mb_per_s"] > 0 for x in p), p
+assert sum(x["bytes"] for x in p) == d["result"]["bytes_read"], d["result"]["bytes_read"]
+assert d["spec"]["queue_depth"] == 4 and d["result"]["bytes_written"] == 0
+EOF
 # a device named through a symlink (as /dev/disk/by-id/... would) is the same device
 ln -s "$RAW_DEV" "$TEST_DIR/raw-link"
 run_case raw-symlink      "$RAW_LOOP" "$TEST_DIR/raw-link" 0 0 -w read -b 64K -s ${SIZE_MB}M --runtime 1s

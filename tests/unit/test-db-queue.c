@@ -136,6 +136,8 @@ START_TEST(test_flush_in_order) {
         ProtoHistogramEntry h[] = { { 10, 5 }, { 11, 7 } };
         ProtoPhaseResult p = { .name = "create-seq", .ops = 10, .duration_usec = 1000, .lat_min_ns = 1,
                                .lat_mean_ns = 2, .lat_p50_ns = 2, .lat_p99_ns = 3, .lat_max_ns = 4 };
+        ProtoPositionResult pos = { .index = 3, .offset_bytes = 12 << 20, .bytes = 4 << 20, .duration_usec = 20000,
+                                    .lat_mean_ns = 1000000, .lat_max_ns = 2000000 };
         ProtoResult res = result_def();
         uint64_t job = add_job(db), run = add_run(db, job, 0);
 
@@ -145,6 +147,7 @@ START_TEST(test_flush_in_order) {
 
         add_samples(q, run, 1, 25);
         ck_assert_int_eq(db_queue_add_phase(q, run, &p), 0);
+        ck_assert_int_eq(db_queue_add_position(q, run, &pos), 0);
         add_samples(q, run, 26, 5);
         ck_assert_int_eq(db_queue_add_histogram(q, run, h, ELEMENTSOF(h)), 0);
         ck_assert_int_eq(db_queue_add_run_finish(q, run, "succeeded", NULL, &res), 0);
@@ -161,6 +164,7 @@ START_TEST(test_flush_in_order) {
         ck_assert_int_eq(raw_int("SELECT count(*) FROM samples"), 30);
         ck_assert_int_eq(raw_int("SELECT max(t_ms) FROM samples"), 30);
         ck_assert_int_eq(raw_int("SELECT count(*) FROM run_phases"), 1);
+        ck_assert_int_eq(raw_int("SELECT offset_bytes FROM run_positions WHERE seq = 3"), 12 << 20);
         ck_assert_int_eq(raw_int("SELECT sum(count) FROM run_histograms"), 12);
         ck_assert_int_eq(raw_int("SELECT bytes_written FROM runs"), 1 << 20);
         status = raw_text("SELECT status FROM runs");

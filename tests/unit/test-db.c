@@ -1249,6 +1249,77 @@ START_TEST(test_run_phases) {
 }
 END_TEST
 
+/* ---- positions (run_positions, 0005) ---- */
+
+START_TEST(test_run_positions) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "position", NULL), run = add_run(db, job, 0, &plain_run);
+        uint64_t other = add_run(db, job, 1, &plain_run);
+        ProtoPositionResult p;
+        Rows rows = {};
+        sqlite3 *s;
+
+        /* Inserted out of order: seq is the index, not the arrival. */
+        for (uint32_t i = 4; i-- > 0;) {
+                p = (ProtoPositionResult) { .index = i, .offset_bytes = (uint64_t) i * (20 << 20), .bytes = 4 << 20,
+                                            .duration_usec = 40000 + 10000 * i, .lat_mean_ns = 1000000,
+                                            .lat_max_ns = 3000000 };
+                ck_assert_int_eq(db_run_position_insert(db, run, &p), 0);
+        }
+        /* One read in no measurable time: no rate. */
+        p = (ProtoPositionResult) { .index = 0, .bytes = 4096, .lat_mean_ns = 1, .lat_max_ns = 1 };
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), 0);
+
+        /* The same index twice, no such run, figures POSITION_RESULT refuses, a number SQLite cannot hold. */
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), -EEXIST);
+        ck_assert_int_eq(db_run_position_insert(db, 999999, &p), -ENOENT);
+        p = (ProtoPositionResult) { .index = 1, .bytes = 0 };
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), -EINVAL);
+        p = (ProtoPositionResult) { .index = 1, .bytes = 4096, .lat_mean_ns = 5, .lat_max_ns = 4 };
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), -EINVAL);
+        p = (ProtoPositionResult) { .index = 1, .bytes = 4096, .offset_bytes = UINT64_MAX };
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), -EINVAL);
+        /* The schema's own bound on seq (SPEC_POSITIONS_MAX positions): a CHECK, so -EINVAL. */
+        p = (ProtoPositionResult) { .index = 1000, .bytes = 4096 };
+        ck_assert_int_eq(db_run_position_insert(db, other, &p), -EINVAL);
+
+        ck_assert_int_eq(db_get_run_positions(db, run, collect, &rows), 4);
+        for (int i = 0; i < 4; i++) {
+                const Row *row = &rows.row[i];
+                ck_assert_int_eq(field_int(row, "seq"), i);
+                ck_assert_int_eq(field_int(row, "offset_bytes"), (int64_t) i * (20 << 20));
+                ck_assert_int_eq(field_int(row, "bytes"), 4 << 20);
+                ck_assert_int_eq(field_int(row, "duration_usec"), 40000 + 10000 * i);
+                /* bytes / duration: decimal MB/s, as run_summary's mb_per_s; and MiB/s. */
+                ck_assert_double_eq_tol(field_real(row, "mb_per_s"), 4194304.0 / (40000 + 10000 * i), 1e-9);
+                ck_assert_double_eq_tol(field_real(row, "mib_per_s"), 4.0 * 1e6 / (40000 + 10000 * i), 1e-9);
+                ck_assert_int_eq(field_int(row, "lat_mean_ns"), 1000000);
+                ck_assert_int_eq(field_int(row, "lat_max_ns"), 3000000);
+        }
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run_positions(db, other, collect, &rows), 1);
+        ck_assert(field_null(&rows.row[0], "mb_per_s"));
+        ck_assert(field_null(&rows.row[0], "mib_per_s"));
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run_positions(db, 999999, collect, &rows), -ENOENT);
+        /* A run of another workload has none. */
+        ck_assert_int_eq(db_get_run_positions(db, add_run(db, job, 2, &plain_run), collect, &rows), 0);
+
+        /* The CHECKs hold for anyone writing the file, and the rows go with their run. */
+        s = raw_open();
+        ck_assert_int_ne(sqlite3_exec(s, "INSERT INTO run_positions VALUES (1, 9, 0, 0, 1, 0, 0)", NULL, NULL, NULL),
+                         SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "INSERT INTO run_positions VALUES (1, 9, -1, 1, 1, 0, 0)", NULL, NULL, NULL),
+                         SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "INSERT INTO run_positions VALUES (1, 9, 0, 1, 1, 5, 4)", NULL, NULL, NULL),
+                         SQLITE_OK);
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        raw_exec(s, "DELETE FROM jobs");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_positions"), 0);
+        sqlite3_close(s);
+}
+END_TEST
+
 /* A database written by a benchd of schema version 1 is migrated to the newest version when
  * opened, keeping its rows, and gains run_phases. */
 START_TEST(test_migrate_from_version_1) {
@@ -1345,6 +1416,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_devices);
         tcase_add_test(tc_runs, test_cascade_delete);
         tcase_add_test(tc_runs, test_run_phases);
+        tcase_add_test(tc_runs, test_run_positions);
         tcase_add_test(tc_runs, test_migrate_from_version_1);
         suite_add_tcase(s, tc_runs);
 

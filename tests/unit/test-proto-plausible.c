@@ -34,6 +34,8 @@
 #define SPEC_PING "workload=ping\nsize=8M\nblock_size=4K"
 #define SPEC_META "workload=metadata\nfile_count=100\nfile_size_max=4K"
 #define SPEC_META_HUGE "workload=metadata\nfile_count=16777216"
+#define SPEC_POSITION "workload=position\nsize=1M\nblock_size=32K\npositions=8"
+#define SPEC_POSITION_HUGE "workload=position\nsize=1T\nblock_size=1M"
 
 static void limits_of(const char *text, ProtoLimits *ret) {
         _cleanup_free_ char *copy = strdup(text), *err = NULL;
@@ -84,6 +86,9 @@ static const struct {
         /* Ping and metadata are one stream whatever jobs says. */
         { SPEC_PING "\njobs=4", 10 * 4096, 10, 10, 1, 4096, 0, true, false, PROTO_OPS_READS },
         { SPEC_META "\njobs=4", 400 * 4096, 400, 600, 1, 4096, 100, true, true, PROTO_OPS_COVER },
+        /* Position: positions × size in whole blocks, one stream at its queue depth. */
+        { SPEC_POSITION, 8 << 20, 256, 0, 1, 32768, 0, true, false, PROTO_OPS_NONE },
+        { SPEC_POSITION "\nqueue_depth=4\nsize=100000\ndirect=false", 8 * 131072, 8 * 4, 0, 4, 32768, 0, true, false, PROTO_OPS_NONE },
 };
 
 START_TEST(test_limits) {
@@ -99,6 +104,13 @@ START_TEST(test_limits) {
         ck_assert_int_eq(l.reads, limit_cases[_i].reads);
         ck_assert_int_eq(l.writes, limit_cases[_i].writes);
         ck_assert_int_eq(l.ops_rule, limit_cases[_i].ops_rule);
+        /* Only position steps send POSITION_RESULTs, positions of them, of at most size bytes. */
+        if (strstr(limit_cases[_i].spec, "workload=position")) {
+                ck_assert_uint_eq(l.positions, 8);
+                ck_assert_uint_eq(l.position_bytes_max, strstr(limit_cases[_i].spec, "size=100000") ? 100000 : 1 << 20);
+        } else
+                ck_assert_uint_eq(l.positions, 0);
+        ck_assert_uint_eq(l.device_bytes, 0);
 }
 END_TEST
 
@@ -453,6 +465,98 @@ START_TEST(test_phase_result) {
 }
 END_TEST
 
+/* ---- POSITION_RESULT ---- */
+
+#define POS_OK .index = 0, .offset_bytes = 0, .bytes = 1 << 20, .duration_usec = 10000, .lat_mean_ns = 300000, \
+        .lat_max_ns = 900000
+/* After position 1 of SPEC_POSITION spread over 8 MiB: it ended at 2 MiB. */
+#define TALLY_AFTER_1 .n_positions = 2, .last_position_index = 1, .last_position_offset = 1 << 20, \
+        .last_position_end = 2 << 20, .position_bytes = 2 << 20
+
+static const struct {
+        const char *name;
+        const char *spec;
+        uint64_t device_bytes;  /* 0: unknown */
+        ProtoPositionResult p;
+        ProtoTally tally;       /* stage MEASURE unless raw_stage */
+        bool raw_stage;
+        uint64_t elapsed_ms;
+        const char *want;
+} position_result_cases[] = {
+        { "the first", SPEC_POSITION, 0, { POS_OK }, {}, false, 0, NULL },
+        { "the next", SPEC_POSITION, 0, { POS_OK, .index = 2, .offset_bytes = 2 << 20 }, { TALLY_AFTER_1 }, false, 0,
+          NULL },
+        { "an index skipped (a gap is allowed; the RESULT counts them)", SPEC_POSITION, 0,
+          { POS_OK, .index = 5, .offset_bytes = 5 << 20 }, { TALLY_AFTER_1 }, false, 0, NULL },
+        { "the last, ending at the device's end", SPEC_POSITION, 8 << 20,
+          { POS_OK, .index = 7, .offset_bytes = 7 << 20 }, { TALLY_AFTER_1 }, false, 0, NULL },
+        { "mean equal to max", SPEC_POSITION, 0, { POS_OK, .lat_mean_ns = 900000 }, {}, false, 0, NULL },
+        { "from a read step", SPEC_READ, 0, { POS_OK }, {}, false, 0,
+          "POSITION_RESULT 0 from a read step; only position steps send them" },
+        { "before the measure phase", SPEC_POSITION, 0, { POS_OK }, { .stage = PROTO_STAGE_NONE }, true, 0,
+          "POSITION_RESULT 0 outside the measure phase" },
+        { "during cleanup", SPEC_POSITION, 0, { POS_OK }, { .stage = PROTO_STAGE_CLEANUP }, true, 0,
+          "outside the measure phase" },
+        { "offset above INT64_MAX", SPEC_POSITION, 0, { POS_OK, .offset_bytes = I64MAX + 1 }, {}, false, 0,
+          "POSITION_RESULT offset_bytes=9223372036854775808 is above" },
+        { "index = positions", SPEC_POSITION, 0, { POS_OK, .index = 8 }, {}, false, 0,
+          "POSITION_RESULT index 8 is not below positions=8" },
+        { "the same index twice", SPEC_POSITION, 0, { POS_OK, .index = 1, .offset_bytes = 2 << 20 },
+          { TALLY_AFTER_1 }, false, 0, "POSITION_RESULT index 1 after index 1; the positions come in increasing order" },
+        { "an index going back", SPEC_POSITION, 0, { POS_OK, .index = 0, .offset_bytes = 2 << 20 }, { TALLY_AFTER_1 },
+          false, 0, "POSITION_RESULT index 0 after index 1" },
+        { "nothing read", SPEC_POSITION, 0, { POS_OK, .bytes = 0, .lat_mean_ns = 0, .lat_max_ns = 0 }, {}, false, 0,
+          "POSITION_RESULT 0 bytes=0; each position reads 1 to 1048576 bytes (size)" },
+        { "more than size", SPEC_POSITION, 0, { POS_OK, .bytes = (1 << 20) + 32768 }, {}, false, 0,
+          "POSITION_RESULT 0 bytes=1081344; each position reads 1 to 1048576 bytes (size)" },
+        { "not whole blocks", SPEC_POSITION, 0, { POS_OK, .bytes = (1 << 20) - 512 }, {}, false, 0,
+          "POSITION_RESULT 0 bytes=1048064 is not a whole number of blocks of 32768" },
+        { "overlapping the previous", SPEC_POSITION, 0, { POS_OK, .index = 2, .offset_bytes = (2 << 20) - 32768 },
+          { TALLY_AFTER_1 }, false, 0,
+          "POSITION_RESULT 2 offset_bytes=2064384 is before the end of the previous position (2097152)" },
+        { "an offset going back", SPEC_POSITION, 0, { POS_OK, .index = 2, .offset_bytes = 0 }, { TALLY_AFTER_1 }, false,
+          0, "offsets increase and do not overlap" },
+        { "past the device's end", SPEC_POSITION, 8 << 20, { POS_OK, .index = 7, .offset_bytes = (7 << 20) + 32768 },
+          { TALLY_AFTER_1 }, false, 0,
+          "POSITION_RESULT 7 reads to byte 8421376, past the end of the 8388608-byte device" },
+        { "longer than the worker ran", SPEC_POSITION, 0, { POS_OK, .duration_usec = 2000001 }, {}, false, 1000,
+          "POSITION_RESULT 0 duration_usec=2000001 is longer than the worker has run (1000000 us)" },
+        { "a terabyte in no time", SPEC_POSITION_HUGE, 0, { POS_OK, .bytes = UINT64_C(1) << 40, .duration_usec = 0 },
+          {}, false, 0, "POSITION_RESULT 0 read 1099511627776 bytes in 0 us, faster than the ceiling" },
+        { "mean above max", SPEC_POSITION, 0, { POS_OK, .lat_mean_ns = 900001 }, {}, false, 0,
+          "POSITION_RESULT 0 lat_mean_ns=900001 is above lat_max_ns=900000" },
+        { "a latency longer than the position", SPEC_POSITION, 0,
+          { POS_OK, .duration_usec = 1000, .lat_max_ns = UINT64_C(1001000001) }, {}, false, 0,
+          "POSITION_RESULT 0 lat_max_ns=1001000001 is longer than the position took (1000 us)" },
+};
+
+START_TEST(test_position_result) {
+        ProtoLimits l;
+        ProtoTally t = position_result_cases[_i].tally, before;
+        ProtoClock c = clock_at(position_result_cases[_i].elapsed_ms);
+        const ProtoPositionResult *p = &position_result_cases[_i].p;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        limits_of(position_result_cases[_i].spec, &l);
+        proto_limits_set_device(&l, position_result_cases[_i].device_bytes);
+        if (!position_result_cases[_i].raw_stage)
+                t.stage = PROTO_STAGE_MEASURE;
+        before = t;
+        r = proto_position_result_plausible(&t, p, &l, &c, &err);
+        expect(position_result_cases[_i].name, r, err, position_result_cases[_i].want);
+        if (r < 0)
+                ck_assert(memcmp(&t, &before, sizeof(t)) == 0);
+        else {
+                ck_assert_uint_eq(t.n_positions, before.n_positions + 1);
+                ck_assert_uint_eq(t.last_position_index, p->index);
+                ck_assert_uint_eq(t.last_position_offset, p->offset_bytes);
+                ck_assert_uint_eq(t.last_position_end, p->offset_bytes + p->bytes);
+                ck_assert_uint_eq(t.position_bytes, before.position_bytes + p->bytes);
+        }
+}
+END_TEST
+
 /* ---- RESULT ---- */
 
 /* 256 writes of 32 KiB: one at 30015 ns, 199 at 40063, 50 at 89855, 6 at 120063 (each the midpoint
@@ -464,6 +568,10 @@ static const ProtoHistogramEntry hist_ok[] = { { 1130, 1 }, { 1180, 199 }, { 132
         .lat_p50_ns = 40063, .lat_p90_ns = 89855, .lat_p95_ns = 89855, .lat_p99_ns = 120063, \
         .lat_p999_ns = 120063, .lat_p9999_ns = 120063, .lat_max_ns = 120063, .iowait_pct = 12.5, \
         .cpu_user_pct = 1.5, .cpu_sys_pct = 3.25, .dev_util_pct = -1
+
+#define RESULT_POSITION RESULT_OK, .bytes_written = 0, .ios_written = 0, .bytes_read = 8 << 20, .ios_read = 256
+#define TALLY_POSITION TALLY_OK, .bytes_written = 0, .ios_written = 0, .bytes_read = 8 << 20, .ios_read = 256, \
+        .n_positions = 8, .last_position_index = 7, .position_bytes = 8 << 20
 
 #define TALLY_OK .stage = PROTO_STAGE_CLEANUP, .n_samples = 2, .last_t_ms = 2000, .bytes_written = 8 << 20, \
         .ios_written = 256, .lat_max_ns = 120063, .hist_count = 256, .n_hist = 4, .hist_last_index = 1386
@@ -549,6 +657,14 @@ static const struct {
           "RESULT lat_p50_ns=40000 but its HISTOGRAM gives 40063" },
         { "p99.9 not from the histogram", SPEC_WRITE, { RESULT_OK, .lat_p99_ns = 89855, .lat_p999_ns = 89855 },
           { TALLY_OK }, false, 0, "RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063" },
+        /* Position: the same 256 I/Os as reads, the total over 8 positions of 1 MiB. */
+        { "position: the total over its positions", SPEC_POSITION, { RESULT_POSITION }, { TALLY_POSITION }, false, 0,
+          NULL },
+        { "position: a position missing", SPEC_POSITION, { RESULT_POSITION }, { TALLY_POSITION, .n_positions = 7 },
+          false, 0, "RESULT after 7 POSITION_RESULTs; a position step sends one for each of its 8 positions first" },
+        { "position: bytes the positions do not add up to", SPEC_POSITION, { RESULT_POSITION },
+          { TALLY_POSITION, .position_bytes = (8 << 20) - 32768 }, false, 0,
+          "RESULT bytes_read=8388608 but the POSITION_RESULTs add up to 8355840" },
 };
 
 START_TEST(test_result) {
@@ -634,6 +750,7 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_sample, 0, ELEMENTSOF(sample_cases));
         tcase_add_loop_test(tc, test_histogram, 0, ELEMENTSOF(histogram_cases));
         tcase_add_loop_test(tc, test_phase_result, 0, ELEMENTSOF(phase_result_cases));
+        tcase_add_loop_test(tc, test_position_result, 0, ELEMENTSOF(position_result_cases));
         tcase_add_loop_test(tc, test_result, 0, ELEMENTSOF(result_cases));
         tcase_add_test(tc, test_result_baseline_is_the_engines);
         tcase_add_loop_test(tc, test_text_sanitize, 0, ELEMENTSOF(text_cases));

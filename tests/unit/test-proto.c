@@ -641,7 +641,135 @@ START_TEST(test_phase_result_garbage) {
 }
 END_TEST
 
+/* ---- POSITION_RESULT ---- */
+
+static const ProtoPositionResult position_ok = {
+        .index = 7,
+        .offset_bytes = UINT64_C(3) << 40,
+        .bytes = UINT64_C(64) << 20,
+        .duration_usec = 512345,
+        .lat_mean_ns = 7800000,
+        .lat_max_ns = 21000000,
+};
+
+/* A POSITION_RESULT frame of raw fields: index, then [0] offset .. [4] lat_max_ns. */
+static void position_payload(uint32_t index, const uint64_t v[5], uint8_t **ret, size_t *ret_len) {
+        size_t len = PROTO_HEADER_SIZE + 4 + 5 * 8;
+        uint8_t *b = calloc(1, len);
+
+        ck_assert_ptr_nonnull(b);
+        put_le32(b, PROTO_MAGIC);
+        b[4] = PROTO_VERSION;
+        b[6] = PROTO_POSITION_RESULT;
+        put_le32(b + 8, (uint32_t) (len - PROTO_HEADER_SIZE));
+        put_le32(b + 16, index);
+        for (unsigned i = 0; i < 5; i++)
+                put_le64(b + 20 + 8 * i, v[i]);
+        *ret = b;
+        *ret_len = len;
+}
+
+START_TEST(test_roundtrip_position_result) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoPositionResult out;
+        ProtoFrame f;
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_position_result(&position_ok, &buf, &len), 0);
+        ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 4 + 5 * 8);
+        ck_assert_uint_eq(buf[6], 12);          /* the type number is part of the protocol */
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_POSITION_RESULT);
+        memset(&out, 0xaa, sizeof(out));
+        ck_assert_int_eq(proto_decode_position_result(&f, &out), 0);
+        ck_assert_uint_eq(out.index, position_ok.index);
+        ck_assert_uint_eq(out.offset_bytes, position_ok.offset_bytes);
+        ck_assert_uint_eq(out.bytes, position_ok.bytes);
+        ck_assert_uint_eq(out.duration_usec, position_ok.duration_usec);
+        ck_assert_uint_eq(out.lat_mean_ns, position_ok.lat_mean_ns);
+        ck_assert_uint_eq(out.lat_max_ns, position_ok.lat_max_ns);
+
+        /* Every truncation is refused. */
+        for (uint32_t cut = 0; cut < f.length; cut++) {
+                ProtoFrame g = f;
+                g.length = cut;
+                ck_assert_msg(proto_decode_position_result(&g, &out) == -EBADMSG, "cut at %u accepted", cut);
+        }
+}
+END_TEST
+
+/* Numbers as a hostile worker could send them, bypassing the encoder. */
+static const struct {
+        uint32_t index;
+        uint64_t v[5]; /* offset, bytes, duration, mean, max */
+        int ret;
+} position_cases[] = {
+        { 0, { 0, 4096, 10, 5, 9 }, 0 },
+        { 999, { 1 << 20, 1 << 20, 0, 7, 7 }, 0 },                      /* mean == max */
+        { UINT32_MAX, { 0, 1, 1, 1, 1 }, 0 },                           /* the plausibility rules judge it */
+        { 0, { 0, 0, 1, 0, 0 }, 0 },                                    /* nothing read: no latencies */
+        { 0, { 0, 0, 1, 1, 1 }, -EBADMSG },                             /* ... but latencies */
+        { 0, { 0, 4096, 10, 10, 9 }, -EBADMSG },                        /* mean above max */
+        { 0, { (uint64_t) INT64_MAX, 1, 1, 1, 1 }, 0 },
+        { 0, { (uint64_t) INT64_MAX + 1, 1, 1, 1, 1 }, -EBADMSG },
+        { 0, { 0, UINT64_MAX, 1, 1, 1 }, -EBADMSG },
+        { 0, { 0, 1, UINT64_MAX, 1, 1 }, -EBADMSG },
+        { 0, { 0, 1, 1, 1, UINT64_MAX }, -EBADMSG },
+};
+
+START_TEST(test_position_result_fields) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL, *enc = NULL;
+        ProtoPositionResult out, in;
+        ProtoFrame f;
+        size_t len, enc_len;
+
+        position_payload(position_cases[_i].index, position_cases[_i].v, &buf, &len);
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_msg(proto_decode_position_result(&f, &out) == position_cases[_i].ret, "case %d", _i);
+
+        /* The encoder refuses what the decoder would. */
+        in = (ProtoPositionResult) {
+                .index = position_cases[_i].index,
+                .offset_bytes = position_cases[_i].v[0],
+                .bytes = position_cases[_i].v[1],
+                .duration_usec = position_cases[_i].v[2],
+                .lat_mean_ns = position_cases[_i].v[3],
+                .lat_max_ns = position_cases[_i].v[4],
+        };
+        ck_assert_int_eq(proto_encode_position_result(&in, &enc, &enc_len), position_cases[_i].ret == 0 ? 0 : -EINVAL);
+}
+END_TEST
+
+/* Types 10 and 11 are reserved: garbage to the reader, like a type past the last. */
+START_TEST(test_reserved_types) {
+        static const unsigned types[] = { 10, 11, _PROTO_TYPE_MAX };
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_position_result(&position_ok, &buf, &len), 0);
+        for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+                _cleanup_reader_ ProtoReader r;
+                ProtoFrame g;
+
+                buf[6] = (uint8_t) types[i];
+                proto_reader_init(&r);
+                ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
+                ck_assert_msg(proto_reader_next(&r, &g) == -EBADMSG, "type %u accepted", types[i]);
+        }
+}
+END_TEST
+
 /* ---- decoders: exact lengths ---- */
+
+/* Every frame type there is. */
+static const ProtoType all_types[] = {
+        PROTO_HELLO, PROTO_SPEC, PROTO_PHASE, PROTO_SAMPLE, PROTO_HISTOGRAM, PROTO_RESULT, PROTO_ERROR,
+        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT,
+};
 
 static void clear_any(ProtoType type, void *m) {
         switch (type) {
@@ -666,7 +794,8 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_RESULT:    return proto_decode_result(f, ret);
         case PROTO_ERROR:     return proto_decode_error(f, ret);
         case PROTO_PHASE_RESULT: return proto_decode_phase_result(f, ret);
-        default:              return -EINVAL;
+        case PROTO_POSITION_RESULT: return proto_decode_position_result(f, ret);
+        default:              return -EBADMSG; /* a reserved type decodes as nothing */
         }
 }
 
@@ -689,6 +818,9 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
         case PROTO_RESULT:    ck_assert_int_eq(proto_encode_result(&result_ok, buf, len), 0); break;
         case PROTO_ERROR:     ck_assert_int_eq(proto_encode_error(&er, buf, len), 0); break;
         case PROTO_PHASE_RESULT: ck_assert_int_eq(proto_encode_phase_result(&phase_ok, buf, len), 0); break;
+        case PROTO_POSITION_RESULT:
+                ck_assert_int_eq(proto_encode_position_result(&position_ok, buf, len), 0);
+                break;
         default:              ck_abort();
         }
 }
@@ -696,7 +828,7 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
 /* Every type: the valid payload decodes; one byte short, one byte long, empty, and decoding as
  * another type all give -EBADMSG. */
 START_TEST(test_payload_lengths) {
-        ProtoType type = (ProtoType) (_i + 1);
+        ProtoType type = all_types[_i];
         _cleanup_free_ uint8_t *buf = NULL, *longer = NULL;
         union {
                 ProtoHello h;
@@ -707,6 +839,7 @@ START_TEST(test_payload_lengths) {
                 ProtoResult r;
                 ProtoError e;
                 ProtoPhaseResult p;
+                ProtoPositionResult pos;
         } m;
         ProtoFrame f;
         size_t len;
@@ -1071,13 +1204,16 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_roundtrip_phase_result);
         tcase_add_loop_test(tc, test_phase_result_fields, 0, ELEMENTSOF(phase_cases));
         tcase_add_test(tc, test_phase_result_garbage);
+        tcase_add_test(tc, test_roundtrip_position_result);
+        tcase_add_loop_test(tc, test_position_result_fields, 0, ELEMENTSOF(position_cases));
+        tcase_add_test(tc, test_reserved_types);
         tcase_add_test(tc, test_byte_by_byte);
         tcase_add_test(tc, test_two_frames_one_push);
         tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));
         tcase_add_test(tc, test_truncated);
         tcase_add_test(tc, test_push_bound);
         tcase_add_test(tc, test_max_payload_frame);
-        tcase_add_loop_test(tc, test_payload_lengths, 0, _PROTO_TYPE_MAX - 1);
+        tcase_add_loop_test(tc, test_payload_lengths, 0, ELEMENTSOF(all_types));
         tcase_add_loop_test(tc, test_sample_ranges, 0, ELEMENTSOF(sample_double_cases));
         tcase_add_test(tc, test_sample_latency_order);
         tcase_add_loop_test(tc, test_result_latency_order, 0, ELEMENTSOF(result_cases));

@@ -137,6 +137,15 @@ START_TEST(test_names) {
         ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_FILESYSTEMS)->kind), "strings");
         ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_MKFS_OPTIONS)->kind), "map");
         ck_assert(strstr(spec_kind_bus_types(SPEC_KIND_MAP), "a{ss}"));
+        /* position only reads, and is the last workload (appended, so the numbers of the others
+         * stay). */
+        ck_assert_str_eq(workload_to_string(WORKLOAD_POSITION), "position");
+        ck_assert_int_eq(workload_from_string("position"), WORKLOAD_POSITION);
+        ck_assert_int_eq(WORKLOAD_POSITION, _WORKLOAD_MAX - 1);
+        ck_assert(!workload_writes(WORKLOAD_POSITION));
+        ck_assert(workload_reads(WORKLOAD_POSITION));
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_POSITIONS), "positions");
+        ck_assert_int_eq(SPEC_KEY_POSITIONS, _SPEC_KEY_MAX - 1);
 }
 END_TEST
 
@@ -203,6 +212,33 @@ START_TEST(test_defaults) {
 }
 END_TEST
 
+/* position: 1M blocks, O_DIRECT, depth 1, 20 positions of 64M; queue_depth and the rest as given. */
+START_TEST(test_position_defaults) {
+        _cleanup_spec_ JobSpec s, q;
+        _cleanup_free_ char *err = NULL;
+        const char *a[] = { "target=/dev/sdz", "workload=position", NULL };
+        const char *b[] = { "target=/dev/sdz", "workload=position", "queue_depth=8", "positions=1000", "size=4M",
+                            NULL };
+
+        spec_build(&s, a);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(s.block_size, 1 << 20);
+        ck_assert_uint_eq(s.size, 64 << 20);
+        ck_assert(s.direct);
+        ck_assert_uint_eq(s.queue_depth, 1);
+        ck_assert_uint_eq(s.jobs, 1);
+        ck_assert_uint_eq(s.positions, 20);
+        ck_assert_int_eq(s.sync, SYNC_NONE);
+        ck_assert_uint_eq(spec_needed_bytes(&s), UINT64_C(20) * (64 << 20));
+
+        spec_build(&q, b);
+        ck_assert_msg(spec_finalize(&q, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(q.queue_depth, 8);
+        ck_assert_uint_eq(q.positions, 1000);
+        ck_assert_uint_eq(q.size, 4 << 20);
+}
+END_TEST
+
 START_TEST(test_profile_no_workload_defaults) {
         _cleanup_spec_ JobSpec s;
         _cleanup_free_ char *err = NULL, *text = NULL;
@@ -262,6 +298,8 @@ static const struct {
         { "dirs=65536", SPEC_KEY_DIRS, 65536 },
         { "sample_ms=100", SPEC_KEY_SAMPLE_MS, 100 },
         { "sample_ms=60000", SPEC_KEY_SAMPLE_MS, 60000 },
+        { "positions=2", SPEC_KEY_POSITIONS, 2 },
+        { "positions=1000", SPEC_KEY_POSITIONS, 1000 },
 };
 
 static uint64_t field_of(const JobSpec *s, SpecKey k) {
@@ -283,6 +321,7 @@ static uint64_t field_of(const JobSpec *s, SpecKey k) {
         case SPEC_KEY_FILE_SIZE_MAX: return s->file_size_max;
         case SPEC_KEY_DIRS:          return s->dirs;
         case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
+        case SPEC_KEY_POSITIONS:     return s->positions;
         default:                     ck_abort_msg("no field for key %d", k);
         }
         return 0;
@@ -380,6 +419,9 @@ static const struct {
         { "block_size", STR("128M"), "64M" },
         { "block_size", BOOL(true), "expected a size" },
         { "size", UINT(0), "out of range" },
+        { "positions", UINT(1), "use a value from 2 to 1000" },
+        { "positions", STR("1001"), "out of range" },
+        { "positions", STR("twenty"), "not a number" },
         { "size", STR("0"), "out of range" },
         { "size", STR("17T"), "16T" },
         { "size", STR("99999999999999999999"), "too large" },
@@ -732,6 +774,8 @@ static const struct {
         { { "target=/srv", "workload=stride-read", "block_size=4K", "stride=5000", NULL }, "stride" },
         { { "target=/srv", "workload=metadata", "file_size_min=8K", "file_size_max=4K", NULL }, "file_size_min" },
         { { "target=/srv", "profile=dd", "ramp_ms=5000", "runtime_ms=5000", NULL }, "ramp_ms" },
+        { { "target=/dev/sdz", "workload=position", "jobs=2", NULL }, "jobs" },
+        { { "target=/dev/sdz", "workload=position", "runtime_ms=10000", NULL }, "runtime_ms" },
 };
 
 START_TEST(test_bad_finalize) {
@@ -1034,7 +1078,8 @@ START_TEST(test_text_form) {
                          "dirs=1\n"
                          "sample_ms=1000\n"
                          "tags=x,y\n"
-                         "destructive=false\n");
+                         "destructive=false\n"
+                         "positions=20\n");
         ck_assert_int_eq(spec_to_json(&s, &json), 0);
         ck_assert(strstr(json, "\"block_size\":8192"));
         ck_assert(strstr(json, "\"size\":1073741824"));
@@ -1238,6 +1283,11 @@ static const struct {
         { "P", { "workload=read", NULL }, -EINVAL, "fifo", TARGET_FILE },
         { "M", { "workload=read", NULL }, -EINVAL, "does not exist", TARGET_FILE },
         { "/dev/null", { "workload=read", NULL }, -EINVAL, "character device", TARGET_FILE },
+        { "D", { "workload=position", NULL }, -EINVAL,
+          "is a directory; workload position measures a block device's surface; give a block device as target",
+          TARGET_DIRECTORY },
+        { "F", { "workload=position", NULL }, -EINVAL,
+          "is a regular file; workload position measures a block device's surface", TARGET_FILE },
 };
 
 START_TEST(test_check_target) {
@@ -1504,6 +1554,17 @@ static const struct {
         { false, { "workload=metadata", "destructive=true", "filesystems=ext4", NULL }, 0, NULL },
         { true, { "workload=write", "size=4M", "filesystems=ext4,btrfs", NULL }, -EPERM, "destructive=true" },
         { true, { "workload=write", "size=4M", "destructive=true", "filesystems=ext4,btrfs", NULL }, 0, NULL },
+        /* position reads the whole 8 MiB whatever size says: size is per offset, capped. */
+        { false, { "workload=position", "positions=8", NULL }, 0, NULL },
+        { true, { "workload=position", "positions=1000", "block_size=4K", NULL }, 0, NULL },
+        { false, { "workload=position", "positions=2", "size=16M", NULL }, 0, NULL },
+        /* ... but every position needs a block. */
+        { false, { "workload=position", NULL }, -EINVAL,
+          "smaller than positions 20 × block_size 1M; use positions=8 or less, or a smaller block_size" },
+        { false, { "workload=position", "positions=3", "block_size=4M", NULL }, -EINVAL,
+          "use positions=2 or less" },
+        { false, { "workload=position", "positions=2", "block_size=8M", NULL }, -EINVAL,
+          "use fewer positions, or a smaller block_size" },
 };
 
 START_TEST(test_check_loop) {
@@ -1540,6 +1601,7 @@ START_TEST(test_check_loop) {
         if (access("/sys/block/loop0/diskseq", F_OK) == 0)
                 ck_assert_uint_gt(c.diskseq, 0);
         ck_assert_uint_ge(c.dio_align, 512);
+        ck_assert_uint_eq(c.device_bytes, 8 << 20);
 }
 END_TEST
 
@@ -1900,6 +1962,7 @@ static Suite *spec_suite(bool root) {
         tcase_add_test(tc, test_names);
         tcase_add_loop_test(tc, test_defaults, 0, ELEMENTSOF(default_cases));
         tcase_add_test(tc, test_profile_no_workload_defaults);
+        tcase_add_test(tc, test_position_defaults);
         tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_label_long);

@@ -54,13 +54,15 @@ static void assert_same(const StepVerdict *a, const StepVerdict *b, size_t i) {
         ck_assert_uint_eq(a->check.dio_align, b->check.dio_align);
         ck_assert_uint_eq(a->check.free_bytes, b->check.free_bytes);
         ck_assert_uint_eq(a->check.needed_bytes, b->check.needed_bytes);
+        ck_assert_uint_eq(a->check.device_bytes, b->check.device_bytes);
 }
 
 static const StepVerdict sample[] = {
         { .check = { .kind = TARGET_DIRECTORY, .dev = 0x811 /* 8:17 */, .ino = UINT64_MAX, .dio_align = 4096,
                      .free_bytes = UINT64_C(1) << 40, .needed_bytes = 256 << 20 } },
         { .check = { .kind = TARGET_BLOCK, .dev = (dev_t) UINT64_C(0xfedcba9876543210), .diskseq = UINT64_C(1) << 63,
-                     .dio_align = 512, .needed_bytes = 1 << 30 }, .scratch = true },
+                     .dio_align = 512, .needed_bytes = 1 << 30, .device_bytes = UINT64_C(1) << 34 },
+          .scratch = true },
         { .check = { .kind = TARGET_FILE, .dev = 42, .ino = 7 } },
         { .check = { .kind = _TARGET_KIND_INVALID }, .error_name = BENCHD_ERROR_INVALID_SPEC, .error = -EINVAL,
           .reason = (char *) "target /srv/x does not exist; give an existing directory, regular file or block device" },
@@ -150,11 +152,12 @@ START_TEST(test_encode_invalid) {
 }
 END_TEST
 
-/* The offsets of the encoding of good[] (see verdict-query.h): a 16-byte header, 64-byte
+/* The offsets of the encoding of good[] (see verdict-query.h): a 16-byte header, 72-byte
  * records, the reason after the second. */
+#define REC_SIZE 72u
 #define REC0 16u
-#define REC1 (16u + 64u)
-#define REASON1 (16u + 64u + 64u)
+#define REC1 (16u + REC_SIZE)
+#define REASON1 (16u + 2 * REC_SIZE)
 #define F_ERROR 0u
 #define F_NAME 4u
 #define F_SCRATCH 8u
@@ -192,7 +195,7 @@ static const Damage damages[] = {
         { "a byte more", -1, 0, 1, false, 0 },
         { "a trailing byte", -1, 0, 1, true, 0 },
         { "a byte short", -1, 0, -1, true, 0 },
-        { "a record short", -1, 0, -(int32_t) (64 + 4 + 1), true, 0 },
+        { "a record short", -1, 0, -(int32_t) (REC_SIZE + 4 + 1), true, 0 },
         { "error name 4", REC0 + F_NAME, 4, 0, false, 0 },
         { "error name ~0", REC0 + F_NAME, UINT32_MAX, 0, false, 0 },
         { "scratch 2", REC0 + F_SCRATCH, 2, 0, false, 0 },

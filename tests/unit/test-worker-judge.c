@@ -9,7 +9,8 @@
  * process ends (stop requested, our failure, the worker's ERROR, RESULT, exit status, signal, 127
  * before HELLO); test-faults.sh keeps those that need a real process.
  *
- * Verdict letters: H HELLO accepted (send the SPEC), P PHASE, S SAMPLE, R PHASE_RESULT, L LOG,
+ * Verdict letters: H HELLO accepted (send the SPEC), P PHASE, S SAMPLE, R PHASE_RESULT, Q
+ * POSITION_RESULT, L LOG,
  * D the first LOG beyond the bound, . accepted with nothing to pass on, X violation. A letter may
  * be followed by a count ("S16" is 16 S).
  */
@@ -28,6 +29,7 @@
 
 #define SPEC_WRITE "workload=write\nsize=8M\nblock_size=32K"
 #define SPEC_META "workload=metadata\nfile_count=100"
+#define SPEC_POSITION "workload=position\nsize=1M\nblock_size=32K\npositions=8"
 #define SIZE (UINT64_C(8) << 20)
 #define BS UINT64_C(32768)
 #define IOS (SIZE / BS)
@@ -153,6 +155,45 @@ static void phase_result(Stream *s, const char *name) {
 
         snprintf(p.name, sizeof(p.name), "%s", name);
         put_encoded(s, proto_encode_phase_result(&p, &f, &n), &f, &n);
+}
+
+/* Position index's 1 MiB at offset_mib, read in 10 ms. */
+static void position_result(Stream *s, uint32_t index, uint64_t offset_mib) {
+        ProtoPositionResult p = { .index = index, .offset_bytes = offset_mib << 20, .bytes = 1 << 20,
+                                  .duration_usec = 10000, .lat_mean_ns = 300000, .lat_max_ns = 900000 };
+        uint8_t *f;
+        size_t n;
+
+        put_encoded(s, proto_encode_position_result(&p, &f, &n), &f, &n);
+}
+
+static void w_positions(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        position_result(s, 0, 0);
+        position_result(s, 1, 1);
+        position_result(s, 3, 3);
+}
+
+static void w_position_twice(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        position_result(s, 0, 0);
+        position_result(s, 1, 1);
+        position_result(s, 1, 2);
+}
+
+static void w_position_overlap(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        position_result(s, 0, 4);
+        position_result(s, 1, 4);
+}
+
+static void w_position_reserved_type(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        put_header(s, PROTO_VERSION, 10, 0, 0);
 }
 
 /* The honest 8M write up to its histogram: PHASE measure, two SAMPLEs, PHASE cleanup, HISTOGRAM. */
@@ -534,6 +575,21 @@ static const Row rows[] = {
           .status = WORKER_FAILED, .error = "SAMPLE t_ms=40 not after the previous 50", .signalled = true },
         { "phase-twice", SPEC_META, w_phase_twice, .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPRX",
           .status = WORKER_FAILED, .error = "PHASE_RESULT create-seq sent twice", .signalled = true },
+        { "positions", SPEC_POSITION, w_positions, .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPQQQ",
+          .status = WORKER_FAILED, .error = "worker killed by signal 9", .signalled = true },
+        { "positions from a write step", SPEC_WRITE, w_positions, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HPX", .status = WORKER_FAILED,
+          .error = "POSITION_RESULT 0 from a write step; only position steps send them", .signalled = true },
+        { "position-twice", SPEC_POSITION, w_position_twice, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HPQQX", .status = WORKER_FAILED, .error = "POSITION_RESULT index 1 after index 1",
+          .signalled = true },
+        { "position-overlap", SPEC_POSITION, w_position_overlap, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HPQX", .status = WORKER_FAILED,
+          .error = "POSITION_RESULT 1 offset_bytes=4194304 is before the end of the previous position (5242880)",
+          .signalled = true },
+        { "reserved frame type 10", SPEC_POSITION, w_position_reserved_type,
+          .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPX", .status = WORKER_FAILED,
+          .error = "garbage instead of a frame header", .signalled = true },
         { "phase-flood", SPEC_META, w_phase_flood, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HPR16X", .status = WORKER_FAILED, .error = "more than 16 PHASE_RESULT frames",
           .signalled = true },
@@ -591,7 +647,8 @@ static void expand(const char *in, char *out, size_t size) {
 static char letter(WorkerVerdictKind k) {
         static const char letters[] = {
                 [WORKER_VERDICT_NONE] = '.', [WORKER_VERDICT_SEND_SPEC] = 'H', [WORKER_VERDICT_PHASE] = 'P',
-                [WORKER_VERDICT_SAMPLE] = 'S', [WORKER_VERDICT_PHASE_RESULT] = 'R', [WORKER_VERDICT_LOG] = 'L',
+                [WORKER_VERDICT_SAMPLE] = 'S', [WORKER_VERDICT_PHASE_RESULT] = 'R',
+                [WORKER_VERDICT_POSITION_RESULT] = 'Q', [WORKER_VERDICT_LOG] = 'L',
                 [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
         };
         return letters[k];

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Offset generators (coverage of the region, alignment, sequential/backward/stride order, never
- * past the end, no repeats within a random pass), the rwmix ratio, buffer patterns, and the engine
+ * past the end, no repeats within a random pass), the position workload's plan (first at 0, last at
+ * the device's end, aligned, increasing, no overlap, small devices refused), the rwmix ratio, buffer patterns, and the engine
  * machinery end to end with the null I/O engine (bytes and I/O counts, samples, files removed).
  */
 #include <check.h>
@@ -321,6 +322,91 @@ START_TEST(test_engine_null) {
 }
 END_TEST
 
+/* ---- the position workload's offsets ---- */
+
+static const struct {
+        uint64_t device, size, bs;
+        uint32_t positions, align;
+        uint64_t bytes, unit;   /* what the plan must choose */
+} plan_cases[] = {
+        /* The integration test's: 8 × 4M on 64M, 1M blocks. */
+        { 64 << 20, 4 << 20, 1 << 20, 8, 512, 4 << 20, 1 << 20 },
+        /* The default size capped at the device / positions: 64M / 16 = 4M. */
+        { 64 << 20, 64 << 20, 1 << 20, 16, 512, 4 << 20, 1 << 20 },
+        /* The least: two positions of one block each, at the start and at the end. */
+        { 2 << 20, 64 << 20, 1 << 20, 2, 512, 1 << 20, 1 << 20 },
+        /* A device that is no whole number of blocks: the last ends within a block of its end. */
+        { (UINT64_C(1000) << 20) + 123456, 64 << 20, 1 << 20, 20, 4096, 50 << 20, 1 << 20 },
+        { (UINT64_C(1000) << 20) + 123456, 64 << 20, 1 << 20, 1000, 4096, 1 << 20, 1 << 20 },
+        /* A size that is no whole number of blocks (buffered): whole blocks are read. */
+        { 1 << 30, 10000000, 4096, 20, 1, 9998336, 4096 },
+        /* A block size the alignment does not divide: offsets are multiples of both. */
+        { 1 << 30, 1 << 20, 1000, 10, 512, 1024000, 64000 },
+        /* 20 × 64M of a 2 TB disk, and 1000 of an exabyte (i × span needs more than 64 bits). */
+        { UINT64_C(2000398934016), 64 << 20, 1 << 20, 20, 4096, 64 << 20, 1 << 20 },
+        { UINT64_C(1) << 60, 64 << 20, 1 << 20, 1000, 4096, 64 << 20, 1 << 20 },
+};
+
+START_TEST(test_position_plan) {
+        PositionPlan p;
+        uint64_t prev_end = 0, offset = 0, dev = plan_cases[_i].device;
+
+        ck_assert_int_eq(position_plan_init(&p, dev, plan_cases[_i].positions, plan_cases[_i].size, plan_cases[_i].bs,
+                                            plan_cases[_i].align), 0);
+        ck_assert_uint_eq(p.positions, plan_cases[_i].positions);
+        ck_assert_uint_eq(p.bytes, plan_cases[_i].bytes);
+        ck_assert_uint_eq(p.unit, plan_cases[_i].unit);
+        ck_assert_uint_le(p.bytes, plan_cases[_i].size);
+        ck_assert_uint_eq(p.bytes % p.unit, 0);
+        ck_assert_uint_eq(p.unit % plan_cases[_i].bs, 0);
+        if (plan_cases[_i].align > 1)
+                ck_assert_uint_eq(p.unit % plan_cases[_i].align, 0);
+        ck_assert_uint_eq(position_plan_total(&p), p.bytes * p.positions);
+
+        for (uint32_t i = 0; i < p.positions; i++) {
+                unsigned __int128 exact = (unsigned __int128) i * (dev - p.bytes) / (p.positions - 1);
+
+                offset = position_plan_offset(&p, i);
+                /* floor(i × (device − bytes) / (positions − 1)), aligned down. */
+                ck_assert_uint_eq(offset, (uint64_t) exact / p.unit * p.unit);
+                ck_assert_uint_eq(offset % p.unit, 0);
+                if (i == 0)
+                        ck_assert_uint_eq(offset, 0);
+                else
+                        ck_assert_msg(offset >= prev_end, "position %u at %" PRIu64 " overlaps the one before, "
+                                      "which ends at %" PRIu64, i, offset, prev_end);
+                ck_assert_uint_le(offset + p.bytes, dev);
+                prev_end = offset + p.bytes;
+        }
+        /* The last ends at the device's end, to within one unit when the size is not a multiple. */
+        ck_assert_uint_lt(dev - prev_end, p.unit);
+        if (dev % p.unit == 0)
+                ck_assert_uint_eq(prev_end, dev);
+}
+END_TEST
+
+START_TEST(test_position_plan_rejects) {
+        PositionPlan p = { .positions = 77 };
+
+        /* Fewer than positions blocks on the device. */
+        ck_assert_int_eq(position_plan_init(&p, (8 << 20) - 1, 8, 64 << 20, 1 << 20, 512), -EINVAL);
+        ck_assert_int_eq(position_plan_init(&p, 100 << 20, 1000, 64 << 20, 1 << 20, 512), -EINVAL);
+        ck_assert_int_eq(position_plan_init(&p, 0, 2, 64 << 20, 4096, 512), -EINVAL);
+        /* ... also when the alignment makes the unit larger than a block. */
+        ck_assert_int_eq(position_plan_init(&p, 10 * 64000 - 1, 10, 1 << 20, 1000, 512), -EINVAL);
+        /* A plan needs two positions and a block size. */
+        ck_assert_int_eq(position_plan_init(&p, 1 << 30, 1, 64 << 20, 4096, 512), -EINVAL);
+        ck_assert_int_eq(position_plan_init(&p, 1 << 30, 0, 64 << 20, 4096, 512), -EINVAL);
+        ck_assert_int_eq(position_plan_init(&p, 1 << 30, 20, 64 << 20, 0, 512), -EINVAL);
+        /* Nothing written on failure. */
+        ck_assert_uint_eq(p.positions, 77);
+        /* Exactly positions blocks is enough. */
+        ck_assert_int_eq(position_plan_init(&p, 8 << 20, 8, 64 << 20, 1 << 20, 512), 0);
+        ck_assert_uint_eq(p.bytes, 1 << 20);
+        ck_assert_uint_eq(position_plan_offset(&p, 7), 7 << 20);
+}
+END_TEST
+
 static Suite *workload_suite(void) {
         Suite *s = suite_create("workload");
         TCase *tc = tcase_create("offsets");
@@ -333,6 +419,8 @@ static Suite *workload_suite(void) {
         tcase_add_loop_test(tc, test_workload_order, 0, ELEMENTSOF(order_cases));
         tcase_add_loop_test(tc, test_rwmix_ratio, 0, ELEMENTSOF(rwmix_cases));
         tcase_add_test(tc, test_patterns);
+        tcase_add_loop_test(tc, test_position_plan, 0, ELEMENTSOF(plan_cases));
+        tcase_add_test(tc, test_position_plan_rejects);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("engine");
