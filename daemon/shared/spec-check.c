@@ -338,12 +338,12 @@ static int check_block(const JobSpec *s, const struct stat *st, TargetCheck *c, 
         c->free_bytes = 0;
         c->needed_bytes = spec_needed_bytes(s);
 
+        if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
+                return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
+                            "give a device that is present", CALLER_TEXT(s->target));
+        c->device_bytes = devsize;
         /* metadata (a matrix's) has no size on the device: its files are on the filesystem made there. */
         if (s->workload >= 0 && s->workload != WORKLOAD_METADATA) {
-                if (block_device_size(s->target, st->st_rdev, &devsize) < 0)
-                        return fail(-EINVAL, reterr, "target %s: cannot determine the size of the block device; "
-                                    "give a device that is present", CALLER_TEXT(s->target));
-                c->device_bytes = devsize;
                 if (devsize < s->block_size)
                         return fail(-EINVAL, reterr, "target %s is %s, smaller than block_size %s; use a smaller "
                                     "block_size", CALLER_TEXT(s->target), format_bytes(a, sizeof(a), devsize),
