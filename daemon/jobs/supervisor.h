@@ -31,6 +31,10 @@ typedef struct WorkerCallbacks {
          * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them, figures the spec
          * and the clock allow. May be NULL. */
         void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
+        /* The filesystem a filesystem step (worker_set_fs_setup()) made or mounted, validated: sent
+         * once, before the step's first PHASE, for the fs_type asked for, its figures consistent
+         * (proto_fs_info_plausible()). May be NULL. */
+        void (*fs_info)(Worker *w, const ProtoFsInfo *info, void *userdata);
 } WorkerCallbacks;
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
@@ -45,6 +49,12 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
 /* What the worker is to verify about its target (sent with the SPEC). Call right after
  * worker_spawn(), before the event loop runs again; without it the guard is PROTO_GUARD_NONE. */
 void worker_set_guard(Worker *w, const ProtoGuard *guard);
+/* Makes the step a filesystem step: FS_SETUP (a copy of setup) is sent right after the SPEC, and
+ * the worker must answer with FS_INFO before the step begins. Call right after worker_spawn(),
+ * like worker_set_guard(); the SPEC's text must then have a "filesystems=" line (the worker reads
+ * FS_SETUP only then) and its guard must be PROTO_GUARD_NONE (the members carry theirs). -EINVAL
+ * for a setup proto_fs_setup_valid() refuses, -EBUSY when one was set already, -ENOMEM. */
+int worker_set_fs_setup(Worker *w, const ProtoFsSetup *setup);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
  * WORKER_STOPPED unless it had already ended otherwise. */
 void worker_stop(Worker *w, uint64_t kill_after_usec);
