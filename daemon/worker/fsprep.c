@@ -3,10 +3,10 @@
  * The filesystem of a filesystem step (fsprep.h), in the order of fsprep_setup():
  *   1. unshare(CLONE_NEWNS) and / made recursively private: nothing mounted from here on is ever
  *      seen outside this process and its children, and it all goes when they do;
- *   2. each member opened O_EXCL (at MAKE O_RDWR, so the claim holds from the check through the
- *      wipe), its dev_t and diskseq compared with benchd's, its signatures probed by libblkid: at
- *      MAKE anything but a blank or scratch device is refused, at MOUNT it must carry the fs_type
- *      and UUID asked for;
+ *   2. each member claimed and checked (fsmember.h): opened O_EXCL (at MAKE O_RDWR, so the claim
+ *      holds from the check through the wipe), its dev_t and diskseq compared with benchd's, its
+ *      signatures probed by libblkid: at MAKE anything but a blank or scratch device is refused,
+ *      at MOUNT it must carry the fs_type and UUID asked for;
  *   3. a tmpfs over /tmp, with the mount point and an empty working directory for mkfs;
  *   4. MAKE: every signature wiped (as wipefs -a does: probe, wipe, probe again), fsync, the
  *      claims released (mkfs opens the devices O_EXCL itself; without force flags it also
@@ -18,18 +18,14 @@
  *      FS_INFO.
  * Every refusal on safety grounds is -EPERM, as target.c's are.
  */
-#include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/fs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -37,9 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsmember.h"
 #include "fsprep.h"
 #include "sandbox.h"
-#include "shared/blockdev.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -208,193 +204,6 @@ uint64_t fsprep_try_image_size(uint64_t size) {
         return MIN(MAX(size, FSPREP_TRY_SIZE_MIN), FSPREP_TRY_SIZE_MAX);
 }
 
-/* ---- members ---- */
-
-typedef struct Member {
-        const ProtoFsMember *m;
-        char *name;             /* kernel name, "loop3" */
-        char *node;             /* /dev/<name> */
-        int fd;
-} Member;
-
-static void members_close(Member *b, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (b[i].fd >= 0) {
-                        close(b[i].fd);
-                        b[i].fd = -EBADF;
-                }
-}
-
-static void members_free(Member *b, size_t n) {
-        members_close(b, n);
-        for (size_t i = 0; i < n; i++) {
-                free(b[i].name);
-                free(b[i].node);
-        }
-}
-
-static int device_diskseq(int fd, dev_t dev, uint64_t *ret) {
-#ifdef BLKGETDISKSEQ
-        uint64_t s;
-
-        if (ioctl(fd, BLKGETDISKSEQ, &s) == 0) {
-                *ret = s;
-                return 0;
-        }
-#endif
-        return blockdev_attr_u64_by_devnum(NULL, dev, "diskseq", ret);
-}
-
-/* Opens path exclusively and checks it is the member benchd checked. */
-static int member_open(Member *b, const char *path, int flags, char **reterr) {
-        dev_t want = (dev_t) b->m->dev;
-        uint64_t seq;
-        struct stat st;
-
-        b->fd = open(path, flags | O_EXCL | O_CLOEXEC | O_NOCTTY);
-        if (b->fd < 0) {
-                if (errno == EBUSY)
-                        return fail(reterr, -EPERM, "%s is in use (mounted, swap, or held by md/dm/LVM): it cannot be "
-                                    "opened exclusively; refusing to use it", path);
-                return fail(reterr, -errno, "cannot open %s%s: %m", path, (flags & O_ACCMODE) == O_RDWR ?
-                            " for writing" : "");
-        }
-        if (fstat(b->fd, &st) < 0)
-                return fail(reterr, -errno, "cannot stat %s: %m", path);
-        if (!S_ISBLK(st.st_mode) || st.st_rdev != want)
-                return fail(reterr, -EPERM, "%s is not the device benchd checked: it is %s%u:%u, not %u:%u; refusing "
-                            "to use it", path, S_ISBLK(st.st_mode) ? "" : "no block device, ", major(st.st_rdev),
-                            minor(st.st_rdev), major(want), minor(want));
-        if (b->m->diskseq != 0 && device_diskseq(b->fd, st.st_rdev, &seq) == 0 && seq != b->m->diskseq)
-                return fail(reterr, -EPERM, "%s is not the device benchd checked: its disk sequence number is %" PRIu64
-                            ", not %" PRIu64 " (it was attached again or its medium changed); refusing to use it",
-                            path, seq, b->m->diskseq);
-        return 0;
-}
-
-typedef struct Signature {
-        char type[64];          /* TYPE, or PTTYPE for a partition table; "" when blank */
-        char uuid[PROTO_FS_UUID_MAX + 1];
-        bool table;
-} Signature;
-
-/* What libblkid finds on fd: 0 and *ret (blank: type ""), -EUCLEAN for conflicting signatures,
- * other negative errors. */
-static int member_probe(int fd, Signature *ret) {
-        const char *type = NULL, *pttype = NULL, *uuid = NULL;
-        Signature sig = {};
-        blkid_probe pr;
-        int r;
-
-        (void) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        r = blkid_probe_set_device(pr, fd, 0, 0);
-        if (r == 0) {
-                blkid_probe_enable_superblocks(pr, 1);
-                blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_USAGE);
-                blkid_probe_enable_partitions(pr, 1);
-                blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
-                r = blkid_do_safeprobe(pr);
-        }
-        if (r == 0) {
-                (void) blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
-                (void) blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
-                (void) blkid_probe_lookup_value(pr, "UUID", &uuid, NULL);
-                snprintf(sig.type, sizeof(sig.type), "%s", type ?: pttype ?: "unknown");
-                sig.table = !type && pttype;
-                if (uuid && strlen(uuid) <= PROTO_FS_UUID_MAX)
-                        snprintf(sig.uuid, sizeof(sig.uuid), "%s", uuid);
-        }
-        blkid_free_probe(pr);
-        if (r == -2)
-                return -EUCLEAN;
-        if (r < 0)
-                return -EIO;
-        *ret = sig;
-        return 0;
-}
-
-static const char *article(const char *word) {
-        return strchr("aeiouxAEIOUX", word[0]) ? "an" : "a";
-}
-
-/* Stage MAKE: blank, or scratch (its signatures are wiped next). */
-static int member_check_make(const Member *b, char **reterr) {
-        const char *path = b->m->path;
-        Signature sig;
-        int r;
-
-        r = member_probe(b->fd, &sig);
-        if (r == -EUCLEAN && (b->m->flags & PROTO_GUARD_SCRATCH))
-                return 0;
-        if (r == -EUCLEAN)
-                return fail(reterr, -EPERM, "%s carries several conflicting signatures; refusing to make a filesystem "
-                            "on it (wipe it with wipefs -a, or mark it scratch)", path);
-        if (r < 0)
-                return fail(reterr, -EPERM, "cannot probe %s for signatures (%s); refusing to make a filesystem on it",
-                            path, strerror(-r));
-        if (!sig.type[0] || (b->m->flags & PROTO_GUARD_SCRATCH))
-                return 0;
-        return fail(reterr, -EPERM, "%s carries %s %s %s now; refusing to make a filesystem on it (wipe it with "
-                    "wipefs -a, or mark it scratch)", path, article(sig.type), sig.type,
-                    sig.table ? "partition table" : "signature");
-}
-
-/* Stage MOUNT: exactly the filesystem an earlier step made (btrfs members all carry its UUID). */
-static int member_check_mount(const Member *b, const ProtoFsSetup *setup, char **reterr) {
-        const char *path = b->m->path;
-        Signature sig;
-        int r;
-
-        r = member_probe(b->fd, &sig);
-        if (r < 0)
-                return fail(reterr, -EPERM, "cannot probe %s for the %s filesystem %s (%s); refusing to mount it", path,
-                            setup->fs_type, setup->expect_uuid, r == -EUCLEAN ? "conflicting signatures" :
-                            strerror(-r));
-        if (!streq(sig.type, setup->fs_type) || strcasecmp(sig.uuid, setup->expect_uuid) != 0)
-                return fail(reterr, -EPERM, "%s carries %s%s%s%s, not the %s filesystem %s this job made; refusing to "
-                            "mount it", path, sig.type[0] ? sig.type : "no signature", sig.uuid[0] ? " (UUID " : "",
-                            sig.uuid, sig.uuid[0] ? ")" : "", setup->fs_type, setup->expect_uuid);
-        return 0;
-}
-
-/* Every signature libblkid knows, as wipefs -a removes them: probe, wipe what was found, again. */
-static int member_wipe(const Member *b, char **reterr) {
-        const char *path = b->m->path;
-        blkid_probe pr;
-        int r = 0;
-
-        pr = blkid_new_probe();
-        if (!pr)
-                return -ENOMEM;
-        if (blkid_probe_set_device(pr, b->fd, 0, 0) < 0) {
-                blkid_free_probe(pr);
-                return fail(reterr, -EIO, "cannot probe %s to wipe it", path);
-        }
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
-        /* Bounded: each round wipes one signature. */
-        for (unsigned i = 0; i < 256; i++) {
-                r = blkid_do_probe(pr);
-                if (r != 0)
-                        break;
-                if (blkid_do_wipe(pr, 0) < 0) {
-                        r = -EIO;
-                        break;
-                }
-        }
-        blkid_free_probe(pr);
-        if (r < 0)
-                return fail(reterr, -EIO, "cannot wipe the signatures of %s", path);
-        if (fsync(b->fd) < 0)
-                return fail(reterr, -errno, "cannot flush %s after wiping it: %m", path);
-        return 0;
-}
-
 /* ---- namespace and mounts ---- */
 
 static int find_program(const char *name, char **ret, char **reterr) {
@@ -495,7 +304,8 @@ static const struct {
         unsigned long set, clear;
 } vfs_options[] = {
         { "defaults", 0, 0 }, { "rw", 0, MS_RDONLY }, { "ro", MS_RDONLY, 0 }, { "async", 0, MS_SYNCHRONOUS },
-        { "sync", MS_SYNCHRONOUS, 0 }, { "dirsync", MS_DIRSYNC, 0 }, { "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC },
+        { "sync", MS_SYNCHRONOUS, 0 }, { "dirsync", MS_DIRSYNC, 0 },
+        { "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC },
         { "nosuid", 0, 0 }, { "suid", 0, 0 }, { "nodev", 0, 0 }, { "dev", 0, 0 },
         { "noatime", MS_NOATIME, MS_RELATIME | MS_STRICTATIME }, { "atime", 0, MS_NOATIME },
         { "nodiratime", MS_NODIRATIME, 0 }, { "diratime", 0, MS_NODIRATIME },
@@ -532,7 +342,7 @@ static int mount_options_split(const char *options, unsigned long *flags, char *
         return 0;
 }
 
-static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const Member *b, ProtoFsInfo *info, char **reterr) {
+static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, ProtoFsInfo *info, char **reterr) {
         _cleanup_free_ char *fs_data = NULL, *data = NULL, *type = NULL, *options = NULL;
         bool btrfs = streq(setup->fs_type, "btrfs");
         unsigned long flags = MS_NOSUID | MS_NODEV;
@@ -659,34 +469,7 @@ static int run_mkfs(const char *program, char *const *argv, const SandboxDevice 
 
 /* ---- the step's filesystem ---- */
 
-static int setup_members(const ProtoFsSetup *setup, Member *b, char **reterr) {
-        bool make = setup->stage == PROTO_FS_STAGE_MAKE;
-        int r;
-
-        for (uint32_t i = 0; i < setup->n_members; i++) {
-                b[i].m = &setup->members[i];
-                r = member_open(&b[i], b[i].m->path, make ? O_RDWR : O_RDONLY, reterr);
-                if (r < 0)
-                        return r;
-                r = blockdev_name_from_devnum(NULL, (dev_t) b[i].m->dev, &b[i].name);
-                if (r < 0)
-                        return fail(reterr, -EPERM, "cannot find the kernel name of %s (%s); refusing to use it",
-                                    b[i].m->path, strerror(-r));
-                if (strchr(b[i].name, '!'))
-                        return fail(reterr, -EINVAL, "%s (kernel name %s) has a node in a subdirectory of /dev; "
-                                    "filesystem steps take devices named /dev/<name>", b[i].m->path, b[i].name);
-                if (asprintf(&b[i].node, "/dev/%s", b[i].name) < 0) {
-                        b[i].node = NULL;
-                        return -ENOMEM;
-                }
-                r = make ? member_check_make(&b[i], reterr) : member_check_mount(&b[i], setup, reterr);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *opts, ProtoFsInfo *info,
+static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
                    char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         _cleanup_strv_free_ char **argv = NULL;
@@ -694,8 +477,8 @@ static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *op
         _cleanup_free_ char *program = NULL, *name = NULL;
         SandboxDevice devices[PROTO_FS_MEMBERS_MAX];
         char *nodes[PROTO_FS_MEMBERS_MAX];
-        Member again = { .m = &setup->members[0], .fd = -EBADF };
-        Signature sig;
+        FsMember again = { .m = &setup->members[0], .fd = -EBADF };
+        FsSignature sig;
         int r;
 
         if (asprintf(&name, "mkfs.%s", setup->fs_type) < 0)
@@ -705,7 +488,7 @@ static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *op
                 return r;
 
         for (uint32_t i = 0; i < setup->n_members; i++) {
-                r = member_wipe(&b[i], reterr);
+                r = fsmember_wipe(&b[i], reterr);
                 if (r < 0)
                         return r;
                 devices[i] = (SandboxDevice) { .name = b[i].name, .dev = (dev_t) b[i].m->dev };
@@ -720,7 +503,7 @@ static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *op
                 return -ENOMEM;
 
         /* mkfs claims the members itself. */
-        members_close(b, setup->n_members);
+        fsmember_close(b, setup->n_members);
         r = run_mkfs(program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
         if (r == -EINVAL)
                 return fail(reterr, -EINVAL, "%s failed (%s): %s", name, failure.how, failure.summary);
@@ -730,15 +513,15 @@ static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *op
         info->mkfs_output = TAKE_PTR(res.output);
 
         /* What it made, read from the device we hold again. */
-        r = member_open(&again, b[0].node, O_RDONLY, reterr);
+        r = fsmember_open(&again, b[0].node, O_RDONLY, reterr);
         if (r >= 0) {
-                r = member_probe(again.fd, &sig);
+                r = fsmember_probe(again.fd, &sig);
                 if (r < 0 || !streq(sig.type, setup->fs_type) || !sig.uuid[0])
                         r = fail(reterr, -EIO, "%s succeeded, but %s then carries %s%s, not a %s filesystem with a "
                                  "UUID", name, b[0].m->path, r < 0 ? "nothing readable" : sig.type[0] ? sig.type :
                                  "no signature", "", setup->fs_type);
         }
-        members_close(&again, 1);
+        fsmember_close(&again, 1);
         if (r < 0)
                 return r;
         info->uuid = strdup(sig.uuid);
@@ -748,23 +531,23 @@ static int make_fs(const ProtoFsSetup *setup, Member *b, const FsPrepOptions *op
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr) {
         _cleanup_(proto_fs_info_clear) ProtoFsInfo info = {};
-        Member b[PROTO_FS_MEMBERS_MAX];
+        FsMember b[PROTO_FS_MEMBERS_MAX];
         int r;
 
         if (!proto_fs_setup_valid(setup))
                 return fail(reterr, -EINVAL, "the filesystem setup is not valid");
         for (uint32_t i = 0; i < setup->n_members; i++)
-                b[i] = (Member) { .fd = -EBADF };
+                b[i] = (FsMember) { .fd = -EBADF };
 
         r = enter_namespace(reterr);
         if (r >= 0)
-                r = setup_members(setup, b, reterr);
+                r = fsmember_claim_all(setup, b, reterr);
         if (r >= 0)
                 r = mount_tmpfs(p, UINT64_C(1) << 20, reterr);
         if (r >= 0 && setup->stage == PROTO_FS_STAGE_MAKE)
                 r = make_fs(setup, b, opts, &info, reterr);
         else if (r >= 0) {
-                members_close(b, setup->n_members);
+                fsmember_close(b, setup->n_members);
                 info.uuid = strdup(setup->expect_uuid);
                 info.mkfs_command = strdup("");
                 info.mkfs_output = strdup("");
@@ -772,7 +555,7 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
                         r = -ENOMEM;
         }
         /* The mount claims the devices itself. */
-        members_close(b, setup->n_members);
+        fsmember_close(b, setup->n_members);
         if (r >= 0)
                 r = mount_fs(p, setup, b, &info, reterr);
         if (r >= 0) {
@@ -780,7 +563,7 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
                 if (!info.fs_type)
                         r = -ENOMEM;
         }
-        members_free(b, setup->n_members);
+        fsmember_free(b, setup->n_members);
         if (r < 0)
                 return r;
         if (!proto_fs_info_valid(&info))

@@ -695,7 +695,8 @@ static int run(int argc, char *argv[]) {
 
         if (try_fs) {
                 if (spec_options || protocol_fd >= 0)
-                        return usage_error("%s", "--try-mkfs takes only --layout, --mkfs-options, --members and --size");
+                        return usage_error("%s", "--try-mkfs takes only --layout, --mkfs-options, --members and "
+                                           "--size");
                 r = run_try_mkfs(try_fs, layout, mkfs_options, members, size_arg);
                 spec_clear(&spec);
                 return r;

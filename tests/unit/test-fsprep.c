@@ -29,7 +29,8 @@ static const struct {
         { "xfs", "single", "-f", 1, "mkfs.xfs|-f|/dev/loop3", 0 },  /* the user's, not ours */
         { "btrfs", "single", "", 2, "mkfs.btrfs|/dev/loop3|/dev/loop4", 0 },
         { "btrfs", "raid1", "", 2, "mkfs.btrfs|-d|raid1|-m|raid1|/dev/loop3|/dev/loop4", 0 },
-        { "btrfs", "raid0", "--nodesize 16k", 2, "mkfs.btrfs|-d|raid0|-m|raid0|--nodesize|16k|/dev/loop3|/dev/loop4", 0 },
+        { "btrfs", "raid0", "--nodesize 16k", 2,
+          "mkfs.btrfs|-d|raid0|-m|raid0|--nodesize|16k|/dev/loop3|/dev/loop4", 0 },
         { "btrfs", "raid10", "", 4, "mkfs.btrfs|-d|raid10|-m|raid10|/dev/loop3|/dev/loop4|/dev/loop5|/dev/loop6", 0 },
         { "ext4", "single", "   ", 1, "mkfs.ext4|/dev/loop3", 0 },
         { "ext4", "single", "a b c d e f g h i j k l m n o p q r s t u v w x y z", 1,
@@ -37,7 +38,8 @@ static const struct {
 };
 
 START_TEST(test_mkfs_argv) {
-        char *members[] = { (char *) "/dev/loop3", (char *) "/dev/loop4", (char *) "/dev/loop5", (char *) "/dev/loop6" };
+        char *members[] = { (char *) "/dev/loop3", (char *) "/dev/loop4", (char *) "/dev/loop5",
+                            (char *) "/dev/loop6" };
         _cleanup_strv_free_ char **argv = NULL;
         char got[1024] = "";
 

@@ -210,7 +210,8 @@ static const struct {
 
 START_TEST(test_fs_info) {
         ProtoFsMember member = { .path = (char *) "/dev/loop3", .dev = 0x703 };
-        ProtoFsSetup setup = { .stage = fs_info_cases[_i].setup == FS_MOUNT ? PROTO_FS_STAGE_MOUNT : PROTO_FS_STAGE_MAKE,
+        ProtoFsSetup setup = { .stage = fs_info_cases[_i].setup == FS_MOUNT ? PROTO_FS_STAGE_MOUNT :
+                                                                              PROTO_FS_STAGE_MAKE,
                                .fs_type = (char *) "ext4", .layout = (char *) "single", .mkfs_options = (char *) "",
                                .mount_options = (char *) "",
                                .expect_uuid = (char *) (fs_info_cases[_i].setup == FS_MOUNT ? FS_UUID : ""),
