@@ -48,6 +48,8 @@ struct Worker {
         uint32_t step;
         char *spec_text;
         ProtoGuard guard;
+        ProtoFsSetup fs_setup;  /* a filesystem step: sent after the SPEC */
+        bool has_fs_setup;
         char *path;
         uint64_t timeout_usec;
 
@@ -147,6 +149,17 @@ static int worker_send_spec(Worker *w) {
         if (r < 0)
                 return r;
         /* One frame of at most PROTO_SPEC_MAX on a fresh socket: fits its buffer, never blocks. */
+        r = proto_write_all(w->fd, buf, len);
+        if (r < 0 || !w->has_fs_setup)
+                return r;
+
+        /* And for a filesystem step its setup, a few KiB (at most 16 members of bounded paths),
+         * which the worker reads right after the SPEC. */
+        free(buf);
+        buf = NULL;
+        r = proto_encode_fs_setup(&w->fs_setup, &buf, &len);
+        if (r < 0)
+                return r;
         return proto_write_all(w->fd, buf, len);
 }
 
@@ -182,6 +195,13 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         case WORKER_VERDICT_POSITION_RESULT:
                 if (w->cb.position_result)
                         w->cb.position_result(w, &v.position_result, w->userdata);
+                return true;
+        case WORKER_VERDICT_FS_INFO:
+                worker_log(w, LOG_INFO, "%s filesystem %s ready: %" PRIu64 " bytes, %" PRIu64 " used%s%s",
+                           v.fs_info.fs_type, v.fs_info.uuid, v.fs_info.size_bytes, v.fs_info.used_bytes,
+                           v.fs_info.mkfs_command[0] ? "; made by " : "", v.fs_info.mkfs_command);
+                if (w->cb.fs_info)
+                        w->cb.fs_info(w, &v.fs_info, w->userdata);
                 return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));
@@ -579,6 +599,19 @@ void worker_set_device(Worker *w, uint64_t device_bytes) {
         worker_judge_set_device(&w->judge, device_bytes);
 }
 
+int worker_set_fs_setup(Worker *w, const ProtoFsSetup *setup) {
+        int r;
+
+        if (w->has_fs_setup)
+                return -EBUSY;
+        r = proto_fs_setup_copy(setup, &w->fs_setup);
+        if (r < 0)
+                return r;
+        w->has_fs_setup = true;
+        worker_judge_expect_fs(&w->judge, &w->fs_setup);
+        return 0;
+}
+
 /* Waits for a child of ours that was sent SIGKILL: it runs no more code of its own, so this ends
  * at once (unless it sleeps uninterruptibly in the kernel; a worker only gets here when its spawn
  * failed half-way, or when it is dropped at shutdown). No signal here: it may have been reaped
@@ -618,6 +651,7 @@ Worker *worker_free(Worker *w) {
                 close(w->fd);
         proto_reader_clear(&w->reader);
         worker_judge_clear(&w->judge);
+        proto_fs_setup_clear(&w->fs_setup);
         free(w->spec_text);
         free(w->path);
         sd_event_unref(w->event);

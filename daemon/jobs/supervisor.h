@@ -35,6 +35,10 @@ typedef struct WorkerCallbacks {
          * the one before and below positions, its offset after the end of the one before and inside
          * the device (when worker_set_device() told its size), at most size bytes. May be NULL. */
         void (*position_result)(Worker *w, const ProtoPositionResult *result, void *userdata);
+        /* The filesystem a filesystem step (worker_set_fs_setup()) made or mounted, validated: sent
+         * once, before the step's first PHASE, for the fs_type asked for, its figures consistent
+         * (proto_fs_info_plausible()). May be NULL. */
+        void (*fs_info)(Worker *w, const ProtoFsInfo *info, void *userdata);
 } WorkerCallbacks;
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */
@@ -52,6 +56,13 @@ void worker_set_guard(Worker *w, const ProtoGuard *guard);
 /* The size of the block device the step reads (0: unknown), as the step's verdict found it; it
  * bounds the worker's POSITION_RESULTs. Call with worker_set_guard(). */
 void worker_set_device(Worker *w, uint64_t device_bytes);
+
+/* Makes the step a filesystem step: FS_SETUP (a copy of setup) is sent right after the SPEC, and
+ * the worker must answer with FS_INFO before the step begins. Call right after worker_spawn(),
+ * like worker_set_guard(); the SPEC's text must then have a "filesystems=" line (the worker reads
+ * FS_SETUP only then) and its guard must be PROTO_GUARD_NONE (the members carry theirs). -EINVAL
+ * for a setup proto_fs_setup_valid() refuses, -EBUSY when one was set already, -ENOMEM. */
+int worker_set_fs_setup(Worker *w, const ProtoFsSetup *setup);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports
  * WORKER_STOPPED unless it had already ended otherwise. */
 void worker_stop(Worker *w, uint64_t kill_after_usec);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The worker judge (worker-judge.h). A small state machine over decoded frames: HELLO first, with
- * our protocol version; then PHASE, SAMPLE, LOG, PHASE_RESULT, POSITION_RESULT and HISTOGRAM, each
- * decoded strictly (proto.c) and then held to the step's spec, the clock and the frames before it
- * (proto-plausible.c); then one RESULT or ERROR, after which any frame is a violation. The first
- * failure wins and is what the user reads; a violation also means nothing more of what the worker
- * said is kept (its histogram goes with it). The outcome is decided in one place, after the
+ * our protocol version; then FS_INFO (filesystem steps), PHASE, SAMPLE, LOG, PHASE_RESULT,
+ * POSITION_RESULT and HISTOGRAM, each decoded strictly (proto.c) and then held to the step's spec, the clock and the
+ * frames before it (proto-plausible.c); then one RESULT or ERROR, after which any frame is a
+ * violation. The first failure wins and is what the user reads; a violation also means nothing
+ * more of what the worker said is kept (its histogram goes with it). The outcome is decided in one place, after the
  * process is reaped, so a worker that writes its result and then crashes, or is killed while its
  * frames are still read, is judged on everything it did.
  */
@@ -50,7 +50,12 @@ void worker_judge_clear(WorkerJudge *j) {
 
 void worker_verdict_clear(WorkerVerdict *v) {
         free(v->text);
+        proto_fs_info_clear(&v->fs_info);
         *v = (WorkerVerdict) {};
+}
+
+void worker_judge_expect_fs(WorkerJudge *j, const ProtoFsSetup *setup) {
+        proto_tally_expect_fs(&j->tally, setup);
 }
 
 const char *worker_frame_type_name(uint16_t t) {
@@ -59,6 +64,7 @@ const char *worker_frame_type_name(uint16_t t) {
                 [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
                 [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
                 [PROTO_POSITION_RESULT] = "POSITION_RESULT",
+                [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO",
         };
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
 }
@@ -219,6 +225,22 @@ static WorkerVerdictKind judge_position_result(WorkerJudge *j, const ProtoFrame 
         return v->kind = WORKER_VERDICT_POSITION_RESULT;
 }
 
+static WorkerVerdictKind judge_fs_info(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
+                                       WorkerVerdict *v) {
+        char *err = NULL;
+        int r;
+
+        if (proto_decode_fs_info(f, &v->fs_info) < 0)
+                return violation(j, v, "malformed FS_INFO frame");
+        /* Only in a filesystem step, once, before the step begins, for the filesystem asked for. */
+        r = proto_fs_info_plausible(&j->tally, &v->fs_info, clock, &err);
+        if (r < 0) {
+                proto_fs_info_clear(&v->fs_info);
+                return implausible(j, v, r, err);
+        }
+        return v->kind = WORKER_VERDICT_FS_INFO;
+}
+
 static WorkerVerdictKind judge_histogram(WorkerJudge *j, const ProtoFrame *f, WorkerVerdict *v) {
         ProtoHistogram h = {};
         ProtoHistogramEntry *n;
@@ -317,6 +339,8 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
                 return judge_phase_result(j, f, clock, ret);
         case PROTO_POSITION_RESULT:
                 return judge_position_result(j, f, clock, ret);
+        case PROTO_FS_INFO:
+                return judge_fs_info(j, f, clock, ret);
         case PROTO_HISTOGRAM:
                 return judge_histogram(j, f, ret);
         case PROTO_RESULT:

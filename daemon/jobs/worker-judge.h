@@ -2,7 +2,8 @@
 /*
  * The supervisor's judgement of a worker, as pure code: which frame may come in which stage
  * (HELLO, then the step's frames, then nothing after RESULT or ERROR), the protocol version, the
- * bounds (log lines, and through proto-plausible.h phase results and histogram entries), whether
+ * bounds (log lines, and through proto-plausible.h phase results and histogram entries), FS_INFO
+ * exactly when the step is a filesystem step, whether
  * each decoded frame is plausible for the step, and, once the process has been reaped, how the
  * step ended (WorkerOutcome) from all of that and how the process exited. No fds, no processes,
  * no clock of its own: supervisor.c reads the socket, keeps the timers and signals, and asks the
@@ -79,6 +80,7 @@ typedef enum WorkerVerdictKind {
         WORKER_VERDICT_SAMPLE,          /* sample, for the owner */
         WORKER_VERDICT_PHASE_RESULT,    /* phase_result, for the owner */
         WORKER_VERDICT_POSITION_RESULT, /* position_result, for the owner */
+        WORKER_VERDICT_FS_INFO,         /* fs_info, for the owner */
         WORKER_VERDICT_LOG,             /* text at level, for our log */
         WORKER_VERDICT_LOGS_DROPPED,    /* the first LOG beyond WORKER_LOG_MAX: say so, once */
         WORKER_VERDICT_VIOLATION,       /* kill it: j->failure says what it did (when new_failure) */
@@ -91,11 +93,16 @@ typedef struct WorkerVerdict {
         ProtoSample sample;
         ProtoPhaseResult phase_result;
         ProtoPositionResult position_result;
+        ProtoFsInfo fs_info;            /* FS_INFO: owned */
         uint32_t hello_pid;             /* SEND_SPEC: the pid HELLO names (only logged if it differs) */
         bool new_failure;               /* VIOLATION: j->failure was set by it (else an earlier one stands) */
 } WorkerVerdict;
 
 void worker_verdict_clear(WorkerVerdict *v);
+
+/* The step is a filesystem step: FS_SETUP (valid) is sent after the SPEC, so FS_INFO must come
+ * once, before the first PHASE (proto_fs_info_plausible()). Before the first frame is judged. */
+void worker_judge_expect_fs(WorkerJudge *j, const ProtoFsSetup *setup);
 
 /* Judges one decoded frame in the worker's stage, against the spec, the clock and everything it
  * said before. After a VIOLATION nothing more may be fed. Returns ret->kind. */

@@ -289,10 +289,73 @@ int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr) {
                         break;
         if (s >= _PROTO_STAGE_MAX)
                 return fail(reterr, "PHASE names none of layout, ramp, measure, cleanup");
+        if (t->fs_setup && !t->fs_info)
+                return fail(reterr, "PHASE %s before FS_INFO; a filesystem step reports the filesystem it mounted "
+                            "before the step begins", stage_names[s]);
         if (s <= t->stage)
                 return fail(reterr, "PHASE %s after %s; the phases come in the order layout, ramp, measure, "
                             "cleanup, each at most once", stage_names[s], stage_names[t->stage]);
         t->stage = s;
+        return 0;
+}
+
+/* ---- FS_INFO ---- */
+
+void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup) {
+        t->fs_setup = true;
+        t->fs_stage = setup->stage;
+        snprintf(t->fs_type, sizeof(t->fs_type), "%s", setup->fs_type);
+        snprintf(t->fs_uuid, sizeof(t->fs_uuid), "%s", setup->stage == PROTO_FS_STAGE_MOUNT ? setup->expect_uuid : "");
+}
+
+int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoClock *c, char **reterr) {
+        const Field fields[] = {
+                { "mkfs_usec", i->mkfs_usec },
+                { "size_bytes", i->size_bytes },
+                { "used_bytes", i->used_bytes },
+                { "avail_bytes", i->avail_bytes },
+                { "inodes", i->inodes },
+                { "inodes_free", i->inodes_free },
+        };
+        size_t n = strlen(t->fs_type);
+        int r;
+
+        if (!t->fs_setup)
+                return fail(reterr, "FS_INFO from a step that was sent no FS_SETUP; only a filesystem step reports "
+                            "a filesystem");
+        if (t->fs_info)
+                return fail(reterr, "FS_INFO sent twice; a filesystem step reports its filesystem once");
+        if (t->stage != PROTO_STAGE_NONE)
+                return fail(reterr, "FS_INFO after PHASE %s; the filesystem is reported before the step begins",
+                            stage_names[t->stage]);
+        if (!streq(i->fs_type, t->fs_type))
+                return fail(reterr, "FS_INFO fs_type=%s, but FS_SETUP asked for %s", i->fs_type, t->fs_type);
+        r = check_fields("FS_INFO", fields, ELEMENTSOF(fields), reterr);
+        if (r < 0)
+                return r;
+        if (i->used_bytes > i->size_bytes || i->avail_bytes > i->size_bytes)
+                return fail(reterr, "FS_INFO used_bytes=%" PRIu64 " and avail_bytes=%" PRIu64 " must each be at most "
+                            "size_bytes=%" PRIu64, i->used_bytes, i->avail_bytes, i->size_bytes);
+        if (i->inodes_free > i->inodes)
+                return fail(reterr, "FS_INFO inodes_free=%" PRIu64 " is more than inodes=%" PRIu64, i->inodes_free,
+                            i->inodes);
+        if (t->fs_stage == PROTO_FS_STAGE_MAKE) {
+                if (!i->uuid[0])
+                        return fail(reterr, "FS_INFO without a UUID for the filesystem mkfs made");
+                if (strncmp(i->mkfs_command, "mkfs.", 5) != 0 || strncmp(i->mkfs_command + 5, t->fs_type, n) != 0 ||
+                    (i->mkfs_command[5 + n] != ' ' && i->mkfs_command[5 + n] != 0))
+                        return fail(reterr, "FS_INFO mkfs_command does not run mkfs.%s", t->fs_type);
+                if (i->mkfs_usec > ran_usec(c))
+                        return fail(reterr, "FS_INFO mkfs_usec=%" PRIu64 " is longer than the worker has run (%" PRIu64
+                                    " us)", i->mkfs_usec, c->elapsed_usec);
+        } else {
+                if (!streq(i->uuid, t->fs_uuid))
+                        return fail(reterr, "FS_INFO uuid=%s, but FS_SETUP asked to mount the filesystem %s",
+                                    i->uuid, t->fs_uuid);
+                if (i->mkfs_command[0] || i->mkfs_usec || i->mkfs_output[0])
+                        return fail(reterr, "FS_INFO reports a mkfs run for a step that only mounts");
+        }
+        t->fs_info = true;
         return 0;
 }
 

@@ -114,11 +114,26 @@ typedef struct ProtoTally {
         uint64_t last_position_offset;
         uint64_t last_position_end;     /* its offset_bytes + bytes */
         uint64_t position_bytes;        /* their bytes, added up */
+        /* A filesystem step: what FS_SETUP asked for, and whether FS_INFO came. */
+        bool fs_setup;
+        uint32_t fs_stage;
+        char fs_type[PROTO_FS_TYPE_MAX + 1];
+        char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */
+        bool fs_info;
 } ProtoTally;
 
 void proto_tally_init(ProtoTally *t);
+/* FS_SETUP was sent (a valid one, proto_fs_setup_valid()): FS_INFO must come, once, first. */
+void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup);
 
-/* PHASE: one of layout, ramp, measure, cleanup, each after the one before it. */
+/* FS_INFO: only when FS_SETUP was sent, at most once, before the first PHASE (the worker mounts
+ * before the step begins); the fs_type asked for; every number at most INT64_MAX, used and avail
+ * at most size, inodes_free at most inodes. At MAKE a UUID, a mkfs_command that runs mkfs.<fs_type>
+ * and a mkfs_usec no longer than the worker has run; at MOUNT the UUID expected, no command, no
+ * time, no output. */
+int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoClock *c, char **reterr);
+/* PHASE: one of layout, ramp, measure, cleanup, each after the one before it; in a filesystem
+ * step only after FS_INFO. */
 int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr);
 int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimits *l, const ProtoClock *c,
                            char **reterr);

@@ -13,15 +13,26 @@
  * Conversation:
  *   worker -> HELLO(version, pid)
  *   daemon -> SPEC(job id, step, spec text as written by spec_to_text(), target guard)
+ *   daemon -> FS_SETUP (only for a step of a filesystem matrix, whose spec text has a line
+ *             "filesystems=..."; right after the SPEC)
+ *   worker -> FS_INFO (exactly once when FS_SETUP came, after the filesystem is mounted and before
+ *             the first PHASE; not at all when preparing it failed: then ERROR)
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of
  *             the metadata workload's create-seq, stat-seq, ... as it ends), POSITION_RESULT*
  *             (each of the position workload's offsets, in order, as it ends), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
- * PHASE_RESULT (type 9), POSITION_RESULT (type 12) and SPEC's trailing guard were added without a
- * version bump: the daemon
- * treats an unknown frame type as a violation and the worker a SPEC of the wrong length, so benchd
- * and benchd-worker ship (and are installed) together.
+ * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12) and SPEC's trailing guard were added without
+ * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
+ * the wrong length, so benchd and benchd-worker ship (and are installed) together.
+ *
+ * A filesystem step (FS_SETUP): in a private mount namespace of its own the worker claims every
+ * member (O_EXCL), checks it is the device benchd checked (dev_t, diskseq), and at stage MAKE wipes
+ * it (refused unless it is blank or scratch) and runs mkfs in a sandbox; at stage MOUNT it checks
+ * the members carry the filesystem an earlier step of the job made (its type and UUID). It mounts
+ * the filesystem there, reports FS_INFO, runs the SPEC's workload on a directory of it and
+ * unmounts. The SPEC's own target and guard do not apply: the SPEC carries guard kind
+ * PROTO_GUARD_NONE (anything else is refused with EINVAL), each member its own dev_t and diskseq.
  *
  * A worker that refuses to touch its target on safety grounds (the guard does not match, the
  * device is in use or carries a signature) sends ERROR with error = EPERM (PROTO_ERROR_UNSAFE); the
@@ -54,7 +65,8 @@ typedef enum ProtoType {
         PROTO_ERROR = 7,
         PROTO_LOG = 8,
         PROTO_PHASE_RESULT = 9,
-        /* 10 and 11 are reserved (PROTO_FS_SETUP, PROTO_FS_INFO). */
+        PROTO_FS_SETUP = 10,
+        PROTO_FS_INFO = 11,
         PROTO_POSITION_RESULT = 12,
         _PROTO_TYPE_MAX,
 } ProtoType;
@@ -190,6 +202,60 @@ typedef struct ProtoPositionResult {
         uint64_t lat_max_ns;
 } ProtoPositionResult;
 
+/* ---- filesystem matrix steps ---- */
+
+#define PROTO_FS_TYPE_MAX 16u           /* fs_type: 1..16 of [a-z0-9] ("ext4", "xfs", "btrfs") */
+#define PROTO_FS_OPTIONS_MAX 1024u      /* mkfs_options, mount_options: no control characters */
+#define PROTO_FS_UUID_MAX 64u           /* of [0-9A-Za-z-] */
+#define PROTO_FS_PATH_MAX 1024u         /* a member's path: absolute, no control characters */
+#define PROTO_FS_MEMBERS_MAX 16u
+#define PROTO_FS_OUTPUT_MAX 4096u       /* FS_INFO's mkfs_output */
+
+typedef enum ProtoFsStage {
+        PROTO_FS_STAGE_MAKE = 1,        /* wipe, mkfs, mount */
+        PROTO_FS_STAGE_MOUNT = 2,       /* mount what an earlier step of the job made */
+} ProtoFsStage;
+
+/* A device the filesystem is made on, as benchd checked it at step start. */
+typedef struct ProtoFsMember {
+        char *path;             /* the node benchd resolved, e.g. /dev/loop3 */
+        uint64_t dev;           /* st_rdev, as from makedev(); not 0, each member another */
+        uint64_t diskseq;       /* 0: unknown */
+        uint32_t flags;         /* PROTO_GUARD_SCRATCH: its signatures may be wiped */
+} ProtoFsMember;
+
+/* Layouts: "single"; for btrfs also "raid0", "raid1", "raid10" (data and metadata). Any other
+ * filesystem takes exactly one member. */
+typedef struct ProtoFsSetup {
+        uint32_t stage;         /* ProtoFsStage */
+        char *fs_type;
+        char *layout;
+        char *mkfs_options;     /* raw text, split on blanks (no quoting); may be "" */
+        char *mount_options;    /* mount(2) data; may be "" */
+        char *expect_uuid;      /* MOUNT: the UUID FS_INFO reported at MAKE, not ""; MAKE: "" */
+        uint32_t n_members;     /* 1..PROTO_FS_MEMBERS_MAX */
+        ProtoFsMember *members;
+} ProtoFsSetup;
+
+/* The filesystem as mounted. Sizes are statvfs() right after the mount: size = f_blocks ×
+ * f_frsize, used = (f_blocks − f_bfree) × f_frsize, avail = f_bavail × f_frsize, inodes = f_files,
+ * inodes_free = f_ffree. */
+typedef struct ProtoFsInfo {
+        char *fs_type;
+        char *uuid;             /* as libblkid reads it from member 0 */
+        char *mkfs_command;     /* argv as run, joined by spaces; "" at MOUNT */
+        uint64_t mkfs_usec;     /* CLOCK_MONOTONIC around mkfs; 0 at MOUNT */
+        char *mkfs_output;      /* its stdout and stderr, at most PROTO_FS_OUTPUT_MAX bytes of valid
+                                 * UTF-8 with no control characters but \n and \t; "" at MOUNT */
+        char *mount_options;    /* the options in effect (mountinfo: per-mount, then the
+                                 * filesystem's), at most PROTO_FS_OPTIONS_MAX */
+        uint64_t size_bytes;
+        uint64_t used_bytes;
+        uint64_t avail_bytes;
+        uint64_t inodes;
+        uint64_t inodes_free;
+} ProtoFsInfo;
+
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
  * proto_reader_* call. */
 typedef struct ProtoFrame {
@@ -228,6 +294,9 @@ int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len);
 /* -EINVAL for a PhaseResult that its decoder would refuse. */
 int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *ret_len);
+/* -EINVAL for a setup or info its decoder would refuse (proto_fs_setup_valid(), _info_valid()). */
+int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len);
+int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
 
 /* -EINVAL for a PositionResult that its decoder would refuse. */
 int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
@@ -245,14 +314,32 @@ int proto_decode_error(const ProtoFrame *f, ProtoError *ret);
 int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
 /* Nothing owned: no clear function. */
 int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret);
+int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret);
+int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 /* True for a name PHASE_RESULT may carry. */
 bool proto_phase_name_valid(const char *name);
+
+/* The field rules of the filesystem frames, shared by encoders, decoders, benchd (before it sends
+ * a setup) and benchd-worker's --try-mkfs: fs_type 1..PROTO_FS_TYPE_MAX of [a-z0-9]; a known
+ * layout that the filesystem has (raid* only for btrfs, one member for the others); options
+ * bounded, valid UTF-8 and without control characters; a UUID of [0-9A-Za-z-] (empty exactly at
+ * MAKE); members absolute paths, dev_t not 0 and distinct, flags known. */
+bool proto_fs_type_valid(const char *s);
+bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_members);
+bool proto_fs_options_valid(const char *s);
+bool proto_fs_setup_valid(const ProtoFsSetup *m);
+/* FS_INFO alone (the relations between its numbers, and with the setup, are proto-plausible.h's). */
+bool proto_fs_info_valid(const ProtoFsInfo *m);
+/* A deep copy. -ENOMEM, or -EINVAL for a setup that is not valid. */
+int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret);
 
 void proto_spec_clear(ProtoSpec *m);
 void proto_text_clear(ProtoText *m);
 void proto_histogram_clear(ProtoHistogram *m);
 void proto_result_clear(ProtoResult *m);
 void proto_error_clear(ProtoError *m);
+void proto_fs_setup_clear(ProtoFsSetup *m);
+void proto_fs_info_clear(ProtoFsInfo *m);
 
 /* Blocking write of a whole buffer (EINTR-safe). For the worker and for the daemon's one SPEC. */
 int proto_write_all(int fd, const void *buf, size_t len);

@@ -32,6 +32,10 @@ void engine_request_stop(void) {
                 atomic_store(&sh->stop, true);     /* lock-free, so async-signal-safe */
 }
 
+bool engine_stop_requested(void) {
+        return stop_requested != 0;
+}
+
 bool engine_should_stop(Engine *e) {
         EngineShared *sh = e->shared;
 

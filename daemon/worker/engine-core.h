@@ -191,6 +191,9 @@ void engine_shared_free(Engine *e);
 
 /* Async-signal-safe: asks a running engine to stop within one I/O and clean up. */
 void engine_request_stop(void);
+/* Whether engine_request_stop() was called, whether or not an engine runs (the worker's own
+ * preparations poll it). */
+bool engine_stop_requested(void);
 /* True when streams must stop now: a signal, an error, or the end of the runtime. */
 bool engine_should_stop(Engine *e);
 /* True for a signal only. */

@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "fsprep.h"
 #include "ioengine.h"
 #include "output.h"
 #include "shared/children.h"
@@ -160,36 +161,69 @@ static int proto_send_histogram(int fd, const Histogram *h) {
         return 0;
 }
 
-static int proto_read_spec(int fd, ProtoSpec *ret) {
-        ProtoReader reader;
-        ProtoFrame frame;
+/* The next frame from benchd, whole (its payload valid until the reader's next call). */
+static int proto_read_frame(ProtoReader *reader, int fd, ProtoFrame *ret) {
         int r;
 
-        proto_reader_init(&reader);
         for (;;) {
-                r = proto_reader_next(&reader, &frame);
-                if (r < 0)
-                        goto out;
-                if (r > 0)
-                        break;
-                r = proto_reader_fill(&reader, fd);
+                r = proto_reader_next(reader, ret);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                r = proto_reader_fill(reader, fd);
                 if (r == -EAGAIN || r == -EINTR)
                         continue;
                 if (r < 0)
-                        goto out;
-                if (r == 0) {
-                        r = -ECONNRESET;
-                        goto out;
-                }
+                        return r;
+                if (r == 0)
+                        return -ECONNRESET;
         }
-        r = frame.type == PROTO_SPEC ? proto_decode_spec(&frame, ret) : -EBADMSG;
-out:
-        proto_reader_clear(&reader);
-        return r;
 }
 
-/* Applies "key=value" lines. */
-static int spec_apply_text(JobSpec *spec, const char *text, char **reterr) {
+static int proto_read_spec(ProtoReader *reader, int fd, ProtoSpec *ret) {
+        ProtoFrame frame;
+        int r;
+
+        r = proto_read_frame(reader, fd, &frame);
+        if (r < 0)
+                return r;
+        return frame.type == PROTO_SPEC ? proto_decode_spec(&frame, ret) : -EBADMSG;
+}
+
+static int proto_read_fs_setup(ProtoReader *reader, int fd, ProtoFsSetup *ret) {
+        ProtoFrame frame;
+        int r;
+
+        r = proto_read_frame(reader, fd, &frame);
+        if (r < 0)
+                return r;
+        return frame.type == PROTO_FS_SETUP ? proto_decode_fs_setup(&frame, ret) : -EBADMSG;
+}
+
+/* A filesystem step's spec has a "filesystems=" line; then FS_SETUP follows the SPEC. */
+static bool spec_text_is_fs_step(const char *text) {
+        for (const char *p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (strncmp(p, "filesystems=", strlen("filesystems=")) == 0)
+                        return true;
+        return false;
+}
+
+/* The keys FS_SETUP stands for in a filesystem step: the matrix (filesystems, devices, layout,
+ * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...),
+ * and the target and consent, as the step runs on a directory of the filesystem it mounted. */
+static bool fs_step_key(const char *line) {
+        static const char *const keys[] = {
+                "target", "destructive", "filesystems", "devices", "layout", "mkfs_options", "mount_options",
+        };
+        size_t n = strcspn(line, "=.[");
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (strlen(keys[i]) == n && strncmp(line, keys[i], n) == 0)
+                        return true;
+        return false;
+}
+
+/* Applies "key=value" lines; in a filesystem step not those of fs_step_key(). */
+static int spec_apply_text(JobSpec *spec, const char *text, bool fs_step, char **reterr) {
         _cleanup_free_ char *copy = strdup(text);
         char *save = NULL;
         int r;
@@ -197,13 +231,24 @@ static int spec_apply_text(JobSpec *spec, const char *text, char **reterr) {
         if (!copy)
                 return -ENOMEM;
         for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                if (!*line)
+                if (!*line || (fs_step && fs_step_key(line)))
                         continue;
                 r = spec_set_assignment(spec, line, reterr);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+static int proto_send_fs_info(int fd, const ProtoFsInfo *info) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_fs_info(info, &buf, &len);
+        return send_frame(fd, r, buf, len);
+}
+
+static bool stop_requested(void) {
+        return engine_stop_requested();
 }
 
 /* The daemon checked the target at step start; what spec_check_target() found here must be that
@@ -233,7 +278,13 @@ static int guard_check(const JobSpec *spec, const ProtoGuard *g, const TargetChe
 }
 
 static int run_protocol(int fd) {
-        _cleanup_free_ char *err = NULL, *prefix = NULL;
+        _cleanup_free_ char *err = NULL, *prefix = NULL, *umount_err = NULL;
+        _cleanup_(proto_fs_setup_clear) ProtoFsSetup fs = {};
+        _cleanup_(proto_fs_info_clear) ProtoFsInfo fs_info = {};
+        FsPrepOptions fs_opts = { .stop_requested = stop_requested };
+        FsPrep prep = {};
+        ProtoReader reader;
+        bool fs_step = false;
         ProtoSpec ps = {};
         JobSpec spec;
         TargetCheck tc;
@@ -261,19 +312,49 @@ static int run_protocol(int fd) {
                 return EXIT_FAILURE;
         }
 
-        r = proto_read_spec(fd, &ps);
+        proto_reader_init(&reader);
+        r = proto_read_spec(&reader, fd, &ps);
         if (r < 0) {
+                proto_reader_clear(&reader);
                 log_error("cannot read the SPEC frame: %s", strerror(-r));
                 proto_send_error(fd, r, "the worker expected one SPEC frame");
                 return EXIT_FAILURE;
         }
+        fs_step = spec_text_is_fs_step(ps.text);
+        if (fs_step) {
+                r = proto_read_fs_setup(&reader, fd, &fs);
+                if (r < 0) {
+                        proto_reader_clear(&reader);
+                        log_error("cannot read the FS_SETUP frame: %s", strerror(-r));
+                        proto_send_error(fd, r, "the worker expected an FS_SETUP frame after a SPEC with filesystems=");
+                        proto_spec_clear(&ps);
+                        spec_clear(&spec);
+                        return EXIT_FAILURE;
+                }
+        }
+        proto_reader_clear(&reader);
 
-        r = spec_apply_text(&spec, ps.text, &err);
+        r = spec_apply_text(&spec, ps.text, fs_step, &err);
+        /* A filesystem step runs on a directory of the filesystem it mounts; what it writes to is
+         * the members, each with a guard of its own in FS_SETUP. */
+        if (r >= 0 && fs_step && ps.guard.kind != PROTO_GUARD_NONE)
+                r = reterr_set(&err, -EINVAL, "a filesystem step's SPEC carries no target guard (kind %" PRIu32
+                               "); its members carry theirs in FS_SETUP", ps.guard.kind);
+        if (r >= 0 && fs_step)
+                r = spec_set_from_string(&spec, "target", FSPREP_MOUNT_POINT, &err);
         if (r >= 0)
                 r = spec_finalize(&spec, &err);
         if (r >= 0 && spec.workload < 0) {
                 r = -EINVAL;
                 err = strdup("a worker step needs a workload, not a profile");
+        }
+        if (r >= 0 && fs_step) {
+                r = fsprep_setup(&prep, &fs, &fs_opts, &fs_info, &err);
+                if (r >= 0) {
+                        r = proto_send_fs_info(fd, &fs_info);
+                        if (r < 0)
+                                log_error("cannot send FS_INFO: %s", strerror(-r));
+                }
         }
         if (r >= 0)
                 r = spec_check_target(&spec, &tc, &err);
@@ -299,6 +380,9 @@ static int run_protocol(int fd) {
                              st->lat_p99_ns) >= 0)
                         (void) proto_sink_log(&ps_sink, LOG_INFO, line);
         }
+        /* Unmounted before the last frame, so that a note about it can still go out. */
+        if (fs_step && fsprep_finish(&prep, &umount_err) != 0)
+                (void) proto_sink_log(&ps_sink, LOG_WARNING, umount_err ?: "cannot unmount the filesystem");
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {
@@ -383,6 +467,7 @@ static int parse_duration_ms(const char *s, uint64_t *ret) {
 static void help(void) {
         printf("Usage: benchd-worker --target PATH --workload NAME [OPTIONS]\n"
                "       benchd-worker --protocol-fd=FD\n"
+               "       benchd-worker --try-mkfs=FS [--layout=L] [--mkfs-options=TEXT] [--members=N] [--size=SIZE]\n"
                "\n"
                "Runs one benchmark step and prints its result (or, with --protocol-fd, talks to benchd).\n"
                "\n"
@@ -406,6 +491,10 @@ static void help(void) {
                "     --set KEY=VALUE      any job spec key (see DESIGN.md \"Job spec\")\n"
                "     --ioengine NAME      sync, io_uring or null (testing)\n"
                "     --json               print a JSON document instead of the summary\n"
+               "     --try-mkfs FS        only run mkfs.FS as a filesystem step would, with --mkfs-options,\n"
+               "                          on --members sparse images (default 1; raid0/raid1 2, raid10 4)\n"
+               "                          of --size (320M..1G, default 320M) in a private tmpfs; for\n"
+               "                          btrfs --layout single, raid0, raid1 or raid10\n"
                "     --live               a line per sample on stderr\n"
                "  -h --help               this text\n"
                "     --version            the version\n");
@@ -425,6 +514,10 @@ enum {
         ARG_PROTOCOL_FD,
         ARG_IOENGINE,
         ARG_VERSION,
+        ARG_TRY_MKFS,
+        ARG_LAYOUT,
+        ARG_MKFS_OPTIONS,
+        ARG_MEMBERS,
 };
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -437,6 +530,39 @@ static int usage_error(const char *fmt, ...) {
         va_end(ap);
         fprintf(stderr, "\nTry 'benchd-worker --help'.\n");
         return EXIT_USAGE;
+}
+
+/* --try-mkfs: exit 0 when mkfs accepted the options, 1 when not (its message on stderr). */
+static int run_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_options, unsigned members,
+                        const char *size_arg) {
+        FsPrepOptions opts = { .stop_requested = stop_requested };
+        _cleanup_free_ char *err = NULL;
+        uint64_t size = 0;
+        int r;
+
+        layout = layout ?: "single";
+        mkfs_options = mkfs_options ?: "";
+        if (members == 0)
+                members = streq(layout, "raid10") ? 4 : streq(layout, "single") ? 1 : 2;
+        if (!proto_fs_type_valid(fs_type))
+                return usage_error("--try-mkfs: '%s' is not a filesystem type (1 to %u of a-z and 0-9, e.g. ext4)",
+                                   CALLER_TEXT(fs_type), PROTO_FS_TYPE_MAX);
+        if (!proto_fs_layout_valid(fs_type, layout, members))
+                return usage_error("--layout=%s with --members=%u: %s takes layout single on one device%s",
+                                   CALLER_TEXT(layout), members, fs_type, streq(fs_type, "btrfs") ? "" :
+                                   " (only btrfs has raid0, raid1, raid10 and several devices)");
+        if (!proto_fs_options_valid(mkfs_options))
+                return usage_error("--mkfs-options: at most %u bytes of text without control characters",
+                                   PROTO_FS_OPTIONS_MAX);
+        if (size_arg && parse_size(size_arg, &size) < 0)
+                return usage_error("--size: '%s' is not a size; use e.g. 512M or 1G", CALLER_TEXT(size_arg));
+
+        r = fsprep_try_mkfs(fs_type, layout, mkfs_options, members, size, &opts, &err);
+        if (r < 0) {
+                fprintf(stderr, "%s\n", err ?: strerror(-r));
+                return EXIT_FAILURE;
+        }
+        return EXIT_SUCCESS;
 }
 
 static int run(int argc, char *argv[]) {
@@ -463,8 +589,15 @@ static int run(int argc, char *argv[]) {
                 { "protocol-fd", required_argument, NULL, ARG_PROTOCOL_FD },
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
+                { "try-mkfs",    required_argument, NULL, ARG_TRY_MKFS },
+                { "layout",      required_argument, NULL, ARG_LAYOUT },
+                { "mkfs-options", required_argument, NULL, ARG_MKFS_OPTIONS },
+                { "members",     required_argument, NULL, ARG_MEMBERS },
                 {}
         };
+        const char *try_fs = NULL, *layout = NULL, *mkfs_options = NULL, *size_arg = NULL;
+        unsigned members = 0;
+        bool spec_options = false;
         _cleanup_free_ char *err = NULL, *prefix = NULL;
         const char *ioengine = NULL;
         bool json = false, standalone = false;
@@ -486,7 +619,7 @@ static int run(int argc, char *argv[]) {
                 case 't': key = "target"; break;
                 case 'w': key = "workload"; break;
                 case 'b': key = "block_size"; break;
-                case 's': key = "size"; break;
+                case 's': key = "size"; size_arg = optarg; break;
                 case 'd': key = "direct"; value = "true"; break;
                 case ARG_BUFFERED: key = "direct"; value = "false"; break;
                 case ARG_SYNC: key = "sync"; break;
@@ -518,6 +651,26 @@ static int run(int argc, char *argv[]) {
                 case ARG_JSON:
                         json = true;
                         continue;
+                case ARG_TRY_MKFS:
+                        try_fs = optarg;
+                        continue;
+                case ARG_LAYOUT:
+                        layout = optarg;
+                        continue;
+                case ARG_MKFS_OPTIONS:
+                        mkfs_options = optarg;
+                        continue;
+                case ARG_MEMBERS: {
+                        char *end;
+                        unsigned long n;
+                        errno = 0;
+                        n = strtoul(optarg, &end, 10);
+                        if (errno != 0 || *end || n < 1 || n > PROTO_FS_MEMBERS_MAX)
+                                return usage_error("--members: '%s' is not a number of devices from 1 to %u", optarg,
+                                                   PROTO_FS_MEMBERS_MAX);
+                        members = (unsigned) n;
+                        continue;
+                }
                 case ARG_LIVE:
                         log.live = true;
                         continue;
@@ -542,12 +695,25 @@ static int run(int argc, char *argv[]) {
                 }
 
                 standalone = true;
+                if (c != 's')
+                        spec_options = true;
                 r = spec_set_from_string(&spec, key, value, &err);
                 if (r < 0)
                         return usage_error("%s", err ? err : "bad option value");
         }
         if (optind < argc)
                 return usage_error("unexpected argument '%s'", argv[optind]);
+
+        if (try_fs) {
+                if (spec_options || protocol_fd >= 0)
+                        return usage_error("%s", "--try-mkfs takes only --layout, --mkfs-options, --members and "
+                                           "--size");
+                r = run_try_mkfs(try_fs, layout, mkfs_options, members, size_arg);
+                spec_clear(&spec);
+                return r;
+        }
+        if (layout || mkfs_options || members)
+                return usage_error("%s", "--layout, --mkfs-options and --members go with --try-mkfs");
 
         if (protocol_fd >= 0) {
                 if (standalone)

@@ -164,6 +164,115 @@ START_TEST(test_phase) {
 }
 END_TEST
 
+/* ---- FS_INFO ---- */
+
+/* A 1 GiB ext4 that mkfs made in 1.5 s. */
+#define FS_INFO_OK .fs_type = (char *) "ext4", .uuid = (char *) "0b6a1d4c-3c1e-4a55-9a3e-1f2d3c4b5a69", \
+        .mkfs_command = (char *) "mkfs.ext4 -b 4096 /dev/loop3", .mkfs_usec = 1500000, \
+        .mkfs_output = (char *) "Creating filesystem\n\tdone\n", .mount_options = (char *) "rw,nosuid,nodev,relatime", \
+        .size_bytes = UINT64_C(1) << 30, .used_bytes = 24 << 20, .avail_bytes = 900 << 20, .inodes = 65536, \
+        .inodes_free = 65525
+#define FS_UUID "0b6a1d4c-3c1e-4a55-9a3e-1f2d3c4b5a69"
+/* The same filesystem mounted again by a later step. */
+#define FS_INFO_MOUNT FS_INFO_OK, .mkfs_command = (char *) "", .mkfs_usec = 0, .mkfs_output = (char *) ""
+
+enum { FS_NONE, FS_MAKE, FS_MOUNT };
+
+static const struct {
+        const char *row;
+        int setup;              /* FS_NONE: no FS_SETUP was sent */
+        const char *before;     /* frames before it: "F" an FS_INFO that passed, "P" PHASE layout */
+        ProtoFsInfo info;
+        uint64_t elapsed_ms;
+        const char *want;
+} fs_info_cases[] = {
+        { "made", FS_MAKE, "", { FS_INFO_OK }, 0, NULL },
+        { "mounted", FS_MOUNT, "", { FS_INFO_MOUNT }, 0, NULL },
+        { "full and no inodes left", FS_MAKE, "", { FS_INFO_OK, .used_bytes = UINT64_C(1) << 30,
+          .avail_bytes = 0, .inodes_free = 65536 }, 0, NULL },
+        { "without FS_SETUP", FS_NONE, "", { FS_INFO_OK }, 0, "FS_INFO from a step that was sent no FS_SETUP" },
+        { "twice", FS_MAKE, "F", { FS_INFO_OK }, 0, "FS_INFO sent twice" },
+        { "again after a PHASE", FS_MAKE, "FP", { FS_INFO_OK }, 0, "FS_INFO sent twice" },
+        { "another fs_type", FS_MAKE, "", { FS_INFO_OK, .fs_type = (char *) "xfs" }, 0,
+          "FS_INFO fs_type=xfs, but FS_SETUP asked for ext4" },
+        { "used > size", FS_MAKE, "", { FS_INFO_OK, .used_bytes = (UINT64_C(1) << 30) + 1 }, 0,
+          "must each be at most size_bytes=1073741824" },
+        { "avail > size", FS_MAKE, "", { FS_INFO_OK, .avail_bytes = (UINT64_C(1) << 30) + 1 }, 0,
+          "must each be at most size_bytes" },
+        { "inodes_free > inodes", FS_MAKE, "", { FS_INFO_OK, .inodes_free = 65537 }, 0,
+          "FS_INFO inodes_free=65537 is more than inodes=65536" },
+        { "size beyond INT64_MAX", FS_MAKE, "", { FS_INFO_OK, .size_bytes = I64MAX + 1 }, 0,
+          "FS_INFO size_bytes=9223372036854775808 is above" },
+        { "MAKE without a UUID", FS_MAKE, "", { FS_INFO_OK, .uuid = (char *) "" }, 0,
+          "FS_INFO without a UUID" },
+        { "MAKE by another program", FS_MAKE, "", { FS_INFO_OK, .mkfs_command = (char *) "mkfs.ext4x /dev/loop3" }, 0,
+          "FS_INFO mkfs_command does not run mkfs.ext4" },
+        { "MAKE with no command", FS_MAKE, "", { FS_INFO_OK, .mkfs_command = (char *) "" }, 0,
+          "does not run mkfs.ext4" },
+        { "mkfs longer than the worker ran", FS_MAKE, "", { FS_INFO_OK, .mkfs_usec = 12 * USEC_PER_SEC }, 10000,
+          "FS_INFO mkfs_usec=12000000 is longer than the worker has run (10000000 us)" },
+        { "mkfs just inside the clock", FS_MAKE, "", { FS_INFO_OK, .mkfs_usec = 11 * USEC_PER_SEC }, 10000, NULL },
+        { "MOUNT of another UUID", FS_MOUNT, "", { FS_INFO_MOUNT, .uuid = (char *) "1b6a1d4c" }, 0,
+          "FS_INFO uuid=1b6a1d4c, but FS_SETUP asked to mount the filesystem " FS_UUID },
+        { "MOUNT with a mkfs run", FS_MOUNT, "", { FS_INFO_MOUNT, .mkfs_usec = 5 }, 0,
+          "FS_INFO reports a mkfs run for a step that only mounts" },
+        { "MOUNT with mkfs output", FS_MOUNT, "", { FS_INFO_MOUNT, .mkfs_output = (char *) "x" }, 0,
+          "a mkfs run for a step that only mounts" },
+};
+
+START_TEST(test_fs_info) {
+        ProtoFsMember member = { .path = (char *) "/dev/loop3", .dev = 0x703 };
+        ProtoFsSetup setup = { .stage = fs_info_cases[_i].setup == FS_MOUNT ? PROTO_FS_STAGE_MOUNT :
+                                                                              PROTO_FS_STAGE_MAKE,
+                               .fs_type = (char *) "ext4", .layout = (char *) "single", .mkfs_options = (char *) "",
+                               .mount_options = (char *) "",
+                               .expect_uuid = (char *) (fs_info_cases[_i].setup == FS_MOUNT ? FS_UUID : ""),
+                               .n_members = 1, .members = &member };
+        ProtoClock c = clock_at(fs_info_cases[_i].elapsed_ms);
+        _cleanup_free_ char *err = NULL;
+        ProtoTally t;
+        int r;
+
+        ck_assert(proto_fs_setup_valid(&setup));
+        proto_tally_init(&t);
+        if (fs_info_cases[_i].setup != FS_NONE)
+                proto_tally_expect_fs(&t, &setup);
+        for (const char *b = fs_info_cases[_i].before; *b; b++) {
+                if (*b == 'F')
+                        ck_assert_int_eq(proto_fs_info_plausible(&t, &fs_info_cases[_i].info, &c, NULL), 0);
+                else
+                        ck_assert_int_eq(proto_phase_plausible(&t, "layout", NULL), 0);
+        }
+        ck_assert(proto_fs_info_valid(&fs_info_cases[_i].info));
+        r = proto_fs_info_plausible(&t, &fs_info_cases[_i].info, &c, &err);
+        expect(fs_info_cases[_i].row, r, err, fs_info_cases[_i].want);
+        ck_assert_int_eq(t.fs_info, fs_info_cases[_i].want == NULL || strchr(fs_info_cases[_i].before, 'F'));
+}
+END_TEST
+
+/* In a filesystem step nothing of the step comes before its FS_INFO. */
+START_TEST(test_fs_phase_order) {
+        ProtoFsMember member = { .path = (char *) "/dev/loop3", .dev = 0x703 };
+        ProtoFsSetup setup = { .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "single",
+                               .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+                               .n_members = 1, .members = &member };
+        ProtoFsInfo info = { FS_INFO_OK };
+        ProtoClock c = clock_at(0);
+        _cleanup_free_ char *err = NULL;
+        ProtoTally t;
+        int r;
+
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &setup);
+        r = proto_phase_plausible(&t, "measure", &err);
+        expect("measure before FS_INFO", r, err, "PHASE measure before FS_INFO");
+        ck_assert_int_eq(t.stage, PROTO_STAGE_NONE);
+        ck_assert_int_eq(proto_fs_info_plausible(&t, &info, &c, NULL), 0);
+        ck_assert_int_eq(proto_phase_plausible(&t, "layout", NULL), 0);
+        ck_assert_int_eq(proto_phase_plausible(&t, "measure", NULL), 0);
+}
+END_TEST
+
 /* ---- SAMPLE ---- */
 
 /* 4 MiB written in 128 I/Os of 32 KiB in the first second, of an 8 MiB write step. */
@@ -747,6 +856,8 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_limits, 0, ELEMENTSOF(limit_cases));
         tcase_add_test(tc, test_limits_invalid);
         tcase_add_loop_test(tc, test_phase, 0, ELEMENTSOF(phase_cases));
+        tcase_add_loop_test(tc, test_fs_info, 0, ELEMENTSOF(fs_info_cases));
+        tcase_add_test(tc, test_fs_phase_order);
         tcase_add_loop_test(tc, test_sample, 0, ELEMENTSOF(sample_cases));
         tcase_add_loop_test(tc, test_histogram, 0, ELEMENTSOF(histogram_cases));
         tcase_add_loop_test(tc, test_phase_result, 0, ELEMENTSOF(phase_result_cases));

@@ -628,12 +628,12 @@ START_TEST(test_phase_result_garbage) {
                 ck_assert_int_eq(proto_reader_push(&r, buf, cut), 0);
                 ck_assert_int_eq(proto_reader_next(&r, &g), 0);
         }
-        /* Type 10 does not exist (yet): garbage to the reader. */
+        /* The type after the last one does not exist (yet): garbage to the reader. */
         {
                 _cleanup_reader_ ProtoReader r;
                 ProtoFrame g;
 
-                buf[6] = PROTO_PHASE_RESULT + 1;
+                buf[6] = _PROTO_TYPE_MAX;
                 proto_reader_init(&r);
                 ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
                 ck_assert_int_eq(proto_reader_next(&r, &g), -EBADMSG);
@@ -700,6 +700,287 @@ START_TEST(test_roundtrip_position_result) {
 }
 END_TEST
 
+/* ---- filesystem frames ---- */
+
+static ProtoFsMember fs_members_ok[] = {
+        { .path = (char *) "/dev/loop3", .dev = UINT64_C(0x703), .diskseq = 41, .flags = PROTO_GUARD_SCRATCH },
+        { .path = (char *) "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", .dev = UINT64_C(0x800010), .diskseq = 0 },
+};
+
+static const ProtoFsSetup fs_setup_ok = {
+        .stage = PROTO_FS_STAGE_MAKE,
+        .fs_type = (char *) "btrfs",
+        .layout = (char *) "raid1",
+        .mkfs_options = (char *) "--nodesize 16k -O no-holes",
+        .mount_options = (char *) "compress=zstd:3,noatime",
+        .expect_uuid = (char *) "",
+        .n_members = 2,
+        .members = fs_members_ok,
+};
+
+static const ProtoFsInfo fs_info_ok = {
+        .fs_type = (char *) "btrfs",
+        .uuid = (char *) "5c1e3f2a-9d6b-4e8f-a1c2-3b4d5e6f7a8b",
+        .mkfs_command = (char *) "mkfs.btrfs -d raid1 -m raid1 /dev/loop3 /dev/sdb",
+        .mkfs_usec = 812345,
+        .mkfs_output = (char *) "btrfs-progs v6.2\n\tRAID1\nGr\xc3\xbc\xc3\x9f" "e\n",
+        .mount_options = (char *) "rw,nosuid,nodev,relatime,space_cache=v2",
+        .size_bytes = UINT64_C(2) << 30,
+        .used_bytes = UINT64_C(3) << 20,
+        .avail_bytes = UINT64_C(1) << 30,
+        .inodes = 0,
+        .inodes_free = 0,
+};
+
+START_TEST(test_roundtrip_fs_setup) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoFsSetup out = {}, copy = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_fs_setup(&fs_setup_ok, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_FS_SETUP);
+        ck_assert_int_eq(proto_decode_fs_setup(&f, &out), 0);
+        ck_assert_uint_eq(out.stage, PROTO_FS_STAGE_MAKE);
+        ck_assert_str_eq(out.fs_type, "btrfs");
+        ck_assert_str_eq(out.layout, "raid1");
+        ck_assert_str_eq(out.mkfs_options, fs_setup_ok.mkfs_options);
+        ck_assert_str_eq(out.mount_options, fs_setup_ok.mount_options);
+        ck_assert_str_eq(out.expect_uuid, "");
+        ck_assert_uint_eq(out.n_members, 2);
+        for (unsigned i = 0; i < 2; i++) {
+                ck_assert_str_eq(out.members[i].path, fs_members_ok[i].path);
+                ck_assert_uint_eq(out.members[i].dev, fs_members_ok[i].dev);
+                ck_assert_uint_eq(out.members[i].diskseq, fs_members_ok[i].diskseq);
+                ck_assert_uint_eq(out.members[i].flags, fs_members_ok[i].flags);
+        }
+
+        /* What the supervisor keeps is a deep copy. */
+        ck_assert_int_eq(proto_fs_setup_copy(&out, &copy), 0);
+        ck_assert_ptr_ne(copy.members[1].path, out.members[1].path);
+        proto_fs_setup_clear(&out);
+        ck_assert_ptr_null(out.members);
+        ck_assert_str_eq(copy.members[1].path, fs_members_ok[1].path);
+        ck_assert_str_eq(copy.mount_options, fs_setup_ok.mount_options);
+        proto_fs_setup_clear(&copy);
+}
+END_TEST
+
+START_TEST(test_roundtrip_fs_info) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoFsInfo out = {};
+        ProtoFrame f;
+        size_t len;
+
+        proto_reader_init(&r);
+        ck_assert_int_eq(proto_encode_fs_info(&fs_info_ok, &buf, &len), 0);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_FS_INFO);
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+        ck_assert_str_eq(out.fs_type, fs_info_ok.fs_type);
+        ck_assert_str_eq(out.uuid, fs_info_ok.uuid);
+        ck_assert_str_eq(out.mkfs_command, fs_info_ok.mkfs_command);
+        ck_assert_uint_eq(out.mkfs_usec, fs_info_ok.mkfs_usec);
+        ck_assert_str_eq(out.mkfs_output, fs_info_ok.mkfs_output);
+        ck_assert_str_eq(out.mount_options, fs_info_ok.mount_options);
+        ck_assert_uint_eq(out.size_bytes, fs_info_ok.size_bytes);
+        ck_assert_uint_eq(out.used_bytes, fs_info_ok.used_bytes);
+        ck_assert_uint_eq(out.avail_bytes, fs_info_ok.avail_bytes);
+        ck_assert_uint_eq(out.inodes, 0);
+        ck_assert_uint_eq(out.inodes_free, 0);
+        proto_fs_info_clear(&out);
+        ck_assert_ptr_null(out.uuid);
+}
+END_TEST
+
+/* The wire form of a setup without the encoder's checks: what a broken daemon (or a test) sends. */
+static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **ret, size_t *ret_len) {
+        const char *strs[] = { m->fs_type, m->layout, m->mkfs_options, m->mount_options, m->expect_uuid };
+        size_t len = 4 + 4, o = PROTO_HEADER_SIZE;
+        uint8_t *b;
+
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++)
+                len += 4 + strlen(strs[i]);
+        for (uint32_t i = 0; i < n_members; i++)
+                len += 4 + strlen(m->members[i].path) + 20;
+        b = calloc(1, PROTO_HEADER_SIZE + len);
+        ck_assert_ptr_nonnull(b);
+        memcpy(b, "BNCH\x01\x00", 6);
+        b[6] = PROTO_FS_SETUP;
+        put_le32(b + 8, (uint32_t) len);
+        put_le32(b + o, m->stage);
+        o += 4;
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++) {
+                put_le32(b + o, (uint32_t) strlen(strs[i]));
+                memcpy(b + o + 4, strs[i], strlen(strs[i]));
+                o += 4 + strlen(strs[i]);
+        }
+        put_le32(b + o, n_members);
+        o += 4;
+        for (uint32_t i = 0; i < n_members; i++) {
+                const ProtoFsMember *x = &m->members[i];
+
+                put_le32(b + o, (uint32_t) strlen(x->path));
+                memcpy(b + o + 4, x->path, strlen(x->path));
+                o += 4 + strlen(x->path);
+                put_le64(b + o, x->dev);
+                put_le64(b + o + 8, x->diskseq);
+                put_le32(b + o + 16, x->flags);
+                o += 20;
+        }
+        ck_assert_uint_eq(o, PROTO_HEADER_SIZE + len);
+        *ret = b;
+        *ret_len = o;
+}
+
+/* 1024 bytes: the bound of options, a quarter of the bound of mkfs output. */
+#define LONG_1024 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+static const struct {
+        const char *what;
+        uint32_t stage;
+        const char *fs_type, *layout, *mkfs_options, *mount_options, *expect_uuid;
+        uint32_t n_members;
+        const char *path1;      /* NULL: fs_members_ok[1]'s */
+        uint64_t dev1;          /* 0: fs_members_ok[1]'s */
+        uint32_t flags1;
+        int ret;
+} fs_setup_cases[] = {
+        { "btrfs raid1", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
+        { "btrfs single over two", 0, NULL, "single", NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
+        { "btrfs raid10", 0, NULL, "raid10", NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
+        { "ext4 on one", 0, "ext4", "single", NULL, NULL, NULL, 1, NULL, 0, 0, 0 },
+        { "mount with a UUID", PROTO_FS_STAGE_MOUNT, NULL, NULL, NULL, NULL, "5c1e3f2a-9d6b", 0, NULL, 0, 0, 0 },
+        { "options of 1024 bytes", 0, NULL, NULL, LONG_1024, LONG_1024, NULL, 0, NULL, 0, 0, 0 },
+        { "fs_type empty", 0, "", NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "fs_type upper case", 0, "EXT4", NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "fs_type with a dash", 0, "ext-4", NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "fs_type with a slash", 0, "../sh", NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "fs_type of 17", 0, "abcdefghijklmnopq", NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "unknown layout", 0, NULL, "raid5", NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "ext4 raid1", 0, "ext4", "raid1", NULL, NULL, NULL, 1, NULL, 0, 0, -EBADMSG },
+        { "ext4 on two", 0, "ext4", "single", NULL, NULL, NULL, 2, NULL, 0, 0, -EBADMSG },
+        { "no members", 0, NULL, NULL, NULL, NULL, NULL, UINT32_MAX, NULL, 0, 0, -EBADMSG },
+        { "17 members", 0, NULL, NULL, NULL, NULL, NULL, 17, NULL, 0, 0, -EBADMSG },
+        { "stage 0", UINT32_MAX, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "stage 3", 3, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "MAKE with a UUID", PROTO_FS_STAGE_MAKE, NULL, NULL, NULL, NULL, "5c1e3f2a", 0, NULL, 0, 0, -EBADMSG },
+        { "MOUNT without one", PROTO_FS_STAGE_MOUNT, NULL, NULL, NULL, NULL, "", 0, NULL, 0, 0, -EBADMSG },
+        { "UUID with a slash", PROTO_FS_STAGE_MOUNT, NULL, NULL, NULL, NULL, "5c1e/3f2a", 0, NULL, 0, 0, -EBADMSG },
+        { "options of 1025 bytes", 0, NULL, NULL, LONG_1024 "a", NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "mount options of 1025", 0, NULL, NULL, NULL, "a" LONG_1024, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "newline in options", 0, NULL, NULL, "-b 4096\n-O ^has_journal", NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "escape in mount options", 0, NULL, NULL, NULL, "noatime\x1b[2J", NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "options not UTF-8", 0, NULL, NULL, "-L \xff", NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
+        { "relative member path", 0, NULL, NULL, NULL, NULL, NULL, 0, "loop4", 0, 0, -EBADMSG },
+        { "empty member path", 0, NULL, NULL, NULL, NULL, NULL, 0, "", 0, 0, -EBADMSG },
+        { "member path with a tab", 0, NULL, NULL, NULL, NULL, NULL, 0, "/dev/lo\top4", 0, 0, -EBADMSG },
+        { "member dev 0", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, UINT64_MAX, 0, -EBADMSG },
+        { "the same member twice", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0x703, 0, -EBADMSG },
+        { "unknown member flag", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 2, -EBADMSG },
+};
+
+/* Each row breaks (or keeps) one rule: the encoder refuses it with -EINVAL and the decoder, fed the
+ * same fields on the wire, with -EBADMSG. */
+START_TEST(test_fs_setup_fields) {
+        ProtoFsMember members[17];
+        ProtoFsSetup m = fs_setup_ok, out = {};
+        _cleanup_free_ uint8_t *raw = NULL, *enc = NULL;
+        ProtoFrame f;
+        size_t len;
+        int ret = fs_setup_cases[_i].ret;
+
+        for (unsigned i = 0; i < ELEMENTSOF(members); i++)
+                members[i] = (ProtoFsMember) { .path = (char *) "/dev/loopN", .dev = 0x700 + i + 10 };
+        members[0] = fs_members_ok[0];
+        members[1] = fs_members_ok[1];
+        if (fs_setup_cases[_i].stage)
+                m.stage = fs_setup_cases[_i].stage == UINT32_MAX ? 0 : fs_setup_cases[_i].stage;
+        if (fs_setup_cases[_i].fs_type)
+                m.fs_type = (char *) fs_setup_cases[_i].fs_type;
+        if (fs_setup_cases[_i].layout)
+                m.layout = (char *) fs_setup_cases[_i].layout;
+        if (fs_setup_cases[_i].mkfs_options)
+                m.mkfs_options = (char *) fs_setup_cases[_i].mkfs_options;
+        if (fs_setup_cases[_i].mount_options)
+                m.mount_options = (char *) fs_setup_cases[_i].mount_options;
+        if (fs_setup_cases[_i].expect_uuid)
+                m.expect_uuid = (char *) fs_setup_cases[_i].expect_uuid;
+        if (fs_setup_cases[_i].n_members)
+                m.n_members = fs_setup_cases[_i].n_members == UINT32_MAX ? 0 : fs_setup_cases[_i].n_members;
+        if (fs_setup_cases[_i].path1)
+                members[1].path = (char *) fs_setup_cases[_i].path1;
+        if (fs_setup_cases[_i].dev1)
+                members[1].dev = fs_setup_cases[_i].dev1 == UINT64_MAX ? 0 : fs_setup_cases[_i].dev1;
+        members[1].flags = fs_setup_cases[_i].flags1;
+        m.members = members;
+
+        ck_assert_msg(proto_fs_setup_valid(&m) == (ret == 0), "%s: valid %d", fs_setup_cases[_i].what,
+                      proto_fs_setup_valid(&m));
+        ck_assert_msg(proto_encode_fs_setup(&m, &enc, &len) == (ret == 0 ? 0 : -EINVAL), "%s: encoder",
+                      fs_setup_cases[_i].what);
+        fs_setup_raw(&m, m.n_members, &raw, &len);
+        f = (ProtoFrame) { .type = PROTO_FS_SETUP, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = raw + PROTO_HEADER_SIZE };
+        ck_assert_msg(proto_decode_fs_setup(&f, &out) == ret, "%s: decoder", fs_setup_cases[_i].what);
+        if (ret == 0) {
+                ck_assert_uint_eq(out.n_members, m.n_members);
+                ck_assert_str_eq(out.mkfs_options, m.mkfs_options);
+        }
+        proto_fs_setup_clear(&out);
+}
+END_TEST
+
+/* n_members on the wire that the payload does not hold, and a huge count: refused before any
+ * allocation of that size. */
+START_TEST(test_fs_setup_counts) {
+        _cleanup_free_ uint8_t *raw = NULL;
+        ProtoFsSetup out = {};
+        ProtoFrame f;
+        size_t len;
+
+        fs_setup_raw(&fs_setup_ok, 2, &raw, &len);
+        f = (ProtoFrame) { .type = PROTO_FS_SETUP, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = raw + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_fs_setup(&f, &out), 0);
+        proto_fs_setup_clear(&out);
+        /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
+        size_t at = len - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
+        ck_assert_uint_eq(raw[at], 2);
+        put_le32(raw + at, 3);
+        ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
+        put_le32(raw + at, 1);
+        ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
+        put_le32(raw + at, UINT32_MAX);
+        ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
+        put_le32(raw + at, 2);
+        for (uint32_t cut = 0; cut < f.length; cut++) {
+                ProtoFrame g = f;
+                g.length = cut;
+                ck_assert_msg(proto_decode_fs_setup(&g, &out) == -EBADMSG, "cut at %u accepted", cut);
+        }
+}
+END_TEST
+
 /* Numbers as a hostile worker could send them, bypassing the encoder. */
 static const struct {
         uint32_t index;
@@ -744,9 +1025,9 @@ START_TEST(test_position_result_fields) {
 }
 END_TEST
 
-/* Types 10 and 11 are reserved: garbage to the reader, like a type past the last. */
+/* A type past the last is garbage to the reader, whatever the payload. */
 START_TEST(test_reserved_types) {
-        static const unsigned types[] = { 10, 11, _PROTO_TYPE_MAX };
+        static const unsigned types[] = { _PROTO_TYPE_MAX, _PROTO_TYPE_MAX + 1, 0xffff };
         _cleanup_free_ uint8_t *buf = NULL;
         size_t len;
 
@@ -760,6 +1041,97 @@ START_TEST(test_reserved_types) {
                 ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
                 ck_assert_msg(proto_reader_next(&r, &g) == -EBADMSG, "type %u accepted", types[i]);
         }
+}
+END_TEST
+
+static const struct {
+        const char *what;
+        const char *fs_type, *uuid, *mkfs_command, *mkfs_output, *mount_options;
+        int ret;
+} fs_info_cases[] = {
+        { "as sent", NULL, NULL, NULL, NULL, NULL, 0 },
+        { "all empty but fs_type", NULL, "", "", "", "", 0 },
+        { "fs_type empty", "", NULL, NULL, NULL, NULL, -EBADMSG },
+        { "fs_type upper case", "Btrfs", NULL, NULL, NULL, NULL, -EBADMSG },
+        { "uuid with a space", NULL, "5c1e 3f2a", NULL, NULL, NULL, -EBADMSG },
+        { "uuid of 65", NULL, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, NULL, NULL,
+          -EBADMSG },
+        { "command with a newline", NULL, NULL, "mkfs.btrfs\n/dev/loop3", NULL, NULL, -EBADMSG },
+        { "output with a carriage return", NULL, NULL, NULL, "50%\r100%", NULL, -EBADMSG },
+        { "output with an escape", NULL, NULL, NULL, "\x1b[1mbold", NULL, -EBADMSG },
+        { "output with C1", NULL, NULL, NULL, "next\xc2\x85line", NULL, -EBADMSG },
+        { "output not UTF-8", NULL, NULL, NULL, "cut \xe6\x97", NULL, -EBADMSG },
+        { "output of 4097", NULL, NULL, NULL, LONG_1024 LONG_1024 LONG_1024 LONG_1024 "a", NULL, -EBADMSG },
+        { "output of 4096", NULL, NULL, NULL, LONG_1024 LONG_1024 LONG_1024 LONG_1024, NULL, 0 },
+        { "mount options with a tab", NULL, NULL, NULL, NULL, "rw,\tnoatime", -EBADMSG },
+        { "mount options of 1025", NULL, NULL, NULL, NULL, LONG_1024 "a", -EBADMSG },
+};
+
+/* FS_INFO's payload without the encoder's checks. */
+static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
+        const char *strs[] = { m->fs_type, m->uuid, m->mkfs_command, NULL, m->mkfs_output, m->mount_options };
+        size_t n = 5 * 8, o = 0;
+        uint8_t *p;
+
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++)
+                n += strs[i] ? 4 + strlen(strs[i]) : 8;
+        p = calloc(1, n);
+        ck_assert_ptr_nonnull(p);
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++) {
+                if (!strs[i]) {
+                        put_le64(p + o, m->mkfs_usec);
+                        o += 8;
+                        continue;
+                }
+                put_le32(p + o, (uint32_t) strlen(strs[i]));
+                memcpy(p + o + 4, strs[i], strlen(strs[i]));
+                o += 4 + strlen(strs[i]);
+        }
+        for (unsigned i = 0; i < 5; i++, o += 8)
+                put_le64(p + o, 1);
+        ck_assert_uint_eq(o, n);
+        *ret = p;
+        *ret_len = n;
+}
+
+START_TEST(test_fs_info_fields) {
+        ProtoFsInfo m = fs_info_ok, out = {};
+        _cleanup_free_ uint8_t *buf = NULL, *raw = NULL;
+        ProtoFrame f;
+        size_t len;
+        int ret = fs_info_cases[_i].ret;
+
+        /* The encoder refuses what the decoder would... */
+        if (fs_info_cases[_i].fs_type)
+                m.fs_type = (char *) fs_info_cases[_i].fs_type;
+        if (fs_info_cases[_i].uuid)
+                m.uuid = (char *) fs_info_cases[_i].uuid;
+        if (fs_info_cases[_i].mkfs_command)
+                m.mkfs_command = (char *) fs_info_cases[_i].mkfs_command;
+        if (fs_info_cases[_i].mkfs_output)
+                m.mkfs_output = (char *) fs_info_cases[_i].mkfs_output;
+        if (fs_info_cases[_i].mount_options)
+                m.mount_options = (char *) fs_info_cases[_i].mount_options;
+        ck_assert_msg(proto_encode_fs_info(&m, &buf, &len) == (ret == 0 ? 0 : -EINVAL), "%s: encoder",
+                      fs_info_cases[_i].what);
+        if (ret == 0) {
+                f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                                   .payload = buf + PROTO_HEADER_SIZE };
+                ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+                proto_fs_info_clear(&out);
+                return;
+        }
+
+        /* ...and the decoder refuses it on the wire, built by hand as a hostile worker would (the
+         * same bytes with the valid strings decode: the row's string is what fails). */
+        fs_info_raw(&fs_info_ok, &raw, &len);
+        f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) len, .payload = raw };
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+        proto_fs_info_clear(&out);
+        free(raw);
+        fs_info_raw(&m, &raw, &len);
+        f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) len, .payload = raw };
+        ck_assert_msg(proto_decode_fs_info(&f, &out) == -EBADMSG, "%s: decoder", fs_info_cases[_i].what);
 }
 END_TEST
 
@@ -779,6 +1151,8 @@ static void clear_any(ProtoType type, void *m) {
         case PROTO_HISTOGRAM: proto_histogram_clear(m); break;
         case PROTO_RESULT:    proto_result_clear(m); break;
         case PROTO_ERROR:     proto_error_clear(m); break;
+        case PROTO_FS_SETUP:  proto_fs_setup_clear(m); break;
+        case PROTO_FS_INFO:   proto_fs_info_clear(m); break;
         default: break; /* HELLO, SAMPLE, PHASE_RESULT own nothing */
         }
 }
@@ -795,7 +1169,9 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_ERROR:     return proto_decode_error(f, ret);
         case PROTO_PHASE_RESULT: return proto_decode_phase_result(f, ret);
         case PROTO_POSITION_RESULT: return proto_decode_position_result(f, ret);
-        default:              return -EBADMSG; /* a reserved type decodes as nothing */
+        case PROTO_FS_SETUP:  return proto_decode_fs_setup(f, ret);
+        case PROTO_FS_INFO:   return proto_decode_fs_info(f, ret);
+        default:              return -EINVAL;
         }
 }
 
@@ -821,6 +1197,8 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
         case PROTO_POSITION_RESULT:
                 ck_assert_int_eq(proto_encode_position_result(&position_ok, buf, len), 0);
                 break;
+        case PROTO_FS_SETUP:  ck_assert_int_eq(proto_encode_fs_setup(&fs_setup_ok, buf, len), 0); break;
+        case PROTO_FS_INFO:   ck_assert_int_eq(proto_encode_fs_info(&fs_info_ok, buf, len), 0); break;
         default:              ck_abort();
         }
 }
@@ -840,6 +1218,8 @@ START_TEST(test_payload_lengths) {
                 ProtoError e;
                 ProtoPhaseResult p;
                 ProtoPositionResult pos;
+                ProtoFsSetup fs;
+                ProtoFsInfo fi;
         } m;
         ProtoFrame f;
         size_t len;
@@ -1207,6 +1587,11 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_roundtrip_position_result);
         tcase_add_loop_test(tc, test_position_result_fields, 0, ELEMENTSOF(position_cases));
         tcase_add_test(tc, test_reserved_types);
+        tcase_add_test(tc, test_roundtrip_fs_setup);
+        tcase_add_test(tc, test_roundtrip_fs_info);
+        tcase_add_loop_test(tc, test_fs_setup_fields, 0, ELEMENTSOF(fs_setup_cases));
+        tcase_add_test(tc, test_fs_setup_counts);
+        tcase_add_loop_test(tc, test_fs_info_fields, 0, ELEMENTSOF(fs_info_cases));
         tcase_add_test(tc, test_byte_by_byte);
         tcase_add_test(tc, test_two_frames_one_push);
         tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));

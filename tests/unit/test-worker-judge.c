@@ -10,9 +10,8 @@
  * before HELLO); test-faults.sh keeps those that need a real process.
  *
  * Verdict letters: H HELLO accepted (send the SPEC), P PHASE, S SAMPLE, R PHASE_RESULT, Q
- * POSITION_RESULT, L LOG,
- * D the first LOG beyond the bound, . accepted with nothing to pass on, X violation. A letter may
- * be followed by a count ("S16" is 16 S).
+ * POSITION_RESULT, L LOG, F FS_INFO, D the first LOG beyond the bound, . accepted with nothing to
+ * pass on, X violation. A letter may be followed by a count ("S16" is 16 S).
  */
 #include <check.h>
 #include <ctype.h>
@@ -420,6 +419,61 @@ static void w_result_long(Stream *s) {
         result_frame(s, &r);
 }
 
+/* A filesystem step: the ext4 its FS_SETUP asked for, made on one scratch device. */
+static ProtoFsMember fs_member = { .path = (char *) "/dev/loop3", .dev = 0x703, .flags = PROTO_GUARD_SCRATCH };
+static const ProtoFsSetup fs_setup = {
+        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "single",
+        .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+        .n_members = 1, .members = &fs_member,
+};
+
+static void fs_info(Stream *s, const char *fs_type) {
+        ProtoFsInfo i = {
+                .fs_type = (char *) fs_type, .uuid = (char *) "0b6a1d4c-3c1e-4a55-9a3e-1f2d3c4b5a69",
+                .mkfs_command = (char *) "mkfs.ext4 /dev/loop3", .mkfs_usec = 900000,
+                .mkfs_output = (char *) "Creating filesystem\n", .mount_options = (char *) "rw,relatime",
+                .size_bytes = 1 << 30, .used_bytes = 1 << 20, .avail_bytes = 1 << 29, .inodes = 100, .inodes_free = 90,
+        };
+        uint8_t *f;
+        size_t n;
+
+        put_encoded(s, proto_encode_fs_info(&i, &f, &n), &f, &n);
+}
+
+static void w_fs_honest(Stream *s) {
+        ProtoResult r = honest_result(100 * USEC_PER_MSEC);
+        Stream t = {};
+
+        /* The honest write, with FS_INFO right after HELLO. */
+        honest_until_histogram(&t);
+        hello(s);
+        fs_info(s, "ext4");
+        put(s, t.buf + PROTO_HEADER_SIZE + 8, t.len - PROTO_HEADER_SIZE - 8);
+        free(t.buf);
+        result_frame(s, &r);
+}
+
+static void w_fs_info_unasked(Stream *s) {
+        hello(s);
+        fs_info(s, "ext4");
+}
+
+static void w_fs_twice(Stream *s) {
+        hello(s);
+        fs_info(s, "ext4");
+        fs_info(s, "ext4");
+}
+
+static void w_fs_other(Stream *s) {
+        hello(s);
+        fs_info(s, "xfs");
+}
+
+static void w_fs_failed(Stream *s) {
+        hello(s);
+        error_frame(s, EINVAL, "mkfs.ext4 failed (exit 1): mke2fs: invalid block size - 3000");
+}
+
 #define UTF8_TEXT "Ger\xc3\xa4t nicht bereit: \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\x01\xff"
 #define UTF8_KEPT "Ger\xc3\xa4t nicht bereit: \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e??"
 
@@ -473,6 +527,7 @@ typedef struct Row {
         bool unsafe;
         size_t n_histogram;
         bool signalled;
+        bool fs;                        /* a filesystem step: FS_SETUP (fs_setup) was sent */
 } Row;
 
 static const Row rows[] = {
@@ -517,6 +572,23 @@ static const Row rows[] = {
           .status = WORKER_FAILED, .error = "worker exited with status 0 without a result" },
         { "SIGKILL without a result", SPEC_WRITE, w_hello_only, .exit = { KILLED(SIGKILL) }, .verdicts = "H",
           .status = WORKER_FAILED, .error = "worker killed by signal 9 (SIGKILL)", .signalled = true },
+
+        /* Filesystem steps: FS_INFO exactly when FS_SETUP was sent, once, first. */
+        { "filesystem step", SPEC_WRITE, w_fs_honest, .exit = { EXITED(0) }, .verdicts = "HFPSSP..",
+          .status = WORKER_SUCCEEDED, .n_histogram = 4, .fs = true },
+        { "filesystem step without FS_INFO", SPEC_WRITE, w_honest, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HX", .status = WORKER_FAILED, .error = "PHASE measure before FS_INFO", .signalled = true,
+          .fs = true },
+        { "FS_INFO unasked", SPEC_WRITE, w_fs_info_unasked, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_INFO from a step that was sent no FS_SETUP",
+          .signalled = true },
+        { "FS_INFO twice", SPEC_WRITE, w_fs_twice, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HFX", .status = WORKER_FAILED, .error = "FS_INFO sent twice", .signalled = true, .fs = true },
+        { "FS_INFO of another filesystem", SPEC_WRITE, w_fs_other, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_INFO fs_type=xfs, but FS_SETUP asked for ext4",
+          .signalled = true, .fs = true },
+        { "mkfs failed", SPEC_WRITE, w_fs_failed, .exit = { EXITED(1) }, .verdicts = "H.", .status = WORKER_FAILED,
+          .error = "mkfs.ext4 failed (exit 1): mke2fs: invalid block size - 3000", .signalled = true, .fs = true },
 
         /* The worker's ERROR. */
         { "ERROR unsafe", SPEC_WRITE, w_unsafe, .exit = { EXITED(1) }, .verdicts = "H.", .status = WORKER_FAILED,
@@ -650,6 +722,7 @@ static char letter(WorkerVerdictKind k) {
                 [WORKER_VERDICT_SAMPLE] = 'S', [WORKER_VERDICT_PHASE_RESULT] = 'R',
                 [WORKER_VERDICT_POSITION_RESULT] = 'Q', [WORKER_VERDICT_LOG] = 'L',
                 [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
+                [WORKER_VERDICT_FS_INFO] = 'F',
         };
         return letters[k];
 }
@@ -724,6 +797,8 @@ START_TEST(test_rows) {
 
         row->stream(&s);
         ck_assert_int_eq(worker_judge_init(&j, &spec), 0);
+        if (row->fs)
+                worker_judge_expect_fs(&j, &fs_setup);
         if (row->timed_out)
                 ck_assert(worker_judge_fail(&j, "the step timed out after 61 s (its runtime plus grace); the worker "
                                             "was stopped"));

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The devices a filesystem step makes its filesystem on, as fsprep.c needs them: each claimed with
+ * O_EXCL (EBUSY: mounted, swap, held by md/dm/LVM), checked to be the device benchd checked (the
+ * same dev_t, the same disk sequence number when benchd sent one), its signatures probed by
+ * libblkid on the descriptor held, and wiped. Every refusal on safety grounds is -EPERM
+ * (PROTO_ERROR_UNSAFE) with a message naming the device and what would be right.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shared/proto.h"
+
+typedef struct FsMember {
+        const ProtoFsMember *m;
+        char *name;             /* kernel name, "loop3" */
+        char *node;             /* /dev/<name> */
+        int fd;                 /* the claim, or -EBADF */
+} FsMember;
+
+/* What libblkid finds on a device. */
+typedef struct FsSignature {
+        char type[64];          /* TYPE, or PTTYPE for a partition table; "" when blank */
+        char uuid[PROTO_FS_UUID_MAX + 1];
+        bool table;
+} FsSignature;
+
+/* Claims every member of setup into b[0..n_members) (at MAKE O_RDWR, at MOUNT O_RDONLY), finds its
+ * kernel name and checks what it carries: at MAKE blank or scratch, at MOUNT exactly the fs_type
+ * and expect_uuid of setup. On failure the members claimed so far stay in b for fsmember_free(). */
+int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr);
+/* Opens path (O_EXCL added) into b->fd and checks it is b->m. */
+int fsmember_open(FsMember *b, const char *path, int flags, char **reterr);
+/* 0 and *ret (blank: type ""), -EUCLEAN for conflicting signatures, other negative errors. */
+int fsmember_probe(int fd, FsSignature *ret);
+/* Every signature libblkid knows, as wipefs -a removes them: probe, wipe what was found, again;
+ * then fsync. On the claim b->fd, which must be writable. */
+int fsmember_wipe(const FsMember *b, char **reterr);
+/* Releases the claims of b[0..n). */
+void fsmember_close(FsMember *b, size_t n);
+/* And frees the names. */
+void fsmember_free(FsMember *b, size_t n);

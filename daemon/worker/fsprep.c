@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The filesystem of a filesystem step (fsprep.h), in the order of fsprep_setup():
+ *   1. unshare(CLONE_NEWNS) and / made recursively private: nothing mounted from here on is ever
+ *      seen outside this process and its children, and it all goes when they do;
+ *   2. each member claimed and checked (fsmember.h): opened O_EXCL (at MAKE O_RDWR, so the claim
+ *      holds from the check through the wipe), its dev_t and diskseq compared with benchd's, its
+ *      signatures probed by libblkid: at MAKE anything but a blank or scratch device is refused,
+ *      at MOUNT it must carry the fs_type and UUID asked for;
+ *   3. a tmpfs over /tmp, with the mount point and an empty working directory for mkfs;
+ *   4. MAKE: every signature wiped (as wipefs -a does: probe, wipe, probe again), fsync, the
+ *      claims released (mkfs opens the devices O_EXCL itself; without force flags it also
+ *      refuses a signature that appeared in between), mkfs in the sandbox (sandbox.h) on the
+ *      members' kernel names, timed, then member 0 claimed again for its new TYPE and UUID;
+ *   5. the mount (MS_NOSUID | MS_NODEV, the setup's options split as mount(8) splits them into
+ *      flags such as noatime and the filesystem's data; multi-device btrfs also gets a device=
+ *      per member, as nothing may have registered them), checked in mountinfo, and statvfs() for
+ *      FS_INFO.
+ * Every refusal on safety grounds is -EPERM, as target.c's are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsmember.h"
+#include "fsprep.h"
+#include "sandbox.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+#define MKFS_CWD FSPREP_DIR "/mkfs"
+#define TRY_DIR FSPREP_DIR "/images"
+
+#define fail(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
+
+static const char *const program_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+/* ---- the pure parts ---- */
+
+int fsprep_mkfs_argv(const char *fs_type, const char *layout, const char *mkfs_options, char *const *members,
+                     size_t n_members, char ***ret) {
+        _cleanup_strv_free_ char **argv = NULL;
+        size_t n = 0, max = 1 + 4 + strlen(mkfs_options) / 2 + 1 + n_members + 1;
+        bool raid = streq(fs_type, "btrfs") && !streq(layout, "single");
+        const char *p = mkfs_options;
+
+        argv = calloc(max, sizeof(char *));
+        if (!argv)
+                return -ENOMEM;
+        if (asprintf(&argv[n++], "mkfs.%s", fs_type) < 0) {
+                argv[0] = NULL;
+                return -ENOMEM;
+        }
+        if (raid) {
+                const char *words[] = { "-d", layout, "-m", layout };
+                for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                        if (!(argv[n++] = strdup(words[i])))
+                                return -ENOMEM;
+        }
+        while (*p) {
+                size_t k;
+
+                p += strspn(p, " \t");
+                k = strcspn(p, " \t");
+                if (k == 0)
+                        break;
+                if (n + 1 + n_members >= max)
+                        return -E2BIG;
+                if (!(argv[n++] = strndup(p, k)))
+                        return -ENOMEM;
+                p += k;
+        }
+        for (size_t i = 0; i < n_members; i++)
+                if (!(argv[n++] = strdup(members[i])))
+                        return -ENOMEM;
+        *ret = TAKE_PTR(argv);
+        return 0;
+}
+
+size_t fsprep_output_clean(char *buf, size_t len) {
+        size_t w = 0, line = 0;
+
+        /* A character the capture cut in two is dropped, not shown as garbage. */
+        for (size_t back = 1; back <= 3 && back <= len; back++) {
+                unsigned char c = (unsigned char) buf[len - back];
+                size_t need;
+
+                if ((c & 0xc0) == 0x80)
+                        continue;       /* a continuation byte: look further back */
+                need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+                if (need > back)
+                        len -= back;
+                break;
+        }
+        /* NULs first, so that what follows is a string. */
+        for (size_t i = 0; i < len; i++)
+                if (buf[i] == 0)
+                        buf[i] = '?';
+        buf[len] = 0;
+
+        /* Progress counters (mke2fs's "0/50" then backspaces, a carriage return) as a terminal
+         * would leave them; blanks at the end of a line go. */
+        for (size_t r = 0; r < len;) {
+                size_t n = utf8_char_len(buf + r);
+                char c = buf[r];
+
+                if (n == 1 && c == '\b') {
+                        if (w > line)
+                                for (w--; w > line && ((unsigned char) buf[w] & 0xc0) == 0x80; w--)
+                                        ;
+                        r++;
+                        continue;
+                }
+                if (n == 1 && c == '\r') {
+                        if (buf[r + 1] != '\n')
+                                w = line;
+                        r++;
+                        continue;
+                }
+                if (n == 1 && c == '\n') {
+                        while (w > line && (buf[w - 1] == ' ' || buf[w - 1] == '\t'))
+                                w--;
+                        buf[w++] = '\n';
+                        line = w;
+                        r++;
+                        continue;
+                }
+                if (n == 0 || (utf8_is_control(buf + r, n) && c != '\t')) {
+                        buf[w++] = '?';
+                        r += MAX(n, (size_t) 1);
+                        continue;
+                }
+                memmove(buf + w, buf + r, n);
+                w += n;
+                r += n;
+        }
+        buf[w] = 0;
+        return w;
+}
+
+char *fsprep_output_summary(const char *output) {
+        _cleanup_free_ char *copy = strdup(output ?: ""), *s = NULL;
+        size_t len = 0;
+        char *save = NULL;
+
+        if (!copy)
+                return NULL;
+        s = malloc(FSPREP_SUMMARY_MAX + sizeof("…"));
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *e;
+                size_t n;
+
+                line += strspn(line, " \t");
+                e = line + strlen(line);
+                while (e > line && (e[-1] == ' ' || e[-1] == '\t'))
+                        *--e = 0;
+                if (!*line)
+                        continue;
+                if (strncasecmp(line, "usage:", 6) == 0)
+                        break;
+                n = strlen(line);
+                if (len + (len ? 2 : 0) + n > FSPREP_SUMMARY_MAX) {
+                        /* Cut at a character boundary, and say so. */
+                        size_t room = len + (len ? 2 : 0) < FSPREP_SUMMARY_MAX ?
+                                      FSPREP_SUMMARY_MAX - len - (len ? 2 : 0) : 0;
+                        if (len && room) {
+                                memcpy(s + len, "; ", 2);
+                                len += 2;
+                        }
+                        while (room > 0 && ((unsigned char) line[room] & 0xc0) == 0x80)
+                                room--;
+                        memcpy(s + len, line, room);
+                        len += room;
+                        memcpy(s + len, "…", sizeof("…"));
+                        return TAKE_PTR(s);
+                }
+                if (len) {
+                        memcpy(s + len, "; ", 2);
+                        len += 2;
+                }
+                memcpy(s + len, line, n + 1);
+                len += n;
+        }
+        if (len == 0)
+                return strdup("no output");
+        return TAKE_PTR(s);
+}
+
+uint64_t fsprep_try_image_size(uint64_t size) {
+        return MIN(MAX(size, FSPREP_TRY_SIZE_MIN), FSPREP_TRY_SIZE_MAX);
+}
+
+/* ---- namespace and mounts ---- */
+
+static int find_program(const char *name, char **ret, char **reterr) {
+        for (size_t i = 0; i < ELEMENTSOF(program_dirs); i++) {
+                _cleanup_free_ char *p = NULL;
+
+                if (asprintf(&p, "%s/%s", program_dirs[i], name) < 0)
+                        return -ENOMEM;
+                if (access(p, X_OK) == 0) {
+                        *ret = TAKE_PTR(p);
+                        return 0;
+                }
+        }
+        return fail(reterr, -EINVAL, "%s is not installed (looked in /usr/sbin, /usr/bin, /sbin and /bin); install "
+                    "it or choose another filesystem", name);
+}
+
+static int enter_namespace(char **reterr) {
+        if (unshare(CLONE_NEWNS) < 0)
+                return fail(reterr, -errno, "cannot make a mount namespace of its own (%m); benchd-worker needs "
+                            "CAP_SYS_ADMIN for filesystem steps");
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                return fail(reterr, -errno, "cannot make its mount namespace private: %m");
+        return 0;
+}
+
+static int mount_tmpfs(FsPrep *p, uint64_t size, char **reterr) {
+        char data[96];
+
+        snprintf(data, sizeof(data), "mode=0700,size=%" PRIu64 ",nr_inodes=1024", size);
+        if (mount("tmpfs", FSPREP_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, data) < 0)
+                return fail(reterr, -errno, "cannot mount a tmpfs of its own on " FSPREP_DIR ": %m");
+        p->tmpfs_mounted = true;
+        if (mkdir(MKFS_CWD, 0700) < 0)
+                return fail(reterr, -errno, "cannot create " MKFS_CWD ": %m");
+        return 0;
+}
+
+/* Our mount point's line of /proc/self/mountinfo: the device, the type and the options in effect
+ * (per-mount, then the filesystem's that are not already there), bounded. */
+static int mountinfo_find(dev_t *ret_dev, char **ret_type, char **ret_options, char **reterr) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t size = 0;
+
+        if (!f)
+                return fail(reterr, -errno, "cannot read /proc/self/mountinfo: %m");
+        while (getline(&line, &size, f) > 0) {
+                char mnt[PATH_MAX], opts[1024], type[64], source[PATH_MAX], super[1024];
+                unsigned ma, mi;
+                const char *sep;
+                char *o;
+                size_t len;
+
+                if (sscanf(line, "%*s %*s %u:%u %*s %4095s %1023s", &ma, &mi, mnt, opts) != 4 ||
+                    !streq(mnt, FSPREP_MOUNT_POINT))
+                        continue;
+                sep = strstr(line, " - ");
+                if (!sep || sscanf(sep + 3, "%63s %4095s %1023s", type, source, super) != 3)
+                        return fail(reterr, -EIO, "cannot parse the mountinfo line of " FSPREP_MOUNT_POINT);
+
+                o = malloc(PROTO_FS_OPTIONS_MAX + 1);
+                if (!o)
+                        return -ENOMEM;
+                snprintf(o, PROTO_FS_OPTIONS_MAX + 1, "%s", opts);
+                len = strlen(o);
+                for (char *save = NULL, *w = strtok_r(super, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                        size_t n = strlen(w);
+                        bool seen = streq(w, "rw") || streq(w, "ro");
+                        bool clean = true;
+
+                        for (char *s = o; !seen && (s = strstr(s, w)); s += n)
+                                seen = (s == o || s[-1] == ',') && (s[n] == ',' || s[n] == 0);
+                        for (size_t i = 0; i < n; i++)
+                                clean = clean && (unsigned char) w[i] > 0x20 && (unsigned char) w[i] < 0x7f;
+                        if (seen || !clean || len + 1 + n > PROTO_FS_OPTIONS_MAX)
+                                continue;
+                        o[len++] = ',';
+                        memcpy(o + len, w, n + 1);
+                        len += n;
+                }
+                *ret_dev = makedev(ma, mi);
+                *ret_options = o;
+                *ret_type = strdup(type);
+                if (!*ret_type) {
+                        free(o);
+                        return -ENOMEM;
+                }
+                return 0;
+        }
+        return fail(reterr, -EIO, "the filesystem mounted on " FSPREP_MOUNT_POINT " is not in /proc/self/mountinfo");
+}
+
+/* What mount(8) turns into flags rather than passing to the filesystem: the per-mount and generic
+ * options. suid, dev and exec are dropped (always nosuid, nodev), the rest is the filesystem's. */
+static const struct {
+        const char *name;
+        unsigned long set, clear;
+} vfs_options[] = {
+        { "defaults", 0, 0 }, { "rw", 0, MS_RDONLY }, { "ro", MS_RDONLY, 0 }, { "async", 0, MS_SYNCHRONOUS },
+        { "sync", MS_SYNCHRONOUS, 0 }, { "dirsync", MS_DIRSYNC, 0 },
+        { "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC },
+        { "nosuid", 0, 0 }, { "suid", 0, 0 }, { "nodev", 0, 0 }, { "dev", 0, 0 },
+        { "noatime", MS_NOATIME, MS_RELATIME | MS_STRICTATIME }, { "atime", 0, MS_NOATIME },
+        { "nodiratime", MS_NODIRATIME, 0 }, { "diratime", 0, MS_NODIRATIME },
+        { "relatime", MS_RELATIME, MS_NOATIME | MS_STRICTATIME }, { "norelatime", 0, MS_RELATIME },
+        { "strictatime", MS_STRICTATIME, MS_NOATIME | MS_RELATIME }, { "lazytime", MS_LAZYTIME, 0 },
+        { "nolazytime", 0, MS_LAZYTIME },
+};
+
+/* Splits mount options as mount(8) does: flags, and the filesystem's data. */
+static int mount_options_split(const char *options, unsigned long *flags, char **ret_data) {
+        _cleanup_free_ char *copy = strdup(options), *data = malloc(strlen(options) + 1);
+        char *save = NULL;
+        size_t len = 0;
+
+        if (!copy || !data)
+                return -ENOMEM;
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                bool vfs = false;
+
+                for (size_t i = 0; i < ELEMENTSOF(vfs_options); i++)
+                        if (streq(w, vfs_options[i].name)) {
+                                *flags = (*flags & ~vfs_options[i].clear) | vfs_options[i].set;
+                                vfs = true;
+                        }
+                if (vfs)
+                        continue;
+                if (len > 0)
+                        data[len++] = ',';
+                memcpy(data + len, w, strlen(w));
+                len += strlen(w);
+        }
+        data[len] = 0;
+        *ret_data = TAKE_PTR(data);
+        return 0;
+}
+
+static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, ProtoFsInfo *info, char **reterr) {
+        _cleanup_free_ char *fs_data = NULL, *data = NULL, *type = NULL, *options = NULL;
+        bool btrfs = streq(setup->fs_type, "btrfs");
+        unsigned long flags = MS_NOSUID | MS_NODEV;
+        struct statvfs sv;
+        dev_t dev;
+        size_t len;
+        int r;
+
+        if (mkdir(FSPREP_MOUNT_POINT, 0700) < 0 && errno != EEXIST)
+                return fail(reterr, -errno, "cannot create " FSPREP_MOUNT_POINT ": %m");
+
+        r = mount_options_split(setup->mount_options, &flags, &fs_data);
+        if (r < 0)
+                return r;
+        flags |= MS_NOSUID | MS_NODEV;
+        /* Multi-device btrfs: nothing in here ran "btrfs device scan", so name every member. */
+        len = strlen(fs_data) + 1;
+        for (uint32_t i = 0; btrfs && setup->n_members > 1 && i < setup->n_members; i++)
+                len += strlen(",device=") + strlen(b[i].node);
+        data = malloc(len);
+        if (!data)
+                return -ENOMEM;
+        memcpy(data, fs_data, strlen(fs_data) + 1);
+        for (uint32_t i = 0; btrfs && setup->n_members > 1 && i < setup->n_members; i++) {
+                if (data[0])
+                        strcat(data, ",");
+                strcat(data, "device=");
+                strcat(data, b[i].node);
+        }
+
+        if (mount(b[0].node, FSPREP_MOUNT_POINT, setup->fs_type, flags, data) < 0) {
+                r = -errno;
+                return fail(reterr, -EINVAL, "cannot mount the %s filesystem of %s with the options '%s': %s (the "
+                            "kernel log says more); check mount_options", setup->fs_type, b[0].m->path,
+                            setup->mount_options, strerror(-r));
+        }
+        p->fs_mounted = true;
+
+        /* What got mounted there is what we asked for. (btrfs reports an anonymous device.) */
+        r = mountinfo_find(&dev, &type, &options, reterr);
+        if (r < 0)
+                return r;
+        if (!streq(type, setup->fs_type) || (!btrfs && dev != (dev_t) b[0].m->dev))
+                return fail(reterr, -EIO, FSPREP_MOUNT_POINT " holds %s on %u:%u, not the %s filesystem of %s that was "
+                            "mounted there", type, major(dev), minor(dev), setup->fs_type, b[0].m->path);
+
+        if (statvfs(FSPREP_MOUNT_POINT, &sv) < 0)
+                return fail(reterr, -errno, "cannot statvfs " FSPREP_MOUNT_POINT ": %m");
+        info->size_bytes = u64_mul_sat(sv.f_blocks, sv.f_frsize);
+        info->used_bytes = u64_mul_sat(sv.f_blocks >= sv.f_bfree ? sv.f_blocks - sv.f_bfree : 0, sv.f_frsize);
+        info->avail_bytes = MIN(u64_mul_sat(sv.f_bavail, sv.f_frsize), info->size_bytes);
+        info->inodes = sv.f_files;
+        info->inodes_free = MIN((uint64_t) sv.f_ffree, (uint64_t) sv.f_files);
+        info->mount_options = TAKE_PTR(options);
+        return 0;
+}
+
+/* ---- mkfs ---- */
+
+static char *join_argv(char *const *argv) {
+        size_t len = 1;
+        char *s;
+
+        for (size_t i = 0; argv[i]; i++)
+                len += strlen(argv[i]) + 1;
+        s = malloc(len);
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        for (size_t i = 0; argv[i]; i++) {
+                if (i > 0)
+                        strcat(s, " ");
+                strcat(s, argv[i]);
+        }
+        return s;
+}
+
+/* How mkfs failed, for messages. */
+typedef struct MkfsFailure {
+        char how[48];           /* "exit 1", "killed by signal 9" */
+        char *summary;          /* fsprep_output_summary() of its output */
+} MkfsFailure;
+
+static void mkfs_failure_clear(MkfsFailure *f) {
+        free(f->summary);
+        *f = (MkfsFailure) {};
+}
+
+/* Runs mkfs in the sandbox: 0 when it exited 0, with *ret filled (the output cleaned for
+ * FS_INFO); -EINVAL with *ret_failure filled when not. */
+static int run_mkfs(const char *program, char *const *argv, const SandboxDevice *devices, size_t n_devices,
+                    const char *writable, const FsPrepOptions *opts, SandboxResult *ret, MkfsFailure *ret_failure,
+                    char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        Sandbox sb = {
+                .path = program,
+                .argv = argv,
+                .devices = devices,
+                .n_devices = n_devices,
+                .writable = writable,
+                .cwd = MKFS_CWD,
+                .stop_requested = opts ? opts->stop_requested : NULL,
+        };
+        int r;
+
+        r = sandbox_run(&sb, &res, reterr);
+        if (r < 0)
+                return r;
+        res.output_len = fsprep_output_clean(res.output, res.output_len);
+        if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
+                *ret = res;
+                res = (SandboxResult) {};
+                return 0;
+        }
+
+        if (WIFEXITED(res.status))
+                snprintf(ret_failure->how, sizeof(ret_failure->how), "exit %d", WEXITSTATUS(res.status));
+        else
+                snprintf(ret_failure->how, sizeof(ret_failure->how), "killed by signal %d",
+                         WIFSIGNALED(res.status) ? WTERMSIG(res.status) : 0);
+        ret_failure->summary = fsprep_output_summary(res.output);
+        return ret_failure->summary ? -EINVAL : -ENOMEM;
+}
+
+/* ---- the step's filesystem ---- */
+
+static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
+                   char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_(mkfs_failure_clear) MkfsFailure failure = {};
+        _cleanup_free_ char *program = NULL, *name = NULL;
+        SandboxDevice devices[PROTO_FS_MEMBERS_MAX];
+        char *nodes[PROTO_FS_MEMBERS_MAX];
+        FsMember again = { .m = &setup->members[0], .fd = -EBADF };
+        FsSignature sig;
+        int r;
+
+        if (asprintf(&name, "mkfs.%s", setup->fs_type) < 0)
+                return -ENOMEM;
+        r = find_program(name, &program, reterr);
+        if (r < 0)
+                return r;
+
+        for (uint32_t i = 0; i < setup->n_members; i++) {
+                r = fsmember_wipe(&b[i], reterr);
+                if (r < 0)
+                        return r;
+                devices[i] = (SandboxDevice) { .name = b[i].name, .dev = (dev_t) b[i].m->dev };
+                nodes[i] = b[i].node;
+        }
+        r = fsprep_mkfs_argv(setup->fs_type, setup->layout, setup->mkfs_options, nodes, setup->n_members, &argv);
+        if (r < 0)
+                return fail(reterr, r == -E2BIG ? -EINVAL : r, "cannot build the command line of %s: %s", name,
+                            strerror(-r));
+        info->mkfs_command = join_argv(argv);
+        if (!info->mkfs_command)
+                return -ENOMEM;
+
+        /* mkfs claims the members itself. */
+        fsmember_close(b, setup->n_members);
+        r = run_mkfs(program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
+        if (r == -EINVAL)
+                return fail(reterr, -EINVAL, "%s failed (%s): %s", name, failure.how, failure.summary);
+        if (r < 0)
+                return r;
+        info->mkfs_usec = res.usec;
+        info->mkfs_output = TAKE_PTR(res.output);
+
+        /* What it made, read from the device we hold again. */
+        r = fsmember_open(&again, b[0].node, O_RDONLY, reterr);
+        if (r >= 0) {
+                r = fsmember_probe(again.fd, &sig);
+                if (r < 0 || !streq(sig.type, setup->fs_type) || !sig.uuid[0])
+                        r = fail(reterr, -EIO, "%s succeeded, but %s then carries %s%s, not a %s filesystem with a "
+                                 "UUID", name, b[0].m->path, r < 0 ? "nothing readable" : sig.type[0] ? sig.type :
+                                 "no signature", "", setup->fs_type);
+        }
+        fsmember_close(&again, 1);
+        if (r < 0)
+                return r;
+        info->uuid = strdup(sig.uuid);
+        return info->uuid ? 0 : -ENOMEM;
+}
+
+int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
+                 char **reterr) {
+        _cleanup_(proto_fs_info_clear) ProtoFsInfo info = {};
+        FsMember b[PROTO_FS_MEMBERS_MAX];
+        int r;
+
+        if (!proto_fs_setup_valid(setup))
+                return fail(reterr, -EINVAL, "the filesystem setup is not valid");
+        for (uint32_t i = 0; i < setup->n_members; i++)
+                b[i] = (FsMember) { .fd = -EBADF };
+
+        r = enter_namespace(reterr);
+        if (r >= 0)
+                r = fsmember_claim_all(setup, b, reterr);
+        if (r >= 0)
+                r = mount_tmpfs(p, UINT64_C(1) << 20, reterr);
+        if (r >= 0 && setup->stage == PROTO_FS_STAGE_MAKE)
+                r = make_fs(setup, b, opts, &info, reterr);
+        else if (r >= 0) {
+                fsmember_close(b, setup->n_members);
+                info.uuid = strdup(setup->expect_uuid);
+                info.mkfs_command = strdup("");
+                info.mkfs_output = strdup("");
+                if (!info.uuid || !info.mkfs_command || !info.mkfs_output)
+                        r = -ENOMEM;
+        }
+        /* The mount claims the devices itself. */
+        fsmember_close(b, setup->n_members);
+        if (r >= 0)
+                r = mount_fs(p, setup, b, &info, reterr);
+        if (r >= 0) {
+                info.fs_type = strdup(setup->fs_type);
+                if (!info.fs_type)
+                        r = -ENOMEM;
+        }
+        fsmember_free(b, setup->n_members);
+        if (r < 0)
+                return r;
+        if (!proto_fs_info_valid(&info))
+                return fail(reterr, -EIO, "what the %s filesystem reports cannot be sent to benchd", setup->fs_type);
+        *ret = info;
+        info = (ProtoFsInfo) {};
+        return 0;
+}
+
+static int umount_one(const char *path, bool *lazy) {
+        if (umount2(path, UMOUNT_NOFOLLOW) == 0)
+                return 0;
+        if (errno != EBUSY)
+                return -errno;
+        *lazy = true;
+        if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+                return -errno;
+        return 0;
+}
+
+int fsprep_finish(FsPrep *p, char **reterr) {
+        bool lazy = false;
+        int r;
+
+        if (p->fs_mounted) {
+                r = umount_one(FSPREP_MOUNT_POINT, &lazy);
+                if (r < 0)
+                        return fail(reterr, r, "cannot unmount " FSPREP_MOUNT_POINT ": %s; it goes when the worker "
+                                    "exits", strerror(-r));
+                p->fs_mounted = false;
+        }
+        if (p->tmpfs_mounted) {
+                r = umount_one(FSPREP_DIR, &lazy);
+                if (r < 0)
+                        return fail(reterr, r, "cannot unmount the tmpfs on " FSPREP_DIR ": %s; it goes when the "
+                                    "worker exits", strerror(-r));
+                p->tmpfs_mounted = false;
+        }
+        if (lazy) {
+                fail(reterr, 1, "the filesystem was busy and was unmounted lazily");
+                return 1;
+        }
+        return 0;
+}
+
+/* ---- --try-mkfs ---- */
+
+int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_options, unsigned n_members,
+                    uint64_t size, const FsPrepOptions *opts, char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        _cleanup_strv_free_ char **argv = NULL, **images = NULL;
+        _cleanup_(mkfs_failure_clear) MkfsFailure failure = {};
+        _cleanup_free_ char *program = NULL, *name = NULL;
+        uint64_t image = fsprep_try_image_size(size);
+        FsPrep p = {};
+        int r;
+
+        if (!proto_fs_layout_valid(fs_type, layout, n_members))
+                return fail(reterr, -EINVAL, "%s with layout %s on %u member(s) is not a filesystem benchd makes",
+                            fs_type, layout, n_members);
+        if (!proto_fs_options_valid(mkfs_options))
+                return fail(reterr, -EINVAL, "the mkfs options are longer than %u bytes or hold control characters",
+                            PROTO_FS_OPTIONS_MAX);
+        if (asprintf(&name, "mkfs.%s", fs_type) < 0)
+                return -ENOMEM;
+        r = find_program(name, &program, reterr);
+        if (r < 0)
+                return r;
+
+        r = enter_namespace(reterr);
+        if (r >= 0)
+                r = mount_tmpfs(&p, u64_add_sat(u64_mul_sat(image, n_members), UINT64_C(16) << 20), reterr);
+        if (r >= 0 && mkdir(TRY_DIR, 0700) < 0)
+                r = fail(reterr, -errno, "cannot create " TRY_DIR ": %m");
+        if (r >= 0) {
+                images = calloc(n_members + 1, sizeof(char *));
+                if (!images)
+                        r = -ENOMEM;
+        }
+        for (unsigned i = 0; r >= 0 && i < n_members; i++) {
+                _cleanup_close_ int fd = -EBADF;
+
+                if (asprintf(&images[i], TRY_DIR "/member%u.img", i) < 0) {
+                        images[i] = NULL;
+                        r = -ENOMEM;
+                        break;
+                }
+                fd = open(images[i], O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+                if (fd < 0 || ftruncate(fd, (off_t) image) < 0)
+                        r = fail(reterr, -errno, "cannot create the image %s: %m", images[i]);
+        }
+        if (r >= 0)
+                r = fsprep_mkfs_argv(fs_type, layout, mkfs_options, images, n_members, &argv);
+        if (r >= 0) {
+                r = run_mkfs(program, argv, NULL, 0, FSPREP_DIR, opts, &res, &failure, reterr);
+                if (r == -EINVAL)
+                        r = fail(reterr, -EINVAL, "%s rejected the options '%s': %s (%s)", name, mkfs_options,
+                                 failure.summary, failure.how);
+        }
+
+        for (unsigned i = 0; images && i < n_members && images[i]; i++)
+                (void) unlink(images[i]);
+        (void) rmdir(TRY_DIR);
+        (void) rmdir(MKFS_CWD);
+        (void) fsprep_finish(&p, NULL);
+        return r;
+}

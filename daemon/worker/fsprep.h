@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The filesystem of a filesystem-matrix step (FS_SETUP in shared/proto.h), made and mounted where
+ * nobody else sees it: a private mount namespace of the worker's own, with a tmpfs over /tmp
+ * holding the mount point. The members are claimed O_EXCL and checked against what benchd checked
+ * (dev_t, diskseq) and against what they carry (libblkid); at stage MAKE they are wiped and mkfs
+ * runs in a sandbox that can write to nothing but them; at stage MOUNT they must carry the
+ * filesystem an earlier step made. fsprep_finish() unmounts; a worker that dies takes its
+ * namespace, and so the mount, with it.
+ *
+ * Also the trial mkfs behind `benchd-worker --try-mkfs`: the same argv and sandbox on sparse
+ * image files in a tmpfs of its own, so benchd can reject options before a device is touched.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shared/proto.h"
+
+/* In the worker's mount namespace only: a tmpfs (mode 0700) over /tmp, the mount point in it. */
+#define FSPREP_DIR "/tmp"
+#define FSPREP_MOUNT_POINT FSPREP_DIR "/benchd-fs"
+
+/* --try-mkfs images: min(max(size, FSPREP_TRY_SIZE_MIN), FSPREP_TRY_SIZE_MAX) each (xfs refuses
+ * filesystems below 300 MiB). */
+#define FSPREP_TRY_SIZE_MIN (UINT64_C(320) << 20)
+#define FSPREP_TRY_SIZE_MAX (UINT64_C(1) << 30)
+
+/* What a failure message quotes of mkfs's output, at most. */
+#define FSPREP_SUMMARY_MAX 1000u
+
+typedef struct FsPrepOptions {
+        /* Polled while mkfs runs (a SIGTERM to the worker): mkfs is killed, -ECANCELED. May be NULL. */
+        bool (*stop_requested)(void);
+} FsPrepOptions;
+
+typedef struct FsPrep {
+        bool tmpfs_mounted;
+        bool fs_mounted;
+} FsPrep;
+
+/* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs
+ * (stage MAKE), and mounts the filesystem on FSPREP_MOUNT_POINT. On success *ret is filled (owned,
+ * proto_fs_info_clear()) and valid for proto_encode_fs_info(). Failures come with a message:
+ * -EPERM (PROTO_ERROR_UNSAFE) when a member is in use, is not the device benchd checked, carries a
+ * signature it may not wipe or not the filesystem to mount; -EINVAL when mkfs or the mount failed;
+ * -ECANCELED when stopped. Whatever was mounted stays so until fsprep_finish(). */
+int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
+                 char **reterr);
+/* Unmounts the filesystem and the tmpfs (lazily when busy). 1 when a lazy unmount was needed, 0,
+ * or negative when even that failed; a message in *reterr when not 0. */
+int fsprep_finish(FsPrep *p, char **reterr);
+
+/* --try-mkfs: mkfs as fsprep_setup() would run it, on n_members sparse images of
+ * fsprep_try_image_size(size). 0 when it succeeded; -EINVAL with "mkfs.FS rejected the options
+ * '...': <its output>" when it did not; other errors with a message. Needs CAP_SYS_ADMIN. */
+int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_options, unsigned n_members,
+                    uint64_t size, const FsPrepOptions *opts, char **reterr);
+uint64_t fsprep_try_image_size(uint64_t size);
+
+/* The pure parts, for tests. */
+
+/* argv of mkfs: "mkfs.<fs_type>", for btrfs raid0/raid1/raid10 "-d L -m L", the blank-separated
+ * words of mkfs_options, then the members; NULL-terminated. No force flag is ever added. */
+int fsprep_mkfs_argv(const char *fs_type, const char *layout, const char *mkfs_options, char *const *members,
+                     size_t n_members, char ***ret);
+/* Makes len bytes of captured output a string for FS_INFO: an incomplete UTF-8 character at the
+ * end dropped; backspaces and carriage returns applied as a terminal would (progress counters),
+ * blanks at the ends of lines dropped; invalid bytes and the other control characters but \n and
+ * \t replaced by '?'. buf has room for len + 1 bytes; returns the new length, never more. */
+size_t fsprep_output_clean(char *buf, size_t len);
+/* The part of mkfs's output a message quotes: its lines up to a usage text, blank ones skipped,
+ * trimmed, joined with "; ", at most FSPREP_SUMMARY_MAX bytes; "no output" when none. */
+char *fsprep_output_summary(const char *output);

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tests of the pure parts of the worker's filesystem steps (daemon/worker/fsprep.c): the mkfs
+ * command line (the layout's flags, the options split on blanks, the members last, never a force
+ * flag), what of mkfs's output FS_INFO may carry (valid UTF-8, progress counters rendered, no
+ * control characters but newline and tab, never longer), the part of it a failure message quotes,
+ * and the --try-mkfs image size. The namespaces, the sandbox and the mounts need root and real
+ * devices: tests/integration/test-worker-fs.sh.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-util.h"
+#include "fsprep.h"
+#include "shared/proto.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+static const struct {
+        const char *fs_type, *layout, *options;
+        size_t n_members;
+        const char *want;       /* argv joined by '|' */
+        int ret;
+} argv_cases[] = {
+        { "ext4", "single", "", 1, "mkfs.ext4|/dev/loop3", 0 },
+        { "ext4", "single", "-b 4096  -O ^has_journal\t-E lazy_itable_init=0 ", 1,
+          "mkfs.ext4|-b|4096|-O|^has_journal|-E|lazy_itable_init=0|/dev/loop3", 0 },
+        { "xfs", "single", "-f", 1, "mkfs.xfs|-f|/dev/loop3", 0 },  /* the user's, not ours */
+        { "btrfs", "single", "", 2, "mkfs.btrfs|/dev/loop3|/dev/loop4", 0 },
+        { "btrfs", "raid1", "", 2, "mkfs.btrfs|-d|raid1|-m|raid1|/dev/loop3|/dev/loop4", 0 },
+        { "btrfs", "raid0", "--nodesize 16k", 2,
+          "mkfs.btrfs|-d|raid0|-m|raid0|--nodesize|16k|/dev/loop3|/dev/loop4", 0 },
+        { "btrfs", "raid10", "", 4, "mkfs.btrfs|-d|raid10|-m|raid10|/dev/loop3|/dev/loop4|/dev/loop5|/dev/loop6", 0 },
+        { "ext4", "single", "   ", 1, "mkfs.ext4|/dev/loop3", 0 },
+        { "ext4", "single", "a b c d e f g h i j k l m n o p q r s t u v w x y z", 1,
+          "mkfs.ext4|a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q|r|s|t|u|v|w|x|y|z|/dev/loop3", 0 },
+};
+
+START_TEST(test_mkfs_argv) {
+        char *members[] = { (char *) "/dev/loop3", (char *) "/dev/loop4", (char *) "/dev/loop5",
+                            (char *) "/dev/loop6" };
+        _cleanup_strv_free_ char **argv = NULL;
+        char got[1024] = "";
+
+        ck_assert_int_eq(fsprep_mkfs_argv(argv_cases[_i].fs_type, argv_cases[_i].layout, argv_cases[_i].options,
+                                          members, argv_cases[_i].n_members, &argv), argv_cases[_i].ret);
+        for (size_t i = 0; argv[i]; i++) {
+                if (i > 0)
+                        strcat(got, "|");
+                strcat(got, argv[i]);
+        }
+        ck_assert_str_eq(got, argv_cases[_i].want);
+}
+END_TEST
+
+/* The longest options there can be (every other byte a blank: the most words) still fit. */
+START_TEST(test_mkfs_argv_bound) {
+        char options[PROTO_FS_OPTIONS_MAX + 1];
+        char *members[PROTO_FS_MEMBERS_MAX];
+        _cleanup_strv_free_ char **argv = NULL;
+
+        for (size_t i = 0; i < PROTO_FS_OPTIONS_MAX; i++)
+                options[i] = i % 2 ? ' ' : 'x';
+        options[PROTO_FS_OPTIONS_MAX] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(members); i++)
+                members[i] = (char *) "/dev/loop9";
+        ck_assert_int_eq(fsprep_mkfs_argv("btrfs", "raid10", options, members, ELEMENTSOF(members), &argv), 0);
+        ck_assert_uint_eq(strv_length(argv), 1 + 4 + PROTO_FS_OPTIONS_MAX / 2 + PROTO_FS_MEMBERS_MAX);
+}
+END_TEST
+
+static const struct {
+        const char *in;
+        size_t len;             /* 0: strlen(in) */
+        const char *out;
+} clean_cases[] = {
+        { "plain\n\tindented\n", 0, "plain\n\tindented\n" },
+        /* mke2fs's counters: "0/50" then as many backspaces, and blanks at the end of the line. */
+        { "Writing inode tables:  0/50\b\b\b\b\b     \b\b\b\b\bdone                            \n", 0,
+          "Writing inode tables: done\n" },
+        { "50%\r100%\n", 0, "100%\n" },
+        { "dos line\r\n", 0, "dos line\n" },
+        { "\b\bnothing to erase\n", 0, "nothing to erase\n" },
+        { "a\xc3\xa4\b\bb\n", 0, "b\n" },                               /* a backspace erases a character */
+        { "esc \x1b[1mbold\x7f\n", 0, "esc ?[1mbold?\n" },
+        { "C1 \xc2\x85 and \xff\n", 0, "C1 ? and ?\n" },
+        { "nul\0byte", 8, "nul?byte" },
+        { "cut \xe6\x97\xa5\xe6\x97", 0, "cut \xe6\x97\xa5" },          /* the half 日 at the end goes */
+        { "cut \xc3", 0, "cut " },
+        { "whole \xf0\x9f\x98\x80", 0, "whole \xf0\x9f\x98\x80" },
+        { "", 0, "" },
+};
+
+START_TEST(test_output_clean) {
+        size_t len = clean_cases[_i].len ?: strlen(clean_cases[_i].in);
+        _cleanup_free_ char *buf = malloc(len + 1);
+        size_t n;
+
+        memcpy(buf, clean_cases[_i].in, len);
+        n = fsprep_output_clean(buf, len);
+        ck_assert_msg(streq(buf, clean_cases[_i].out), "row %d: \"%s\", expected \"%s\"", _i, buf, clean_cases[_i].out);
+        ck_assert_uint_eq(n, strlen(buf));
+        ck_assert_uint_le(n, len);
+        /* What comes out is what FS_INFO may carry. */
+        ck_assert(proto_fs_info_valid(&(ProtoFsInfo) { .fs_type = (char *) "ext4", .uuid = (char *) "",
+                                                       .mkfs_command = (char *) "", .mkfs_output = buf,
+                                                       .mount_options = (char *) "" }));
+}
+END_TEST
+
+static const struct {
+        const char *in, *out;
+} summary_cases[] = {
+        { "mke2fs 1.47.0 (5-Feb-2023)\n\nInvalid filesystem option set: no_such\n",
+          "mke2fs 1.47.0 (5-Feb-2023); Invalid filesystem option set: no_such" },
+        { "mkfs.xfs: invalid option -- 'Q'\nunknown option -Q\nUsage: mkfs.xfs\n/* blocksize */\t\t[-b size=num]\n",
+          "mkfs.xfs: invalid option -- 'Q'; unknown option -Q" },
+        { "  padded  \n\t\n", "padded" },
+        { "usage: mkfs [options]\n", "no output" },
+        { "", "no output" },
+};
+
+START_TEST(test_output_summary) {
+        _cleanup_free_ char *s = fsprep_output_summary(summary_cases[_i].in);
+
+        ck_assert_str_eq(s, summary_cases[_i].out);
+}
+END_TEST
+
+/* Long output is cut, at a character boundary, and marked. */
+START_TEST(test_output_summary_long) {
+        char in[3 * FSPREP_SUMMARY_MAX];
+        _cleanup_free_ char *s = NULL;
+        size_t n = 0;
+
+        while (n + 3 < sizeof(in) - 1) {
+                memcpy(in + n, "\xc3\xa4", 2);  /* ä */
+                n += 2;
+        }
+        in[n] = 0;
+        s = fsprep_output_summary(in);
+        ck_assert_uint_le(strlen(s), FSPREP_SUMMARY_MAX + strlen("…"));
+        ck_assert(strlen(s) > FSPREP_SUMMARY_MAX - 4);
+        ck_assert_str_eq(s + strlen(s) - strlen("…"), "…");
+        for (const char *p = s; *p;) {
+                size_t k = utf8_char_len(p);
+                ck_assert_uint_gt(k, 0);
+                p += k;
+        }
+}
+END_TEST
+
+START_TEST(test_try_image_size) {
+        ck_assert_uint_eq(fsprep_try_image_size(0), FSPREP_TRY_SIZE_MIN);
+        ck_assert_uint_eq(fsprep_try_image_size(UINT64_C(100) << 20), FSPREP_TRY_SIZE_MIN);
+        ck_assert_uint_eq(fsprep_try_image_size(UINT64_C(512) << 20), UINT64_C(512) << 20);
+        ck_assert_uint_eq(fsprep_try_image_size(UINT64_C(1) << 40), FSPREP_TRY_SIZE_MAX);
+}
+END_TEST
+
+static Suite *fsprep_suite(void) {
+        Suite *s = suite_create("fsprep");
+        TCase *tc = tcase_create("fsprep");
+
+        tcase_add_loop_test(tc, test_mkfs_argv, 0, ELEMENTSOF(argv_cases));
+        tcase_add_test(tc, test_mkfs_argv_bound);
+        tcase_add_loop_test(tc, test_output_clean, 0, ELEMENTSOF(clean_cases));
+        tcase_add_loop_test(tc, test_output_summary, 0, ELEMENTSOF(summary_cases));
+        tcase_add_test(tc, test_output_summary_long);
+        tcase_add_test(tc, test_try_image_size);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return check_run(fsprep_suite());
+}
