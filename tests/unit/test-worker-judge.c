@@ -189,7 +189,7 @@ static void w_position_overlap(Stream *s) {
         position_result(s, 1, 4);
 }
 
-static void w_position_reserved_type(Stream *s) {
+static void w_position_daemon_frame(Stream *s) {
         hello(s);
         phase(s, "measure");
         put_header(s, PROTO_VERSION, 10, 0, 0);
@@ -659,9 +659,9 @@ static const Row rows[] = {
           .verdicts = "HPQX", .status = WORKER_FAILED,
           .error = "POSITION_RESULT 1 offset_bytes=4194304 is before the end of the previous position (5242880)",
           .signalled = true },
-        { "reserved frame type 10", SPEC_POSITION, w_position_reserved_type,
+        { "the daemon's FS_SETUP from the worker", SPEC_POSITION, w_position_daemon_frame,
           .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPX", .status = WORKER_FAILED,
-          .error = "garbage instead of a frame header", .signalled = true },
+          .error = "unexpected FS_SETUP frame (type 10)", .signalled = true },
         { "phase-flood", SPEC_META, w_phase_flood, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HPR16X", .status = WORKER_FAILED, .error = "more than 16 PHASE_RESULT frames",
           .signalled = true },
