@@ -30,18 +30,13 @@ def main(argv):
     output, inputs = argv[1], argv[2:]
 
     parts = []
-    last = 0
     for n, path in enumerate(inputs, start=1):
         name = os.path.basename(path)
         m = re.match(r'^(\d{4})-[A-Za-z0-9_-]+\.sql$', name)
         if not m:
             sys.exit(f'{name}: migration files must be named NNNN-name.sql')
-        # TEMPORARY (branch h3): 0005-run-positions.sql comes before another branch's 0004; the
-        # numbers need only increase until the two are merged and renumbered. Restore the check
-        # below (int(m.group(1)) != n, "no gaps, in order") at that merge.
-        if int(m.group(1)) <= last:
-            sys.exit(f'{name}: expected a migration number above {last:04d} (in order)')
-        last = int(m.group(1))
+        if int(m.group(1)) != n:
+            sys.exit(f'{name}: expected migration number {n:04d} (no gaps, in order)')
         with open(path, encoding='utf-8') as f:
             text = f.read()
         parts.append(f'        /* {name} */\n' + c_string(text))

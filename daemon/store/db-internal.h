@@ -21,6 +21,7 @@ typedef enum DbStmt {
         STMT_JOB_INSERT,
         STMT_JOB_SET_STATE,
         STMT_RUN_BEGIN,
+        STMT_RUN_SET_FS,
         STMT_RUN_FINISH,
         STMT_RUN_FINISH_RESULT,
         STMT_RUN_INTERRUPT_STALE,

@@ -25,6 +25,7 @@ typedef enum DbQueueKind {
         DB_QUEUE_HISTOGRAM,
         DB_QUEUE_RUN_FINISH,
         DB_QUEUE_JOB_STATE,
+        DB_QUEUE_RUN_FS,
 } DbQueueKind;
 
 typedef struct DbQueueEntry {
@@ -43,6 +44,8 @@ typedef struct DbQueueEntry {
         ProtoResult result;             /* .device owned */
         uint64_t started_usec;          /* DB_QUEUE_JOB_STATE */
         uint64_t finished_usec;
+        DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
+        char *fs_command, *fs_output, *fs_uuid;
 } DbQueueEntry;
 
 typedef struct DbQueueLoss {
@@ -66,6 +69,9 @@ static void entry_clear(DbQueueEntry *e) {
         free(e->status);
         free(e->error);
         free(e->result.device);
+        free(e->fs_command);
+        free(e->fs_output);
+        free(e->fs_uuid);
         *e = (DbQueueEntry) {};
 }
 
@@ -272,6 +278,25 @@ int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult
         return 0;
 }
 
+int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
+        _cleanup_free_ char *command = strdup(fs->mkfs_command ?: ""), *output = strdup(fs->mkfs_output ?: ""),
+                            *uuid = strdup(fs->fs_uuid ?: "");
+        char what[96];
+        DbQueueEntry *e;
+
+        if (!command || !output || !uuid)
+                return -ENOMEM;
+        snprintf(what, sizeof(what), "how the filesystem of run %" PRIu64 " was made", run_id);
+        e = queue_push(q, DB_QUEUE_RUN_FS, run_id, what);
+        if (!e)
+                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
+        e->fs = *fs;
+        e->fs.mkfs_command = e->fs_command = TAKE_PTR(command);
+        e->fs.mkfs_output = e->fs_output = TAKE_PTR(output);
+        e->fs.fs_uuid = e->fs_uuid = TAKE_PTR(uuid);
+        return 0;
+}
+
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_free_ ProtoHistogramEntry *copy = NULL;
         char what[64];
@@ -393,6 +418,12 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
                 if (r < 0 && !db_error_is_transient(r))
                         queue_lose(q, 1, false, "position %" PRIu32 " of run %" PRIu64 " (%s)", e->position.index,
                                    e->id, reason(db, r, why, sizeof(why)));
+                break;
+        case DB_QUEUE_RUN_FS:
+                r = db_run_set_fs(db, e->id, &e->fs);
+                if (r < 0 && !db_error_is_transient(r))
+                        queue_lose(q, 1, false, "how the filesystem of run %" PRIu64 " was made (%s)", e->id,
+                                   reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:
                 r = db_histogram_insert(db, e->id, e->histogram, e->n_histogram);

@@ -40,6 +40,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DbQueue *, db_queue_free);
 int db_queue_add_samples(DbQueue *q, uint64_t run_id, const ProtoSample *samples, size_t n);
 int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phase);
 int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position);
+/* As db_run_set_fs(). */
+int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs);
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 /* As db_run_finish(); result may be NULL. */
 int db_queue_add_run_finish(DbQueue *q, uint64_t run_id, const char *status, const char *error,

@@ -48,8 +48,12 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_RUN_BEGIN] =
                 "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
                 "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
-                "target, fs_type, mount_options, environment, label, tags, started_usec, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                "target, fs_type, mount_options, environment, label, tags, started_usec, layout, members, "
+                "matrix_entry, mkfs_options, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+        [STMT_RUN_SET_FS] =
+                "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
+                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -534,6 +538,13 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         bind_text(&b, run->label);
         bind_text(&b, run->tags_json);
         bind_u64(&b, run->started_usec);
+        bind_text(&b, run->layout);
+        bind_text(&b, run->members_json);
+        if (run->in_matrix)
+                bind_i64(&b, run->matrix_entry);
+        else
+                bind_null(&b);
+        bind_text(&b, run->mkfs_options);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -549,6 +560,36 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
 
 /* Negative percentages of the result (unknown) are stored as NULL; result->device fills
  * device_name only when the run had none. */
+int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_stmt(db, STMT_RUN_SET_FS, &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_text(&b, fs->mkfs_command && fs->mkfs_command[0] ? fs->mkfs_command : NULL);
+        bind_text(&b, fs->mkfs_output);
+        bind_text(&b, fs->fs_uuid && fs->fs_uuid[0] ? fs->fs_uuid : NULL);
+        bind_u64(&b, fs->mkfs_usec);
+        bind_u64(&b, fs->size_bytes);
+        bind_u64(&b, fs->used_bytes);
+        bind_u64(&b, fs->avail_bytes);
+        bind_u64(&b, fs->inodes);
+        bind_u64(&b, fs->inodes_free);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        return 0;
+}
+
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
                   const ProtoResult *result) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;

@@ -84,7 +84,24 @@ typedef struct DbRun {
         const char *label;
         const char *tags_json;   /* JSON array or NULL */
         uint64_t started_usec;
+        /* Filesystem matrices (schema version 4); NULL/-1 for other runs. */
+        const char *layout;
+        const char *members_json; /* JSON array of device paths */
+        bool in_matrix;           /* false: matrix_entry is stored as NULL */
+        uint32_t matrix_entry;
+        const char *mkfs_options;
 } DbRun;
+
+/* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
+typedef struct DbRunFs {
+        const char *mkfs_command;
+        const char *mkfs_output;
+        const char *fs_uuid;
+        uint64_t mkfs_usec;
+        uint64_t size_bytes, used_bytes, avail_bytes, inodes, inodes_free;
+} DbRunFs;
+
+int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
 /* Inserts with status "running". */
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);

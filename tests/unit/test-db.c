@@ -1251,6 +1251,59 @@ END_TEST
 
 /* ---- positions (run_positions, 0005) ---- */
 
+/* A matrix run: its entry columns at the start, how its filesystem was made later (schema 4);
+ * other runs have NULL there; the CHECKs refuse what no matrix run can be. */
+START_TEST(test_run_fs) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "dd", NULL), plain = add_run(db, job, 0, &plain_run), run;
+        DbRun r = {
+                .job_id = job, .step = 1, .workload = "write", .block_size = 32768, .size = 1 << 20,
+                .direct = true, .sync = "end:fsync", .pattern = "random", .device_id = -1, .target = "/dev/loop2",
+                .fs_type = "btrfs", .mount_options = "compress=zstd", .started_usec = 1700000000000000,
+                .layout = "raid1", .members_json = "[\"/dev/loop2\",\"/dev/loop3\"]", .in_matrix = true,
+                .matrix_entry = 2, .mkfs_options = "--nodesize 16k",
+        };
+        DbRunFs fs = {
+                .mkfs_command = "mkfs.btrfs -d raid1 -m raid1 --nodesize 16k /dev/loop2 /dev/loop3",
+                .mkfs_output = "btrfs-progs v6.2\nLabel: (null)", .fs_uuid = "5c1e3f2a-9d6b-4e8f-a1c2-3b4d5e6f7a8b",
+                .mkfs_usec = 812345, .size_bytes = 671088640, .used_bytes = 6062080, .avail_bytes = 600000000,
+                .inodes = 0, .inodes_free = 0,
+        };
+        Rows rows = {};
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_run_begin(db, &r, &run), 0);
+        ck_assert_int_eq(db_run_set_fs(db, run, &fs), 0);
+        ck_assert_int_eq(db_run_set_fs(db, 999999, &fs), -ENOENT);
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "matrix_entry"), 2);
+        ck_assert_int_eq(field_int(&rows.row[0], "mkfs_usec"), 812345);
+        ck_assert_int_eq(field_int(&rows.row[0], "fs_size_bytes"), 671088640);
+        ck_assert_int_eq(field_int(&rows.row[0], "fs_used_bytes"), 6062080);
+        ck_assert_int_eq(field_int(&rows.row[0], "fs_avail_bytes"), 600000000);
+        ck_assert_int_eq(field_int(&rows.row[0], "fs_inodes"), 0);
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run(db, plain, collect, &rows), 1);
+        ck_assert(field_null(&rows.row[0], "matrix_entry"));
+        ck_assert(field_null(&rows.row[0], "layout"));
+        ck_assert(field_null(&rows.row[0], "mkfs_command"));
+        rows_clear(&rows);
+
+        s = raw_open();
+        {
+                _cleanup_free_ char *t = raw_text(s, "SELECT layout || ' ' || json_array_length(members) || ' ' || mkfs_command "
+                                                     "|| ' ' || fs_uuid || ' ' || mkfs_options FROM runs WHERE matrix_entry = 2");
+                ck_assert_str_eq(t, "raid1 2 mkfs.btrfs -d raid1 -m raid1 --nodesize 16k /dev/loop2 /dev/loop3 "
+                                    "5c1e3f2a-9d6b-4e8f-a1c2-3b4d5e6f7a8b --nodesize 16k");
+        }
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET layout = 'raid5'", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET members = '{}'", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET matrix_entry = -1", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET fs_used_bytes = -1", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(s);
+}
+END_TEST
+
 START_TEST(test_run_positions) {
         _cleanup_(db_closep) Db *db = open_db();
         uint64_t job = add_job(db, "position", NULL), run = add_run(db, job, 0, &plain_run);
@@ -1417,6 +1470,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_cascade_delete);
         tcase_add_test(tc_runs, test_run_phases);
         tcase_add_test(tc_runs, test_run_positions);
+        tcase_add_test(tc_runs, test_run_fs);
         tcase_add_test(tc_runs, test_migrate_from_version_1);
         suite_add_tcase(s, tc_runs);
 
