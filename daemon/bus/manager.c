@@ -25,6 +25,7 @@
 #include "bus/manager.h"
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
+#include "jobs/matrix.h"
 #include "shared/spec-check.h"
 #include "jobs/verdict-query.h"
 #include "shared/log.h"
@@ -215,9 +216,10 @@ static void manager_link_job(Manager *m, Job *j) {
         m->jobs_tail = j;
 }
 
-/* The job's steps: the profile's, or the spec itself. reterr/-errno as profile_*(). */
-static int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
-                          char **reterr) {
+/* The job's steps: the profile's, or the spec itself; for a filesystem matrix those once per
+ * entry (matrix.h). reterr/-errno as profile_*(). */
+static int manager_expand_base(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
+                               char **reterr) {
         if (spec->profile) {
                 _cleanup_(profile_freep) Profile *p = NULL;
                 int r;
@@ -244,6 +246,25 @@ static int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, 
         *ret_steps = steps;
         *ret_n = 1;
         return 0;
+}
+
+static int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
+                          char **reterr) {
+        JobSpec *base = NULL;
+        size_t n_base = 0;
+        int r;
+
+        r = manager_expand_base(m, spec, &base, &n_base, reterr);
+        if (r < 0 || !spec_is_matrix(spec)) {
+                if (r >= 0) {
+                        *ret_steps = base;
+                        *ret_n = n_base;
+                }
+                return r;
+        }
+        r = matrix_expand(spec, base, n_base, ret_steps, ret_n, reterr);
+        spec_array_free(base, n_base);
+        return r;
 }
 
 static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *buf, size_t size) {
@@ -302,12 +323,38 @@ static int manager_check_queue(Manager *m, sd_bus_error *error) {
         return 0;
 }
 
+/* A matrix job was judged device by device (v[i] for s->spec.devices[i]); each step's target is its
+ * first member, and its members are the devices its devices= lists. */
+static int submit_matrix_idents(const Submit *s, const StepVerdict *v, size_t n, TargetCheck **ret_idents,
+                                TargetCheck **ret_members) {
+        _cleanup_free_ TargetCheck *idents = calloc(s->n_steps, sizeof(TargetCheck)),
+                                   *members = calloc(s->n_steps * JOB_STEP_MEMBERS_MAX, sizeof(TargetCheck));
+
+        if (!idents || !members)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_steps; i++) {
+                size_t k = 0;
+
+                for (char **d = s->steps[i].devices; d && *d && k < JOB_STEP_MEMBERS_MAX; d++, k++) {
+                        int at = strv_find_index(s->spec.devices, *d);
+
+                        if (at < 0 || (size_t) at >= n)
+                                return -EINVAL;
+                        members[i * JOB_STEP_MEMBERS_MAX + k] = v[at].check;
+                }
+                idents[i] = members[i * JOB_STEP_MEMBERS_MAX];
+        }
+        *ret_idents = TAKE_PTR(idents);
+        *ret_members = TAKE_PTR(members);
+        return 0;
+}
+
 /* The job, its steps judged: queued and answered (1), or refused (a negative errno, with error set
  * when it says more). */
 static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error *error) {
         Manager *m = s->manager;
         _cleanup_free_ char *json = NULL, *steps_json = NULL;
-        _cleanup_free_ TargetCheck *idents = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
         uint64_t id, now;
         Job *j;
         int r;
@@ -323,11 +370,19 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
                 return sd_bus_error_setf(error, v[i].error_name, "%s%s",
                                          step_prefix(s->steps, n, i, pfx, sizeof(pfx)), v[i].reason);
         }
-        idents = calloc(n, sizeof(TargetCheck));
-        if (!idents)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                idents[i] = v[i].check;
+        if (spec_is_matrix(&s->spec)) {
+                /* One verdict per device of the job: each step's members are some of them. */
+                r = submit_matrix_idents(s, v, n, &idents, &members);
+                if (r < 0)
+                        return r;
+                n = s->n_steps;
+        } else {
+                idents = calloc(n, sizeof(TargetCheck));
+                if (!idents)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n; i++)
+                        idents[i] = v[i].check;
+        }
 
         /* Again: the queue may have filled while the targets were checked. */
         r = manager_check_queue(m, error);
@@ -336,7 +391,7 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
 
         r = spec_to_json(&s->spec, &json);
         if (r >= 0)
-                r = job_steps_to_json(s->steps, idents, n, &steps_json);
+                r = job_steps_to_json(s->steps, idents, members, n, &steps_json);
         if (r < 0)
                 return r;
 
@@ -361,7 +416,7 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
                                          strerror(-r), db_last_error(m->db));
         }
 
-        r = job_new(&m->job_context, id, &s->spec, s->steps, idents, n, json, s->uid, now, &j);
+        r = job_new(&m->job_context, id, &s->spec, s->steps, idents, members, n, json, s->uid, now, &j);
         if (r < 0) {
                 (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
                 return r;
@@ -369,6 +424,7 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
         s->steps = NULL;
         s->n_steps = 0;
         idents = NULL;
+        members = NULL;
         manager_link_job(m, j);
         job_object_added(m->bus, j);
         manager_emit_changed(m);
@@ -454,8 +510,21 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 goto fail;
         }
 
-        r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, VERDICT_QUERY_TIMEOUT_USEC,
-                                on_submit_verdicts, s, &s->query);
+        if (spec_is_matrix(&spec)) {
+                /* Each device once, as a destructive write to it; the first also carries the
+                 * matrix, whose tools, layout and mkfs options are tried on image files. */
+                JobSpec *units = NULL;
+                size_t n_units = 0;
+
+                r = matrix_member_specs(&spec, true, &units, &n_units);
+                if (r >= 0)
+                        r = verdict_query_start(m->event, m->devices, units, NULL, n_units,
+                                                &(VerdictOptions) { .worker_path = m->job_context.worker_path },
+                                                VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
+                spec_array_free(units, n_units);
+        } else
+                r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, NULL,
+                                        VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
         if (r < 0) {
                 log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(spec.target), strerror(-r));
                 if (r != -ENOMEM)
@@ -894,7 +963,7 @@ static void saved_jobs_clear(SavedJobs *c) {
 static int manager_restore_job(Manager *m, const SavedJob *q) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
-        TargetCheck *idents = NULL;
+        TargetCheck *idents = NULL, *members = NULL;
         JobSpec *steps = NULL;
         size_t n_steps = 0;
         Job *j;
@@ -905,7 +974,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
         if (r >= 0)
                 r = spec_finalize(&spec, &err);
         if (r >= 0 && q->steps_json)
-                r = job_steps_from_json(q->steps_json, &steps, &idents, &n_steps, &err);
+                r = job_steps_from_json(q->steps_json, &steps, &idents, &members, &n_steps, &err);
         else if (r >= 0) {
                 r = manager_expand(m, &spec, &steps, &n_steps, &err);
                 if (r >= 0) {
@@ -921,6 +990,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
         if (r < 0) {
                 spec_array_free(steps, n_steps);
                 free(idents);
+                free(members);
                 _cleanup_free_ char *msg = NULL;
                 if (asprintf(&msg, "the queued job could not be restored after a restart: %s",
                              err ?: strerror(-r)) < 0)
@@ -929,11 +999,12 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
                 return 0;
         }
-        r = job_new(&m->job_context, q->id, &spec, steps, idents, n_steps, q->spec_json, q->submitted_by,
+        r = job_new(&m->job_context, q->id, &spec, steps, idents, members, n_steps, q->spec_json, q->submitted_by,
                     q->submitted_usec, &j);
         if (r < 0) {
                 spec_array_free(steps, n_steps);
                 free(idents);
+                free(members);
                 return r;
         }
         manager_link_job(m, j);

@@ -579,7 +579,8 @@ static int64_t inventory_record_name(DeviceManager *m, const char *name) {
         return id;
 }
 
-int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_reason, bool *ret_scratch) {
+int device_manager_check_destructive(DeviceManager *m, dev_t dev, const char *own_fs_type, const char *own_fs_uuid,
+                                    char **ret_reason, bool *ret_scratch) {
         _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL;
         DeviceFacts f = {};
         VerdictFacts vf;
@@ -606,6 +607,11 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, char **ret_rea
                 return -ENOMEM;
         }
         probe_r = blkid_probe_node(node, &f.blkid);
+        if (probe_r >= 0 && own_fs_type && own_fs_uuid && !f.blkid.pt_type && streq_ptr(f.blkid.type, own_fs_type) &&
+            streq_ptr(f.blkid.uuid, own_fs_uuid))
+                /* The filesystem this job's matrix entry made on the device a step ago: its own
+                 * data, not the user's, so it does not count as a signature. */
+                blkid_info_clear(&f.blkid);
         scratch = inventory_config_scratch(m, dev);
         if (!scratch && m->udevd_running) {
                 struct udev_device *u = udev_device_new_from_devnum(m->udev, 'b', dev);

@@ -13,8 +13,9 @@
 #include <sys/sysmacros.h>
 
 #include "jobs/job-steps.h"
-#include "shared/util.h"
 #include "shared/json-util.h"
+#include "shared/strv.h"
+#include "shared/util.h"
 
 #define JOB_STEPS_MAX 4096u
 
@@ -50,7 +51,12 @@ static int ident_to_json(const TargetCheck *c, json_object **ret) {
         return 0;
 }
 
-int job_steps_to_json(const JobSpec *steps, const TargetCheck *idents, size_t n, char **ret) {
+static size_t step_members(const JobSpec *step) {
+        return MIN(strv_length(step->devices), (size_t) JOB_STEP_MEMBERS_MAX);
+}
+
+int job_steps_to_json(const JobSpec *steps, const TargetCheck *idents, const TargetCheck *members, size_t n,
+                      char **ret) {
         _cleanup_json_ json_object *a = json_object_new_array();
         const char *s;
 
@@ -78,6 +84,25 @@ int job_steps_to_json(const JobSpec *steps, const TargetCheck *idents, size_t n,
                 if (json_object_object_add(step, "target", target) < 0)
                         return -ENOMEM;
                 target = NULL;
+                if (members && step_members(&steps[i]) > 0) {
+                        json_object *m = json_object_new_array();
+
+                        if (!m || json_object_object_add(step, "members", m) < 0) {
+                                json_object_put(m);
+                                return -ENOMEM;
+                        }
+                        for (size_t k = 0; k < step_members(&steps[i]); k++) {
+                                json_object *one = NULL;
+
+                                r = ident_to_json(&members[i * JOB_STEP_MEMBERS_MAX + k], &one);
+                                if (r < 0)
+                                        return r;
+                                if (json_object_array_add(m, one) < 0) {
+                                        json_object_put(one);
+                                        return -ENOMEM;
+                                }
+                        }
+                }
                 if (json_object_array_add(a, step) < 0)
                         return -ENOMEM;
                 step = NULL;
@@ -123,10 +148,40 @@ static int ident_from_json(json_object *o, size_t i, TargetCheck *ret, char **re
         return 0;
 }
 
-int job_steps_from_json(const char *json, JobSpec **ret_steps, TargetCheck **ret_idents, size_t *ret_n,
-                        char **reterr) {
+/* Step i's "members", when its spec has devices: exactly one identity per device. */
+static int members_from_json(json_object *step, const JobSpec *spec, size_t i, size_t n, TargetCheck **members,
+                             char **reterr) {
+        size_t want = step_members(spec);
+        json_object *m;
+        int r;
+
+        if (!json_object_object_get_ex(step, "members", &m)) {
+                if (want > 0)
+                        return steps_fail(reterr, "steps[%zu]: a step with devices needs their members", i);
+                return 0;
+        }
+        if (!json_object_is_type(m, json_type_array) || json_object_array_length(m) != want)
+                return steps_fail(reterr, "steps[%zu].members: expected an array of %zu identities", i, want);
+        if (!*members) {
+                *members = calloc(n * JOB_STEP_MEMBERS_MAX, sizeof(TargetCheck));
+                if (!*members)
+                        return -ENOMEM;
+                for (size_t k = 0; k < n * JOB_STEP_MEMBERS_MAX; k++)
+                        (*members)[k].kind = _TARGET_KIND_INVALID;
+        }
+        for (size_t k = 0; k < want; k++) {
+                r = ident_from_json(json_object_array_get_idx(m, k), i, &(*members)[i * JOB_STEP_MEMBERS_MAX + k],
+                                    reterr);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int job_steps_from_json(const char *json, JobSpec **ret_steps, TargetCheck **ret_idents, TargetCheck **ret_members,
+                        size_t *ret_n, char **reterr) {
         _cleanup_json_ json_object *a = NULL;
-        _cleanup_free_ TargetCheck *idents = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
         JobSpec *steps = NULL;
         size_t n, done = 0;
         int r = 0;
@@ -171,6 +226,11 @@ int job_steps_from_json(const char *json, JobSpec **ret_steps, TargetCheck **ret
                         done++;
                         break;
                 }
+                r = members_from_json(step, &steps[done], done, n, &members, reterr);
+                if (r < 0) {
+                        done++;
+                        break;
+                }
         }
         if (r < 0) {
                 spec_array_free(steps, done);
@@ -178,6 +238,7 @@ int job_steps_from_json(const char *json, JobSpec **ret_steps, TargetCheck **ret
         }
         *ret_steps = steps;
         *ret_idents = TAKE_PTR(idents);
+        *ret_members = TAKE_PTR(members);
         *ret_n = n;
         return 0;
 }

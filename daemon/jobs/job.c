@@ -24,9 +24,13 @@
 #include <time.h>
 
 #include "jobs/job.h"
+#include "jobs/job-steps.h"
+#include "jobs/matrix.h"
 #include "jobs/step-verdict.h"
 #include "shared/bus-names.h"
+#include "shared/json-util.h"
 #include "shared/log.h"
+#include "shared/strv.h"
 
 #define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
 
@@ -37,7 +41,8 @@
         } while (0)
 
 int job_new(const JobContext *ctx, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents,
-            size_t n_steps, const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret) {
+            TargetCheck *members, size_t n_steps, const char *spec_json, uint32_t submitted_by,
+            uint64_t submitted_usec, Job **ret) {
         _cleanup_free_ char *path = NULL, *json = NULL;
         Job *j;
 
@@ -60,6 +65,7 @@ int job_new(const JobContext *ctx, uint64_t id, JobSpec *spec, JobSpec *steps, T
         spec_init(spec);
         j->steps = steps;
         j->idents = idents;
+        j->members = members;
         j->n_steps = n_steps;
         job_core_init(&j->core, j->steps, n_steps);
         j->submitted_by = submitted_by;
@@ -82,6 +88,8 @@ Job *job_free(Job *j) {
         spec_clear(&j->spec);
         spec_array_free(j->steps, j->n_steps);
         free(j->idents);
+        free(j->members);
+        proto_fs_info_clear(&j->entry_fs);
         free(j->spec_json);
         free(j->path);
         free(j->phase);
@@ -406,18 +414,91 @@ static void on_worker_position_result(Worker *w, const ProtoPositionResult *p, v
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
+/* "ext4 loop1: " before what a matrix step's failure says, so the job's error names the entry it
+ * was on; NULL (and text as it is) for other steps. */
+static char *job_entry_text(Job *j, const char *text) {
+        _cleanup_free_ char *name = NULL;
+        char *t;
+
+        if (!text || !spec_is_matrix(&j->steps[j->core.step]))
+                return NULL;
+        name = matrix_entry_name(&j->steps[j->core.step], strv_length(j->spec.devices));
+        if (!name || asprintf(&t, "%s (entry %" PRIu32 " of the matrix): %s", name,
+                              matrix_step_entry(j->steps, j->core.step) + 1, text) < 0)
+                return NULL;
+        return t;
+}
+
 static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
         Job *j = userdata;
+        _cleanup_free_ char *text = job_entry_text(j, o->error);
 
         /* FINISH_RUN takes the result and histogram from here. */
         j->outcome = o;
         (void) job_dispatch(j, (JobEvent) {
                 .type = JOB_EVENT_WORKER_ENDED,
                 .status = o->status,
-                .text = o->error,
+                .text = text ?: o->error,
                 .unsafe = o->unsafe,
         });
         j->outcome = NULL;
+}
+
+static int fs_info_copy(const ProtoFsInfo *from, ProtoFsInfo *to) {
+        *to = *from;
+        to->fs_type = strdup(from->fs_type ?: "");
+        to->uuid = strdup(from->uuid ?: "");
+        to->mkfs_command = strdup(from->mkfs_command ?: "");
+        to->mkfs_output = strdup(from->mkfs_output ?: "");
+        to->mount_options = strdup(from->mount_options ?: "");
+        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options) {
+                proto_fs_info_clear(to);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
+        DbRunFs fs = {
+                .mkfs_command = info->mkfs_command,
+                .mkfs_output = info->mkfs_output,
+                .fs_uuid = info->uuid,
+                .mkfs_usec = info->mkfs_usec,
+                .size_bytes = info->size_bytes,
+                .used_bytes = info->used_bytes,
+                .avail_bytes = info->avail_bytes,
+                .inodes = info->inodes,
+                .inodes_free = info->inodes_free,
+        };
+        int r = db_queue_add_run_fs(j->store, run_id, &fs);
+
+        if (r < 0)
+                job_log(j, LOG_WARNING, "cannot keep how the filesystem of run %" PRIu64 " was made: %s", run_id,
+                        strerror(-r));
+}
+
+/* The filesystem of a matrix step is mounted. The first step of an entry made it: that is what every
+ * run of the entry records, and the UUID the entry's later steps expect to find on the members. */
+static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata) {
+        Job *j = userdata;
+        int r;
+
+        if (j->run_id == 0 || !matrix_step_starts_entry(j->steps, j->core.step))
+                return;
+        proto_fs_info_clear(&j->entry_fs);
+        j->have_entry_fs = false;
+        r = fs_info_copy(info, &j->entry_fs);
+        if (r < 0) {
+                job_log(j, LOG_WARNING, "cannot keep how the filesystem of run %" PRIu64 " was made: %s", j->run_id,
+                        strerror(-r));
+                return;
+        }
+        j->have_entry_fs = true;
+        job_queue_run_fs(j, j->run_id, info);
+        job_log(j, LOG_INFO, "run %" PRIu64 ": %s made in %" PRIu64 " ms (%s), %" PRIu64 " of %" PRIu64
+                " bytes used after mkfs", j->run_id, info->fs_type, info->mkfs_usec / 1000, info->mkfs_command,
+                info->used_bytes, info->size_bytes);
+        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
 static const WorkerCallbacks job_worker_callbacks = {
@@ -426,6 +507,7 @@ static const WorkerCallbacks job_worker_callbacks = {
         .finished = on_worker_finished,
         .phase_result = on_worker_phase_result,
         .position_result = on_worker_position_result,
+        .fs_info = on_worker_fs_info,
 };
 
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
@@ -457,19 +539,69 @@ static void job_finish_run(Job *j, JobState state, const char *error) {
 }
 
 /* The rest of BEGIN_STEP, once the step's verdict allowed it: its run, its worker. */
-static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) {
+/* The JSON array of a matrix step's member paths. */
+static char *members_json(const JobSpec *step) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+
+        for (char **d = step->devices; a && d && *d; d++)
+                if (json_object_array_add(a, json_object_new_string(*d)) < 0)
+                        return NULL;
+        return a ? strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) : NULL;
+}
+
+/* What the worker of a matrix step is to make or mount, on the members as their verdicts found
+ * them. Its strings point into the step and the job. */
+static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members, ProtoFsSetup *ret) {
+        const JobSpec *step = &j->steps[j->core.step];
+        const char *fs = step->filesystems[0];
+        bool make = matrix_step_starts_entry(j->steps, j->core.step);
+
+        for (size_t i = 0; i < n; i++)
+                members[i] = (ProtoFsMember) {
+                        .path = step->devices[i],
+                        .dev = (uint64_t) verdicts[i].check.dev,
+                        .diskseq = verdicts[i].check.diskseq,
+                        .flags = verdicts[i].scratch ? PROTO_GUARD_SCRATCH : 0,
+                };
+        *ret = (ProtoFsSetup) {
+                .stage = make ? PROTO_FS_STAGE_MAKE : PROTO_FS_STAGE_MOUNT,
+                .fs_type = (char *) fs,
+                .layout = (char *) layout_to_string(step->layout),
+                .mkfs_options = (char *) (spec_map_get(&step->mkfs_options, fs) ?: ""),
+                .mount_options = (char *) (spec_map_get(&step->mount_options, fs) ?: ""),
+                .expect_uuid = make ? (char *) "" : j->entry_fs.uuid,
+                .n_members = (uint32_t) n,
+                .members = members,
+        };
+}
+
+static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_verdicts, char **text) {
         uint32_t n = j->core.step;
         const JobSpec *step = &j->steps[n];
-        _cleanup_free_ char *spec_text = NULL, *tags = NULL;
+        bool matrix = spec_is_matrix(step);
+        _cleanup_free_ char *spec_text = NULL, *tags = NULL, *members = NULL;
+        ProtoFsMember fs_members[JOB_STEP_MEMBERS_MAX];
+        ProtoFsSetup fs_setup = {};
         char sync[32], pattern[32];
-        ProtoGuard guard;
+        ProtoGuard guard = {};
         TargetInfo ti = {};
         bool have_ti = false;
         DbRun run;
         uint64_t run_id, *runs;
         int r;
 
-        step_verdict_guard(verdict, &guard);
+        if (matrix) {
+                /* The worker checks the members itself, as FS_SETUP names them; its workload runs on
+                 * the filesystem it mounts, not on the target. */
+                guard = (ProtoGuard) { .kind = PROTO_GUARD_NONE };
+                job_fs_setup(j, verdicts, MIN(n_verdicts, (size_t) JOB_STEP_MEMBERS_MAX), fs_members, &fs_setup);
+                members = members_json(step);
+                if (!members) {
+                        *text = strdup(strerror(ENOMEM));
+                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_SPEC, .text = *text };
+                }
+        } else
+                step_verdict_guard(&verdicts[0], &guard);
 
         r = spec_to_text(step, &spec_text);
         if (r < 0) {
@@ -506,12 +638,18 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) 
                 .device_id = have_ti ? ti.device_id : -1,
                 .device_name = have_ti ? ti.device_name : NULL,
                 .target = step->target,
-                .fs_type = have_ti ? ti.fs_type : NULL,
-                .mount_options = have_ti ? ti.mount_options : NULL,
+                .fs_type = matrix ? step->filesystems[0] : have_ti ? ti.fs_type : NULL,
+                .mount_options = matrix ? spec_map_get(&step->mount_options, step->filesystems[0])
+                                        : have_ti ? ti.mount_options : NULL,
                 .environment = have_ti ? ti.environment_json : NULL,
                 .label = step->label,
                 .tags_json = tags,
                 .started_usec = now_usec(CLOCK_REALTIME),
+                .layout = matrix ? layout_to_string(step->layout) : NULL,
+                .members_json = members,
+                .in_matrix = matrix,
+                .matrix_entry = matrix ? matrix_step_entry(j->steps, n) : 0,
+                .mkfs_options = matrix ? spec_map_get(&step->mkfs_options, step->filesystems[0]) : NULL,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
         if (have_ti)
@@ -524,6 +662,10 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) 
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
         }
         job_store_ok(j);
+        /* A later step of a matrix entry runs on the filesystem its first step made: its run
+         * records the same. */
+        if (matrix && !matrix_step_starts_entry(j->steps, n) && j->have_entry_fs)
+                job_queue_run_fs(j, run_id, &j->entry_fs);
         runs = realloc(j->runs, (j->n_runs + 1) * sizeof(uint64_t));
         if (runs) {
                 j->runs = runs;
@@ -533,7 +675,9 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) 
         j->have_live = false;
         job_changed(j, "Runs", "Live");
 
-        r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text, worker_timeout_usec(step),
+        r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text,
+                         worker_timeout_usec(step) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
+                                                      JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC),
                          &job_worker_callbacks, j, &j->worker);
         if (r < 0) {
                 if (asprintf(text, "%s: %s", j->ctx->worker_path, strerror(-r)) < 0)
@@ -544,7 +688,19 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdict, char **text) 
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_WORKER, .text = *text };
         }
         worker_set_guard(j->worker, &guard);
-        worker_set_device(j->worker, verdict->check.kind == TARGET_BLOCK ? verdict->check.device_bytes : 0);
+        worker_set_device(j->worker, !matrix && verdicts[0].check.kind == TARGET_BLOCK ? verdicts[0].check.device_bytes : 0);
+        if (matrix) {
+                r = worker_set_fs_setup(j->worker, &fs_setup);
+                if (r < 0) {
+                        j->worker = worker_free(j->worker);
+                        *text = strdup(strerror(-r));
+                        if (db_queue_add_run_finish(j->store, run_id, "failed", *text ?: "out of memory", NULL) < 0)
+                                (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "out of memory", NULL);
+                        j->run_id = 0;
+                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_WORKER,
+                                            .text = *text };
+                }
+        }
         job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, n + 1, j->n_steps,
                 workload_to_string(step->workload), run_id);
         return (JobEvent) { .type = JOB_EVENT_STEP_STARTED };
@@ -556,18 +712,25 @@ static int job_dispatch(Job *j, JobEvent e);
 static void on_step_verdict(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
         Job *j = userdata;
         _cleanup_(verdict_query_freep) VerdictQuery *owned = TAKE_PTR(j->verdict_query);
-        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ char *text = NULL, *entry_text = NULL;
+        StepVerdict *refused = NULL;
         JobEvent e;
 
-        if (n < 1 || verdicts[0].error_name) {
-                text = n >= 1 ? TAKE_PTR(verdicts[0].reason) : NULL;
-                e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT, .text = text,
-                                 .error_name = n >= 1 ? verdicts[0].error_name : BENCHD_ERROR_UNSAFE };
+        /* A matrix step has one verdict per member device: each must allow it. */
+        for (size_t i = 0; i < n && !refused; i++)
+                if (verdicts[i].error_name)
+                        refused = &verdicts[i];
+        if (n < 1 || refused) {
+                text = refused ? TAKE_PTR(refused->reason) : NULL;
+                entry_text = job_entry_text(j, text);
+                e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT,
+                                 .text = entry_text ?: text,
+                                 .error_name = refused ? refused->error_name : BENCHD_ERROR_UNSAFE };
         } else if (j->core.cancel_requested || j->core.interrupt_requested)
                 /* Cancelled or interrupted while its target was checked: no worker for it. */
                 e = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_STOPPED };
         else
-                e = job_begin_step(j, &verdicts[0], &text);
+                e = job_begin_step(j, verdicts, n, &text);
         (void) job_dispatch(j, e);
 }
 
@@ -581,8 +744,37 @@ static bool job_begin_step_async(Job *j, JobEvent *next, char **text) {
         uint32_t n = j->core.step;
         int r;
 
-        r = verdict_query_start(j->ctx->event, j->ctx->devices, &j->steps[n], j->idents ? &j->idents[n] : NULL,
-                                1, VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j, &j->verdict_query);
+        if (spec_is_matrix(&j->steps[n])) {
+                /* Each member device is judged as a destructive write to it; a later step of an entry
+                 * also accepts the entry's own filesystem on them, and nothing else. */
+                JobSpec *units = NULL;
+                size_t n_units = 0;
+                VerdictOptions opts = { .worker_path = j->ctx->worker_path };
+
+                if (matrix_step_starts_entry(j->steps, n)) {
+                        proto_fs_info_clear(&j->entry_fs);
+                        j->have_entry_fs = false;
+                } else if (!j->have_entry_fs) {
+                        *text = job_entry_text(j, "the filesystem the entry's first step made is not known (its worker "
+                                               "did not report it), so this step cannot tell it from the user's data; "
+                                               "run the job again");
+                        *next = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT,
+                                             .text = *text, .error_name = BENCHD_ERROR_UNSAFE };
+                        return true;
+                } else {
+                        opts.own_fs_type = j->steps[n].filesystems[0];
+                        opts.own_fs_uuid = j->entry_fs.uuid;
+                }
+                r = matrix_member_specs(&j->steps[n], false, &units, &n_units);
+                if (r >= 0)
+                        r = verdict_query_start(j->ctx->event, j->ctx->devices, units,
+                                                j->members ? &j->members[(size_t) n * JOB_STEP_MEMBERS_MAX] : NULL,
+                                                n_units, &opts, VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j,
+                                                &j->verdict_query);
+                spec_array_free(units, n_units);
+        } else
+                r = verdict_query_start(j->ctx->event, j->ctx->devices, &j->steps[n], j->idents ? &j->idents[n] : NULL,
+                                        1, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j, &j->verdict_query);
         if (r >= 0)
                 return false;
         if (asprintf(text, "cannot start the check of %s: %s", CALLER_TEXT(j->steps[n].target),
@@ -627,6 +819,10 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
                 job_finish_run(j, a->state, a->text);
                 return false;
         case JOB_ACTION_REMOVE_FILES:
+                /* A matrix step's files were on the filesystem its worker mounted, which only the
+                 * worker's mount namespace ever saw: nothing of them is left to remove. */
+                if (spec_is_matrix(&j->steps[a->step]))
+                        return false;
                 /* In the background: the job may end before its files are gone, the next one waits. */
                 CB_CALL(j, remove_files, j->steps[a->step].target, (int) a->step);
                 return false;

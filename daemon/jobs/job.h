@@ -74,6 +74,11 @@ typedef struct JobContext {
 /* A stopped worker gets SIGKILL this long after SIGTERM: at a cancel, and at shutdown. */
 #define JOB_CANCEL_KILL_USEC WORKER_KILL_USEC
 #define JOB_INTERRUPT_KILL_USEC (3u * USEC_PER_SEC)
+/* A matrix step's worker gets this much more time than its workload needs: for the wipe and mkfs
+ * (which writes whole inode tables with lazy_itable_init=0) at an entry's first step, for the
+ * mount at the others. */
+#define JOB_MKFS_TIMEOUT_USEC (15u * 60u * USEC_PER_SEC)
+#define JOB_MOUNT_TIMEOUT_USEC (2u * 60u * USEC_PER_SEC)
 
 struct Job {
         const JobContext *ctx;
@@ -86,6 +91,8 @@ struct Job {
         JobSpec *steps;                 /* finalized, one per step */
         TargetCheck *idents;            /* one per step: its target when it was checked at SubmitJob (an
                                          * unknown kind for jobs queued before benchd recorded them) */
+        TargetCheck *members;           /* matrix jobs: JOB_STEP_MEMBERS_MAX per step, the identities of
+                                         * its devices at SubmitJob (job-steps.h); else NULL */
         size_t n_steps;
         char *spec_json;
         uint32_t submitted_by;
@@ -102,6 +109,12 @@ struct Job {
 
         /* The step being started: its target checked in a helper process (verdict-query.h). */
         VerdictQuery *verdict_query;
+
+        /* Matrix jobs: how the current entry's filesystem was made, from its first step's FS_INFO;
+         * the entry's later steps mount it again (own_fs: this type and UUID are the job's) and
+         * their runs record the same. */
+        bool have_entry_fs;
+        ProtoFsInfo entry_fs;
 
         /* The running step. */
         Worker *worker;
@@ -120,10 +133,11 @@ struct Job {
         sd_event_source *linger_source;
 };
 
-/* Takes ownership of the steps (n_steps ≥ 1), their identities and the spec (it is moved; *spec
- * is left initialised). ctx must outlive the job. */
+/* Takes ownership of the steps (n_steps ≥ 1), their identities (members: NULL, or as job-steps.h
+ * says) and the spec (it is moved; *spec is left initialised). ctx must outlive the job. */
 int job_new(const JobContext *ctx, uint64_t id, JobSpec *spec, JobSpec *steps, TargetCheck *idents,
-            size_t n_steps, const char *spec_json, uint32_t submitted_by, uint64_t submitted_usec, Job **ret);
+            TargetCheck *members, size_t n_steps, const char *spec_json, uint32_t submitted_by,
+            uint64_t submitted_usec, Job **ret);
 Job *job_free(Job *j);
 
 static inline JobState job_get_state(const Job *j) {

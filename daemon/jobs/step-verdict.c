@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/matrix.h"
+#include "jobs/mkfs-trial.h"
 #include "jobs/step-verdict.h"
 #include "shared/bus-names.h"
 #include "shared/util.h"
@@ -22,7 +24,8 @@ static int refuse(StepVerdict *v, const char *name, int r, char *reason, const c
         return v->error;
 }
 
-int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, StepVerdict *v) {
+int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, const VerdictOptions *opts,
+                 StepVerdict *v) {
         char *err = NULL, *reason = NULL;
         int r;
 
@@ -55,6 +58,15 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
                         return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "the target changed since it was submitted");
         }
 
+        if (spec_is_matrix(s) && (!submitted || submitted->kind < 0)) {
+                r = spec_check_matrix(s, &err);
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err, "the filesystem matrix cannot run here");
+                r = mkfs_trial(opts ? opts->worker_path : NULL, s, &err);
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err, "mkfs rejected the options");
+        }
+
         if (v->check.kind != TARGET_BLOCK || !workload_writes(s->workload))
                 return 0;
         /* Without destructive=true spec_check_target() has refused already. */
@@ -64,7 +76,8 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
                         reason = NULL;
                 return refuse(v, BENCHD_ERROR_UNSAFE, -EPERM, reason, "the device inventory is not running");
         }
-        r = device_manager_check_destructive(devices, v->check.dev, &err, &v->scratch);
+        r = device_manager_check_destructive(devices, v->check.dev, opts ? opts->own_fs_type : NULL,
+                                             opts ? opts->own_fs_uuid : NULL, &err, &v->scratch);
         if (r == -EPERM) {
                 if (asprintf(&reason, "writing to %s is refused: %s", CALLER_TEXT(s->target), strna(err)) < 0)
                         reason = NULL;

@@ -26,11 +26,27 @@ typedef struct StepVerdict {
         int error;              /* on refusal: the negative errno step_verdict() returned */
 } StepVerdict;
 
+/* What a verdict is told besides the step (all may be NULL). */
+typedef struct VerdictOptions {
+        /* A later step of a matrix entry: the filesystem the entry's first step made (its type and
+         * UUID) is the job's own and does not count as a signature on the members. */
+        const char *own_fs_type;
+        const char *own_fs_uuid;
+        /* benchd-worker, for the trial mkfs of a matrix at SubmitJob. */
+        const char *worker_path;
+} VerdictOptions;
+
 /* 0 when step s may run, with v->check and v->scratch filled; a negative errno with v->error_name
  * and v->reason otherwise. submitted: the identity recorded at SubmitJob, or NULL (or an unknown
  * kind) at SubmitJob itself; a target that is no longer that object is Unsafe. devices may be NULL
- * (no inventory): writes to block devices are then refused. */
-int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, StepVerdict *v);
+ * (no inventory): writes to block devices are then refused.
+ *
+ * At SubmitJob (submitted NULL) a spec with filesystems= is also checked against the system
+ * (spec_check_matrix(): mkfs tools, kernel filesystems, layouts) and its mkfs options are tried
+ * on sparse image files by `benchd-worker --try-mkfs`, so options mkfs rejects are refused as
+ * InvalidSpec, quoting mkfs, before anything is written. */
+int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *submitted, const VerdictOptions *opts,
+                 StepVerdict *v);
 void step_verdict_clear(StepVerdict *v);
 
 /* What the worker is to verify on what it opens. */

@@ -274,6 +274,7 @@ struct VerdictQuery {
         DeviceManager *devices;
         const JobSpec *steps;
         const TargetCheck *submitted;
+        VerdictOptions opts;
 };
 
 /* In the child. */
@@ -288,7 +289,8 @@ static int verdict_child(int fd, void *userdata) {
         if (!v)
                 return EXIT_FAILURE;
         for (size_t i = 0; i < q->n; i++)
-                (void) step_verdict(q->devices, &q->steps[i], q->submitted ? &q->submitted[i] : NULL, &v[i]);
+                (void) step_verdict(q->devices, &q->steps[i], q->submitted ? &q->submitted[i] : NULL, &q->opts,
+                                    &v[i]);
         r = verdict_encode(v, q->n, &buf, &size);
         for (size_t i = 0; i < q->n; i++)
                 step_verdict_clear(&v[i]);
@@ -365,7 +367,8 @@ static void on_helper_done(Helper *h, const HelperResult *hr, void *userdata) {
 }
 
 int verdict_query_start(sd_event *e, DeviceManager *devices, const JobSpec *steps, const TargetCheck *submitted,
-                        size_t n, uint64_t timeout_usec, VerdictDone cb, void *userdata, VerdictQuery **ret) {
+                        size_t n, const VerdictOptions *opts, uint64_t timeout_usec, VerdictDone cb, void *userdata,
+                        VerdictQuery **ret) {
         _cleanup_(verdict_query_freep) VerdictQuery *q = NULL;
         int r;
 
@@ -384,6 +387,8 @@ int verdict_query_start(sd_event *e, DeviceManager *devices, const JobSpec *step
         q->devices = devices;
         q->steps = steps;
         q->submitted = submitted;
+        if (opts)
+                q->opts = *opts;
         q->what = calloc(n, sizeof(VerdictStep));
         q->verdicts = calloc(n, sizeof(StepVerdict));
         if (!q->what || !q->verdicts)
@@ -407,6 +412,7 @@ int verdict_query_start(sd_event *e, DeviceManager *devices, const JobSpec *step
         q->devices = NULL;
         q->steps = NULL;
         q->submitted = NULL;
+        q->opts = (VerdictOptions) {};
 
         *ret = TAKE_PTR(q);
         return 0;

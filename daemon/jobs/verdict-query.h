@@ -41,13 +41,14 @@ typedef struct VerdictQuery VerdictQuery;
  * The verdicts belong to q (the callee may take a reason, leaving NULL); q may be freed here. */
 typedef void (*VerdictDone)(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata);
 
-/* Starts step_verdict(devices, &steps[i], submitted ? &submitted[i] : NULL) for i < n in a helper
- * process; cb is called once, on the event loop of e, at the latest after timeout_usec
+/* Starts step_verdict(devices, &steps[i], submitted ? &submitted[i] : NULL, opts) for i < n in a
+ * helper process (opts, like steps, is read by the child only); cb is called once, on the event loop of e, at the latest after timeout_usec
  * (VERDICT_QUERY_TIMEOUT_USEC unless a test wants less). steps, submitted and devices are read by
  * the child only, on its copy of our memory: they need not outlive this call. 0 with *ret, or a
  * negative errno (-E2BIG for more than VERDICT_QUERY_STEPS_MAX steps) and no callback. */
 int verdict_query_start(sd_event *e, DeviceManager *devices, const JobSpec *steps, const TargetCheck *submitted,
-                        size_t n, uint64_t timeout_usec, VerdictDone cb, void *userdata, VerdictQuery **ret);
+                        size_t n, const VerdictOptions *opts, uint64_t timeout_usec, VerdictDone cb, void *userdata,
+                        VerdictQuery **ret);
 /* Without calling back; a check still running is killed (helper_free()). */
 VerdictQuery *verdict_query_free(VerdictQuery *q);
 DEFINE_TRIVIAL_CLEANUP_FUNC(VerdictQuery *, verdict_query_free);

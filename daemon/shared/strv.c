@@ -45,6 +45,13 @@ int strv_push(char ***l, const char *s) {
         return 0;
 }
 
+int strv_find_index(char *const *l, const char *s) {
+        for (size_t i = 0; l && l[i]; i++)
+                if (streq(l[i], s))
+                        return (int) i;
+        return -ENOENT;
+}
+
 bool strv_contains(char *const *l, const char *s) {
         for (; l && *l; l++)
                 if (streq(*l, s))

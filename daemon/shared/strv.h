@@ -30,6 +30,8 @@ size_t strv_length(char *const *l);
 /* Appends a copy of s; *l may be NULL. On failure *l is unchanged. */
 int strv_push(char ***l, const char *s);
 bool strv_contains(char *const *l, const char *s);
+/* The index of the first entry equal to s, or -ENOENT. */
+int strv_find_index(char *const *l, const char *s);
 /* Same entries in the same order; NULL equals the empty list. */
 bool strv_equal(char *const *a, char *const *b);
 /* Sorts in place by strcmp(). */

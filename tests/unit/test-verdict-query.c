@@ -353,7 +353,7 @@ START_TEST(test_query) {
         /* Step 2 was submitted when the path was another directory. */
         submitted[2] = (TargetCheck) { .kind = TARGET_DIRECTORY, .dev = st.st_dev, .ino = st.st_ino + 1 };
 
-        ck_assert_int_eq(verdict_query_start(e, NULL, steps, submitted, 3, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a,
+        ck_assert_int_eq(verdict_query_start(e, NULL, steps, submitted, 3, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a,
                                              &q), 0);
         a.pid = verdict_query_pid(q);
         ck_assert_int_gt(a.pid, 0);
@@ -392,11 +392,11 @@ START_TEST(test_query_invalid) {
         JobSpec s;
 
         step_build(&s, tmpdir, small_write);
-        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 0, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q),
+        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 0, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q),
                          -EINVAL);
-        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, VERDICT_QUERY_STEPS_MAX + 1,
+        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, VERDICT_QUERY_STEPS_MAX + 1, NULL,
                                              VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q), -E2BIG);
-        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, VERDICT_QUERY_TIMEOUT_USEC, NULL, &a, &q), -EINVAL);
+        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, NULL, VERDICT_QUERY_TIMEOUT_USEC, NULL, &a, &q), -EINVAL);
         ck_assert_ptr_null(q);
         spec_clear(&s);
         sd_event_unref(e);
@@ -412,7 +412,7 @@ START_TEST(test_query_free) {
         pid_t pid;
 
         step_build(&s, tmpdir, small_write);
-        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q), 0);
+        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q), 0);
         pid = verdict_query_pid(q);
         q = verdict_query_free(q);
         run_until_reaped(e, pid);
@@ -514,7 +514,7 @@ START_TEST(test_query_timeout) {
         step_build(&steps[0], held, small_read);
         step_build(&steps[1], held, small_write);
 
-        ck_assert_int_eq(verdict_query_start(e, NULL, steps, NULL, 2, 300 * USEC_PER_MSEC, on_verdicts, &a, &q), 0);
+        ck_assert_int_eq(verdict_query_start(e, NULL, steps, NULL, 2, NULL, 300 * USEC_PER_MSEC, on_verdicts, &a, &q), 0);
         a.pid = verdict_query_pid(q);
         test_run_until_called(e, &a.calls);
 
@@ -585,7 +585,7 @@ START_TEST(test_query_waits) {
         step_build(&s, held, small_write);
         ck_assert_int_ge(sd_event_add_io(e, &src, am.requests, EPOLLIN, on_request, &h), 0);
 
-        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q), 0);
+        ck_assert_int_eq(verdict_query_start(e, NULL, &s, NULL, 1, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_verdicts, &a, &q), 0);
         a.pid = verdict_query_pid(q);
         test_run_until_called(e, &a.calls);
 

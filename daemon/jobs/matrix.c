@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The expansion of a filesystem matrix into steps (matrix.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs/matrix.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+static bool layout_spans_devices(Layout l) {
+        return l != LAYOUT_SINGLE;
+}
+
+size_t matrix_n_entries(const JobSpec *job) {
+        size_t n_fs = strv_length(job->filesystems);
+
+        if (n_fs == 0)
+                return 0;
+        return layout_spans_devices(job->layout) ? n_fs : n_fs * strv_length(job->devices);
+}
+
+/* A map key of s set to one entry (fs: value), or emptied when value is NULL. */
+static int set_map_one(JobSpec *s, const char *key, const char *fs, const char *value, char **reterr) {
+        char *keys[] = { (char *) fs, NULL }, *values[] = { (char *) value, NULL };
+
+        return spec_set(s, key, &(SpecValue) { .type = SPEC_VALUE_MAP,
+                                                .map = { .keys = keys, .values = values, .n = value ? 1 : 0 } },
+                        reterr);
+}
+
+/* The step of entry (fs, members) made from base: filesystems, devices and target narrowed to
+ * the entry, and only its filesystem's options kept. */
+static int narrow_step(const JobSpec *base, const char *fs, char **members, JobSpec *ret, char **reterr) {
+        _cleanup_(spec_clear) JobSpec s;
+        char *fs_list[] = { (char *) fs, NULL };
+        _cleanup_free_ char *mkfs = NULL, *mount = NULL;
+        int r;
+
+        r = strdup_or_null(spec_map_get(&base->mkfs_options, fs), &mkfs);
+        if (r >= 0)
+                r = strdup_or_null(spec_map_get(&base->mount_options, fs), &mount);
+        if (r < 0)
+                return r;
+        spec_init(&s);
+        r = spec_copy(base, &s);
+        if (r < 0)
+                return r;
+        r = spec_set(&s, "filesystems", &(SpecValue) { .type = SPEC_VALUE_STRV, .strv = fs_list }, reterr);
+        if (r >= 0)
+                r = spec_set(&s, "devices", &(SpecValue) { .type = SPEC_VALUE_STRV, .strv = members }, reterr);
+        if (r >= 0)
+                r = spec_set(&s, "target", &(SpecValue) { .type = SPEC_VALUE_STRING, .s = members[0] }, reterr);
+        if (r >= 0)
+                r = set_map_one(&s, "mkfs_options", fs, mkfs, reterr);
+        if (r >= 0)
+                r = set_map_one(&s, "mount_options", fs, mount, reterr);
+        if (r >= 0)
+                r = spec_finalize(&s, reterr);
+        if (r < 0)
+                return r;
+        *ret = s;
+        spec_init(&s);
+        return 0;
+}
+
+int matrix_expand(const JobSpec *job, const JobSpec *base, size_t n_base, JobSpec **ret_steps, size_t *ret_n,
+                  char **reterr) {
+        size_t n_entries = matrix_n_entries(job), n_devices = strv_length(job->devices), n = 0;
+        JobSpec *steps;
+        int r = 0;
+
+        if (n_entries == 0 || n_base == 0)
+                return -EINVAL;
+        if (n_base > MATRIX_STEPS_MAX / n_entries) {
+                if (asprintf(reterr, "filesystems: the matrix has %zu entries of %zu steps each, %zu steps in all; a "
+                             "job has at most %u: list fewer filesystems or devices, or use a shorter profile",
+                             n_entries, n_base, n_entries * n_base, MATRIX_STEPS_MAX) < 0)
+                        *reterr = NULL;
+                return -EINVAL;
+        }
+
+        steps = calloc(n_entries * n_base, sizeof(JobSpec));
+        if (!steps)
+                return -ENOMEM;
+
+        for (char **fs = job->filesystems; *fs && r >= 0; fs++) {
+                size_t n_groups = layout_spans_devices(job->layout) ? 1 : n_devices;
+
+                for (size_t g = 0; g < n_groups && r >= 0; g++) {
+                        char *one[] = { job->devices[g], NULL };
+                        char **members = layout_spans_devices(job->layout) ? job->devices : one;
+
+                        for (size_t i = 0; i < n_base && r >= 0; i++) {
+                                r = narrow_step(&base[i], *fs, members, &steps[n], reterr);
+                                if (r >= 0)
+                                        n++;
+                        }
+                }
+        }
+        if (r < 0) {
+                spec_array_free(steps, n);
+                return r;
+        }
+        *ret_steps = steps;
+        *ret_n = n;
+        return 0;
+}
+
+static bool same_entry(const JobSpec *a, const JobSpec *b) {
+        return strv_equal(a->filesystems, b->filesystems) && strv_equal(a->devices, b->devices) &&
+                a->layout == b->layout;
+}
+
+bool matrix_step_starts_entry(const JobSpec *steps, size_t i) {
+        if (!spec_is_matrix(&steps[i]))
+                return false;
+        return i == 0 || !same_entry(&steps[i - 1], &steps[i]);
+}
+
+uint32_t matrix_step_entry(const JobSpec *steps, size_t i) {
+        uint32_t e = 0;
+
+        for (size_t k = 1; k <= i; k++)
+                if (!same_entry(&steps[k - 1], &steps[k]))
+                        e++;
+        return e;
+}
+
+char *matrix_entry_name(const JobSpec *step, size_t n_job_devices) {
+        const char *fs = step->filesystems ? step->filesystems[0] : "?";
+        char *name;
+
+        if (step->layout != LAYOUT_SINGLE) {
+                if (asprintf(&name, "%s %s", fs, layout_to_string(step->layout)) < 0)
+                        return NULL;
+                return name;
+        }
+        if (n_job_devices > 1 && step->devices && step->devices[0]) {
+                const char *slash = strrchr(step->devices[0], '/');
+                if (asprintf(&name, "%s %s", fs, slash ? slash + 1 : step->devices[0]) < 0)
+                        return NULL;
+                return name;
+        }
+        return strdup(fs);
+}
+
+static int member_spec(const JobSpec *s, const char *device, bool with_checks, JobSpec *ret) {
+        _cleanup_(spec_clear) JobSpec m;
+        int r;
+
+        spec_init(&m);
+        if (with_checks) {
+                /* The matrix keys and the target, nothing of the workload. */
+                r = spec_set(&m, "filesystems", &(SpecValue) { .type = SPEC_VALUE_STRV, .strv = s->filesystems }, NULL);
+                if (r >= 0)
+                        r = spec_set(&m, "devices", &(SpecValue) { .type = SPEC_VALUE_STRV, .strv = s->devices }, NULL);
+                if (r >= 0)
+                        r = spec_set_from_string(&m, "layout", layout_to_string(s->layout), NULL);
+                if (r >= 0)
+                        r = spec_set(&m, "mkfs_options", &(SpecValue) { .type = SPEC_VALUE_MAP, .map = {
+                                        .keys = s->mkfs_options.keys, .values = s->mkfs_options.values,
+                                        .n = s->mkfs_options.n } }, NULL);
+                if (r >= 0)
+                        r = spec_set(&m, "mount_options", &(SpecValue) { .type = SPEC_VALUE_MAP, .map = {
+                                        .keys = s->mount_options.keys, .values = s->mount_options.values,
+                                        .n = s->mount_options.n } }, NULL);
+                if (r < 0)
+                        return r;
+        }
+        r = spec_set_from_string(&m, "target", device, NULL);
+        if (r >= 0)
+                r = spec_set_from_string(&m, "workload", "write", NULL);
+        if (r >= 0)
+                r = spec_set_from_string(&m, "destructive", "true", NULL);
+        if (r >= 0)
+                r = spec_set_from_string(&m, "block_size", "4K", NULL);
+        if (r >= 0)
+                r = spec_set_from_string(&m, "size", "4K", NULL);
+        if (r >= 0)
+                r = spec_finalize(&m, NULL);
+        if (r < 0)
+                return r;
+        *ret = m;
+        spec_init(&m);
+        return 0;
+}
+
+int matrix_member_specs(const JobSpec *s, bool with_checks, JobSpec **ret, size_t *ret_n) {
+        size_t n = strv_length(s->devices), done = 0;
+        JobSpec *specs;
+        int r = 0;
+
+        if (n == 0)
+                return -EINVAL;
+        specs = calloc(n, sizeof(JobSpec));
+        if (!specs)
+                return -ENOMEM;
+        for (; done < n; done++) {
+                r = member_spec(s, s->devices[done], with_checks && done == 0, &specs[done]);
+                if (r < 0)
+                        break;
+        }
+        if (r < 0) {
+                spec_array_free(specs, done);
+                return r;
+        }
+        *ret = specs;
+        *ret_n = n;
+        return 0;
+}

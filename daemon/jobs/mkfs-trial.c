@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trial mkfs (mkfs-trial.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jobs/mkfs-trial.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+extern char **environ;
+
+/* What the trial worker says on stderr, at most this much. */
+#define TRIAL_MESSAGE_MAX 2048u
+
+static uint64_t device_size(const char *path) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        uint64_t size = 0;
+
+        if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) < 0)
+                return 0;
+        return size;
+}
+
+/* Runs argv with stderr into *ret_output (trimmed); returns the wait status, or a negative errno. */
+static int run_capture(char **argv, char **ret_output) {
+        _cleanup_free_ char *out = malloc(TRIAL_MESSAGE_MAX + 1);
+        posix_spawn_file_actions_t fa;
+        size_t len = 0;
+        int pipefd[2], status, r;
+        pid_t pid;
+
+        if (!out)
+                return -ENOMEM;
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+        r = posix_spawn(&pid, argv[0], &fa, NULL, argv, (char *[]) { (char *) "LANG=C", NULL });
+        posix_spawn_file_actions_destroy(&fa);
+        close(pipefd[1]);
+        if (r != 0) {
+                close(pipefd[0]);
+                return -r;
+        }
+        for (;;) {
+                char buf[512];
+                ssize_t k = read(pipefd[0], buf, sizeof(buf));
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        break;
+                size_t take = MIN((size_t) k, TRIAL_MESSAGE_MAX - len);
+                memcpy(out + len, buf, take);
+                len += take;
+        }
+        close(pipefd[0]);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+                len--;
+        out[len] = 0;
+        /* One line for the D-Bus error: newlines become "; ". */
+        for (char *p = out; *p; p++)
+                if (*p == '\n' || (unsigned char) *p < 0x20)
+                        *p = ' ';
+        *ret_output = TAKE_PTR(out);
+        return status;
+}
+
+int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
+        uint64_t size = s->target ? device_size(s->target) : 0;
+        size_t n_members = strv_length(s->devices);
+        int r;
+
+        if (!worker_path) {
+                if (asprintf(reterr, "filesystems: cannot try the mkfs options (benchd-worker is not known to this "
+                             "check); see benchd's log") < 0)
+                        *reterr = NULL;
+                return -ENOEXEC;
+        }
+        for (char **fs = s->filesystems; fs && *fs; fs++) {
+                const char *options = spec_map_get(&s->mkfs_options, *fs);
+                _cleanup_free_ char *a_fs = NULL, *a_layout = NULL, *a_opts = NULL, *a_members = NULL,
+                                    *a_size = NULL, *output = NULL;
+                /* A single-layout entry has one member; a RAID layout all of them. */
+                size_t members = s->layout == LAYOUT_SINGLE ? 1 : n_members;
+
+                if (asprintf(&a_fs, "--try-mkfs=%s", *fs) < 0 ||
+                    asprintf(&a_layout, "--layout=%s", layout_to_string(s->layout)) < 0 ||
+                    asprintf(&a_opts, "--mkfs-options=%s", options ?: "") < 0 ||
+                    asprintf(&a_members, "--members=%zu", members) < 0 ||
+                    asprintf(&a_size, "--size=%" PRIu64, size) < 0)
+                        return -ENOMEM;
+                char *argv[] = { (char *) worker_path, a_fs, a_layout, a_opts, a_members, a_size, NULL };
+
+                r = run_capture(argv, &output);
+                if (r < 0) {
+                        if (asprintf(reterr, "filesystems: cannot run %s to try mkfs.%s: %s", worker_path, *fs,
+                                     strerror(-r)) < 0)
+                                *reterr = NULL;
+                        return -ENOEXEC;
+                }
+                if (WIFEXITED(r) && WEXITSTATUS(r) == 0)
+                        continue;
+                if (WIFEXITED(r) && WEXITSTATUS(r) == 1) {
+                        if (asprintf(reterr, "%s%s: %s; nothing was written to the devices: give options mkfs.%s "
+                                     "accepts (see its manual page)", options ? "mkfs_options." : "filesystems",
+                                     options ? *fs : "", *output ? output : "mkfs failed", *fs) < 0)
+                                *reterr = NULL;
+                        return -EINVAL;
+                }
+                if (asprintf(reterr, "filesystems: the trial mkfs.%s did not finish (%s %d): %s; see benchd's log",
+                             *fs, WIFEXITED(r) ? "exit status" : "signal", WIFEXITED(r) ? WEXITSTATUS(r) : WTERMSIG(r),
+                             *output ? output : "no message") < 0)
+                        *reterr = NULL;
+                return -ENOEXEC;
+        }
+        return 0;
+}

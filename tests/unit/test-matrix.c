@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Filesystem matrices (jobs/matrix.c): a job's steps become entry × steps in the documented order
+ * (each filesystem on each device in turn for layout=single, across all devices for btrfs RAID),
+ * each step narrowed to its entry (one filesystem, its members, target the first member, only its
+ * own options), entries found again from the steps alone (a restored job), named as tables show
+ * them, bounded, and the members judged one spec each.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-util.h"
+#include "jobs/matrix.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+static void spec_build(JobSpec *s, const char *const *assignments) {
+        _cleanup_free_ char *err = NULL;
+
+        spec_init(s);
+        for (const char *const *a = assignments; *a; a++)
+                ck_assert_msg(spec_set_assignment(s, *a, &err) == 0, "'%s': %s", *a, strna(err));
+        ck_assert_msg(spec_finalize(s, &err) == 0, "%s", strna(err));
+}
+
+/* The job and two base steps (write then read), as profile_expand() would give them. */
+static void base_steps(const JobSpec *job, JobSpec base[2]) {
+        for (size_t i = 0; i < 2; i++) {
+                _cleanup_free_ char *err = NULL;
+                spec_init(&base[i]);
+                ck_assert_int_eq(spec_copy(job, &base[i]), 0);
+                ck_assert_int_eq(spec_set_from_string(&base[i], "workload", i == 0 ? "write" : "read", &err), 0);
+                ck_assert_msg(spec_finalize(&base[i], &err) == 0, "%s", strna(err));
+        }
+}
+
+START_TEST(test_single_layout) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4,xfs", "devices=/dev/sdb,/dev/sdc", "destructive=true",
+                "mkfs_options.ext4=-E lazy_itable_init=0", "mount_options.xfs=noatime", "size=16M", NULL };
+        static const struct { const char *fs, *dev, *workload; bool starts; uint32_t entry; const char *name; } want[] = {
+                { "ext4", "/dev/sdb", "write", true,  0, "ext4 sdb" },
+                { "ext4", "/dev/sdb", "read",  false, 0, "ext4 sdb" },
+                { "ext4", "/dev/sdc", "write", true,  1, "ext4 sdc" },
+                { "ext4", "/dev/sdc", "read",  false, 1, "ext4 sdc" },
+                { "xfs",  "/dev/sdb", "write", true,  2, "xfs sdb" },
+                { "xfs",  "/dev/sdb", "read",  false, 2, "xfs sdb" },
+                { "xfs",  "/dev/sdc", "write", true,  3, "xfs sdc" },
+                { "xfs",  "/dev/sdc", "read",  false, 3, "xfs sdc" },
+        };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        ck_assert_uint_eq(matrix_n_entries(&job), 4);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, ELEMENTSOF(want));
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *name = matrix_entry_name(&steps[i], strv_length(job.devices));
+                ck_assert(steps[i].finalized);
+                ck_assert_uint_eq(strv_length(steps[i].filesystems), 1);
+                ck_assert_str_eq(steps[i].filesystems[0], want[i].fs);
+                ck_assert_uint_eq(strv_length(steps[i].devices), 1);
+                ck_assert_str_eq(steps[i].devices[0], want[i].dev);
+                ck_assert_str_eq(steps[i].target, want[i].dev);
+                ck_assert_str_eq(workload_to_string(steps[i].workload), want[i].workload);
+                ck_assert_msg(matrix_step_starts_entry(steps, i) == want[i].starts, "step %zu", i);
+                ck_assert_uint_eq(matrix_step_entry(steps, i), want[i].entry);
+                ck_assert_str_eq(name, want[i].name);
+                /* Only the entry's own options. */
+                if (streq(want[i].fs, "ext4")) {
+                        ck_assert_str_eq(spec_map_get(&steps[i].mkfs_options, "ext4"), "-E lazy_itable_init=0");
+                        ck_assert_ptr_null(spec_map_get(&steps[i].mount_options, "xfs"));
+                        ck_assert_uint_eq(steps[i].mount_options.n, 0);
+                } else {
+                        ck_assert_uint_eq(steps[i].mkfs_options.n, 0);
+                        ck_assert_str_eq(spec_map_get(&steps[i].mount_options, "xfs"), "noatime");
+                }
+        }
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
+START_TEST(test_raid_layout) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=btrfs", "layout=raid1", "devices=/dev/sdb,/dev/sdc",
+                "destructive=true", NULL };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL, *name = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        ck_assert_uint_eq(matrix_n_entries(&job), 1);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 2);
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_eq(strv_length(steps[i].devices), 2);
+                ck_assert_str_eq(steps[i].devices[1], "/dev/sdc");
+                ck_assert_str_eq(steps[i].target, "/dev/sdb");
+                ck_assert_int_eq(steps[i].layout, LAYOUT_RAID1);
+        }
+        ck_assert(matrix_step_starts_entry(steps, 0));
+        ck_assert(!matrix_step_starts_entry(steps, 1));
+        name = matrix_entry_name(&steps[0], 2);
+        ck_assert_str_eq(name, "btrfs raid1");
+
+        /* One verdict unit per device; the first carries the matrix for the checks at submit. */
+        JobSpec *units = NULL;
+        size_t n_units = 0;
+        ck_assert_int_eq(matrix_member_specs(&job, true, &units, &n_units), 0);
+        ck_assert_uint_eq(n_units, 2);
+        ck_assert_str_eq(units[0].target, "/dev/sdb");
+        ck_assert_str_eq(units[1].target, "/dev/sdc");
+        ck_assert(spec_is_matrix(&units[0]));
+        ck_assert(!spec_is_matrix(&units[1]));
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert(workload_writes(units[i].workload));
+                ck_assert(units[i].destructive);
+        }
+        spec_array_free(units, n_units);
+        ck_assert_int_eq(matrix_member_specs(&steps[1], false, &units, &n_units), 0);
+        ck_assert(!spec_is_matrix(&units[0]));
+        spec_array_free(units, n_units);
+
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
+START_TEST(test_one_device_name) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4,btrfs", "target=/dev/sdb", "destructive=true", NULL };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL, *n0 = NULL, *n2 = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 4);
+        /* One device: entries are named by their filesystem alone. */
+        n0 = matrix_entry_name(&steps[0], 1);
+        n2 = matrix_entry_name(&steps[2], 1);
+        ck_assert_str_eq(n0, "ext4");
+        ck_assert_str_eq(n2, "btrfs");
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
+START_TEST(test_too_many_steps) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext2,ext3,ext4,xfs,btrfs,f2fs,vfat,nilfs2",
+                "devices=/dev/sdb,/dev/sdc,/dev/sdd,/dev/sde", "destructive=true", NULL };
+        JobSpec job, *base, *steps = NULL;
+        _cleanup_free_ char *err = NULL;
+        size_t n = 99;
+
+        spec_build(&job, a);
+        /* 8 filesystems × 4 devices = 32 entries; 9 steps each is 288 > 256. */
+        base = calloc(9, sizeof(JobSpec));
+        ck_assert_ptr_nonnull(base);
+        for (size_t i = 0; i < 9; i++) {
+                spec_init(&base[i]);
+                ck_assert_int_eq(spec_copy(&job, &base[i]), 0);
+        }
+        ck_assert_int_eq(matrix_expand(&job, base, 9, &steps, &n, &err), -EINVAL);
+        ck_assert_ptr_null(steps);
+        ck_assert_uint_eq(n, 99);
+        ck_assert_msg(err && strstr(err, "288 steps") && strstr(err, "at most 256"), "%s", strna(err));
+        /* 8 steps each is 256: fine. */
+        free(err);
+        err = NULL;
+        ck_assert_msg(matrix_expand(&job, base, 8, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 256);
+        ck_assert_uint_eq(matrix_step_entry(steps, 255), 31);
+        spec_array_free(steps, n);
+        spec_array_free(base, 9);
+        spec_clear(&job);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("matrix");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_test(tc, test_single_layout);
+        tcase_add_test(tc, test_raid_layout);
+        tcase_add_test(tc, test_one_device_name);
+        tcase_add_test(tc, test_too_many_steps);
+        suite_add_tcase(s, tc);
+        return check_run(s);
+}
