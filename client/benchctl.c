@@ -42,6 +42,7 @@ uint64_t arg_limit = 0;
 bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
 const char *arg_by = NULL;
+const char *arg_baseline = NULL;
 
 typedef struct Verb {
         const char *name;
@@ -59,7 +60,7 @@ static const Verb verbs[] = {
         { "cancel",   1, -1, verb_cancel },
         { "profiles", 0, 1,  verb_profiles },
         { "results",  0, 0,  verb_results },
-        { "show",     1, 1,  verb_show },
+        { "show",     0, 1,  verb_show },
         { "samples",  1, 1,  verb_samples },
         { "export",   0, -1, verb_export },
         { "compare",  0, -1, verb_compare },
@@ -83,11 +84,15 @@ static void help(void) {
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
                "  show RUN                 Show a run's summary and samples\n"
+               "  show --job ID            Show a filesystem matrix job: how each filesystem was made,\n"
+               "                           its capacity after mkfs, and the comparison table\n"
                "  samples RUN              Show a run's samples\n"
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
                "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
-               "                           --by label) over the runs the filters select\n\n"
+               "                           --by label) over the runs the filters select\n"
+               "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
+               "                           against --baseline=ENTRY (default the first filesystem)\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -189,6 +194,7 @@ enum {
         ARG_UNTIL,
         ARG_FORMAT,
         ARG_BY,
+        ARG_BASELINE,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -219,6 +225,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "all",         no_argument,       NULL, 'a' },
                 { "format",      required_argument, NULL, ARG_FORMAT },
                 { "by",          required_argument, NULL, ARG_BY },
+                { "baseline",    required_argument, NULL, ARG_BASELINE },
                 {}
         };
         int c;
@@ -321,6 +328,9 @@ static int parse_argv(int argc, char *argv[]) {
                                         optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
+                        break;
+                case ARG_BASELINE:
+                        arg_baseline = optarg;
                         break;
                 case ARG_BY:
                         arg_by = optarg;

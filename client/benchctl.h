@@ -54,6 +54,7 @@ extern uint64_t arg_limit;
 extern bool arg_all;
 extern ExportFormat arg_format;
 extern const char *arg_by;             /* compare --by COLUMN */
+extern const char *arg_baseline;       /* compare/show --job: the column the others are measured against */
 
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);

@@ -17,6 +17,7 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
+#include "verbs-matrix.h"
 #include "verbs-results.h"
 
 typedef struct CompareMetric {
@@ -356,6 +357,12 @@ static int compare_groups(void) {
 }
 
 int verb_compare(int argc, char **argv) {
+        if (arg_job > 0 && !arg_by && argc == 1)
+                return matrix_report(arg_job, arg_baseline, false);
+        if (arg_baseline && !arg_job) {
+                fprintf(stderr, "benchctl: compare --baseline goes with --job ID (a filesystem matrix job)\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
         if (arg_by) {
                 if (argc > 1) {
                         fprintf(stderr, "benchctl: compare takes either RUN ids or --by COLUMN with filters, not both\n");

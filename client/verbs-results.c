@@ -16,6 +16,7 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
+#include "verbs-matrix.h"
 #include "verbs-results.h"
 
 int run_filter_from_args(json_object **ret) {
@@ -472,6 +473,13 @@ int verb_show(int argc, char **argv) {
         uint64_t id;
         int r;
 
+        if (argc == 1) {
+                if (arg_job == 0) {
+                        fprintf(stderr, "benchctl: show needs a RUN id, or --job ID for a filesystem matrix job\n");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return matrix_report(arg_job, arg_baseline, true);
+        }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
         r = bus_connect(&bus);
@@ -525,6 +533,13 @@ int verb_samples(int argc, char **argv) {
         uint64_t id;
         int r;
 
+        if (argc == 1) {
+                if (arg_job == 0) {
+                        fprintf(stderr, "benchctl: show needs a RUN id, or --job ID for a filesystem matrix job\n");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return matrix_report(arg_job, arg_baseline, true);
+        }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
         r = bus_connect(&bus);

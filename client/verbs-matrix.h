@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* compare --job ID and show --job ID for filesystem matrix jobs (verbs-matrix.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The job's table of workloads × entries with % rows against baseline (NULL: the first entry);
+ * entries: also how each entry's filesystem was made (show --job). A BENCHCTL_EXIT_* code. */
+int matrix_report(uint64_t job, const char *baseline, bool entries);
