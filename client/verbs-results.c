@@ -17,6 +17,7 @@
 #include "record.h"
 #include "table.h"
 #include "verbs-results.h"
+#include "verbs-views.h"
 
 int run_filter_from_args(json_object **ret) {
         json_object *f = json_object_new_object();
@@ -472,6 +473,13 @@ int verb_show(int argc, char **argv) {
         uint64_t id;
         int r;
 
+        /* show --job ID: the job's runs in its profile's shape (verbs-views.c). */
+        if (argc < 2) {
+                if (arg_job > 0)
+                        return job_view(arg_job);
+                fprintf(stderr, "benchctl: show needs a run id, or --job ID for a job's runs\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
         r = bus_connect(&bus);
@@ -611,6 +619,15 @@ int verb_export(int argc, char **argv) {
         _cleanup_json_ json_object *runs = NULL;
         int r;
 
+        /* A job in an anchor's own format (verbs-views.c). */
+        if (arg_format == EXPORT_BONNIE_CSV || arg_format == EXPORT_IOZONE) {
+                if (arg_job == 0 || argc > 1) {
+                        fprintf(stderr, "benchctl: export --format=%s writes one job: give --job ID and no run ids\n",
+                                arg_format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return job_export(arg_job, arg_format);
+        }
         r = bus_connect(&bus);
         if (r != 0)
                 return r;
