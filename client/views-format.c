@@ -362,7 +362,7 @@ int iozone_report_print(FILE *f, const char *preamble, const IozoneCell *cells, 
 
 const char *const bonnie_csv_names[BONNIE_CSV_FIELDS] = {
         "format_version", "bonnie_version", "name", "concurrency", "seed", "file_size", "io_chunk_size",
-        "seeks", "seek_proc_count",
+        "seek_count", "seek_proc_count",
         "putc", "putc_cpu", "put_block", "put_block_cpu", "rewrite", "rewrite_cpu",
         "getc", "getc_cpu", "get_block", "get_block_cpu", "seeks", "seeks_cpu",
         "num_files", "max_size", "min_size", "file_chunk_size", "num_dirs",

@@ -139,7 +139,10 @@ typedef struct BonnieResult {
 } BonnieResult;
 
 /* The 50 fields of bonnie++ 2.00's CSV line (format_version 1.98), as bon_csv2txt and
- * bon_csv2html read them; *ret is a NULL-terminated array of malloc'd strings. */
+ * bon_csv2html read them; *ret is a NULL-terminated array of malloc'd strings. The names are
+ * bonnie++'s header's, plus seek_count and seek_proc_count for the two fields bonnie++ 2.00 writes
+ * after io_chunk_size without naming them, and with file_chunk_size before num_dirs, in the order
+ * bonnie++ writes them. */
 #define BONNIE_CSV_FIELDS 50
 extern const char *const bonnie_csv_names[BONNIE_CSV_FIELDS];
 int bonnie_csv_fields(const BonnieResult *b, char ***ret);
