@@ -214,6 +214,36 @@ assert_contains "$OUT" "MB/s OF EACH RUN" "per-step table header"
 mb=$(json_get '"%.1f" % d["steps"][2]["mb_per_s"]["mean"]' <"$TEST_DIR/quick.json")
 printf '%s\n' "$OUT" | grep -qE "^ +3 +randread +4 KiB +1 +$mb " || fail "per-step table has no randread row with $mb MB/s: $OUT"
 
+# Repeats (a feature of another branch, simulated here): a second succeeded run of step 1 that
+# took twice as long. The view averages the two and lists both.
+python3 - "$DB" "$job" <<'PY' || fail "cannot add a repeat of step 1"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=5)
+cols = [c[1] for c in db.execute("pragma table_info(runs)") if c[1] != "id"]
+db.execute("insert into runs (%s) select %s from runs where job_id = ? and step = 0" %
+           (", ".join(cols), ", ".join("duration_usec * 2" if c == "duration_usec" else c for c in cols)), (sys.argv[2],))
+db.commit()
+PY
+run benchctl show --job "$job" --json
+[ "$RC" = 0 ] || fail "show --job $job --json (quick with a repeat) exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/quick2.json"
+check_py "$TEST_DIR/quick2.json" '
+import json, math, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1]); d = json.load(open(sys.argv[2]))
+s = d["steps"][0]
+vals = [r[0] for r in db.execute("select mb_per_s from run_summary where job_id = ? and step = 0 order by id", (d["job"],))]
+assert len(vals) == 2 and s["n"] == 2 and len(s["runs"]) == 2, (s, vals)
+assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(s["mb_per_s"]["values"], vals)), (s, vals)
+assert math.isclose(s["mb_per_s"]["mean"], statistics.mean(vals), rel_tol=1e-9), (s, vals)
+assert math.isclose(s["mb_per_s"]["stddev"], statistics.stdev(vals), rel_tol=1e-9), (s, vals)
+assert d["steps"][1]["n"] == 1
+'
+run benchctl show --job "$job"
+each=$(json_get '" ".join("%.1f" % v for v in d["steps"][0]["mb_per_s"]["values"])' <"$TEST_DIR/quick2.json")
+mean=$(json_get '"%.1f  +%.1f" % (d["steps"][0]["mb_per_s"]["mean"], d["steps"][0]["mb_per_s"]["stddev"])' <"$TEST_DIR/quick2.json")
+printf '%s\n' "$OUT" | grep -qE "^ +1 +write +1 MiB +2 +$mean .* $each\$" ||
+        fail "per-step table has no write row with n 2, $mean and the runs' $each: $OUT"
+
 # ---- 6. iozone: the record-size matrix and the -R report ----
 run_profile iozone --set size=16M
 assert_eq 56 "$(sql "select count(*) from runs where job_id = $job")" "runs of the iozone profile"
