@@ -73,7 +73,6 @@ static json_object *iozone_json(const IozoneCell *cells, size_t n) {
 
         for (size_t i = 0; sizes && i < n; i++) {
                 json_object *fs = NULL, *records = NULL, *rec = NULL;
-                char key[32];
 
                 /* The file size's entry, then the record size's within it. */
                 for (size_t k = 0; k < json_object_array_length(sizes); k++) {
@@ -98,9 +97,10 @@ static json_object *iozone_json(const IozoneCell *cells, size_t n) {
                         json_object_object_add(rec, "block_size", json_object_new_uint64(cells[i].record_size));
                         json_object_array_add(records, rec);
                 }
-                snprintf(key, sizeof key, "%s", iozone_workloads[cells[i].test]);
+                /* The same integer KB/s as the matrix. */
                 if (isfinite(cells[i].kb_per_s))
-                        json_object_object_add(rec, key, json_object_new_int64((int64_t) cells[i].kb_per_s));
+                        json_object_object_add(rec, iozone_workloads[cells[i].test],
+                                               json_object_new_int64((int64_t) cells[i].kb_per_s));
         }
         return sizes;
 }
