@@ -84,10 +84,13 @@ static void help(void) {
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
                "  show RUN                 Show a run's summary and samples\n"
-               "  show --job ID            Show a filesystem matrix job: how each filesystem was made,\n"
-               "                           its capacity after mkfs, and the comparison table\n"
+               "  show --job ID            Show a job's runs as its profile's tool would (iozone, bonnie,\n"
+               "                           crystal, ping, dd), else one row per step; a filesystem matrix\n"
+               "                           job: how each filesystem was made, and the comparison table\n"
                "  samples RUN              Show a run's samples\n"
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
+               "  export --format=bonnie-csv|iozone --job ID\n"
+               "                           Write a job as bonnie++'s CSV line or iozone -R's report\n"
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
                "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
                "                           --by label) over the runs the filters select\n"
@@ -113,7 +116,7 @@ static void help(void) {
                "  -n --limit=N             Show at most N entries\n"
                "  -a --all                 jobs: include every job in the database\n"
                "     --by=COLUMN           compare: group runs by this column\n"
-               "     --format=csv|json     export: output format (default csv)\n\n"
+               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n\n"
                "Output and connection:\n"
                "     --json[=pretty|short] Machine-readable JSON output (pretty by default)\n"
                "     --no-legend           Omit table headers and footers\n"
@@ -323,9 +326,13 @@ static int parse_argv(int argc, char *argv[]) {
                                 arg_format = EXPORT_CSV;
                         else if (streq(optarg, "json"))
                                 arg_format = EXPORT_JSON;
+                        else if (streq(optarg, "bonnie-csv"))
+                                arg_format = EXPORT_BONNIE_CSV;
+                        else if (streq(optarg, "iozone"))
+                                arg_format = EXPORT_IOZONE;
                         else {
-                                fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv or json\n",
-                                        optarg);
+                                fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv, json, "
+                                        "bonnie-csv or iozone\n", optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
                         break;

@@ -26,6 +26,8 @@ typedef enum BusTransport {
 typedef enum ExportFormat {
         EXPORT_CSV,
         EXPORT_JSON,
+        EXPORT_BONNIE_CSV,     /* bonnie++ 2.00's CSV line of a job (--job) */
+        EXPORT_IOZONE,         /* iozone -R's report of a job (--job) */
 } ExportFormat;
 
 /* Global options. */

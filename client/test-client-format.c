@@ -14,6 +14,7 @@
 #include "check-util.h"
 #include "record.h"
 #include "table.h"
+#include "views-format.h"
 
 START_TEST(test_format_diff_duration) {
         char buf[FORMAT_BUF_MAX];
@@ -214,6 +215,270 @@ START_TEST(test_record_metrics) {
 }
 END_TEST
 
+
+/* Byte counts as GNU dd 9.1 abbreviated them (dd if=/dev/zero of=/dev/null bs=1M count=N
+ * iflag=count_bytes): rounded to nearest, ties to even, one decimal below 10. */
+static const struct {
+        uint64_t bytes;
+        const char *si, *iec;
+} dd_sizes[] = {
+        { 999, "", "" },
+        { 1000, "1.0 kB", "" },
+        { 1023, "1.0 kB", "" },
+        { 1024, "1.0 kB", "1.0 KiB" },
+        { 1050, "1.0 kB", "1.0 KiB" },
+        { 1051, "1.1 kB", "1.0 KiB" },
+        { 1150, "1.2 kB", "1.1 KiB" },
+        { 1250, "1.2 kB", "1.2 KiB" },
+        { 2560, "2.6 kB", "2.5 KiB" },
+        { 9949, "9.9 kB", "9.7 KiB" },
+        { 9950, "10 kB", "9.7 KiB" },
+        { 10240, "10 kB", "10 KiB" },
+        { 10500, "10 kB", "10 KiB" },
+        { 11500, "12 kB", "11 KiB" },
+        { 12500, "12 kB", "12 KiB" },
+        { 99500, "100 kB", "97 KiB" },
+        { 101500, "102 kB", "99 KiB" },
+        { 999499, "999 kB", "976 KiB" },
+        { 999500, "1.0 MB", "976 KiB" },
+        { 1572864, "1.6 MB", "1.5 MiB" },
+        { 32768000, "33 MB", "31 MiB" },
+        { 268435456, "268 MB", "256 MiB" },
+        { 1000000000, "1.0 GB", "954 MiB" },
+        { 1073741824, "1.1 GB", "1.0 GiB" },
+        { UINT64_C(10737418240), "11 GB", "10 GiB" },
+};
+
+START_TEST(test_dd_size) {
+        char buf[FORMAT_BUF_MAX];
+
+        ck_assert_str_eq(dd_format_size(buf, sizeof buf, dd_sizes[_i].bytes, false), dd_sizes[_i].si);
+        ck_assert_str_eq(dd_format_size(buf, sizeof buf, dd_sizes[_i].bytes, true), dd_sizes[_i].iec);
+}
+END_TEST
+
+START_TEST(test_dd_rate_and_line) {
+        char buf[256];
+
+        /* Rates dd printed for these bytes and seconds. */
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 1 / 1.9838e-05), "50.4 kB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 2 / 1.5965e-05), "125 kB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 1000 / 1.516e-05), "66.0 MB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 9949 / 3.4627e-05), "287 MB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 99499 / 6.1344e-05), "1.6 GB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 999499 / 0.000338703), "3.0 GB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 1073741824 / 0.018374), "58.4 GB/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, 512), "512 B/s");
+        ck_assert_str_eq(dd_format_rate(buf, sizeof buf, INFINITY), "Infinity B/s");
+
+        ck_assert_str_eq(dd_format_summary(buf, sizeof buf, 268435456, 1230000),
+                         "268435456 bytes (268 MB, 256 MiB) copied, 1.23 s, 218 MB/s");
+        ck_assert_str_eq(dd_format_summary(buf, sizeof buf, 268435456, 4779),
+                         "268435456 bytes (268 MB, 256 MiB) copied, 0.004779 s, 56.2 GB/s");
+        ck_assert_str_eq(dd_format_summary(buf, sizeof buf, 1000, 15),
+                         "1000 bytes (1.0 kB) copied, 1.5e-05 s, 66.7 MB/s");
+        ck_assert_str_eq(dd_format_summary(buf, sizeof buf, 1, 20), "1 byte copied, 2e-05 s, 50.0 kB/s");
+        ck_assert_str_eq(dd_format_summary(buf, sizeof buf, 999, 2000000), "999 bytes copied, 2 s, 500 B/s");
+}
+END_TEST
+
+START_TEST(test_ioping) {
+        char buf[FORMAT_BUF_MAX], *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 9, IOPING_UNIT_COUNT), "9");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 3234, IOPING_UNIT_COUNT), "3.23 k");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 36864, IOPING_UNIT_SIZE), "36 KiB");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 13237043, IOPING_UNIT_SIZE), "12.6 MiB");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 4096, IOPING_UNIT_SIZE), "4 KiB");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 100, IOPING_UNIT_SIZE), "100 B");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 159600, IOPING_UNIT_TIME), "159.6 us");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 2790000, IOPING_UNIT_TIME), "2.79 ms");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 9000000000, IOPING_UNIT_TIME), "9 s");
+        ck_assert_str_eq(ioping_format(buf, sizeof buf, 0, IOPING_UNIT_TIME), "0 ns");
+
+        f = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(ping_summary_print(f, &(PingSummary) {
+                .requests = 9, .bytes = 36864, .busy_ns = 2787300, .wall_usec = 9000000,
+                .min_ns = 159600, .avg_ns = 309700, .max_ns = 437800, .mdev_ns = 95500,
+        }), 0);
+        fclose(f);
+        ck_assert_str_eq(text, "9 requests completed in 2.79 ms, 36 KiB read, 3.23 k iops, 12.6 MiB/s\n"
+                               "generated 9 requests in 9 s, 36 KiB, 1 iops, 4 KiB/s\n"
+                               "min/avg/max/mdev = 159.6 us / 309.7 us / 437.8 us / 95.5 us\n");
+        free(text);
+}
+END_TEST
+
+START_TEST(test_iozone) {
+        const IozoneCell cells[] = {
+                { 65536 * 1024, 4096, IOZONE_WRITE, 123456.9 },
+                { 65536 * 1024, 4096, IOZONE_READ, 2345678 },
+                { 65536 * 1024, 16384, IOZONE_WRITE, 234567 },
+                { 65536 * 1024, 16384, IOZONE_STRIDE_READ, 99 },
+                { 131072 * 1024, 16384, IOZONE_WRITE, 7 },
+        };
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        ck_assert_int_eq(iozone_test_of_workload("backward-read"), IOZONE_BACKWARD_READ);
+        ck_assert_int_eq(iozone_test_of_workload("seeks"), -1);
+
+        f = open_memstream(&text, &len);
+        ck_assert_int_eq(iozone_matrix_print(f, cells, ELEMENTSOF(cells)), 0);
+        fclose(f);
+        ck_assert_str_eq(text,
+                "File size 64 MiB (65536 kB), KB/s (1 KB = 1024 bytes):\n"
+                "                                                                    random    random      bkwd    stride\n"
+                "              kB  reclen     write   rewrite      read    reread      read     write      read      read\n"
+                "           65536       4    123456         -   2345678         -         -         -         -         -\n"
+                "           65536      16    234567         -         -         -         -         -         -        99\n"
+                "\n"
+                "File size 128 MiB (131072 kB), KB/s (1 KB = 1024 bytes):\n"
+                "                                                                    random    random      bkwd    stride\n"
+                "              kB  reclen     write   rewrite      read    reread      read     write      read      read\n"
+                "          131072      16         7         -         -         -         -         -         -         -\n");
+        free(text);
+
+        text = NULL;
+        f = open_memstream(&text, &len);
+        ck_assert_int_eq(iozone_report_print(f, "\tbenchd\n", cells, ELEMENTSOF(cells)), 0);
+        fclose(f);
+        ck_assert_str_eq(text,
+                "\tbenchd\n"
+                "\tOutput is in kBytes/sec\n"
+                "\n"
+                "Excel output is below:\n"
+                "\n"
+                "\"Writer report\"\n"
+                "\t\"4\"\t\"16\"\n"
+                "\"65536\"\t123456\t234567\n"
+                "\"131072\"\t\t7\n"
+                "\n"
+                "\"Reader report\"\n"
+                "\t\"4\"\t\"16\"\n"
+                "\"65536\"\t2345678\t\n"
+                "\"131072\"\t\t\n"
+                "\n"
+                "\"Stride read report\"\n"
+                "\t\"4\"\t\"16\"\n"
+                "\"65536\"\t\t99\n"
+                "\"131072\"\t\t\n");
+        free(text);
+}
+END_TEST
+
+/* The fields of a bonnie++ result, and the table bon_csv2txt (Debian's bonnie++ 2.00a) printed
+ * from the very same line. */
+START_TEST(test_bonnie) {
+        BonnieResult b = {
+                .version = "benchd-0.1.0",
+                .name = "refhost",
+                .file_size = 8 << 20,
+                .chunk_size = 8192,
+                .seeks = 8192,
+                .seek_procs = 5,
+                .io = {
+                        [BONNIE_PUTC] = { NAN, NAN, NAN },
+                        [BONNIE_PUT_BLOCK] = { 12345.9, 3.7, 68000 },
+                        [BONNIE_REWRITE] = { 2345.2, 4.99, 62000 },
+                        [BONNIE_GETC] = { NAN, NAN, NAN },
+                        [BONNIE_GET_BLOCK] = { 45678, 5, 32900 },
+                        [BONNIE_SEEKS] = { 123.4, 9.2, 5573000 },
+                },
+                .num_files = 1024,
+                .max_size = 64,
+                .min_size = 4,
+                .num_dirs = 4,
+                .file = {
+                        { 5000, 20, 190000 }, { 60000, 30, 12000 }, { 7000, 25, 409000 },
+                        { 4000, 20, 267000 }, { 50000, 30, 51000 }, { 6000, 25, 211000 },
+                },
+        };
+        const char *line = "1.98,benchd-0.1.0,refhost,1,,8M,,8192,5,,,12345,3,2345,4,,,45678,5,123.4,9,1,64,4,,4,"
+                           "5000,20,60000,30,7000,25,4000,20,50000,30,6000,25,,68us,62us,,32us,5573us,190us,12us,"
+                           "409us,267us,51us,211us\n";
+        char **fields = NULL, *text = NULL, buf[FORMAT_BUF_MAX];
+        size_t len = 0, n = 0;
+        FILE *f;
+
+        ck_assert_str_eq(bonnie_format_latency(buf, sizeof buf, 99999000), "99999us");
+        ck_assert_str_eq(bonnie_format_latency(buf, sizeof buf, 150000000), "150ms");
+        ck_assert_str_eq(bonnie_format_latency(buf, sizeof buf, 120e9), "120s");
+        ck_assert_str_eq(bonnie_format_latency(buf, sizeof buf, NAN), "");
+
+        ck_assert_int_eq(bonnie_csv_fields(&b, &fields), 0);
+        while (fields[n])
+                n++;
+        ck_assert_uint_eq(n, BONNIE_CSV_FIELDS);
+        f = open_memstream(&text, &len);
+        ck_assert_int_eq(bonnie_csv_print(f, fields), 0);
+        fclose(f);
+        ck_assert_str_eq(text, line);
+        free(text);
+
+        text = NULL;
+        f = open_memstream(&text, &len);
+        ck_assert_int_eq(bonnie_text_print(f, fields), 0);
+        fclose(f);
+        ck_assert_str_eq(text,
+                "Version     2.00a   ------Sequential Output------ --Sequential Input- --Random-\n"
+                "                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\n"
+                "Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n"
+                "refhost  8M::8192:5           12.1m   3 2345k   4           44.6m   5 123.4   9\n"
+                "Latency                          68us      62us                32us    5573us\n"
+                "                    ------Sequential Create------ --------Random Create--------\n"
+                "                    -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n"
+                "      files:max:min  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n"
+                "refhost    1:64:4:4  5000  20 60000  30  7000  25  4000  20 50000  30  6000  25\n"
+                "Latency               190us      12us     409us     267us      51us     211us\n");
+        free(text);
+        for (size_t i = 0; fields[i]; i++)
+                free(fields[i]);
+        free(fields);
+
+        /* Without metadata tests and seeks: their fields are blank, the table has no file part. */
+        b.num_files = 0;
+        b.seeks = b.seek_procs = 0;
+        b.io[BONNIE_SEEKS] = (BonnieFigure) { NAN, NAN, NAN };
+        b.file_size = UINT64_C(2) << 30;
+        b.chunk_size = 4096;
+        ck_assert_int_eq(bonnie_csv_fields(&b, &fields), 0);
+        ck_assert_str_eq(fields[5], "2G");
+        ck_assert_str_eq(fields[6], "4k");
+        ck_assert_str_eq(fields[19], "");
+        ck_assert_str_eq(fields[21], "");
+        ck_assert_str_eq(fields[26], "");
+        text = NULL;
+        f = open_memstream(&text, &len);
+        ck_assert_int_eq(bonnie_text_print(f, fields), 0);
+        fclose(f);
+        ck_assert_ptr_null(strstr(text, "files:max:min"));
+        ck_assert_ptr_nonnull(strstr(text, "refhost       2G:4k           12.1m   3 2345k   4           44.6m   5          \n"));
+        free(text);
+        for (size_t i = 0; fields[i]; i++)
+                free(fields[i]);
+        free(fields);
+}
+END_TEST
+
+START_TEST(test_stats) {
+        double mean, sd;
+        const double v[] = { 10, NAN, 12, 14 };
+
+        ck_assert_uint_eq(stats_mean_stddev(v, ELEMENTSOF(v), &mean, &sd), 3);
+        ck_assert_double_eq_tol(mean, 12, 1e-12);
+        ck_assert_double_eq_tol(sd, 2, 1e-12);
+        ck_assert_uint_eq(stats_mean_stddev(v, 1, &mean, &sd), 1);
+        ck_assert_double_eq_tol(sd, 0, 1e-12);
+        ck_assert_uint_eq(stats_mean_stddev(v + 1, 1, &mean, &sd), 0);
+        ck_assert(isnan(mean));
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("client-format");
         TCase *tc = tcase_create("core");
@@ -224,6 +489,12 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_table_layout);
         tcase_add_test(tc, test_table_utf8_and_control);
         tcase_add_test(tc, test_record_metrics);
+        tcase_add_loop_test(tc, test_dd_size, 0, ELEMENTSOF(dd_sizes));
+        tcase_add_test(tc, test_dd_rate_and_line);
+        tcase_add_test(tc, test_ioping);
+        tcase_add_test(tc, test_iozone);
+        tcase_add_test(tc, test_bonnie);
+        tcase_add_test(tc, test_stats);
         suite_add_tcase(s, tc);
         return s;
 }

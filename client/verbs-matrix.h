@@ -8,3 +8,7 @@
 /* The job's table of workloads × entries with % rows against baseline (NULL: the first entry);
  * entries: also how each entry's filesystem was made (show --job). A BENCHCTL_EXIT_* code. */
 int matrix_report(uint64_t job, const char *baseline, bool entries);
+
+/* 1 when the job has runs of a filesystem matrix, 0 when not, or minus a BENCHCTL_EXIT_* code
+ * (benchd not reachable, ...). */
+int matrix_job_probe(uint64_t job);

@@ -18,6 +18,7 @@
 #include "table.h"
 #include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "verbs-views.h"
 
 int run_filter_from_args(json_object **ret) {
         json_object *f = json_object_new_object();
@@ -473,12 +474,17 @@ int verb_show(int argc, char **argv) {
         uint64_t id;
         int r;
 
-        if (argc == 1) {
+        /* show --job ID: a filesystem matrix (verbs-matrix.c), or the job's runs in its profile's
+         * shape (verbs-views.c). */
+        if (argc < 2) {
                 if (arg_job == 0) {
-                        fprintf(stderr, "benchctl: show needs a RUN id, or --job ID for a filesystem matrix job\n");
+                        fprintf(stderr, "benchctl: show needs a run id, or --job ID for a job's runs\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return matrix_report(arg_job, arg_baseline, true);
+                r = matrix_job_probe(arg_job);
+                if (r < 0)
+                        return -r;
+                return r > 0 ? matrix_report(arg_job, arg_baseline, true) : job_view(arg_job);
         }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
@@ -626,6 +632,15 @@ int verb_export(int argc, char **argv) {
         _cleanup_json_ json_object *runs = NULL;
         int r;
 
+        /* A job in an anchor's own format (verbs-views.c). */
+        if (arg_format == EXPORT_BONNIE_CSV || arg_format == EXPORT_IOZONE) {
+                if (arg_job == 0 || argc > 1) {
+                        fprintf(stderr, "benchctl: export --format=%s writes one job: give --job ID and no run ids\n",
+                                arg_format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return job_export(arg_job, arg_format);
+        }
         r = bus_connect(&bus);
         if (r != 0)
                 return r;

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A job's runs in the shape of the tool its profile imitates (`benchctl show --job ID`): iozone's
+ * record-size matrix, bonnie++'s table, CrystalDiskMark's grid, ioping's summary, dd's closing
+ * lines, else a per-step table; and the exports in the anchors' own file formats
+ * (`benchctl export --format bonnie-csv|iozone --job ID`). Repeated runs of a step are averaged.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "benchctl.h"
+
+/* Prints the view of job's runs, chosen by their profile (--json: the same figures as an object).
+ * Returns an exit code. */
+int job_view(uint64_t job);
+/* Writes job's runs to stdout as format (EXPORT_BONNIE_CSV or EXPORT_IOZONE). Returns an exit code. */
+int job_export(uint64_t job, ExportFormat format);
