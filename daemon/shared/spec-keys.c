@@ -301,8 +301,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "target", SPEC_KIND_STRING, .optional = true, .parse = parse_target,
                 .offset = offsetof(JobSpec, target),
                 .runs_column = "target",
-                .doc = "absolute path: a directory on a mounted filesystem, a regular file (read workloads) or a "
-                       "block device node",
+                .doc = "absolute path: a directory on a mounted filesystem, a regular file (read workloads but getc) "
+                       "or a block device node",
         },
         [SPEC_KEY_PROFILE] = {
                 "profile", SPEC_KIND_STRING, .optional = true, .parse = parse_profile,
