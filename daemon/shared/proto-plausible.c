@@ -12,6 +12,9 @@
  * histogram_percentile() of that histogram, its min and max the extremes of the latencies. A seek
  * counts its read as the operation and its occasional write-back as bytes (so ops == ios_read), a
  * ping is one read, a metadata operation is one histogram entry that moved data at most once.
+ * putc and getc count every character as an I/O of one byte and time batches of them: their
+ * histogram holds one latency per PROTO_CHAR_BATCH characters of a stream (its last batch may be
+ * shorter), so between ceil(I/Os / batch) and I/Os / batch + streams latencies.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +55,7 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 return -EINVAL;
         streams = s->workload == WORKLOAD_METADATA || s->workload == WORKLOAD_PING ||
                   s->workload == WORKLOAD_POSITION ? 1 : MAX(s->jobs, 1u);
+        l.streams = streams;
         snprintf(l.why_bytes, sizeof(l.why_bytes), "it is time-bounded: only the rate ceiling applies");
 
         switch (s->workload) {
@@ -66,6 +70,12 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
         case WORKLOAD_RANDWRITE:
         case WORKLOAD_REWRITE:
                 l.writes = true;
+                break;
+        case WORKLOAD_PUTC:
+                l.writes = l.per_char = true;
+                break;
+        case WORKLOAD_GETC:
+                l.reads = l.per_char = true;
                 break;
         case WORKLOAD_RANDRW:
                 l.reads = l.writes = true;
@@ -221,7 +231,9 @@ static int check_rates(const char *frame, uint64_t bytes, uint64_t ios, uint64_t
                             "%" PRIu64 " bytes/s a step allows (at most %" PRIu64 " bytes, %" PRIu64 " of them "
                             "for I/Os in flight)", frame, bytes, usec, PROTO_BYTES_PER_SEC_MAX, bytes_max,
                             inflight_bytes);
-        if (ios > ios_max)
+        /* A character is an I/O of one byte (check_direction() holds ios == bytes): the bytes'
+         * ceiling is its ceiling. */
+        if (ios > ios_max && !l->per_char)
                 return fail(reterr, "%s did %" PRIu64 " I/Os in %" PRIu64 " us, faster than the ceiling of "
                             "%" PRIu64 " I/Os a second a step allows (at most %" PRIu64 ")", frame, ios, usec,
                             PROTO_IOS_PER_SEC_MAX, ios_max);
@@ -805,7 +817,17 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
 
         /* Latencies. */
         count = latency_count(l, r->ios_read, r->ios_written, r->ops);
-        if (t->hist_count != count)
+        if (l->per_char) {
+                uint64_t lo = div_round_up(count, PROTO_CHAR_BATCH);
+                uint64_t hi = MIN(count, u64_add_sat(count / PROTO_CHAR_BATCH, l->streams));
+
+                if (t->hist_count < lo || t->hist_count > hi)
+                        return fail(reterr, "the HISTOGRAM holds %" PRIu64 " latencies, but RESULT counts %" PRIu64
+                                    " characters in %" PRIu64 " streams: one latency per %u of a stream's characters "
+                                    "(the last batch may be shorter) makes %" PRIu64 " to %" PRIu64, t->hist_count,
+                                    count, l->streams, PROTO_CHAR_BATCH, lo, hi);
+                count = t->hist_count;
+        } else if (t->hist_count != count)
                 return fail(reterr, "the HISTOGRAM holds %" PRIu64 " latencies, but RESULT counts %" PRIu64 " %s; it "
                             "holds exactly one for each", t->hist_count, count, latency_unit(l));
         if (count == 0) {

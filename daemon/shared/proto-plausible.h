@@ -43,6 +43,10 @@
  * benchd-worker's main.c asserts at build time that the engine uses the same. */
 #define PROTO_SEEKS_PER_STREAM   8000u
 #define PROTO_PING_COUNT         10u
+/* putc and getc time one batch of this many characters, not each call (a call takes nanoseconds,
+ * about what reading the clock costs); only a stream's last batch may be shorter. stream.c
+ * asserts that the engine uses the same. */
+#define PROTO_CHAR_BATCH         4096u
 
 /* How a workload's operations relate to its I/Os. */
 typedef enum ProtoOpsRule {
@@ -63,6 +67,10 @@ typedef struct ProtoLimits {
         uint64_t bytes_max;     /* read + written in the measured phase; UINT64_MAX: time-bounded */
         uint64_t ios_max;       /* I/Os, likewise */
         uint64_t ops_max;       /* operations (0 for data workloads) */
+        uint64_t streams;       /* streams of the step */
+        bool per_char;          /* putc, getc: every I/O is one character (no I/O rate ceiling but
+                                 * the bytes'), and the histogram holds one latency per batch of
+                                 * PROTO_CHAR_BATCH of them, per stream */
         uint64_t phase_ops_max; /* ops per PHASE_RESULT (metadata: file_count); 0: none may come */
         uint32_t positions;     /* POSITION_RESULTs, exactly (position: the spec's positions); 0: none may come */
         uint64_t position_bytes_max; /* bytes per POSITION_RESULT (the spec's size) */

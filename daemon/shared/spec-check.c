@@ -394,6 +394,16 @@ int spec_check_target(const JobSpec *s, TargetCheck *ret, char **reterr) {
                             S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
                             kind_name(st.st_mode));
 
+        /* bonnie++'s per-character tests work on a file of their own through stdio; a matrix's
+         * device gets a filesystem, and the step runs on a directory of it. */
+        if (workload_per_char(s->workload) && !S_ISDIR(st.st_mode) && !(S_ISBLK(st.st_mode) && s->filesystems))
+                return fail(-EINVAL, reterr, "target %s is %s; workload %s %s a file of its own one character at a "
+                            "time, as bonnie++ does; give a directory on a mounted filesystem as target",
+                            CALLER_TEXT(s->target),
+                            S_ISBLK(st.st_mode) ? "a block device" : S_ISREG(st.st_mode) ? "a regular file" :
+                            kind_name(st.st_mode), workload_to_string(s->workload),
+                            s->workload == WORKLOAD_PUTC ? "writes" : "reads");
+
         if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
                 r = check_real_filesystem(s, st.st_dev, reterr);
                 if (r < 0)

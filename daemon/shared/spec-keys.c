@@ -89,7 +89,7 @@ static int parse_workload(JobSpec *s, const char *value, char **reterr) {
         if (w < 0)
                 return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
                                  "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                 "metadata, ping, position", CALLER_TEXT(value));
+                                 "metadata, ping, position, putc, getc", CALLER_TEXT(value));
         s->workload = w;
         return 0;
 }
@@ -240,9 +240,14 @@ static int check_device(const char *key, const char *item, char **reterr) {
 
 /* ---- computed defaults ---- */
 
-/* Sequential workloads default to 1M blocks, random and latency workloads to 4K. */
+/* Sequential workloads default to 1M blocks, random and latency workloads to 4K, the
+ * per-character ones (putc, getc) to 1: one character per call, the only value they take. */
 static void default_block_size(JobSpec *s) {
         switch (s->workload) {
+        case WORKLOAD_PUTC:
+        case WORKLOAD_GETC:
+                s->block_size = 1;
+                break;
         case WORKLOAD_READ:
         case WORKLOAD_WRITE:
         case WORKLOAD_REWRITE:
@@ -263,6 +268,12 @@ static void default_size(JobSpec *s) {
         s->size = s->workload == WORKLOAD_POSITION ? UINT64_C(64) << 20 : UINT64_C(1) << 30;
 }
 
+/* O_DIRECT by default, but not for the per-character workloads, which go through stdio and the
+ * page cache as bonnie++'s do (and refuse direct=true). */
+static void default_direct(JobSpec *s) {
+        s->direct = !workload_per_char(s->workload);
+}
+
 static void default_sync(JobSpec *s) {
         s->sync = workload_writes(s->workload) ? SYNC_END : SYNC_NONE;
         s->sync_call = SYNC_CALL_FSYNC;
@@ -273,9 +284,10 @@ static void default_pattern(JobSpec *s) {
         s->compress_pct = 0;
 }
 
-/* block_size comes first in the table, so its default is in place. */
+/* block_size comes first in the table, so its default is in place. At least the key's minimum:
+ * the per-character workloads' block_size of 1 would make it 4, which no stride may be. */
 static void default_stride(JobSpec *s) {
-        s->stride = 4 * s->block_size;
+        s->stride = MAX(4 * s->block_size, SPEC_BLOCK_SIZE_MIN);
 }
 
 /* ---- the table ---- */
@@ -289,8 +301,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "target", SPEC_KIND_STRING, .optional = true, .parse = parse_target,
                 .offset = offsetof(JobSpec, target),
                 .runs_column = "target",
-                .doc = "absolute path: a directory on a mounted filesystem, a regular file (read workloads) or a "
-                       "block device node",
+                .doc = "absolute path: a directory on a mounted filesystem, a regular file (read workloads but getc) "
+                       "or a block device node",
         },
         [SPEC_KEY_PROFILE] = {
                 "profile", SPEC_KIND_STRING, .optional = true, .parse = parse_profile,
@@ -301,13 +313,14 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "workload", SPEC_KIND_STRING, .optional = true, .parse = parse_workload, .text = text_workload,
                 .runs_column = "workload",
                 .doc = "read, write, randread, randwrite, randrw, rewrite, reread, backward-read, stride-read, "
-                       "seeks, metadata, ping or position, instead of profile",
+                       "seeks, metadata, ping, position, putc or getc, instead of profile",
         },
         [SPEC_KEY_BLOCK_SIZE] = {
-                "block_size", SPEC_KIND_SIZE, NUM(block_size, SPEC_BLOCK_SIZE_MIN, SPEC_BLOCK_SIZE_MAX),
+                "block_size", SPEC_KIND_SIZE, NUM(block_size, 1, SPEC_BLOCK_SIZE_MAX),
                 .unit = "bytes", .fill_default = default_block_size,
-                .default_text = "1M for sequential workloads, 4K otherwise", .runs_column = "block_size",
-                .doc = "bytes per I/O",
+                .default_text = "1M for sequential workloads, 1 for putc and getc, 4K otherwise",
+                .runs_column = "block_size",
+                .doc = "bytes per I/O: at least 512, except putc and getc, which take only 1 (a character per call)",
         },
         [SPEC_KEY_SIZE] = {
                 "size", SPEC_KIND_SIZE, NUM(size, 1, SPEC_SIZE_MAX), .unit = "bytes",
@@ -338,9 +351,9 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "parallel streams, each a process with its own file",
         },
         [SPEC_KEY_DIRECT] = {
-                "direct", SPEC_KIND_BOOL, BOOL_FIELD(direct),
-                .has_default = true, .default_value = 1, .default_text = "true", .runs_column = "direct",
-                .doc = "O_DIRECT: bypass the page cache",
+                "direct", SPEC_KIND_BOOL, BOOL_FIELD(direct), .fill_default = default_direct,
+                .default_text = "true, false for putc and getc", .runs_column = "direct",
+                .doc = "O_DIRECT: bypass the page cache (refused by putc and getc, which go through stdio)",
         },
         [SPEC_KEY_SYNC] = {
                 "sync", SPEC_KIND_STRING, .parse = parse_sync, .text = text_sync, .fill_default = default_sync,
@@ -359,7 +372,7 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_STRIDE] = {
                 "stride", SPEC_KIND_SIZE, NUM(stride, SPEC_BLOCK_SIZE_MIN, SPEC_SIZE_MAX), .unit = "bytes",
-                .fill_default = default_stride, .default_text = "4 × block_size",
+                .fill_default = default_stride, .default_text = "4 × block_size (at least 512)",
                 .doc = "distance between reads of stride-read",
         },
         [SPEC_KEY_FILE_COUNT] = {

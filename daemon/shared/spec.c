@@ -38,6 +38,8 @@ static const char *const workload_table[_WORKLOAD_MAX] = {
         [WORKLOAD_METADATA] = "metadata",
         [WORKLOAD_PING] = "ping",
         [WORKLOAD_POSITION] = "position",
+        [WORKLOAD_PUTC] = "putc",
+        [WORKLOAD_GETC] = "getc",
 };
 
 const char *workload_to_string(Workload w) {
@@ -63,6 +65,7 @@ bool workload_writes(Workload w) {
         case WORKLOAD_REWRITE:
         case WORKLOAD_SEEKS:    /* bonnie++ seeks dirty and rewrite a tenth of the blocks */
         case WORKLOAD_METADATA:
+        case WORKLOAD_PUTC:
                 return true;
         default:
                 return false;
@@ -80,6 +83,7 @@ bool workload_reads(Workload w) {
         case WORKLOAD_SEEKS:
         case WORKLOAD_PING:
         case WORKLOAD_POSITION:
+        case WORKLOAD_GETC:
                 return true;
         default:
                 return false;
@@ -93,6 +97,10 @@ bool workload_needs_layout(Workload w) {
 bool workload_on_directory(Workload w) {
         /* Every workload but position (a block device's surface) works on files in a directory. */
         return w >= 0 && w < _WORKLOAD_MAX && w != WORKLOAD_POSITION;
+}
+
+bool workload_per_char(Workload w) {
+        return w == WORKLOAD_PUTC || w == WORKLOAD_GETC;
 }
 
 /* Workloads that move file data (everything but metadata), for the size rules. */
@@ -694,8 +702,42 @@ static int check_common(const JobSpec *s, char **reterr) {
         return 0;
 }
 
+/* bonnie++'s per-character tests: one character per stdio call on a buffered FILE *, so the keys
+ * of block I/O mean nothing there. Given explicitly with another value, they are refused rather
+ * than ignored, so the run's row says what ran. */
+static int check_per_char(const JobSpec *s, char **reterr) {
+        const char *w = workload_to_string(s->workload);
+        char a[32];
+
+        if (s->block_size != 1)
+                return spec_fail(reterr, "block_size: %s given, but workload %s moves one character per %s() call; "
+                                 "leave block_size unset (it is recorded as 1)", spec_size_text(s->block_size, a), w, w);
+        if (s->direct)
+                return spec_fail(reterr, "direct: true given, but workload %s goes through stdio's buffer and the page "
+                                 "cache, as bonnie++'s per-character test does; leave direct unset or set direct=false",
+                                 w);
+        if (s->queue_depth > 1)
+                return spec_fail(reterr, "queue_depth: %" PRIu32 " given, but workload %s makes one %s() call after "
+                                 "another; leave queue_depth at 1", s->queue_depth, w, w);
+        if (s->workload == WORKLOAD_PUTC && s->sync == SYNC_EACH)
+                return spec_fail(reterr, "sync: each given, but workload putc would then flush after every character; "
+                                 "use sync=end (fflush and fsync once, inside the timed region) or sync=none");
+        return 0;
+}
+
 static int check_workload(const JobSpec *s, char **reterr) {
         char a[32], b[32], c[32], d[32];
+        int r;
+
+        /* The registry lets block_size go down to 1 for the per-character workloads only. */
+        if (workload_per_char(s->workload)) {
+                r = check_per_char(s, reterr);
+                if (r < 0)
+                        return r;
+        } else if (s->block_size < SPEC_BLOCK_SIZE_MIN)
+                return spec_fail(reterr, "block_size: %s is out of range; use a size from %s to %s",
+                                 spec_size_text(s->block_size, a), spec_size_text(SPEC_BLOCK_SIZE_MIN, b),
+                                 spec_size_text(SPEC_BLOCK_SIZE_MAX, c));
 
         if (s->ramp_ms > 0 && s->runtime_ms == 0)
                 return spec_fail(reterr, "ramp_ms: %" PRIu64 " given without runtime_ms; a ramp needs a time-bounded "

@@ -25,6 +25,8 @@ typedef enum Workload {
         WORKLOAD_METADATA,
         WORKLOAD_PING,
         WORKLOAD_POSITION,      /* sequential reads at evenly spread offsets of a block device */
+        WORKLOAD_PUTC,          /* bonnie++'s per-character write: stdio putc(), one character a call */
+        WORKLOAD_GETC,          /* bonnie++'s per-character read: stdio getc() */
         _WORKLOAD_MAX,
         _WORKLOAD_INVALID = -22, /* -EINVAL */
 } Workload;
@@ -41,6 +43,10 @@ bool workload_needs_layout(Workload w);
 /* True when the workload can run on a directory (every workload that works on files): what each
  * filesystem of a matrix offers it. A workload of raw block devices only answers false. */
 bool workload_on_directory(Workload w);
+/* True for bonnie++'s per-character tests (putc, getc): one character per stdio call, buffered
+ * through a FILE *, in a file of their own in a directory; block_size is 1 and every character
+ * is an I/O. */
+bool workload_per_char(Workload w);
 
 /* How a filesystem matrix arranges its devices (DESIGN.md "Job spec"): one filesystem on one
  * device, btrfs's own RAID profiles over all of them, md RAID or LVM under the filesystem. */

@@ -219,6 +219,27 @@ void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, u
         pthread_mutex_unlock(&ss->lock);
 }
 
+void stream_record_chars(Stream *s, uint64_t latency_ns, bool write, uint64_t chars) {
+        StreamShared *ss = s->shared;
+
+        if (chars == 0)
+                return;
+        if (_unlikely_(s->in_child && !ss->cpu_marked))
+                stream_mark_cpu(s);
+
+        shared_lock(&ss->lock);
+        histogram_add(ss->interval[write ? STREAM_WRITE : STREAM_READ], latency_ns);
+        if (write) {
+                ss->counters.bytes_written += chars;
+                ss->counters.ios_written += chars;
+        } else {
+                ss->counters.bytes_read += chars;
+                ss->counters.ios_read += chars;
+        }
+        ss->progress_bytes += chars;
+        pthread_mutex_unlock(&ss->lock);
+}
+
 void stream_record_write_back(Stream *s, uint64_t bytes) {
         StreamShared *ss = s->shared;
 

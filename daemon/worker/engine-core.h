@@ -214,6 +214,8 @@ int engine_position_result(Engine *e, const ProtoPositionResult *p);
 void stream_mark_cpu(Stream *s);
 /* Records one completed operation. */
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops);
+/* Records a timed batch of chars one-byte I/Os (putc, getc): one latency, chars bytes and I/Os. */
+void stream_record_chars(Stream *s, uint64_t latency_ns, bool write, uint64_t chars);
 /* Counts a write that is timed as part of another operation (a seek's write-back). */
 void stream_record_write_back(Stream *s, uint64_t bytes);
 /* The stream's error: 0, or what stream_fail() recorded. */

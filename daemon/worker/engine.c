@@ -312,6 +312,12 @@ static void stream_main(Stream *s) {
         case WORKLOAD_POSITION:
                 (void) stream_position(s);
                 break;
+        case WORKLOAD_PUTC:
+                (void) stream_putc(s);
+                break;
+        case WORKLOAD_GETC:
+                (void) stream_getc(s);
+                break;
         default:
                 (void) stream_data(s);
                 break;

@@ -12,6 +12,7 @@
 
 #include "output.h"
 #include "shared/format.h"
+#include "shared/proto-plausible.h"
 #include "shared/util.h"
 
 static double per_second(uint64_t n, uint64_t usec) {
@@ -52,6 +53,9 @@ int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
         if (s->ops > 0)
                 fprintf(f, "  operations: %s ops/s\n", format_iops(a, sizeof a, per_second(s->ops, s->duration_usec)));
 
+        /* putc and getc time batches of characters, not each call (stream.h). */
+        if (workload_per_char(spec->workload))
+                fprintf(f, "  latency per batch of %u characters:\n", PROTO_CHAR_BATCH);
         fprintf(f, "  latency:    min %s  mean %s  stddev %s  max %s\n",
                 format_latency_ns(a, sizeof a, s->lat_min_ns), format_latency_ns(b, sizeof b, s->lat_mean_ns),
                 format_latency_ns(c, sizeof c, s->lat_stddev_ns), format_latency_ns(d, sizeof d, s->lat_max_ns));

@@ -5,10 +5,14 @@
  * runs the same loop once per offset of its plan and reports each offset as it ends; seeks
  * (bonnie++) and ping (ioping) are depth-1 loops of their own because their unit is an operation,
  * not a block. Every loop checks engine_should_stop() before each I/O, so a signal, an error in
- * another stream or the end of the runtime ends it within one I/O.
+ * another stream or the end of the runtime ends it within one I/O. putc and getc (bonnie++'s
+ * per-character tests) go through stdio one character per call, which is too quick to time one
+ * by one: they time batches of characters and check for a stop between batches.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +31,9 @@ _Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from
 
 #define SEEKS_DIRTY_ONE_IN 10u
 #define PING_INTERVAL_MS 1000u
+/* putc and getc: characters per timed batch. benchd judges their histogram by it. */
+#define CHAR_BATCH 4096u
+_Static_assert(CHAR_BATCH == PROTO_CHAR_BATCH, "benchd's per-character batch differs from the engine's");
 
 typedef struct Buffers {
         void **buf;
@@ -419,5 +426,153 @@ int stream_ping(Stream *s) {
                 stream_record(s, req.end_ns - req.start_ns, false, req.len, 1);
         }
         buffers_free(&bufs);
+        return stream_error(s);
+}
+
+/* ---- bonnie++'s per-character tests ---- */
+
+/* A stdio stream on the stream's file, through a descriptor of its own, so that fclose() leaves
+ * s->fd to target_cleanup(). The two share a file offset, which nothing else uses (every other
+ * access is pread/pwrite). stdio picks its buffer size from st_blksize, as it does for bonnie++. */
+static FILE *char_file_open(Stream *s, const char *mode) {
+        int fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
+        FILE *f;
+
+        if (fd < 0) {
+                stream_fail(s, -errno, "cannot duplicate the descriptor of the stream's file: %m");
+                return NULL;
+        }
+        f = fdopen(fd, mode);
+        if (!f) {
+                stream_fail(s, -errno, "cannot open a stdio stream on the stream's file: %m");
+                close(fd);
+                return NULL;
+        }
+        return f;
+}
+
+/* Where a per-character loop is: characters done in all, in this pass, in the open batch, and
+ * when that batch began. */
+typedef struct CharLoop {
+        uint64_t budget;        /* characters in all: size, or unbounded with runtime_ms */
+        uint64_t done, pos, batch;
+        uint64_t batch_start_ns;
+} CharLoop;
+
+/* The characters of the next run of calls: up to the end of the batch, of the pass and of the
+ * budget. A new pass seeks back to the start. 0 when the loop is over: the budget is spent, or
+ * a stop was asked for (looked at between batches). */
+static uint64_t char_loop_next(Stream *s, CharLoop *l, FILE *f) {
+        if (l->done >= l->budget)
+                return 0;
+        if (l->batch == 0) {
+                if (engine_should_stop(s->engine))
+                        return 0;
+                l->batch_start_ns = now_nsec(CLOCK_MONOTONIC);
+        }
+        if (l->pos >= s->region) {
+                if (fseeko(f, 0, SEEK_SET) < 0) {
+                        stream_fail(s, -errno, "cannot seek back to the start of the stream's file: %m");
+                        return 0;
+                }
+                l->pos = 0;
+        }
+        return MIN(MIN((uint64_t) CHAR_BATCH - l->batch, l->budget - l->done), s->region - l->pos);
+}
+
+/* Counts n characters done; records the batch when it is full, or with last whatever it holds. */
+static void char_loop_advance(Stream *s, CharLoop *l, uint64_t n, bool write, bool last) {
+        l->done += n;
+        l->pos += n;
+        l->batch += n;
+        if (l->batch == CHAR_BATCH || (last && l->batch > 0)) {
+                stream_record_chars(s, now_nsec(CLOCK_MONOTONIC) - l->batch_start_ns, write, l->batch);
+                l->batch = 0;
+        }
+}
+
+/* bonnie++'s "Sequential Output Per Chr": the pattern's bytes, one putc() each. */
+int stream_putc(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        CharLoop l = { .budget = spec->runtime_ms > 0 ? UINT64_MAX : spec->size };
+        _cleanup_free_ uint8_t *buf = NULL;
+        FILE *f;
+        uint64_t n;
+        int r;
+
+        buf = malloc(CHAR_BATCH);
+        if (!buf)
+                return stream_fail(s, -ENOMEM, "out of memory");
+        pattern_fill(buf, CHAR_BATCH, spec->pattern, spec->compress_pct, &s->rng);
+        f = char_file_open(s, "w");
+        if (!f)
+                return stream_error(s);
+
+        while ((n = char_loop_next(s, &l, f)) > 0) {
+                /* A fresh batch: no 4 KiB written repeats another (pattern.h). */
+                if (l.batch == 0)
+                        pattern_refresh(buf, CHAR_BATCH, spec->pattern, spec->compress_pct, &s->rng);
+                for (uint64_t i = 0; i < n; i++)
+                        if (_unlikely_(putc(buf[l.batch + i], f) == EOF)) {
+                                stream_fail(s, -errno, "putc() to the stream's file failed at character %" PRIu64
+                                            ": %m", l.done + i);
+                                break;
+                        }
+                if (stream_error(s) < 0)
+                        break;
+                char_loop_advance(s, &l, n, true, false);
+        }
+        if (stream_error(s) >= 0)
+                char_loop_advance(s, &l, 0, true, true);
+
+        /* What stdio still holds goes to the kernel, and with sync=end to the device, inside the
+         * measured time (as the data loop's final sync): the stream ends when this returns. */
+        if (stream_error(s) >= 0 && !engine_aborted(e) && fflush(f) == EOF)
+                stream_fail(s, -errno, "flushing the stream's file failed: %m");
+        if (stream_error(s) >= 0 && !engine_aborted(e) && spec->sync == SYNC_END) {
+                r = stream_sync(s);
+                if (r < 0)
+                        stream_fail(s, r, "final sync failed: %s", strerror(-r));
+        }
+        /* After a failure, fclose() may retry a flush that fails again: it has nothing to add. */
+        (void) fclose(f);
+        return stream_error(s);
+}
+
+/* bonnie++'s "Sequential Input Per Chr": the laid-out file, one getc() each. */
+int stream_getc(Stream *s) {
+        CharLoop l = { .budget = s->engine->spec->runtime_ms > 0 ? UINT64_MAX : s->engine->spec->size };
+        uint64_t n, sum = 0;
+        FILE *f;
+
+        f = char_file_open(s, "r");
+        if (!f)
+                return stream_error(s);
+
+        while ((n = char_loop_next(s, &l, f)) > 0) {
+                for (uint64_t i = 0; i < n; i++) {
+                        int c = getc(f);
+
+                        if (_unlikely_(c == EOF)) {
+                                if (ferror(f))
+                                        stream_fail(s, -errno, "getc() from the stream's file failed at character %"
+                                                    PRIu64 ": %m", l.done + i);
+                                else
+                                        stream_fail(s, -EIO, "the stream's file ended at character %" PRIu64
+                                                    ", short of its %" PRIu64 " laid out", l.pos + i, s->region);
+                                break;
+                        }
+                        sum += (unsigned) c;
+                }
+                if (stream_error(s) < 0)
+                        break;
+                char_loop_advance(s, &l, n, false, false);
+        }
+        if (stream_error(s) >= 0)
+                char_loop_advance(s, &l, 0, false, true);
+        (void) fclose(f);
+        /* The characters are used, so no compiler may drop a call. */
+        __asm__ volatile("" : : "r"(sum));
         return stream_error(s);
 }

@@ -21,3 +21,9 @@ int stream_ping(Stream *s);
 /* position: the engine's position plan, offset after offset, each read sequentially at
  * queue_depth and reported through engine_position_result() as it ends. */
 int stream_position(Stream *s);
+/* bonnie++'s per-character tests: size characters (per pass) through a stdio FILE * on the
+ * stream's file, one putc() or getc() call each, timed in batches of PROTO_CHAR_BATCH characters
+ * (each batch one latency; every character one I/O of one byte). putc ends with fflush(), and
+ * fsync()/fdatasync() with sync=end, inside the measured time but in no batch. */
+int stream_putc(Stream *s);
+int stream_getc(Stream *s);

@@ -57,7 +57,8 @@ static bool engine_writes(const JobSpec *spec) {
 /* Files in a directory target are laid out before every workload that reads or overwrites them,
  * so neither sparse holes nor first-allocation costs enter the measured phase. */
 static bool needs_layout(const JobSpec *spec) {
-        return spec->workload != WORKLOAD_WRITE && spec->workload != WORKLOAD_METADATA;
+        return spec->workload != WORKLOAD_WRITE && spec->workload != WORKLOAD_METADATA &&
+               spec->workload != WORKLOAD_PUTC;
 }
 
 static int open_directory_target(Engine *e, char **reterr) {
@@ -236,9 +237,9 @@ static int open_shared_target(Engine *e, char **reterr) {
         uint64_t available;
         struct stat st;
 
-        if (spec->workload == WORKLOAD_METADATA)
-                return set_error(reterr, -EINVAL, "the metadata workload needs a directory target, %s is not one",
-                                 spec->target);
+        if (spec->workload == WORKLOAD_METADATA || workload_per_char(spec->workload))
+                return set_error(reterr, -EINVAL, "the %s workload needs a directory target, %s is not one",
+                                 workload_to_string(spec->workload), spec->target);
         if (writes && !spec->destructive)
                 return set_error(reterr, -EPERM,
                                  "workload %s writes to %s, which is not a directory we own files in; "

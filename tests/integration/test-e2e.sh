@@ -4,8 +4,10 @@
 # The walking skeleton end to end: a private bus, benchd on a temporary database, a dd-style
 # write (64 MiB in 32 KiB O_DIRECT blocks, samples every 200 ms) into a directory on an ext4
 # filesystem on a loop device, submitted once through raw D-Bus (busctl) and once through
-# benchctl --wait, then a read. Everything is checked where a user would look: the JobRemoved
-# signal, the SQLite file (with sqlite3), and benchctl's JSON.
+# benchctl --wait, then a read; later the dd profile, metadata, and bonnie++'s per-character putc
+# and getc (runs of block_size 1, a latency per batch of 4096 characters, judged plausible by
+# benchd). Everything is checked where a user would look: the JobRemoved signal, the SQLite file
+# (with sqlite3), and benchctl's JSON.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -254,6 +256,35 @@ assert_success "benchctl show $runm" benchctl show "$runm"
 assert_contains "$OUT" "stat-rand" "benchctl show of a metadata run"
 printf '%s\n' "$OUT" | sed -n '/^Phases:/,/^$/p' >&2
 assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the metadata job"
+
+# ---- 5c. bonnie++'s per-character tests through benchd: what the run rows say ----
+# benchd judges every frame (proto-plausible.c): a character is an I/O of one byte, and the
+# histogram holds a latency per batch of 4096 of them.
+CHARS=$((16 << 20))
+for w in putc getc; do
+        run benchctl submit --workload "$w" --target "$SCRATCH_DIR" --set size=$CHARS --set sample_ms=$SAMPLE_MS --wait
+        [ "$RC" = 0 ] || fail "benchctl submit --workload $w --wait exited $RC: $OUT"
+        idc=$(sql "select max(id) from jobs")
+        assert_eq succeeded "$(wait_job_removed "$idc" 10)" "JobRemoved result of the $w job $idc"
+        runc=$(sql "select id from runs where job_id = $idc")
+        if [ "$w" = putc ]; then col=written; sync=end:fsync; else col=read; sync=none; fi
+        assert_eq "$w|1|0|1|$sync|$CHARS|$CHARS|0" \
+                "$(sql "select workload, block_size, direct, queue_depth, sync, bytes_$col, ios_$col, coalesce(ops, 0)
+                        from runs where id = $runc")" \
+                "run $runc of $w (workload|block_size|direct|queue_depth|sync|bytes|ios|ops)"
+        assert_eq $((CHARS / 4096)) "$(sql "select sum(count) from run_histograms where run_id = $runc")" \
+                "latencies of $w run $runc: one per batch of 4096 characters"
+        assert_eq "$CHARS" "$(sql "select sum(bytes_$col) from samples where run_id = $runc")" \
+                "the samples of $w run $runc add up to its characters"
+        assert_eq 1 "$(sql "select abs(iops - mb_per_s * 1000000) < 1 from run_summary where id = $runc")" \
+                "IOPS of $w run $runc are characters (bytes) a second"
+        log "$w run $runc: $(sql "select cast(iops as integer) || ' characters/s, batch max ' || lat_max_ns || ' ns'
+                                  from run_summary where id = $runc")"
+        assert_eq "" "$(benchd_files "$SCRATCH_DIR")" ".benchd-* files after the $w job"
+done
+run benchctl submit --workload putc --target "$SCRATCH_DIR" --set direct=true
+[ "$RC" = 2 ] || [ "$RC" = 1 ] || fail "putc with direct=true exited $RC: $OUT"
+assert_contains "$OUT" "direct: true given, but workload putc goes through stdio" "putc with direct=true refused"
 
 # ---- 6. the daemon stops cleanly and the database stays readable ----
 stop_benchd

@@ -70,7 +70,8 @@ check(r["bytes_read"] + r["bytes_written"] + r["ops"] > 0, "nothing was done")
 want_r = r["bytes_read"] + extra_read
 check(want_r <= d_rbytes <= want_r * 1.02 + slack,
       f"device read {d_rbytes} bytes, worker read {r['bytes_read']} (+{extra_read} unmeasured)")
-if r["ios_read"] > 0 and extra_read == 0:
+# putc and getc count characters as I/Os; stdio moves them a buffer at a time
+if r["ios_read"] > 0 and extra_read == 0 and spec["workload"] not in ("putc", "getc"):
     per_io = max(1, -(-bs // (256 * 1024)))  # the block layer may split big I/Os (max_sectors, segments)
     # at depth > 1 the block layer may merge neighbouring random reads now and then
     low = r["ios_read"] if spec["queue_depth"] == 1 else r["ios_read"] * 0.99
@@ -138,6 +139,59 @@ run_case stride-read      "$FS_LOOP" "$D" "$S" 0         -w stride-read -b 16K -
 run_case seeks            "$FS_LOOP" "$D" "$S" 0         -w seeks -b 8K -s ${SIZE_MB}M --runtime 1s -j 3
 run_case ping             "$FS_LOOP" "$D" "$S" 0         -w ping -b 4K -s ${SIZE_MB}M --runtime 1s
 run_case size-bounded     "$FS_LOOP" "$D" "$S" 0         -w randread -b 4K -s ${SIZE_MB}M --ramp 0
+
+# bonnie++'s per-character tests: putc writes its own new file through stdio and fsyncs it (all of
+# it reaches the device), getc reads a laid-out file with the page cache dropped (all of it comes
+# from the device)
+run_case putc             "$FS_LOOP" "$D" 0 0            -w putc -s ${SIZE_MB}M
+run_case getc             "$FS_LOOP" "$D" "$S" 0         -w getc -s ${SIZE_MB}M
+run_case getc-jobs        "$FS_LOOP" "$D" $((2 * S)) 0   -w getc -s ${SIZE_MB}M -j 2
+# time-bounded: pass after pass from the page cache, which the device counters cannot follow
+"$WORKER_BIN" --target "$D" --json --sample-ms 250 -w putc -s 4M -j 2 --runtime 1s \
+        >"$TEST_DIR/putc-timed.json" 2>"$TEST_DIR/putc-timed.err" ||
+        fail "putc-timed: benchd-worker failed: $(cat "$TEST_DIR/putc-timed.err")"
+no_leftovers "$D" putc-timed
+python3 - "$TEST_DIR" "$S" <<'EOF' || fail "putc/getc: wrong characters, batches or rate"
+import json, sys
+d, size = sys.argv[1], int(sys.argv[2])
+for label, field, streams in (("putc", "written", 1), ("getc", "read", 1), ("getc-jobs", "read", 2),
+                              ("putc-timed", "written", 2)):
+    doc = json.load(open(f"{d}/{label}.json"))
+    spec, r = doc["spec"], doc["result"]
+    chars = r[f"bytes_{field}"]
+    # a character per call: block_size 1, buffered, an I/O per character
+    assert spec["block_size"] == 1 and spec["direct"] is False and spec["queue_depth"] == 1, (label, spec)
+    assert r[f"ios_{field}"] == chars, (label, r)
+    assert r["bytes_read" if field == "written" else "bytes_written"] == 0, (label, r)
+    for k in ("bytes_read", "bytes_written", "ios_read", "ios_written"):
+        assert sum(x[k] for x in doc["samples"]) == r[k], (label, k)   # the samples add up
+    if spec["runtime_ms"] == 0:
+        assert chars == size * streams, (label, chars, size)        # one pass of size characters each
+        assert spec["sync"] == ("end:fsync" if label == "putc" else "none"), (label, spec["sync"])
+    else:
+        assert chars > 2 * spec["size"] * streams, (label, chars)   # passes over the files ...
+        assert chars % 4096 == 0, (label, chars)                    # ... stopped between batches
+        assert [s[f"bytes_{field}"] % 4096 for s in doc["streams"]] == [0] * streams, doc["streams"]
+    # one latency per batch of 4096 characters: the mean batch time is at most the duration over
+    # the batches (less the final flush), with the streams running side by side
+    batches = chars / 4096
+    hist = doc["write" if field == "written" else "read"]["ios"]     # the histogram's count
+    assert hist == sum(-(-x[f"bytes_{field}"] // 4096) for x in doc["streams"]), (label, hist, chars)
+    per_batch = r["duration_usec"] * 1000 * streams / batches
+    assert 0 < r["lat_min_ns"] <= r["lat_mean_ns"] <= r["lat_max_ns"], (label, r)
+    assert r["lat_mean_ns"] <= per_batch * 1.1, (label, r["lat_mean_ns"], per_batch)
+    # sanity: stdio moves at least a few MB/s through a filesystem, and no more than tens of GB/s
+    mb_s = chars / (r["duration_usec"] / 1e6) / 1e6
+    assert 2 < mb_s < 20000, (label, mb_s)
+    print(f"{label}: {chars} characters at {mb_s:.0f} MB/s, batch mean {r['lat_mean_ns']} ns, "
+          f"max {r['lat_max_ns']} ns", file=sys.stderr)
+EOF
+run "$WORKER_BIN" --target "$RAW_DEV" -w getc -s 1M
+[ "$RC" = 1 ] || fail "getc on a block device exited $RC, expected 1 (refused): $OUT"
+assert_contains "$OUT" "is a block device; workload getc reads a file of its own" "getc on a block device"
+run "$WORKER_BIN" --target "$D" -w putc -s 1M --direct
+[ "$RC" = 2 ] || fail "putc with --direct exited $RC, expected 2: $OUT"
+assert_contains "$OUT" "direct: true given, but workload putc goes through stdio" "putc with --direct"
 
 # read of a size-bounded run: exactly the size, once
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; sys.exit(r["bytes_read"] != int(sys.argv[2]))' \

@@ -4,6 +4,7 @@
  * into valid step specs; profile files written here with a bad key, a bad value, bad syntax, no
  * steps or a missing name fail with the right errno and a message naming the file, the line and
  * the key; the first directory that has a name wins; and the submitter's keys override a step's.
+ * iozone and bonnie are checked step by step against the tools they stand for.
  */
 
 #include <check.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobs/matrix.h"
 #include "jobs/profile.h"
 #include "check-util.h"
 #include "shared/spec.h"
@@ -88,10 +90,10 @@ static const struct {
         const char *name;
         size_t n_steps;
 } shipped[] = {
-        { "bonnie", 5 },
+        { "bonnie", 7 },
         { "crystal", 8 },
         { "dd", 2 },
-        { "iozone", 56 },
+        { "iozone", 104 },
         { "ping", 1 },
         { "quick", 3 },
 };
@@ -131,6 +133,129 @@ START_TEST(test_shipped) {
                 ck_assert_int_eq(spec_to_text(&steps[i], &text), 0);
                 ck_assert_ptr_nonnull(strstr(text, "block_size="));
         }
+        spec_array_free(steps, n);
+}
+END_TEST
+
+/* The shipped profile name expanded for a job of assignments (target and profile included). */
+static void shipped_expand(const char *name, const char *const *assignments, JobSpec **ret_steps, size_t *ret_n) {
+        char *const dirs[] = { (char *) SHIPPED_PROFILES_DIR, NULL };
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_spec_ JobSpec job;
+        _cleanup_free_ char *err = NULL;
+
+        ck_assert_msg(profile_load(dirs, name, &p, &err) == 0, "%s: %s", name, strna(err));
+        job_build(&job, assignments);
+        ck_assert_msg(profile_expand(p, &job, ret_steps, ret_n, &err) == 0, "%s: %s", name, strna(err));
+        ck_assert_uint_eq(*ret_n, p->n_steps);
+}
+
+/* iozone -a's record sizes, 4K to 16M, each over iozone's tests in iozone's order, on 64M. */
+START_TEST(test_shipped_iozone) {
+        static const char *const tests[] = {
+                "write", "rewrite", "read", "reread", "randread", "randwrite", "backward-read", "stride-read",
+        };
+        JobSpec *steps = NULL;
+        size_t n = 0;
+
+        shipped_expand("iozone", (const char *const[]) { "target=/srv/bench", "profile=iozone", NULL }, &steps, &n);
+        ck_assert_uint_eq(n, 13 * ELEMENTSOF(tests));
+        for (size_t i = 0; i < n; i++) {
+                uint64_t record = UINT64_C(4096) << (i / ELEMENTSOF(tests));
+                const char *test = tests[i % ELEMENTSOF(tests)];
+
+                ck_assert_msg(streq(workload_to_string(steps[i].workload), test), "step %zu is %s, not %s", i,
+                              workload_to_string(steps[i].workload), test);
+                ck_assert_uint_eq(steps[i].block_size, record);
+                ck_assert_uint_eq(steps[i].size, UINT64_C(64) << 20);
+                if (steps[i].workload == WORKLOAD_STRIDE_READ)
+                        ck_assert_uint_eq(steps[i].stride, 17 * record);   /* iozone's default stride */
+        }
+        ck_assert_uint_eq(steps[n - 1].block_size, UINT64_C(16) << 20);
+        spec_array_free(steps, n);
+
+        /* size= is the caller's: every record size still fits. */
+        shipped_expand("iozone", (const char *const[]) { "target=/srv/bench", "profile=iozone", "size=512M", NULL },
+                       &steps, &n);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_uint_eq(steps[i].size, UINT64_C(512) << 20);
+        spec_array_free(steps, n);
+}
+END_TEST
+
+/* A filesystem matrix of iozone: two filesystems fit a job's steps (2 × 104 = 208 <= 256), three
+ * are refused with a message naming the bound. */
+START_TEST(test_shipped_iozone_matrix) {
+        static const struct {
+                const char *filesystems;
+                bool fits;
+        } cases[] = {
+                { "filesystems=ext4,xfs", true },
+                { "filesystems=ext4,xfs,btrfs", false },
+        };
+
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                _cleanup_spec_ JobSpec job;
+                _cleanup_free_ char *err = NULL;
+                JobSpec *base = NULL, *steps = NULL;
+                size_t n_base = 0, n = 0;
+                const char *const a[] = { "devices=/dev/loop1", "destructive=true", "profile=iozone",
+                                          cases[c].filesystems, NULL };
+                int r;
+
+                shipped_expand("iozone", a, &base, &n_base);
+                job_build(&job, a);
+                r = matrix_expand(&job, base, n_base, &steps, &n, &err);
+                if (cases[c].fits) {
+                        ck_assert_msg(r == 0, "%s: %s", cases[c].filesystems, strna(err));
+                        ck_assert_uint_eq(n, 2 * n_base);
+                        ck_assert_uint_le(n, PROFILE_STEPS_MAX);
+                        ck_assert_int_eq(steps[n - 1].workload, WORKLOAD_STRIDE_READ);
+                        spec_array_free(steps, n);
+                } else {
+                        ck_assert_int_eq(r, -EINVAL);
+                        ck_assert_msg(err && strstr(err, "312 steps in all") && strstr(err, "at most 256"), "%s",
+                                      strna(err));
+                }
+                spec_array_free(base, n_base);
+        }
+}
+END_TEST
+
+/* bonnie++ 2.00's order: per-character write, block write, rewrite, per-character read, block
+ * read, seeks, metadata -n 32:64:4:4. */
+START_TEST(test_shipped_bonnie) {
+        static const struct {
+                Workload workload;
+                uint64_t block_size;
+        } want[] = {
+                { WORKLOAD_PUTC, 1 },
+                { WORKLOAD_WRITE, 8192 },
+                { WORKLOAD_REWRITE, 8192 },
+                { WORKLOAD_GETC, 1 },
+                { WORKLOAD_READ, 8192 },
+                { WORKLOAD_SEEKS, 8192 },
+                { WORKLOAD_METADATA, 4096 },
+        };
+        JobSpec *steps = NULL;
+        size_t n = 0;
+
+        shipped_expand("bonnie", (const char *const[]) { "target=/srv/bench", "profile=bonnie", NULL }, &steps, &n);
+        ck_assert_uint_eq(n, ELEMENTSOF(want));
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_msg(steps[i].workload == want[i].workload, "step %zu is %s, not %s", i,
+                              workload_to_string(steps[i].workload), workload_to_string(want[i].workload));
+                ck_assert_uint_eq(steps[i].block_size, want[i].block_size);
+                ck_assert_uint_eq(steps[i].size, UINT64_C(1) << 30);  /* benchd's default, for every step */
+        }
+        /* The per-character steps go through stdio: buffered, one character an I/O. */
+        ck_assert(!steps[0].direct);
+        ck_assert(!steps[3].direct);
+        ck_assert_uint_eq(steps[0].sync, SYNC_END);
+        ck_assert_uint_eq(steps[6].file_count, 32768);
+        ck_assert_uint_eq(steps[6].file_size_min, 4);
+        ck_assert_uint_eq(steps[6].file_size_max, 64);
+        ck_assert_uint_eq(steps[6].dirs, 4);
         spec_array_free(steps, n);
 }
 END_TEST
@@ -371,6 +496,9 @@ static Suite *profile_suite(void) {
 
         tcase_add_loop_test(ts, test_shipped, 0, ELEMENTSOF(shipped));
         tcase_add_test(ts, test_shipped_list);
+        tcase_add_test(ts, test_shipped_iozone);
+        tcase_add_test(ts, test_shipped_iozone_matrix);
+        tcase_add_test(ts, test_shipped_bonnie);
         suite_add_tcase(s, ts);
 
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);

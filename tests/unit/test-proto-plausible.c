@@ -36,6 +36,8 @@
 #define SPEC_META_HUGE "workload=metadata\nfile_count=16777216"
 #define SPEC_POSITION "workload=position\nsize=1M\nblock_size=32K\npositions=8"
 #define SPEC_POSITION_HUGE "workload=position\nsize=1T\nblock_size=1M"
+#define SPEC_PUTC "workload=putc\nsize=1M"
+#define SPEC_PUTC_TIMED "workload=putc\nsize=1M\nruntime_ms=600000"
 
 static void limits_of(const char *text, ProtoLimits *ret) {
         _cleanup_free_ char *copy = strdup(text), *err = NULL;
@@ -89,6 +91,9 @@ static const struct {
         /* Position: positions × size in whole blocks, one stream at its queue depth. */
         { SPEC_POSITION, 8 << 20, 256, 0, 1, 32768, 0, true, false, PROTO_OPS_NONE },
         { SPEC_POSITION "\nqueue_depth=4\nsize=100000\ndirect=false", 8 * 131072, 8 * 4, 0, 4, 32768, 0, true, false, PROTO_OPS_NONE },
+        /* putc and getc: every character an I/O of one byte, size of them per stream. */
+        { "workload=putc\nsize=10000", 10000, 10000, 0, 1, 1, 0, false, true, PROTO_OPS_NONE },
+        { "workload=getc\nsize=1M\njobs=2", 2 << 20, 2 << 20, 0, 2, 1, 0, true, false, PROTO_OPS_NONE },
 };
 
 START_TEST(test_limits) {
@@ -104,6 +109,8 @@ START_TEST(test_limits) {
         ck_assert_int_eq(l.reads, limit_cases[_i].reads);
         ck_assert_int_eq(l.writes, limit_cases[_i].writes);
         ck_assert_int_eq(l.ops_rule, limit_cases[_i].ops_rule);
+        ck_assert_int_eq(l.per_char, !!strstr(limit_cases[_i].spec, "workload=putc") ||
+                                     !!strstr(limit_cases[_i].spec, "workload=getc"));
         /* Only position steps send POSITION_RESULTs, positions of them, of at most size bytes. */
         if (strstr(limit_cases[_i].spec, "workload=position")) {
                 ck_assert_uint_eq(l.positions, 8);
@@ -362,6 +369,15 @@ static const struct {
         { "200 M IOPS", SPEC_RANDWRITE_512, { SAMPLE_OK, .bytes_written = UINT64_C(200000000) * 512,
           .ios_written = UINT64_C(200000000) }, {}, false, 0,
           "SAMPLE did 200000000 I/Os in 1000000 us, faster than the ceiling of 100000000 I/Os a second" },
+        /* A character is an I/O of one byte: only the bytes' ceiling holds (glibc's putc() does
+         * some 450 M a second). */
+        { "putc: 450 M characters a second", SPEC_PUTC_TIMED, { SAMPLE_OK, .bytes_written = UINT64_C(450000000),
+          .ios_written = UINT64_C(450000000) }, {}, false, 0, NULL },
+        { "putc: a character of two bytes", SPEC_PUTC_TIMED, { SAMPLE_OK, .bytes_written = 8192, .ios_written = 4096 },
+          {}, false, 0, "SAMPLE bytes_written=8192 in ios_written=4096: every I/O of this step moves 1 to 1 bytes" },
+        { "putc: 2 T characters a second", SPEC_PUTC_TIMED, { SAMPLE_OK, .bytes_written = UINT64_C(2000000000000),
+          .ios_written = UINT64_C(2000000000000) }, {}, false, 0,
+          "SAMPLE moved 2000000000000 bytes in 1000000 us, faster than the ceiling" },
         { "200 M operations a second", SPEC_SEEKS "\nruntime_ms=600000", { SAMPLE_OK,
           .bytes_read = UINT64_C(200000000) * 4096, .ios_read = UINT64_C(200000000), .ops = UINT64_C(200000000),
           .bytes_written = 0, .ios_written = 0 }, {}, false, 0, "SAMPLE did 200000000 I/Os in 1000000 us" },
@@ -682,6 +698,10 @@ static const ProtoHistogramEntry hist_ok[] = { { 1130, 1 }, { 1180, 199 }, { 132
 #define TALLY_POSITION TALLY_OK, .bytes_written = 0, .ios_written = 0, .bytes_read = 8 << 20, .ios_read = 256, \
         .n_positions = 8, .last_position_index = 7, .position_bytes = 8 << 20
 
+/* putc: 1 MiB of characters timed in 256 batches of 4096, the same latencies. */
+#define RESULT_PUTC RESULT_OK, .bytes_written = 1 << 20, .ios_written = 1 << 20
+#define TALLY_PUTC TALLY_OK, .bytes_written = 1 << 20, .ios_written = 1 << 20
+
 #define TALLY_OK .stage = PROTO_STAGE_CLEANUP, .n_samples = 2, .last_t_ms = 2000, .bytes_written = 8 << 20, \
         .ios_written = 256, .lat_max_ns = 120063, .hist_count = 256, .n_hist = 4, .hist_last_index = 1386
 
@@ -767,6 +787,17 @@ static const struct {
         { "p99.9 not from the histogram", SPEC_WRITE, { RESULT_OK, .lat_p99_ns = 89855, .lat_p999_ns = 89855 },
           { TALLY_OK }, false, 0, "RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063" },
         /* Position: the same 256 I/Os as reads, the total over 8 positions of 1 MiB. */
+        /* putc and getc: one latency per batch of 4096 characters of a stream, the last shorter. */
+        { "putc: a latency per batch", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC }, false, 0, NULL },
+        { "putc: a batch missing", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC, .hist_count = 255 }, false, 0,
+          "the HISTOGRAM holds 255 latencies, but RESULT counts 1048576 characters in 1 streams: one latency per "
+          "4096 of a stream's characters (the last batch may be shorter) makes 256 to 257" },
+        { "putc: more batches than one stream has", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC, .hist_count = 258 },
+          false, 0, "makes 256 to 257" },
+        { "putc: a last short batch not timed", SPEC_PUTC "\nruntime_ms=600000",
+          { RESULT_PUTC, .bytes_written = (1 << 20) + 100, .ios_written = (1 << 20) + 100 },
+          { TALLY_PUTC, .bytes_written = (1 << 20) + 100, .ios_written = (1 << 20) + 100 }, false, 0,
+          "makes 257 to 257" },
         { "position: the total over its positions", SPEC_POSITION, { RESULT_POSITION }, { TALLY_POSITION }, false, 0,
           NULL },
         { "position: a position missing", SPEC_POSITION, { RESULT_POSITION }, { TALLY_POSITION, .n_positions = 7 },

@@ -141,9 +141,22 @@ START_TEST(test_names) {
          * stay). */
         ck_assert_str_eq(workload_to_string(WORKLOAD_POSITION), "position");
         ck_assert_int_eq(workload_from_string("position"), WORKLOAD_POSITION);
-        ck_assert_int_eq(WORKLOAD_POSITION, _WORKLOAD_MAX - 1);
+        ck_assert_int_eq(WORKLOAD_POSITION, 12);
         ck_assert(!workload_writes(WORKLOAD_POSITION));
         ck_assert(workload_reads(WORKLOAD_POSITION));
+        /* bonnie++'s per-character tests, appended after position: putc writes a file of its own
+         * (no layout), getc reads a laid-out one; both on directories only. */
+        ck_assert_int_eq(workload_from_string("putc"), WORKLOAD_PUTC);
+        ck_assert_int_eq(workload_from_string("getc"), WORKLOAD_GETC);
+        ck_assert_int_eq(WORKLOAD_PUTC, WORKLOAD_POSITION + 1);
+        ck_assert_int_eq(WORKLOAD_GETC, _WORKLOAD_MAX - 1);
+        ck_assert(workload_writes(WORKLOAD_PUTC) && !workload_reads(WORKLOAD_PUTC));
+        ck_assert(!workload_needs_layout(WORKLOAD_PUTC));
+        ck_assert(workload_reads(WORKLOAD_GETC) && !workload_writes(WORKLOAD_GETC));
+        ck_assert(workload_needs_layout(WORKLOAD_GETC));
+        ck_assert(workload_per_char(WORKLOAD_PUTC) && workload_per_char(WORKLOAD_GETC));
+        ck_assert(!workload_per_char(WORKLOAD_WRITE) && !workload_per_char(_WORKLOAD_INVALID));
+        ck_assert(workload_on_directory(WORKLOAD_PUTC) && workload_on_directory(WORKLOAD_GETC));
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_POSITIONS), "positions");
         ck_assert_int_eq(SPEC_KEY_POSITIONS, _SPEC_KEY_MAX - 1);
 }
@@ -209,6 +222,54 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(s.layout, _LAYOUT_INVALID); /* no matrix, no layout */
         /* Defaults are not "given explicitly". */
         ck_assert_uint_eq(s.set_mask, (UINT64_C(1) << SPEC_KEY_TARGET) | (UINT64_C(1) << SPEC_KEY_WORKLOAD));
+}
+END_TEST
+
+/* putc and getc: block_size 1 (a character per call), buffered, 1G, putc with sync=end; their text
+ * form reads back (the stride default stays within its key's bounds). */
+START_TEST(test_per_char_defaults) {
+        static const struct {
+                const char *workload;
+                SyncMode sync;
+        } cases[] = {
+                { "workload=putc", SYNC_END },
+                { "workload=getc", SYNC_NONE },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_spec_ JobSpec s, back;
+                _cleanup_free_ char *err = NULL, *text = NULL;
+                const char *a[] = { "target=/srv", cases[i].workload, NULL };
+
+                spec_build(&s, a);
+                ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+                ck_assert_uint_eq(s.block_size, 1);
+                ck_assert(!s.direct);
+                ck_assert_uint_eq(s.size, UINT64_C(1) << 30);
+                ck_assert_uint_eq(s.queue_depth, 1);
+                ck_assert_int_eq(s.sync, cases[i].sync);
+                ck_assert_uint_eq(s.stride, 512);
+                ck_assert_uint_eq(spec_needed_bytes(&s), UINT64_C(1) << 30);
+
+                ck_assert_int_eq(spec_to_text(&s, &text), 0);
+                ck_assert_ptr_nonnull(strstr(text, "\nblock_size=1\n"));
+                ck_assert_ptr_nonnull(strstr(text, "\ndirect=false\n"));
+                spec_init(&back);
+                for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                        *nl = 0;
+                        ck_assert_msg(spec_set_assignment(&back, line, &err) == 0, "%s: %s", line, strna(err));
+                }
+                ck_assert_msg(spec_finalize(&back, &err) == 0, "%s", strna(err));
+                ck_assert(spec_equal(&s, &back));
+
+                /* Explicitly what they are is fine. */
+                spec_clear(&back);
+                const char *b[] = { "target=/srv", cases[i].workload, "block_size=1", "direct=false", "queue_depth=1",
+                                    "jobs=2", "size=10000", NULL };
+                spec_build(&back, b);
+                ck_assert_msg(spec_finalize(&back, &err) == 0, "%s", strna(err));
+                ck_assert_uint_eq(back.size, 10000);
+        }
 }
 END_TEST
 
@@ -415,7 +476,6 @@ static const struct {
         { "block_size", STR("-4K"), "not a size" },
         { "block_size", INT(-4096), "negative" },
         { "block_size", UINT(0), "out of range" },
-        { "block_size", UINT(100), "out of range" },
         { "block_size", STR("128M"), "64M" },
         { "block_size", BOOL(true), "expected a size" },
         { "size", UINT(0), "out of range" },
@@ -766,6 +826,23 @@ static const struct {
         { { "target=/srv", NULL }, "workload" },
         { { "target=/srv", "workload=write", "profile=dd", NULL }, "profile" },
         { { "target=/srv", "workload=write", "block_size=1000", NULL }, "block_size" },
+        /* Below 512 only the per-character workloads' 1 (the registry's bound is theirs). */
+        { { "target=/srv", "workload=write", "block_size=100", "direct=false", NULL },
+          "block_size: 100 is out of range; use a size from 512 to 64M" },
+        { { "target=/srv", "workload=read", "block_size=1", NULL }, "block_size: 1 is out of range" },
+        { { "target=/srv", "workload=metadata", "block_size=1", NULL }, "block_size: 1 is out of range" },
+        /* putc and getc: one character per call, through stdio: the block keys are refused, not
+         * ignored. */
+        { { "target=/srv", "workload=putc", "block_size=4K", NULL },
+          "block_size: 4K given, but workload putc moves one character per putc() call; leave block_size unset" },
+        { { "target=/srv", "workload=getc", "block_size=512", NULL }, "one character per getc() call" },
+        { { "target=/srv", "workload=putc", "direct=true", NULL },
+          "direct: true given, but workload putc goes through stdio's buffer and the page cache" },
+        { { "target=/srv", "workload=getc", "direct=true", NULL }, "set direct=false" },
+        { { "target=/srv", "workload=getc", "queue_depth=4", NULL },
+          "queue_depth: 4 given, but workload getc makes one getc() call after another; leave queue_depth at 1" },
+        { { "target=/srv", "workload=putc", "sync=each", NULL },
+          "sync: each given, but workload putc would then flush after every character; use sync=end" },
         { { "target=/srv", "workload=write", "block_size=4K", "size=10000", NULL }, "size" },
         { { "target=/srv", "workload=read", "size=512K", NULL }, "size" },
         { { "target=/srv", "workload=write", "ramp_ms=1000", NULL }, "ramp_ms" },
@@ -1288,6 +1365,14 @@ static const struct {
           TARGET_DIRECTORY },
         { "F", { "workload=position", NULL }, -EINVAL,
           "is a regular file; workload position measures a block device's surface", TARGET_FILE },
+        { "D", { "workload=putc", "size=1M", NULL }, 0, NULL, TARGET_DIRECTORY },
+        { "D", { "workload=getc", "size=1M", NULL }, 0, NULL, TARGET_DIRECTORY },
+        { "D", { "workload=putc", "size=15T", NULL }, -ENOSPC, "free", TARGET_DIRECTORY },
+        { "F", { "workload=getc", "size=1M", NULL }, -EINVAL,
+          "is a regular file; workload getc reads a file of its own one character at a time, as bonnie++ does; "
+          "give a directory on a mounted filesystem as target", TARGET_FILE },
+        { "F", { "workload=putc", "size=1M", NULL }, -EINVAL, "workload putc writes a file of its own", TARGET_FILE },
+        { "/dev/null", { "workload=getc", NULL }, -EINVAL, "character device; workload getc", TARGET_FILE },
 };
 
 START_TEST(test_check_target) {
@@ -1550,6 +1635,11 @@ static const struct {
         { true, { "workload=randwrite", "size=4M", NULL }, -EPERM, "destructive=true" },
         { false, { "workload=write", "size=4M", "destructive=true", NULL }, 0, NULL },
         { false, { "workload=metadata", "destructive=true", NULL }, -EINVAL, "directory" },
+        /* putc and getc likewise, before any question of consent. */
+        { false, { "workload=putc", "size=4M", NULL }, -EINVAL,
+          "is a block device; workload putc writes a file of its own one character at a time" },
+        { true, { "workload=getc", "size=4M", NULL }, -EINVAL, "is a block device; workload getc reads" },
+        { false, { "workload=putc", "size=4M", "destructive=true", "filesystems=ext4", NULL }, 0, NULL },
         /* A matrix runs its workload on the filesystem it makes on the device: metadata is fine. */
         { false, { "workload=metadata", "destructive=true", "filesystems=ext4", NULL }, 0, NULL },
         { true, { "workload=write", "size=4M", "filesystems=ext4,btrfs", NULL }, -EPERM, "destructive=true" },
@@ -1963,6 +2053,7 @@ static Suite *spec_suite(bool root) {
         tcase_add_loop_test(tc, test_defaults, 0, ELEMENTSOF(default_cases));
         tcase_add_test(tc, test_profile_no_workload_defaults);
         tcase_add_test(tc, test_position_defaults);
+        tcase_add_test(tc, test_per_char_defaults);
         tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_label_long);
