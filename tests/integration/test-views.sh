@@ -92,9 +92,9 @@ def run(wl):
                       "cpu_sys_pct, lat_max_ns, ops_per_s, ops, jobs, size from run_summary where job_id = ? and workload = ?",
                       (job, wl)).fetchone()
 want = {"format_version": "1.98", "name": host, "concurrency": "1", "file_size": "16M", "io_chunk_size": "",
-        "num_files": "1", "max_size": "64", "min_size": "4", "file_chunk_size": "", "num_dirs": "4",
-        "putc": "", "getc": ""}
-for name, wl in (("put_block", "write"), ("rewrite", "rewrite"), ("get_block", "read")):
+        "num_files": "1", "max_size": "64", "min_size": "4", "file_chunk_size": "", "num_dirs": "4"}
+for name, wl in (("putc", "putc"), ("put_block", "write"), ("rewrite", "rewrite"), ("getc", "getc"),
+                 ("get_block", "read")):
     b, us, u, s, mx = run(wl)[:5]
     want[name] = str(int(b / (us / 1e6) / 1024.0))
     want[name + "_cpu"] = str(int((u + s) * cpus))
@@ -246,7 +246,7 @@ printf '%s\n' "$OUT" | grep -qE "^ +1 +write +1 MiB +2 +$mean .* $each\$" ||
 
 # ---- 6. iozone: the record-size matrix and the -R report ----
 run_profile iozone --set size=16M
-assert_eq 56 "$(sql "select count(*) from runs where job_id = $job")" "runs of the iozone profile"
+assert_eq 104 "$(sql "select count(*) from runs where job_id = $job")" "runs of the iozone profile"
 run benchctl show --job "$job" --json
 [ "$RC" = 0 ] || fail "show --job $job --json (iozone) exited $RC: $OUT"
 printf '%s\n' "$OUT" >"$TEST_DIR/iozone.json"
@@ -263,7 +263,7 @@ want = {}
 for wl, bs, b, us in db.execute("select workload, block_size, coalesce(bytes_read, 0) + coalesce(bytes_written, 0), "
                                 "duration_usec from runs where job_id = ?", (d["job"],)):
     want[(bs, wl)] = int(b / (us / 1e6) / 1024.0)
-assert len(want) == 56, len(want)
+assert len(want) == 104, len(want)
 [fs] = d["file_sizes"]
 assert fs["size"] == 16 << 20
 got = {(r["block_size"], t): r[t] for r in fs["records"] for t in tests}
@@ -283,7 +283,7 @@ for (title, head, row), t in zip(blocks, tests):
     assert cells[0] == "\"16384\"", cells
     for rec, v in zip(recs, cells[1:]):
         assert int(v) == want[(rec * 1024, t)], (title, rec, v, want[(rec * 1024, t)])
-    assert len(recs) == 7 and len(cells) == 8, (head, row)
+    assert len(recs) == 13 and len(cells) == 14, (head, row)
 '
 
 # ---- 7. what is refused ----
