@@ -118,11 +118,12 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
 /* Runs still "running" (after a crash) become "interrupted". Returns how many. */
 int db_run_interrupt_stale(Db *db);
 
-/* The newest run of a job (its highest step), as start-up reads it to settle a job that was left
+/* The newest run of a job (its highest step, its last repeat), as start-up reads it to settle a job that was left
  * "running". Strings valid during the call. */
 typedef struct DbRunEnd {
         uint64_t id;
         uint32_t step;
+        uint32_t repeat;         /* its place among the runs of its step */
         const char *status;      /* running|succeeded|failed|cancelled|interrupted */
         const char *error;       /* may be NULL */
         uint64_t ended_usec;     /* started_usec + duration_usec when the run has a summary, else 0 */
