@@ -79,9 +79,8 @@ const char *format_time_left(char *buf, size_t l, uint64_t elapsed_usec, double 
 
         if (l > 0)
                 buf[0] = 0;
-        if (!isfinite(progress) || progress < 0.01 || elapsed_usec == 0)
+        if (!isfinite(progress) || progress < 0.01 || progress >= 1.0 || elapsed_usec == 0)
                 return buf;
-        progress = MIN(progress, 1.0);
         snprintf(buf, l, "~%s left",
                  format_duration(d, sizeof d, (uint64_t) ((double) elapsed_usec * (1.0 - progress) / progress)));
         return buf;

@@ -28,7 +28,7 @@ const char *format_diff_pct(char *buf, size_t l, double base, double value);
 const char *format_repeat(char *buf, size_t l, uint64_t repeat, uint64_t repeats, const char *until_stddev);
 /* An estimate of the time left from how long the job has run and its progress (0..1): elapsed ×
  * (1 − progress) / progress, as "~2min 5s left"; "" while it cannot tell (progress below 1%, or
- * nothing elapsed). */
+ * nothing elapsed) and at 100%. */
 const char *format_time_left(char *buf, size_t l, uint64_t elapsed_usec, double progress);
 
 /* --since/--until: "7d", "12h", "30min", "90s", "2w" (before now_usec), "2026-11-01",

@@ -41,7 +41,8 @@ START_TEST(test_format_repeat_left) {
         /* 30 s for a quarter: 90 s to go. */
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 30 * USEC_PER_SEC, 0.25), "~1min 30s left");
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.5), "~10.0s left");
-        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 1.0), "~0ms left");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.999), "~10ms left");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 1.0), "");
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.005), "");
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 0, 0.5), "");
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, NAN), "");
