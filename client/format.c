@@ -61,6 +61,31 @@ const char *format_duration(char *buf, size_t l, uint64_t usec) {
         return buf;
 }
 
+const char *format_repeat(char *buf, size_t l, uint64_t repeat, uint64_t repeats, const char *until_stddev) {
+        bool until = until_stddev && *until_stddev && !streq(until_stddev, "0");
+
+        if (l > 0)
+                buf[0] = 0;
+        if (until)
+                snprintf(buf, l, "repeat %" PRIu64 " (until stddev < %s%%, at most %" PRIu64 ")", repeat + 1,
+                         until_stddev, repeats);
+        else if (repeats > 1)
+                snprintf(buf, l, "repeat %" PRIu64 "/%" PRIu64, repeat + 1, repeats);
+        return buf;
+}
+
+const char *format_time_left(char *buf, size_t l, uint64_t elapsed_usec, double progress) {
+        char d[FORMAT_BUF_MAX];
+
+        if (l > 0)
+                buf[0] = 0;
+        if (!isfinite(progress) || progress < 0.01 || progress >= 1.0 || elapsed_usec == 0)
+                return buf;
+        snprintf(buf, l, "~%s left",
+                 format_duration(d, sizeof d, (uint64_t) ((double) elapsed_usec * (1.0 - progress) / progress)));
+        return buf;
+}
+
 const char *format_diff_pct(char *buf, size_t l, double base, double value) {
         if (!isfinite(base) || !isfinite(value) || base == 0.0) {
                 snprintf(buf, l, "n/a");

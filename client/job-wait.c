@@ -56,12 +56,46 @@ static void clear_line(JobWait *w) {
         }
 }
 
+/* The until_stddev the job was submitted with ("5", "2.5"), from its Spec, into buf; NULL for none. */
+const char *job_until_stddev(json_object *props, char *buf, size_t size) {
+        _cleanup_json_ json_object *spec = NULL;
+        const char *text = rec_str(props, "Spec"), *v;
+
+        if (!text || !(spec = json_tokener_parse(text)))
+                return NULL;
+        v = rec_str(spec, "until_stddev");
+        if (!v || !*v || streq(v, "0"))
+                return NULL;
+        snprintf(buf, size, "%s", v);
+        return buf;
+}
+
+/* "step 2/3 write, repeat 2/5" with the time left, for the progress line and benchctl status. */
+void job_where_text(json_object *props, bool compact, char *buf, size_t size) {
+        char rep[FORMAT_BUF_MAX * 2], until[32];
+        uint64_t step = rec_u64_or(props, "CurrentStep", 0), steps = rec_u64_or(props, "Steps", 0);
+        const char *what = rec_str(props, "Workload");
+        size_t n = 0;
+
+#define APPEND(...) do { if (n < size) n += snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+        if (size > 0)
+                buf[0] = 0;
+        if (steps > 1)
+                APPEND("step %" PRIu64 " of %" PRIu64, step + 1, steps);
+        if (what && *what)
+                APPEND("%s%s", n > 0 ? " " : "", what);
+        format_repeat(rep, sizeof rep, rec_u64_or(props, "CurrentRepeat", 0), rec_u64_or(props, "Repeats", 1),
+                      compact ? NULL : job_until_stddev(props, until, sizeof until));
+        if (*rep)
+                APPEND("%s%s", n > 0 ? ", " : "", rep);
+#undef APPEND
+}
+
 /* The progress line; compact drops what matters least (the job id, the phase, long labels) so the
  * figures fit an 80-column terminal. */
 static void format_line(JobWait *w, bool compact, char *line, size_t size) {
         char a[FORMAT_BUF_MAX];
         const char *state = rec_str(w->props, "State") ?: "unknown";
-        const char *what = rec_str(w->props, "Workload");
         const char *phase = rec_str(w->props, "Phase");
         json_object *live = NULL;
         const char *sep = compact ? " " : "  ";
@@ -74,15 +108,20 @@ static void format_line(JobWait *w, bool compact, char *line, size_t size) {
         else
                 APPEND("Job %" PRIu64 " %s", w->id, state);
         if (streq(state, "running")) {
-                uint64_t step = rec_u64_or(w->props, "CurrentStep", 0), steps = rec_u64_or(w->props, "Steps", 0);
-                if (steps > 1)
-                        APPEND(", step %" PRIu64 "/%" PRIu64, step + 1, steps);
-                if (what && *what)
-                        APPEND(" %s", what);
+                char where[FORMAT_BUF_MAX * 4];
+                uint64_t started = rec_u64_or(w->props, "StartedUSec", 0), now = now_usec(CLOCK_REALTIME);
+
+                job_where_text(w->props, compact, where, sizeof where);
+                if (*where)
+                        APPEND(", %s", where);
                 if (phase && *phase && !compact)
                         APPEND(" (%s)", phase);
-                if (rec_double(w->props, "Progress", &v))
+                if (rec_double(w->props, "Progress", &v)) {
                         APPEND("%s%3.0f%%", sep, MIN(MAX(v, 0.0), 1.0) * 100.0);
+                        format_time_left(a, sizeof a, started > 0 && now > started ? now - started : 0, v);
+                        if (*a)
+                                APPEND(" %s", a);
+                }
                 json_object_object_get_ex(w->props, "Live", &live);
                 if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0) {
                         /* benchd's mb_per_s is 10^6 bytes/s; we show MiB/s everywhere. */
@@ -277,7 +316,8 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         _cleanup_json_ json_object *o = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
+        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX], e[FORMAT_BUF_MAX];
+        char rep[48] = "", steady[FORMAT_BUF_MAX + 32] = "";
         const char *status, *workload;
         uint64_t duration;
 
@@ -297,11 +337,16 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
                        format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
                 return;
         }
-        printf("  run %" PRIu64 ": %s %s: %s, %s IOPS, p99 %s%s%s\n", run, workload,
-               format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)),
+        if (rec_u64_or(o, "repeat", 0) > 0)
+                snprintf(rep, sizeof rep, " (repeat %" PRIu64 ")", rec_u64_or(o, "repeat", 0) + 1);
+        if (rec_u64_or(o, "steady_state", 0) == 1)
+                snprintf(steady, sizeof steady, ", steady after %s",
+                         format_duration(e, sizeof e, rec_u64_or(o, "steady_state_usec", 0)));
+        printf("  run %" PRIu64 ": %s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, workload,
+               format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
                format_rate(b, sizeof b, run_bytes_per_sec(o), true),
                format_iops(c, sizeof c, run_iops(o)),
-               format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")),
+               format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")), steady,
                *status ? ", " : "", status);
 }
 

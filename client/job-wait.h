@@ -35,3 +35,11 @@ void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props);
 
 /* The object path of a job. */
 int job_path(uint64_t id, char **ret);
+
+/* The until_stddev a job was submitted with ("5", "2.5"), read from its Spec property, in buf; NULL
+ * when none was given. */
+const char *job_until_stddev(json_object *props, char *buf, size_t size);
+/* Where a running job is, from its properties: "step 2 of 3 write, repeat 2/5" (or "repeat 3 (until
+ * stddev < 5%, at most 10)"; compact leaves the until part out); "" for a job of one step run once
+ * without a workload name. */
+void job_where_text(json_object *props, bool compact, char *buf, size_t size);

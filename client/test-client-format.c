@@ -29,6 +29,27 @@ START_TEST(test_format_diff_duration) {
 }
 END_TEST
 
+START_TEST(test_format_repeat_left) {
+        char buf[FORMAT_BUF_MAX];
+
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 1, NULL), "");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 1, "0"), "");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 1, 5, NULL), "repeat 2/5");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 4, 5, ""), "repeat 5/5");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 2, 10, "5"), "repeat 3 (until stddev < 5%, at most 10)");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 3, "2.5"), "repeat 1 (until stddev < 2.5%, at most 3)");
+
+        /* 30 s for a quarter: 90 s to go. */
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 30 * USEC_PER_SEC, 0.25), "~1min 30s left");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.5), "~10.0s left");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.999), "~10ms left");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 1.0), "");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, 0.005), "");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 0, 0.5), "");
+        ck_assert_str_eq(format_time_left(buf, sizeof buf, 10 * USEC_PER_SEC, NAN), "");
+}
+END_TEST
+
 #define NOW (UINT64_C(1764480000) * 1000000) /* 2025-11-30 05:20:00 UTC */
 
 static const struct {
@@ -484,6 +505,7 @@ static Suite *suite(void) {
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_format_diff_duration);
+        tcase_add_test(tc, test_format_repeat_left);
         tcase_add_loop_test(tc, test_parse_time, 0, sizeof time_cases / sizeof time_cases[0]);
         tcase_add_test(tc, test_parse_date);
         tcase_add_test(tc, test_table_layout);

@@ -352,6 +352,27 @@ int verb_jobs(int argc, char **argv) {
         return BENCHCTL_EXIT_OK;
 }
 
+/* "3 runs of each step", "until stddev < 5% (3 to 10 runs of each step)", from the job's Spec; ""
+ * for a job whose steps run once. */
+static void job_repeats_text(json_object *job, char *buf, size_t size) {
+        _cleanup_json_ json_object *spec = NULL;
+        const char *text = rec_str(job, "Spec"), *until;
+        uint64_t repeat, max;
+
+        if (size > 0)
+                buf[0] = 0;
+        if (!text || !(spec = json_tokener_parse(text)))
+                return;
+        repeat = rec_u64_or(spec, "repeat", 1);
+        max = rec_u64_or(spec, "max_repeats", spec_key_info(SPEC_KEY_MAX_REPEATS)->default_value);
+        until = rec_str(spec, "until_stddev");
+        if (until && *until && !streq(until, "0"))
+                snprintf(buf, size, "until stddev < %s%% (%" PRIu64 " to %" PRIu64 " runs of each step)", until,
+                         MAX(repeat, (uint64_t) SPEC_STABLE_RUNS_MIN), max);
+        else if (repeat > 1)
+                snprintf(buf, size, "%" PRIu64 " runs of each step", repeat);
+}
+
 int verb_status(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *job = NULL;
@@ -395,15 +416,24 @@ int verb_status(int argc, char **argv) {
                          started > 0 && finished >= started ? " (after " : "",
                          started > 0 && finished >= started ? format_duration(b, sizeof b, finished - started) : "",
                          started > 0 && finished >= started ? ")" : "");
+        job_repeats_text(job, a, sizeof a);
+        if (*a)
+                kv_print(stdout, 10, "Repeats", "%s", a);
         if (streq(state, "running")) {
-                uint64_t steps = rec_u64_or(job, "Steps", 1);
+                uint64_t steps = rec_u64_or(job, "Steps", 1), now = now_usec(CLOCK_REALTIME);
                 const char *phase = rec_str(job, "Phase");
                 bool has_phase = phase && *phase;
-                kv_print(stdout, 10, "Step", "%" PRIu64 "/%" PRIu64 " %s%s%s%s", rec_u64_or(job, "CurrentStep", 0) + 1,
-                         MAX(steps, (uint64_t) 1), rec_str(job, "Workload") ?: "",
+                char rep[FORMAT_BUF_MAX * 2], until[32];
+
+                format_repeat(rep, sizeof rep, rec_u64_or(job, "CurrentRepeat", 0), rec_u64_or(job, "Repeats", 1),
+                              job_until_stddev(job, until, sizeof until));
+                kv_print(stdout, 10, "Step", "%" PRIu64 "/%" PRIu64 " %s%s%s%s%s%s", rec_u64_or(job, "CurrentStep", 0) + 1,
+                         MAX(steps, (uint64_t) 1), rec_str(job, "Workload") ?: "", *rep ? ", " : "", rep,
                          has_phase ? " (" : "", has_phase ? phase : "", has_phase ? ")" : "");
-                if (rec_double(job, "Progress", &v))
-                        kv_print(stdout, 10, "Progress", "%.0f%%", v * 100.0);
+                if (rec_double(job, "Progress", &v)) {
+                        format_time_left(b, sizeof b, started > 0 && now > started ? now - started : 0, v);
+                        kv_print(stdout, 10, "Progress", "%.0f%%%s%s", v * 100.0, *b ? ", " : "", b);
+                }
                 json_object_object_get_ex(job, "Live", &live);
                 if (live && json_object_is_type(live, json_type_object) && json_object_object_length(live) > 0)
                         kv_print(stdout, 10, "Now", "%s, %s IOPS, p99 %s, iowait %s",

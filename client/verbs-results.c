@@ -275,8 +275,9 @@ static void print_run_block(json_object *run) {
         printf("Run %" PRIu64 ": %s %s\n", run_id(run), rec_str(run, "workload") ?: "?", status);
         if (rec_u64(run, "job_id", &u)) {
                 s = rec_str(run, "profile");
-                kv_print(stdout, KW, "Job", "%" PRIu64 ", step %" PRIu64 "%s%s%s", u, rec_u64_or(run, "step", 0) + 1,
-                         s && *s ? " of profile " : "", s && *s ? s : "", "");
+                kv_print(stdout, KW, "Job", "%" PRIu64 ", step %" PRIu64 "%s%s, repeat %" PRIu64, u,
+                         rec_u64_or(run, "step", 0) + 1, s && *s ? " of profile " : "", s && *s ? s : "",
+                         rec_u64_or(run, "repeat", 0) + 1);
         }
         kv_print(stdout, KW, "Target", "%s", rec_str(run, "target") ?: "");
         if ((s = run_device(run))) {
@@ -299,6 +300,20 @@ static void print_run_block(json_object *run) {
         if (rec_u64(run, "runtime_ms", &u) && u > 0)
                 kv_print(stdout, KW, "Runtime", "%s (ramp %s)", format_duration(a, sizeof a, u * USEC_PER_MSEC),
                          format_duration(b, sizeof b, rec_u64_or(run, "ramp_ms", 0) * USEC_PER_MSEC));
+        if (rec_u64(run, "steady_state", &u)) {
+                _cleanup_json_ json_object *spec = NULL;
+                const char *crit = NULL, *text = rec_str(run, "spec");
+
+                if (text && (spec = json_tokener_parse(text)))
+                        crit = rec_str(spec, "steady_state");
+                if (u > 0)
+                        kv_print(stdout, KW, "Steady", "%s%s%sreached after %s, which ended the run", crit ?: "",
+                                 crit ? "%" : "", crit ? " " : "",
+                                 format_duration(a, sizeof a, rec_u64_or(run, "steady_state_usec", 0)));
+                else
+                        kv_print(stdout, KW, "Steady", "%s%s%snot reached in the runtime", crit ?: "", crit ? "%" : "",
+                                 crit ? " " : "");
+        }
         kv_print(stdout, KW, "Throughput", "%s (read %s, written %s)",
                  format_rate(a, sizeof a, run_bytes_per_sec(run), true),
                  format_bytes(b, sizeof b, rd), format_bytes(c, sizeof c, wr));

@@ -98,6 +98,12 @@ static int property_get_steps(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "u", (uint32_t) j->n_steps);
 }
 
+static int property_get_repeats(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error) {
+        return sd_bus_message_append(reply, "u", job_planned_repeats(userdata));
+}
+
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
                                sd_bus_error *error) {
@@ -185,6 +191,9 @@ const sd_bus_vtable job_vtable[] = {
         SD_BUS_PROPERTY("CurrentStep", "u", NULL, offsetof(Job, core.step),
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Steps", "u", property_get_steps, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CurrentRepeat", "u", NULL, offsetof(Job, core.repeat),
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Repeats", "u", property_get_repeats, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Phase", "s", property_get_string, offsetof(Job, phase),
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Runs", "at", property_get_runs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -218,10 +227,12 @@ int job_append_properties(Job *j, sd_bus_message *m) {
         r = bus_message_append_db_job_entries(m, &dj);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}",
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}",
                                   "Progress", "d", j->progress,
                                   "CurrentStep", "u", job_current_step(j),
                                   "Steps", "u", (uint32_t) j->n_steps,
+                                  "CurrentRepeat", "u", job_current_repeat(j),
+                                  "Repeats", "u", job_planned_repeats(j),
                                   "Phase", "s", j->phase ?: "");
         if (r < 0)
                 return r;

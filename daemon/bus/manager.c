@@ -29,6 +29,7 @@
 #include "shared/spec-check.h"
 #include "jobs/verdict-query.h"
 #include "shared/log.h"
+#include "shared/stability.h"
 #include "shared/strv.h"
 
 
@@ -1014,8 +1015,10 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
 
 /* ---- settling the jobs a previous life left "running" ---- */
 
-/* How many steps the job has, its spec expanded as now; 0 when that cannot be told. */
-static size_t saved_job_steps(Manager *m, const SavedJob *q) {
+/* How many steps the job has, its spec expanded as now; 0 when that cannot be told. With step <
+ * that, *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
+ * until_stddev at least 3; a stable step may stop there). */
+static size_t saved_job_steps(Manager *m, const SavedJob *q, uint32_t step, uint32_t *ret_runs) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
         JobSpec *steps = NULL;
@@ -1025,6 +1028,8 @@ static size_t saved_job_steps(Manager *m, const SavedJob *q) {
         if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
             manager_expand(m, &spec, &steps, &n, &err) < 0)
                 return 0;
+        if (step < n)
+                *ret_runs = stability_min_runs(&steps[step]);
         spec_array_free(steps, n);
         return n;
 }
@@ -1032,6 +1037,7 @@ static size_t saved_job_steps(Manager *m, const SavedJob *q) {
 typedef struct LastRun {
         bool found;
         uint32_t step;
+        uint32_t repeat;
         char *status;
         char *error;
         uint64_t ended_usec;
@@ -1046,6 +1052,7 @@ static int copy_last_run(const DbRunEnd *run, void *userdata) {
                 return -ENOMEM;
         l->found = true;
         l->step = run->step;
+        l->repeat = run->repeat;
         l->ended_usec = run->ended_usec;
         return 0;
 }
@@ -1065,6 +1072,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         _cleanup_free_ char *msg = NULL;
         const char *state = "interrupted";
         uint64_t finished = now;
+        uint32_t min_runs = 1;
         size_t n_steps;
         int r;
 
@@ -1078,12 +1086,13 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
                         state = l.status;
                         r = asprintf(&msg, "%s (the end of the job was stored only when benchd started again)",
                                      l.error ?: "its last run did not succeed");
-                } else if ((n_steps = saved_job_steps(m, q)) > 0 && l.step + 1 == n_steps) {
+                } else if ((n_steps = saved_job_steps(m, q, l.step, &min_runs)) > 0 && l.step + 1 == n_steps &&
+                           l.repeat + 1 >= min_runs) {
                         state = "succeeded";
                         r = asprintf(&msg, "the end of the job was stored only when benchd started again");
                 } else
-                        r = asprintf(&msg, "benchd stopped after step %" PRIu32 " of the job, before the next "
-                                     "step started", l.step);
+                        r = asprintf(&msg, "benchd stopped after step %" PRIu32 " (repeat %" PRIu32 ") of the job, "
+                                     "before the next run started", l.step, l.repeat);
         } else
                 r = asprintf(&msg, "benchd stopped before the end of the job was stored: it was still running, "
                              "or the database could not take its results");

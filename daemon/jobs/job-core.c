@@ -5,7 +5,9 @@
  *     the previous one's results are stored, the end only once it is stored after all of them.
  *   - A queued job's cancellation is stored at once or not at all (the caller tries again); a
  *     running job's waits like everything else.
- *   - A step that succeeded while it was being stopped still counts; the steps after it do not run.
+ *   - A step that succeeded while it was being stopped still counts; the steps (and repeats) after it
+ *     do not run.
+ *   - A repeat is a step start like any other: it waits for what came before it to be stored.
  *   - While benchd stops, a write that fails with no worker left to wait for is the last try.
  *   - A cancel or interrupt that comes while a request is under way (a step being set up) is
  *     remembered and acted on when its outcome comes.
@@ -19,6 +21,7 @@
 
 #include "jobs/job-core.h"
 #include "shared/bus-names.h"
+#include "shared/stability.h"
 #include "shared/util.h"
 
 #define MSG_CANCELLED "cancelled while running"
@@ -55,13 +58,19 @@ static void set_text(char **dst, const char *fallback, const char *fmt, ...) {
         *dst = s;
 }
 
-/* "step 1 (write): " in a job of several steps, else "". */
+/* "step 1 (write): " in a job of several steps, "step 1 (write) repeat 2: " or "repeat 2: " when the
+ * step runs more than once, else "". */
 static void step_prefix(const JobCore *c, char *buf, size_t size) {
-        if (c->n_steps > 1 && c->step < c->n_steps)
-                snprintf(buf, size, "step %" PRIu32 " (%s): ", c->step,
-                         strna(workload_to_string(c->steps[c->step].workload)));
-        else if (size > 0)
+        bool repeats = c->step < c->n_steps && stability_planned_runs(&c->steps[c->step]) > 1;
+        int n = 0;
+
+        if (size > 0)
                 buf[0] = 0;
+        if (c->n_steps > 1 && c->step < c->n_steps)
+                n = snprintf(buf, size, "step %" PRIu32 " (%s)%s", c->step,
+                             strna(workload_to_string(c->steps[c->step].workload)), repeats ? " " : ": ");
+        if (repeats && n >= 0 && (size_t) n < size)
+                snprintf(buf + n, size - (size_t) n, "repeat %" PRIu32 ": ", c->repeat);
 }
 
 static JobAction *push(JobActions *a, JobActionType type) {
@@ -126,14 +135,19 @@ static void begin_step(JobCore *c, JobActions *a) {
         else if (c->cancel_requested)
                 end_with(c, a, JOB_CANCELLED, MSG_CANCELLED);
         else {
+                JobAction *x;
+
                 c->stage = JOB_STAGE_STEP_STARTING;
-                push(a, JOB_ACTION_BEGIN_STEP)->step = c->step;
+                x = push(a, JOB_ACTION_BEGIN_STEP);
+                x->step = c->step;
+                x->repeat = c->repeat;
         }
 }
 
 static void started(JobCore *c, JobActions *a) {
         c->state = JOB_RUNNING;
         c->step = 0;
+        c->repeat = 0;
         push(a, JOB_ACTION_ANNOUNCE_STARTED);
 }
 
@@ -312,7 +326,8 @@ static int on_step_refused(JobCore *c, const JobEvent *e, JobActions *a) {
 static int on_worker_ended(JobCore *c, const JobEvent *e, JobActions *a) {
         JobState run;
         JobAction *x;
-        char pfx[96];
+        char pfx[128];
+        bool again;
 
         if (c->stage != JOB_STAGE_STEP_RUNNING)
                 return -EINVAL;
@@ -340,6 +355,7 @@ static int on_worker_ended(JobCore *c, const JobEvent *e, JobActions *a) {
 
         x = push(a, JOB_ACTION_FINISH_RUN);
         x->step = c->step;
+        x->repeat = c->repeat;
         x->state = run;
         x->text = c->run_error;
         push(a, JOB_ACTION_REMOVE_FILES)->step = c->step;
@@ -348,18 +364,30 @@ static int on_worker_ended(JobCore *c, const JobEvent *e, JobActions *a) {
                 end_with(c, a, run, c->run_error);
                 return 0;
         }
-        if (c->step + 1 >= c->n_steps) {
+        /* Pure: the step's spec and the figures its runs had. */
+        again = stability_repeat_again(&c->steps[c->step], c->repeat + 1, e->figures, e->n_figures);
+        if (!again && c->step + 1 >= c->n_steps) {
                 end_with(c, a, JOB_SUCCEEDED, NULL);
                 return 0;
         }
-        /* A step that succeeded while we were stopping it still counts; the steps after it do not run. */
+        /* A step that succeeded while we were stopping it still counts; the steps and repeats after it
+         * do not run. */
         if (c->interrupt_requested)
                 end_with(c, a, JOB_INTERRUPTED, MSG_INTERRUPTED);
         else if (c->cancel_requested)
                 end_with(c, a, JOB_CANCELLED, MSG_CANCELLED);
-        else {
+        else if (again) {
+                /* The same step again, once this run's results are stored. */
+                c->repeat++;
+                c->stage = JOB_STAGE_STEP_WAITING;
+                x = push(a, JOB_ACTION_REPEAT_STEP);
+                x->step = c->step;
+                x->repeat = c->repeat;
+                push(a, JOB_ACTION_FLUSH);
+        } else {
                 /* The next step starts once this one's results are stored. */
                 c->step++;
+                c->repeat = 0;
                 c->stage = JOB_STAGE_STEP_WAITING;
                 push(a, JOB_ACTION_NEXT_STEP)->step = c->step;
                 push(a, JOB_ACTION_FLUSH);
@@ -508,6 +536,7 @@ const char *job_action_type_to_string(JobActionType t) {
                 [JOB_ACTION_FINISH_RUN] = "finish-run",
                 [JOB_ACTION_REMOVE_FILES] = "remove-files",
                 [JOB_ACTION_NEXT_STEP] = "next-step",
+                [JOB_ACTION_REPEAT_STEP] = "repeat-step",
                 [JOB_ACTION_STORE_WAIT] = "store-wait",
                 [JOB_ACTION_STORE_GIVE_UP] = "store-give-up",
                 [JOB_ACTION_ANNOUNCE_END] = "announce-end",

@@ -9,6 +9,11 @@
  * sd-bus, sd-event or SQLite here: tests/unit/test-job-core.c runs sequences of events through
  * it as rows of a table.
  *
+ * A step may run more than once (repeat, until_stddev: shared/stability.h): when its run succeeded the
+ * core decides, from the step's spec and the main figures of its runs so far (which the event
+ * brings), whether the same step runs again or the next one; each repeat starts like a step
+ * (BEGIN_STEP: verdict, run row, worker) once the results before it are stored.
+ *
  * An action is either an effect (tell the owner, stop the worker, ...) or a request (write the
  * state, flush the queue, begin a step): a request's outcome is the next event (STORED,
  * STORE_FAILED, STEP_STARTED, ...). One event gives at most one request, and it comes last.
@@ -76,6 +81,10 @@ typedef struct JobEvent {
         WorkerStatus status;            /* WORKER_ENDED */
         bool unsafe;                    /* WORKER_ENDED: the worker refused the target on safety grounds */
         uint32_t uid;                   /* CANCEL */
+        /* WORKER_ENDED (succeeded): the main figures (stability.h) of the current step's succeeded
+         * runs, this one last; borrowed. What until_stddev is judged on; may be empty otherwise. */
+        const double *figures;
+        size_t n_figures;
 } JobEvent;
 
 typedef enum JobActionType {
@@ -96,6 +105,7 @@ typedef enum JobActionType {
                                          * error, NULL when it succeeded) and let the worker go */
         JOB_ACTION_REMOVE_FILES,        /* remove step's files in the background */
         JOB_ACTION_NEXT_STEP,           /* step is now the current one: tell the bus */
+        JOB_ACTION_REPEAT_STEP,         /* step runs again, as repeat (0-based): tell the bus */
         JOB_ACTION_STORE_WAIT,          /* a write failed (error): try again later, say so in Error */
         JOB_ACTION_STORE_GIVE_UP,       /* a write failed (error) while benchd stops and no worker is
                                          * left: benchd exits with it not stored; the next start-up
@@ -107,7 +117,8 @@ typedef enum JobActionType {
 
 typedef struct JobAction {
         JobActionType type;
-        uint32_t step;                  /* BEGIN_STEP, FINISH_RUN, REMOVE_FILES, NEXT_STEP */
+        uint32_t step;                  /* BEGIN_STEP, FINISH_RUN, REMOVE_FILES, NEXT_STEP, REPEAT_STEP */
+        uint32_t repeat;                /* BEGIN_STEP, FINISH_RUN, REPEAT_STEP: the run's repeat of the step */
         JobState state;                 /* FINISH_RUN: the run's; STORE_CANCEL, STORE_END, ANNOUNCE_END: the job's */
         const char *text;               /* FINISH_RUN, STORE_CANCEL, STORE_END: the error; points into the core */
         int error;                      /* STORE_WAIT, STORE_GIVE_UP, REPLY */
@@ -125,6 +136,7 @@ typedef struct JobCore {
         JobStage stage;
         JobState state;                 /* what the bus and the jobs row say */
         uint32_t step;                  /* the current step */
+        uint32_t repeat;                /* its current run, 0-based (runs.repeat) */
         size_t n_steps;
         const JobSpec *steps;           /* borrowed: their workloads name the step in messages */
         bool waiting;                   /* a write failed; the retry timer is armed */

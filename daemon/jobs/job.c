@@ -30,6 +30,7 @@
 #include "shared/bus-names.h"
 #include "shared/json-util.h"
 #include "shared/log.h"
+#include "shared/stability.h"
 #include "shared/strv.h"
 
 #define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
@@ -103,6 +104,35 @@ const char *job_workload(const Job *j) {
         size_t i = MIN((size_t) j->core.step, j->n_steps - 1);
 
         return workload_to_string(j->steps[i].workload) ?: "";
+}
+
+/* Whether the current run makes its matrix entry's filesystem: the entry's first step, and its first
+ * run (a repeat of it mounts what the first run made, like the entry's later steps). */
+static bool job_run_makes_fs(const Job *j) {
+        return matrix_step_starts_entry(j->steps, j->core.step) && j->core.repeat == 0;
+}
+
+uint32_t job_planned_repeats(const Job *j) {
+        size_t i = MIN((size_t) j->core.step, j->n_steps - 1);
+
+        return stability_planned_runs(&j->steps[i]);
+}
+
+/* Progress over every run the job plans (until_stddev: its max_repeats): the runs before the current
+ * one, and fraction of it. */
+static void job_set_progress(Job *j, double fraction) {
+        uint64_t total = 0, done = 0;
+
+        for (size_t i = 0; i < j->n_steps; i++) {
+                uint32_t planned = stability_planned_runs(&j->steps[i]);
+
+                total += planned;
+                if (i < j->core.step)
+                        done += planned;
+        }
+        done += MIN(j->core.repeat, job_planned_repeats(j));
+        fraction = isfinite(fraction) ? MAX(0.0, MIN(1.0, fraction)) : 0.0;
+        j->progress = total > 0 ? MIN(1.0, ((double) done + fraction) / (double) total) : 0.0;
 }
 
 static void job_changed_strv(Job *j, const char *const *names) {
@@ -380,8 +410,7 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
 
         j->live = *s;
         j->have_live = true;
-        step_progress = MAX(0.0, MIN(1.0, step_progress));
-        j->progress = ((double) j->core.step + step_progress) / (double) j->n_steps;
+        job_set_progress(j, step_progress);
         job_changed(j, "Progress", "Live");
 }
 
@@ -433,6 +462,15 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         Job *j = userdata;
         _cleanup_free_ char *text = job_entry_text(j, o->error);
 
+        /* The step's figures so far, for the core to judge its stability (until_stddev). */
+        if (o->status == WORKER_SUCCEEDED && o->result && j->n_figures < ELEMENTSOF(j->figures)) {
+                const ProtoResult *res = o->result;
+                FigureKind k = workload_main_figure(j->steps[j->core.step].workload);
+
+                j->figures[j->n_figures++] = figure_value(k, res->bytes_read + res->bytes_written,
+                                                          res->ios_read + res->ios_written, res->ops,
+                                                          res->duration_usec);
+        }
         /* FINISH_RUN takes the result and histogram from here. */
         j->outcome = o;
         (void) job_dispatch(j, (JobEvent) {
@@ -440,6 +478,8 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 .status = o->status,
                 .text = text ?: o->error,
                 .unsafe = o->unsafe,
+                .figures = j->figures,
+                .n_figures = j->n_figures,
         });
         j->outcome = NULL;
 }
@@ -483,7 +523,7 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         Job *j = userdata;
         int r;
 
-        if (j->run_id == 0 || !matrix_step_starts_entry(j->steps, j->core.step))
+        if (j->run_id == 0 || !job_run_makes_fs(j))
                 return;
         proto_fs_info_clear(&j->entry_fs);
         j->have_entry_fs = false;
@@ -501,6 +541,21 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
+/* The step is steady (steady_state=) and its worker ends it: the run records when. */
+static void on_worker_steady_state(Worker *w, uint64_t t_ms, void *userdata) {
+        Job *j = userdata;
+        int r;
+
+        if (j->run_id == 0)
+                return;
+        r = db_queue_add_run_steady(j->store, j->run_id, t_ms * USEC_PER_MSEC);
+        if (r < 0)
+                job_log(j, LOG_WARNING, "cannot keep the steady state of run %" PRIu64 ": %s", j->run_id, strerror(-r));
+        job_log(j, LOG_INFO, "run %" PRIu64 ": steady state reached after %" PRIu64 " ms; the step ends there",
+                j->run_id, t_ms);
+        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
+}
+
 static const WorkerCallbacks job_worker_callbacks = {
         .phase = on_worker_phase,
         .sample = on_worker_sample,
@@ -508,6 +563,7 @@ static const WorkerCallbacks job_worker_callbacks = {
         .phase_result = on_worker_phase_result,
         .position_result = on_worker_position_result,
         .fs_info = on_worker_fs_info,
+        .steady_state = on_worker_steady_state,
 };
 
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
@@ -554,7 +610,7 @@ static char *members_json(const JobSpec *step) {
 static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members, ProtoFsSetup *ret) {
         const JobSpec *step = &j->steps[j->core.step];
         const char *fs = step->filesystems[0];
-        bool make = matrix_step_starts_entry(j->steps, j->core.step);
+        bool make = job_run_makes_fs(j);
 
         for (size_t i = 0; i < n; i++)
                 members[i] = (ProtoFsMember) {
@@ -650,6 +706,8 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 .in_matrix = matrix,
                 .matrix_entry = matrix ? matrix_step_entry(j->steps, n) : 0,
                 .mkfs_options = matrix ? spec_map_get(&step->mkfs_options, step->filesystems[0]) : NULL,
+                .repeat = j->core.repeat,
+                .steady_state_asked = step->steady_state != STEADY_STATE_NONE,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
         if (have_ti)
@@ -662,9 +720,9 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
         }
         job_store_ok(j);
-        /* A later step of a matrix entry runs on the filesystem its first step made: its run
-         * records the same. */
-        if (matrix && !matrix_step_starts_entry(j->steps, n) && j->have_entry_fs)
+        /* A later step (or repeat) of a matrix entry runs on the filesystem its first run made: its
+         * run records the same. */
+        if (matrix && !job_run_makes_fs(j) && j->have_entry_fs)
                 job_queue_run_fs(j, run_id, &j->entry_fs);
         runs = realloc(j->runs, (j->n_runs + 1) * sizeof(uint64_t));
         if (runs) {
@@ -701,8 +759,13 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                                             .text = *text };
                 }
         }
-        job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, n + 1, j->n_steps,
-                workload_to_string(step->workload), run_id);
+        if (job_planned_repeats(j) > 1)
+                job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s), repeat %" PRIu32 " (of %s%" PRIu32 "), started as "
+                        "run %" PRIu64, n + 1, j->n_steps, workload_to_string(step->workload), j->core.repeat,
+                        step->until_stddev_milli > 0 ? "at most " : "", job_planned_repeats(j), run_id);
+        else
+                job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s) started as run %" PRIu64, n + 1, j->n_steps,
+                        workload_to_string(step->workload), run_id);
         return (JobEvent) { .type = JOB_EVENT_STEP_STARTED };
 }
 
@@ -751,7 +814,7 @@ static bool job_begin_step_async(Job *j, JobEvent *next, char **text) {
                 size_t n_units = 0;
                 VerdictOptions opts = { .worker_path = j->ctx->worker_path };
 
-                if (matrix_step_starts_entry(j->steps, n)) {
+                if (job_run_makes_fs(j)) {
                         proto_fs_info_clear(&j->entry_fs);
                         j->have_entry_fs = false;
                 } else if (!j->have_entry_fs) {
@@ -809,8 +872,9 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
                 return false;
         case JOB_ACTION_ANNOUNCE_STARTED:
                 j->progress = 0.0;
+                j->n_figures = 0;
                 CB_CALL(j, started);
-                job_changed(j, "State", "StartedUSec", "CurrentStep", "Progress");
+                job_changed(j, "State", "StartedUSec", "CurrentStep", "CurrentRepeat", "Repeats", "Progress");
                 return false;
         case JOB_ACTION_STOP_WORKER:
                 worker_stop(j->worker, a->interrupt ? JOB_INTERRUPT_KILL_USEC : JOB_CANCEL_KILL_USEC);
@@ -827,8 +891,13 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
                 CB_CALL(j, remove_files, j->steps[a->step].target, (int) a->step);
                 return false;
         case JOB_ACTION_NEXT_STEP:
-                j->progress = (double) a->step / (double) j->n_steps;
-                job_changed(j, "CurrentStep", "Workload", "Progress", "Phase");
+                j->n_figures = 0;
+                job_set_progress(j, 0.0);
+                job_changed(j, "CurrentStep", "CurrentRepeat", "Repeats", "Workload", "Progress", "Phase");
+                return false;
+        case JOB_ACTION_REPEAT_STEP:
+                job_set_progress(j, 0.0);
+                job_changed(j, "CurrentRepeat", "Progress", "Phase");
                 return false;
         case JOB_ACTION_STORE_WAIT:
         case JOB_ACTION_STORE_GIVE_UP:

@@ -106,6 +106,10 @@ struct Job {
         char *error;
         bool have_live;
         ProtoSample live;
+        /* The main figures (stability.h) of the current step's succeeded runs, in order: what the
+         * core judges until_stddev on. */
+        double figures[SPEC_REPEAT_MAX];
+        size_t n_figures;
 
         /* The step being started: its target checked in a helper process (verdict-query.h). */
         VerdictQuery *verdict_query;
@@ -147,6 +151,12 @@ static inline uint32_t job_current_step(const Job *j) {
         return j->core.step;
 }
 const char *job_workload(const Job *j);
+static inline uint32_t job_current_repeat(const Job *j) {
+        return j->core.repeat;
+}
+/* The runs the current step plans: repeat, or with until_stddev its max_repeats (it may stop
+ * sooner). */
+uint32_t job_planned_repeats(const Job *j);
 
 /* Starts the first step; the job ends (failed) at once when that is impossible. */
 void job_start(Job *j);

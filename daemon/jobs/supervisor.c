@@ -203,6 +203,12 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 if (w->cb.fs_info)
                         w->cb.fs_info(w, &v.fs_info, w->userdata);
                 return true;
+        case WORKER_VERDICT_STEADY_STATE:
+                worker_log(w, LOG_INFO, "steady state reached at %" PRIu64 " ms of the measured phase",
+                           v.steady_state.t_ms);
+                if (w->cb.steady_state)
+                        w->cb.steady_state(w, v.steady_state.t_ms, w->userdata);
+                return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));
                 return true;

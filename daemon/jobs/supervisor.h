@@ -39,6 +39,9 @@ typedef struct WorkerCallbacks {
          * once, before the step's first PHASE, for the fs_type asked for, its figures consistent
          * (proto_fs_info_plausible()). May be NULL. */
         void (*fs_info)(Worker *w, const ProtoFsInfo *info, void *userdata);
+        /* The step reached its steady state (steady_state=) at t_ms into its measured phase,
+         * validated (proto_steady_state_plausible()); the worker ends it there. May be NULL. */
+        void (*steady_state)(Worker *w, uint64_t t_ms, void *userdata);
 } WorkerCallbacks;
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */

@@ -2,7 +2,7 @@
 /*
  * The worker judge (worker-judge.h). A small state machine over decoded frames: HELLO first, with
  * our protocol version; then FS_INFO (filesystem steps), PHASE, SAMPLE, LOG, PHASE_RESULT,
- * POSITION_RESULT and HISTOGRAM, each decoded strictly (proto.c) and then held to the step's spec, the clock and the
+ * POSITION_RESULT, STEADY_STATE and HISTOGRAM, each decoded strictly (proto.c) and then held to the step's spec, the clock and the
  * frames before it (proto-plausible.c); then one RESULT or ERROR, after which any frame is a
  * violation. The first failure wins and is what the user reads; a violation also means nothing
  * more of what the worker said is kept (its histogram goes with it). The outcome is decided in one place, after the
@@ -63,7 +63,7 @@ const char *worker_frame_type_name(uint16_t t) {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
                 [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
                 [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
-                [PROTO_POSITION_RESULT] = "POSITION_RESULT",
+                [PROTO_POSITION_RESULT] = "POSITION_RESULT", [PROTO_STEADY_STATE] = "STEADY_STATE",
                 [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO",
         };
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
@@ -225,6 +225,20 @@ static WorkerVerdictKind judge_position_result(WorkerJudge *j, const ProtoFrame 
         return v->kind = WORKER_VERDICT_POSITION_RESULT;
 }
 
+static WorkerVerdictKind judge_steady_state(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
+                                            WorkerVerdict *v) {
+        char *err = NULL;
+        int r;
+
+        if (proto_decode_steady_state(f, &v->steady_state) < 0)
+                return violation(j, v, "malformed STEADY_STATE frame");
+        /* Only when asked, once, at the latest sample once the window is full. */
+        r = proto_steady_state_plausible(&j->tally, &v->steady_state, &j->limits, clock, &err);
+        if (r < 0)
+                return implausible(j, v, r, err);
+        return v->kind = WORKER_VERDICT_STEADY_STATE;
+}
+
 static WorkerVerdictKind judge_fs_info(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
                                        WorkerVerdict *v) {
         char *err = NULL;
@@ -339,6 +353,8 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
                 return judge_phase_result(j, f, clock, ret);
         case PROTO_POSITION_RESULT:
                 return judge_position_result(j, f, clock, ret);
+        case PROTO_STEADY_STATE:
+                return judge_steady_state(j, f, clock, ret);
         case PROTO_FS_INFO:
                 return judge_fs_info(j, f, clock, ret);
         case PROTO_HISTOGRAM:

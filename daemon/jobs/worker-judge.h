@@ -81,6 +81,7 @@ typedef enum WorkerVerdictKind {
         WORKER_VERDICT_PHASE_RESULT,    /* phase_result, for the owner */
         WORKER_VERDICT_POSITION_RESULT, /* position_result, for the owner */
         WORKER_VERDICT_FS_INFO,         /* fs_info, for the owner */
+        WORKER_VERDICT_STEADY_STATE,    /* steady_state: the step reached it, for the owner */
         WORKER_VERDICT_LOG,             /* text at level, for our log */
         WORKER_VERDICT_LOGS_DROPPED,    /* the first LOG beyond WORKER_LOG_MAX: say so, once */
         WORKER_VERDICT_VIOLATION,       /* kill it: j->failure says what it did (when new_failure) */
@@ -93,6 +94,7 @@ typedef struct WorkerVerdict {
         ProtoSample sample;
         ProtoPhaseResult phase_result;
         ProtoPositionResult position_result;
+        ProtoSteadyState steady_state;
         ProtoFsInfo fs_info;            /* FS_INFO: owned */
         uint32_t hello_pid;             /* SEND_SPEC: the pid HELLO names (only logged if it differs) */
         bool new_failure;               /* VIOLATION: j->failure was set by it (else an earlier one stands) */

@@ -157,6 +157,13 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 break;
         }
 
+        if (timed)
+                l.measure_ms = s->runtime_ms - MIN(s->ramp_ms, s->runtime_ms);
+        if (s->steady_state != STEADY_STATE_NONE) {
+                l.steady_state = true;
+                l.steady_window_samples = s->steady_state_window_ms / MAX(s->sample_ms, 1u);
+        }
+
         *ret = l;
         return 0;
 }
@@ -368,6 +375,34 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                         return fail(reterr, "FS_INFO reports a mkfs run for a step that only mounts");
         }
         t->fs_info = true;
+        return 0;
+}
+
+/* ---- STEADY_STATE ---- */
+
+int proto_steady_state_plausible(ProtoTally *t, const ProtoSteadyState *m, const ProtoLimits *l,
+                                 const ProtoClock *c, char **reterr) {
+        if (!l->steady_state)
+                return fail(reterr, "STEADY_STATE from a step whose spec asked for no steady_state");
+        if (t->steady_state)
+                return fail(reterr, "STEADY_STATE sent twice; a step reaches its steady state once, and ends");
+        if (t->stage != PROTO_STAGE_MEASURE)
+                return fail(reterr, "STEADY_STATE outside the measure phase; steady state is judged on the "
+                            "measured samples");
+        if (t->n_samples < l->steady_window_samples)
+                return fail(reterr, "STEADY_STATE after %" PRIu64 " SAMPLEs; its window holds %" PRIu64
+                            ", so it cannot be judged before that many", t->n_samples, l->steady_window_samples);
+        if (m->t_ms != t->last_t_ms)
+                return fail(reterr, "STEADY_STATE t_ms=%" PRIu64 " is not the end of the latest SAMPLE (t_ms=%" PRIu64
+                            "); it is judged as each sample is taken", m->t_ms, t->last_t_ms);
+        if (l->measure_ms > 0 && m->t_ms > u64_add_sat(l->measure_ms, PROTO_CLOCK_SLACK_USEC / USEC_PER_MSEC))
+                return fail(reterr, "STEADY_STATE t_ms=%" PRIu64 " is after the end of the measured phase (%" PRIu64
+                            " ms)", m->t_ms, l->measure_ms);
+        if (m->t_ms > ran_usec(c) / USEC_PER_MSEC)
+                return fail(reterr, "STEADY_STATE t_ms=%" PRIu64 " is later than the %" PRIu64 " ms since the worker "
+                            "was started", m->t_ms, c->elapsed_usec / USEC_PER_MSEC);
+        t->steady_state = true;
+        t->steady_t_ms = m->t_ms;
         return 0;
 }
 

@@ -75,6 +75,9 @@ typedef struct ProtoLimits {
         uint32_t positions;     /* POSITION_RESULTs, exactly (position: the spec's positions); 0: none may come */
         uint64_t position_bytes_max; /* bytes per POSITION_RESULT (the spec's size) */
         uint64_t device_bytes;  /* the target block device's size when known (proto_limits_set_device()), else 0 */
+        bool steady_state;      /* the spec asked for steady_state: one STEADY_STATE may come */
+        uint64_t steady_window_samples; /* the SAMPLEs its window holds (steady_state_window_ms / sample_ms) */
+        uint64_t measure_ms;    /* time-based: runtime_ms - ramp_ms; 0: size-bounded */
         char why_bytes[96];     /* how bytes_max follows from the spec, for messages */
 } ProtoLimits;
 
@@ -122,6 +125,8 @@ typedef struct ProtoTally {
         uint64_t last_position_offset;
         uint64_t last_position_end;     /* its offset_bytes + bytes */
         uint64_t position_bytes;        /* their bytes, added up */
+        bool steady_state;              /* STEADY_STATE came */
+        uint64_t steady_t_ms;           /* ... at this t_ms */
         /* A filesystem step: what FS_SETUP asked for, and whether FS_INFO came. */
         bool fs_setup;
         uint32_t fs_stage;
@@ -154,6 +159,11 @@ int proto_phase_result_plausible(ProtoTally *t, const ProtoPhaseResult *p, const
  * ceilings, latencies within the duration. */
 int proto_position_result_plausible(ProtoTally *t, const ProtoPositionResult *p, const ProtoLimits *l,
                                     const ProtoClock *c, char **reterr);
+/* STEADY_STATE: only when the spec asked for steady_state, at most once, in the measure phase, once
+ * the SAMPLEs fill the window (steady_window_samples), at the t_ms of the latest SAMPLE (the
+ * criterion is judged as each sample is taken), within the measured phase. */
+int proto_steady_state_plausible(ProtoTally *t, const ProtoSteadyState *m, const ProtoLimits *l,
+                                 const ProtoClock *c, char **reterr);
 /* hist: every HISTOGRAM entry accepted so far (the tally's), in order. The tally is not changed. */
 int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
                            size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr);

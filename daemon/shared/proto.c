@@ -602,6 +602,22 @@ int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, si
         return packer_finish(&k, ret, ret_len);
 }
 
+#define PROTO_STEADY_STATE_SIZE 8u
+#define PROTO_STEADY_T_MS_MAX ((uint64_t) INT64_MAX / 1000u)
+
+int proto_encode_steady_state(const ProtoSteadyState *m, uint8_t **ret, size_t *ret_len) {
+        Packer k;
+        int r;
+
+        if (m->t_ms > PROTO_STEADY_T_MS_MAX)
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_STEADY_STATE, PROTO_STEADY_STATE_SIZE);
+        if (r < 0)
+                return r;
+        pack_u64(&k, m->t_ms);
+        return packer_finish(&k, ret, ret_len);
+}
+
 /* ---- filesystem frames: the field rules ---- */
 
 /* At most max bytes of valid UTF-8 without control characters (but \n and \t when text). */
@@ -1000,6 +1016,19 @@ int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret) 
         m.lat_mean_ns = take_u64(&c);
         m.lat_max_ns = take_u64(&c);
         if (!cursor_done(&c) || !position_result_valid(&m))
+                return -EBADMSG;
+        *ret = m;
+        return 0;
+}
+
+int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret) {
+        ProtoSteadyState m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_STEADY_STATE) < 0)
+                return -EBADMSG;
+        m.t_ms = take_u64(&c);
+        if (!cursor_done(&c) || m.t_ms > PROTO_STEADY_T_MS_MAX)
                 return -EBADMSG;
         *ret = m;
         return 0;

@@ -19,10 +19,11 @@
  *             the first PHASE; not at all when preparing it failed: then ERROR)
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of
  *             the metadata workload's create-seq, stat-seq, ... as it ends), POSITION_RESULT*
- *             (each of the position workload's offsets, in order, as it ends), then
+ *             (each of the position workload's offsets, in order, as it ends), STEADY_STATE (at most
+ *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
- * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12) and SPEC's trailing guard were added without
+ * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13) and SPEC's trailing guard were added without
  * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
  * the wrong length, so benchd and benchd-worker ship (and are installed) together.
  *
@@ -68,6 +69,7 @@ typedef enum ProtoType {
         PROTO_FS_SETUP = 10,
         PROTO_FS_INFO = 11,
         PROTO_POSITION_RESULT = 12,
+        PROTO_STEADY_STATE = 13,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -202,6 +204,13 @@ typedef struct ProtoPositionResult {
         uint64_t lat_max_ns;
 } ProtoPositionResult;
 
+/* The step's figure met its steady_state criterion over the window that the SAMPLE ending at t_ms
+ * completed (t_ms is that sample's, ms since the measured phase began); the worker ends the
+ * measured phase there. t_ms is at most INT64_MAX / 1000 (it is stored in usec). */
+typedef struct ProtoSteadyState {
+        uint64_t t_ms;
+} ProtoSteadyState;
+
 /* ---- filesystem matrix steps ---- */
 
 #define PROTO_FS_TYPE_MAX 16u           /* fs_type: 1..16 of [a-z0-9] ("ext4", "xfs", "btrfs") */
@@ -300,6 +309,8 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
 
 /* -EINVAL for a PositionResult that its decoder would refuse. */
 int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
+/* -EINVAL for a t_ms above INT64_MAX / 1000. */
+int proto_encode_steady_state(const ProtoSteadyState *m, uint8_t **ret, size_t *ret_len);
 
 /* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
  * any violation. Owned members are malloc'd; free with the matching *_clear(). */
@@ -314,6 +325,8 @@ int proto_decode_error(const ProtoFrame *f, ProtoError *ret);
 int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
 /* Nothing owned: no clear function. */
 int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret);
+/* Nothing owned: no clear function. */
+int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret);
 int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret);
 int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 /* True for a name PHASE_RESULT may carry. */

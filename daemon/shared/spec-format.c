@@ -41,6 +41,26 @@ void spec_pattern_text(const JobSpec *s, char buf[static 32]) {
                 strcpy(buf, "random");
 }
 
+void spec_milli_text(uint32_t milli, char buf[static 32]) {
+        int n = snprintf(buf, 32, "%" PRIu32 ".%03" PRIu32, milli / 1000, milli % 1000);
+
+        /* Without trailing zeros, and without the point when nothing follows it. */
+        while (n > 0 && buf[n - 1] == '0')
+                buf[--n] = 0;
+        if (n > 0 && buf[n - 1] == '.')
+                buf[--n] = 0;
+}
+
+const char *steady_state_kind_to_string(SteadyStateKind k) {
+        static const char *const names[_STEADY_STATE_KIND_MAX] = {
+                [STEADY_STATE_IOPS] = "iops",
+                [STEADY_STATE_BW] = "bw",
+                [STEADY_STATE_IOPS_SLOPE] = "iops_slope",
+                [STEADY_STATE_BW_SLOPE] = "bw_slope",
+        };
+        return k > STEADY_STATE_NONE && k < _STEADY_STATE_KIND_MAX ? names[k] : NULL;
+}
+
 /* ---- text and JSON ---- */
 
 int spec_to_text(const JobSpec *s, char **ret) {

@@ -205,6 +205,85 @@ static const char *text_layout(const JobSpec *s, char buf[static SPEC_TEXT_MAX])
         return layout_to_string(s->layout);
 }
 
+/* A percentage with at most three decimals ("5", "2.5", "0.001", optionally "5%") in thousandths of
+ * a percent, at most SPEC_MILLI_PCT_MAX. */
+static int parse_milli_pct(const char *value, uint32_t *ret) {
+        uint64_t whole = 0, frac = 0;
+        const char *p = value;
+        size_t digits = 0;
+
+        for (; *p >= '0' && *p <= '9' && digits < 4; p++, digits++)
+                whole = whole * 10 + (uint64_t) (*p - '0');
+        if (digits == 0 || (*p >= '0' && *p <= '9'))
+                return -EINVAL;
+        if (*p == '.') {
+                p++;
+                digits = 0;
+                for (; *p >= '0' && *p <= '9'; p++, digits++) {
+                        if (digits >= 3)
+                                return -EINVAL;
+                        frac = frac * 10 + (uint64_t) (*p - '0');
+                }
+                if (digits == 0)
+                        return -EINVAL;
+                for (; digits < 3; digits++)
+                        frac *= 10;
+        }
+        if (*p == '%')
+                p++;
+        if (*p || whole * 1000 + frac > SPEC_MILLI_PCT_MAX)
+                return -EINVAL;
+        *ret = (uint32_t) (whole * 1000 + frac);
+        return 0;
+}
+
+static int parse_until_stddev(JobSpec *s, const char *value, char **reterr) {
+        if (parse_milli_pct(value, &s->until_stddev_milli) < 0)
+                return spec_fail(reterr, "until_stddev: '%s' is not a percentage; use 0 (off) to 100 with at most "
+                                 "three decimals, e.g. until_stddev=2.5", CALLER_TEXT(value));
+        return 0;
+}
+
+static const char *text_until_stddev(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        spec_milli_text(s->until_stddev_milli, buf);
+        return buf;
+}
+
+static int parse_steady_state(JobSpec *s, const char *value, char **reterr) {
+        static const SteadyStateKind kinds[] = {
+                STEADY_STATE_IOPS, STEADY_STATE_BW, STEADY_STATE_IOPS_SLOPE, STEADY_STATE_BW_SLOPE,
+        };
+        const char *colon = strchr(value, ':');
+        uint32_t milli = 0;
+
+        for (size_t i = 0; colon && i < ELEMENTSOF(kinds); i++) {
+                const char *name = steady_state_kind_to_string(kinds[i]);
+
+                if (strlen(name) != (size_t) (colon - value) || strncmp(value, name, strlen(name)) != 0)
+                        continue;
+                if (parse_milli_pct(colon + 1, &milli) < 0 || milli == 0)
+                        break;
+                s->steady_state = kinds[i];
+                s->steady_state_milli = milli;
+                return 0;
+        }
+        return spec_fail(reterr, "steady_state: '%s' is not a steady-state criterion; use iops:PCT, bw:PCT, "
+                         "iops_slope:PCT or bw_slope:PCT with PCT above 0 and at most 100 (three decimals at "
+                         "most), e.g. steady_state=iops:5", CALLER_TEXT(value));
+}
+
+/* NULL (no value) when off. */
+static const char *text_steady_state(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        const char *name = steady_state_kind_to_string(s->steady_state);
+        char pct[32];
+
+        if (!name)
+                return NULL;
+        spec_milli_text(s->steady_state_milli, pct);
+        snprintf(buf, SPEC_TEXT_MAX, "%.12s:%.12s", name, pct);
+        return buf;
+}
+
 /* ---- items of string lists and keys of maps ---- */
 
 static int check_tag(const char *key, const char *item, char **reterr) {
@@ -288,6 +367,10 @@ static void default_pattern(JobSpec *s) {
  * the per-character workloads' block_size of 1 would make it 4, which no stride may be. */
 static void default_stride(JobSpec *s) {
         s->stride = MAX(4 * s->block_size, SPEC_BLOCK_SIZE_MIN);
+}
+
+static void default_until_stddev(JobSpec *s) {
+        s->until_stddev_milli = 0;
 }
 
 /* ---- the table ---- */
@@ -449,6 +532,37 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .has_default = true, .default_value = 20, .default_text = "20",
                 .doc = "offsets the position workload reads at, evenly spread from the start to the end of the "
                        "block device",
+        },
+        [SPEC_KEY_REPEAT] = {
+                "repeat", SPEC_KIND_NUMBER, NUM(repeat, 1, SPEC_REPEAT_MAX),
+                .has_default = true, .default_value = 1, .default_text = "1",
+                .doc = "run each step this many times, each a run of its own (runs.repeat 0, 1, ...); with "
+                       "until_stddev the fewest runs (at least 3)",
+        },
+        [SPEC_KEY_UNTIL_STDDEV] = {
+                "until_stddev", SPEC_KIND_STRING, .parse = parse_until_stddev, .text = text_until_stddev,
+                .fill_default = default_until_stddev, .unit = "%", .default_text = "0 (off)",
+                .doc = "run each step again until the relative standard deviation of its main figure (MB/s, "
+                       "IOPS or ops/s) over its runs is below this percentage (up to three decimals, e.g. 2.5)",
+        },
+        [SPEC_KEY_MAX_REPEATS] = {
+                "max_repeats", SPEC_KIND_NUMBER, NUM(max_repeats, SPEC_STABLE_RUNS_MIN, SPEC_REPEAT_MAX),
+                .has_default = true, .default_value = 10, .default_text = "10",
+                .doc = "with until_stddev: the most runs of a step, stable or not",
+        },
+        [SPEC_KEY_STEADY_STATE] = {
+                "steady_state", SPEC_KIND_STRING, .optional = true, .parse = parse_steady_state,
+                .text = text_steady_state,
+                .doc = "end a time-based step once it is steady (fio's ss=): iops:PCT or bw:PCT (every sample of "
+                       "the window within PCT% of its mean), iops_slope:PCT or bw_slope:PCT (the slope within PCT% "
+                       "of the mean per second)",
+        },
+        [SPEC_KEY_STEADY_STATE_WINDOW_MS] = {
+                "steady_state_window_ms", SPEC_KIND_NUMBER,
+                NUM(steady_state_window_ms, SPEC_STEADY_WINDOW_MS_MIN, SPEC_STEADY_WINDOW_MS_MAX), .unit = "ms",
+                .has_default = true, .default_value = 30000, .default_text = "30000",
+                .doc = "with steady_state: the window of samples judged, at least two samples long and "
+                       "within the measured phase",
         },
 };
 

@@ -667,6 +667,14 @@ static bool is_set(const JobSpec *s, SpecKey k) {
         return s->set_mask & KEY_BIT(k);
 }
 
+/* "iops:5" for messages. */
+static void text_of_steady(const JobSpec *s, char buf[static 32]) {
+        char pct[32];
+
+        spec_milli_text(s->steady_state_milli, pct);
+        snprintf(buf, 32, "%.12s:%.12s", strna(steady_state_kind_to_string(s->steady_state)), pct);
+}
+
 /* Defaults of the keys not given, in the registry's order (so stride sees block_size). */
 static void fill_defaults(JobSpec *s) {
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
@@ -722,6 +730,48 @@ static int check_per_char(const JobSpec *s, char **reterr) {
         if (s->workload == WORKLOAD_PUTC && s->sync == SYNC_EACH)
                 return spec_fail(reterr, "sync: each given, but workload putc would then flush after every character; "
                                  "use sync=end (fflush and fsync once, inside the timed region) or sync=none");
+        return 0;
+}
+
+/* Repeats and steady state (README "Repeats and steady state"), on a step's finalized spec. */
+static int check_stability(const JobSpec *s, char **reterr) {
+        uint32_t min_runs = MAX(s->repeat, SPEC_STABLE_RUNS_MIN);
+        char a[32];
+
+        /* By value, not by whether it was given: the text and JSON forms of a finalized spec give every
+         * key, and must read back. */
+        if (s->until_stddev_milli == 0 && s->max_repeats != spec_key_table[SPEC_KEY_MAX_REPEATS].default_value)
+                return spec_fail(reterr, "max_repeats: %" PRIu32 " given without until_stddev; it bounds the runs "
+                                 "of a step that repeats until it is stable: set until_stddev (e.g. 5), or use "
+                                 "repeat=%" PRIu32 " for a fixed count", s->max_repeats, s->max_repeats);
+        if (s->until_stddev_milli > 0 && s->max_repeats < min_runs)
+                return spec_fail(reterr, "max_repeats: %" PRIu32 " is fewer than the %" PRIu32 " runs until_stddev "
+                                 "makes at least (repeat, and never fewer than %u); use max_repeats=%" PRIu32
+                                 " or more", s->max_repeats, min_runs, SPEC_STABLE_RUNS_MIN, min_runs);
+
+        if (s->steady_state == STEADY_STATE_NONE) {
+                if (s->steady_state_window_ms != spec_key_table[SPEC_KEY_STEADY_STATE_WINDOW_MS].default_value)
+                        return spec_fail(reterr, "steady_state_window_ms: %" PRIu32 " given without steady_state; "
+                                         "it is the window steady_state judges: set steady_state too, e.g. "
+                                         "steady_state=iops:5", s->steady_state_window_ms);
+                return 0;
+        }
+        text_of_steady(s, a);
+        if (s->runtime_ms == 0)
+                return spec_fail(reterr, "steady_state: %s needs a time-based run, which it can end early; set "
+                                 "runtime_ms (e.g. runtime_ms=60000), or leave steady_state out", a);
+        if (s->workload == WORKLOAD_METADATA)
+                return spec_fail(reterr, "steady_state: %s given, but workload metadata runs its phases over a "
+                                 "fixed number of files; leave steady_state out", a);
+        if (s->steady_state_window_ms < 2 * s->sample_ms)
+                return spec_fail(reterr, "steady_state_window_ms: %" PRIu32 " holds fewer than two samples of "
+                                 "sample_ms %" PRIu32 "; use at least %" PRIu32 " or a shorter sample_ms",
+                                 s->steady_state_window_ms, s->sample_ms, 2 * s->sample_ms);
+        if (s->steady_state_window_ms > s->runtime_ms - s->ramp_ms)
+                return spec_fail(reterr, "steady_state_window_ms: %" PRIu32 " is longer than the measured phase "
+                                 "(runtime_ms %" PRIu64 " - ramp_ms %" PRIu64 "); use a window of at most %" PRIu64
+                                 " or a longer runtime_ms", s->steady_state_window_ms, s->runtime_ms, s->ramp_ms,
+                                 s->runtime_ms - s->ramp_ms);
         return 0;
 }
 
@@ -794,6 +844,9 @@ static int check_workload(const JobSpec *s, char **reterr) {
                 return spec_fail(reterr, "file_count: %" PRIu32 " files of up to %s exceed %s; use fewer or smaller "
                                  "files", s->file_count, spec_size_text(s->file_size_max, a),
                                  spec_size_text(SPEC_SIZE_MAX, b));
+        r = check_stability(s, reterr);
+        if (r < 0)
+                return r;
         return 0;
 }
 

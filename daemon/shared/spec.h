@@ -87,6 +87,17 @@ typedef enum PatternKind {
         _PATTERN_MAX,
 } PatternKind;
 
+/* What steady_state= watches (fio's ss=): the max deviation of IOPS or bandwidth from its mean over
+ * the window, or the slope of its least-squares line. */
+typedef enum SteadyStateKind {
+        STEADY_STATE_NONE,
+        STEADY_STATE_IOPS,              /* iops:PCT */
+        STEADY_STATE_BW,                /* bw:PCT */
+        STEADY_STATE_IOPS_SLOPE,        /* iops_slope:PCT */
+        STEADY_STATE_BW_SLOPE,          /* bw_slope:PCT */
+        _STEADY_STATE_KIND_MAX,
+} SteadyStateKind;
+
 /* Bounds: every resource a caller can make us hold is bounded. */
 #define SPEC_BLOCK_SIZE_MIN     UINT64_C(512)
 #define SPEC_BLOCK_SIZE_MAX     (UINT64_C(64) << 20)         /* 64 MiB */
@@ -111,6 +122,12 @@ typedef enum PatternKind {
 #define SPEC_MAP_VALUE_MAX      1024u
 #define SPEC_POSITIONS_MIN      2u
 #define SPEC_POSITIONS_MAX      1000u
+/* Repeats (stability): runs of one step, and percentages kept in thousandths ("2.5" is 2500). */
+#define SPEC_REPEAT_MAX         100u
+#define SPEC_STABLE_RUNS_MIN    3u                           /* until_stddev: at least this many runs */
+#define SPEC_MILLI_PCT_MAX      100000u                      /* 100% */
+#define SPEC_STEADY_WINDOW_MS_MIN 200u                       /* two samples at the shortest sample_ms */
+#define SPEC_STEADY_WINDOW_MS_MAX (3600u * 1000u)            /* an hour */
 /* queue_depth × block_size × jobs: the I/O buffers a step holds. Each bound alone is sane, their
  * product need not be; spec_finalize() refuses more, and the worker checks it again. */
 #define SPEC_BUFFER_BYTES_MAX   (UINT64_C(2) << 30)          /* 2 GiB */
@@ -161,6 +178,18 @@ typedef struct JobSpec {
         char **devices;         /* NULL-terminated, may be NULL */
         Layout layout;
         uint32_t positions;     /* position: offsets read, from the device's start to its end */
+        /* Stability (README "Repeats and steady state"). A step runs repeat times; with
+         * until_stddev it runs again until the relative standard deviation of its main figure
+         * (stability.h) over its runs is below until_stddev_milli / 1000 percent, at least
+         * MAX(repeat, SPEC_STABLE_RUNS_MIN) and at most max_repeats times. */
+        uint32_t repeat;
+        uint32_t until_stddev_milli;    /* thousandths of a percent; 0: off */
+        uint32_t max_repeats;
+        /* A time-based step ends once its figure is steady over the last steady_state_window_ms of
+         * samples: within steady_state_milli / 1000 percent of the window's mean (or its slope). */
+        SteadyStateKind steady_state;   /* STEADY_STATE_NONE: off */
+        uint32_t steady_state_milli;
+        uint32_t steady_state_window_ms;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -197,6 +226,11 @@ typedef enum SpecKey {
         SPEC_KEY_DEVICES,
         SPEC_KEY_LAYOUT,
         SPEC_KEY_POSITIONS,
+        SPEC_KEY_REPEAT,
+        SPEC_KEY_UNTIL_STDDEV,
+        SPEC_KEY_MAX_REPEATS,
+        SPEC_KEY_STEADY_STATE,
+        SPEC_KEY_STEADY_STATE_WINDOW_MS,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
@@ -332,6 +366,10 @@ int spec_from_json(JobSpec *s, const char *json, char **reterr);
  * spec_to_text() writes them (spec-format.c). */
 void spec_sync_text(const JobSpec *s, char buf[static 32]);
 void spec_pattern_text(const JobSpec *s, char buf[static 32]);
+/* "5", "2.5", "0.001": thousandths of a percent as until_stddev and steady_state write them. */
+void spec_milli_text(uint32_t milli, char buf[static 32]);
+/* "iops", "bw", "iops_slope", "bw_slope"; NULL for none. */
+const char *steady_state_kind_to_string(SteadyStateKind k);
 
 /* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
  * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */

@@ -22,6 +22,7 @@ typedef enum DbStmt {
         STMT_JOB_SET_STATE,
         STMT_RUN_BEGIN,
         STMT_RUN_SET_FS,
+        STMT_RUN_SET_STEADY,
         STMT_RUN_FINISH,
         STMT_RUN_FINISH_RESULT,
         STMT_RUN_INTERRUPT_STALE,

@@ -99,7 +99,7 @@ int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void
         if (!cb)
                 return -EINVAL;
         r = db_prepare(db,
-                       "SELECT id, step, status, error, started_usec + duration_usec FROM runs "
+                       "SELECT id, step, status, error, started_usec + duration_usec, \"repeat\" FROM runs "
                        "WHERE job_id = ? ORDER BY step DESC, id DESC LIMIT 1",
                        &st);
         if (r < 0)
@@ -119,6 +119,7 @@ int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void
                 .status = column_text(st, 2),
                 .error = column_text(st, 3),
                 .ended_usec = column_u64(st, 4),
+                .repeat = (uint32_t) sqlite3_column_int64(st, 5),
         };
         r = cb(&run, userdata);
         return r < 0 ? r : 1;

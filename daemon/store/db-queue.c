@@ -26,6 +26,7 @@ typedef enum DbQueueKind {
         DB_QUEUE_RUN_FINISH,
         DB_QUEUE_JOB_STATE,
         DB_QUEUE_RUN_FS,
+        DB_QUEUE_RUN_STEADY,
 } DbQueueKind;
 
 typedef struct DbQueueEntry {
@@ -42,7 +43,7 @@ typedef struct DbQueueEntry {
         char *error;
         bool have_result;               /* DB_QUEUE_RUN_FINISH */
         ProtoResult result;             /* .device owned */
-        uint64_t started_usec;          /* DB_QUEUE_JOB_STATE */
+        uint64_t started_usec;          /* DB_QUEUE_JOB_STATE; DB_QUEUE_RUN_STEADY: when it was reached */
         uint64_t finished_usec;
         DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
         char *fs_command, *fs_output, *fs_uuid;
@@ -297,6 +298,18 @@ int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         return 0;
 }
 
+int db_queue_add_run_steady(DbQueue *q, uint64_t run_id, uint64_t usec) {
+        char what[96];
+        DbQueueEntry *e;
+
+        snprintf(what, sizeof(what), "the steady state of run %" PRIu64, run_id);
+        e = queue_push(q, DB_QUEUE_RUN_STEADY, run_id, what);
+        if (!e)
+                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
+        e->started_usec = usec;
+        return 0;
+}
+
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_free_ ProtoHistogramEntry *copy = NULL;
         char what[64];
@@ -423,6 +436,12 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
                 r = db_run_set_fs(db, e->id, &e->fs);
                 if (r < 0 && !db_error_is_transient(r))
                         queue_lose(q, 1, false, "how the filesystem of run %" PRIu64 " was made (%s)", e->id,
+                                   reason(db, r, why, sizeof(why)));
+                break;
+        case DB_QUEUE_RUN_STEADY:
+                r = db_run_set_steady_state(db, e->id, e->started_usec);
+                if (r < 0 && !db_error_is_transient(r))
+                        queue_lose(q, 1, false, "the steady state of run %" PRIu64 " (%s)", e->id,
                                    reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:

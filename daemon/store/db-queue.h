@@ -42,6 +42,8 @@ int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phas
 int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position);
 /* As db_run_set_fs(). */
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs);
+/* The run reached its steady state usec into its measured phase (db_run_set_steady_state()). */
+int db_queue_add_run_steady(DbQueue *q, uint64_t run_id, uint64_t usec);
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 /* As db_run_finish(); result may be NULL. */
 int db_queue_add_run_finish(DbQueue *q, uint64_t run_id, const char *status, const char *error,

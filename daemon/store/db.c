@@ -49,11 +49,13 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
                 "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
                 "target, fs_type, mount_options, environment, label, tags, started_usec, layout, members, "
-                "matrix_entry, mkfs_options, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                "matrix_entry, mkfs_options, \"repeat\", steady_state, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
                 "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
+        [STMT_RUN_SET_STEADY] =
+                "UPDATE runs SET steady_state = 1, steady_state_usec = ? WHERE id = ? AND steady_state IS NOT NULL",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -545,6 +547,11 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         else
                 bind_null(&b);
         bind_text(&b, run->mkfs_options);
+        bind_i64(&b, run->repeat);
+        if (run->steady_state_asked)
+                bind_i64(&b, 0);
+        else
+                bind_null(&b);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -587,6 +594,28 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 return r;
         if (sqlite3_changes(db->sqlite) == 0)
                 return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        return 0;
+}
+
+int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_stmt(db, STMT_RUN_SET_STEADY, &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, usec);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64 " that asked for a steady state", run_id);
         return 0;
 }
 

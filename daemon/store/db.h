@@ -90,6 +90,9 @@ typedef struct DbRun {
         bool in_matrix;           /* false: matrix_entry is stored as NULL */
         uint32_t matrix_entry;
         const char *mkfs_options;
+        /* Repeats and steady state (schema version 6). */
+        uint32_t repeat;          /* the run's place among the runs of its step, from 0 */
+        bool steady_state_asked;  /* the step has steady_state=: steady_state starts at 0, else NULL */
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -103,6 +106,10 @@ typedef struct DbRunFs {
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
+/* The run reached its steady state usec into its measured phase (steady_state = 1). -ENOENT for an
+ * unknown run, or one that did not ask for a steady state. */
+int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec);
+
 /* Inserts with status "running". */
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
 /* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */
@@ -111,11 +118,12 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
 /* Runs still "running" (after a crash) become "interrupted". Returns how many. */
 int db_run_interrupt_stale(Db *db);
 
-/* The newest run of a job (its highest step), as start-up reads it to settle a job that was left
+/* The newest run of a job (its highest step, its last repeat), as start-up reads it to settle a job that was left
  * "running". Strings valid during the call. */
 typedef struct DbRunEnd {
         uint64_t id;
         uint32_t step;
+        uint32_t repeat;         /* its place among the runs of its step */
         const char *status;      /* running|succeeded|failed|cancelled|interrupted */
         const char *error;       /* may be NULL */
         uint64_t ended_usec;     /* started_usec + duration_usec when the run has a summary, else 0 */

@@ -131,6 +131,18 @@ int engine_sample(Engine *e, const ProtoSample *sample) {
         return r;
 }
 
+int engine_steady_state(Engine *e, uint64_t t_ms) {
+        int r = 0;
+
+        pthread_mutex_lock(&e->sink_lock);
+        if (e->sink && e->sink->steady_state)
+                r = e->sink->steady_state(e->sink->userdata, t_ms);
+        pthread_mutex_unlock(&e->sink_lock);
+        if (r < 0)
+                atomic_store(&e->shared->abort, true);
+        return r;
+}
+
 int engine_phase_result(Engine *e, const PhaseSummary *p) {
         int r = 0;
 

@@ -41,6 +41,9 @@ typedef struct EngineSink {
         /* position_result (may be NULL): one of the position workload's offsets was read, sent as
          * it ends, in order. */
         int (*position_result)(void *userdata, const ProtoPositionResult *p);
+        /* steady_state (may be NULL): the step's figure met its steady_state criterion over the
+         * window the sample at t_ms completed; the measured phase ends now. */
+        int (*steady_state)(void *userdata, uint64_t t_ms);
 } EngineSink;
 
 /* Metadata workloads report one of these per phase (create-seq, stat-seq, ...); in protocol mode
@@ -209,6 +212,8 @@ int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
 int engine_phase_result(Engine *e, const PhaseSummary *p);
 /* Keeps one finished position (for the result) and hands it to the sink. */
 int engine_position_result(Engine *e, const ProtoPositionResult *p);
+/* The steady state was reached at t_ms (of the latest sample): tells the sink. */
+int engine_steady_state(Engine *e, uint64_t t_ms);
 
 /* In a stream process: notes its CPU time the first time it is called in the measured phase. */
 void stream_mark_cpu(Stream *s);

@@ -15,9 +15,13 @@
  * of the emitted samples. Everything both sides touch is in one MAP_SHARED mapping made before the
  * fork (EngineShared), with process-shared, robust locks, so a stream process that dies holding
  * one cannot hang the sampler. Ramp time is run and thrown away before the measured phase starts.
+ * With steady_state the sampler also keeps the figure of the last steady_state_window_ms of
+ * samples and ends the measured phase, as if its time were up, once the criterion (stability.h)
+ * holds over them.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,7 @@
 #include "ioengine.h"
 #include "metadata.h"
 #include "shared/blockdev.h"
+#include "shared/stability.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 #include "stream.h"
@@ -161,7 +166,7 @@ static uint64_t engine_ops_asked(Engine *e) {
 }
 
 static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uint64_t t0_ns, Histogram *h,
-                       Histogram *total, StreamCounters *totals) {
+                       Histogram *total, StreamCounters *totals, ProtoSample *ret) {
         StreamCounters c;
         uint64_t pb, po;
         CpuUsage cpu;
@@ -201,7 +206,33 @@ static int sample_emit(Engine *e, const Snapshot *prev, const Snapshot *cur, uin
                 s.t_ms = e->last_t_ms + 1;
         e->have_sample = true;
         e->last_t_ms = s.t_ms;
+        if (ret)
+                *ret = s;
         return engine_sample(e, &s);
+}
+
+/* The figures of the last samples (steady_state), oldest first. */
+typedef struct SteadyWindow {
+        double *figures;
+        size_t n, size;
+} SteadyWindow;
+
+/* Adds sample s; true when the window is full and meets the criterion. */
+static bool steady_window_add(const JobSpec *spec, SteadyWindow *w, const ProtoSample *s) {
+        double secs = (double) s->interval_us / 1e6;
+        double v = steady_state_kind_iops(spec->steady_state) ? (double) (s->ios_read + s->ios_written)
+                                                               : (double) (s->bytes_read + s->bytes_written);
+
+        if (w->size == 0)
+                return false;
+        if (w->n == w->size) {
+                memmove(w->figures, w->figures + 1, (w->size - 1) * sizeof(double));
+                w->n--;
+        }
+        w->figures[w->n++] = secs > 0 ? v / secs : NAN;
+        return w->n == w->size &&
+               steady_state_met(spec->steady_state, (double) spec->steady_state_milli / 1000.0, w->figures, w->n,
+                                (double) spec->sample_ms / 1000.0, NULL);
 }
 
 /* Counts a stream out of running: it has ended, or its process died before it could. */
@@ -399,6 +430,8 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         EngineShared *sh = e->shared;
         _cleanup_free_ Histogram *h = NULL, *total = NULL;
         _cleanup_free_ BlockStat *dev_a = NULL, *dev_b = NULL, *dev_0 = NULL;
+        _cleanup_free_ double *steady_figures = NULL;
+        SteadyWindow steady = {};
         StreamCounters totals = {};
         Snapshot first, prev, cur;
         uint64_t t0, ramp_ns = spec->ramp_ms * NSEC_PER_MSEC, sample_ns, end_ns;
@@ -411,6 +444,13 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         dev_0 = calloc(e->n_leaves + 1, sizeof(BlockStat));
         if (!h || !total || !dev_a || !dev_b || !dev_0)
                 return -ENOMEM;
+        if (spec->steady_state != STEADY_STATE_NONE && spec->runtime_ms > 0) {
+                /* As many samples as the window holds (the daemon judges the frame by the same). */
+                steady.size = MAX(spec->steady_state_window_ms / MAX(spec->sample_ms, 1u), 2u);
+                steady.figures = steady_figures = calloc(steady.size, sizeof(double));
+                if (!steady_figures)
+                        return -ENOMEM;
+        }
         histogram_init(total);
         first.dev = dev_0;
         prev.dev = dev_a;
@@ -468,9 +508,19 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 bool running = engine_wait(e, deadline);
 
                 if (running && !engine_aborted(e) && now_nsec(CLOCK_MONOTONIC) < end_ns) {
+                        ProtoSample last;
+
                         snapshot_take(e, &cur);
-                        sample_emit(e, &prev, &cur, t0, h, total, &totals);
+                        sample_emit(e, &prev, &cur, t0, h, total, &totals, &last);
                         SWAP_SNAPSHOT(prev, cur);
+                        if (steady_window_add(spec, &steady, &last) && !res->steady_state) {
+                                /* Steady: the measured phase ends here, as if its time were up. */
+                                res->steady_state = true;
+                                res->steady_state_ms = last.t_ms;
+                                (void) engine_steady_state(e, last.t_ms);
+                                end_ns = now_nsec(CLOCK_MONOTONIC);
+                                continue;
+                        }
                         /* Fallen behind (a stalled sink, a starved CPU)? Skip the missed deadlines
                          * rather than firing a burst of tiny intervals. */
                         k = MAX(k, (now_nsec(CLOCK_MONOTONIC) - t0) / sample_ns);
@@ -485,7 +535,7 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 if (sh->last_done_ns > t0 && sh->last_done_ns < cur.t_ns && spec->runtime_ms == 0)
                         cur.t_ns = sh->last_done_ns;
                 if (cur.t_ns > prev.t_ns)
-                        sample_emit(e, &prev, &cur, t0, h, total, &totals);
+                        sample_emit(e, &prev, &cur, t0, h, total, &totals, NULL);
                 break;
         }
 

@@ -37,6 +37,8 @@ typedef struct EngineResult {
         uint64_t process_user_usec;     /* the worker's and its stream processes' CPU time in the
                                          * measured phase */
         uint64_t process_sys_usec;
+        bool steady_state;              /* the spec's steady_state was reached and ended the run ... */
+        uint64_t steady_state_ms;       /* ... at this t_ms of the measured phase */
 } EngineResult;
 
 /* Runs the step. 0 on success with *ret filled; negative errno and a message in *reterr on failure

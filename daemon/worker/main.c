@@ -107,6 +107,15 @@ static int proto_sink_position_result(void *userdata, const ProtoPositionResult 
         return send_frame(p->fd, r, buf, len);
 }
 
+/* The step is steady: it ends now. */
+static int proto_sink_steady_state(void *userdata, uint64_t t_ms) {
+        ProtoSink *p = userdata;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = t_ms }, &buf, &len);
+        return send_frame(p->fd, r, buf, len);
+}
+
 /* One of the metadata workload's phases, as it ends. */
 static int proto_sink_phase_result(void *userdata, const PhaseSummary *ps) {
         ProtoSink *p = userdata;
@@ -297,6 +306,7 @@ static int run_protocol(int fd) {
                 .log = proto_sink_log,
                 .phase_result = proto_sink_phase_result,
                 .position_result = proto_sink_position_result,
+                .steady_state = proto_sink_steady_state,
         };
         int r;
 

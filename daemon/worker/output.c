@@ -45,6 +45,17 @@ int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
         if (r->bytes_asked > 0)
                 fprintf(f, " (asked %s)", format_bytes(c, sizeof c, r->bytes_asked));
         fputc('\n', f);
+        if (spec->steady_state != STEADY_STATE_NONE) {
+                char pct[32];
+
+                spec_milli_text(spec->steady_state_milli, pct);
+                if (r->steady_state)
+                        fprintf(f, "  steady:     %s:%s%% reached at %.3f s, which ended the run\n",
+                                steady_state_kind_to_string(spec->steady_state), pct, (double) r->steady_state_ms / 1e3);
+                else
+                        fprintf(f, "  steady:     %s:%s%% not reached\n", steady_state_kind_to_string(spec->steady_state),
+                                pct);
+        }
 
         if (bytes > 0)
                 fprintf(f, "  throughput: %.1f MB/s (%s), %s IOPS\n", per_second(bytes, s->duration_usec) / 1e6,
@@ -198,6 +209,11 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
         json_object_object_add(o, "device", json_object_new_string(s->device ? s->device : ""));
         add_u64(o, "process_user_usec", r->process_user_usec);
         add_u64(o, "process_sys_usec", r->process_sys_usec);
+        if (spec->steady_state != STEADY_STATE_NONE) {
+                json_object_object_add(o, "steady_state", json_object_new_boolean(r->steady_state));
+                if (r->steady_state)
+                        add_u64(o, "steady_state_ms", r->steady_state_ms);
+        }
         json_object_object_add(root, "result", o);
 
         /* Latency by direction, as fio reports it (randrw mixes both in the summary). */

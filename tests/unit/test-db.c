@@ -1304,6 +1304,52 @@ START_TEST(test_run_fs) {
 }
 END_TEST
 
+/* Schema version 6: the repeat of a run, and whether (and when) it reached its steady state. */
+START_TEST(test_run_repeats) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "dd", NULL), plain = add_run(db, job, 0, &plain_run), run, other;
+        DbRun r = {
+                .job_id = job, .step = 1, .workload = "write", .block_size = 32768, .size = 1 << 20,
+                .runtime_ms = 10000, .direct = true, .sync = "end:fsync", .pattern = "random", .device_id = -1,
+                .target = "/srv", .started_usec = 1700000000000000, .repeat = 2, .steady_state_asked = true,
+        };
+        Rows rows = {};
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_run_begin(db, &r, &run), 0);
+        r.repeat = 3;
+        ck_assert_int_eq(db_run_begin(db, &r, &other), 0);
+        ck_assert_int_eq(db_run_set_steady_state(db, run, 4200000), 0);
+        /* Not for a run that did not ask, nor one that does not exist. */
+        ck_assert_int_eq(db_run_set_steady_state(db, plain, 1000), -ENOENT);
+        ck_assert_int_eq(db_run_set_steady_state(db, 999999, 1000), -ENOENT);
+
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "repeat"), 2);
+        ck_assert_int_eq(field_int(&rows.row[0], "steady_state"), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "steady_state_usec"), 4200000);
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run(db, other, collect, &rows), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "repeat"), 3);
+        ck_assert_int_eq(field_int(&rows.row[0], "steady_state"), 0);
+        ck_assert(field_null(&rows.row[0], "steady_state_usec"));
+        rows_clear(&rows);
+        ck_assert_int_eq(db_get_run(db, plain, collect, &rows), 1);
+        ck_assert_int_eq(field_int(&rows.row[0], "repeat"), 0);
+        ck_assert(field_null(&rows.row[0], "steady_state"));
+        ck_assert(field_null(&rows.row[0], "steady_state_usec"));
+        rows_clear(&rows);
+
+        s = raw_open();
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET \"repeat\" = -1", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET steady_state = 2", NULL, NULL, NULL), SQLITE_OK);
+        /* A time without "reached" is refused. */
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET steady_state_usec = 5 WHERE steady_state = 0", NULL, NULL,
+                                      NULL), SQLITE_OK);
+        sqlite3_close(s);
+}
+END_TEST
+
 START_TEST(test_run_positions) {
         _cleanup_(db_closep) Db *db = open_db();
         uint64_t job = add_job(db, "position", NULL), run = add_run(db, job, 0, &plain_run);
@@ -1471,6 +1517,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_run_phases);
         tcase_add_test(tc_runs, test_run_positions);
         tcase_add_test(tc_runs, test_run_fs);
+        tcase_add_test(tc_runs, test_run_repeats);
         tcase_add_test(tc_runs, test_migrate_from_version_1);
         suite_add_tcase(s, tc_runs);
 

@@ -11,8 +11,12 @@
  * The actions of one event are written space-separated, events separated by " | ":
  *   store-running, store-cancel:STATE, begin-step:N, flush, store-end:STATE, schedule,
  *   announce-started, stop-worker[:interrupt], finish-run:N:STATE, remove-files:N, next-step:N,
- *   store-wait:ERRNO, store-give-up:ERRNO, announce-end:STATE, reply:ERRNO (or reply:0);
+ *   store-wait:ERRNO, store-give-up:ERRNO, announce-end:STATE, reply:ERRNO (or reply:0),
+ *   repeat-step:N/R; a step's repeat R > 0 is written N/R (begin-step:0/1, finish-run:0/2:STATE);
  *   "-" for none; EINVAL for an event that does not apply in the stage.
+ *
+ * Steps are workloads, comma-separated, each optionally with "*N" (repeat=N) and "~M/X"
+ * (until_stddev of M thousandths of a percent, max_repeats=X): "write*3,read", "randread~5000/10".
  */
 #include <check.h>
 #include <errno.h>
@@ -37,6 +41,10 @@
 #define STEP_REFUSED(kind, t) { .type = JOB_EVENT_STEP_REFUSED, .refusal = (kind), .text = (t), \
                                 .error_name = "org.benchd.Benchd1.Error.Unsafe" }
 #define WORKER_OK { .type = JOB_EVENT_WORKER_ENDED, .status = WORKER_SUCCEEDED }
+/* Succeeded, with the main figures of the step's runs so far (this one last). */
+#define WORKER_FIG(...) { .type = JOB_EVENT_WORKER_ENDED, .status = WORKER_SUCCEEDED, \
+                          .figures = (const double[]) { __VA_ARGS__ }, \
+                          .n_figures = sizeof((const double[]) { __VA_ARGS__ }) / sizeof(double) }
 #define WORKER_STOP { .type = JOB_EVENT_WORKER_ENDED, .status = WORKER_STOPPED }
 #define WORKER_FAIL(t) { .type = JOB_EVENT_WORKER_ENDED, .status = WORKER_FAILED, .text = (t) }
 #define WORKER_UNSAFE(t) { .type = JOB_EVENT_WORKER_ENDED, .status = WORKER_FAILED, .text = (t), .unsafe = true }
@@ -72,6 +80,80 @@ static const Row rows[] = {
         { "samples are flushed in batches", "write", { RUN0, RESULTS, STORED, RESULTS, STORED, WORKER_OK, STORED, E_END },
           RUN0_ACTIONS "| flush | - | flush | - | finish-run:0:succeeded remove-files:0 store-end:succeeded "
           "| announce-end:succeeded", JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+
+        /* ---- repeats ---- */
+        { "repeat=3: the step runs three times, each a step start, then the next step", "write*3,read",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED,
+            WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 repeat-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "repeat=2 on the last step: the job ends after its second run", "read,write*2",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 repeat-step:1/1 flush | begin-step:1/1 | - "
+          "| finish-run:1/1:succeeded remove-files:1 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "until_stddev=5%: three runs at least, however steady; stable after the third", "randread~5000/10",
+          { RUN0, WORKER_FIG(100), STORED, STEP_STARTED, WORKER_FIG(100, 100), STORED, STEP_STARTED,
+            WORKER_FIG(100, 100, 101), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 repeat-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "until_stddev=20%: 20% after three runs is not below it, 16% after four is", "randread~20000/10,read",
+          { RUN0, WORKER_FIG(80), STORED, STEP_STARTED, WORKER_FIG(80, 100), STORED, STEP_STARTED,
+            WORKER_FIG(80, 100, 120), STORED, STEP_STARTED, WORKER_FIG(80, 100, 120, 100), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 repeat-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 repeat-step:0/3 flush | begin-step:0/3 | - "
+          "| finish-run:0/3:succeeded remove-files:0 next-step:1 flush | begin-step:1",
+          JOB_STAGE_STEP_STARTING, JOB_RUNNING, NULL },
+        { "until_stddev never met: max_repeats ends the step", "write~1/4",
+          { RUN0, WORKER_FIG(100), STORED, STEP_STARTED, WORKER_FIG(100, 101), STORED, STEP_STARTED,
+            WORKER_FIG(100, 101, 100), STORED, STEP_STARTED, WORKER_FIG(100, 101, 100, 101), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 repeat-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 repeat-step:0/3 flush | begin-step:0/3 | - "
+          "| finish-run:0/3:succeeded remove-files:0 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "until_stddev: a run without a figure is not stable", "write~5000/3",
+          { RUN0, WORKER_FIG(100), STORED, STEP_STARTED, WORKER_FIG(100, 100), STORED, STEP_STARTED,
+            WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 repeat-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "a cancel during a repeat: the run counts, the repeats after it do not run", "write*3",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, CANCEL, WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| stop-worker reply:0 | finish-run:0/1:succeeded remove-files:0 store-end:cancelled | announce-end:cancelled",
+          JOB_STAGE_ENDED, JOB_CANCELLED, MSG_CANCELLED },
+        { "a cancel while a repeat waits for the database", "write*3",
+          { RUN0, WORKER_OK, FAILED(EBUSY), CANCEL, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | store-wait:EBUSY "
+          "| reply:0 store-end:cancelled | announce-end:cancelled",
+          JOB_STAGE_ENDED, JOB_CANCELLED, MSG_CANCELLED },
+        { "a repeat waits for the run before it to be stored", "write*2",
+          { RUN0, WORKER_OK, FAILED(ENOSPC), RETRY, STORED, STEP_STARTED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | store-wait:ENOSPC | flush "
+          "| begin-step:0/1 | -",
+          JOB_STAGE_STEP_RUNNING, JOB_RUNNING, NULL },
+        { "a repeat fails: the message names the repeat", "write*3",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_FAIL("the disk went away"), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 repeat-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:failed remove-files:0 store-end:failed | announce-end:failed",
+          JOB_STAGE_ENDED, JOB_FAILED, "repeat 1: the disk went away" },
+        { "a repeat refused at start: the message names the step and the repeat", "read,write*2",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_REFUSED(JOB_REFUSED_VERDICT, "mounted"),
+            STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 repeat-step:1/1 flush | begin-step:1/1 | store-end:failed "
+          "| announce-end:failed",
+          JOB_STAGE_ENDED, JOB_FAILED,
+          "step 1 (write) repeat 1: refused at start (org.benchd.Benchd1.Error.Unsafe): mounted" },
 
         /* ---- steps that fail ---- */
         { "the worker fails", "write", { RUN0, WORKER_FAIL("worker exited with status 3 without a result"), STORED, E_END },
@@ -292,14 +374,21 @@ static const char *errno_name(int e) {
 static void format_action(const JobAction *a, char *buf, size_t size) {
         const char *name = job_action_type_to_string(a->type);
 
+        char step[32];
+
+        if (a->repeat > 0 || a->type == JOB_ACTION_REPEAT_STEP)
+                snprintf(step, sizeof(step), "%u/%u", a->step, a->repeat);
+        else
+                snprintf(step, sizeof(step), "%u", a->step);
         switch (a->type) {
         case JOB_ACTION_BEGIN_STEP:
         case JOB_ACTION_REMOVE_FILES:
         case JOB_ACTION_NEXT_STEP:
-                snprintf(buf, size, "%s:%u", name, a->step);
+        case JOB_ACTION_REPEAT_STEP:
+                snprintf(buf, size, "%s:%s", name, step);
                 break;
         case JOB_ACTION_FINISH_RUN:
-                snprintf(buf, size, "%s:%u:%s", name, a->step, job_state_to_string(a->state));
+                snprintf(buf, size, "%s:%s:%s", name, step, job_state_to_string(a->state));
                 break;
         case JOB_ACTION_STORE_CANCEL:
         case JOB_ACTION_STORE_END:
@@ -334,8 +423,21 @@ START_TEST(test_rows) {
         JobCore c;
 
         for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                char *star = strchr(w, '*'), *tilde = strchr(w, '~');
+
                 ck_assert_uint_lt(n_steps, ELEMENTSOF(steps));
                 spec_init(&steps[n_steps]);
+                if (tilde) {
+                        unsigned milli, max;
+                        ck_assert_int_eq(sscanf(tilde + 1, "%u/%u", &milli, &max), 2);
+                        steps[n_steps].until_stddev_milli = milli;
+                        steps[n_steps].max_repeats = max;
+                        *tilde = 0;
+                }
+                if (star) {
+                        steps[n_steps].repeat = (uint32_t) atoi(star + 1);
+                        *star = 0;
+                }
                 steps[n_steps].workload = workload_from_string(w);
                 ck_assert_int_ge(steps[n_steps].workload, 0);
                 n_steps++;

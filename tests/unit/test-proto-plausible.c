@@ -682,6 +682,72 @@ START_TEST(test_position_result) {
 }
 END_TEST
 
+/* ---- STEADY_STATE ---- */
+
+/* 10 s runtime, 2 s ramp, samples of 500 ms, a window of 2 s: 4 samples. */
+#define SPEC_STEADY SPEC_WRITE "\nruntime_ms=10000\nramp_ms=2000\nsample_ms=500\nsteady_state=bw:5\n" \
+        "steady_state_window_ms=2000"
+#define TALLY_4 .stage = PROTO_STAGE_MEASURE, .n_samples = 4, .last_t_ms = 2001
+
+static const struct {
+        const char *name;
+        const char *spec;
+        uint64_t t_ms;
+        ProtoTally tally;
+        uint64_t elapsed_ms;
+        const char *want;
+} steady_cases[] = {
+        { "once the window is full, at the latest sample", SPEC_STEADY, 2001, { TALLY_4 }, 0, NULL },
+        { "later", SPEC_STEADY, 7999, { TALLY_4, .n_samples = 16, .last_t_ms = 7999 }, 0, NULL },
+        { "not asked", SPEC_WRITE_TIMED, 2001, { TALLY_4 }, 0,
+          "STEADY_STATE from a step whose spec asked for no steady_state" },
+        { "twice", SPEC_STEADY, 2001, { TALLY_4, .steady_state = true, .steady_t_ms = 2001 }, 0,
+          "STEADY_STATE sent twice" },
+        { "in the ramp", SPEC_STEADY, 2001, { TALLY_4, .stage = PROTO_STAGE_RAMP }, 0,
+          "STEADY_STATE outside the measure phase" },
+        { "before the window is full", SPEC_STEADY, 1500, { TALLY_4, .n_samples = 3, .last_t_ms = 1500 }, 0,
+          "STEADY_STATE after 3 SAMPLEs; its window holds 4" },
+        { "not at the latest sample", SPEC_STEADY, 2000, { TALLY_4 }, 0,
+          "STEADY_STATE t_ms=2000 is not the end of the latest SAMPLE (t_ms=2001)" },
+        { "after the measured phase", SPEC_STEADY, 9100, { TALLY_4, .n_samples = 19, .last_t_ms = 9100 }, 0,
+          "STEADY_STATE t_ms=9100 is after the end of the measured phase (8000 ms)" },
+        { "later than the worker ran", SPEC_STEADY, 2001, { TALLY_4 }, 500,
+          "STEADY_STATE t_ms=2001 is later than the 500 ms since the worker was started" },
+};
+
+START_TEST(test_steady_state) {
+        ProtoLimits l;
+        ProtoTally t = steady_cases[_i].tally, before = t;
+        ProtoClock c = clock_at(steady_cases[_i].elapsed_ms);
+        ProtoSteadyState m = { .t_ms = steady_cases[_i].t_ms };
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        limits_of(steady_cases[_i].spec, &l);
+        r = proto_steady_state_plausible(&t, &m, &l, &c, &err);
+        expect(steady_cases[_i].name, r, err, steady_cases[_i].want);
+        if (r < 0)
+                ck_assert(memcmp(&t, &before, sizeof(t)) == 0);
+        else {
+                ck_assert(t.steady_state);
+                ck_assert_uint_eq(t.steady_t_ms, m.t_ms);
+        }
+}
+END_TEST
+
+START_TEST(test_steady_limits) {
+        ProtoLimits l;
+
+        limits_of(SPEC_STEADY, &l);
+        ck_assert(l.steady_state);
+        ck_assert_uint_eq(l.steady_window_samples, 4);
+        ck_assert_uint_eq(l.measure_ms, 8000);
+        limits_of(SPEC_WRITE, &l);
+        ck_assert(!l.steady_state);
+        ck_assert_uint_eq(l.measure_ms, 0);
+}
+END_TEST
+
 /* ---- RESULT ---- */
 
 /* 256 writes of 32 KiB: one at 30015 ns, 199 at 40063, 50 at 89855, 6 at 120063 (each the midpoint
@@ -893,6 +959,8 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_histogram, 0, ELEMENTSOF(histogram_cases));
         tcase_add_loop_test(tc, test_phase_result, 0, ELEMENTSOF(phase_result_cases));
         tcase_add_loop_test(tc, test_position_result, 0, ELEMENTSOF(position_result_cases));
+        tcase_add_loop_test(tc, test_steady_state, 0, ELEMENTSOF(steady_cases));
+        tcase_add_test(tc, test_steady_limits);
         tcase_add_loop_test(tc, test_result, 0, ELEMENTSOF(result_cases));
         tcase_add_test(tc, test_result_baseline_is_the_engines);
         tcase_add_loop_test(tc, test_text_sanitize, 0, ELEMENTSOF(text_cases));

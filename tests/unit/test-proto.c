@@ -700,6 +700,44 @@ START_TEST(test_roundtrip_position_result) {
 }
 END_TEST
 
+/* ---- STEADY_STATE ---- */
+
+START_TEST(test_roundtrip_steady_state) {
+        _cleanup_reader_ ProtoReader r;
+        _cleanup_free_ uint8_t *buf = NULL, *big = NULL;
+        ProtoSteadyState out, in = { .t_ms = 42000 };
+        ProtoFrame f;
+        size_t len;
+
+        ck_assert_int_eq(proto_encode_steady_state(&in, &buf, &len), 0);
+        ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 8);
+        ck_assert_uint_eq(buf[6], 13);          /* the type number is part of the protocol */
+        proto_reader_init(&r);
+        frame_of(&r, buf, len, &f);
+        ck_assert_uint_eq(f.type, PROTO_STEADY_STATE);
+        memset(&out, 0xaa, sizeof(out));
+        ck_assert_int_eq(proto_decode_steady_state(&f, &out), 0);
+        ck_assert_uint_eq(out.t_ms, 42000);
+        for (uint32_t cut = 0; cut < f.length; cut++) {
+                ProtoFrame g = f;
+                g.length = cut;
+                ck_assert_msg(proto_decode_steady_state(&g, &out) == -EBADMSG, "cut at %u accepted", cut);
+        }
+        /* Another type is not this one. */
+        f.type = PROTO_SAMPLE;
+        ck_assert_int_eq(proto_decode_steady_state(&f, &out), -EBADMSG);
+
+        /* A time that would not fit the database in usec: refused both ways. */
+        in.t_ms = (uint64_t) INT64_MAX / 1000 + 1;
+        ck_assert_int_eq(proto_encode_steady_state(&in, &big, &len), -EINVAL);
+        put_le64((uint8_t *) f.payload, in.t_ms);
+        f.type = PROTO_STEADY_STATE;
+        ck_assert_int_eq(proto_decode_steady_state(&f, &out), -EBADMSG);
+        put_le64((uint8_t *) f.payload, (uint64_t) INT64_MAX / 1000);
+        ck_assert_int_eq(proto_decode_steady_state(&f, &out), 0);
+}
+END_TEST
+
 /* ---- filesystem frames ---- */
 
 static ProtoFsMember fs_members_ok[] = {
@@ -1140,7 +1178,7 @@ END_TEST
 /* Every frame type there is. */
 static const ProtoType all_types[] = {
         PROTO_HELLO, PROTO_SPEC, PROTO_PHASE, PROTO_SAMPLE, PROTO_HISTOGRAM, PROTO_RESULT, PROTO_ERROR,
-        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT,
+        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT, PROTO_STEADY_STATE,
 };
 
 static void clear_any(ProtoType type, void *m) {
@@ -1169,6 +1207,7 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_ERROR:     return proto_decode_error(f, ret);
         case PROTO_PHASE_RESULT: return proto_decode_phase_result(f, ret);
         case PROTO_POSITION_RESULT: return proto_decode_position_result(f, ret);
+        case PROTO_STEADY_STATE: return proto_decode_steady_state(f, ret);
         case PROTO_FS_SETUP:  return proto_decode_fs_setup(f, ret);
         case PROTO_FS_INFO:   return proto_decode_fs_info(f, ret);
         default:              return -EINVAL;
@@ -1197,6 +1236,9 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
         case PROTO_POSITION_RESULT:
                 ck_assert_int_eq(proto_encode_position_result(&position_ok, buf, len), 0);
                 break;
+        case PROTO_STEADY_STATE:
+                ck_assert_int_eq(proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = 9000 }, buf, len), 0);
+                break;
         case PROTO_FS_SETUP:  ck_assert_int_eq(proto_encode_fs_setup(&fs_setup_ok, buf, len), 0); break;
         case PROTO_FS_INFO:   ck_assert_int_eq(proto_encode_fs_info(&fs_info_ok, buf, len), 0); break;
         default:              ck_abort();
@@ -1218,6 +1260,7 @@ START_TEST(test_payload_lengths) {
                 ProtoError e;
                 ProtoPhaseResult p;
                 ProtoPositionResult pos;
+                ProtoSteadyState ss;
                 ProtoFsSetup fs;
                 ProtoFsInfo fi;
         } m;
@@ -1585,6 +1628,7 @@ static Suite *proto_suite(void) {
         tcase_add_loop_test(tc, test_phase_result_fields, 0, ELEMENTSOF(phase_cases));
         tcase_add_test(tc, test_phase_result_garbage);
         tcase_add_test(tc, test_roundtrip_position_result);
+        tcase_add_test(tc, test_roundtrip_steady_state);
         tcase_add_loop_test(tc, test_position_result_fields, 0, ELEMENTSOF(position_cases));
         tcase_add_test(tc, test_reserved_types);
         tcase_add_test(tc, test_roundtrip_fs_setup);

@@ -158,7 +158,9 @@ START_TEST(test_names) {
         ck_assert(!workload_per_char(WORKLOAD_WRITE) && !workload_per_char(_WORKLOAD_INVALID));
         ck_assert(workload_on_directory(WORKLOAD_PUTC) && workload_on_directory(WORKLOAD_GETC));
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_POSITIONS), "positions");
-        ck_assert_int_eq(SPEC_KEY_POSITIONS, _SPEC_KEY_MAX - 1);
+        /* The stability keys came after it. */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_STEADY_STATE_WINDOW_MS), "steady_state_window_ms");
+        ck_assert_int_eq(SPEC_KEY_STEADY_STATE_WINDOW_MS, _SPEC_KEY_MAX - 1);
 }
 END_TEST
 
@@ -361,6 +363,20 @@ static const struct {
         { "sample_ms=60000", SPEC_KEY_SAMPLE_MS, 60000 },
         { "positions=2", SPEC_KEY_POSITIONS, 2 },
         { "positions=1000", SPEC_KEY_POSITIONS, 1000 },
+        { "repeat=1", SPEC_KEY_REPEAT, 1 },
+        { "repeat=100", SPEC_KEY_REPEAT, 100 },
+        { "max_repeats=3", SPEC_KEY_MAX_REPEATS, 3 },
+        { "until_stddev=0", SPEC_KEY_UNTIL_STDDEV, 0 },
+        { "until_stddev=5", SPEC_KEY_UNTIL_STDDEV, 5000 },
+        { "until_stddev=2.5", SPEC_KEY_UNTIL_STDDEV, 2500 },
+        { "until_stddev=2.5%", SPEC_KEY_UNTIL_STDDEV, 2500 },
+        { "until_stddev=0.001", SPEC_KEY_UNTIL_STDDEV, 1 },
+        { "until_stddev=100.000", SPEC_KEY_UNTIL_STDDEV, 100000 },
+        { "steady_state=iops:5", SPEC_KEY_STEADY_STATE, STEADY_STATE_IOPS * 1000000 + 5000 },
+        { "steady_state=bw:0.5%", SPEC_KEY_STEADY_STATE, STEADY_STATE_BW * 1000000 + 500 },
+        { "steady_state=iops_slope:0.1", SPEC_KEY_STEADY_STATE, STEADY_STATE_IOPS_SLOPE * 1000000 + 100 },
+        { "steady_state=bw_slope:100", SPEC_KEY_STEADY_STATE, STEADY_STATE_BW_SLOPE * 1000000 + 100000 },
+        { "steady_state_window_ms=200", SPEC_KEY_STEADY_STATE_WINDOW_MS, 200 },
 };
 
 static uint64_t field_of(const JobSpec *s, SpecKey k) {
@@ -383,6 +399,11 @@ static uint64_t field_of(const JobSpec *s, SpecKey k) {
         case SPEC_KEY_DIRS:          return s->dirs;
         case SPEC_KEY_SAMPLE_MS:     return s->sample_ms;
         case SPEC_KEY_POSITIONS:     return s->positions;
+        case SPEC_KEY_REPEAT:        return s->repeat;
+        case SPEC_KEY_MAX_REPEATS:   return s->max_repeats;
+        case SPEC_KEY_UNTIL_STDDEV:  return s->until_stddev_milli;
+        case SPEC_KEY_STEADY_STATE:  return (uint64_t) s->steady_state * 1000000 + s->steady_state_milli;
+        case SPEC_KEY_STEADY_STATE_WINDOW_MS: return s->steady_state_window_ms;
         default:                     ck_abort_msg("no field for key %d", k);
         }
         return 0;
@@ -542,6 +563,25 @@ static const struct {
         { "mkfs_options", MAP(map_k1, map_vnl, 1), "mkfs_options.ext4: '-E a?b' contains control characters" },
         { "mount_options", MAP(map_kdup, map_v2, 2), "mount_options: 'xfs' is given twice" },
         { "mount_options", MAP(map_k9, map_v9, 9), "mount_options: more than 8 entries; give at most 8" },
+        { "repeat", UINT(0), "out of range" },
+        { "repeat", UINT(101), "out of range" },
+        { "max_repeats", UINT(2), "out of range" },
+        { "max_repeats", UINT(101), "out of range" },
+        { "until_stddev", STR("100.001"), "0 (off) to 100" },
+        { "until_stddev", STR("2.5555"), "three decimals" },
+        { "until_stddev", STR("-1"), "not a percentage" },
+        { "until_stddev", STR("five"), "not a percentage" },
+        { "until_stddev", STR("5."), "not a percentage" },
+        { "until_stddev", STR(".5"), "not a percentage" },
+        { "until_stddev", UINT(5), "expected a string" },
+        { "steady_state", STR("iops"), "iops:PCT" },
+        { "steady_state", STR("iops:0"), "above 0" },
+        { "steady_state", STR("iops:101"), "at most 100" },
+        { "steady_state", STR("lat:5"), "bw_slope:PCT" },
+        { "steady_state", STR("iops_slop:5"), "not a steady-state criterion" },
+        { "steady_state", STR(":5"), "not a steady-state criterion" },
+        { "steady_state_window_ms", UINT(199), "out of range" },
+        { "steady_state_window_ms", UINT(3600001), "out of range" },
 };
 
 START_TEST(test_bad_typed) {
@@ -820,7 +860,7 @@ END_TEST
 
 static const struct {
         const char *assignments[8];
-        const char *key; /* the message must name it */
+        const char *key; /* the message must name it; NULL: accepted */
 } bad_final[] = {
         { { "workload=write", NULL }, "target" },
         { { "target=/srv", NULL }, "workload" },
@@ -853,6 +893,20 @@ static const struct {
         { { "target=/srv", "profile=dd", "ramp_ms=5000", "runtime_ms=5000", NULL }, "ramp_ms" },
         { { "target=/dev/sdz", "workload=position", "jobs=2", NULL }, "jobs" },
         { { "target=/dev/sdz", "workload=position", "runtime_ms=10000", NULL }, "runtime_ms" },
+        { { "target=/srv", "workload=write", "max_repeats=5", NULL }, "max_repeats: 5 given without until_stddev" },
+        { { "target=/srv", "workload=write", "until_stddev=5", "repeat=20", NULL },
+          "max_repeats: 10 is fewer than the 20 runs until_stddev makes at least" },
+        { { "target=/srv", "workload=write", "until_stddev=5", "repeat=2", "max_repeats=3", "runtime_ms=0", NULL },
+          NULL },
+        { { "target=/srv", "workload=write", "steady_state=iops:5", NULL }, "steady_state: iops:5 needs a time-based run" },
+        { { "target=/srv", "workload=metadata", "steady_state=iops:5", "runtime_ms=60000", NULL },
+          "workload metadata" },
+        { { "target=/srv", "workload=write", "steady_state_window_ms=5000", NULL },
+          "steady_state_window_ms: 5000 given without steady_state" },
+        { { "target=/srv", "workload=write", "steady_state=bw:5", "runtime_ms=60000", "sample_ms=1000",
+            "steady_state_window_ms=1500", NULL }, "holds fewer than two samples" },
+        { { "target=/srv", "workload=write", "steady_state=bw:5", "runtime_ms=20000", "ramp_ms=5000", NULL },
+          "steady_state_window_ms: 30000 is longer than the measured phase (runtime_ms 20000 - ramp_ms 5000)" },
 };
 
 START_TEST(test_bad_finalize) {
@@ -862,6 +916,11 @@ START_TEST(test_bad_finalize) {
 
         spec_build(&s, bad_final[_i].assignments);
         r = spec_finalize(&s, &err);
+        if (!bad_final[_i].key) {
+                /* The good neighbour of a refusal, so the rule is not wider than it says. */
+                ck_assert_msg(r == 0, "case %d refused: %s", _i, strna(err));
+                return;
+        }
         ck_assert_msg(r == -EINVAL, "case %d accepted", _i);
         ck_assert_ptr_nonnull(err);
         ck_assert_msg(strstr(err, bad_final[_i].key), "message '%s' does not name '%s'", err, bad_final[_i].key);
@@ -1089,6 +1148,9 @@ static const char *const roundtrip_cases[][20] = {
           NULL },
         { "filesystems=btrfs", "devices=/dev/a,/dev/b,/dev/c", "target=/dev/b", "layout=raid10", "destructive=true",
           "workload=randread", "mkfs_options.btrfs=-O ^no-holes --csum xxhash", NULL },
+        { "target=/srv", "workload=randread", "repeat=4", "until_stddev=2.125", "max_repeats=20", "runtime_ms=60000",
+          "steady_state=iops_slope:0.5", "steady_state_window_ms=10000", "sample_ms=500", NULL },
+        { "target=/srv", "profile=dd", "repeat=3", "until_stddev=0.001", NULL },
 };
 
 START_TEST(test_roundtrip) {
@@ -1156,7 +1218,11 @@ START_TEST(test_text_form) {
                          "sample_ms=1000\n"
                          "tags=x,y\n"
                          "destructive=false\n"
-                         "positions=20\n");
+                         "positions=20\n"
+                         "repeat=1\n"
+                         "until_stddev=0\n"
+                         "max_repeats=10\n"
+                         "steady_state_window_ms=30000\n");
         ck_assert_int_eq(spec_to_json(&s, &json), 0);
         ck_assert(strstr(json, "\"block_size\":8192"));
         ck_assert(strstr(json, "\"size\":1073741824"));

@@ -10,8 +10,8 @@
  * before HELLO); test-faults.sh keeps those that need a real process.
  *
  * Verdict letters: H HELLO accepted (send the SPEC), P PHASE, S SAMPLE, R PHASE_RESULT, Q
- * POSITION_RESULT, L LOG, F FS_INFO, D the first LOG beyond the bound, . accepted with nothing to
- * pass on, X violation. A letter may be followed by a count ("S16" is 16 S).
+ * POSITION_RESULT, L LOG, F FS_INFO, Y STEADY_STATE, D the first LOG beyond the bound, . accepted with
+ * nothing to pass on, X violation. A letter may be followed by a count ("S16" is 16 S).
  */
 #include <check.h>
 #include <ctype.h>
@@ -29,6 +29,8 @@
 #define SPEC_WRITE "workload=write\nsize=8M\nblock_size=32K"
 #define SPEC_META "workload=metadata\nfile_count=100"
 #define SPEC_POSITION "workload=position\nsize=1M\nblock_size=32K\npositions=8"
+#define SPEC_STEADY "workload=write\nsize=8M\nblock_size=32K\nruntime_ms=2000\nsample_ms=100\nsteady_state=bw:5\n" \
+        "steady_state_window_ms=200"
 #define SIZE (UINT64_C(8) << 20)
 #define BS UINT64_C(32768)
 #define IOS (SIZE / BS)
@@ -187,6 +189,29 @@ static void w_position_overlap(Stream *s) {
         phase(s, "measure");
         position_result(s, 0, 4);
         position_result(s, 1, 4);
+}
+
+static void steady_frame(Stream *s, uint64_t t_ms) {
+        uint8_t *f;
+        size_t n;
+
+        put_encoded(s, proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = t_ms }, &f, &n), &f, &n);
+}
+
+/* Two samples fill the window of SPEC_STEADY; steady at the second. */
+static void w_steady(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        sample(s, 100, 100000, SIZE / 2, IOS / 2, 0.05);
+        sample(s, 200, 100000, SIZE / 2, IOS / 2, 0.1);
+        steady_frame(s, 200);
+}
+
+static void w_steady_early(Stream *s) {
+        hello(s);
+        phase(s, "measure");
+        sample(s, 100, 100000, SIZE / 2, IOS / 2, 0.05);
+        steady_frame(s, 100);
 }
 
 static void w_position_daemon_frame(Stream *s) {
@@ -659,6 +684,14 @@ static const Row rows[] = {
           .verdicts = "HPQX", .status = WORKER_FAILED,
           .error = "POSITION_RESULT 1 offset_bytes=4194304 is before the end of the previous position (5242880)",
           .signalled = true },
+        { "steady state", SPEC_STEADY, w_steady, .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPSSY",
+          .status = WORKER_FAILED, .error = "worker killed by signal 9", .signalled = true },
+        { "steady state before the window is full", SPEC_STEADY, w_steady_early,
+          .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPSX", .status = WORKER_FAILED,
+          .error = "STEADY_STATE after 1 SAMPLEs; its window holds 2", .signalled = true },
+        { "steady state not asked for", SPEC_WRITE "\nruntime_ms=2000", w_steady,
+          .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPSSX", .status = WORKER_FAILED,
+          .error = "STEADY_STATE from a step whose spec asked for no steady_state", .signalled = true },
         { "the daemon's FS_SETUP from the worker", SPEC_POSITION, w_position_daemon_frame,
           .exit = { KILLED(SIGKILL), .signalled = true }, .verdicts = "HPX", .status = WORKER_FAILED,
           .error = "unexpected FS_SETUP frame (type 10)", .signalled = true },
@@ -722,7 +755,7 @@ static char letter(WorkerVerdictKind k) {
                 [WORKER_VERDICT_SAMPLE] = 'S', [WORKER_VERDICT_PHASE_RESULT] = 'R',
                 [WORKER_VERDICT_POSITION_RESULT] = 'Q', [WORKER_VERDICT_LOG] = 'L',
                 [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
-                [WORKER_VERDICT_FS_INFO] = 'F',
+                [WORKER_VERDICT_FS_INFO] = 'F', [WORKER_VERDICT_STEADY_STATE] = 'Y',
         };
         return letters[k];
 }
