@@ -375,7 +375,8 @@ static int compare_groups(void) {
                 if (!out)
                         return BENCHCTL_EXIT_FAILURE;
                 json_object_object_add(out, "by", json_object_new_string(arg_by));
-                json_object_object_add(out, "level", json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
+                json_object_object_add(out, "level",
+                                       json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
                 json_object_object_add(out, "baseline", json_object_get(baseline));
                 json_object_object_add(out, "groups", json_object_get(groups));
                 json_object_object_add(out, "cells", json_object_get(cells));
