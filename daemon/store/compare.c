@@ -26,6 +26,22 @@ void compare_clear(Compare *c) {
         *c = (Compare) {};
 }
 
+/* Makes room for one more element in *array (n used of *allocated), doubling. */
+static int grow(void **array, size_t *allocated, size_t n, size_t size) {
+        size_t want;
+        void *p;
+
+        if (n < *allocated)
+                return 0;
+        want = MAX(*allocated * 2, (size_t) 16);
+        p = reallocarray(*array, want, size);
+        if (!p)
+                return -ENOMEM;
+        *array = p;
+        *allocated = want;
+        return 0;
+}
+
 static int group_find_or_add(Compare *c, const char *name, int64_t order, size_t *ret) {
         CompareGroup *g;
 
@@ -37,10 +53,9 @@ static int group_find_or_add(Compare *c, const char *name, int64_t order, size_t
                         return 0;
                 }
 
-        g = reallocarray(c->groups, c->n_groups + 1, sizeof(CompareGroup));
-        if (!g)
+        if (grow((void **) &c->groups, &c->n_groups_allocated, c->n_groups, sizeof(CompareGroup)) < 0)
                 return -ENOMEM;
-        c->groups = g;
+        g = c->groups;
         g[c->n_groups] = (CompareGroup) { .name = strdup(name), .order = order };
         if (!g[c->n_groups].name)
                 return -ENOMEM;
@@ -50,7 +65,7 @@ static int group_find_or_add(Compare *c, const char *name, int64_t order, size_t
 
 int compare_add(const DbCompareCell *cell, void *userdata) {
         Compare *c = userdata;
-        CompareCell *cells, *new;
+        CompareCell *new;
         size_t group;
         int r;
 
@@ -59,11 +74,9 @@ int compare_add(const DbCompareCell *cell, void *userdata) {
         r = group_find_or_add(c, cell->group ?: "-", cell->group_order, &group);
         if (r < 0)
                 return r;
-        cells = reallocarray(c->cells, c->n_cells + 1, sizeof(CompareCell));
-        if (!cells)
+        if (grow((void **) &c->cells, &c->n_cells_allocated, c->n_cells, sizeof(CompareCell)) < 0)
                 return -ENOMEM;
-        c->cells = cells;
-        new = &cells[c->n_cells];
+        new = &c->cells[c->n_cells];
         *new = (CompareCell) {
                 .workload = strdup(cell->workload ?: "?"),
                 .block_size = cell->block_size,

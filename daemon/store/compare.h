@@ -49,9 +49,9 @@ typedef struct CompareGroup {
 
 typedef struct Compare {
         CompareCell *cells;
-        size_t n_cells;
+        size_t n_cells, n_cells_allocated;
         CompareGroup *groups;
-        size_t n_groups;
+        size_t n_groups, n_groups_allocated;
         size_t baseline;        /* index into groups; meaningless without groups */
         double level;
         uint64_t runs;          /* runs in all cells */
