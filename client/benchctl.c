@@ -43,6 +43,7 @@ bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
 const char *arg_by = NULL;
 const char *arg_baseline = NULL;
+double arg_confidence = 0;
 
 typedef struct Verb {
         const char *name;
@@ -92,8 +93,12 @@ static void help(void) {
                "  export --format=bonnie-csv|iozone --job ID\n"
                "                           Write a job as bonnie++'s CSV line or iozone -R's report\n"
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
-               "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
-               "                           --by label) over the runs the filters select\n"
+               "  compare --by KEY         Compare groups of succeeded runs (--by fs_type, label, device,\n"
+               "                           device_name, device_model, kernel, host, layout, matrix,\n"
+               "                           profile, tags, job, mount_options, target) over the runs\n"
+               "                           the filters select: means with confidence intervals, and\n"
+               "                           %% against --baseline=GROUP (default the first) marked ~\n"
+               "                           where Welch's t-test finds no significant difference\n"
                "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
                "                           against --baseline=ENTRY (default the first filesystem)\n\n"
                "Devices:\n"
@@ -115,7 +120,9 @@ static void help(void) {
                "     --since=TIME --until=TIME  (2026-11-01, \"2026-11-01 12:00\", 7d, 12h)\n"
                "  -n --limit=N             Show at most N entries\n"
                "  -a --all                 jobs: include every job in the database\n"
-               "     --by=COLUMN           compare: group runs by this column\n"
+               "     --by=KEY              compare: group runs by this key\n"
+               "     --baseline=GROUP      compare: the group (or matrix entry) the others are measured against\n"
+               "     --confidence=LEVEL    compare --by: the confidence level, 95%% by default (90, 99, 0.99)\n"
                "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n\n"
                "Output and connection:\n"
                "     --json[=pretty|short] Machine-readable JSON output (pretty by default)\n"
@@ -198,6 +205,7 @@ enum {
         ARG_FORMAT,
         ARG_BY,
         ARG_BASELINE,
+        ARG_CONFIDENCE,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -229,6 +237,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "format",      required_argument, NULL, ARG_FORMAT },
                 { "by",          required_argument, NULL, ARG_BY },
                 { "baseline",    required_argument, NULL, ARG_BASELINE },
+                { "confidence",  required_argument, NULL, ARG_CONFIDENCE },
                 {}
         };
         int c;
@@ -339,6 +348,25 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_BASELINE:
                         arg_baseline = optarg;
                         break;
+                case ARG_CONFIDENCE: {
+                        char *end = NULL;
+                        double v;
+
+                        errno = 0;
+                        v = strtod(optarg, &end);
+                        if (end && *end == '%' && end[1] == 0) {
+                                end++;
+                                v /= 100;
+                        } else if (v > 1)
+                                v /= 100;       /* "95" is 95% */
+                        if (errno != 0 || end == optarg || !end || *end != 0 || !(v >= 0.5 && v <= 0.9999)) {
+                                fprintf(stderr, "benchctl: --confidence: '%s' is not a confidence level; give one "
+                                        "from 50%% to 99.99%%, e.g. 95, 99%% or 0.9\n", optarg);
+                                return -BENCHCTL_EXIT_USAGE;
+                        }
+                        arg_confidence = v;
+                        break;
+                }
                 case ARG_BY:
                         arg_by = optarg;
                         break;

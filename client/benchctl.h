@@ -56,7 +56,9 @@ extern uint64_t arg_limit;
 extern bool arg_all;
 extern ExportFormat arg_format;
 extern const char *arg_by;             /* compare --by COLUMN */
-extern const char *arg_baseline;       /* compare/show --job: the column the others are measured against */
+extern const char *arg_baseline;       /* compare --by and compare/show --job: the group or column the
+                                         * others are measured against */
+extern double arg_confidence;          /* compare --by: the confidence level (0: benchd's default, 95%) */
 
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);

@@ -2,8 +2,10 @@
 /*
  * compare: runs side by side (compare RUN RUN...), or groups of runs (compare --by fs_type
  * [filters]) the way people tabulate ext4 against btrfs by hand: one row per workload, block size
- * and queue shape, one column per group, the mean of each group's runs, and every value with its
- * difference to the first column.
+ * and queue shape, one column per group, and every value with its difference to the baseline
+ * column. The groups are aggregated by benchd (CompareRuns: in SQL, with confidence intervals and
+ * Welch's test), so the client moves a few hundred numbers, not thousands of runs, and says which
+ * differences are within the noise.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -158,41 +160,32 @@ static int compare_runs(int argc, char **argv) {
 }
 
 
-/* ---- groups ---- */
+/* ---- groups: CompareRuns ---- */
 
-/* The text a run is grouped by: any column of the run (fs_type, device_name, label, profile...). */
-static char *group_of(json_object *run, const char *by) {
-        char *s;
+/* The figures of CompareRuns' cells, in the order the tables are printed. */
+typedef struct GroupFigure {
+        const char *label;
+        const char *key;                /* the figure's key in a cell */
+        double scale;                   /* to the unit the formatter takes */
+        const char *(*format)(char *buf, size_t l, double v);
+        bool only_if_nonzero;           /* a table only when some cell has it (ops/s: metadata) */
+} GroupFigure;
 
-        if (streq(by, "tags")) {
-                /* The column holds JSON text; "a, b" reads better as a group name. */
-                const char *t = rec_str(run, "tags");
-                _cleanup_json_ json_object *a = t ? json_tokener_parse(t) : NULL;
-                _cleanup_json_ json_object *wrap = json_object_new_object();
-                if (a && wrap) {
-                        json_object_object_add(wrap, "tags", json_object_get(a));
-                        s = rec_to_text(wrap, "tags");
-                        if (s && *s)
-                                return s;
-                        free(s);
-                }
-                return strdup("-");
-        }
-        s = rec_to_text(run, by);
-        if (s && !*s) {
-                free(s);
-                s = strdup("-");
-        }
-        return s;
-}
+static const GroupFigure group_figures[] = {
+        { "MiB/s", "mib_per_s",  1024.0 * 1024.0, fmt_rate },
+        { "IOPS",  "iops",       1.0,             format_iops },
+        { "ops/s", "ops_per_s",  1.0,             format_iops, true },
+        { "p50",   "lat_p50_ns", 1.0,             format_latency_ns },
+        { "p99",   "lat_p99_ns", 1.0,             format_latency_ns },
+};
 
 /* "write 32 KiB Q1×1": what must be equal for two runs to be comparable. */
-static char *row_of(json_object *run) {
+static char *row_of(json_object *cell) {
         char a[FORMAT_BUF_MAX], *s;
 
-        if (asprintf(&s, "%s %s Q%" PRIu64 "×%" PRIu64, rec_str(run, "workload") ?: "?",
-                     format_bytes(a, sizeof a, rec_u64_or(run, "block_size", 0)),
-                     rec_u64_or(run, "queue_depth", 1), rec_u64_or(run, "jobs", 1)) < 0)
+        if (asprintf(&s, "%s %s Q%" PRIu64 "×%" PRIu64, rec_str(cell, "workload") ?: "?",
+                     format_bytes(a, sizeof a, rec_u64_or(cell, "block_size", 0)),
+                     rec_u64_or(cell, "queue_depth", 1), rec_u64_or(cell, "jobs", 1)) < 0)
                 return NULL;
         return s;
 }
@@ -204,125 +197,91 @@ static int str_index(json_object *array, const char *s) {
         return -1;
 }
 
-static int str_cmp(const void *a, const void *b) {
-        json_object *const *x = a, *const *y = b;
-        return strverscmp(json_object_get_string(*x), json_object_get_string(*y));
-}
+/* The cell text of one figure: "145.0 MiB/s ±8.9%" (the half-width of the interval, in percent
+ * of the mean), "200.0 MiB/s (1 run)" without an interval, and for a group other than the
+ * baseline the difference, "(-24.1%)", marked "~" when it is not significant. */
+static char *figure_text(const GroupFigure *gf, json_object *fig, bool is_baseline) {
+        char a[FORMAT_BUF_MAX], h[FORMAT_BUF_MAX], d[64], *s;
+        double mean, lo, hi, diff;
+        uint64_t n = rec_u64_or(fig, "n", 0);
+        bool significant = false;
 
-typedef struct Cell {
-        double sum[ELEMENTSOF(compare_metrics)];
-        unsigned n[ELEMENTSOF(compare_metrics)];
-        unsigned runs;
-} Cell;
-
-static double cell_mean(const Cell *c, size_t m) {
-        return c->n[m] > 0 ? c->sum[m] / c->n[m] : NAN;
-}
-
-static int compare_groups(void) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_json_ json_object *filter = NULL, *runs = NULL, *rows = json_object_new_array(),
-                                   *groups = json_object_new_array();
-        _cleanup_free_ Cell *cells = NULL;
-        size_t n_runs, n_rows, n_groups;
-        int r;
-
-        if (!rows || !groups || run_filter_from_args(&filter) < 0)
-                return BENCHCTL_EXIT_FAILURE;
-        if (!arg_status)
-                json_object_object_add(filter, "status", json_object_new_string("succeeded"));
-        if (arg_limit == 0)
-                json_object_object_add(filter, "limit", json_object_new_uint64(10000));
-
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
-        r = query_runs(bus, filter, &runs);
-        if (r != 0)
-                return r;
-        n_runs = json_object_array_length(runs);
-        if (n_runs > 0 && !json_object_object_get_ex(json_object_array_get_idx(runs, 0), arg_by, NULL) &&
-            !streq(arg_by, "tags")) {
-                fprintf(stderr, "benchctl: compare --by %s: runs have no such column; use one of fs_type, "
-                        "device_name, device_model, label, profile, target, mount_options, job_id "
-                        "(see benchctl results --json)\n", arg_by);
-                return BENCHCTL_EXIT_USAGE;
+        if (n == 0 || !rec_double(fig, "mean", &mean))
+                return strdup("-");
+        gf->format(a, sizeof a, mean * gf->scale);
+        if (rec_double(fig, "ci_low", &lo) && rec_double(fig, "ci_high", &hi)) {
+                if (mean != 0)
+                        snprintf(h, sizeof h, " ±%.1f%%", (hi - lo) / 2 / fabs(mean) * 100.0);
+                else
+                        snprintf(h, sizeof h, " ±%s", gf->format((char[FORMAT_BUF_MAX]) {}, FORMAT_BUF_MAX,
+                                                                 (hi - lo) / 2 * gf->scale));
+        } else
+                snprintf(h, sizeof h, " (%" PRIu64 " run%s)", n, n == 1 ? "" : "s");
+        *d = 0;
+        if (!is_baseline && rec_double(fig, "diff_pct", &diff)) {
+                (void) rec_bool(fig, "significant", &significant);
+                if (fabs(diff) < 0.05)
+                        snprintf(d, sizeof d, " (±0.0%%%s)", significant ? "" : " ~");
+                else
+                        snprintf(d, sizeof d, " (%+.1f%%%s)", diff, significant ? "" : " ~");
         }
+        if (asprintf(&s, "%s%s%s", a, h, d) < 0)
+                return NULL;
+        return s;
+}
 
-        for (size_t i = 0; i < n_runs; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                _cleanup_free_ char *row = row_of(run), *group = group_of(run, arg_by);
-                if (!row || !group)
+static bool figure_present(const GroupFigure *gf, json_object *cells) {
+        for (size_t i = 0; i < json_object_array_length(cells); i++) {
+                json_object *fig = NULL;
+                double mean;
+
+                if (json_object_object_get_ex(json_object_array_get_idx(cells, i), gf->key, &fig) &&
+                    rec_double(fig, "mean", &mean) && (!gf->only_if_nonzero || mean != 0))
+                        return true;
+        }
+        return false;
+}
+
+/* One table per figure: a row per workload shape, a column per group. */
+static int compare_groups_print(json_object *groups, const char *baseline, json_object *cells) {
+        _cleanup_json_ json_object *rows = json_object_new_array();
+        size_t n_groups = json_object_array_length(groups), n_rows, printed = 0;
+        _cleanup_free_ json_object **grid = NULL;
+        uint64_t runs = 0;
+
+        if (!rows)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t i = 0; i < json_object_array_length(cells); i++) {
+                _cleanup_free_ char *row = row_of(json_object_array_get_idx(cells, i));
+                if (!row)
                         return BENCHCTL_EXIT_FAILURE;
                 if (str_index(rows, row) < 0)
                         json_object_array_add(rows, json_object_new_string(row));
-                if (str_index(groups, group) < 0)
-                        json_object_array_add(groups, json_object_new_string(group));
+                runs += rec_u64_or(json_object_array_get_idx(cells, i), "runs", 0);
         }
-        json_object_array_sort(rows, str_cmp);
-        json_object_array_sort(groups, str_cmp);
         n_rows = json_object_array_length(rows);
-        n_groups = json_object_array_length(groups);
-        if (n_rows == 0) {
-                fprintf(stderr, "benchctl: compare: no runs match the filters\n");
-                return BENCHCTL_EXIT_NOT_FOUND;
-        }
-
-        cells = calloc(n_rows * n_groups, sizeof(Cell));
-        if (!cells)
+        grid = calloc(MAX(n_rows * n_groups, (size_t) 1), sizeof(json_object *));
+        if (!grid)
                 return BENCHCTL_EXIT_FAILURE;
-        for (size_t i = 0; i < n_runs; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                _cleanup_free_ char *row = row_of(run), *group = group_of(run, arg_by);
-                Cell *c = &cells[str_index(rows, row) * n_groups + str_index(groups, group)];
-                c->runs++;
-                for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
-                        double v = compare_metrics[m].get(run, compare_metrics[m].arg);
-                        if (isfinite(v)) {
-                                c->sum[m] += v;
-                                c->n[m]++;
-                        }
-                }
+        for (size_t i = 0; i < json_object_array_length(cells); i++) {
+                json_object *cell = json_object_array_get_idx(cells, i);
+                _cleanup_free_ char *row = row_of(cell);
+                int ri = row ? str_index(rows, row) : -1, gi = str_index(groups, rec_str(cell, "group") ?: "");
+                if (ri >= 0 && gi >= 0)
+                        grid[ri * n_groups + gi] = cell;
         }
 
-        if (arg_json) {
-                _cleanup_json_ json_object *out = json_object_new_array();
-                for (size_t i = 0; out && i < n_rows; i++) {
-                        json_object *o = json_object_new_object(), *g = json_object_new_object();
-                        json_object_object_add(o, "row", json_object_get(json_object_array_get_idx(rows, i)));
-                        for (size_t j = 0; j < n_groups; j++) {
-                                const Cell *c = &cells[i * n_groups + j], *base = &cells[i * n_groups];
-                                json_object *v = json_object_new_object(), *diff = json_object_new_object();
-                                json_object_object_add(v, "runs", json_object_new_int64(c->runs));
-                                for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
-                                        const CompareMetric *cm = &compare_metrics[m];
-                                        double x = cell_mean(c, m), b = cell_mean(base, m);
-                                        double shown = streq(cm->json_key, "mib_per_s") ? x / (1024.0 * 1024.0) : x;
-                                        json_object_object_add(v, cm->json_key,
-                                                               isfinite(shown) ? json_object_new_double(shown) : NULL);
-                                        json_object_object_add(diff, cm->json_key,
-                                                               isfinite(x) && isfinite(b) && b != 0
-                                                                       ? json_object_new_double((x - b) / b * 100.0) : NULL);
-                                }
-                                json_object_object_add(v, "diff_pct", diff);
-                                json_object_object_add(g, json_object_get_string(json_object_array_get_idx(groups, j)), v);
-                        }
-                        json_object_object_add(o, "groups", g);
-                        json_object_array_add(out, o);
-                }
-                print_json(out);
-                return BENCHCTL_EXIT_OK;
-        }
-
-        /* One table per metric: rows are workloads, columns the groups, the first is the base. */
-        for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
-                const CompareMetric *cm = &compare_metrics[m];
+        /* How many runs each cell has, then the figures. */
+        for (ssize_t m = -1; m < (ssize_t) ELEMENTSOF(group_figures); m++) {
+                const GroupFigure *gf = m >= 0 ? &group_figures[m] : NULL;
                 _cleanup_(table_freep) Table *t = NULL;
                 _cleanup_free_ const char **headers = calloc(n_groups + 1, sizeof(char *));
 
                 if (!headers)
                         return BENCHCTL_EXIT_FAILURE;
-                headers[0] = cm->label;
+                if (gf && !figure_present(gf, cells))
+                        continue;
+                headers[0] = gf ? gf->label : "RUNS";
                 for (size_t j = 0; j < n_groups; j++)
                         headers[j + 1] = json_object_get_string(json_object_array_get_idx(groups, j));
                 if (table_new(headers, n_groups + 1, &t) < 0)
@@ -330,37 +289,113 @@ static int compare_groups(void) {
                 for (size_t j = 1; j <= n_groups; j++)
                         table_set_align(t, j, TABLE_ALIGN_RIGHT);
                 for (size_t i = 0; i < n_rows; i++) {
-                        double b = cell_mean(&cells[i * n_groups], m);
                         table_add_cell(t, json_object_get_string(json_object_array_get_idx(rows, i)));
                         for (size_t j = 0; j < n_groups; j++) {
-                                const Cell *c = &cells[i * n_groups + j];
-                                double x = cell_mean(c, m);
-                                char a[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
-                                if (c->runs == 0)
+                                json_object *cell = grid[i * n_groups + j], *fig = NULL;
+                                _cleanup_free_ char *text = NULL;
+
+                                if (!cell)
                                         table_add_cell(t, "-");
-                                else if (j == 0 || !isfinite(b))
-                                        table_add_cell(t, cm->format(a, sizeof a, x));
-                                else
-                                        table_add_cellf(t, "%s (%s)", cm->format(a, sizeof a, x),
-                                                        format_diff_pct(d, sizeof d, b, x));
+                                else if (!gf)
+                                        table_add_cellf(t, "%" PRIu64, rec_u64_or(cell, "runs", 0));
+                                else {
+                                        bool is_baseline = streq_ptr(rec_str(cell, "group"), baseline);
+                                        text = json_object_object_get_ex(cell, gf->key, &fig)
+                                                ? figure_text(gf, fig, is_baseline) : strdup("-");
+                                        if (!text)
+                                                return BENCHCTL_EXIT_FAILURE;
+                                        table_add_cell(t, text);
+                                }
                         }
                 }
-                if (m > 0)
+                if (printed++ > 0)
                         printf("\n");
                 table_print(t, true);
         }
-        if (arg_legend)
-                printf("\n%zu run%s in %zu group%s by %s; means per group, differences against %s.\n", n_runs,
-                       n_runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by,
-                       json_object_get_string(json_object_array_get_idx(groups, 0)));
+        if (arg_legend) {
+                double pct = (arg_confidence > 0 ? arg_confidence : 0.95) * 100;
+                printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the half-width of "
+                       "its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the difference "
+                       "against %s.\n~: not significant at %.4g%% (Welch's t-test), or too few runs to tell.\n",
+                       runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by, pct, baseline, pct);
+        }
         return BENCHCTL_EXIT_OK;
+}
+
+static int compare_groups(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_json_ json_object *filter = NULL, *groups = NULL, *baseline = NULL, *cells = NULL;
+        int r;
+
+        if (arg_limit > 0) {
+                fprintf(stderr, "benchctl: compare --by counts every run that matches the filters, so --limit "
+                        "does not apply; narrow the runs with --since, --until, --job or the other filters\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (run_filter_from_args(&filter) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = bus_new_manager_call(bus, "CompareRuns", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", arg_by);
+        if (r >= 0)
+                r = bus_append_filter(m, filter);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0 && arg_baseline)
+                r = sd_bus_message_append(m, "{sv}", "baseline", "s", arg_baseline);
+        if (r >= 0 && arg_confidence > 0)
+                r = sd_bus_message_append(m, "{sv}", "level", "d", arg_confidence);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r < 0)
+                return bus_error_exit("compare runs", &error, r);
+        r = bus_message_read_json(reply, &groups);
+        if (r >= 0)
+                r = bus_message_read_json(reply, &baseline);
+        if (r >= 0)
+                r = bus_message_read_json(reply, &cells);
+        if (r < 0) {
+                fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+
+        if (arg_json) {
+                _cleanup_json_ json_object *out = json_object_new_object();
+                if (!out)
+                        return BENCHCTL_EXIT_FAILURE;
+                json_object_object_add(out, "by", json_object_new_string(arg_by));
+                json_object_object_add(out, "level",
+                                       json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
+                json_object_object_add(out, "baseline", json_object_get(baseline));
+                json_object_object_add(out, "groups", json_object_get(groups));
+                json_object_object_add(out, "cells", json_object_get(cells));
+                print_json(out);
+                return BENCHCTL_EXIT_OK;
+        }
+        if (json_object_array_length(cells) == 0) {
+                fprintf(stderr, "benchctl: compare: no succeeded runs match the filters\n");
+                return BENCHCTL_EXIT_NOT_FOUND;
+        }
+        return compare_groups_print(groups, json_object_get_string(baseline), cells);
 }
 
 int verb_compare(int argc, char **argv) {
         if (arg_job > 0 && !arg_by && argc == 1)
                 return matrix_report(arg_job, arg_baseline, false);
-        if (arg_baseline && !arg_job) {
-                fprintf(stderr, "benchctl: compare --baseline goes with --job ID (a filesystem matrix job)\n");
+        if (arg_baseline && !arg_job && !arg_by) {
+                fprintf(stderr, "benchctl: compare --baseline goes with --by COLUMN (a group) or --job ID "
+                        "(a filesystem matrix entry)\n");
                 return BENCHCTL_EXIT_USAGE;
         }
         if (arg_by) {

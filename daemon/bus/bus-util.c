@@ -432,6 +432,23 @@ int bus_message_read_run_filter(sd_bus_message *message, DbRunFilter *f, sd_bus_
         return read_dict(message, read_run_filter_entry, f, error);
 }
 
+static int read_compare_options_entry(sd_bus_message *message, const char *key, const char *contents,
+                                      void *userdata, sd_bus_error *error) {
+        BusCompareOptions *o = userdata;
+
+        if (streq(key, "baseline") && streq(contents, "s"))
+                return sd_bus_message_read(message, "v", "s", &o->baseline);
+        if (streq(key, "level") && streq(contents, "d"))
+                return sd_bus_message_read(message, "v", "d", &o->level);
+        return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                 "unknown CompareRuns option '%s' of type '%s'; the options are "
+                                 "baseline (s) and level (d)", CALLER_TEXT(key), CALLER_TEXT(contents));
+}
+
+int bus_message_read_compare_options(sd_bus_message *message, BusCompareOptions *o, sd_bus_error *error) {
+        return read_dict(message, read_compare_options_entry, o, error);
+}
+
 int bus_message_append_db_job_entries(sd_bus_message *m, const DbJob *dj) {
         int r;
 

@@ -57,6 +57,13 @@ int bus_message_read_job_filter(sd_bus_message *m, BusJobFilter *f, sd_bus_error
 /* QueryRuns filter (DESIGN.md); unknown keys and wrong types fail with InvalidSpec. Strings point
  * into the message. */
 int bus_message_read_run_filter(sd_bus_message *m, DbRunFilter *f, sd_bus_error *error);
+/* CompareRuns options: baseline (s) and level (d); unknown keys and wrong types fail with
+ * InvalidSpec. Fields the caller did not give are left as they were. */
+typedef struct BusCompareOptions {
+        const char *baseline;
+        double level;
+} BusCompareOptions;
+int bus_message_read_compare_options(sd_bus_message *m, BusCompareOptions *o, sd_bus_error *error);
 /* One a{sv} of a jobs-table row with the Job property names (ListJobs with all=true). */
 int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj);
 /* The {sv} entries of those properties alone, into an a{sv} the caller has open: the part a live

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Manager's read-only methods: the profiles (ListProfiles, GetProfile) and the history
- * (QueryRuns, GetRun, GetSamples, GetHistogram). They only read the profile files and the
+ * (QueryRuns, GetRun, GetSamples, GetHistogram, CompareRuns). They only read the profile files and the
  * database and never touch the queue, so they live apart from manager.c, which owns the queue,
  * the scheduler and the job methods; manager.c's vtable points here (manager-history.h).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include "bus/manager.h"
 #include "jobs/profile.h"
 #include "shared/log.h"
+#include "shared/stats.h"
 #include "shared/strv.h"
+#include "store/compare.h"
 
 
 int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -152,6 +155,171 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
         r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* One figure of a cell: "mib_per_s" → {n, mean, stddev, ci_low, ci_high, diff_pct, p_value,
+ * significant}, each number only when it is known (compare.h says when). */
+static int append_compare_figure(sd_bus_message *m, const char *key, const CompareFigure *f) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", key);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'v', "a{sv}");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "{sv}", "n", "t", f->n);
+        if (r >= 0 && isfinite(f->mean))
+                r = sd_bus_message_append(m, "{sv}", "mean", "d", f->mean);
+        if (r >= 0 && isfinite(f->stddev))
+                r = sd_bus_message_append(m, "{sv}", "stddev", "d", f->stddev);
+        if (r >= 0 && f->has_interval)
+                r = sd_bus_message_append(m, "{sv}{sv}", "ci_low", "d", f->ci_low, "ci_high", "d", f->ci_high);
+        if (r >= 0 && f->has_diff)
+                r = sd_bus_message_append(m, "{sv}", "diff_pct", "d", f->diff_pct);
+        if (r >= 0 && f->has_test)
+                r = sd_bus_message_append(m, "{sv}", "p_value", "d", f->p_value);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "{sv}", "significant", "b", f->significant);
+        for (int i = 0; r >= 0 && i < 3; i++)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+static int append_compare_cell(sd_bus_message *m, const Compare *c, const CompareCell *cell) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}",
+                                  "workload", "s", cell->workload,
+                                  "block_size", "t", cell->block_size,
+                                  "queue_depth", "t", cell->queue_depth,
+                                  "jobs", "t", cell->jobs,
+                                  "group", "s", c->groups[cell->group].name,
+                                  "runs", "t", cell->runs);
+        if (r < 0)
+                return r;
+        for (DbFigure k = 0; k < _DB_FIGURE_MAX; k++) {
+                r = append_compare_figure(m, db_figure_to_string(k), &cell->figures[k]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+/* The filter as CompareRuns takes it: QueryRuns' keys, but every matching run counts (no limit,
+ * no offset) and only succeeded runs are compared. */
+static int check_compare_filter(const char *by, const DbRunFilter *f, sd_bus_error *error) {
+        if (!db_compare_key_known(by))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "cannot compare by '%s'; group by one of " DB_COMPARE_KEYS,
+                                         CALLER_TEXT(by));
+        if (f->limit > 0 || f->offset > 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "CompareRuns aggregates every run that matches the filter, so limit "
+                                         "and offset do not apply; narrow the runs with since_usec, until_usec, "
+                                         "job or the other filter keys instead");
+        if (f->status && !streq(f->status, "succeeded"))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "CompareRuns compares succeeded runs only, not %s ones; leave status "
+                                         "out (or give succeeded)", CALLER_TEXT(f->status));
+        if (streq(by, "matrix") && f->job == 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "matrix entries are the entries of one job; give its id as the job "
+                                         "filter (benchctl compare --by matrix --job ID)");
+        return 0;
+}
+
+static int compare_groups_text(const Compare *c, char **ret) {
+        _cleanup_free_ char *s = NULL;
+        size_t l = 0;
+        FILE *f;
+
+        f = open_memstream(&s, &l);
+        if (!f)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_groups && i < 32; i++)
+                fprintf(f, "%s'%s'", i > 0 ? ", " : "", c->groups[i].name);
+        if (c->n_groups > 32)
+                fprintf(f, ", ... (%zu in all)", c->n_groups);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int method_compare_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(compare_clear) Compare c = {};
+        BusCompareOptions o = { .level = STATS_LEVEL_DEFAULT };
+        DbRunFilter f = {};
+        const char *by;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &by);
+        if (r < 0)
+                return r;
+        r = bus_message_read_run_filter(message, &f, error);
+        if (r < 0)
+                return r;
+        r = bus_message_read_compare_options(message, &o, error);
+        if (r < 0)
+                return r;
+        r = check_compare_filter(by, &f, error);
+        if (r < 0)
+                return r;
+        if (!(o.level >= COMPARE_LEVEL_MIN && o.level <= COMPARE_LEVEL_MAX))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "confidence level %g is out of range; give a fraction from %g to %g, "
+                                         "e.g. 0.95 for 95%%", o.level, COMPARE_LEVEL_MIN, COMPARE_LEVEL_MAX);
+
+        r = db_compare_runs(m->db, by, &f, compare_add, &c);
+        if (r == -E2BIG)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "the runs asked for make more than %u cells (rows × groups) to compare; "
+                                         "narrow them with the filter (workload, device, since_usec, job, ...)",
+                                         COMPARE_CELLS_MAX);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot compare runs: %s",
+                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(m->db));
+        r = compare_finish(&c, o.baseline, o.level);
+        if (r == -ENOENT) {
+                _cleanup_free_ char *groups = NULL;
+
+                r = compare_groups_text(&c, &groups);
+                if (r < 0)
+                        return r;
+                return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
+                                         "there is no group '%s' among the runs compared by %s; the groups are %s",
+                                         CALLER_TEXT(o.baseline), by, groups);
+        }
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        for (size_t i = 0; r >= 0 && i < c.n_groups; i++)
+                r = sd_bus_message_append(reply, "s", c.groups[i].name);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", c.n_groups > 0 ? c.groups[c.baseline].name : "");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        for (size_t i = 0; r >= 0 && i < c.n_cells; i++)
+                r = append_compare_cell(reply, &c, &c.cells[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

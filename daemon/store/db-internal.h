@@ -59,6 +59,11 @@ int db_step_row(Db *db, sqlite3_stmt *st);
 /* 0 when the run exists, -ENOENT (with a message) when it does not, or -errno. */
 int db_run_exists(Db *db, uint64_t run_id);
 
+/* ---- SQL functions of our own (db-query.c), registered on every connection db_open() makes ---- */
+
+/* benchd_m2(x), the aggregate CompareRuns' standard deviations come from. */
+int db_register_functions(Db *db);
+
 static inline void stmt_resetp(sqlite3_stmt **st) {
         if (*st) {
                 sqlite3_reset(*st);

@@ -2,7 +2,9 @@
 /*
  * The SQLite store, its reading half: the jobs table walked at start-up, and the history the bus
  * layer asks for (QueryRuns, GetRun, GetSamples, GetHistogram) handed back row by row as generic
- * named fields (DbField), so the bus layer can marshal a{sv} without knowing SQLite.
+ * named fields (DbField), so the bus layer can marshal a{sv} without knowing SQLite; and
+ * CompareRuns' cells, aggregated by SQLite in one statement (DbCompareCell), so that comparing
+ * thousands of runs moves a few hundred numbers, not the runs.
  *
  * Apart from db.c because it is a different job: db.c keeps the file's shape (migrations) and
  * writes; this file only reads, and every statement here is prepared per call, never cached, so a
@@ -14,9 +16,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "store/db-internal.h"
 #include "store/db.h"
@@ -189,7 +194,7 @@ typedef struct QueryArg {
 } QueryArg;
 
 typedef struct Query {
-        char sql[2048];
+        char sql[4096];
         size_t len;
         QueryArg args[16];
         size_t n_args;
@@ -227,67 +232,85 @@ static void query_text(Query *q, const char *fragment, const char *value) {
         query_arg_text(q, value);
 }
 
+/* The filter's conditions on run_summary (QueryRuns' keys but limit and offset), each a fixed
+ * fragment with its bound values. */
+static void query_filter(Query *q, const DbRunFilter *f) {
+        if (f->device) {
+                /* Two indexable terms, so SQLite can use a multi-index OR. */
+                query_cond(q, "(device_name = ? OR device_id IN "
+                              "(SELECT id FROM devices WHERE identity = ?))");
+                query_arg_text(q, f->device);
+                query_arg_text(q, f->device);
+        }
+        query_text(q, "workload = ?", f->workload);
+        query_text(q, "profile = ?", f->profile);
+        query_text(q, "fs_type = ?", f->fs_type);
+        query_text(q, "label = ?", f->label);
+        query_text(q, "status = ?", f->status);
+        query_text(q, "EXISTS (SELECT 1 FROM json_each(run_summary.tags) AS t WHERE t.value = ?)",
+                   f->tag);
+        if (f->job > 0) {
+                query_cond(q, "job_id = ?");
+                query_arg_u64(q, f->job);
+        }
+        /* [since, until): half-open, so consecutive windows do not count a run twice. */
+        if (f->since_usec > 0) {
+                query_cond(q, "started_usec >= ?");
+                query_arg_u64(q, f->since_usec);
+        }
+        if (f->until_usec > 0) {
+                query_cond(q, "started_usec < ?");
+                query_arg_u64(q, f->until_usec);
+        }
+}
+
+/* Prepares q's statement and binds its values. */
+static int query_prepare(Db *db, const Query *q, sqlite3_stmt **ret) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_prepare(db, q->sql, &st);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
+        for (size_t i = 0; i < q->n_args; i++) {
+                if (q->args[i].is_text)
+                        bind_text(&b, q->args[i].s);
+                else
+                        bind_u64(&b, q->args[i].u);
+        }
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(st);
+        return 0;
+}
+
 /* Rows of run_summary, newest first; returns how many were handed to cb. f may be NULL. */
 int db_query_runs(Db *db, const DbRunFilter *f, DbRowCallback cb, void *userdata) {
         static const DbRunFilter no_filter = {};
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         Query q = {};
         uint64_t limit;
-        Binder b;
         int r;
 
         if (!f)
                 f = &no_filter;
 
         query_append(&q, "SELECT * FROM run_summary");
-        if (f->device) {
-                /* Two indexable terms, so SQLite can use a multi-index OR. */
-                query_cond(&q, "(device_name = ? OR device_id IN "
-                               "(SELECT id FROM devices WHERE identity = ?))");
-                query_arg_text(&q, f->device);
-                query_arg_text(&q, f->device);
-        }
-        query_text(&q, "workload = ?", f->workload);
-        query_text(&q, "profile = ?", f->profile);
-        query_text(&q, "fs_type = ?", f->fs_type);
-        query_text(&q, "label = ?", f->label);
-        query_text(&q, "status = ?", f->status);
-        query_text(&q, "EXISTS (SELECT 1 FROM json_each(run_summary.tags) AS t WHERE t.value = ?)",
-                   f->tag);
-        if (f->job > 0) {
-                query_cond(&q, "job_id = ?");
-                query_arg_u64(&q, f->job);
-        }
-        /* [since, until): half-open, so consecutive windows do not count a run twice. */
-        if (f->since_usec > 0) {
-                query_cond(&q, "started_usec >= ?");
-                query_arg_u64(&q, f->since_usec);
-        }
-        if (f->until_usec > 0) {
-                query_cond(&q, "started_usec < ?");
-                query_arg_u64(&q, f->until_usec);
-        }
+        query_filter(&q, f);
 
         limit = f->limit == 0 ? DB_QUERY_LIMIT_DEFAULT : MIN(f->limit, (uint64_t) DB_QUERY_LIMIT_MAX);
         query_append(&q, " ORDER BY started_usec DESC, id DESC LIMIT ? OFFSET ?");
         query_arg_u64(&q, limit);
         query_arg_u64(&q, f->offset);
 
-        r = db_prepare(db, q.sql, &st);
+        r = query_prepare(db, &q, &st);
         if (r < 0)
                 return r;
-
-        b = binder(st);
-        for (size_t i = 0; i < q.n_args; i++) {
-                if (q.args[i].is_text)
-                        bind_text(&b, q.args[i].s);
-                else
-                        bind_u64(&b, q.args[i].u);
-        }
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
         return db_emit_rows(db, st, cb, userdata);
 }
 
@@ -440,6 +463,197 @@ int db_get_histogram(Db *db, uint64_t run_id,
                         break;
                 if (cb) {
                         r = cb(column_u64(st, 0), column_u64(st, 1), userdata);
+                        if (r < 0)
+                                return r;
+                }
+                if (n < INT_MAX)
+                        n++;
+        }
+        return n;
+}
+
+/* ---- compare ---- */
+
+static const char *const figure_columns[_DB_FIGURE_MAX] = {
+        [DB_FIGURE_MIB_PER_S] = "mib_per_s",
+        [DB_FIGURE_IOPS] = "iops",
+        [DB_FIGURE_OPS_PER_S] = "ops_per_s",
+        [DB_FIGURE_LAT_P50_NS] = "lat_p50_ns",
+        [DB_FIGURE_LAT_P99_NS] = "lat_p99_ns",
+};
+
+const char *db_figure_to_string(DbFigure f) {
+        return f >= 0 && f < _DB_FIGURE_MAX ? figure_columns[f] : NULL;
+}
+
+/* A matrix entry's name: "ext4 loop1", "btrfs raid1 loop2+loop3" (the members' last path
+ * components: replace(v, rtrim(v, <v without '/'>), '') strips everything up to the last '/'). */
+#define MATRIX_ENTRY_NAME                                                                          \
+        "fs_type || CASE WHEN layout IS NULL OR layout = 'single' THEN '' ELSE ' ' || layout END || " \
+        "coalesce(' ' || (SELECT group_concat(replace(m.value, rtrim(m.value, replace(m.value, '/', '')), " \
+        "''), '+') FROM json_each(run_summary.members) AS m), '')"
+
+/* What each group key groups by, as an expression on run_summary, and the order of its groups
+ * when not their names. Fixed text chosen by name, never the caller's. */
+static const struct {
+        const char *name;
+        const char *expr;
+        const char *order;
+        const char *cond;       /* runs without a place in such groups */
+} compare_keys[] = {
+        { "fs_type",       "fs_type" },
+        { "label",         "label" },
+        { "device",        "coalesce(device_identity, device_name)" },
+        { "device_name",   "device_name" },
+        { "device_model",  "device_model" },
+        { "kernel",        "(SELECT json_extract(e.environment, '$.kernel') FROM runs AS e "
+                           "WHERE e.id = run_summary.id)" },
+        { "host",          "(SELECT json_extract(e.environment, '$.host') FROM runs AS e "
+                           "WHERE e.id = run_summary.id)" },
+        { "layout",        "layout" },
+        { "matrix",        MATRIX_ENTRY_NAME, "matrix_entry", "matrix_entry IS NOT NULL" },
+        { "profile",       "profile" },
+        { "tags",          "(SELECT group_concat(t.value, ', ') FROM json_each(run_summary.tags) AS t)" },
+        { "job",           "job_id", "job_id" },
+        { "mount_options", "mount_options" },
+        { "target",        "target" },
+};
+
+static ssize_t compare_key_index(const char *by) {
+        for (size_t i = 0; i < ELEMENTSOF(compare_keys); i++)
+                if (streq_ptr(by, compare_keys[i].name))
+                        return (ssize_t) i;
+        return -1;
+}
+
+bool db_compare_key_known(const char *by) {
+        return compare_key_index(by) >= 0;
+}
+
+/* benchd_m2(x): the sum of squared deviations of the non-NULL x from their mean, by Welford's
+ * online algorithm (one pass, and numerically stable: a sum of squares minus the square of a sum
+ * loses a small spread far from 0, this does not). NULL when no x was given. */
+typedef struct Welford {
+        uint64_t n;
+        double mean;
+        double m2;
+} Welford;
+
+static void welford_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+        Welford *w;
+        double x, d;
+
+        if (argc != 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL)
+                return;
+        w = sqlite3_aggregate_context(ctx, sizeof(Welford));
+        if (!w)
+                return sqlite3_result_error_nomem(ctx);
+        x = sqlite3_value_double(argv[0]);
+        w->n++;
+        d = x - w->mean;
+        w->mean += d / (double) w->n;
+        w->m2 += d * (x - w->mean);
+}
+
+static void welford_final(sqlite3_context *ctx) {
+        Welford *w = sqlite3_aggregate_context(ctx, 0);
+
+        if (!w || w->n == 0)
+                return sqlite3_result_null(ctx);
+        sqlite3_result_double(ctx, w->m2);
+}
+
+int db_register_functions(Db *db) {
+        int rc;
+
+        rc = sqlite3_create_function(db->sqlite, "benchd_m2", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL,
+                                     welford_step, welford_final);
+        return rc == SQLITE_OK ? 0 : db_fail(db, rc);
+}
+
+/* The columns of a cell after its row, group, group_order and runs: count, mean and m2 of each
+ * figure. */
+#define COMPARE_FIGURE_COLUMN0 7
+
+/* One statement, one pass: the inner SELECT picks the matching runs with their row, group and
+ * figures (the filter's conditions are those of QueryRuns, on its indexes), the GROUP BY counts,
+ * averages and takes benchd_m2() per cell. */
+int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
+                    int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        DbRunFilter filter = {};
+        ssize_t k;
+        Query q = {};
+        int n = 0, r;
+
+        k = compare_key_index(by);
+        if (k < 0)
+                return db_fail_msg(db, -EINVAL, "cannot compare by '%s'; the keys are " DB_COMPARE_KEYS,
+                                   by ?: "");
+        if (f)
+                filter = *f;
+        if (filter.status && !streq(filter.status, "succeeded"))
+                return db_fail_msg(db, -EINVAL, "only succeeded runs are compared, not %s runs",
+                                   filter.status);
+        filter.status = "succeeded";
+
+        query_append(&q, "SELECT workload, block_size, queue_depth, jobs, grp, grp_order, count(*)");
+        for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
+                char col[96];
+
+                snprintf(col, sizeof col, ", count(f%1$d), avg(f%1$d), benchd_m2(f%1$d)", i);
+                query_append(&q, col);
+        }
+        query_append(&q, " FROM (SELECT workload, block_size, queue_depth, jobs, coalesce(nullif(CAST(");
+        query_append(&q, compare_keys[k].expr);
+        query_append(&q, " AS TEXT), ''), '-') AS grp, ");
+        query_append(&q, compare_keys[k].order ?: "-1");
+        query_append(&q, " AS grp_order");
+        for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
+                char col[64];
+
+                snprintf(col, sizeof col, ", %s AS f%d", figure_columns[i], i);
+                query_append(&q, col);
+        }
+        query_append(&q, " FROM run_summary");
+        query_filter(&q, &filter);
+        if (compare_keys[k].cond)
+                query_cond(&q, compare_keys[k].cond);
+        query_append(&q, ") GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp "
+                         "ORDER BY workload, block_size, queue_depth, jobs, grp_order, grp");
+
+        r = query_prepare(db, &q, &st);
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                DbCompareCell cell;
+
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+
+                cell = (DbCompareCell) {
+                        .workload = column_text(st, 0),
+                        .block_size = column_u64(st, 1),
+                        .queue_depth = column_u64(st, 2),
+                        .jobs = column_u64(st, 3),
+                        .group = column_text(st, 4),
+                        .group_order = sqlite3_column_int64(st, 5),
+                        .runs = column_u64(st, 6),
+                };
+                for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
+                        int c = COMPARE_FIGURE_COLUMN0 + 3 * i;
+                        DbFigureAggregate *a = &cell.figures[i];
+
+                        a->n = column_u64(st, c);
+                        a->mean = a->n > 0 ? sqlite3_column_double(st, c + 1) : NAN;
+                        a->m2 = a->n > 0 ? sqlite3_column_double(st, c + 2) : NAN;
+                }
+                if (cb) {
+                        r = cb(&cell, userdata);
                         if (r < 0)
                                 return r;
                 }

@@ -358,6 +358,9 @@ static int db_open_internal(const char *path, Db *db) {
 
         sqlite3_extended_result_codes(db->sqlite, 1);
         sqlite3_busy_timeout(db->sqlite, DB_BUSY_TIMEOUT_MS);
+        r = db_register_functions(db);
+        if (r < 0)
+                return r;
 
         /* Refuse a newer schema before anything (even the journal mode) is written. */
         r = db_user_version(db, &version);

@@ -219,3 +219,51 @@ int db_get_run_positions(Db *db, uint64_t run_id, DbRowCallback cb, void *userda
 /* (upper bound ns, count) in bucket order. -ENOENT when there is no such run. */
 int db_get_histogram(Db *db, uint64_t run_id,
                      int (*cb)(uint64_t upper_ns, uint64_t count, void *userdata), void *userdata);
+
+/* ---- compare (CompareRuns): groups of runs aggregated in SQL ----
+ * Succeeded runs that match a filter, grouped by row (workload, block_size, queue_depth, jobs: what
+ * must be equal for two runs to be comparable) and by a group key (by, one of DB_COMPARE_KEYS), one
+ * cell per row and group. Each run is one observation of each figure it has. */
+typedef enum DbFigure {
+        DB_FIGURE_MIB_PER_S,    /* run_summary.mib_per_s */
+        DB_FIGURE_IOPS,         /* iops */
+        DB_FIGURE_OPS_PER_S,    /* ops_per_s (metadata) */
+        DB_FIGURE_LAT_P50_NS,   /* lat_p50_ns */
+        DB_FIGURE_LAT_P99_NS,   /* lat_p99_ns */
+        _DB_FIGURE_MAX,
+} DbFigure;
+
+/* The run_summary column of a figure, which is also its name in CompareRuns' reply. */
+const char *db_figure_to_string(DbFigure f);
+
+/* What the runs of a cell say about one figure: how many had it, their mean, and m2, the sum of
+ * squared deviations from that mean (computed in a second pass over the runs, not from a sum of
+ * squares, so a small spread far from 0 survives). mean is NAN when n is 0. */
+typedef struct DbFigureAggregate {
+        uint64_t n;
+        double mean;
+        double m2;
+} DbFigureAggregate;
+
+typedef struct DbCompareCell {
+        const char *workload;
+        uint64_t block_size;
+        uint64_t queue_depth;
+        uint64_t jobs;
+        const char *group;      /* the group key's value as text, "-" for runs without one */
+        int64_t group_order;    /* by "matrix": matrix_entry, by "job": the job id; else -1 */
+        uint64_t runs;
+        DbFigureAggregate figures[_DB_FIGURE_MAX];
+} DbCompareCell;
+
+/* The group keys, for messages and docs. */
+#define DB_COMPARE_KEYS "fs_type, label, device, device_name, device_model, kernel, host, layout, " \
+                        "matrix, profile, tags, job, mount_options, target"
+bool db_compare_key_known(const char *by);
+
+/* Calls cb once per cell, ordered by row and then group (group_order, then group). f's status must
+ * be NULL or "succeeded" (only succeeded runs are compared) and its limit and offset are not used:
+ * every matching run counts. -EINVAL for an unknown key or another status, with a message. Returns
+ * the number of cells. */
+int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
+                    int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata);

@@ -15,7 +15,7 @@ require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv
 require_binaries
 
 READ_ONLY=" Manager.ListJobs Manager.ListProfiles Manager.GetProfile Manager.QueryRuns Manager.GetRun"
-READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram "
+READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns "
 MUTATING=" Manager.SubmitJob Manager.CancelJob Job.Cancel "
 
 POLICY="$SOURCE_ROOT/dbus/org.benchd.Benchd1.conf"
@@ -127,6 +127,8 @@ while read -r name sig; do
                 args_for read "$sig"
                 # GetSamplesPage(run, from_ms, limit): from 0, the default limit.
                 [ "$member" = GetSamplesPage ] && ARGS=("$run_id" 0 0)
+                # CompareRuns(by, filter, options): a key there is.
+                [ "$member" = CompareRuns ] && ARGS=(fs_type 0 0)
                 run nobody call -- "$BUS_NAME" "$path" "$iface" "$member" "$sig" "${ARGS[@]}"
                 [ "$RC" = 0 ] || fail "read-only $name($sig ${ARGS[*]}) is refused to nobody: $OUT"
                 log "nobody may call $name"
