@@ -86,8 +86,10 @@ void manager_check_run(Manager *m, uint64_t run_id) {
                             "only the check is missing", run_id, strerror(-r), db_last_error(m->db));
                 return;
         }
+        /* The first run of a kind is every new block size of a sweep: not worth more than debug. */
         if (segment && !streq(segment, "continues"))
-                log_info("run %" PRIu64 " starts a new baseline segment (%s): later runs are compared with it, "
+                log_full(streq(segment, "first") ? LOG_DEBUG : LOG_INFO,
+                         "run %" PRIu64 " starts a new baseline segment (%s): later runs are compared with it, "
                          "not with the runs before it", run_id,
                          streq(segment, "first") ? "the first of its kind on its device" :
                          streq(segment, "kernel") ? "another kernel" :
