@@ -65,6 +65,7 @@ static const Verb verbs[] = {
         { "samples",  1, 1,  verb_samples },
         { "export",   0, -1, verb_export },
         { "compare",  0, -1, verb_compare },
+        { "regressions", 0, 0, verb_regressions },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
         { "help",     0, 1,  verb_help },
@@ -100,7 +101,9 @@ static void help(void) {
                "                           %% against --baseline=GROUP (default the first) marked ~\n"
                "                           where Welch's t-test finds no significant difference\n"
                "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
-               "                           against --baseline=ENTRY (default the first filesystem)\n\n"
+               "                           against --baseline=ENTRY (default the first filesystem)\n"
+               "  regressions              List the regressions benchd flagged after its runs, newest\n"
+               "                           first (--device, --workload, --since, --until, -n)\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"

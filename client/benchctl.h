@@ -74,6 +74,7 @@ int verb_show(int argc, char **argv);
 int verb_samples(int argc, char **argv);
 int verb_export(int argc, char **argv);
 int verb_compare(int argc, char **argv);
+int verb_regressions(int argc, char **argv);
 int verb_devices(int argc, char **argv);
 int verb_device(int argc, char **argv);
 

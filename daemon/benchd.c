@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <ini.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "devices/device-manager.h"
 #include "bus/manager.h"
 #include "shared/log.h"
+#include "shared/regress.h"
 
 
 typedef struct Options {
@@ -168,6 +170,32 @@ static int bus_connect(const char *address, sd_bus **ret) {
         return 0;
 }
 
+/* benchd.conf's keys for the Manager (ScratchDevices= is the device inventory's): a value out of
+ * range is logged and the default kept, so a typo does not stop the daemon. */
+typedef struct ConfContext {
+        const char *path;
+        RegressConfig *regress;
+} ConfContext;
+
+static int conf_handler(void *user, const char *section, const char *name, const char *value) {
+        ConfContext *c = user;
+        _cleanup_free_ char *err = NULL;
+
+        if (regress_config_set(c->regress, name, value, &err) < 0)
+                log_warning("%s: %s; the default is kept", c->path, strna(err));
+        return 1;
+}
+
+static void load_conf(const char *path, RegressConfig *regress) {
+        ConfContext c = { .path = path, .regress = regress };
+        int r;
+
+        *regress = REGRESS_CONFIG_DEFAULT;
+        r = ini_parse(path, conf_handler, &c);
+        if (r > 0)
+                log_warning("%s: parse error at line %d; the settings after it are not read", path, r);
+}
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
@@ -244,11 +272,14 @@ static int run(int argc, char *argv[]) {
         (void) sd_bus_set_exit_on_disconnect(bus, true);
 
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
+        RegressConfig regress;
+        load_conf(o.config_path, &regress);
         ManagerConfig mc = {
                 .db_path = o.db_path,
                 .worker_path = o.worker_path,
                 .profile_dirs = dirs,
                 .max_queue = o.max_queue,
+                .regress = &regress,
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
         if (r < 0) {

@@ -481,3 +481,54 @@ int bus_message_append_db_job(sd_bus_message *m, const DbJob *dj) {
                 return r;
         return sd_bus_message_close_container(m);
 }
+
+static int read_regression_filter_entry(sd_bus_message *message, const char *key, const char *contents,
+                                        void *userdata, sd_bus_error *error) {
+        static const char *const string_keys[] = { "device", "workload", "metric" };
+        static const char *const u64_keys[] = { "run", "since_usec", "until_usec", "limit", "offset" };
+        DbRegressionFilter *f = userdata;
+        bool is_string = key_in(key, string_keys, ELEMENTSOF(string_keys));
+        bool is_u64 = key_in(key, u64_keys, ELEMENTSOF(u64_keys));
+        const char *sv = NULL;
+        uint64_t uv = 0;
+        int r;
+
+        if (!is_string && !is_u64)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "unknown ListRegressions filter '%s'; the keys are device, workload, "
+                                         "metric (s) and run, since_usec, until_usec, limit, offset (t)",
+                                         CALLER_TEXT(key));
+        if (!streq(contents, is_string ? "s" : "t"))
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "ListRegressions filter '%s' has type '%s'; it takes '%s'", key,
+                                         CALLER_TEXT(contents), is_string ? "s" : "t");
+        r = is_string ? sd_bus_message_read(message, "v", "s", &sv)
+                      : sd_bus_message_read(message, "v", "t", &uv);
+        if (r < 0)
+                return r;
+        if (streq(key, "metric") && regress_metric_from_string(sv) < 0)
+                return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
+                                         "unknown metric '%s'; the metrics are mb_per_s, iops, ops_per_s and "
+                                         "lat_p99_ns", CALLER_TEXT(sv));
+        if (streq(key, "device"))
+                f->device = sv;
+        else if (streq(key, "workload"))
+                f->workload = sv;
+        else if (streq(key, "metric"))
+                f->metric = sv;
+        else if (streq(key, "run"))
+                f->run = uv;
+        else if (streq(key, "since_usec"))
+                f->since_usec = uv;
+        else if (streq(key, "until_usec"))
+                f->until_usec = uv;
+        else if (streq(key, "limit"))
+                f->limit = uv;
+        else if (streq(key, "offset"))
+                f->offset = uv;
+        return 0;
+}
+
+int bus_message_read_regression_filter(sd_bus_message *message, DbRegressionFilter *f, sd_bus_error *error) {
+        return read_dict(message, read_regression_filter_entry, f, error);
+}

@@ -81,3 +81,8 @@ int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid,
 int bus_job_path(uint64_t id, char **ret);
 /* The id in a job object path, -ENXIO when path is not a job path. */
 int bus_job_path_parse(const char *path, uint64_t *ret);
+
+/* ListRegressions filter: device, workload, metric (s); run, since_usec, until_usec, limit, offset
+ * (t). Unknown keys, wrong types and unknown metrics fail with InvalidSpec. Strings point into the
+ * message. */
+int bus_message_read_regression_filter(sd_bus_message *m, DbRegressionFilter *f, sd_bus_error *error);

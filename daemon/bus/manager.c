@@ -7,8 +7,9 @@
  * time from a defer source so that no job is started from inside a handler or another job's
  * callback, and none while the files of an ended step are still being removed (cleanup.c), so that
  * no benchmark measures that unlinking.
- * The read-only methods (profiles and history) are in manager-history.c; the vtable here lists
- * them all, so the interface is declared in one place. The jobs' objects are job-object.c's; a job
+ * The read-only methods (profiles and history) are in manager-history.c, the regression check of
+ * each succeeded run and ListRegressions in manager-regress.c; the vtable here lists them all, so
+ * the interface is declared in one place. The jobs' objects are job-object.c's; a job
  * tells the Manager that it started, changed or ended through the callbacks wired up here.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "config.h"
 #include "bus/job-object.h"
 #include "bus/manager-history.h"
+#include "bus/manager-regress.h"
 #include "bus/manager.h"
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
@@ -173,6 +175,10 @@ static void on_job_ended(Job *j, const char *result, void *userdata) {
         manager_schedule(m);
 }
 
+static void on_job_run_stored(Job *j, uint64_t run_id, void *userdata) {
+        manager_check_run(userdata, run_id);
+}
+
 static void on_job_changed(Job *j, const char *const *properties, void *userdata) {
         Manager *m = userdata;
 
@@ -200,6 +206,7 @@ static void on_job_expired(Job *j, void *userdata) {
 static const JobCallbacks manager_job_callbacks = {
         .started = on_job_started,
         .ended = on_job_ended,
+        .run_stored = on_job_run_stored,
         .changed = on_job_changed,
         .schedule = on_job_schedule,
         .remove_files = on_job_remove_files,
@@ -763,8 +770,15 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("s", name),
                                 SD_BUS_RESULT("aa{sv}", steps),
                                 method_get_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListRegressions",
+                                SD_BUS_ARGS("a{sv}", filter),
+                                SD_BUS_RESULT("aa{sv}", regressions),
+                                method_list_regressions, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("JobRemoved",
                                 SD_BUS_ARGS("t", id, "o", job, "s", result),
+                                0),
+        SD_BUS_SIGNAL_WITH_ARGS("RegressionDetected",
+                                SD_BUS_ARGS("t", run, "a{sv}", details),
                                 0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("QueueLength", "u", property_get_queue_length, 0,
@@ -838,6 +852,7 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->db = db;
         m->devices = devices;
         m->max_queue = config->max_queue;
+        m->regress = config->regress ? *config->regress : REGRESS_CONFIG_DEFAULT;
         m->db_path = strdup(config->db_path);
         m->worker_path = strdup(config->worker_path);
         m->job_context = (JobContext) {

@@ -563,7 +563,7 @@ DeviceManager *device_manager_free(DeviceManager *m) {
 
 /* A device the inventory does not hold (attached while hot-plug is not followed): read and record
  * it on the spot, so the run still refers to its history. Returns devices.id or -1. */
-static int64_t inventory_record_name(DeviceManager *m, const char *name) {
+static int64_t inventory_record_name(DeviceManager *m, const char *name, char **ret_firmware) {
         struct udev_device *u = udev_device_new_from_subsystem_sysname(m->udev, "block", name);
         Device *d = NULL;
         int64_t id = -1;
@@ -573,6 +573,7 @@ static int64_t inventory_record_name(DeviceManager *m, const char *name) {
         if (device_new_from_udev(u, false, &d) >= 0) {
                 inventory_record(m, d);
                 id = d->db_id;
+                *ret_firmware = d->firmware ? strdup(d->firmware) : NULL;
                 device_free(d);
         }
         udev_device_unref(u);
@@ -644,6 +645,7 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, const char *ow
 int device_manager_resolve_target(DeviceManager *m, const char *target, TargetInfo *ret) {
         TargetInfo t = { .device_id = -1 };
         TargetLocation loc = {};
+        _cleanup_free_ char *firmware = NULL;
         Device *d;
         int r;
 
@@ -657,13 +659,15 @@ int device_manager_resolve_target(DeviceManager *m, const char *target, TargetIn
 
         /* The physical device: the disk under a partition, the single leaf under dm/md. */
         d = loc.physical_name ? inventory_find(m, loc.physical_name) : NULL;
-        if (d)
+        if (d) {
                 t.device_id = d->db_id;
-        else if (loc.physical_name)
-                t.device_id = inventory_record_name(m, loc.physical_name);
+                firmware = d->firmware ? strdup(d->firmware) : NULL;
+        } else if (loc.physical_name)
+                t.device_id = inventory_record_name(m, loc.physical_name, &firmware);
         target_location_clear(&loc);
 
-        r = target_environment_json(t.device_name, &t.environment_json);
+        /* The firmware the run ran on: devices.firmware holds only the latest. */
+        r = target_environment_json(t.device_name, firmware, &t.environment_json);
         if (r < 0) {
                 target_info_clear(&t);
                 return r;

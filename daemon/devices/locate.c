@@ -189,7 +189,7 @@ static int stack_walk(const char *name, unsigned depth, char ***seen, json_objec
         return 0;
 }
 
-int target_environment_json(const char *device_name, char **ret) {
+int target_environment_json(const char *device_name, const char *firmware, char **ret) {
         _cleanup_json_ json_object *env = NULL;
         _cleanup_strv_free_ char **seen = NULL, **leaves = NULL;
         _cleanup_free_ char *cpu = NULL;
@@ -224,6 +224,8 @@ int target_environment_json(const char *device_name, char **ret) {
         if (json_object_object_add(env, "cpus", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN))) < 0)
                 return -ENOMEM;
         if (json_add_string(env, "benchd_version", BENCHD_VERSION) < 0)
+                return -ENOMEM;
+        if (firmware && firmware[0] && json_add_string(env, "firmware", firmware) < 0)
                 return -ENOMEM;
 
         if (device_name) {

@@ -85,6 +85,7 @@ Job *job_free(Job *j) {
         sd_event_source_disable_unref(j->linger_source);
         sd_event_source_disable_unref(j->store_retry_source);
         db_queue_free(j->store);
+        free(j->runs_unstored);
         job_core_clear(&j->core);
         spec_clear(&j->spec);
         spec_array_free(j->steps, j->n_steps);
@@ -263,6 +264,16 @@ static void job_store_ok(Job *j) {
         }
 }
 
+/* The queue is empty: the succeeded runs whose end waited in it are stored now. */
+static void job_runs_stored(Job *j) {
+        _cleanup_free_ uint64_t *ids = TAKE_PTR(j->runs_unstored);
+        size_t n = j->n_runs_unstored;
+
+        j->n_runs_unstored = 0;
+        for (size_t i = 0; i < n; i++)
+                CB_CALL(j, run_stored, ids[i]);
+}
+
 /* FLUSH: writes what waits. */
 static JobEvent job_flush(Job *j) {
         bool wrote = !db_queue_is_empty(j->store);
@@ -274,6 +285,7 @@ static JobEvent job_flush(Job *j) {
                 return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
         if (wrote)
                 job_store_ok(j);
+        job_runs_stored(j);
         return (JobEvent) { .type = JOB_EVENT_STORED };
 }
 
@@ -586,6 +598,16 @@ static void job_finish_run(Job *j, JobState state, const char *error) {
                 if (r < 0)
                         job_log(j, LOG_WARNING, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id,
                                 strerror(-r), strna(db_last_error(j->ctx->db)));
+        }
+        if (r >= 0 && result) {
+                /* Announced once the queue has written it (job_flush()), in order. */
+                uint64_t *a = realloc(j->runs_unstored, (j->n_runs_unstored + 1) * sizeof(uint64_t));
+                if (a) {
+                        j->runs_unstored = a;
+                        j->runs_unstored[j->n_runs_unstored++] = j->run_id;
+                } else
+                        job_log(j, LOG_WARNING, "out of memory: run %" PRIu64 " is not checked for regressions",
+                                j->run_id);
         }
 
         j->worker = worker_free(j->worker);

@@ -38,6 +38,9 @@ typedef struct JobCallbacks {
          * when something of the job could not be stored (JobRemoved's result). It lingers for
          * JOB_LINGER_USEC, then expired() is called. */
         void (*ended)(Job *j, const char *result, void *userdata);
+        /* A run of the job that succeeded has its end stored, summary and all (the regression
+         * check looks at it then). Called before the job's end is announced. */
+        void (*run_stored)(Job *j, uint64_t run_id, void *userdata);
         /* The properties named (Job interface names, NULL-terminated) changed. */
         void (*changed)(Job *j, const char *const *properties, void *userdata);
         /* The job may start now: look at the queue. */
@@ -132,6 +135,8 @@ struct Job {
         uint64_t store_retry_usec;      /* the next wait */
         unsigned store_failures;        /* in a row */
         int store_errno;                /* of the last failure, while failing */
+        uint64_t *runs_unstored;        /* succeeded runs whose end waits in store: run_stored() once written */
+        size_t n_runs_unstored;
         uint64_t end_usec;              /* when it ended (stored as finished_usec) */
 
         sd_event_source *linger_source;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to db.c and db-query.c: the Db connection, the one place SQLite result codes become
- * errnos (db_fail(), defined in db.c), and the small statement helpers both files use. db.c opens,
- * migrates and writes; db-query.c reads. Nothing outside the store includes this header, and
- * nothing here is a contract: db.h is.
+ * Private to the store's files (db.c, db-query.c, db-regress.c): the Db connection, the one place
+ * SQLite result codes become errnos (db_fail(), defined in db.c), and the small statement helpers
+ * they share. db.c opens, migrates and writes; db-query.c reads; db-regress.c checks runs for
+ * regressions. Nothing outside the store includes this header, and nothing here is a contract:
+ * db.h is.
  */
 #pragma once
 
@@ -56,6 +57,15 @@ _printf_(3, 4) int db_fail_msg(Db *db, int r, const char *fmt, ...);
 int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret);
 /* Steps a statement expected to return one row: 1 with the row, 0 without, or -errno. */
 int db_step_row(Db *db, sqlite3_stmt *st);
+/* Steps a statement expected to finish without rows (or whose rows we ignore): 0 or -errno. */
+int db_step_done(Db *db, sqlite3_stmt *st);
+/* BEGIN IMMEDIATE, COMMIT, and a ROLLBACK that keeps the message of the failure before it. */
+int db_begin(Db *db);
+int db_commit(Db *db);
+void db_rollback(Db *db);
+/* Steps st to the end, handing every row to cb (may be NULL) as named fields (db-query.c). Returns
+ * the number of rows, the first negative return of cb, or -errno. */
+int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata);
 /* 0 when the run exists, -ENOENT (with a message) when it does not, or -errno. */
 int db_run_exists(Db *db, uint64_t run_id);
 

@@ -134,7 +134,7 @@ int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void
 
 /* Steps st to the end, handing every row to cb as named fields. Returns the number of rows, or
  * the first negative return of cb, or -errno. */
-static int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata) {
+int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata) {
         _cleanup_free_ DbField *fields = NULL;
         int ncol, n = 0, r;
 

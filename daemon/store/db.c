@@ -208,7 +208,7 @@ int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
 }
 
 /* Steps a statement expected to finish without rows (or whose rows we ignore): 0 or -errno. */
-static int db_step_done(Db *db, sqlite3_stmt *st) {
+int db_step_done(Db *db, sqlite3_stmt *st) {
         int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE || rc == SQLITE_ROW)
                 return 0;
@@ -235,16 +235,16 @@ static int db_exec_cached(Db *db, DbStmt id) {
         return db_step_done(db, st);
 }
 
-static int db_begin(Db *db) {
+int db_begin(Db *db) {
         return db_exec_cached(db, STMT_BEGIN);
 }
 
-static int db_commit(Db *db) {
+int db_commit(Db *db) {
         return db_exec_cached(db, STMT_COMMIT);
 }
 
 /* Keeps the message of the failure that made us roll back. */
-static void db_rollback(Db *db) {
+void db_rollback(Db *db) {
         char saved[sizeof(db->error)];
 
         if (sqlite3_get_autocommit(db->sqlite))

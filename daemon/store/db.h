@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "shared/proto.h"
+#include "shared/regress.h"
 #include "shared/util.h"
 
 typedef struct Db Db;
@@ -267,3 +268,56 @@ bool db_compare_key_known(const char *by);
  * the number of cells. */
 int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                     int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata);
+
+/* ---- regressions (schema/0007-regressions.sql; store/db-regress.c) ---- */
+
+/* One flag as stored, with the run's device and workload for messages. Strings valid during the
+ * callback. */
+typedef struct DbRegression {
+        uint64_t id;
+        uint64_t run_id;
+        const char *metric;             /* mb_per_s, iops, ops_per_s, lat_p99_ns */
+        double value;
+        double baseline_median;
+        double baseline_mad;            /* 1.4826 × MAD, floored */
+        uint64_t baseline_n;
+        double change_pct;
+        uint64_t segment_started_usec;
+        uint64_t detected_usec;
+        const char *method;
+        const char *workload;
+        const char *device_identity;
+        const char *device_name;        /* may be NULL */
+} DbRegression;
+
+/* At most this many comparable runs are walked back to find where a flagged run's baseline segment
+ * started (only when something is flagged); beyond, the oldest walked is reported. */
+#define DB_REGRESS_SEGMENT_SCAN_MAX 10000u
+
+/* Checks the run's figures (its throughput, regress_main_metric(), and its p99 latency) against
+ * its comparable history: succeeded runs before it with the same device identity, workload,
+ * block_size, size, queue_depth, jobs, direct, sync, pattern, rwmix_read, fs_type and layout (NULL
+ * matching NULL), the newest c->window + 1 of them, an index search on runs_comparable. The segment
+ * key is the kernel and firmware of runs.environment. Stores the run's baseline_segment and the
+ * flags in one transaction, then calls cb (may be NULL) for each flag stored. *ret_segment (may be
+ * NULL) is the baseline_segment stored, NULL when the run is not checked: it did not succeed, has
+ * no device identity or no duration. Returns the number of flags, -ENOENT for an unknown run,
+ * -EINVAL for an invalid c. */
+int db_regress_check(Db *db, uint64_t run_id, const RegressConfig *c, uint64_t now_usec,
+                     int (*cb)(const DbRegression *g, void *userdata), void *userdata, const char **ret_segment);
+
+typedef struct DbRegressionFilter {
+        const char *device;      /* kernel name or device identity, NULL: any */
+        const char *workload;
+        const char *metric;
+        uint64_t run;            /* 0: any */
+        uint64_t since_usec;     /* of the run's start; 0: any */
+        uint64_t until_usec;
+        uint64_t limit;          /* 0: default 100; capped at 10000 */
+        uint64_t offset;
+} DbRegressionFilter;
+
+/* Flags with their run, newest run first: the regressions columns and started_usec, job_id,
+ * workload, block_size, queue_depth, jobs, fs_type, layout, target, label, device_id, device_name,
+ * device_identity, device_model of the run. f may be NULL. Returns how many were handed to cb. */
+int db_query_regressions(Db *db, const DbRegressionFilter *f, DbRowCallback cb, void *userdata);

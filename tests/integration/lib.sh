@@ -287,8 +287,8 @@ name_has_owner() {
                 NameHasOwner s "${1:-$BUS_NAME}" 2>/dev/null)" = "b true" ]
 }
 
-# A bus monitor capturing JobRemoved signals, error replies and the jobs' PropertiesChanged (one
-# JSON object per line) into
+# A bus monitor capturing JobRemoved and RegressionDetected signals, error replies and the jobs'
+# PropertiesChanged (one JSON object per line) into
 # $MONITOR_LOG, so a test can wait for a job the way a client would, without polling the daemon,
 # and can see the D-Bus error *names* that busctl does not print.
 MONITOR_LOG=
@@ -296,6 +296,7 @@ start_monitor() {
         MONITOR_LOG="$TEST_DIR/monitor.json"
         bus monitor --json=short \
                 --match="type='signal',interface='$MANAGER_IFACE',member='JobRemoved'" \
+                --match="type='signal',interface='$MANAGER_IFACE',member='RegressionDetected'" \
                 --match="type='error'" \
                 --match="type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='$MANAGER_PATH/job'" \
                 >"$MONITOR_LOG" 2>"$TEST_DIR/monitor.err" &

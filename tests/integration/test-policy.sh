@@ -15,7 +15,7 @@ require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv
 require_binaries
 
 READ_ONLY=" Manager.ListJobs Manager.ListProfiles Manager.GetProfile Manager.QueryRuns Manager.GetRun"
-READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns "
+READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns Manager.ListRegressions "
 MUTATING=" Manager.SubmitJob Manager.CancelJob Job.Cancel "
 
 POLICY="$SOURCE_ROOT/dbus/org.benchd.Benchd1.conf"
