@@ -43,6 +43,8 @@ bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
 const char *arg_by = NULL;
 const char *arg_baseline = NULL;
+const char *arg_output = NULL;
+bool arg_open = false;
 
 typedef struct Verb {
         const char *name;
@@ -64,6 +66,7 @@ static const Verb verbs[] = {
         { "samples",  1, 1,  verb_samples },
         { "export",   0, -1, verb_export },
         { "compare",  0, -1, verb_compare },
+        { "report",   0, -1, verb_report },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
         { "help",     0, 1,  verb_help },
@@ -95,7 +98,10 @@ static void help(void) {
                "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
                "                           --by label) over the runs the filters select\n"
                "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
-               "                           against --baseline=ENTRY (default the first filesystem)\n\n"
+               "                           against --baseline=ENTRY (default the first filesystem)\n"
+               "  report RUN...|--job ID|--by COLUMN|[filters] [-o FILE.html] [--open]\n"
+               "                           Write a self-contained HTML report with charts of runs, a job,\n"
+               "                           groups of runs, or the history the filters select\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -109,14 +115,17 @@ static void help(void) {
                "     --label=TEXT          Label the job's runs\n"
                "     --tag=TAG             Tag the job's runs (repeatable)\n"
                "     --wait                Wait for the job and show its progress\n\n"
-               "Filters (results, export, compare --by; --status and --limit also for jobs):\n"
+               "Filters (results, export, compare --by, report; --status and --limit also for jobs):\n"
                "     --device=NAME --workload=NAME --profile=NAME --fs-type=TYPE\n"
                "     --label=TEXT --tag=TAG --job=ID --status=STATUS\n"
                "     --since=TIME --until=TIME  (2026-11-01, \"2026-11-01 12:00\", 7d, 12h)\n"
                "  -n --limit=N             Show at most N entries\n"
                "  -a --all                 jobs: include every job in the database\n"
                "     --by=COLUMN           compare: group runs by this column\n"
-               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n\n"
+               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n"
+               "  -o --output=FILE         report: write here (default benchd-job-ID.html, ... in the\n"
+               "                           current directory)\n"
+               "     --open                report: open it with xdg-open (needs $DISPLAY or $WAYLAND_DISPLAY)\n\n"
                "Output and connection:\n"
                "     --json[=pretty|short] Machine-readable JSON output (pretty by default)\n"
                "     --no-legend           Omit table headers and footers\n"
@@ -198,6 +207,7 @@ enum {
         ARG_FORMAT,
         ARG_BY,
         ARG_BASELINE,
+        ARG_OPEN,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -229,12 +239,14 @@ static int parse_argv(int argc, char *argv[]) {
                 { "format",      required_argument, NULL, ARG_FORMAT },
                 { "by",          required_argument, NULL, ARG_BY },
                 { "baseline",    required_argument, NULL, ARG_BASELINE },
+                { "output",      required_argument, NULL, 'o' },
+                { "open",        no_argument,       NULL, ARG_OPEN },
                 {}
         };
         int c;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hH:w:p:t:s:n:a", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hH:w:p:t:s:n:ao:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -341,6 +353,12 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_BY:
                         arg_by = optarg;
+                        break;
+                case 'o':
+                        arg_output = optarg;
+                        break;
+                case ARG_OPEN:
+                        arg_open = true;
                         break;
                 case ':':
                         fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);

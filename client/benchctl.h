@@ -57,6 +57,8 @@ extern bool arg_all;
 extern ExportFormat arg_format;
 extern const char *arg_by;             /* compare --by COLUMN */
 extern const char *arg_baseline;       /* compare/show --job: the column the others are measured against */
+extern const char *arg_output;         /* report -o FILE */
+extern bool arg_open;                  /* report --open */
 
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);
@@ -72,6 +74,7 @@ int verb_show(int argc, char **argv);
 int verb_samples(int argc, char **argv);
 int verb_export(int argc, char **argv);
 int verb_compare(int argc, char **argv);
+int verb_report(int argc, char **argv);
 int verb_devices(int argc, char **argv);
 int verb_device(int argc, char **argv);
 

@@ -211,6 +211,7 @@ static int str_cmp(const void *a, const void *b) {
 
 typedef struct Cell {
         double sum[ELEMENTSOF(compare_metrics)];
+        double ss[ELEMENTSOF(compare_metrics)];  /* squared deviations from the mean */
         unsigned n[ELEMENTSOF(compare_metrics)];
         unsigned runs;
 } Cell;
@@ -219,29 +220,52 @@ static double cell_mean(const Cell *c, size_t m) {
         return c->n[m] > 0 ? c->sum[m] / c->n[m] : NAN;
 }
 
-static int compare_groups(void) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_json_ json_object *filter = NULL, *runs = NULL, *rows = json_object_new_array(),
-                                   *groups = json_object_new_array();
-        _cleanup_free_ Cell *cells = NULL;
+/* The sample standard deviation of the group's runs, NAN for fewer than two. */
+static double cell_stddev(const Cell *c, size_t m) {
+        return c->n[m] > 1 ? sqrt(c->ss[m] / (c->n[m] - 1)) : NAN;
+}
+
+/* The runs the filters select, grouped: rows (workload shapes) × groups (values of --by). */
+typedef struct Groups {
+        json_object *runs, *rows, *groups;
         size_t n_runs, n_rows, n_groups;
+        Cell *cells;            /* n_rows × n_groups */
+} Groups;
+
+static void groups_clear(Groups *g) {
+        json_object_put(g->runs);
+        json_object_put(g->rows);
+        json_object_put(g->groups);
+        free(g->cells);
+        *g = (Groups) {};
+}
+
+static Cell *groups_cell(const Groups *g, json_object *run) {
+        _cleanup_free_ char *row = row_of(run), *group = group_of(run, arg_by);
+
+        if (!row || !group)
+                return NULL;
+        return &g->cells[str_index(g->rows, row) * g->n_groups + str_index(g->groups, group)];
+}
+
+/* Returns 0 or an exit code after printing why. */
+static int groups_load(sd_bus *bus, Groups *ret) {
+        _cleanup_json_ json_object *filter = NULL;
+        _cleanup_(groups_clear) Groups g = { .rows = json_object_new_array(), .groups = json_object_new_array() };
         int r;
 
-        if (!rows || !groups || run_filter_from_args(&filter) < 0)
+        if (!g.rows || !g.groups || run_filter_from_args(&filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         if (!arg_status)
                 json_object_object_add(filter, "status", json_object_new_string("succeeded"));
         if (arg_limit == 0)
                 json_object_object_add(filter, "limit", json_object_new_uint64(10000));
 
-        r = bus_connect(&bus);
+        r = query_runs(bus, filter, &g.runs);
         if (r != 0)
                 return r;
-        r = query_runs(bus, filter, &runs);
-        if (r != 0)
-                return r;
-        n_runs = json_object_array_length(runs);
-        if (n_runs > 0 && !json_object_object_get_ex(json_object_array_get_idx(runs, 0), arg_by, NULL) &&
+        g.n_runs = json_object_array_length(g.runs);
+        if (g.n_runs > 0 && !json_object_object_get_ex(json_object_array_get_idx(g.runs, 0), arg_by, NULL) &&
             !streq(arg_by, "tags")) {
                 fprintf(stderr, "benchctl: compare --by %s: runs have no such column; use one of fs_type, "
                         "device_name, device_model, label, profile, target, mount_options, job_id "
@@ -249,67 +273,123 @@ static int compare_groups(void) {
                 return BENCHCTL_EXIT_USAGE;
         }
 
-        for (size_t i = 0; i < n_runs; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
+        for (size_t i = 0; i < g.n_runs; i++) {
+                json_object *run = json_object_array_get_idx(g.runs, i);
                 _cleanup_free_ char *row = row_of(run), *group = group_of(run, arg_by);
                 if (!row || !group)
                         return BENCHCTL_EXIT_FAILURE;
-                if (str_index(rows, row) < 0)
-                        json_object_array_add(rows, json_object_new_string(row));
-                if (str_index(groups, group) < 0)
-                        json_object_array_add(groups, json_object_new_string(group));
+                if (str_index(g.rows, row) < 0)
+                        json_object_array_add(g.rows, json_object_new_string(row));
+                if (str_index(g.groups, group) < 0)
+                        json_object_array_add(g.groups, json_object_new_string(group));
         }
-        json_object_array_sort(rows, str_cmp);
-        json_object_array_sort(groups, str_cmp);
-        n_rows = json_object_array_length(rows);
-        n_groups = json_object_array_length(groups);
-        if (n_rows == 0) {
+        json_object_array_sort(g.rows, str_cmp);
+        json_object_array_sort(g.groups, str_cmp);
+        g.n_rows = json_object_array_length(g.rows);
+        g.n_groups = json_object_array_length(g.groups);
+        if (g.n_rows == 0) {
                 fprintf(stderr, "benchctl: compare: no runs match the filters\n");
                 return BENCHCTL_EXIT_NOT_FOUND;
         }
 
-        cells = calloc(n_rows * n_groups, sizeof(Cell));
-        if (!cells)
+        g.cells = calloc(g.n_rows * g.n_groups, sizeof(Cell));
+        if (!g.cells)
                 return BENCHCTL_EXIT_FAILURE;
-        for (size_t i = 0; i < n_runs; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                _cleanup_free_ char *row = row_of(run), *group = group_of(run, arg_by);
-                Cell *c = &cells[str_index(rows, row) * n_groups + str_index(groups, group)];
-                c->runs++;
-                for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
-                        double v = compare_metrics[m].get(run, compare_metrics[m].arg);
-                        if (isfinite(v)) {
-                                c->sum[m] += v;
-                                c->n[m]++;
+        /* The sums, then the squared deviations from the means they give. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < g.n_runs; i++) {
+                        json_object *run = json_object_array_get_idx(g.runs, i);
+                        Cell *c = groups_cell(&g, run);
+
+                        if (!c)
+                                return BENCHCTL_EXIT_FAILURE;
+                        if (pass == 0)
+                                c->runs++;
+                        for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
+                                double v = compare_metrics[m].get(run, compare_metrics[m].arg);
+                                if (!isfinite(v))
+                                        continue;
+                                if (pass == 0) {
+                                        c->sum[m] += v;
+                                        c->n[m]++;
+                                } else
+                                        c->ss[m] += (v - cell_mean(c, m)) * (v - cell_mean(c, m));
                         }
                 }
+        *ret = g;
+        g = (Groups) {};
+        return 0;
+}
+
+/* A metric as --json shows it: MiB/s for the rate, else as measured. */
+static json_object *metric_json(const CompareMetric *cm, double v) {
+        double shown = streq(cm->json_key, "mib_per_s") ? v / (1024.0 * 1024.0) : v;
+
+        return isfinite(shown) ? json_object_new_double(shown) : NULL;
+}
+
+static json_object *groups_json(const Groups *g) {
+        json_object *out = json_object_new_array();
+
+        for (size_t i = 0; out && i < g->n_rows; i++) {
+                json_object *o = json_object_new_object(), *gr = json_object_new_object();
+                json_object_object_add(o, "row", json_object_get(json_object_array_get_idx(g->rows, i)));
+                for (size_t j = 0; j < g->n_groups; j++) {
+                        const Cell *c = &g->cells[i * g->n_groups + j], *base = &g->cells[i * g->n_groups];
+                        json_object *v = json_object_new_object(), *diff = json_object_new_object(),
+                                    *sd = json_object_new_object();
+                        json_object_object_add(v, "runs", json_object_new_int64(c->runs));
+                        for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
+                                const CompareMetric *cm = &compare_metrics[m];
+                                double x = cell_mean(c, m), b = cell_mean(base, m);
+                                json_object_object_add(v, cm->json_key, metric_json(cm, x));
+                                json_object_object_add(diff, cm->json_key,
+                                                       isfinite(x) && isfinite(b) && b != 0
+                                                               ? json_object_new_double((x - b) / b * 100.0) : NULL);
+                                json_object_object_add(sd, cm->json_key, metric_json(cm, cell_stddev(c, m)));
+                        }
+                        json_object_object_add(v, "diff_pct", diff);
+                        /* Of the runs, for error bars: null with fewer than two. */
+                        json_object_object_add(v, "stddev", sd);
+                        json_object_object_add(gr, json_object_get_string(json_object_array_get_idx(g->groups, j)), v);
+                }
+                json_object_object_add(o, "groups", gr);
+                json_object_array_add(out, o);
         }
+        return out;
+}
+
+int compare_groups_json(sd_bus *bus, json_object **ret) {
+        _cleanup_(groups_clear) Groups g = {};
+        json_object *o;
+        int r;
+
+        r = groups_load(bus, &g);
+        if (r != 0)
+                return r;
+        o = groups_json(&g);
+        if (!o)
+                return BENCHCTL_EXIT_FAILURE;
+        *ret = o;
+        return 0;
+}
+
+static int compare_groups(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(groups_clear) Groups g = {};
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = groups_load(bus, &g);
+        if (r != 0)
+                return r;
 
         if (arg_json) {
-                _cleanup_json_ json_object *out = json_object_new_array();
-                for (size_t i = 0; out && i < n_rows; i++) {
-                        json_object *o = json_object_new_object(), *g = json_object_new_object();
-                        json_object_object_add(o, "row", json_object_get(json_object_array_get_idx(rows, i)));
-                        for (size_t j = 0; j < n_groups; j++) {
-                                const Cell *c = &cells[i * n_groups + j], *base = &cells[i * n_groups];
-                                json_object *v = json_object_new_object(), *diff = json_object_new_object();
-                                json_object_object_add(v, "runs", json_object_new_int64(c->runs));
-                                for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
-                                        const CompareMetric *cm = &compare_metrics[m];
-                                        double x = cell_mean(c, m), b = cell_mean(base, m);
-                                        double shown = streq(cm->json_key, "mib_per_s") ? x / (1024.0 * 1024.0) : x;
-                                        json_object_object_add(v, cm->json_key,
-                                                               isfinite(shown) ? json_object_new_double(shown) : NULL);
-                                        json_object_object_add(diff, cm->json_key,
-                                                               isfinite(x) && isfinite(b) && b != 0
-                                                                       ? json_object_new_double((x - b) / b * 100.0) : NULL);
-                                }
-                                json_object_object_add(v, "diff_pct", diff);
-                                json_object_object_add(g, json_object_get_string(json_object_array_get_idx(groups, j)), v);
-                        }
-                        json_object_object_add(o, "groups", g);
-                        json_object_array_add(out, o);
-                }
+                _cleanup_json_ json_object *out = groups_json(&g);
+                if (!out)
+                        return BENCHCTL_EXIT_FAILURE;
                 print_json(out);
                 return BENCHCTL_EXIT_OK;
         }
@@ -318,22 +398,22 @@ static int compare_groups(void) {
         for (size_t m = 0; m < ELEMENTSOF(compare_metrics); m++) {
                 const CompareMetric *cm = &compare_metrics[m];
                 _cleanup_(table_freep) Table *t = NULL;
-                _cleanup_free_ const char **headers = calloc(n_groups + 1, sizeof(char *));
+                _cleanup_free_ const char **headers = calloc(g.n_groups + 1, sizeof(char *));
 
                 if (!headers)
                         return BENCHCTL_EXIT_FAILURE;
                 headers[0] = cm->label;
-                for (size_t j = 0; j < n_groups; j++)
-                        headers[j + 1] = json_object_get_string(json_object_array_get_idx(groups, j));
-                if (table_new(headers, n_groups + 1, &t) < 0)
+                for (size_t j = 0; j < g.n_groups; j++)
+                        headers[j + 1] = json_object_get_string(json_object_array_get_idx(g.groups, j));
+                if (table_new(headers, g.n_groups + 1, &t) < 0)
                         return BENCHCTL_EXIT_FAILURE;
-                for (size_t j = 1; j <= n_groups; j++)
+                for (size_t j = 1; j <= g.n_groups; j++)
                         table_set_align(t, j, TABLE_ALIGN_RIGHT);
-                for (size_t i = 0; i < n_rows; i++) {
-                        double b = cell_mean(&cells[i * n_groups], m);
-                        table_add_cell(t, json_object_get_string(json_object_array_get_idx(rows, i)));
-                        for (size_t j = 0; j < n_groups; j++) {
-                                const Cell *c = &cells[i * n_groups + j];
+                for (size_t i = 0; i < g.n_rows; i++) {
+                        double b = cell_mean(&g.cells[i * g.n_groups], m);
+                        table_add_cell(t, json_object_get_string(json_object_array_get_idx(g.rows, i)));
+                        for (size_t j = 0; j < g.n_groups; j++) {
+                                const Cell *c = &g.cells[i * g.n_groups + j];
                                 double x = cell_mean(c, m);
                                 char a[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
                                 if (c->runs == 0)
@@ -350,9 +430,9 @@ static int compare_groups(void) {
                 table_print(t, true);
         }
         if (arg_legend)
-                printf("\n%zu run%s in %zu group%s by %s; means per group, differences against %s.\n", n_runs,
-                       n_runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by,
-                       json_object_get_string(json_object_array_get_idx(groups, 0)));
+                printf("\n%zu run%s in %zu group%s by %s; means per group, differences against %s.\n", g.n_runs,
+                       g.n_runs == 1 ? "" : "s", g.n_groups, g.n_groups == 1 ? "" : "s", arg_by,
+                       json_object_get_string(json_object_array_get_idx(g.groups, 0)));
         return BENCHCTL_EXIT_OK;
 }
 
