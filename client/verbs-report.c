@@ -42,8 +42,6 @@
 /* The chart library must be at least this big to be the real thing, and at most this. */
 #define CHART_JS_MAX (16u << 20)
 
-extern char **environ;
-
 /* The chart library: $BENCHCTL_CHART_JS, else the system's copy. Prints why not and returns an
  * exit code on failure. */
 static int read_chart_js(char **ret, const char **ret_path) {
