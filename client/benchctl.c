@@ -44,6 +44,8 @@ ExportFormat arg_format = EXPORT_CSV;
 const char *arg_by = NULL;
 const char *arg_baseline = NULL;
 double arg_confidence = 0;
+const char *arg_output = NULL;
+bool arg_open = false;
 
 typedef struct Verb {
         const char *name;
@@ -66,6 +68,7 @@ static const Verb verbs[] = {
         { "export",   0, -1, verb_export },
         { "compare",  0, -1, verb_compare },
         { "regressions", 0, 0, verb_regressions },
+        { "report",   0, -1, verb_report },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
         { "help",     0, 1,  verb_help },
@@ -103,7 +106,10 @@ static void help(void) {
                "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
                "                           against --baseline=ENTRY (default the first filesystem)\n"
                "  regressions              List the regressions benchd flagged after its runs, newest\n"
-               "                           first (--device, --workload, --since, --until, -n)\n\n"
+               "                           first (--device, --workload, --since, --until, -n)\n"
+               "  report RUN...|--job ID|--by COLUMN|[filters] [-o FILE.html] [--open]\n"
+               "                           Write a self-contained HTML report with charts of runs, a job,\n"
+               "                           groups of runs, or the history the filters select\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -117,7 +123,7 @@ static void help(void) {
                "     --label=TEXT          Label the job's runs\n"
                "     --tag=TAG             Tag the job's runs (repeatable)\n"
                "     --wait                Wait for the job and show its progress\n\n"
-               "Filters (results, export, compare --by; --status and --limit also for jobs):\n"
+               "Filters (results, export, compare --by, report; --status and --limit also for jobs):\n"
                "     --device=NAME --workload=NAME --profile=NAME --fs-type=TYPE\n"
                "     --label=TEXT --tag=TAG --job=ID --status=STATUS\n"
                "     --since=TIME --until=TIME  (2026-11-01, \"2026-11-01 12:00\", 7d, 12h)\n"
@@ -126,7 +132,10 @@ static void help(void) {
                "     --by=KEY              compare: group runs by this key\n"
                "     --baseline=GROUP      compare: the group (or matrix entry) the others are measured against\n"
                "     --confidence=LEVEL    compare --by: the confidence level, 95%% by default (90, 99, 0.99)\n"
-               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n\n"
+               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n"
+               "  -o --output=FILE         report: write here (default benchd-job-ID.html, ... in the\n"
+               "                           current directory)\n"
+               "     --open                report: open it with xdg-open (needs $DISPLAY or $WAYLAND_DISPLAY)\n\n"
                "Output and connection:\n"
                "     --json[=pretty|short] Machine-readable JSON output (pretty by default)\n"
                "     --no-legend           Omit table headers and footers\n"
@@ -209,6 +218,7 @@ enum {
         ARG_BY,
         ARG_BASELINE,
         ARG_CONFIDENCE,
+        ARG_OPEN,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -241,12 +251,14 @@ static int parse_argv(int argc, char *argv[]) {
                 { "by",          required_argument, NULL, ARG_BY },
                 { "baseline",    required_argument, NULL, ARG_BASELINE },
                 { "confidence",  required_argument, NULL, ARG_CONFIDENCE },
+                { "output",      required_argument, NULL, 'o' },
+                { "open",        no_argument,       NULL, ARG_OPEN },
                 {}
         };
         int c;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hH:w:p:t:s:n:a", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hH:w:p:t:s:n:ao:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -372,6 +384,12 @@ static int parse_argv(int argc, char *argv[]) {
                 }
                 case ARG_BY:
                         arg_by = optarg;
+                        break;
+                case 'o':
+                        arg_output = optarg;
+                        break;
+                case ARG_OPEN:
+                        arg_open = true;
                         break;
                 case ':':
                         fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);

@@ -59,6 +59,8 @@ extern const char *arg_by;             /* compare --by COLUMN */
 extern const char *arg_baseline;       /* compare --by and compare/show --job: the group or column the
                                          * others are measured against */
 extern double arg_confidence;          /* compare --by: the confidence level (0: benchd's default, 95%) */
+extern const char *arg_output;         /* report -o FILE */
+extern bool arg_open;                  /* report --open */
 
 /* Verbs: argv[0] is the verb name. */
 int verb_submit(int argc, char **argv);
@@ -75,6 +77,7 @@ int verb_samples(int argc, char **argv);
 int verb_export(int argc, char **argv);
 int verb_compare(int argc, char **argv);
 int verb_regressions(int argc, char **argv);
+int verb_report(int argc, char **argv);
 int verb_devices(int argc, char **argv);
 int verb_device(int argc, char **argv);
 

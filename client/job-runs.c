@@ -37,6 +37,18 @@ static int run_order(const void *a, const void *b) {
         return 0;
 }
 
+bool job_wants_json(const JobRuns *j) {
+        return arg_json || j->json_sink;
+}
+
+void job_json_emit(const JobRuns *j, json_object *o) {
+        if (j->json_sink) {
+                json_object_put(*j->json_sink);
+                *j->json_sink = json_object_get(o);
+        } else
+                print_json(o);
+}
+
 /* A JSON text column ("environment", "spec") as an object, or NULL. */
 json_object *json_column(json_object *o, const char *key) {
         const char *s = rec_str(o, key);

@@ -28,6 +28,7 @@ typedef struct JobRuns {
         const char *profile;    /* of the job, NULL for a single workload */
         json_object *env;       /* environment of the first succeeded run; NULL if unknown */
         json_object *first;     /* GetRun of that run */
+        json_object **json_sink; /* set: a view hands its --json object here instead of printing it */
 } JobRuns;
 
 /* Connects, loads the job's runs (QueryRuns {"job": job}) and the first succeeded run's
@@ -39,6 +40,10 @@ uint64_t job_cpus(const JobRuns *j);
 const char *job_host(const JobRuns *j);
 /* "Job 12 (bonnie profile) on /mnt/t (ext4, loop3), 5 succeeded runs: WHAT" */
 void print_job_head(const JobRuns *j, const char *what);
+/* Whether a view builds its --json object (--json, or a sink for `benchctl report`), and where the
+ * object goes: into *j->json_sink (a new reference) or printed. */
+bool job_wants_json(const JobRuns *j);
+void job_json_emit(const JobRuns *j, json_object *o);
 /* A JSON text column of a record ("environment", "spec") parsed, or NULL. */
 json_object *json_column(json_object *o, const char *key);
 

@@ -5,6 +5,7 @@
  * number formatters it shares with the worker are tested in tests/unit/test-format.c.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "format.h"
 #include "check-util.h"
 #include "record.h"
+#include "report-html.h"
 #include "table.h"
 #include "views-format.h"
 
@@ -486,6 +488,114 @@ START_TEST(test_bonnie) {
 }
 END_TEST
 
+START_TEST(test_report_json_escape) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "{}", "{}" },
+                { "{\"a\":\"</script>\"}", "{\"a\":\"<\\/script>\"}" },
+                { "\"</SCRIPT><//\"", "\"<\\/SCRIPT><\\//\"" },
+                { "\"<!-- x -->\"", "\"<\\u0021-- x -->\"" },
+                { "\"a<b <\"", "\"a<b <\"" },
+                { "\"<<!--</\"", "\"<<\\u0021--<\\/\"" },
+                { "", "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *e = report_json_escape(cases[i].in);
+                ck_assert_ptr_nonnull(e);
+                ck_assert_str_eq(e, cases[i].out);
+                /* What the escape leaves can stand in a script element. */
+                ck_assert(report_script_inlinable(e));
+                free(e);
+        }
+        ck_assert(!report_script_inlinable("var a = '</script>';"));
+        ck_assert(!report_script_inlinable("x </ScRiPt y"));
+        ck_assert(!report_script_inlinable("<!-- x"));
+        ck_assert(report_script_inlinable("a < b && c </ d; '</scrip'"));
+}
+END_TEST
+
+START_TEST(test_report_file_name) {
+        static const uint64_t one[] = { 31 }, two[] = { 31, 35 }, six[] = { 1, 2, 3, 4, 5, 6 };
+        static const struct {
+                ReportSelection sel;
+                const char *name;
+        } cases[] = {
+                { { .kind = REPORT_JOB, .job = 12 }, "benchd-job-12.html" },
+                { { .kind = REPORT_RUNS, .runs = one, .n_runs = 1 }, "benchd-run-31.html" },
+                { { .kind = REPORT_RUNS, .runs = two, .n_runs = 2 }, "benchd-runs-31-35.html" },
+                { { .kind = REPORT_RUNS, .runs = six, .n_runs = 6 }, "benchd-runs-1-2-3-4-and-2-more.html" },
+                { { .kind = REPORT_COMPARE, .by = "fs_type" }, "benchd-compare-fs_type.html" },
+                { { .kind = REPORT_COMPARE, .by = "label", .workload = "write", .fs_type = "ext4" },
+                  "benchd-compare-label-write-ext4.html" },
+                { { .kind = REPORT_HISTORY }, "benchd-history.html" },
+                { { .kind = REPORT_HISTORY, .device = "/dev/sdb", .workload = "write" }, "benchd-history-sdb-write.html" },
+                /* Nothing that leaves the directory, hides, or needs quoting in a shell. */
+                { { .kind = REPORT_HISTORY, .label = "../../etc/x y" }, "benchd-history-x_y.html" },
+                { { .kind = REPORT_HISTORY, .label = "a/" }, "benchd-history-a_.html" },
+                { { .kind = REPORT_HISTORY, .label = "..", .profile = "dd" }, "benchd-history-dd-...html" },
+                { { .kind = REPORT_HISTORY, .label = "$(rm -rf ~);'\"" }, "benchd-history-__rm_-rf______.html" },
+                { { .kind = REPORT_HISTORY, .device = "nvme0n1p2", .label = "" }, "benchd-history-nvme0n1p2.html" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *name = NULL;
+                ck_assert_int_eq(report_file_name(&cases[i].sel, &name), 0);
+                ck_assert_str_eq(name, cases[i].name);
+                free(name);
+        }
+        {
+                char *name = NULL;
+                ck_assert_int_eq(report_file_name(&(ReportSelection) { .kind = REPORT_RUNS }, &name), -EINVAL);
+                ck_assert_int_eq(report_file_name(&(ReportSelection) { .kind = _REPORT_KIND_MAX }, &name), -EINVAL);
+                ck_assert_ptr_null(name);
+        }
+        ck_assert_str_eq(report_kind_to_string(REPORT_HISTORY), "history");
+}
+END_TEST
+
+START_TEST(test_report_page) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ReportPage p = {
+                .title = "Job <1> & \"x\"",
+                .generator = "benchctl 0.1.0",
+                .css = "body { color: red; }\n",
+                .chart_js = "var Chart = 1;",
+                .chart_js_origin = "/usr/share/javascript/chart.js/chart.min.js",
+                .page_js = "build();",
+                .data_json = "{\"a\":\"<\\/b>\"}",
+        };
+
+        ck_assert_int_eq(report_html_write(f, &p), 0);
+        fclose(f);
+        ck_assert(strncmp(text, "<!DOCTYPE html>\n", 16) == 0);
+        ck_assert_ptr_nonnull(strstr(text, "<title>Job &lt;1&gt; &amp; &quot;x&quot;</title>"));
+        ck_assert_ptr_nonnull(strstr(text, "<script type=\"application/json\" id=\"benchd-data\">{\"a\":\"<\\/b>\"}</script>"));
+        ck_assert_ptr_nonnull(strstr(text, "<pre id=\"benchd-report-state\" hidden>"));
+        /* The data and the error collector come before the library, the page's script after it. */
+        ck_assert(strstr(text, "benchd-data") < strstr(text, "window.onerror"));
+        ck_assert(strstr(text, "window.onerror") < strstr(text, "var Chart = 1;"));
+        ck_assert(strstr(text, "var Chart = 1;") < strstr(text, "build();"));
+        ck_assert_ptr_null(strstr(text, " src="));
+        free(text);
+
+        /* A script that would end its element early is refused, not written. */
+        text = NULL;
+        f = open_memstream(&text, &len);
+        p.chart_js = "x = '</script>';";
+        ck_assert_int_eq(report_html_write(f, &p), -EINVAL);
+        p.chart_js = "ok";
+        p.data_json = "{\"a\":\"</b>\"}";
+        ck_assert_int_eq(report_html_write(f, &p), -EINVAL);
+        fclose(f);
+        ck_assert_uint_eq(len, 0);
+        free(text);
+}
+END_TEST
+
 START_TEST(test_stats) {
         double mean, sd;
         const double v[] = { 10, NAN, 12, 14 };
@@ -517,6 +627,9 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_iozone);
         tcase_add_test(tc, test_bonnie);
         tcase_add_test(tc, test_stats);
+        tcase_add_test(tc, test_report_json_escape);
+        tcase_add_test(tc, test_report_file_name);
+        tcase_add_test(tc, test_report_page);
         suite_add_tcase(s, tc);
         return s;
 }

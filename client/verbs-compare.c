@@ -322,11 +322,13 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
         return BENCHCTL_EXIT_OK;
 }
 
-static int compare_groups(void) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+/* Manager.CompareRuns for --by and the filters, as compare --by --json prints it (and as
+ * benchctl report embeds it): {by, level, baseline, groups, cells}. 0 with *ret, or an exit code
+ * after saying why. */
+int compare_groups_json(sd_bus *bus, json_object **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_json_ json_object *filter = NULL, *groups = NULL, *baseline = NULL, *cells = NULL;
+        _cleanup_json_ json_object *filter = NULL, *groups = NULL, *baseline = NULL, *cells = NULL, *out = NULL;
         int r;
 
         if (arg_limit > 0) {
@@ -337,9 +339,6 @@ static int compare_groups(void) {
         if (run_filter_from_args(&filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
 
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
         r = bus_new_manager_call(bus, "CompareRuns", &m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "s", arg_by);
@@ -369,20 +368,37 @@ static int compare_groups(void) {
                 fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
+        out = json_object_new_object();
+        if (!out)
+                return BENCHCTL_EXIT_FAILURE;
+        json_object_object_add(out, "by", json_object_new_string(arg_by));
+        json_object_object_add(out, "level", json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
+        json_object_object_add(out, "baseline", TAKE_PTR(baseline));
+        json_object_object_add(out, "groups", TAKE_PTR(groups));
+        json_object_object_add(out, "cells", TAKE_PTR(cells));
+        *ret = TAKE_PTR(out);
+        return 0;
+}
 
+static int compare_groups(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *out = NULL;
+        json_object *groups, *baseline, *cells;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = compare_groups_json(bus, &out);
+        if (r != 0)
+                return r;
         if (arg_json) {
-                _cleanup_json_ json_object *out = json_object_new_object();
-                if (!out)
-                        return BENCHCTL_EXIT_FAILURE;
-                json_object_object_add(out, "by", json_object_new_string(arg_by));
-                json_object_object_add(out, "level",
-                                       json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
-                json_object_object_add(out, "baseline", json_object_get(baseline));
-                json_object_object_add(out, "groups", json_object_get(groups));
-                json_object_object_add(out, "cells", json_object_get(cells));
                 print_json(out);
                 return BENCHCTL_EXIT_OK;
         }
+        json_object_object_get_ex(out, "groups", &groups);
+        json_object_object_get_ex(out, "baseline", &baseline);
+        json_object_object_get_ex(out, "cells", &cells);
         if (json_object_array_length(cells) == 0) {
                 fprintf(stderr, "benchctl: compare: no succeeded runs match the filters\n");
                 return BENCHCTL_EXIT_NOT_FOUND;

@@ -212,11 +212,17 @@ static int matrix_load(sd_bus *bus, uint64_t job, const char *baseline, Matrix *
 
 typedef struct Cell {
         double sum;
+        double ss;              /* squared deviations from the mean */
         unsigned n;
 } Cell;
 
 static double cell_mean(const Cell *c) {
         return c->n > 0 ? c->sum / c->n : NAN;
+}
+
+/* The sample standard deviation of the entry's runs (repeats), NAN for fewer than two. */
+static double cell_stddev(const Cell *c) {
+        return c->n > 1 ? sqrt(c->ss / (c->n - 1)) : NAN;
 }
 
 static Cell *matrix_cells(const Matrix *m) {
@@ -225,35 +231,49 @@ static Cell *matrix_cells(const Matrix *m) {
 
         if (!cells)
                 return NULL;
-        for (size_t i = 0; i < json_object_array_length(m->runs); i++) {
-                json_object *run = json_object_array_get_idx(m->runs, i);
-                _cleanup_free_ char *row = row_label(run);
-                ssize_t e = entry_index(m, rec_u64_or(run, "matrix_entry", 0));
-                int k = row ? json_index(m->rows, row) : -1;
-                double v;
+        /* The sums, then the squared deviations from the means they give. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < json_object_array_length(m->runs); i++) {
+                        json_object *run = json_object_array_get_idx(m->runs, i);
+                        _cleanup_free_ char *row = row_label(run);
+                        ssize_t e = entry_index(m, rec_u64_or(run, "matrix_entry", 0));
+                        int k = row ? json_index(m->rows, row) : -1;
+                        Cell *c;
+                        double v;
 
-                if (e < 0 || k < 0 || !streq_ptr(rec_str(run, "status"), "succeeded"))
-                        continue;
-                v = run_figure(run);
-                if (!isfinite(v))
-                        continue;
-                cells[(size_t) k * m->n_entries + (size_t) e].sum += v;
-                cells[(size_t) k * m->n_entries + (size_t) e].n++;
-        }
+                        if (e < 0 || k < 0 || !streq_ptr(rec_str(run, "status"), "succeeded"))
+                                continue;
+                        v = run_figure(run);
+                        if (!isfinite(v))
+                                continue;
+                        c = &cells[(size_t) k * m->n_entries + (size_t) e];
+                        if (pass == 0) {
+                                c->sum += v;
+                                c->n++;
+                        } else
+                                c->ss += (v - cell_mean(c)) * (v - cell_mean(c));
+                }
         return cells;
 }
 
-/* The row's unit, from any of its runs. */
-static const char *row_unit(const Matrix *m, size_t k) {
+/* A run of the row k. */
+static json_object *row_run(const Matrix *m, size_t k) {
         const char *row = json_object_get_string(json_object_array_get_idx(m->rows, k));
 
         for (size_t i = 0; i < json_object_array_length(m->runs); i++) {
                 json_object *run = json_object_array_get_idx(m->runs, i);
                 _cleanup_free_ char *label = row_label(run);
                 if (label && streq(label, row))
-                        return run_is_metadata(run) ? "ops/s" : "MiB/s";
+                        return run;
         }
-        return "MiB/s";
+        return NULL;
+}
+
+/* The row's unit, from any of its runs. */
+static const char *row_unit(const Matrix *m, size_t k) {
+        json_object *run = row_run(m, k);
+
+        return run && run_is_metadata(run) ? "ops/s" : "MiB/s";
 }
 
 static json_object *entry_to_json(const Entry *e) {
@@ -276,7 +296,7 @@ static json_object *entry_to_json(const Entry *e) {
         return o;
 }
 
-static int matrix_json(const Matrix *m, const Cell *cells, uint64_t job) {
+static json_object *matrix_json(const Matrix *m, const Cell *cells, uint64_t job) {
         _cleanup_json_ json_object *out = json_object_new_object();
         json_object *entries = json_object_new_array(), *rows = json_object_new_array();
         size_t n_rows = json_object_array_length(m->rows);
@@ -284,7 +304,7 @@ static int matrix_json(const Matrix *m, const Cell *cells, uint64_t job) {
         if (!out || !entries || !rows) {
                 json_object_put(entries);
                 json_object_put(rows);
-                return BENCHCTL_EXIT_FAILURE;
+                return NULL;
         }
         json_object_object_add(out, "job", json_object_new_uint64(job));
         json_object_object_add(out, "baseline", json_object_new_string(m->entries[m->baseline].name));
@@ -295,15 +315,24 @@ static int matrix_json(const Matrix *m, const Cell *cells, uint64_t job) {
                 json_object *o = json_object_new_object(), *values = json_object_new_object(),
                             *diff = json_object_new_object();
                 double b = cell_mean(&cells[k * m->n_entries + m->baseline]);
+                json_object *run = row_run(m, k);
 
                 json_object_object_add(o, "row", json_object_get(json_object_array_get_idx(m->rows, k)));
                 json_object_object_add(o, "unit", json_object_new_string(row_unit(m, k)));
+                /* What the label says, as fields. */
+                json_object_object_add(o, "workload", json_object_new_string(rec_str(run, "workload") ?: "?"));
+                json_object_object_add(o, "block_size", json_object_new_uint64(rec_u64_or(run, "block_size", 0)));
+                json_object_object_add(o, "queue_depth", json_object_new_uint64(rec_u64_or(run, "queue_depth", 1)));
+                json_object_object_add(o, "jobs", json_object_new_uint64(rec_u64_or(run, "jobs", 1)));
                 for (size_t e = 0; e < m->n_entries; e++) {
                         const Cell *c = &cells[k * m->n_entries + e];
                         json_object *v = json_object_new_object();
                         double x = cell_mean(c);
 
                         json_object_object_add(v, "mean", isfinite(x) ? json_object_new_double(x) : NULL);
+                        /* Of the repeats, for error bars: null with fewer than two. */
+                        json_object_object_add(v, "stddev", isfinite(cell_stddev(c)) ?
+                                               json_object_new_double(cell_stddev(c)) : NULL);
                         json_object_object_add(v, "runs", json_object_new_uint64(c->n));
                         json_object_object_add(values, m->entries[e].name, v);
                         if (e != m->baseline)
@@ -316,8 +345,7 @@ static int matrix_json(const Matrix *m, const Cell *cells, uint64_t job) {
                 json_object_array_add(rows, o);
         }
         json_object_object_add(out, "rows", rows);
-        print_json(out);
-        return BENCHCTL_EXIT_OK;
+        return TAKE_PTR(out);
 }
 
 static int print_entries_table(const Matrix *m) {
@@ -433,9 +461,12 @@ int matrix_report(uint64_t job, const char *baseline, bool entries) {
                 matrix_clear(&m);
                 return BENCHCTL_EXIT_FAILURE;
         }
-        if (arg_json)
-                r = matrix_json(&m, cells, job);
-        else {
+        if (arg_json) {
+                _cleanup_json_ json_object *o = matrix_json(&m, cells, job);
+                if (o)
+                        print_json(o);
+                r = o ? BENCHCTL_EXIT_OK : BENCHCTL_EXIT_FAILURE;
+        } else {
                 if (entries) {
                         printf("Job %" PRIu64 ": a filesystem matrix of %zu entr%s\n\n", job, m.n_entries,
                                m.n_entries == 1 ? "y" : "ies");
@@ -448,6 +479,24 @@ int matrix_report(uint64_t job, const char *baseline, bool entries) {
         }
         matrix_clear(&m);
         return r;
+}
+
+int matrix_report_json(sd_bus *bus, uint64_t job, const char *baseline, json_object **ret) {
+        _cleanup_free_ Cell *cells = NULL;
+        Matrix m = {};
+        json_object *o;
+        int r;
+
+        r = matrix_load(bus, job, baseline, &m);
+        if (r != 0)
+                return r;
+        cells = matrix_cells(&m);
+        o = cells ? matrix_json(&m, cells, job) : NULL;
+        matrix_clear(&m);
+        if (!o)
+                return BENCHCTL_EXIT_FAILURE;
+        *ret = o;
+        return 0;
 }
 
 int matrix_job_probe(uint64_t job) {

@@ -126,6 +126,25 @@ static int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
         return 0;
 }
 
+int run_details(sd_bus *bus, uint64_t id, json_object **ret) {
+        _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
+        int r;
+
+        r = get_run(bus, id, &run);
+        if (r != 0)
+                return r;
+        r = get_samples(bus, id, &samples);
+        if (r != 0)
+                return r;
+        /* The run's columns at the top level, its samples and histogram under their names; best
+         * effort for the histogram: a daemon without histograms still shows the rest. */
+        json_object_object_add(run, "samples", TAKE_PTR(samples));
+        if (bus_call_manager_quiet(bus, "GetHistogram", &histogram, id) >= 0)
+                json_object_object_add(run, "histogram", TAKE_PTR(histogram));
+        *ret = TAKE_PTR(run);
+        return 0;
+}
+
 /* "/mnt/t (sdb1)" */
 static char *run_where(json_object *run) {
         const char *target = rec_str(run, "target") ?: "", *dev = run_device(run);
@@ -506,6 +525,13 @@ int verb_show(int argc, char **argv) {
         r = bus_connect(&bus);
         if (r != 0)
                 return r;
+        if (arg_json) {
+                r = run_details(bus, id, &run);
+                if (r != 0)
+                        return r;
+                print_json(run);
+                return BENCHCTL_EXIT_OK;
+        }
         r = get_run(bus, id, &run);
         if (r != 0)
                 return r;
@@ -515,15 +541,6 @@ int verb_show(int argc, char **argv) {
         /* Best effort: a daemon without histograms still shows the rest. */
         if (bus_call_manager_quiet(bus, "GetHistogram", &histogram, id) < 0)
                 histogram = NULL;
-
-        if (arg_json) {
-                /* The run's columns at the top level, its samples and histogram under their names. */
-                json_object_object_add(run, "samples", json_object_get(samples));
-                if (histogram)
-                        json_object_object_add(run, "histogram", json_object_get(histogram));
-                print_json(run);
-                return BENCHCTL_EXIT_OK;
-        }
         print_run_block(run);
         /* The metadata workload's phases; --json has them as the run's "phases" already. */
         if (json_object_object_get_ex(run, "phases", &phases) && json_object_is_type(phases, json_type_array) &&

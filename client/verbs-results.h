@@ -18,5 +18,11 @@ int query_runs(sd_bus *bus, json_object *filter, json_object **ret);
 int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret);
 /* GetRun; returns 0 or an exit code after printing the error. */
 int get_run(sd_bus *bus, uint64_t id, json_object **ret);
+/* What `show RUN --json` prints: GetRun's columns, "samples" (all pages) and "histogram" (when the
+ * daemon has one). Returns 0 or an exit code after printing the error. */
+int run_details(sd_bus *bus, uint64_t id, json_object **ret);
+/* What `compare --by COLUMN --json` prints for the filters on the command line (verbs-compare.c).
+ * Returns 0 or an exit code after printing the error. */
+int compare_groups_json(sd_bus *bus, json_object **ret);
 /* Writes runs as CSV: a header of every key that appears (unless !header), then one line per run. */
 int export_csv(FILE *f, json_object *runs, bool header);

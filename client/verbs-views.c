@@ -172,13 +172,13 @@ static int view_crystal(const JobRuns *j) {
                 json_object_object_add(row, "write", crystal_json(&wr));
                 json_object_array_add(rows, row);
         }
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 json_object_object_add(o, "job", json_object_new_uint64(j->job));
                 json_object_object_add(o, "profile", json_object_new_string(j->profile ?: ""));
                 json_object_object_add(o, "view", json_object_new_string("crystal"));
                 json_object_object_add(o, "tests", json_object_get(rows));
-                print_json(o);
+                job_json_emit(j, o);
                 return BENCHCTL_EXIT_OK;
         }
         print_job_head(j, "CrystalDiskMark's grid");
@@ -231,7 +231,7 @@ static int view_ping(const JobRuns *j) {
         p50 = runs_mean(sel, n, run_lat_p50, NULL);
         p99 = runs_mean(sel, n, run_lat_p99, NULL);
 
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 _cleanup_free_ char *text = NULL;
                 size_t len = 0;
@@ -258,7 +258,7 @@ static int view_ping(const JobRuns *j) {
                 json_object_object_add(o, "lat_p50_ns", json_number(p50));
                 json_object_object_add(o, "lat_p99_ns", json_number(p99));
                 json_object_object_add(o, "text", json_object_new_string(text));
-                print_json(o);
+                job_json_emit(j, o);
                 return BENCHCTL_EXIT_OK;
         }
         first = sel[0];
@@ -308,7 +308,7 @@ static int view_dd(const JobRuns *j) {
 
         if (!out)
                 return BENCHCTL_EXIT_FAILURE;
-        if (!arg_json)
+        if (!job_wants_json(j))
                 print_job_head(j, "dd's closing lines");
         for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
                 _cleanup_free_ json_object **sel = NULL;
@@ -344,7 +344,7 @@ static int view_dd(const JobRuns *j) {
                 json_object_object_add(o, "cpu_sys_pct", json_number(sys));
                 json_object_array_add(out, o);
 
-                if (!arg_json)
+                if (!job_wants_json(j))
                         printf("\n%s, as %s:\n", dirs[d], cmd);
                 /* dd's line for each run, as if dd had been run that many times. */
                 for (size_t i = 0; i < n; i++) {
@@ -353,10 +353,10 @@ static int view_dd(const JobRuns *j) {
                         dd_format_summary(line, sizeof line, rec_u64_or(sel[i], write ? "bytes_written" : "bytes_read", 0),
                                           rec_u64_or(sel[i], "duration_usec", 0));
                         json_object_array_add(lines, json_object_new_string(line));
-                        if (!arg_json)
+                        if (!job_wants_json(j))
                                 printf("%s\n", line);
                 }
-                if (arg_json)
+                if (job_wants_json(j))
                         continue;
                 if (n > 1)
                         printf("mean of %zu runs %.1f MB/s, stddev %.1f MB/s\n", n, mean / 1e6, sd / 1e6);
@@ -364,13 +364,13 @@ static int view_dd(const JobRuns *j) {
                        format_latency_ns(a, sizeof a, p50), format_latency_ns(b, sizeof b, p99),
                        format_pct(c, sizeof c, iow), format_pct(e, sizeof e, usr), format_pct(g, sizeof g, sys));
         }
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 json_object_object_add(o, "job", json_object_new_uint64(j->job));
                 json_object_object_add(o, "profile", json_object_new_string(j->profile ?: ""));
                 json_object_object_add(o, "view", json_object_new_string("dd"));
                 json_object_object_add(o, "directions", json_object_get(out));
-                print_json(o);
+                job_json_emit(j, o);
         }
         return BENCHCTL_EXIT_OK;
 }
@@ -456,13 +456,13 @@ static int view_steps(const JobRuns *j) {
                 }
                 json_object_array_add(steps, o);
         }
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 json_object_object_add(o, "job", json_object_new_uint64(j->job));
                 json_object_object_add(o, "profile", j->profile ? json_object_new_string(j->profile) : NULL);
                 json_object_object_add(o, "view", json_object_new_string("steps"));
                 json_object_object_add(o, "steps", json_object_get(steps));
-                print_json(o);
+                job_json_emit(j, o);
                 return BENCHCTL_EXIT_OK;
         }
         print_job_head(j, NULL);
@@ -479,7 +479,7 @@ static int view_steps(const JobRuns *j) {
 
 /* ---- entry points ---- */
 
-int job_view(uint64_t job) {
+static int job_view_dispatch(const JobRuns *j) {
         static const struct {
                 const char *profile;
                 int (*view)(const JobRuns *j);
@@ -490,16 +490,36 @@ int job_view(uint64_t job) {
                 { "ping", view_ping },
                 { "dd", view_dd },
         };
+
+        for (size_t i = 0; j->n_ok > 0 && i < ELEMENTSOF(views); i++)
+                if (streq_ptr(j->profile, views[i].profile))
+                        return views[i].view(j);
+        return view_steps(j);
+}
+
+int job_view(uint64_t job) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         int r;
 
         r = job_runs_load(job, &j);
         if (r != 0)
                 return r;
-        for (size_t i = 0; j.n_ok > 0 && i < ELEMENTSOF(views); i++)
-                if (streq_ptr(j.profile, views[i].profile))
-                        return views[i].view(&j);
-        return view_steps(&j);
+        return job_view_dispatch(&j);
+}
+
+int job_view_json(JobRuns *j, json_object **ret) {
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        j->json_sink = &o;
+        r = job_view_dispatch(j);
+        j->json_sink = NULL;
+        if (r != 0)
+                return r;
+        if (!o)
+                return BENCHCTL_EXIT_FAILURE;
+        *ret = TAKE_PTR(o);
+        return 0;
 }
 
 int job_export(uint64_t job, ExportFormat format) {

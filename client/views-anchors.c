@@ -111,14 +111,14 @@ int view_iozone(const JobRuns *j) {
 
         if (iozone_cells(j, &cells, &n) < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object();
                 json_object_object_add(o, "job", json_object_new_uint64(j->job));
                 json_object_object_add(o, "profile", json_object_new_string(j->profile ?: ""));
                 json_object_object_add(o, "view", json_object_new_string("iozone"));
                 json_object_object_add(o, "unit", json_object_new_string("KB/s (1 KB = 1024 bytes)"));
                 json_object_object_add(o, "file_sizes", iozone_json(cells, n));
-                print_json(o);
+                job_json_emit(j, o);
                 return BENCHCTL_EXIT_OK;
         }
         print_job_head(j, "iozone's record-size matrix");
@@ -314,7 +314,7 @@ int view_bonnie(const JobRuns *j) {
         r = bonnie_fields(j, &fields);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (job_wants_json(j)) {
                 _cleanup_json_ json_object *o = json_object_new_object(), *f = json_object_new_object();
                 _cleanup_free_ char *line = NULL;
                 size_t len = 0;
@@ -334,7 +334,7 @@ int view_bonnie(const JobRuns *j) {
                 json_object_object_add(o, "cpu_pct_of", json_object_new_string(cpus > 0 ? "one CPU" : "the machine"));
                 json_object_object_add(o, "fields", json_object_get(f));
                 json_object_object_add(o, "csv", json_object_new_string(line));
-                print_json(o);
+                job_json_emit(j, o);
                 return BENCHCTL_EXIT_OK;
         }
         print_job_head(j, "bonnie++'s table, as bon_csv2txt prints it");

@@ -11,15 +11,16 @@ BENCHD_BUILD_DEPS=(
         libsystemd-dev libudev-dev libmount-dev libblkid-dev libsqlite3-dev
         liburing-dev libjson-c-dev libinih-dev check
 )
+# libjs-chart.js: the Chart.js that benchctl report inlines into its pages.
 BENCHD_RUNTIME_DEPS=(
         dbus systemd udev sqlite3
-        util-linux mount procps e2fsprogs
+        util-linux mount procps e2fsprogs libjs-chart.js
 )
 # What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
 # JSON/XML checks in python3, bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
-# bonnie-csv export with them).
+# bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless).
 BENCHD_TEST_DEPS=(
-        python3 btrfs-progs xfsprogs fdisk bonnie++
+        python3 btrfs-progs xfsprogs fdisk bonnie++ chromium
 )
 
 # missing_deps PKG...: prints the packages that are not installed.

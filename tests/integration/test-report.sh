@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# benchctl report (issue 15): self-contained HTML reports, through the real daemon on loop devices,
+# for a single run, an iozone job (a profile of 24 short steps in place of the shipped 104), a
+# bonnie job (shortened as test-views does), a filesystem matrix (ext4 and btrfs on a scratch loop
+# device, repeated twice for error bars), a compare --by selection and a history selection. Each
+# page must embed exactly what the --json verb prints for the same selection, and, loaded in
+# headless Chromium, draw the charts its data calls for without a console error, in a screenshot
+# that is not blank. Also: the default file names, escaping of data that looks like HTML, the
+# missing chart library named by its package, --open without a display. Without chromium the
+# browser part is skipped with a message.
+
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfs.btrfs wipefs
+require_binaries "$BENCHCTL_BIN"
+CHART_JS=/usr/share/javascript/chart.js/chart.min.js
+[ -f "$CHART_JS" ] || skip "needs Debian's libjs-chart.js ($CHART_JS)"
+CHECK="$SOURCE_ROOT/tests/integration/report_check.py"
+CHROMIUM=
+for c in chromium chromium-browser; do
+        command -v "$c" >/dev/null 2>&1 && CHROMIUM=$c && break
+done
+[ -n "$CHROMIUM" ] || log "no chromium: the pages are checked without a browser (apt-get install chromium)"
+
+# A shorter iozone: its 8 tests at 3 record sizes on 2 file sizes; the other profiles as shipped.
+PROFILES="$TEST_DIR/profiles"
+mkdir -p "$PROFILES"
+cp "$PROFILES_DIR"/*.ini "$PROFILES/"
+{
+        printf '[profile]\ndescription=iozone, shortened for test-report\n'
+        for size in 2M 4M; do
+                for rec in 16K 128K 1M; do
+                        for t in write rewrite read reread randread randwrite backward-read stride-read; do
+                                printf '\n[step %s-%s-%s]\nworkload=%s\nblock_size=%s\nsize=%s\n' "$t" "$rec" "$size" "$t" "$rec" "$size"
+                        done
+                done
+        done
+} >"$PROFILES/iozone.ini"
+
+start_bus
+start_udevd
+scratch_fs 256M ext4
+make_loop 320M; L1=$LOOP_DEV
+wipefs -a -q "$L1"
+CONF="$TEST_DIR/benchd.conf"
+printf 'ScratchDevices=%s\n' "$L1" >"$CONF"
+start_benchd --config="$CONF" --profiles-dir="$PROFILES"
+OUTDIR="$TEST_DIR/out"
+mkdir -p "$OUTDIR"
+
+# run_job ARGS...: benchctl run to the end; sets $job.
+run_job() {
+        run benchctl run "$@"
+        [ "$RC" = 0 ] || fail "benchctl run $* exited $RC: $OUT"
+        job=$(sql "select max(id) from jobs")
+        assert_eq succeeded "$(job_state "$job")" "state of job $job"
+}
+
+# same_as_verb PAGE KEY WHAT BENCHCTL_ARGS...: the page's data at KEY (dotted: runs.0) is what
+# the verb prints.
+same_as_verb() {
+        local page=$1 key=$2 what=$3
+        shift 3
+        python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if k.isdigit() else d[k]
+print(json.dumps(d))' "$page.json" "$key" >"$page.$key.json" || fail "$what: the page has no data at $key"
+        benchctl "$@" >"$page.verb.json" || fail "$what: benchctl $* failed"
+        python3 "$CHECK" same "$page.$key.json" "$page.verb.json" "$what (benchctl $*)" || exit 1
+}
+
+BROWSER_CHECKED=0
+# in_browser PAGE WHAT: loads the page in headless Chromium: its state says done, no errors and
+# the charts its data calls for; a screenshot (desktop and narrow) has more than blank in it.
+in_browser() {
+        local page=$1 what=$2 want state charts errors png stats colours nonwhite
+        want=$(python3 "$CHECK" charts "$page")
+        [ -n "$CHROMIUM" ] || return 0
+        local flags=(--headless=new --disable-gpu --no-sandbox --no-first-run --disable-extensions
+                     --disable-background-networking --user-data-dir="$TEST_DIR/chromium" --hide-scrollbars
+                     --virtual-time-budget=10000)
+        timeout 60 "$CHROMIUM" "${flags[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$page" \
+                >"$page.dom" 2>"$page.console" || fail "$what: chromium --dump-dom failed: $(tail -5 "$page.console")"
+        state=$(python3 "$CHECK" state "$page.dom") || fail "$what: $state"
+        log "$what: page state $state (want $want charts)"
+        assert_eq true "$(json_get 'str(d["done"]).lower()' <<<"$state")" "$what: the page script finished"
+        assert_eq "[]" "$(json_get 'json.dumps(d["errors"])' <<<"$state")" "$what: errors the page caught"
+        assert_eq "$want" "$(json_get 'd["charts"]' <<<"$state")" "$what: charts drawn"
+        # Console errors Chromium logged for the page (its own start-up noise is not the page's).
+        if grep -E 'CONSOLE|Uncaught' "$page.console" | grep -q .; then
+                fail "$what: console messages: $(grep -E 'CONSOLE|Uncaught' "$page.console" | head -5)"
+        fi
+        for size in 1100,1800 420,1400; do
+                png="$page.${size%,*}.png"
+                timeout 60 "$CHROMIUM" "${flags[@]}" --window-size="$size" --screenshot="$png" "file://$page" \
+                        >/dev/null 2>"$page.shot.log" || fail "$what: chromium --screenshot failed: $(tail -5 "$page.shot.log")"
+                stats=$(python3 "$CHECK" png "$png") || fail "$what: $stats"
+                read -r _ colours nonwhite <<<"$stats"
+                log "$what: screenshot $png: $stats (size, colours, % not white)"
+                assert_le 16 "$colours" "$what: colours in the ${size%,*}px screenshot"
+                python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 2 else 1)" "$nonwhite" ||
+                        fail "$what: the ${size%,*}px screenshot is almost blank ($nonwhite% not white)"
+        done
+        [ -n "${BENCHD_REPORT_SHOTS:-}" ] && mkdir -p "$BENCHD_REPORT_SHOTS" && cp "$page".*.png "$BENCHD_REPORT_SHOTS/"
+        BROWSER_CHECKED=$((BROWSER_CHECKED + 1))
+}
+
+# page_data PAGE: extracts the embedded data to PAGE.json (checking it escapes "</").
+page_data() {
+        python3 "$CHECK" data "$1" >"$1.json" || fail "cannot read the data of $1"
+}
+
+# ---- 1. one run: samples, histogram, provenance; a label that looks like HTML ----
+log "1. a single run"
+LABEL='</script><!-- <b>x</b> '\''q'\'''
+run_job --workload write --target "$SCRATCH_DIR" --set size=64M --set block_size=64K --set runtime_ms=1500 \
+        --set sample_ms=250 --label "$LABEL"
+RUN=$(sql "select id from runs where job_id = $job")
+(cd "$OUTDIR" && benchctl report "$RUN") >"$TEST_DIR/out.txt" || fail "report $RUN failed"
+assert_eq "benchd-run-$RUN.html" "$(cat "$TEST_DIR/out.txt")" "what report prints: the file it wrote"
+P="$OUTDIR/benchd-run-$RUN.html"
+[ -s "$P" ] || fail "no $P"
+page_data "$P"
+same_as_verb "$P" runs.0 "run report" show "$RUN" --json
+assert_eq "[\"benchctl show $RUN --json\"]" "$(json_get 'json.dumps(d["sources"]["runs"])' <"$P.json")" "the run report's sources"
+assert_eq "$LABEL" "$(json_get 'd["runs"][0]["label"]' <"$P.json")" "the label through the page's data"
+assert_le 3 "$(json_get 'len(d["runs"][0]["samples"])' <"$P.json")" "samples in the run report"
+# Only the page's own scripts close: the label's "</script>" is escaped.
+assert_eq 4 "$(grep -o '</script>' "$P" | wc -l)" "</script> in the page"
+grep -q '<!DOCTYPE html>' "$P" || fail "not an HTML5 page"
+grep -q 'Chart.js v3' "$P" || fail "Chart.js is not inlined"
+grep -qE '<(script|link)[^>]+(src|href)=' "$P" && fail "the page loads something from outside"
+in_browser "$P" "run report"
+[ -z "$CHROMIUM" ] || grep -q -- "$(printf '%s' "$LABEL" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" "$P.dom" ||
+        fail "the label is not shown as text in the page"
+
+# ---- 2. iozone: one chart per test on log scales, the matrix ----
+log "2. an iozone job (48 steps)"
+run_job --profile iozone --target "$SCRATCH_DIR"
+IOZONE_JOB=$job
+run benchctl report --job "$job" -o "$OUTDIR/iozone.html"
+[ "$RC" = 0 ] || fail "report --job $job (iozone) exited $RC: $OUT"
+P="$OUTDIR/iozone.html"
+page_data "$P"
+same_as_verb "$P" view "iozone report" show --job "$job" --json
+assert_eq "iozone|2|48" "$(json_get '"%s|%d|%d" % (d["view"]["view"], len(d["view"]["file_sizes"]), d["runs_left_out"])' <"$P.json")" \
+        "iozone report: view, file sizes, runs without a section of their own"
+assert_eq 8 "$(python3 "$CHECK" charts "$P")" "charts an iozone job calls for"
+in_browser "$P" "iozone report"
+
+# ---- 3. bonnie: bon_csv2html's table ----
+log "3. a bonnie job"
+run_job --profile bonnie --target "$SCRATCH_DIR" --set size=8M --set runtime_ms=0 --set file_count=1024
+BONNIE_JOB=$job
+(cd "$OUTDIR" && benchctl report --job "$job" >/dev/null) || fail "report --job $job (bonnie) failed"
+P="$OUTDIR/benchd-job-$job.html"
+page_data "$P"
+same_as_verb "$P" view "bonnie report" show --job "$job" --json
+assert_eq 7 "$(json_get 'len(d["runs"])' <"$P.json")" "bonnie report: a section per step"
+for i in 0 1 2 3 4 5 6; do
+        same_as_verb "$P" "runs.$i" "bonnie report, step $((i + 1))" show "$(json_get "d['runs'][$i]['id']" <"$P.json")" --json
+done
+in_browser "$P" "bonnie report"
+if [ -n "$CHROMIUM" ] && command -v bon_csv2html >/dev/null; then
+        # The figures in bon_csv2html's cells of the same job's CSV, in the same order (Per Chr
+        # aside: bon_csv2html prints those unconverted).
+        benchctl export --format bonnie-csv --job "$job" | bon_csv2html >"$P.bon.html"
+        python3 - "$P.dom" "$P.bon.html" <<'PY' || fail "the bonnie table differs from bon_csv2html's"
+import html, re, sys
+def cells(text, start):
+    t = text[text.index(start):]
+    t = t[:t.index("</table>")]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", t, re.S)
+    return [[html.unescape(re.sub("<[^>]+>", "", c)).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r, re.S)]
+            for r in rows]
+mine = cells(open(sys.argv[1]).read(), '<table class="bonnie">')
+theirs = cells(open(sys.argv[2]).read(), "<table")
+# The data row: name, size, then 12 I/O cells (Per Chr at 2, 3, 8, 9), 4 sizes, 12 metadata cells.
+m, t = mine[3], theirs[3]
+skip = {2, 3, 8, 9}
+got = [c for i, c in enumerate(m) if i not in skip]
+want = [c for i, c in enumerate(t) if i not in skip]
+assert got == want, "data row: %r vs bon_csv2html %r" % (got, want)
+assert [c for c in mine[4] if c] == [c for c in theirs[4] if c], "latency row: %r vs %r" % (mine[4], theirs[4])
+PY
+fi
+
+# ---- 4. a filesystem matrix: ext4 and btrfs, two repeats each ----
+log "4. a filesystem matrix (ext4, btrfs on $L1, repeat=2)"
+run_job --workload write --set filesystems=ext4,btrfs --set devices="$L1" --set destructive=true \
+        --set size=8M --set block_size=64K --set repeat=2
+MATRIX_JOB=$job
+assert_eq 4 "$(sql "select count(*) from runs where job_id = $job and status = 'succeeded'")" "matrix runs"
+(cd "$OUTDIR" && benchctl report --job "$job" >/dev/null) || fail "report --job $job (matrix) failed"
+P="$OUTDIR/benchd-job-$job.html"
+page_data "$P"
+same_as_verb "$P" matrix "matrix report" compare --job "$job" --json
+# Error bars: the stddev of each entry's two repeats, as the database has them.
+want=$(sql "select fs_type, (bytes_written * 1000000.0 / duration_usec) / 1048576.0 from runs where job_id = $job
+        order by matrix_entry, id" | python3 -c '
+import statistics, sys
+v = {}
+for line in sys.stdin:
+    fs, x = line.strip().split("|")
+    v.setdefault(fs, []).append(float(x))
+print(" ".join("%s=%.6f" % (fs, statistics.stdev(xs)) for fs, xs in v.items()))')
+got=$(json_get '" ".join("%s=%.6f" % (e, d["matrix"]["rows"][0]["values"][e]["stddev"]) for e in ("ext4", "btrfs"))' <"$P.json")
+assert_eq "$want" "$got" "matrix report: stddev of the repeats"
+assert_eq 4 "$(json_get 'len(d["runs"])' <"$P.json")" "matrix report: a section per run"
+in_browser "$P" "matrix report"
+
+# ---- 5. compare --by fs_type over the matrix job ----
+log "5. compare --by fs_type"
+run benchctl report --by fs_type --job "$MATRIX_JOB" -o "$OUTDIR/compare.html"
+[ "$RC" = 0 ] || fail "report --by fs_type exited $RC: $OUT"
+P="$OUTDIR/compare.html"
+page_data "$P"
+same_as_verb "$P" compare "compare report" compare --by fs_type --job "$MATRIX_JOB" --json
+assert_eq "benchctl compare --by fs_type --job $MATRIX_JOB --json" "$(json_get 'd["sources"]["compare"]' <"$P.json")" \
+        "compare report: its source"
+assert_eq float "$(json_get 'type([c for c in d["compare"]["cells"] if c["group"] == "btrfs"][0]["mib_per_s"]["stddev"]).__name__' <"$P.json")" \
+        "compare --json: the stddev of btrfs's two runs"
+in_browser "$P" "compare report"
+
+# ---- 6. history: the write runs of the last hour, per device ----
+log "6. a history selection"
+(cd "$OUTDIR" && benchctl report --workload write --since 1h >/dev/null) || fail "report --workload write --since 1h failed"
+P="$OUTDIR/benchd-history-write.html"
+[ -s "$P" ] || fail "no $P: $(ls "$OUTDIR")"
+page_data "$P"
+since=$(json_get 'd["sources"]["results"].split("--since @")[1].split()[0]' <"$P.json")
+same_as_verb "$P" results "history report" results --workload write --since "@$since" --json
+assert_le 2 "$(json_get 'len({r["device_name"] for r in d["results"]})' <"$P.json")" "devices in the history"
+assert_eq None "$(json_get 'd["regressions"]' <"$P.json")" "regressions (this benchd has no ListRegressions)"
+in_browser "$P" "history report"
+
+# ---- 7. what is refused ----
+log "7. errors"
+run env BENCHCTL_CHART_JS="$TEST_DIR/no-chart.js" "$BENCHCTL_BIN" --bus-address="$BUS_ADDRESS" report "$RUN" -o "$OUTDIR/x.html"
+assert_eq 1 "$RC" "exit code without the chart library"
+assert_contains "$OUT" "libjs-chart.js" "the error names the package"
+[ -e "$OUTDIR/x.html" ] && fail "a report was written without the chart library"
+run env -u DISPLAY -u WAYLAND_DISPLAY "$BENCHCTL_BIN" --bus-address="$BUS_ADDRESS" report "$RUN" -o "$OUTDIR/y.html" --open
+assert_eq 1 "$RC" "exit code of --open without a display"
+assert_contains "$OUT" "DISPLAY" "--open without a display says so"
+[ -s "$OUTDIR/y.html" ] || fail "--open without a display did not write the report first"
+run benchctl report 999999 -o "$OUTDIR/z.html"
+assert_eq 4 "$RC" "exit code of a report of a run that does not exist"
+run benchctl report "$RUN" --job "$MATRIX_JOB"
+assert_eq 2 "$RC" "exit code of RUN ids with --job"
+run benchctl report --job "$MATRIX_JOB" -o /nonexistent-dir/r.html
+assert_eq 1 "$RC" "exit code of an unwritable -o"
+assert_contains "$OUT" "/nonexistent-dir/r.html" "the error names the file"
+
+[ "$BROWSER_CHECKED" -gt 0 ] || log "SKIP: the pages were not loaded in a browser (no chromium)"
+log "report passed (run $RUN, jobs iozone $IOZONE_JOB, bonnie $BONNIE_JOB, matrix $MATRIX_JOB; $BROWSER_CHECKED pages in chromium)"
