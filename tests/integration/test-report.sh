@@ -236,7 +236,7 @@ page_data "$P"
 since=$(json_get 'd["sources"]["results"].split("--since @")[1].split()[0]' <"$P.json")
 same_as_verb "$P" results "history report" results --workload write --since "@$since" --json
 assert_le 2 "$(json_get 'len({r["device_name"] for r in d["results"]})' <"$P.json")" "devices in the history"
-assert_eq None "$(json_get 'd["regressions"]' <"$P.json")" "regressions (this benchd has no ListRegressions)"
+same_as_verb "$P" regressions "history report's regressions" regressions --workload write --since "@$since" --json
 in_browser "$P" "history report"
 
 # ---- 7. what is refused ----
