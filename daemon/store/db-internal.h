@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to db.c and db-query.c: the Db connection, the one place SQLite result codes become
- * errnos (db_fail(), defined in db.c), and the small statement helpers both files use. db.c opens,
- * migrates and writes; db-query.c reads. Nothing outside the store includes this header, and
+ * errnos (db_fail(), defined in db.c), and the small statement helpers the files use. db.c opens,
+ * migrates and writes; db-query.c reads; db-prune.c removes old samples in bounded steps. Nothing outside the store includes this header, and
  * nothing here is a contract: db.h is.
  */
 #pragma once
@@ -27,6 +27,7 @@ typedef enum DbStmt {
         STMT_RUN_INTERRUPT_STALE,
         STMT_RUN_EXISTS,
         STMT_SAMPLE_INSERT,
+        STMT_RUN_BLOCK_SIZE,
         STMT_HISTOGRAM_DELETE,
         STMT_HISTOGRAM_INSERT,
         STMT_DEVICE_UPSERT,
@@ -40,6 +41,8 @@ struct Db {
         sqlite3 *sqlite;
         sqlite3_stmt *stmts[_STMT_MAX];
         char error[512];
+        DbExplainHook explain;          /* db_set_explain_hook() */
+        void *explain_userdata;
 };
 
 /* ---- errors (db.c) ---- */

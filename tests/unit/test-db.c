@@ -214,13 +214,21 @@ START_TEST(test_create_empty_file) {
                 { "table", "devices" },
                 { "table", "jobs" },
                 { "table", "runs" },
-                { "table", "samples" },
+                { "table", "sample_data" },
+                { "view", "samples" },
                 { "table", "run_histograms" },
+                { "table", "run_tags" },
                 { "view", "run_summary" },
                 { "index", "jobs_state" },
+                { "index", "jobs_profile" },
                 { "index", "runs_device_workload_started" },
                 { "index", "runs_started" },
                 { "index", "runs_job" },
+                { "index", "runs_workload_started" },
+                { "index", "runs_fs_type_started" },
+                { "index", "runs_label_started" },
+                { "index", "runs_status_started" },
+                { "index", "run_tags_tag" },
         };
         sqlite3 *s;
         int fd;
@@ -244,6 +252,9 @@ START_TEST(test_create_empty_file) {
                          objects[i][0], objects[i][1]);
                 ck_assert_msg(raw_int(s, sql) == 1, "missing %s %s", objects[i][0], objects[i][1]);
         }
+        /* Chosen before the first table: the page size, and pages that pruning frees go back. */
+        ck_assert_int_eq(raw_int(s, "PRAGMA page_size"), 4096);
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 2);
         sqlite3_close(s);
 }
 END_TEST
@@ -415,7 +426,7 @@ START_TEST(test_schema_checks) {
                 "direct, target, started_usec) VALUES ('read', 1, 1, 0, 0, 1, 1, 2, '/t', 1)",
                 "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
                 "direct, target, started_usec, tags) VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '\"x\"')",
-                "INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read, "
+                "INSERT INTO sample_data (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read, "
                 "ios_written, ops) VALUES (999, 1, 1, 0, 0, 0, 0, 0)",
                 "INSERT INTO run_histograms (run_id, upper_ns, count) VALUES (999, 1, 1)",
         };
@@ -430,6 +441,24 @@ START_TEST(test_schema_checks) {
         raw_exec(s, "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, "
                     "jobs, direct, target, started_usec, tags) "
                     "VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '[\"x\"]')");
+        /* Basis points are 0..10000; the queue is not negative. */
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO sample_data (run_id, t_ms, interval_us, ios_read, "
+                                         "ios_written, ops, iowait_bp) VALUES (1, 1, 1, 0, 0, 0, 10001)",
+                                      NULL, NULL, NULL) & 0xff, SQLITE_CONSTRAINT);
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO sample_data (run_id, t_ms, interval_us, ios_read, "
+                                         "ios_written, ops, dev_queue_milli) VALUES (1, 1, 1, 0, 0, 0, -1)",
+                                      NULL, NULL, NULL) & 0xff, SQLITE_CONSTRAINT);
+        /* samples is a view: readers only. */
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO samples (run_id, t_ms, interval_us) VALUES (1, 2, 1)",
+                                      NULL, NULL, NULL), SQLITE_ERROR);
+        /* The run's tags, one row each (and again when they change). */
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1 AND tag = 'x'"), 1);
+        raw_exec(s, "UPDATE runs SET tags = '[\"y\",\"z\",\"y\"]' WHERE id = 1");
+        {
+                _cleanup_free_ char *tags = raw_text(s, "SELECT group_concat(tag) FROM (SELECT tag FROM run_tags "
+                                                        "WHERE run_id = 1 ORDER BY tag)");
+                ck_assert_str_eq(tags, "y,z");
+        }
         sqlite3_close(s);
 }
 END_TEST
@@ -834,6 +863,93 @@ START_TEST(test_samples_many) {
         ck_assert_int_eq(raw_int(raw, "SELECT sum(bytes_written) FROM samples"),
                          (int64_t) 1048576 * 5000 * 5001 / 2);
         sqlite3_close(raw);
+}
+END_TEST
+
+/* What sample_data holds: bytes only where they are not ios × the run's block size (32 KiB here),
+ * percentages in basis points, the queue in 1/1000. */
+START_TEST(test_samples_compact) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample smp = sample_at(3);
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_samples_insert(db, run, &smp, 1), 0);
+        s = raw_open();
+        /* bytes_written = 4 MiB = 128 × 32 KiB: implied; bytes_read = 30 for 3 I/Os: kept. */
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written IS NULL FROM sample_data"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_read FROM sample_data"), 30);
+        ck_assert_int_eq(raw_int(s, "SELECT iowait_bp FROM sample_data"), 150);
+        ck_assert_int_eq(raw_int(s, "SELECT cpu_sys_bp FROM sample_data"), 200);
+        ck_assert_int_eq(raw_int(s, "SELECT dev_queue_milli FROM sample_data"), 1250);
+        ck_assert_int_eq(raw_int(s, "SELECT typeof(iowait_bp) = 'integer' FROM sample_data"), 1);
+        /* and the view, as users read it */
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written FROM samples"), 4 << 20);
+        ck_assert_int_eq(raw_int(s, "SELECT typeof(iowait_pct) = 'real' AND iowait_pct = 1.5 FROM samples"), 1);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* Values as the worker measures them come back within the stated resolution: 0.005 percentage
+ * points (half a basis point), 0.0005 of a request; bytes and everything else exactly. */
+START_TEST(test_samples_resolution) {
+        static const struct {
+                double pct, queue;
+                uint64_t bytes, ios;
+        } cases[] = {
+                { 0.0, 0.0, 0, 0 },
+                { 100.0, 1024.0, 32768, 1 },
+                { 100.0 * 1 / 3, 31.8765, 32768 * 5 + 1, 5 },   /* not whole blocks: kept as it is */
+                { 100.0 * 7 / 800, 0.0004, 4096, 1 },            /* 7 ticks of 8 CPUs over 1 s */
+                { 100.0 * 12345 / 25600, 255.9996, 0, 3 },       /* 256 CPUs */
+                { 99.99999, 1e6 + 0.25, UINT64_C(1) << 40, (UINT64_C(1) << 40) / 32768 },
+                { 0.004999, 0.00049, 1, 0 },
+                { -1.0, -1.0, 12, 0 },                           /* unknown */
+        };
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample smp[ELEMENTSOF(cases)];
+        Rows rows = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                smp[i] = (ProtoSample) {
+                        .t_ms = 1000 * (i + 1), .interval_us = 999999 + i,
+                        .bytes_read = cases[i].bytes, .ios_read = cases[i].ios,
+                        .bytes_written = cases[i].bytes / 2, .ios_written = cases[i].ios,
+                        .lat_mean_ns = 123457 + i, .lat_p50_ns = 120831, .lat_p99_ns = 901119, .lat_max_ns = 7654321,
+                        .iowait_pct = cases[i].pct, .cpu_user_pct = cases[i].pct / 2, .cpu_sys_pct = cases[i].pct / 3,
+                        .dev_util_pct = cases[i].pct, .dev_queue = cases[i].queue,
+                };
+        ck_assert_int_eq(db_samples_insert(db, run, smp, ELEMENTSOF(cases)), 0);
+        ck_assert_int_eq(db_get_samples(db, run, collect, &rows), (int) ELEMENTSOF(cases));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const Row *row = &rows.row[i];
+                const char *const pcts[] = { "iowait_pct", "cpu_user_pct", "cpu_sys_pct", "dev_util_pct" };
+                const double want[] = { smp[i].iowait_pct, smp[i].cpu_user_pct, smp[i].cpu_sys_pct,
+                                        smp[i].dev_util_pct };
+
+                ck_assert_int_eq(field_int(row, "interval_us"), (int64_t) smp[i].interval_us);
+                ck_assert_int_eq(field_int(row, "bytes_read"), (int64_t) smp[i].bytes_read);
+                ck_assert_int_eq(field_int(row, "bytes_written"), (int64_t) smp[i].bytes_written);
+                ck_assert_int_eq(field_int(row, "lat_mean_ns"), (int64_t) smp[i].lat_mean_ns);
+                ck_assert_int_eq(field_int(row, "lat_max_ns"), 7654321);
+                for (size_t k = 0; k < ELEMENTSOF(pcts); k++) {
+                        if (want[k] < 0) {
+                                ck_assert(field_null(row, pcts[k]));
+                                continue;
+                        }
+                        /* 0 and whole basis points come back as integers-valued reals */
+                        ck_assert_msg(fabs(field(row, pcts[k])->d - want[k]) <= 0.005 + 1e-9,
+                                      "case %zu %s: %.6f stored as %.6f", i, pcts[k], want[k], field(row, pcts[k])->d);
+                }
+                if (cases[i].queue < 0)
+                        ck_assert(field_null(row, "dev_queue"));
+                else
+                        ck_assert_msg(fabs(field(row, "dev_queue")->d - cases[i].queue) <= 0.0005 + 1e-9,
+                                      "case %zu dev_queue: %.6f stored as %.6f", i, cases[i].queue,
+                                      field(row, "dev_queue")->d);
+        }
+        rows_clear(&rows);
 }
 END_TEST
 
@@ -1464,6 +1580,8 @@ int main(void) {
         tcase_add_test(tc_runs, test_get_run_missing);
         tcase_add_test(tc_runs, test_samples);
         tcase_add_test(tc_runs, test_samples_many);
+        tcase_add_test(tc_runs, test_samples_compact);
+        tcase_add_test(tc_runs, test_samples_resolution);
         tcase_add_test(tc_runs, test_histogram);
         tcase_add_test(tc_runs, test_histogram_top_buckets);
         tcase_add_test(tc_runs, test_devices);
