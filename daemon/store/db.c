@@ -398,12 +398,14 @@ static int db_page_count(Db *db, int64_t *ret) {
  * by rewriting the file (VACUUM, which needs room for a copy of it for a while). When that fails
  * the file works as before; the pages pruned samples free are then reused, not given back. */
 static void db_enable_auto_vacuum(Db *db) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        sqlite3_stmt *st = NULL;
         char saved[sizeof(db->error)];
+        int mode = -1;
 
-        if (db_prepare(db, "PRAGMA auto_vacuum", &st) < 0 || db_step_row(db, st) <= 0)
-                return;
-        if (sqlite3_column_int(st, 0) != 0)
+        if (db_prepare(db, "PRAGMA auto_vacuum", &st) >= 0 && db_step_row(db, st) > 0)
+                mode = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st); /* VACUUM refuses to run while a statement is */
+        if (mode != 0)
                 return;
         memcpy(saved, db->error, sizeof(saved));
         if (db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL") >= 0)

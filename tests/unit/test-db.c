@@ -1153,6 +1153,8 @@ static const QueryCase query_cases[] = {
         { "device by name, no identity", { .device = "nvme0n1" }, 0, { 5, 4, -1 } },
         { "identity + workload", { .device = "serial:ABC123", .workload = "randread" }, 0,
           { 6, 3, 2, -1 } },
+        { "identity + workload over a window", { .device = "serial:ABC123", .workload = "randread",
+                                                 .since_usec = T0 + 3 * DAY_USEC }, 0, { 6, 3, -1 } },
         { "job 1", {}, 1, { 4, 3, 2, 1, 0, -1 } },
         { "job 2", {}, 2, { 7, 6, 5, -1 } },
         { "profile", { .profile = "crystal" }, 0, { 4, 3, 2, 1, 0, -1 } },
@@ -1545,6 +1547,298 @@ START_TEST(test_migrate_from_version_1) {
 }
 END_TEST
 
+/* A database of schema version 5 (samples a table of REAL percentages) is migrated to compact
+ * samples when opened: every sample's values within the stated resolution, bytes exact, the
+ * samples of a run that no longer exists dropped, tags indexed, and the file given incremental
+ * auto-vacuum. */
+START_TEST(test_migrate_from_version_5) {
+        static const struct {
+                int64_t bytes_read, ios_read, bytes_written, ios_written;
+                const char *iowait, *user, *sys, *util, *queue;  /* SQL literals */
+        } old[] = {
+                { 4096 * 10, 10, 0, 0, "12.5", "0.125", "3.3333333333", "99.87", "31.2345" },
+                { 4096 * 10 + 7, 10, 1, 0, "0", "100", "0.004", "NULL", "NULL" },
+                { 0, 0, 4096 * 3, 3, "45.678901", "7.0", "0.0", "100.0", "0.0004" },
+        };
+        sqlite3 *s;
+        Rows rows = {};
+
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        for (int v = 0; v < 5; v++)
+                raw_exec(s, schema_migrations[v]);
+        raw_exec(s, "PRAGMA user_version = 5");
+        raw_exec(s, "COMMIT");
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 0);
+        raw_exec(s, "INSERT INTO jobs (state, spec, target, submitted_by, submitted_usec) "
+                    "VALUES ('succeeded', '{}', '/tmp/x', 0, 1700000000000000)");
+        raw_exec(s, "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
+                    "queue_depth, jobs, direct, target, started_usec, status, tags) "
+                    "VALUES (1, 0, 'randrw', 4096, 0, 0, 0, 1, 1, 0, '/tmp/x', 1700000000000000, "
+                    "'succeeded', '[\"nightly\",\"a\"]')");
+        for (size_t i = 0; i < ELEMENTSOF(old); i++) {
+                char sql[1024];
+
+                snprintf(sql, sizeof(sql),
+                         "INSERT INTO samples VALUES (1, %zu, %zu, %" PRIi64 ", %" PRIi64 ", %" PRIi64 ", %" PRIi64
+                         ", 0, 1000, 900, 5000, 9000, %s, %s, %s, %s, %s)",
+                         1000 * (i + 1), 1000000 + i, old[i].bytes_read, old[i].bytes_written, old[i].ios_read,
+                         old[i].ios_written, old[i].iowait, old[i].user, old[i].sys, old[i].util, old[i].queue);
+                raw_exec(s, sql);
+        }
+        /* A sample of a run deleted with foreign keys off: unreachable, not copied. */
+        raw_exec(s, "INSERT INTO samples VALUES (77, 1, 1, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, "
+                    "NULL, NULL, NULL, NULL, NULL)");
+        sqlite3_close(s);
+
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                ck_assert_int_eq(db_get_samples(db, 1, collect, &rows), (int) ELEMENTSOF(old));
+                for (size_t i = 0; i < ELEMENTSOF(old); i++) {
+                        const Row *row = &rows.row[i];
+                        const char *const cols[] = { "iowait_pct", "cpu_user_pct", "cpu_sys_pct", "dev_util_pct",
+                                                     "dev_queue" };
+                        const char *const lits[] = { old[i].iowait, old[i].user, old[i].sys, old[i].util,
+                                                     old[i].queue };
+
+                        ck_assert_int_eq(field_int(row, "t_ms"), (int64_t) (1000 * (i + 1)));
+                        ck_assert_int_eq(field_int(row, "interval_us"), (int64_t) (1000000 + i));
+                        ck_assert_int_eq(field_int(row, "bytes_read"), old[i].bytes_read);
+                        ck_assert_int_eq(field_int(row, "bytes_written"), old[i].bytes_written);
+                        ck_assert_int_eq(field_int(row, "ios_read"), old[i].ios_read);
+                        ck_assert_int_eq(field_int(row, "lat_p99_ns"), 5000);
+                        for (size_t k = 0; k < ELEMENTSOF(cols); k++) {
+                                double want, tol = k == 4 ? 0.0005 : 0.005;
+
+                                if (streq(lits[k], "NULL")) {
+                                        ck_assert(field_null(row, cols[k]));
+                                        continue;
+                                }
+                                want = strtod(lits[k], NULL);
+                                ck_assert_msg(fabs(field(row, cols[k])->d - want) <= tol + 1e-9,
+                                              "sample %zu %s: %s became %.6f", i, cols[k], lits[k],
+                                              field(row, cols[k])->d);
+                        }
+                }
+                rows_clear(&rows);
+        }
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), db_schema_latest());
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data"), (int64_t) ELEMENTSOF(old));
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'"), 0);
+        /* Whole blocks are implied, the rest kept. */
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data WHERE bytes_read IS NULL"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_read FROM sample_data WHERE t_ms = 2000"), 4096 * 10 + 7);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1"), 2);
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 2);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* ---- every query benchctl makes is an index search ---- */
+
+typedef struct Plans {
+        bool filtered;  /* the query has a WHERE term: no scan at all, not even of an index */
+        size_t n;       /* plan rows seen */
+        char *bad;      /* the first scan, and its statement */
+} Plans;
+
+/* A scan of a table is what would grow with the history. Without a filter, walking runs_started
+ * newest first is the answer (it stops at the limit); with one, every access must be a search, or
+ * a rare value would walk the whole index. */
+static int plan_hook(const char *sql, const char *detail, void *userdata) {
+        Plans *p = userdata;
+
+        p->n++;
+        if (!p->bad && strncmp(detail, "SCAN ", 5) == 0 && (p->filtered || !strstr(detail, "USING")))
+                ck_assert_int_ge(asprintf(&p->bad, "%s in %s", detail, sql), 0);
+        return 0;
+}
+
+static void plans_check(Plans *p, const char *what) {
+        ck_assert_msg(p->n > 0, "%s: no plan seen", what);
+        ck_assert_msg(!p->bad, "%s: %s", what, p->bad);
+        *p = (Plans) { .filtered = p->filtered };
+}
+
+/* Every QueryRuns filter of query_cases, alone and combined, as db-query.c builds it. */
+START_TEST(test_query_plan_each_filter) {
+        const QueryCase *c = &query_cases[_i];
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        DbRunFilter f = c->f;
+        Plans plans = {};
+
+        query_fixture(db, &q);
+        if (c->job)
+                f.job = c->job == 1 ? q.job1 : q.job2;
+        plans.filtered = f.device || f.workload || f.profile || f.fs_type || f.label || f.tag || f.status ||
+                         f.job || f.since_usec || f.until_usec;
+        db_set_explain_hook(db, plan_hook, &plans);
+        ck_assert_int_ge(db_query_runs(db, &f, NULL, NULL), 0);
+        plans_check(&plans, c->what);
+}
+END_TEST
+
+START_TEST(test_query_plan_run_samples_histogram) {
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        Plans plans = {};
+        ProtoSample smp = sample_at(1);
+
+        query_fixture(db, &q);
+        ck_assert_int_eq(db_samples_insert(db, q.run[2], &smp, 1), 0);
+        plans.filtered = true;
+        db_set_explain_hook(db, plan_hook, &plans);
+        ck_assert_int_eq(db_get_run(db, q.run[2], NULL, NULL), 1);
+        plans_check(&plans, "GetRun");
+        ck_assert_int_eq(db_get_samples(db, q.run[2], NULL, NULL), 1);
+        plans_check(&plans, "GetSamples");
+        ck_assert_int_eq(db_get_samples_page(db, q.run[2], 500, 10, NULL, NULL), 1);
+        plans_check(&plans, "GetSamplesPage");
+        ck_assert_int_eq(db_get_histogram(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetHistogram");
+        ck_assert_int_ge(db_get_run_phases(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetRun's phases");
+        ck_assert_int_ge(db_get_run_positions(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetRun's positions");
+        ck_assert_int_ge(db_prune_step(db, &(DbPrune) { .before_usec = T0 + 3 * DAY_USEC }, 10), 0);
+        plans_check(&plans, "a prune step");
+}
+END_TEST
+
+/* ---- pruning ---- */
+
+static void add_samples(Db *db, uint64_t run, size_t n) {
+        _cleanup_free_ ProtoSample *s = calloc(n, sizeof(ProtoSample));
+
+        ck_assert_ptr_nonnull(s);
+        for (size_t i = 0; i < n; i++)
+                s[i] = sample_at(i);
+        ck_assert_int_eq(db_samples_insert(db, run, s, n), 0);
+}
+
+/* Only the samples of runs that started before the bound and are not running go; the runs, their
+ * histograms, phases and positions stay. Small steps give the same result as one big one. */
+START_TEST(test_prune_samples) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), run[5];
+        const uint64_t started[5] = { T0, T0 + DAY_USEC, T0 + DAY_USEC, T0 + 2 * DAY_USEC, T0 };
+        ProtoHistogramEntry e = { 200, 5 };
+        ProtoPhaseResult ph = phase_def("create-seq", 3);
+        ProtoPositionResult pos = { .index = 0, .bytes = 4096, .duration_usec = 5, .lat_mean_ns = 1, .lat_max_ns = 2 };
+        ProtoResult res = known_result();
+        DbPrune p = { .before_usec = T0 + 2 * DAY_USEC };
+        sqlite3 *s;
+        int r, steps = 0;
+
+        for (size_t i = 0; i < 5; i++) {
+                run[i] = add_run(db, job, (uint32_t) i, &(RunDef) { .workload = "write", .started_usec = started[i],
+                                                                    .device_id = -1 });
+                add_samples(db, run[i], 10 + i);
+                ck_assert_int_eq(db_histogram_insert(db, run[i], &e, 1), 0);
+                ck_assert_int_eq(db_run_phase_insert(db, run[i], &ph), 0);
+                ck_assert_int_eq(db_run_position_insert(db, run[i], &pos), 0);
+                if (i < 4) /* run[4] is still running: never pruned */
+                        ck_assert_int_eq(db_run_finish(db, run[i], "succeeded", NULL, i == 0 ? &res : NULL), 0);
+        }
+        /* db_run_finish with a result moves started_usec to the measured phase's start */
+        s = raw_open();
+        raw_exec(s, "PRAGMA busy_timeout = 5000");
+        raw_exec(s, "UPDATE runs SET started_usec = 1700000000000000 WHERE id = 1");
+        sqlite3_close(s);
+
+        while ((r = db_prune_step(db, &p, 7)) > 0)
+                ck_assert_int_lt(++steps, 100);
+        ck_assert_int_eq(r, 0);
+        /* runs 0, 1, 2: 10 + 11 + 12 samples, in steps of at most 7 (the fifth finds the end) */
+        ck_assert_uint_eq(p.runs, 3);
+        ck_assert_uint_eq(p.samples, 33);
+        ck_assert_int_eq(steps, 4);
+
+        ck_assert_int_eq(db_get_samples(db, run[0], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[1], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[2], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[3], NULL, NULL), 13);
+        ck_assert_int_eq(db_get_samples(db, run[4], NULL, NULL), 14);
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_histograms"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_phases"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_positions"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM jobs"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written FROM runs WHERE id = 1"), (int64_t) res.bytes_written);
+        sqlite3_close(s);
+
+        /* Again: nothing left to do. A bound of 0 prunes nothing. */
+        p = (DbPrune) { .before_usec = T0 + 2 * DAY_USEC };
+        ck_assert_int_eq(db_prune_step(db, &p, 1000), 0);
+        ck_assert_uint_eq(p.samples, 0);
+        p = (DbPrune) {};
+        ck_assert_int_eq(db_prune_step(db, &p, 1000), 0);
+        ck_assert_int_eq(db_prune_step(db, &p, 0), -EINVAL);
+        ck_assert_int_eq(db_get_samples(db, run[3], NULL, NULL), 13);
+}
+END_TEST
+
+static off_t file_size(const char *path) {
+        struct stat st;
+
+        ck_assert_int_eq(stat(path, &st), 0);
+        return st.st_size;
+}
+
+/* After a prune, incremental vacuum gives the space back: the file shrinks. */
+START_TEST(test_prune_vacuum_shrinks) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), keep;
+        DbPrune p = { .before_usec = T0 + DAY_USEC };
+        DbFileStats fs;
+        off_t before, after;
+        sqlite3 *s;
+        int r, steps = 0;
+
+        for (int i = 0; i < 20; i++)
+                add_samples(db, add_run(db, job, (uint32_t) i, &plain_run), 2000);
+        keep = add_run(db, job, 20, &(RunDef) { .workload = "write", .started_usec = T0 + 2 * DAY_USEC,
+                                                 .device_id = -1 });
+        add_samples(db, keep, 100);
+        for (uint64_t id = 1; id <= keep; id++)
+                ck_assert_int_eq(db_run_finish(db, id, "succeeded", NULL, NULL), 0);
+
+        s = raw_open();
+        raw_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+        before = file_size(dbpath);
+
+        while ((r = db_prune_step(db, &p, 5000)) > 0)
+                ck_assert_int_lt(++steps, 100);
+        ck_assert_int_eq(r, 0);
+        ck_assert_uint_eq(p.samples, 40000);
+        ck_assert_uint_eq(p.runs, 20);
+        ck_assert_int_eq(db_file_stats(db, &fs), 0);
+        ck_assert_uint_gt(fs.free_pages, 100);
+
+        steps = 0;
+        while ((r = db_vacuum_step(db, 64)) > 0)
+                ck_assert_int_lt(++steps, 10000);
+        ck_assert_int_eq(r, 0);
+        ck_assert_int_gt(steps, 1); /* bounded: more than one step for this many pages */
+        ck_assert_int_eq(db_file_stats(db, &fs), 0);
+        ck_assert_uint_eq(fs.free_pages, 0);
+
+        raw_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+        after = file_size(dbpath);
+        sqlite3_close(s);
+        ck_assert_msg(after * 4 < before, "the file went from %jd to %jd bytes only", (intmax_t) before,
+                      (intmax_t) after);
+        ck_assert_int_eq(db_get_samples(db, keep, NULL, NULL), 100);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("db");
         TCase *tc_schema = tcase_create("schema");
@@ -1590,6 +1884,9 @@ int main(void) {
         tcase_add_test(tc_runs, test_run_positions);
         tcase_add_test(tc_runs, test_run_fs);
         tcase_add_test(tc_runs, test_migrate_from_version_1);
+        tcase_add_test(tc_runs, test_migrate_from_version_5);
+        tcase_add_test(tc_runs, test_prune_samples);
+        tcase_add_test(tc_runs, test_prune_vacuum_shrinks);
         suite_add_tcase(s, tc_runs);
 
         tcase_add_checked_fixture(tc_query, setup, teardown);
@@ -1597,6 +1894,8 @@ int main(void) {
         tcase_add_test(tc_query, test_query_runs_fields);
         tcase_add_test(tc_query, test_query_limit_default_and_cap);
         tcase_add_test(tc_query, test_query_plan_uses_index);
+        tcase_add_loop_test(tc_query, test_query_plan_each_filter, 0, ELEMENTSOF(query_cases));
+        tcase_add_test(tc_query, test_query_plan_run_samples_histogram);
         tcase_set_timeout(tc_query, 60);
         suite_add_tcase(s, tc_query);
 
