@@ -38,6 +38,7 @@ const char *arg_status = NULL;
 uint64_t arg_job = 0;
 uint64_t arg_since_usec = 0;
 uint64_t arg_until_usec = 0;
+uint64_t arg_older_than_usec = 0;
 uint64_t arg_limit = 0;
 bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
@@ -64,6 +65,7 @@ static const Verb verbs[] = {
         { "samples",  1, 1,  verb_samples },
         { "export",   0, -1, verb_export },
         { "compare",  0, -1, verb_compare },
+        { "prune",    0, 0,  verb_prune },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
         { "help",     0, 1,  verb_help },
@@ -95,7 +97,9 @@ static void help(void) {
                "  compare --by COLUMN      Compare groups of runs (e.g. --by fs_type, --by device_name,\n"
                "                           --by label) over the runs the filters select\n"
                "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
-               "                           against --baseline=ENTRY (default the first filesystem)\n\n"
+               "                           against --baseline=ENTRY (default the first filesystem)\n"
+               "  prune --older-than=TIME  Remove the samples of runs older than TIME (30d, 2026-11-01);\n"
+               "                           their summaries and histograms stay (root)\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -198,6 +202,7 @@ enum {
         ARG_FORMAT,
         ARG_BY,
         ARG_BASELINE,
+        ARG_OLDER_THAN,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -229,6 +234,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "format",      required_argument, NULL, ARG_FORMAT },
                 { "by",          required_argument, NULL, ARG_BY },
                 { "baseline",    required_argument, NULL, ARG_BASELINE },
+                { "older-than",  required_argument, NULL, ARG_OLDER_THAN },
                 {}
         };
         int c;
@@ -312,6 +318,10 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_UNTIL:
                         if (parse_time_arg("--until", optarg, &arg_until_usec) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case ARG_OLDER_THAN:
+                        if (parse_time_arg("--older-than", optarg, &arg_older_than_usec) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case 'n':

@@ -17,6 +17,7 @@
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "jobs/job.h"
+#include "jobs/retention.h"
 
 typedef struct Manager Manager;
 
@@ -36,6 +37,7 @@ struct Manager {
         char *worker_path;
         char **profile_dirs;            /* highest priority first */
         unsigned max_queue;
+        Retention *retention;           /* SampleRetentionDays= and PruneSamples */
 
         Job *jobs_head, *jobs_tail;     /* by id */
         Job *running;
@@ -63,6 +65,7 @@ typedef struct ManagerConfig {
         const char *worker_path;
         char *const *profile_dirs;
         unsigned max_queue;
+        unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
 } ManagerConfig;
 
 /* Registers the Manager and job objects on bus; the name is requested by the caller. */
