@@ -15,8 +15,10 @@
 --   bytes_read, bytes_written
 --                   NULL when they are ios_read (ios_written) times the run's block_size, as for
 --                   every full-block I/O; the value otherwise (a short last I/O, a metadata run).
---   interval_us     kept: the t_ms of consecutive samples are truncated to the ms (up to 1 % off
---                   at sample_ms=100) and a sample the database lost would double the next one's.
+--   interval_us     NULL when the sample's t_ms minus the previous sample's (0 for the first) says
+--                   it to within 1 ms and 1 %: the view gives 1000 × that difference then. The
+--                   value otherwise: after a sample the database lost, for a last interval shorter
+--                   than 1 ms. (Kept in every row it took 4.5 bytes a sample, 7 % of the file.)
 --
 -- The samples view has the version 1 table's columns, names and units (REAL percentages, bytes
 -- filled in), so queries of samples work as before; benchd writes sample_data. Existing rows are
@@ -31,7 +33,7 @@
 CREATE TABLE sample_data (
         run_id              INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
         t_ms                INTEGER NOT NULL CHECK (t_ms >= 0),
-        interval_us         INTEGER NOT NULL CHECK (interval_us >= 0),
+        interval_us         INTEGER CHECK (interval_us IS NULL OR interval_us >= 0),
         bytes_read          INTEGER CHECK (bytes_read IS NULL OR bytes_read >= 0),
         bytes_written       INTEGER CHECK (bytes_written IS NULL OR bytes_written >= 0),
         ios_read            INTEGER NOT NULL,
@@ -53,7 +55,10 @@ INSERT INTO sample_data
 SELECT
         s.run_id,
         s.t_ms,
-        s.interval_us,
+        CASE WHEN abs(s.interval_us - 1000 * (s.t_ms - COALESCE(
+                        (SELECT max(p.t_ms) FROM samples AS p WHERE p.run_id = s.run_id AND p.t_ms < s.t_ms), 0)))
+                        BETWEEN 0 AND min(999, s.interval_us / 100)
+                THEN NULL ELSE s.interval_us END,
         NULLIF(s.bytes_read, s.ios_read * r.block_size),
         NULLIF(s.bytes_written, s.ios_written * r.block_size),
         s.ios_read,
@@ -78,7 +83,9 @@ CREATE VIEW samples AS
 SELECT
         d.run_id            AS run_id,
         d.t_ms              AS t_ms,
-        d.interval_us       AS interval_us,
+        COALESCE(d.interval_us, 1000 * (d.t_ms - COALESCE(
+                (SELECT max(p.t_ms) FROM sample_data AS p WHERE p.run_id = d.run_id AND p.t_ms < d.t_ms), 0)))
+                            AS interval_us,
         COALESCE(d.bytes_read, d.ios_read * r.block_size)
                             AS bytes_read,
         COALESCE(d.bytes_written, d.ios_written * r.block_size)

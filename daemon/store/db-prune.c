@@ -10,7 +10,7 @@
  * devices stay, so the history keeps every result and loses only its time series.
  *
  * A step walks the old runs in started_usec order (runs_started) and removes the samples of one
- * run after the other by primary key range. Its DbPrune remembers where it stopped, so a prune of
+ * run after the other by primary key range, from its end. Its DbPrune remembers where it stopped, so a prune of
  * years of history visits each run once, however many steps it takes.
  */
 
@@ -51,16 +51,17 @@ static int prune_next_run(Db *db, const DbPrune *p, uint64_t *ret_run, uint64_t 
         return 1;
 }
 
-/* Removes the first max samples of the run (in t_ms order); *ret_n how many went. */
+/* Removes the last max samples of the run (in t_ms order), so that what stays of a run between
+ * two steps still has the samples its implied intervals are derived from; *ret_n how many went. */
 static int prune_run_samples(Db *db, uint64_t run_id, uint64_t max, uint64_t *ret_n) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         Binder b;
         int r, n;
 
         r = db_prepare(db,
-                       "DELETE FROM sample_data WHERE run_id = ?1 AND t_ms <= "
-                       "(SELECT max(t_ms) FROM (SELECT t_ms FROM sample_data WHERE run_id = ?1 "
-                       "ORDER BY t_ms LIMIT ?2))",
+                       "DELETE FROM sample_data WHERE run_id = ?1 AND t_ms >= "
+                       "(SELECT min(t_ms) FROM (SELECT t_ms FROM sample_data WHERE run_id = ?1 "
+                       "ORDER BY t_ms DESC LIMIT ?2))",
                        &st);
         if (r < 0)
                 return r;

@@ -82,6 +82,13 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "iowait_bp, cpu_user_bp, cpu_sys_bp, dev_util_bp, dev_queue_milli) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [STMT_RUN_BLOCK_SIZE] = "SELECT block_size FROM runs WHERE id = ?",
+        /* The t_ms a sample's interval is derived from (0 for the first), and, for a sample put
+         * before others, the next one's interval made explicit, since its previous one changes. */
+        [STMT_SAMPLE_PREV] =
+                "SELECT COALESCE(max(t_ms), 0) FROM sample_data WHERE run_id = ? AND t_ms < ?",
+        [STMT_SAMPLE_KEEP_NEXT] =
+                "UPDATE sample_data SET interval_us = 1000 * (t_ms - ?3) WHERE run_id = ?1 AND interval_us IS NULL "
+                "AND t_ms = (SELECT min(t_ms) FROM sample_data WHERE run_id = ?1 AND t_ms > ?2)",
         [STMT_HISTOGRAM_DELETE] = "DELETE FROM run_histograms WHERE run_id = ?",
         /* Buckets beyond INT64_MAX ns (292 years) are folded into one row at INT64_MAX. */
         [STMT_HISTOGRAM_INSERT] =
@@ -790,14 +797,75 @@ static void bind_milli(Binder *b, double v) {
         bind_i64(b, llround(MIN(v, 1e15) * 1000.0));
 }
 
-static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, uint64_t block_size,
-                                const ProtoSample *s) {
-        Binder b = binder(st);
+/* Whether the view's derived interval, 1000 × (t_ms − prev_ms), is within 1 ms and 1 % of the
+ * measured one, so that sample_data need not hold it (schema/0006-compact-samples.sql). */
+static bool interval_implied(uint64_t interval_us, uint64_t t_ms, uint64_t prev_ms) {
+        uint64_t derived, diff;
+
+        if (prev_ms > t_ms || __builtin_mul_overflow(t_ms - prev_ms, UINT64_C(1000), &derived))
+                return false;
+        diff = derived > interval_us ? derived - interval_us : interval_us - derived;
+        return diff <= MIN(UINT64_C(999), interval_us / 100);
+}
+
+/* The t_ms before t_ms among the run's stored samples, 0 when there is none; and the next one
+ * after t_ms, if its interval was implied by that one, gets it written out. */
+static int db_sample_neighbours(Db *db, uint64_t run_id, uint64_t t_ms, uint64_t *ret_prev) {
+        _cleanup_reset_ sqlite3_stmt *prev = NULL, *keep = NULL;
+        uint64_t p;
+        Binder b;
         int r;
 
+        r = db_stmt(db, STMT_SAMPLE_PREV, &prev);
+        if (r < 0)
+                return r;
+        b = binder(prev);
+        bind_u64(&b, run_id);
+        bind_u64(&b, t_ms);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, prev);
+        if (r < 0)
+                return r;
+        p = r > 0 ? column_u64(prev, 0) : 0;
+
+        r = db_stmt(db, STMT_SAMPLE_KEEP_NEXT, &keep);
+        if (r < 0)
+                return r;
+        b = binder(keep);
+        bind_u64(&b, run_id);
+        bind_u64(&b, t_ms);
+        bind_u64(&b, p);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, keep);
+        if (r < 0)
+                return r;
+        *ret_prev = p;
+        return 0;
+}
+
+static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, uint64_t block_size,
+                                const ProtoSample *s) {
+        uint64_t prev_ms = 0;
+        Binder b;
+        int r;
+
+        if (s->t_ms > (uint64_t) INT64_MAX)
+                return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
+        r = db_sample_neighbours(db, run_id, s->t_ms, &prev_ms);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
         bind_u64(&b, run_id);
         bind_u64(&b, s->t_ms);
-        bind_u64(&b, s->interval_us);
+        if (interval_implied(s->interval_us, s->t_ms, prev_ms))
+                bind_null(&b);
+        else
+                bind_u64(&b, s->interval_us);
         bind_bytes(&b, s->bytes_read, s->ios_read, block_size);
         bind_bytes(&b, s->bytes_written, s->ios_written, block_size);
         bind_u64(&b, s->ios_read);
