@@ -96,8 +96,8 @@ START_TEST(test_prune_asked) {
         ck_assert_int_eq(a.r, 0);
         ck_assert_uint_eq(a.result.runs, 3);
         ck_assert_uint_eq(a.result.samples, 3 * (2 * RETENTION_STEP_SAMPLES + 10));
-        /* at least 3 steps a run of that many samples, and the loop served the tick between them */
-        ck_assert_uint_ge(ticks, 9);
+        /* at least 7 steps for that many samples, and the loop served the tick between any two */
+        ck_assert_uint_ge(ticks, 7);
         for (uint64_t run = 1; run <= 3; run++)
                 ck_assert_int_eq(count_samples(db, run), 0);
         ck_assert_int_eq(count_samples(db, 4), 2 * RETENTION_STEP_SAMPLES + 10);
