@@ -125,7 +125,9 @@ typedef struct DbRunEnd {
 int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
                     void *userdata);
 
-/* One transaction for the batch. */
+/* One transaction for the batch. Stored compactly in sample_data (schema/README.md): read back
+ * (db_get_samples(), the samples view) percentages to 0.01, the queue to 0.001, interval_us to
+ * within 1 ms and 1 %, everything else exactly. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n);
 /* Replaces the run's histogram (bucket upper bound ns, count). */
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
