@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to db.c and db-query.c: the Db connection, the one place SQLite result codes become
- * errnos (db_fail(), defined in db.c), and the small statement helpers the files use. db.c opens,
- * migrates and writes; db-query.c reads; db-prune.c removes old samples in bounded steps. Nothing outside the store includes this header, and
- * nothing here is a contract: db.h is.
+ * Private to db.c, db-query.c and db-prune.c: the Db connection, the one place SQLite result codes
+ * become errnos (db_fail(), defined in db.c), and the small statement helpers the files use. db.c
+ * opens, migrates and writes; db-query.c reads; db-prune.c removes old samples in bounded steps.
+ * Nothing outside the store includes this header, and nothing here is a contract: db.h is.
  */
 #pragma once
 
