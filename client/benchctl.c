@@ -38,6 +38,7 @@ const char *arg_status = NULL;
 uint64_t arg_job = 0;
 uint64_t arg_since_usec = 0;
 uint64_t arg_until_usec = 0;
+uint64_t arg_older_than_usec = 0;
 uint64_t arg_limit = 0;
 bool arg_all = false;
 ExportFormat arg_format = EXPORT_CSV;
@@ -69,6 +70,7 @@ static const Verb verbs[] = {
         { "compare",  0, -1, verb_compare },
         { "regressions", 0, 0, verb_regressions },
         { "report",   0, -1, verb_report },
+        { "prune",    0, 0,  verb_prune },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
         { "help",     0, 1,  verb_help },
@@ -109,7 +111,9 @@ static void help(void) {
                "                           first (--device, --workload, --since, --until, -n)\n"
                "  report RUN...|--job ID|--by COLUMN|[filters] [-o FILE.html] [--open]\n"
                "                           Write a self-contained HTML report with charts of runs, a job,\n"
-               "                           groups of runs, or the history the filters select\n\n"
+               "                           groups of runs, or the history the filters select\n"
+               "  prune --older-than=TIME  Remove the samples of runs older than TIME (30d, 2026-11-01);\n"
+               "                           their summaries and histograms stay (root)\n\n"
                "Devices:\n"
                "  devices                  List block devices and their write verdicts\n"
                "  device NAME              Show everything benchd knows about a device\n\n"
@@ -219,6 +223,7 @@ enum {
         ARG_BASELINE,
         ARG_CONFIDENCE,
         ARG_OPEN,
+        ARG_OLDER_THAN,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -253,6 +258,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "confidence",  required_argument, NULL, ARG_CONFIDENCE },
                 { "output",      required_argument, NULL, 'o' },
                 { "open",        no_argument,       NULL, ARG_OPEN },
+                { "older-than",  required_argument, NULL, ARG_OLDER_THAN },
                 {}
         };
         int c;
@@ -336,6 +342,10 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_UNTIL:
                         if (parse_time_arg("--until", optarg, &arg_until_usec) < 0)
+                                return -BENCHCTL_EXIT_USAGE;
+                        break;
+                case ARG_OLDER_THAN:
+                        if (parse_time_arg("--older-than", optarg, &arg_older_than_usec) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case 'n':

@@ -52,6 +52,7 @@ extern const char *arg_status;
 extern uint64_t arg_job;
 extern uint64_t arg_since_usec;
 extern uint64_t arg_until_usec;
+extern uint64_t arg_older_than_usec;   /* prune --older-than: a point in time, 0 not given */
 extern uint64_t arg_limit;
 extern bool arg_all;
 extern ExportFormat arg_format;
@@ -79,6 +80,7 @@ int verb_compare(int argc, char **argv);
 int verb_regressions(int argc, char **argv);
 int verb_report(int argc, char **argv);
 int verb_devices(int argc, char **argv);
+int verb_prune(int argc, char **argv);
 int verb_device(int argc, char **argv);
 
 /* Prints a JSON document on stdout as --json asked (pretty or short). */

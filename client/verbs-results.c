@@ -598,6 +598,50 @@ int verb_samples(int argc, char **argv) {
         return print_samples_table(samples);
 }
 
+/* prune --older-than=TIME: PruneSamples, which answers when the samples are gone and their space
+ * given back; that takes seconds per million samples, so the call may wait long. */
+#define PRUNE_TIMEOUT_USEC (3600ULL * 1000000ULL)
+
+int verb_prune(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        uint64_t runs = 0, samples = 0;
+        int r;
+
+        if (arg_older_than_usec == 0) {
+                fprintf(stderr, "benchctl: prune needs --older-than=TIME, e.g. --older-than=90d or "
+                                "--older-than=2026-11-01\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = bus_new_manager_call(bus, "PruneSamples", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", arg_older_than_usec);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, PRUNE_TIMEOUT_USEC, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tt", &runs, &samples);
+        if (r < 0)
+                return bus_error_exit("prune samples", &error, r);
+
+        if (arg_json) {
+                _cleanup_json_ json_object *o = json_object_new_object();
+
+                if (!o)
+                        return BENCHCTL_EXIT_FAILURE;
+                json_object_object_add(o, "runs", json_object_new_int64((int64_t) runs));
+                json_object_object_add(o, "samples", json_object_new_int64((int64_t) samples));
+                print_json(o);
+                return BENCHCTL_EXIT_OK;
+        }
+        printf("Removed %" PRIu64 " samples of %" PRIu64 " runs; their summaries and histograms stay.\n",
+               samples, runs);
+        return BENCHCTL_EXIT_OK;
+}
+
 /* RFC 4180: quote when needed, double the quotes. */
 static void csv_field(FILE *f, const char *s) {
         if (!strpbrk(s, ",\"\r\n")) {

@@ -23,6 +23,7 @@
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "bus/manager.h"
+#include "jobs/retention.h"
 #include "shared/log.h"
 #include "shared/regress.h"
 
@@ -209,7 +210,8 @@ static int run(int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(db_closep) Db *db = NULL;
-        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL, *db_error = NULL;
+        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL, *db_error = NULL, *conf_error = NULL;
+        unsigned retention_days = 0;
         DeviceManager *devices = NULL;
         Manager *m = NULL;
         sigset_t ss;
@@ -271,6 +273,15 @@ static int run(int argc, char *argv[]) {
         }
         (void) sd_bus_set_exit_on_disconnect(bus, true);
 
+        r = retention_conf_parse(o.config_path, &retention_days, &conf_error);
+        if (r < 0) {
+                log_warning("%s: %s; keeping all samples until that is fixed", o.config_path,
+                            conf_error ?: strerror(-r));
+                retention_days = 0;
+        } else if (retention_days > 0)
+                log_info("SampleRetentionDays=%u: samples of runs older than that are removed daily",
+                         retention_days);
+
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
         load_conf(o.config_path, &regress);
@@ -280,6 +291,7 @@ static int run(int argc, char *argv[]) {
                 .profile_dirs = dirs,
                 .max_queue = o.max_queue,
                 .regress = &regress,
+                .sample_retention_days = retention_days,
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
         if (r < 0) {

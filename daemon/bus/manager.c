@@ -717,6 +717,61 @@ static int property_get_running_job(sd_bus *bus, const char *path, const char *i
         return sd_bus_message_append(reply, "t", m->running ? m->running->id : UINT64_C(0));
 }
 
+/* ---- PruneSamples ---- */
+
+/* userdata: the call's message, referenced for the reply. */
+static void on_prune_done(int r, const DbPrune *result, void *userdata) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *message = userdata;
+
+        if (r == -ECANCELED)
+                return; /* benchd is going, and the bus with it */
+        if (r < 0) {
+                log_full(LOG_WARNING, "PruneSamples: failed after %" PRIu64 " samples of %" PRIu64 " runs: %s",
+                         result->samples, result->runs, strerror(-r));
+                (void) sd_bus_reply_method_errorf(message, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                                  "the database refused the removal of samples (%s) after %" PRIu64
+                                                  " samples of %" PRIu64 " runs were removed; fix that and prune "
+                                                  "again", strerror(-r), result->samples, result->runs);
+                return;
+        }
+        log_full(LOG_INFO, "PruneSamples: removed %" PRIu64 " samples of %" PRIu64 " runs that started before %"
+                 PRIu64, result->samples, result->runs, result->before_usec);
+        (void) sd_bus_reply_method_return(message, "tt", result->runs, result->samples);
+}
+
+/* Replied to once the prune is done, which takes steps on the event loop (retention.h). */
+static int method_prune_samples(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        uint64_t before;
+        uint32_t uid;
+        int r;
+
+        r = sd_bus_message_read(message, "t", &before);
+        if (r < 0)
+                return r;
+        r = bus_check_root(message, "pruning samples", &uid, error);
+        if (r < 0)
+                return r;
+        if (m->stopping)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                                        "benchd is shutting down; prune again once it runs");
+        if (before == 0 || before > (uint64_t) INT64_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "before_usec %" PRIu64 " is not a point in time; give CLOCK_REALTIME "
+                                         "microseconds since the epoch, e.g. now minus 30 days", before);
+
+        r = retention_prune(m->retention, before, on_prune_done, sd_bus_message_ref(message));
+        if (r < 0) {
+                sd_bus_message_unref(message);
+                if (r == -EBUSY)
+                        return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                                 "%u prunes wait already; prune again once they are answered",
+                                                 RETENTION_REQUESTS_MAX);
+                return r;
+        }
+        return 1;
+}
+
 static int property_get_database_path(sd_bus *bus, const char *path, const char *interface,
                                       const char *property, sd_bus_message *reply, void *userdata,
                                       sd_bus_error *error) {
@@ -762,6 +817,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("s", by, "a{sv}", filter, "a{sv}", options),
                                 SD_BUS_RESULT("as", groups, "s", baseline, "aa{sv}", cells),
                                 method_compare_runs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("PruneSamples",
+                                SD_BUS_ARGS("t", before_usec),
+                                SD_BUS_RESULT("t", runs, "t", samples),
+                                method_prune_samples, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListProfiles",
                                 SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(ss)", profiles),
@@ -864,6 +923,11 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 .callbacks = &manager_job_callbacks,
                 .userdata = m,
         };
+        r = retention_new(event, db, config->sample_retention_days, &m->retention);
+        if (r < 0) {
+                manager_free(m);
+                return r;
+        }
         for (char *const *d = config->profile_dirs; *d; d++)
                 n++;
         m->profile_dirs = calloc(n + 1, sizeof(char *));
@@ -915,6 +979,7 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_cleanups; i++)
                 cleanup_free(m->cleanups[i]);
         free(m->cleanups);
+        m->retention = retention_free(m->retention);
         sd_event_source_disable_unref(m->dispatch_source);
         sd_event_source_disable_unref(m->exit_source);
         sd_bus_slot_unref(m->manager_slot);

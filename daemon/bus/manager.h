@@ -18,6 +18,7 @@
 #include "devices/device-manager.h"
 #include "jobs/job.h"
 #include "shared/regress.h"
+#include "jobs/retention.h"
 
 typedef struct Manager Manager;
 
@@ -38,6 +39,7 @@ struct Manager {
         char **profile_dirs;            /* highest priority first */
         unsigned max_queue;
         RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
+        Retention *retention;           /* SampleRetentionDays= and PruneSamples */
 
         Job *jobs_head, *jobs_tail;     /* by id */
         Job *running;
@@ -66,6 +68,7 @@ typedef struct ManagerConfig {
         char *const *profile_dirs;
         unsigned max_queue;
         const RegressConfig *regress;   /* NULL: REGRESS_CONFIG_DEFAULT */
+        unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
 } ManagerConfig;
 
 /* Registers the Manager and job objects on bus; the name is requested by the caller. */

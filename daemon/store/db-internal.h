@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to the store's files (db.c, db-query.c, db-regress.c): the Db connection, the one place
- * SQLite result codes become errnos (db_fail(), defined in db.c), and the small statement helpers
- * they share. db.c opens, migrates and writes; db-query.c reads; db-regress.c checks runs for
- * regressions. Nothing outside the store includes this header, and nothing here is a contract:
- * db.h is.
+ * Private to the store's files (db.c, db-query.c, db-regress.c, db-prune.c): the Db connection, the
+ * one place SQLite result codes become errnos (db_fail(), defined in db.c), and the small statement
+ * helpers they share. db.c opens, migrates and writes; db-query.c reads; db-regress.c checks runs
+ * for regressions; db-prune.c removes old samples in bounded steps. Nothing outside the store
+ * includes this header, and nothing here is a contract: db.h is.
  */
 #pragma once
 
@@ -29,6 +29,9 @@ typedef enum DbStmt {
         STMT_RUN_INTERRUPT_STALE,
         STMT_RUN_EXISTS,
         STMT_SAMPLE_INSERT,
+        STMT_RUN_BLOCK_SIZE,
+        STMT_SAMPLE_PREV,
+        STMT_SAMPLE_KEEP_NEXT,
         STMT_HISTOGRAM_DELETE,
         STMT_HISTOGRAM_INSERT,
         STMT_DEVICE_UPSERT,
@@ -42,6 +45,8 @@ struct Db {
         sqlite3 *sqlite;
         sqlite3_stmt *stmts[_STMT_MAX];
         char error[512];
+        DbExplainHook explain;          /* db_set_explain_hook() */
+        void *explain_userdata;
 };
 
 /* ---- errors (db.c) ---- */

@@ -247,8 +247,8 @@ static void query_filter(Query *q, const DbRunFilter *f) {
         query_text(q, "fs_type = ?", f->fs_type);
         query_text(q, "label = ?", f->label);
         query_text(q, "status = ?", f->status);
-        query_text(q, "EXISTS (SELECT 1 FROM json_each(run_summary.tags) AS t WHERE t.value = ?)",
-                   f->tag);
+        /* run_tags (schema version 8) holds the strings of runs.tags, one row each. */
+        query_text(q, "id IN (SELECT run_id FROM run_tags WHERE tag = ?)", f->tag);
         if (f->job > 0) {
                 query_cond(q, "job_id = ?");
                 query_arg_u64(q, f->job);

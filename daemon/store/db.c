@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@
 #include "shared/job-state.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
+/* Of a new file; chosen by measurement (tests/bench/history, schema/README.md "Storage"). */
+#define DB_PAGE_SIZE 4096
 
 static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -73,11 +76,21 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "error = COALESCE(error, 'benchd stopped while the run was in progress') "
                 "WHERE status = 'running'",
         [STMT_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
+        /* The compact form (schema/0008-compact-samples.sql): bytes NULL when they are ios times
+         * the run's block size, percentages in basis points, the queue in 1/1000. */
         [STMT_SAMPLE_INSERT] =
-                "INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, "
+                "INSERT INTO sample_data (run_id, t_ms, interval_us, bytes_read, bytes_written, "
                 "ios_read, ios_written, ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, "
-                "iowait_pct, cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue) "
+                "iowait_bp, cpu_user_bp, cpu_sys_bp, dev_util_bp, dev_queue_milli) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [STMT_RUN_BLOCK_SIZE] = "SELECT block_size FROM runs WHERE id = ?",
+        /* The t_ms a sample's interval is derived from (0 for the first), and, for a sample put
+         * before others, the next one's interval made explicit, since its previous one changes. */
+        [STMT_SAMPLE_PREV] =
+                "SELECT COALESCE(max(t_ms), 0) FROM sample_data WHERE run_id = ? AND t_ms < ?",
+        [STMT_SAMPLE_KEEP_NEXT] =
+                "UPDATE sample_data SET interval_us = 1000 * (t_ms - ?3) WHERE run_id = ?1 AND interval_us IS NULL "
+                "AND t_ms = (SELECT min(t_ms) FROM sample_data WHERE run_id = ?1 AND t_ms > ?2)",
         [STMT_HISTOGRAM_DELETE] = "DELETE FROM run_histograms WHERE run_id = ?",
         /* Buckets beyond INT64_MAX ns (292 years) are folded into one row at INT64_MAX. */
         [STMT_HISTOGRAM_INSERT] =
@@ -196,9 +209,40 @@ static int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret) {
         return 0;
 }
 
+void db_set_explain_hook(Db *db, DbExplainHook hook, void *userdata) {
+        db->explain = hook;
+        db->explain_userdata = userdata;
+}
+
+/* The plan of sql, row by row, for db_set_explain_hook(). Its parameters are unbound: the plan
+ * does not depend on their values (no STAT4). */
+static int db_explain(Db *db, const char *sql) {
+        _cleanup_free_ char *explain = NULL;
+        sqlite3_stmt *st = NULL;
+        int rc, r = 0;
+
+        if (asprintf(&explain, "EXPLAIN QUERY PLAN %s", sql) < 0)
+                return -ENOMEM;
+        rc = sqlite3_prepare_v2(db->sqlite, explain, -1, &st, NULL);
+        if (rc != SQLITE_OK)
+                return db_fail(db, rc);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && r >= 0)
+                r = db->explain(sql, (const char *) sqlite3_column_text(st, 3), db->explain_userdata);
+        if (r >= 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+                r = db_fail(db, rc);
+        sqlite3_finalize(st);
+        return r;
+}
+
 int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret) {
         sqlite3_stmt *st = NULL;
         int rc;
+
+        if (db->explain) {
+                int r = db_explain(db, sql);
+                if (r < 0)
+                        return r;
+        }
 
         rc = sqlite3_prepare_v2(db->sqlite, sql, -1, &st, NULL);
         if (rc != SQLITE_OK)
@@ -345,7 +389,41 @@ static int db_migrate(Db *db) {
         }
 }
 
+static int db_page_count(Db *db, int64_t *ret) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = db_prepare(db, "PRAGMA page_count", &st);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        *ret = r > 0 ? sqlite3_column_int64(st, 0) : 0;
+        return 0;
+}
+
+/* A file made before schema version 8 has no auto-vacuum: turned on once, after its migration,
+ * by rewriting the file (VACUUM, which needs room for a copy of it for a while). When that fails
+ * the file works as before; the pages pruned samples free are then reused, not given back. */
+static void db_enable_auto_vacuum(Db *db) {
+        sqlite3_stmt *st = NULL;
+        char saved[sizeof(db->error)];
+        int mode = -1;
+
+        if (db_prepare(db, "PRAGMA auto_vacuum", &st) >= 0 && db_step_row(db, st) > 0)
+                mode = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st); /* VACUUM refuses to run while a statement is */
+        if (mode != 0)
+                return;
+        memcpy(saved, db->error, sizeof(saved));
+        if (db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL") >= 0)
+                (void) db_exec(db, "VACUUM");
+        memcpy(db->error, saved, sizeof(saved));
+}
+
 static int db_open_internal(const char *path, Db *db) {
+        int64_t pages;
         int version, rc, r;
 
         rc = sqlite3_open_v2(path, &db->sqlite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
@@ -370,6 +448,23 @@ static int db_open_internal(const char *path, Db *db) {
         if (r < 0)
                 return r;
 
+        /* A new file: its page size and incremental auto-vacuum (so that pruned samples give
+         * their space back) can only be chosen before the first table, and before WAL. */
+        r = db_page_count(db, &pages);
+        if (r < 0)
+                return r;
+        if (pages == 0) {
+                char pragma[64];
+
+                snprintf(pragma, sizeof(pragma), "PRAGMA page_size = %d", DB_PAGE_SIZE);
+                r = db_exec(db, pragma);
+                if (r < 0)
+                        return r;
+                r = db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL");
+                if (r < 0)
+                        return r;
+        }
+
         /* Readers (sqlite3 by users, benchctl export) never block the daemon's writes. */
         r = db_exec(db, "PRAGMA journal_mode = WAL");
         if (r < 0)
@@ -389,7 +484,11 @@ static int db_open_internal(const char *path, Db *db) {
         /* Up to date: no write transaction (and so no wait for a lock) just to find that out. */
         if (version == db_schema_latest())
                 return 0;
-        return db_migrate(db);
+        r = db_migrate(db);
+        if (r < 0)
+                return r;
+        db_enable_auto_vacuum(db);
+        return 0;
 }
 
 int db_open_full(const char *path, Db **ret, char **ret_error) {
@@ -707,15 +806,100 @@ int db_run_exists(Db *db, uint64_t run_id) {
         return 0;
 }
 
-static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, const ProtoSample *s) {
-        Binder b = binder(st);
+/* bytes as sample_data stores it: NULL (the view's ios × block_size) when that is what it is. */
+static void bind_bytes(Binder *b, uint64_t bytes, uint64_t ios, uint64_t block_size) {
+        uint64_t full;
+
+        if (!__builtin_mul_overflow(ios, block_size, &full) && full == bytes && full <= (uint64_t) INT64_MAX)
+                return bind_null(b);
+        bind_u64(b, bytes);
+}
+
+/* A percentage as basis points (1/100 of a percent, rounded), negative (unknown) as NULL. */
+static void bind_basis_points(Binder *b, double pct) {
+        if (!(pct >= 0))
+                return bind_null(b);
+        bind_i64(b, llround(MIN(pct, 100.0) * 100.0));
+}
+
+/* The queue size in 1/1000 of a request, rounded; negative (unknown) as NULL. */
+static void bind_milli(Binder *b, double v) {
+        if (!(v >= 0))
+                return bind_null(b);
+        bind_i64(b, llround(MIN(v, 1e15) * 1000.0));
+}
+
+/* Whether the view's derived interval, 1000 × (t_ms − prev_ms), is within 1 ms and 1 % of the
+ * measured one, so that sample_data need not hold it (schema/0008-compact-samples.sql). */
+static bool interval_implied(uint64_t interval_us, uint64_t t_ms, uint64_t prev_ms) {
+        uint64_t derived, diff;
+
+        if (prev_ms > t_ms || __builtin_mul_overflow(t_ms - prev_ms, UINT64_C(1000), &derived))
+                return false;
+        diff = derived > interval_us ? derived - interval_us : interval_us - derived;
+        return diff <= MIN(UINT64_C(999), interval_us / 100);
+}
+
+/* The t_ms before t_ms among the run's stored samples, 0 when there is none; and the next one
+ * after t_ms, if its interval was implied by that one, gets it written out. */
+static int db_sample_neighbours(Db *db, uint64_t run_id, uint64_t t_ms, uint64_t *ret_prev) {
+        _cleanup_reset_ sqlite3_stmt *prev = NULL, *keep = NULL;
+        uint64_t p;
+        Binder b;
         int r;
 
+        r = db_stmt(db, STMT_SAMPLE_PREV, &prev);
+        if (r < 0)
+                return r;
+        b = binder(prev);
+        bind_u64(&b, run_id);
+        bind_u64(&b, t_ms);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, prev);
+        if (r < 0)
+                return r;
+        p = r > 0 ? column_u64(prev, 0) : 0;
+
+        r = db_stmt(db, STMT_SAMPLE_KEEP_NEXT, &keep);
+        if (r < 0)
+                return r;
+        b = binder(keep);
+        bind_u64(&b, run_id);
+        bind_u64(&b, t_ms);
+        bind_u64(&b, p);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, keep);
+        if (r < 0)
+                return r;
+        *ret_prev = p;
+        return 0;
+}
+
+static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, uint64_t block_size,
+                                const ProtoSample *s) {
+        uint64_t prev_ms = 0;
+        Binder b;
+        int r;
+
+        if (s->t_ms > (uint64_t) INT64_MAX)
+                return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
+        r = db_sample_neighbours(db, run_id, s->t_ms, &prev_ms);
+        if (r < 0)
+                return r;
+
+        b = binder(st);
         bind_u64(&b, run_id);
         bind_u64(&b, s->t_ms);
-        bind_u64(&b, s->interval_us);
-        bind_u64(&b, s->bytes_read);
-        bind_u64(&b, s->bytes_written);
+        if (interval_implied(s->interval_us, s->t_ms, prev_ms))
+                bind_null(&b);
+        else
+                bind_u64(&b, s->interval_us);
+        bind_bytes(&b, s->bytes_read, s->ios_read, block_size);
+        bind_bytes(&b, s->bytes_written, s->ios_written, block_size);
         bind_u64(&b, s->ios_read);
         bind_u64(&b, s->ios_written);
         bind_u64(&b, s->ops);
@@ -723,11 +907,11 @@ static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, const
         bind_u64(&b, s->lat_p50_ns);
         bind_u64(&b, s->lat_p99_ns);
         bind_u64(&b, s->lat_max_ns);
-        bind_double_or_null(&b, s->iowait_pct);
-        bind_double_or_null(&b, s->cpu_user_pct);
-        bind_double_or_null(&b, s->cpu_sys_pct);
-        bind_double_or_null(&b, s->dev_util_pct);
-        bind_double_or_null(&b, s->dev_queue);
+        bind_basis_points(&b, s->iowait_pct);
+        bind_basis_points(&b, s->cpu_user_pct);
+        bind_basis_points(&b, s->cpu_sys_pct);
+        bind_basis_points(&b, s->dev_util_pct);
+        bind_milli(&b, s->dev_queue);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -737,9 +921,34 @@ static int db_sample_insert_one(Db *db, sqlite3_stmt *st, uint64_t run_id, const
         return r;
 }
 
+/* The block size the run was started with, which the stored bytes are measured against; -ENOENT
+ * for an unknown run. */
+static int db_run_block_size(Db *db, uint64_t run_id, uint64_t *ret) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_stmt(db, STMT_RUN_BLOCK_SIZE, &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
+        *ret = column_u64(st, 0);
+        return 0;
+}
+
 /* All or nothing: a duplicate t_ms (-EEXIST) or an unknown run (-ENOENT) leaves none of the batch. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
+        uint64_t block_size = 0;
         int r;
 
         if (n == 0)
@@ -755,8 +964,15 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
         if (r < 0)
                 return r;
 
+        /* In the transaction, so the run cannot go between the look-up and the inserts. */
+        r = db_run_block_size(db, run_id, &block_size);
+        if (r < 0) {
+                db_rollback(db);
+                return r;
+        }
+
         for (size_t i = 0; i < n; i++) {
-                r = db_sample_insert_one(db, st, run_id, samples + i);
+                r = db_sample_insert_one(db, st, run_id, block_size, samples + i);
                 if (r < 0) {
                         db_rollback(db);
                         return r;

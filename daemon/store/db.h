@@ -134,7 +134,9 @@ typedef struct DbRunEnd {
 int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
                     void *userdata);
 
-/* One transaction for the batch. */
+/* One transaction for the batch. Stored compactly in sample_data (schema/README.md): read back
+ * (db_get_samples(), the samples view) percentages to 0.01, the queue to 0.001, interval_us to
+ * within 1 ms and 1 %, everything else exactly. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n);
 /* Replaces the run's histogram (bucket upper bound ns, count). */
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
@@ -164,6 +166,41 @@ typedef struct DbDevice {
 int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id);
 /* How many runs refer to the device; -ENOENT for an unknown id. */
 int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
+
+/* ---- pruning: samples of old runs go, everything else stays (db-prune.c) ----
+ * In bounded steps, so the daemon's event loop stays responsive: each step is one transaction. */
+typedef struct DbPrune {
+        uint64_t before_usec;   /* the samples of runs that started before this (and are not running) */
+        /* Progress, zero at first: where the next step looks, and what went so far. */
+        uint64_t from_usec;
+        uint64_t last_run;
+        uint64_t runs;          /* runs that had samples and lost them */
+        uint64_t samples;       /* samples removed */
+} DbPrune;
+
+/* Removes at most max_samples (> 0) samples. 1 when there may be more to remove, 0 when the prune
+ * is done, or -errno (nothing of the step removed). Never touches runs, histograms, phases,
+ * positions or anything else. */
+int db_prune_step(Db *db, DbPrune *p, uint64_t max_samples);
+/* Gives at most max_pages free pages back to the filesystem (PRAGMA incremental_vacuum), and when
+ * none are left lets a checkpoint shrink the file. 1 when free pages remain, 0 when none do (or the
+ * file has no incremental auto-vacuum), or -errno. */
+int db_vacuum_step(Db *db, uint64_t max_pages);
+
+typedef struct DbFileStats {
+        uint64_t page_size;
+        uint64_t pages;         /* PRAGMA page_count */
+        uint64_t free_pages;    /* PRAGMA freelist_count */
+        int auto_vacuum;        /* 0 none, 1 full, 2 incremental */
+} DbFileStats;
+int db_file_stats(Db *db, DbFileStats *ret);
+
+/* For tests and diagnostics: each statement the store prepares for one call (every query of
+ * db-query.c, as it is built for the filter given) is first explained, and each row of its
+ * EXPLAIN QUERY PLAN handed to hook with the statement's SQL. A negative return of hook fails
+ * the call. NULL turns it off. */
+typedef int (*DbExplainHook)(const char *sql, const char *detail, void *userdata);
+void db_set_explain_hook(Db *db, DbExplainHook hook, void *userdata);
 
 /* ---- queries, for the bus layer ----
  * Rows are handed out as generic named fields, so the bus layer can marshal a{sv} without knowing

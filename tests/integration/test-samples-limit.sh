@@ -32,13 +32,13 @@ add_run() {
                                target, started_usec, status)
              VALUES ('write', 4096, 1048576, 0, 0, 1, 1, 1, '/srv/bench', 1700000000000000, 'succeeded');
              WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1)
-             INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read,
-                                  ios_written, ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
-                                  iowait_pct, cpu_user_pct, cpu_sys_pct, dev_util_pct, dev_queue)
+             INSERT INTO sample_data (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read,
+                                      ios_written, ops, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
+                                      iowait_bp, cpu_user_bp, cpu_sys_bp, dev_util_bp, dev_queue_milli)
              SELECT (SELECT max(id) FROM runs), 100 * i, 100000, 0, 409600000 + i, 0, 100000 + i, 0,
-                    1234567, 1200000, 9000000, 123456789, 12.5, 3.25, 7.75, 99.5, 31.5
+                    1234567, 1200000, 9000000, 123456789, 1250, 325, 775, 9950, 31500
              FROM n;
-             SELECT max(run_id) FROM samples;"
+             SELECT max(run_id) FROM sample_data;"
 }
 
 at_limit=$(add_run $LIMIT)

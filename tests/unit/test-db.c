@@ -214,13 +214,21 @@ START_TEST(test_create_empty_file) {
                 { "table", "devices" },
                 { "table", "jobs" },
                 { "table", "runs" },
-                { "table", "samples" },
+                { "table", "sample_data" },
+                { "view", "samples" },
                 { "table", "run_histograms" },
+                { "table", "run_tags" },
                 { "view", "run_summary" },
                 { "index", "jobs_state" },
+                { "index", "jobs_profile" },
                 { "index", "runs_device_workload_started" },
                 { "index", "runs_started" },
                 { "index", "runs_job" },
+                { "index", "runs_workload_started" },
+                { "index", "runs_fs_type_started" },
+                { "index", "runs_label_started" },
+                { "index", "runs_status_started" },
+                { "index", "run_tags_tag" },
         };
         sqlite3 *s;
         int fd;
@@ -244,6 +252,9 @@ START_TEST(test_create_empty_file) {
                          objects[i][0], objects[i][1]);
                 ck_assert_msg(raw_int(s, sql) == 1, "missing %s %s", objects[i][0], objects[i][1]);
         }
+        /* Chosen before the first table: the page size, and pages that pruning frees go back. */
+        ck_assert_int_eq(raw_int(s, "PRAGMA page_size"), 4096);
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 2);
         sqlite3_close(s);
 }
 END_TEST
@@ -415,7 +426,7 @@ START_TEST(test_schema_checks) {
                 "direct, target, started_usec) VALUES ('read', 1, 1, 0, 0, 1, 1, 2, '/t', 1)",
                 "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
                 "direct, target, started_usec, tags) VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '\"x\"')",
-                "INSERT INTO samples (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read, "
+                "INSERT INTO sample_data (run_id, t_ms, interval_us, bytes_read, bytes_written, ios_read, "
                 "ios_written, ops) VALUES (999, 1, 1, 0, 0, 0, 0, 0)",
                 "INSERT INTO run_histograms (run_id, upper_ns, count) VALUES (999, 1, 1)",
         };
@@ -430,6 +441,24 @@ START_TEST(test_schema_checks) {
         raw_exec(s, "INSERT INTO runs (workload, block_size, size, runtime_ms, ramp_ms, queue_depth, "
                     "jobs, direct, target, started_usec, tags) "
                     "VALUES ('read', 1, 1, 0, 0, 1, 1, 0, '/t', 1, '[\"x\"]')");
+        /* Basis points are 0..10000; the queue is not negative. */
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO sample_data (run_id, t_ms, interval_us, ios_read, "
+                                         "ios_written, ops, iowait_bp) VALUES (1, 1, 1, 0, 0, 0, 10001)",
+                                      NULL, NULL, NULL) & 0xff, SQLITE_CONSTRAINT);
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO sample_data (run_id, t_ms, interval_us, ios_read, "
+                                         "ios_written, ops, dev_queue_milli) VALUES (1, 1, 1, 0, 0, 0, -1)",
+                                      NULL, NULL, NULL) & 0xff, SQLITE_CONSTRAINT);
+        /* samples is a view: readers only. */
+        ck_assert_int_eq(sqlite3_exec(s, "INSERT INTO samples (run_id, t_ms, interval_us) VALUES (1, 2, 1)",
+                                      NULL, NULL, NULL), SQLITE_ERROR);
+        /* The run's tags, one row each (and again when they change). */
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1 AND tag = 'x'"), 1);
+        raw_exec(s, "UPDATE runs SET tags = '[\"y\",\"z\",\"y\"]' WHERE id = 1");
+        {
+                _cleanup_free_ char *tags = raw_text(s, "SELECT group_concat(tag) FROM (SELECT tag FROM run_tags "
+                                                        "WHERE run_id = 1 ORDER BY tag)");
+                ck_assert_str_eq(tags, "y,z");
+        }
         sqlite3_close(s);
 }
 END_TEST
@@ -837,6 +866,155 @@ START_TEST(test_samples_many) {
 }
 END_TEST
 
+/* What sample_data holds: bytes only where they are not ios × the run's block size (32 KiB here),
+ * percentages in basis points, the queue in 1/1000. */
+START_TEST(test_samples_compact) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample smp = sample_at(3);
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_samples_insert(db, run, &smp, 1), 0);
+        s = raw_open();
+        /* bytes_written = 4 MiB = 128 × 32 KiB: implied; bytes_read = 30 for 3 I/Os: kept. */
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written IS NULL FROM sample_data"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_read FROM sample_data"), 30);
+        ck_assert_int_eq(raw_int(s, "SELECT iowait_bp FROM sample_data"), 150);
+        ck_assert_int_eq(raw_int(s, "SELECT cpu_sys_bp FROM sample_data"), 200);
+        ck_assert_int_eq(raw_int(s, "SELECT dev_queue_milli FROM sample_data"), 1250);
+        ck_assert_int_eq(raw_int(s, "SELECT typeof(iowait_bp) = 'integer' FROM sample_data"), 1);
+        /* and the view, as users read it */
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written FROM samples"), 4 << 20);
+        ck_assert_int_eq(raw_int(s, "SELECT typeof(iowait_pct) = 'real' AND iowait_pct = 1.5 FROM samples"), 1);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* interval_us is stored only where t_ms does not say it to within 1 ms and 1 %: after a lost
+ * sample, for a last interval shorter than 1 ms; a sample put before others keeps theirs. */
+START_TEST(test_samples_interval) {
+        static const struct {
+                uint64_t t_ms, interval_us;
+                bool stored;
+        } cases[] = {
+                { 1000, 1000321, false },       /* the first: from 0 */
+                { 2000, 999876, false },
+                { 3001, 1000999, false },
+                { 5001, 1000050, true },        /* the sample at 4001 was lost */
+                { 5101, 100456, false },        /* sample_ms=100: 0.46 % */
+                { 5201, 101200, true },         /* 1.2 % */
+                { 5202, 312, true },            /* the last, 312 µs, given t_ms + 1 */
+        };
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample smp[ELEMENTSOF(cases)], early;
+        Rows rows = {};
+        sqlite3 *s;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                smp[i] = (ProtoSample) { .t_ms = cases[i].t_ms, .interval_us = cases[i].interval_us,
+                                         .dev_util_pct = -1, .dev_queue = -1 };
+        ck_assert_int_eq(db_samples_insert(db, run, smp, 3), 0);
+        ck_assert_int_eq(db_samples_insert(db, run, smp + 3, ELEMENTSOF(cases) - 3), 0);
+
+        s = raw_open();
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char sql[200];
+
+                snprintf(sql, sizeof(sql), "SELECT interval_us IS NOT NULL FROM sample_data WHERE t_ms = %" PRIu64,
+                         cases[i].t_ms);
+                ck_assert_msg(raw_int(s, sql) == cases[i].stored, "t_ms %" PRIu64, cases[i].t_ms);
+        }
+        sqlite3_close(s);
+
+        ck_assert_int_eq(db_get_samples(db, run, collect, &rows), (int) ELEMENTSOF(cases));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int64_t got = field_int(&rows.row[i], "interval_us"), want = (int64_t) cases[i].interval_us;
+
+                if (cases[i].stored)
+                        ck_assert_int_eq(got, want);
+                else
+                        ck_assert_int_le(llabs(got - want), MIN(999, want / 100));
+        }
+        rows_clear(&rows);
+
+        /* A sample put between 2000 and 3001 (a late batch): 3001's interval is written out, as it
+         * was, and the newcomer's derived from 2000. Pages from the middle see the same. */
+        early = (ProtoSample) { .t_ms = 2500, .interval_us = 500100, .dev_util_pct = -1, .dev_queue = -1 };
+        ck_assert_int_eq(db_samples_insert(db, run, &early, 1), 0);
+        ck_assert_int_eq(db_get_samples_page(db, run, 2500, 2, collect, &rows), 2);
+        ck_assert_int_le(llabs(field_int(&rows.row[0], "interval_us") - 500100), 999);
+        ck_assert_int_eq(field_int(&rows.row[1], "t_ms"), 3001);
+        ck_assert_int_eq(field_int(&rows.row[1], "interval_us"), 1001000);
+        rows_clear(&rows);
+}
+END_TEST
+
+/* Values as the worker measures them come back within the stated resolution: 0.005 percentage
+ * points (half a basis point), 0.0005 of a request; bytes and everything else exactly. */
+START_TEST(test_samples_resolution) {
+        static const struct {
+                double pct, queue;
+                uint64_t bytes, ios;
+        } cases[] = {
+                { 0.0, 0.0, 0, 0 },
+                { 100.0, 1024.0, 32768, 1 },
+                { 100.0 * 1 / 3, 31.8765, 32768 * 5 + 1, 5 },   /* not whole blocks: kept as it is */
+                { 100.0 * 7 / 800, 0.0004, 4096, 1 },            /* 7 ticks of 8 CPUs over 1 s */
+                { 100.0 * 12345 / 25600, 255.9996, 0, 3 },       /* 256 CPUs */
+                { 99.99999, 1e6 + 0.25, UINT64_C(1) << 40, (UINT64_C(1) << 40) / 32768 },
+                { 0.004999, 0.00049, 1, 0 },
+                { -1.0, -1.0, 12, 0 },                           /* unknown */
+        };
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t run = add_run(db, add_job(db, "write", NULL), 0, &plain_run);
+        ProtoSample smp[ELEMENTSOF(cases)];
+        Rows rows = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                smp[i] = (ProtoSample) {
+                        .t_ms = 1000 * (i + 1), .interval_us = 999999 + i,
+                        .bytes_read = cases[i].bytes, .ios_read = cases[i].ios,
+                        .bytes_written = cases[i].bytes / 2, .ios_written = cases[i].ios,
+                        .lat_mean_ns = 123457 + i, .lat_p50_ns = 120831, .lat_p99_ns = 901119, .lat_max_ns = 7654321,
+                        .iowait_pct = cases[i].pct, .cpu_user_pct = cases[i].pct / 2, .cpu_sys_pct = cases[i].pct / 3,
+                        .dev_util_pct = cases[i].pct, .dev_queue = cases[i].queue,
+                };
+        ck_assert_int_eq(db_samples_insert(db, run, smp, ELEMENTSOF(cases)), 0);
+        ck_assert_int_eq(db_get_samples(db, run, collect, &rows), (int) ELEMENTSOF(cases));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const Row *row = &rows.row[i];
+                const char *const pcts[] = { "iowait_pct", "cpu_user_pct", "cpu_sys_pct", "dev_util_pct" };
+                const double want[] = { smp[i].iowait_pct, smp[i].cpu_user_pct, smp[i].cpu_sys_pct,
+                                        smp[i].dev_util_pct };
+
+                /* implied by t_ms: within 1 ms and 1 % */
+                ck_assert_int_le(llabs(field_int(row, "interval_us") - (int64_t) smp[i].interval_us),
+                                 MIN(999, (int64_t) smp[i].interval_us / 100));
+                ck_assert_int_eq(field_int(row, "bytes_read"), (int64_t) smp[i].bytes_read);
+                ck_assert_int_eq(field_int(row, "bytes_written"), (int64_t) smp[i].bytes_written);
+                ck_assert_int_eq(field_int(row, "lat_mean_ns"), (int64_t) smp[i].lat_mean_ns);
+                ck_assert_int_eq(field_int(row, "lat_max_ns"), 7654321);
+                for (size_t k = 0; k < ELEMENTSOF(pcts); k++) {
+                        if (want[k] < 0) {
+                                ck_assert(field_null(row, pcts[k]));
+                                continue;
+                        }
+                        /* 0 and whole basis points come back as integers-valued reals */
+                        ck_assert_msg(fabs(field(row, pcts[k])->d - want[k]) <= 0.005 + 1e-9,
+                                      "case %zu %s: %.6f stored as %.6f", i, pcts[k], want[k], field(row, pcts[k])->d);
+                }
+                if (cases[i].queue < 0)
+                        ck_assert(field_null(row, "dev_queue"));
+                else
+                        ck_assert_msg(fabs(field(row, "dev_queue")->d - cases[i].queue) <= 0.0005 + 1e-9,
+                                      "case %zu dev_queue: %.6f stored as %.6f", i, cases[i].queue,
+                                      field(row, "dev_queue")->d);
+        }
+        rows_clear(&rows);
+}
+END_TEST
+
 /* ---- histograms ---- */
 
 typedef struct HistSeen {
@@ -1037,6 +1215,8 @@ static const QueryCase query_cases[] = {
         { "device by name, no identity", { .device = "nvme0n1" }, 0, { 5, 4, -1 } },
         { "identity + workload", { .device = "serial:ABC123", .workload = "randread" }, 0,
           { 6, 3, 2, -1 } },
+        { "identity + workload over a window", { .device = "serial:ABC123", .workload = "randread",
+                                                 .since_usec = T0 + 3 * DAY_USEC }, 0, { 6, 3, -1 } },
         { "job 1", {}, 1, { 4, 3, 2, 1, 0, -1 } },
         { "job 2", {}, 2, { 7, 6, 5, -1 } },
         { "profile", { .profile = "crystal" }, 0, { 4, 3, 2, 1, 0, -1 } },
@@ -1475,6 +1655,298 @@ START_TEST(test_migrate_from_version_1) {
 }
 END_TEST
 
+/* A database of schema version 5 (samples a table of REAL percentages) is migrated to compact
+ * samples when opened: every sample's values within the stated resolution, bytes exact, the
+ * samples of a run that no longer exists dropped, tags indexed, and the file given incremental
+ * auto-vacuum. */
+START_TEST(test_migrate_from_version_7) {
+        static const struct {
+                int64_t bytes_read, ios_read, bytes_written, ios_written;
+                const char *iowait, *user, *sys, *util, *queue;  /* SQL literals */
+        } old[] = {
+                { 4096 * 10, 10, 0, 0, "12.5", "0.125", "3.3333333333", "99.87", "31.2345" },
+                { 4096 * 10 + 7, 10, 1, 0, "0", "100", "0.004", "NULL", "NULL" },
+                { 0, 0, 4096 * 3, 3, "45.678901", "7.0", "0.0", "100.0", "0.0004" },
+        };
+        sqlite3 *s;
+        Rows rows = {};
+
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        for (int v = 0; v < 7; v++)
+                raw_exec(s, schema_migrations[v]);
+        raw_exec(s, "PRAGMA user_version = 7");
+        raw_exec(s, "COMMIT");
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 0);
+        raw_exec(s, "INSERT INTO jobs (state, spec, target, submitted_by, submitted_usec) "
+                    "VALUES ('succeeded', '{}', '/tmp/x', 0, 1700000000000000)");
+        raw_exec(s, "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
+                    "queue_depth, jobs, direct, target, started_usec, status, tags) "
+                    "VALUES (1, 0, 'randrw', 4096, 0, 0, 0, 1, 1, 0, '/tmp/x', 1700000000000000, "
+                    "'succeeded', '[\"nightly\",\"a\"]')");
+        for (size_t i = 0; i < ELEMENTSOF(old); i++) {
+                char sql[1024];
+
+                snprintf(sql, sizeof(sql),
+                         "INSERT INTO samples VALUES (1, %zu, %zu, %" PRIi64 ", %" PRIi64 ", %" PRIi64 ", %" PRIi64
+                         ", 0, 1000, 900, 5000, 9000, %s, %s, %s, %s, %s)",
+                         1000 * (i + 1), 1000000 + i, old[i].bytes_read, old[i].bytes_written, old[i].ios_read,
+                         old[i].ios_written, old[i].iowait, old[i].user, old[i].sys, old[i].util, old[i].queue);
+                raw_exec(s, sql);
+        }
+        /* A sample of a run deleted with foreign keys off: unreachable, not copied. */
+        raw_exec(s, "INSERT INTO samples VALUES (77, 1, 1, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, "
+                    "NULL, NULL, NULL, NULL, NULL)");
+        sqlite3_close(s);
+
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                ck_assert_int_eq(db_get_samples(db, 1, collect, &rows), (int) ELEMENTSOF(old));
+                for (size_t i = 0; i < ELEMENTSOF(old); i++) {
+                        const Row *row = &rows.row[i];
+                        const char *const cols[] = { "iowait_pct", "cpu_user_pct", "cpu_sys_pct", "dev_util_pct",
+                                                     "dev_queue" };
+                        const char *const lits[] = { old[i].iowait, old[i].user, old[i].sys, old[i].util,
+                                                     old[i].queue };
+
+                        ck_assert_int_eq(field_int(row, "t_ms"), (int64_t) (1000 * (i + 1)));
+                        ck_assert_int_le(llabs(field_int(row, "interval_us") - (int64_t) (1000000 + i)), 999);
+                        ck_assert_int_eq(field_int(row, "bytes_read"), old[i].bytes_read);
+                        ck_assert_int_eq(field_int(row, "bytes_written"), old[i].bytes_written);
+                        ck_assert_int_eq(field_int(row, "ios_read"), old[i].ios_read);
+                        ck_assert_int_eq(field_int(row, "lat_p99_ns"), 5000);
+                        for (size_t k = 0; k < ELEMENTSOF(cols); k++) {
+                                double want, tol = k == 4 ? 0.0005 : 0.005;
+
+                                if (streq(lits[k], "NULL")) {
+                                        ck_assert(field_null(row, cols[k]));
+                                        continue;
+                                }
+                                want = strtod(lits[k], NULL);
+                                ck_assert_msg(fabs(field(row, cols[k])->d - want) <= tol + 1e-9,
+                                              "sample %zu %s: %s became %.6f", i, cols[k], lits[k],
+                                              field(row, cols[k])->d);
+                        }
+                }
+                rows_clear(&rows);
+        }
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "PRAGMA user_version"), db_schema_latest());
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data"), (int64_t) ELEMENTSOF(old));
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'"), 0);
+        /* Whole blocks are implied, the rest kept. */
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data WHERE bytes_read IS NULL"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_read FROM sample_data WHERE t_ms = 2000"), 4096 * 10 + 7);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1"), 2);
+        ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 2);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* ---- every query benchctl makes is an index search ---- */
+
+typedef struct Plans {
+        bool filtered;  /* the query has a WHERE term: no scan at all, not even of an index */
+        size_t n;       /* plan rows seen */
+        char *bad;      /* the first scan, and its statement */
+} Plans;
+
+/* A scan of a table is what would grow with the history. Without a filter, walking runs_started
+ * newest first is the answer (it stops at the limit); with one, every access must be a search, or
+ * a rare value would walk the whole index. */
+static int plan_hook(const char *sql, const char *detail, void *userdata) {
+        Plans *p = userdata;
+
+        p->n++;
+        if (!p->bad && strncmp(detail, "SCAN ", 5) == 0 && (p->filtered || !strstr(detail, "USING")))
+                ck_assert_int_ge(asprintf(&p->bad, "%s in %s", detail, sql), 0);
+        return 0;
+}
+
+static void plans_check(Plans *p, const char *what) {
+        ck_assert_msg(p->n > 0, "%s: no plan seen", what);
+        ck_assert_msg(!p->bad, "%s: %s", what, p->bad);
+        *p = (Plans) { .filtered = p->filtered };
+}
+
+/* Every QueryRuns filter of query_cases, alone and combined, as db-query.c builds it. */
+START_TEST(test_query_plan_each_filter) {
+        const QueryCase *c = &query_cases[_i];
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        DbRunFilter f = c->f;
+        Plans plans = {};
+
+        query_fixture(db, &q);
+        if (c->job)
+                f.job = c->job == 1 ? q.job1 : q.job2;
+        plans.filtered = f.device || f.workload || f.profile || f.fs_type || f.label || f.tag || f.status ||
+                         f.job || f.since_usec || f.until_usec;
+        db_set_explain_hook(db, plan_hook, &plans);
+        ck_assert_int_ge(db_query_runs(db, &f, NULL, NULL), 0);
+        plans_check(&plans, c->what);
+}
+END_TEST
+
+START_TEST(test_query_plan_run_samples_histogram) {
+        _cleanup_(db_closep) Db *db = open_db();
+        QueryFixture q = {};
+        Plans plans = {};
+        ProtoSample smp = sample_at(1);
+
+        query_fixture(db, &q);
+        ck_assert_int_eq(db_samples_insert(db, q.run[2], &smp, 1), 0);
+        plans.filtered = true;
+        db_set_explain_hook(db, plan_hook, &plans);
+        ck_assert_int_eq(db_get_run(db, q.run[2], NULL, NULL), 1);
+        plans_check(&plans, "GetRun");
+        ck_assert_int_eq(db_get_samples(db, q.run[2], NULL, NULL), 1);
+        plans_check(&plans, "GetSamples");
+        ck_assert_int_eq(db_get_samples_page(db, q.run[2], 500, 10, NULL, NULL), 1);
+        plans_check(&plans, "GetSamplesPage");
+        ck_assert_int_eq(db_get_histogram(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetHistogram");
+        ck_assert_int_ge(db_get_run_phases(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetRun's phases");
+        ck_assert_int_ge(db_get_run_positions(db, q.run[2], NULL, NULL), 0);
+        plans_check(&plans, "GetRun's positions");
+        ck_assert_int_ge(db_prune_step(db, &(DbPrune) { .before_usec = T0 + 3 * DAY_USEC }, 10), 0);
+        plans_check(&plans, "a prune step");
+}
+END_TEST
+
+/* ---- pruning ---- */
+
+static void add_samples(Db *db, uint64_t run, size_t n) {
+        _cleanup_free_ ProtoSample *s = calloc(n, sizeof(ProtoSample));
+
+        ck_assert_ptr_nonnull(s);
+        for (size_t i = 0; i < n; i++)
+                s[i] = sample_at(i);
+        ck_assert_int_eq(db_samples_insert(db, run, s, n), 0);
+}
+
+/* Only the samples of runs that started before the bound and are not running go; the runs, their
+ * histograms, phases and positions stay. Small steps give the same result as one big one. */
+START_TEST(test_prune_samples) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), run[5];
+        const uint64_t started[5] = { T0, T0 + DAY_USEC, T0 + DAY_USEC, T0 + 2 * DAY_USEC, T0 };
+        ProtoHistogramEntry e = { 200, 5 };
+        ProtoPhaseResult ph = phase_def("create-seq", 3);
+        ProtoPositionResult pos = { .index = 0, .bytes = 4096, .duration_usec = 5, .lat_mean_ns = 1, .lat_max_ns = 2 };
+        ProtoResult res = known_result();
+        DbPrune p = { .before_usec = T0 + 2 * DAY_USEC };
+        sqlite3 *s;
+        int r, steps = 0;
+
+        for (size_t i = 0; i < 5; i++) {
+                run[i] = add_run(db, job, (uint32_t) i, &(RunDef) { .workload = "write", .started_usec = started[i],
+                                                                    .device_id = -1 });
+                add_samples(db, run[i], 10 + i);
+                ck_assert_int_eq(db_histogram_insert(db, run[i], &e, 1), 0);
+                ck_assert_int_eq(db_run_phase_insert(db, run[i], &ph), 0);
+                ck_assert_int_eq(db_run_position_insert(db, run[i], &pos), 0);
+                if (i < 4) /* run[4] is still running: never pruned */
+                        ck_assert_int_eq(db_run_finish(db, run[i], "succeeded", NULL, i == 0 ? &res : NULL), 0);
+        }
+        /* db_run_finish with a result moves started_usec to the measured phase's start */
+        s = raw_open();
+        raw_exec(s, "PRAGMA busy_timeout = 5000");
+        raw_exec(s, "UPDATE runs SET started_usec = 1700000000000000 WHERE id = 1");
+        sqlite3_close(s);
+
+        while ((r = db_prune_step(db, &p, 7)) > 0)
+                ck_assert_int_lt(++steps, 100);
+        ck_assert_int_eq(r, 0);
+        /* runs 0, 1, 2: 10 + 11 + 12 samples, in steps of at most 7 (the fifth finds the end) */
+        ck_assert_uint_eq(p.runs, 3);
+        ck_assert_uint_eq(p.samples, 33);
+        ck_assert_int_eq(steps, 4);
+
+        ck_assert_int_eq(db_get_samples(db, run[0], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[1], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[2], NULL, NULL), 0);
+        ck_assert_int_eq(db_get_samples(db, run[3], NULL, NULL), 13);
+        ck_assert_int_eq(db_get_samples(db, run[4], NULL, NULL), 14);
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_histograms"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_phases"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_positions"), 5);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM jobs"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT bytes_written FROM runs WHERE id = 1"), (int64_t) res.bytes_written);
+        sqlite3_close(s);
+
+        /* Again: nothing left to do. A bound of 0 prunes nothing. */
+        p = (DbPrune) { .before_usec = T0 + 2 * DAY_USEC };
+        ck_assert_int_eq(db_prune_step(db, &p, 1000), 0);
+        ck_assert_uint_eq(p.samples, 0);
+        p = (DbPrune) {};
+        ck_assert_int_eq(db_prune_step(db, &p, 1000), 0);
+        ck_assert_int_eq(db_prune_step(db, &p, 0), -EINVAL);
+        ck_assert_int_eq(db_get_samples(db, run[3], NULL, NULL), 13);
+}
+END_TEST
+
+static off_t file_size(const char *path) {
+        struct stat st;
+
+        ck_assert_int_eq(stat(path, &st), 0);
+        return st.st_size;
+}
+
+/* After a prune, incremental vacuum gives the space back: the file shrinks. */
+START_TEST(test_prune_vacuum_shrinks) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t job = add_job(db, "write", NULL), keep;
+        DbPrune p = { .before_usec = T0 + DAY_USEC };
+        DbFileStats fs;
+        off_t before, after;
+        sqlite3 *s;
+        int r, steps = 0;
+
+        for (int i = 0; i < 20; i++)
+                add_samples(db, add_run(db, job, (uint32_t) i, &plain_run), 2000);
+        keep = add_run(db, job, 20, &(RunDef) { .workload = "write", .started_usec = T0 + 2 * DAY_USEC,
+                                                 .device_id = -1 });
+        add_samples(db, keep, 100);
+        for (uint64_t id = 1; id <= keep; id++)
+                ck_assert_int_eq(db_run_finish(db, id, "succeeded", NULL, NULL), 0);
+
+        s = raw_open();
+        raw_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+        before = file_size(dbpath);
+
+        while ((r = db_prune_step(db, &p, 5000)) > 0)
+                ck_assert_int_lt(++steps, 100);
+        ck_assert_int_eq(r, 0);
+        ck_assert_uint_eq(p.samples, 40000);
+        ck_assert_uint_eq(p.runs, 20);
+        ck_assert_int_eq(db_file_stats(db, &fs), 0);
+        ck_assert_uint_gt(fs.free_pages, 100);
+
+        steps = 0;
+        while ((r = db_vacuum_step(db, 64)) > 0)
+                ck_assert_int_lt(++steps, 10000);
+        ck_assert_int_eq(r, 0);
+        ck_assert_int_gt(steps, 1); /* bounded: more than one step for this many pages */
+        ck_assert_int_eq(db_file_stats(db, &fs), 0);
+        ck_assert_uint_eq(fs.free_pages, 0);
+
+        raw_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+        after = file_size(dbpath);
+        sqlite3_close(s);
+        ck_assert_msg(after * 4 < before, "the file went from %jd to %jd bytes only", (intmax_t) before,
+                      (intmax_t) after);
+        ck_assert_int_eq(db_get_samples(db, keep, NULL, NULL), 100);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("db");
         TCase *tc_schema = tcase_create("schema");
@@ -1510,6 +1982,9 @@ int main(void) {
         tcase_add_test(tc_runs, test_get_run_missing);
         tcase_add_test(tc_runs, test_samples);
         tcase_add_test(tc_runs, test_samples_many);
+        tcase_add_test(tc_runs, test_samples_compact);
+        tcase_add_test(tc_runs, test_samples_resolution);
+        tcase_add_test(tc_runs, test_samples_interval);
         tcase_add_test(tc_runs, test_histogram);
         tcase_add_test(tc_runs, test_histogram_top_buckets);
         tcase_add_test(tc_runs, test_devices);
@@ -1519,6 +1994,9 @@ int main(void) {
         tcase_add_test(tc_runs, test_run_fs);
         tcase_add_test(tc_runs, test_run_repeats);
         tcase_add_test(tc_runs, test_migrate_from_version_1);
+        tcase_add_test(tc_runs, test_migrate_from_version_7);
+        tcase_add_test(tc_runs, test_prune_samples);
+        tcase_add_test(tc_runs, test_prune_vacuum_shrinks);
         suite_add_tcase(s, tc_runs);
 
         tcase_add_checked_fixture(tc_query, setup, teardown);
@@ -1526,6 +2004,8 @@ int main(void) {
         tcase_add_test(tc_query, test_query_runs_fields);
         tcase_add_test(tc_query, test_query_limit_default_and_cap);
         tcase_add_test(tc_query, test_query_plan_uses_index);
+        tcase_add_loop_test(tc_query, test_query_plan_each_filter, 0, ELEMENTSOF(query_cases));
+        tcase_add_test(tc_query, test_query_plan_run_samples_histogram);
         tcase_set_timeout(tc_query, 60);
         suite_add_tcase(s, tc_query);
 
