@@ -38,6 +38,7 @@ struct Manager {
         char **profile_dirs;            /* highest priority first */
         unsigned max_queue;
         RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
+        char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
 
         Job *jobs_head, *jobs_tail;     /* by id */
         Job *running;
@@ -66,6 +67,8 @@ typedef struct ManagerConfig {
         char *const *profile_dirs;
         unsigned max_queue;
         const RegressConfig *regress;   /* NULL: REGRESS_CONFIG_DEFAULT */
+        const char *metrics_dir;        /* benchd.prom goes here (node_exporter's textfile collector);
+                                         * NULL or "": not written */
 } ManagerConfig;
 
 /* Registers the Manager and job objects on bus; the name is requested by the caller. */
