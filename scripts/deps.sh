@@ -17,9 +17,10 @@ BENCHD_RUNTIME_DEPS=(
 )
 # What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
 # JSON/XML checks in python3, bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
-# bonnie-csv export with them).
+# bonnie-csv export with them), Prometheus' promtool, server and node_exporter (test-metrics checks
+# benchd.prom with promtool and reads it back through node_exporter and PromQL).
 BENCHD_TEST_DEPS=(
-        python3 btrfs-progs xfsprogs fdisk bonnie++
+        python3 btrfs-progs xfsprogs fdisk bonnie++ prometheus prometheus-node-exporter
 )
 
 # missing_deps PKG...: prints the packages that are not installed.

@@ -43,7 +43,9 @@ static const struct {
                                 "Bytes read and written per second by the newest succeeded run of the series." },
         [FAMILY_IOPS] = { "benchd_run_iops", "gauge",
                           "I/O operations per second (reads and writes) of the newest succeeded run of the series." },
-        [FAMILY_LATENCY] = { "benchd_run_latency_seconds", "gauge",
+        /* A summary, as the format spells quantiles (a gauge may not carry the label), of one run:
+         * the quantiles only, no _sum and _count, which would be counters that restart each run. */
+        [FAMILY_LATENCY] = { "benchd_run_latency_seconds", "summary",
                              "Per-I/O latency quantiles of the newest succeeded run of the series." },
         [FAMILY_IOWAIT] = { "benchd_run_iowait_ratio", "gauge",
                             "Share of CPU time in iowait (0..1) during the newest succeeded run of the series." },
