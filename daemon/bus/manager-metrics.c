@@ -44,7 +44,8 @@ static const struct {
         [FAMILY_IOPS] = { "benchd_run_iops", "gauge",
                           "I/O operations per second (reads and writes) of the newest succeeded run of the series." },
         /* A summary, as the format spells quantiles (a gauge may not carry the label), of one run:
-         * the quantiles only, no _sum and _count, which would be counters that restart each run. */
+         * its _count and _sum are the run's I/Os and their latencies added up, so they start
+         * again at each new run (rate() over them means nothing; the quantiles are the figures). */
         [FAMILY_LATENCY] = { "benchd_run_latency_seconds", "summary",
                              "Per-I/O latency quantiles of the newest succeeded run of the series." },
         [FAMILY_IOWAIT] = { "benchd_run_iowait_ratio", "gauge",
@@ -97,15 +98,24 @@ static void series_labels(const DbMetricSeries *s, char nums[3][24], const char 
         ret[n] = (PromLabel) {};
 }
 
-static int write_series_sample(MetricsText *t, int family, const DbMetricSeries *s, const char *extra_name,
-                               const char *extra_value, double value) {
+/* name_suffix: NULL, or a summary's "_sum" and "_count". */
+static int write_series_sample_full(MetricsText *t, int family, const char *name_suffix, const DbMetricSeries *s,
+                                    const char *extra_name, const char *extra_value, double value) {
+        _cleanup_free_ char *name = NULL;
         PromLabel labels[SERIES_LABELS_MAX];
         char nums[3][24];
 
         if (isnan(value))
                 return 0;       /* the run has no such figure: no sample */
+        if (asprintf(&name, "%s%s", families[family].name, name_suffix ?: "") < 0)
+                return -ENOMEM;
         series_labels(s, nums, extra_name, extra_value, labels);
-        return prom_write_sample(t->f[family], families[family].name, labels, value);
+        return prom_write_sample(t->f[family], name, labels, value);
+}
+
+static int write_series_sample(MetricsText *t, int family, const DbMetricSeries *s, const char *extra_name,
+                               const char *extra_value, double value) {
+        return write_series_sample_full(t, family, NULL, s, extra_name, extra_value, value);
 }
 
 static int on_series(const DbMetricSeries *s, void *userdata) {
@@ -122,6 +132,10 @@ static int on_series(const DbMetricSeries *s, void *userdata) {
                 r = write_series_sample(t, FAMILY_LATENCY, s, "quantile", "0.99", s->lat_p99_seconds);
         if (r >= 0)
                 r = write_series_sample(t, FAMILY_LATENCY, s, "quantile", "0.999", s->lat_p999_seconds);
+        if (r >= 0 && !isnan(s->lat_p50_seconds))
+                r = write_series_sample_full(t, FAMILY_LATENCY, "_sum", s, NULL, NULL, s->lat_sum_seconds);
+        if (r >= 0 && !isnan(s->lat_p50_seconds))
+                r = write_series_sample_full(t, FAMILY_LATENCY, "_count", s, NULL, NULL, s->lat_count);
         if (r >= 0)
                 r = write_series_sample(t, FAMILY_IOWAIT, s, NULL, NULL, s->iowait_ratio);
         if (r >= 0)

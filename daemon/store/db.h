@@ -345,6 +345,8 @@ typedef struct DbMetricSeries {
         double bytes_per_second;        /* read + written */
         double iops;
         double lat_p50_seconds, lat_p99_seconds, lat_p999_seconds;
+        double lat_count;               /* the I/Os the latencies are of (reads and writes) */
+        double lat_sum_seconds;         /* their latencies added up: mean × count */
         double iowait_ratio;            /* 0..1 */
         double device_util_ratio;       /* 0..1 */
         bool regressed[_REGRESS_METRIC_MAX]; /* by RegressMetric: the run has that flag */

@@ -55,6 +55,7 @@ c = sqlite3.connect(db)
 r = c.execute("""SELECT (bytes_read + bytes_written) * 1e6 / duration_usec, (ios_read + ios_written) * 1e6 / duration_usec,
                         lat_p50_ns / 1e9, lat_p99_ns / 1e9, lat_p999_ns / 1e9, iowait_pct / 100.0, dev_util_pct / 100.0,
                         started_usec / 1e6, workload, block_size, COALESCE(fs_type, ''),
+                        CASE WHEN lat_mean_ns IS NOT NULL THEN ios_read + ios_written END,
                         (SELECT identity FROM devices WHERE id = runs.device_id)
                  FROM runs WHERE id = ?""", (run,)).fetchone()
 want = {
@@ -62,6 +63,7 @@ want = {
     'benchd_run_latency_seconds{quantile="0.5"}': r[2], 'benchd_run_latency_seconds{quantile="0.99"}': r[3],
     'benchd_run_latency_seconds{quantile="0.999"}': r[4], "benchd_run_iowait_ratio": r[5],
     "benchd_run_device_utilization_ratio": r[6], "benchd_run_timestamp_seconds": r[7],
+    "benchd_run_latency_seconds_count": r[11],
     'benchd_run_regression{metric="mb_per_s"}': 0, 'benchd_run_regression{metric="lat_p99_ns"}': 0,
 }
 line_re = re.compile(r'^([a-z_]+)\{(.*)\} (\S+)$')
@@ -75,7 +77,7 @@ for line in open(path):
               for k, v in label_re.findall(m.group(2))}
     if labels.get("workload") != r[8] or labels.get("block_size") != str(r[9]) or labels.get("fs_type") != r[10]:
         continue
-    assert labels.get("device_identity") == (r[11] or ""), (labels, r[11])
+    assert labels.get("device_identity") == (r[12] or ""), (labels, r[12])
     extra = "".join('{%s="%s"}' % (k, labels[k]) for k in ("quantile", "metric") if k in labels)
     got[m.group(1) + extra] = float(m.group(3))
 bad = []
@@ -161,11 +163,11 @@ _LOGS+=("$TEST_DIR/node-exporter.log")
 wait_for 15 http_get "http://127.0.0.1:$NE_PORT/metrics" || fail "node_exporter did not answer on 127.0.0.1:$NE_PORT"
 SCRAPE=$(http_get "http://127.0.0.1:$NE_PORT/metrics")
 assert_contains "$SCRAPE" 'node_textfile_scrape_error 0' "node_exporter's textfile collector"
-EXCERPT=$(grep -E '^benchd_(run_throughput_bytes_per_second|run_latency_seconds|runs_total)' <<<"$SCRAPE" | head -n 8)
+EXCERPT=$(grep -E '^benchd_(run_throughput_bytes_per_second|run_latency_seconds|run_regression|runs_total)' <<<"$SCRAPE" | head -n 12)
 [ -n "$EXCERPT" ] || fail "node_exporter's /metrics has no benchd_ metrics: $(head -c 2000 <<<"$SCRAPE")"
 assert_contains "$EXCERPT" 'workload="write"' "the scrape"
 log "node_exporter 127.0.0.1:$NE_PORT /metrics (excerpt):"
-printf '    %s\n' "$EXCERPT" >&2
+sed 's/^/    /' <<<"$EXCERPT" >&2
 
 # --- a Prometheus server scraping it answers PromQL -----------------------------------------------
 PROM_PORT=$(free_port)
