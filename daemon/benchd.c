@@ -176,25 +176,62 @@ static int bus_connect(const char *address, sd_bus **ret) {
 typedef struct ConfContext {
         const char *path;
         RegressConfig *regress;
+        char **metrics_dir;
 } ConfContext;
 
 static int conf_handler(void *user, const char *section, const char *name, const char *value) {
         ConfContext *c = user;
         _cleanup_free_ char *err = NULL;
 
+        if (streq(name, "MetricsTextfileDir")) {
+                if (value[0] && value[0] != '/') {
+                        log_warning("%s: MetricsTextfileDir=%s is not an absolute path; expected the directory "
+                                    "node_exporter's textfile collector reads (e.g. %s), or empty for none; "
+                                    "the default is kept", c->path, value, BENCHD_METRICS_DEFAULT_DIR);
+                        return 1;
+                }
+                char *d = strdup(value);
+                if (!d)
+                        return 0;
+                free(*c->metrics_dir);
+                *c->metrics_dir = d;
+                return 1;
+        }
         if (regress_config_set(c->regress, name, value, &err) < 0)
                 log_warning("%s: %s; the default is kept", c->path, strna(err));
         return 1;
 }
 
-static void load_conf(const char *path, RegressConfig *regress) {
-        ConfContext c = { .path = path, .regress = regress };
+/* MetricsTextfileDir='s default: $BENCHD_METRICS_TEXTFILE_DIR when set (the tests set it empty),
+ * else node_exporter's directory when it exists (Debian's prometheus-node-exporter makes it), else
+ * none. */
+static int metrics_dir_default(char **ret) {
+        const char *e = getenv("BENCHD_METRICS_TEXTFILE_DIR");
+        struct stat st;
+
+        if (!e)
+                e = stat(BENCHD_METRICS_DEFAULT_DIR, &st) >= 0 && S_ISDIR(st.st_mode) ?
+                        BENCHD_METRICS_DEFAULT_DIR : "";
+        *ret = strdup(e);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int load_conf(const char *path, RegressConfig *regress, char **ret_metrics_dir) {
+        _cleanup_free_ char *metrics_dir = NULL;
+        ConfContext c = { .path = path, .regress = regress, .metrics_dir = &metrics_dir };
         int r;
 
         *regress = REGRESS_CONFIG_DEFAULT;
+        r = metrics_dir_default(&metrics_dir);
+        if (r < 0)
+                return r;
         r = ini_parse(path, conf_handler, &c);
         if (r > 0)
                 log_warning("%s: parse error at line %d; the settings after it are not read", path, r);
+        if (r == -2)
+                return -ENOMEM;
+        *ret_metrics_dir = TAKE_PTR(metrics_dir);
+        return 0;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -210,7 +247,8 @@ static int run(int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(db_closep) Db *db = NULL;
-        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL, *db_error = NULL, *conf_error = NULL;
+        _cleanup_free_ char *sysconf_profiles = NULL, *config = NULL, *db_error = NULL, *conf_error = NULL,
+                            *metrics_dir = NULL;
         unsigned retention_days = 0;
         DeviceManager *devices = NULL;
         Manager *m = NULL;
@@ -284,7 +322,14 @@ static int run(int argc, char *argv[]) {
 
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
-        load_conf(o.config_path, &regress);
+        r = load_conf(o.config_path, &regress, &metrics_dir);
+        if (r < 0) {
+                log_error("cannot read %s: %s", o.config_path, strerror(-r));
+                return r;
+        }
+        if (metrics_dir[0])
+                log_info("the latest figures go to %s/benchd.prom for node_exporter (MetricsTextfileDir=)",
+                         metrics_dir);
         ManagerConfig mc = {
                 .db_path = o.db_path,
                 .worker_path = o.worker_path,
@@ -292,6 +337,7 @@ static int run(int argc, char *argv[]) {
                 .max_queue = o.max_queue,
                 .regress = &regress,
                 .sample_retention_days = retention_days,
+                .metrics_dir = metrics_dir,
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
         if (r < 0) {

@@ -18,9 +18,11 @@ BENCHD_RUNTIME_DEPS=(
 )
 # What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
 # JSON/XML checks in python3, bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
-# bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless).
+# bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless),
+# Prometheus' promtool, server and node_exporter (test-metrics checks benchd.prom with promtool and
+# reads it back through node_exporter and PromQL).
 BENCHD_TEST_DEPS=(
-        python3 btrfs-progs xfsprogs fdisk bonnie++ chromium
+        python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
 )
 
 # missing_deps PKG...: prints the packages that are not installed.

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "bus/job-object.h"
 #include "bus/manager-history.h"
+#include "bus/manager-metrics.h"
 #include "bus/manager-regress.h"
 #include "bus/manager.h"
 #include "jobs/profile.h"
@@ -177,6 +178,7 @@ static void on_job_ended(Job *j, const char *result, void *userdata) {
 
 static void on_job_run_stored(Job *j, uint64_t run_id, void *userdata) {
         manager_check_run(userdata, run_id);
+        manager_write_metrics(userdata);
 }
 
 static void on_job_changed(Job *j, const char *const *properties, void *userdata) {
@@ -914,6 +916,8 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->regress = config->regress ? *config->regress : REGRESS_CONFIG_DEFAULT;
         m->db_path = strdup(config->db_path);
         m->worker_path = strdup(config->worker_path);
+        if (config->metrics_dir && config->metrics_dir[0])
+                m->metrics_dir = strdup(config->metrics_dir);
         m->job_context = (JobContext) {
                 .event = m->event,
                 .db = db,
@@ -931,7 +935,8 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         for (char *const *d = config->profile_dirs; *d; d++)
                 n++;
         m->profile_dirs = calloc(n + 1, sizeof(char *));
-        if (!m->db_path || !m->worker_path || !m->profile_dirs) {
+        if (!m->db_path || !m->worker_path || !m->profile_dirs ||
+            (config->metrics_dir && config->metrics_dir[0] && !m->metrics_dir)) {
                 manager_free(m);
                 return -ENOMEM;
         }
@@ -990,6 +995,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         free(m->db_path);
         free(m->worker_path);
+        free(m->metrics_dir);
         strv_free(m->profile_dirs);
         free(m);
         return NULL;
@@ -1219,6 +1225,8 @@ int manager_load(Manager *m) {
         }
         if (manager_queue_length(m) > 0)
                 log_full(LOG_INFO, "%u queued job(s) restored", manager_queue_length(m));
+        /* The file is whole from the start, whatever a previous life left. */
+        manager_write_metrics(m);
         manager_schedule(m);
         return 0;
 }

@@ -40,6 +40,7 @@ struct Manager {
         unsigned max_queue;
         RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
         Retention *retention;           /* SampleRetentionDays= and PruneSamples */
+        char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
 
         Job *jobs_head, *jobs_tail;     /* by id */
         Job *running;
@@ -69,6 +70,8 @@ typedef struct ManagerConfig {
         unsigned max_queue;
         const RegressConfig *regress;   /* NULL: REGRESS_CONFIG_DEFAULT */
         unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
+        const char *metrics_dir;        /* benchd.prom goes here (node_exporter's textfile collector);
+                                         * NULL or "": not written */
 } ManagerConfig;
 
 /* Registers the Manager and job objects on bus; the name is requested by the caller. */

@@ -67,7 +67,7 @@ static const char history_sql[] =
         " ELSE " FIGURE_MB_PER_S " END, r.lat_p99_ns, "
         "EXISTS (SELECT 1 FROM regressions AS g WHERE g.run_id = r.id AND g.metric = ?15), "
         "EXISTS (SELECT 1 FROM regressions AS g WHERE g.run_id = r.id AND g.metric = 'lat_p99_ns') "
-        "FROM runs AS r WHERE " COMPARABLE_WHERE
+        "FROM runs AS r INDEXED BY runs_series WHERE " COMPARABLE_WHERE
         "ORDER BY r.started_usec DESC, r.id DESC LIMIT ?16";
 
 /* The run itself: its keys (columns 0..13, KEY_*), then what the check needs. */
@@ -300,7 +300,7 @@ static const char *segment_text(const RunKeys *k, const History *h) {
  * firmware, with none of another between. */
 static int segment_start(Db *db, const RunKeys *k, uint64_t *ret) {
         static const char sql[] =
-                "SELECT r.started_usec, " ENV_KERNEL ", " ENV_FIRMWARE " FROM runs AS r WHERE " COMPARABLE_WHERE
+                "SELECT r.started_usec, " ENV_KERNEL ", " ENV_FIRMWARE " FROM runs AS r INDEXED BY runs_series WHERE " COMPARABLE_WHERE
                 "ORDER BY r.started_usec DESC, r.id DESC LIMIT ?16";
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         uint64_t start = k->started_usec;

@@ -358,3 +358,44 @@ typedef struct DbRegressionFilter {
  * workload, block_size, queue_depth, jobs, fs_type, layout, target, label, device_id, device_name,
  * device_identity, device_model of the run. f may be NULL. Returns how many were handed to cb. */
 int db_query_regressions(Db *db, const DbRegressionFilter *f, DbRowCallback cb, void *userdata);
+
+/* ---- the latest figures for Prometheus (store/db-metrics.c) ---- */
+
+/* A series is what benchd exports to Prometheus as one label set: the succeeded runs of one
+ * device (devices.id; runs without one form one series per remaining key), workload, block_size,
+ * queue_depth, jobs, fs_type and layout (NULL the same as ""). Its figures are those of its newest
+ * run. Strings valid during the callback, never NULL (an unknown one is ""); a figure the run does
+ * not have is NAN. */
+typedef struct DbMetricSeries {
+        uint64_t run_id;
+        const char *device_identity;    /* devices.identity, "" without one */
+        const char *device_name;        /* devices.last_name, else the run's device_name, else "" */
+        const char *workload;
+        uint64_t block_size;
+        uint64_t queue_depth;
+        uint64_t jobs;
+        const char *fs_type;
+        const char *layout;
+        const char *profile;            /* the job's profile, "" for a workload job */
+        uint64_t step;
+        uint64_t started_usec;
+        double bytes_per_second;        /* read + written */
+        double iops;
+        double lat_p50_seconds, lat_p99_seconds, lat_p999_seconds;
+        double lat_count;               /* the I/Os the latencies are of (reads and writes) */
+        double lat_sum_seconds;         /* their latencies added up: mean × count */
+        double iowait_ratio;            /* 0..1 */
+        double device_util_ratio;       /* 0..1 */
+        bool regressed[_REGRESS_METRIC_MAX]; /* by RegressMetric: the run has that flag */
+} DbMetricSeries;
+
+/* At most this many series are exported, the newest ones (by their newest run's start). */
+#define DB_METRICS_SERIES_MAX 1000u
+
+/* Calls cb for the newest run of each series, newest first, at most limit (≤
+ * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_comparable index. Returns how many. */
+int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
+                      void *userdata);
+/* The number of runs of each final status (succeeded, failed, cancelled, interrupted), in that
+ * order, 0 for a status without runs. */
+int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]);

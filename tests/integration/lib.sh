@@ -453,7 +453,10 @@ start_benchd() {
         [ "${BENCHD_LOG_AS_JOURNAL:-0}" = 1 ] && journal=$(stat -c '%d:%i' "$BENCHD_LOG")
         # BENCHD_TEST_WRAP runs benchd under a tool, e.g. "valgrind --leak-check=full --error-exitcode=99".
         # shellcheck disable=SC2086
-        JOURNAL_STREAM=$journal ${BENCHD_TEST_WRAP:-} "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
+        # No test writes into the machine's node_exporter directory: the export is off unless a test
+        # names a directory (MetricsTextfileDir= in its --config, or this variable).
+        BENCHD_METRICS_TEXTFILE_DIR=${BENCHD_METRICS_TEXTFILE_DIR-} \
+                JOURNAL_STREAM=$journal ${BENCHD_TEST_WRAP:-} "$BENCHD_BIN" --bus-address="$BUS_ADDRESS" --db="$DB" --worker="$WORKER_BIN" \
                 --profiles-dir="$PROFILES_DIR" "$@" >>"$BENCHD_LOG" 2>&1 &
         BENCHD_PID=$!
         defer kill_wait "$BENCHD_PID"

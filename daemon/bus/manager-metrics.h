@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private to manager.c and manager-metrics.c: benchd's figures for Prometheus, written as
+ * MetricsTextfileDir=/benchd.prom for node_exporter's textfile collector (README.md "Many
+ * machines" lists the metrics and their labels).
+ */
+#pragma once
+
+typedef struct Manager Manager;
+
+/* The file node_exporter reads, in MetricsTextfileDir=. */
+#define MANAGER_METRICS_FILE "benchd.prom"
+
+/* Writes the file anew from the database (the newest run of each series, the runs by status) when
+ * m->metrics_dir is set; does nothing otherwise. A failure is logged, never fatal. */
+void manager_write_metrics(Manager *m);
