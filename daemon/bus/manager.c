@@ -167,6 +167,9 @@ static void on_job_ended(Job *j, const char *result, void *userdata) {
         if (m->running == j)
                 m->running = NULL;
         manager_emit_changed(m);
+        /* benchd_runs_total counts failed and cancelled runs too, which run_stored does not see. */
+        if (!streq_ptr(job_state_to_string(j->core.state), "succeeded"))
+                manager_write_metrics(m);
         if (!m->running)
                 (void) sd_notifyf(false, "STATUS=Idle (%u queued)", manager_queue_length(m));
         if (m->stopping) {
