@@ -409,7 +409,7 @@ int main(int argc, char *argv[]) {
         Opts o = { .runs = 10000, .samples = 600, .devices = 20, .page_size = 0, .insert_tries = 11 };
         Filler f = { .o = &o };
         _cleanup_free_ ProtoSample *buf = NULL;
-        _cleanup_free_ double *ins = NULL;
+        _cleanup_free_ double *ins = NULL, *regress = NULL;
         uint64_t job = 0, first_started, span;
         double t0, fill_s;
         int c, r;
@@ -433,7 +433,8 @@ int main(int argc, char *argv[]) {
         }
         buf = calloc(o.samples, sizeof(ProtoSample));
         ins = calloc(o.insert_tries, sizeof(double));
-        if (!buf || !ins)
+        regress = calloc(o.insert_tries, sizeof(double));
+        if (!buf || !ins || !regress)
                 return EXIT_FAILURE;
 
         if (o.page_size > 0) {
@@ -490,12 +491,25 @@ int main(int argc, char *argv[]) {
         }
         fill_s = now_s() - t0;
 
-        /* One more run's samples, as the daemon writes a batch: timed, several times. */
+        /* One more run's samples, as the daemon writes a batch: timed, several times; then the
+         * regression check benchd makes once a run's end is stored, on each of them. */
         for (unsigned i = 0; i < o.insert_tries; i++) {
+                uint64_t id;
+
                 job = add_job(&f, NULL, "write", NULL);
-                add_run(&f, job, 0, f.now - 1000, buf, &ins[i]);
+                id = add_run(&f, job, 0, f.now - 1000, buf, &ins[i]);
+                if (!o.old_schema) {
+                        const RegressConfig rc = REGRESS_CONFIG_DEFAULT;
+                        double t = now_s();
+
+                        r = db_regress_check(f.db, id, &rc, f.now, NULL, NULL, NULL);
+                        if (r < 0)
+                                die(r, f.db, "db_regress_check");
+                        regress[i] = now_s() - t;
+                }
         }
         qsort(ins, o.insert_tries, sizeof(double), cmp_double);
+        qsort(regress, o.insert_tries, sizeof(double), cmp_double);
 
         if (o.old_schema) {
                 sqlite3_stmt *sts[] = { f.old.job, f.old.run, f.old.sample, f.old.hist, f.old.finish, f.old.device };
@@ -505,8 +519,9 @@ int main(int argc, char *argv[]) {
         } else
                 f.db = db_close(f.db);
 
-        printf("{\"runs\": %u, \"samples\": %" PRIu64 ", \"fill_s\": %.2f, \"insert_ms\": %.3f}\n",
+        printf("{\"runs\": %u, \"samples\": %" PRIu64 ", \"fill_s\": %.2f, \"insert_ms\": %.3f, "
+               "\"regress_ms\": %.3f}\n",
                o.runs + o.insert_tries, (uint64_t) (o.runs + o.insert_tries) * o.samples, fill_s,
-               ins[o.insert_tries / 2] * 1000.0);
+               ins[o.insert_tries / 2] * 1000.0, o.old_schema ? -1.0 : regress[o.insert_tries / 2] * 1000.0);
         return EXIT_SUCCESS;
 }
