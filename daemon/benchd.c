@@ -175,22 +175,38 @@ static int bus_connect(const char *address, sd_bus **ret) {
 typedef struct ConfContext {
         const char *path;
         RegressConfig *regress;
+        unsigned *max_queued_per_user;
 } ConfContext;
 
 static int conf_handler(void *user, const char *section, const char *name, const char *value) {
         ConfContext *c = user;
         _cleanup_free_ char *err = NULL;
 
+        if (streq(name, "MaxQueuedJobsPerUser")) {
+                char *end;
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(value, &end, 10);
+                if (errno != 0 || end == value || *end || value[0] == '-' || v > 65536)
+                        log_warning("%s: MaxQueuedJobsPerUser=%s: expected a number of jobs from 0 (no bound) "
+                                    "to 65536; the default (%u) is kept", c->path, value,
+                                    *c->max_queued_per_user);
+                else
+                        *c->max_queued_per_user = (unsigned) v;
+                return 1;
+        }
         if (regress_config_set(c->regress, name, value, &err) < 0)
                 log_warning("%s: %s; the default is kept", c->path, strna(err));
         return 1;
 }
 
-static void load_conf(const char *path, RegressConfig *regress) {
-        ConfContext c = { .path = path, .regress = regress };
+static void load_conf(const char *path, RegressConfig *regress, unsigned *max_queued_per_user) {
+        ConfContext c = { .path = path, .regress = regress, .max_queued_per_user = max_queued_per_user };
         int r;
 
         *regress = REGRESS_CONFIG_DEFAULT;
+        *max_queued_per_user = MANAGER_MAX_QUEUED_PER_USER_DEFAULT;
         r = ini_parse(path, conf_handler, &c);
         if (r > 0)
                 log_warning("%s: parse error at line %d; the settings after it are not read", path, r);
@@ -273,12 +289,14 @@ static int run(int argc, char *argv[]) {
 
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
-        load_conf(o.config_path, &regress);
+        unsigned max_queued_per_user;
+        load_conf(o.config_path, &regress, &max_queued_per_user);
         ManagerConfig mc = {
                 .db_path = o.db_path,
                 .worker_path = o.worker_path,
                 .profile_dirs = dirs,
                 .max_queue = o.max_queue,
+                .max_queued_per_user = max_queued_per_user,
                 .regress = &regress,
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
