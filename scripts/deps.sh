@@ -16,10 +16,12 @@ BENCHD_RUNTIME_DEPS=(
         util-linux mount procps e2fsprogs
 )
 # What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
-# JSON/XML checks in python3, bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
+# JSON/XML checks in python3, the stand-in polkit of test-polkit (python3-dbus, python3-gi: the
+# system python3), bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
 # bonnie-csv export with them).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++
+        python3-dbus python3-gi
 )
 
 # missing_deps PKG...: prints the packages that are not installed.
