@@ -177,6 +177,7 @@ typedef struct ConfContext {
         const char *path;
         RegressConfig *regress;
         char **metrics_dir;
+        unsigned *max_queued_per_user;
 } ConfContext;
 
 static int conf_handler(void *user, const char *section, const char *name, const char *value) {
@@ -195,6 +196,20 @@ static int conf_handler(void *user, const char *section, const char *name, const
                         return 0;
                 free(*c->metrics_dir);
                 *c->metrics_dir = d;
+                return 1;
+        }
+        if (streq(name, "MaxQueuedJobsPerUser")) {
+                char *end;
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(value, &end, 10);
+                if (errno != 0 || end == value || *end || value[0] == '-' || v > 65536)
+                        log_warning("%s: MaxQueuedJobsPerUser=%s: expected a number of jobs from 0 (no bound) "
+                                    "to 65536; the default (%u) is kept", c->path, value,
+                                    *c->max_queued_per_user);
+                else
+                        *c->max_queued_per_user = (unsigned) v;
                 return 1;
         }
         if (regress_config_set(c->regress, name, value, &err) < 0)
@@ -216,15 +231,19 @@ static int metrics_dir_default(char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int load_conf(const char *path, RegressConfig *regress, char **ret_metrics_dir) {
+static int load_conf(const char *path, RegressConfig *regress, char **ret_metrics_dir,
+                     unsigned *max_queued_per_user) {
         _cleanup_free_ char *metrics_dir = NULL;
-        ConfContext c = { .path = path, .regress = regress, .metrics_dir = &metrics_dir };
+        ConfContext c = { .path = path, .regress = regress, .metrics_dir = &metrics_dir,
+                          .max_queued_per_user = max_queued_per_user };
         int r;
 
         *regress = REGRESS_CONFIG_DEFAULT;
+        *max_queued_per_user = MANAGER_MAX_QUEUED_PER_USER_DEFAULT;
         r = metrics_dir_default(&metrics_dir);
         if (r < 0)
                 return r;
+
         r = ini_parse(path, conf_handler, &c);
         if (r > 0)
                 log_warning("%s: parse error at line %d; the settings after it are not read", path, r);
@@ -322,7 +341,8 @@ static int run(int argc, char *argv[]) {
 
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
-        r = load_conf(o.config_path, &regress, &metrics_dir);
+        unsigned max_queued_per_user;
+        r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user);
         if (r < 0) {
                 log_error("cannot read %s: %s", o.config_path, strerror(-r));
                 return r;
@@ -335,6 +355,7 @@ static int run(int argc, char *argv[]) {
                 .worker_path = o.worker_path,
                 .profile_dirs = dirs,
                 .max_queue = o.max_queue,
+                .max_queued_per_user = max_queued_per_user,
                 .regress = &regress,
                 .sample_retention_days = retention_days,
                 .metrics_dir = metrics_dir,

@@ -17,12 +17,14 @@ BENCHD_RUNTIME_DEPS=(
         util-linux mount procps e2fsprogs libjs-chart.js
 )
 # What the integration tests use besides the runtime: filesystems to benchmark, partition tables,
-# JSON/XML checks in python3, bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
+# JSON/XML checks in python3, the stand-in polkit of test-polkit (python3-dbus, python3-gi: the
+# system python3), bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
 # bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless),
 # Prometheus' promtool, server and node_exporter (test-metrics checks benchd.prom with promtool and
 # reads it back through node_exporter and PromQL).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
+        python3-dbus python3-gi
 )
 
 # missing_deps PKG...: prints the packages that are not installed.

@@ -318,7 +318,7 @@ int bus_job_path_parse(const char *path, uint64_t *ret) {
         return 0;
 }
 
-int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error) {
+int bus_sender_uid(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error) {
         sd_bus_creds *creds = NULL;
         uid_t uid;
         int r;
@@ -332,12 +332,8 @@ int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid,
         }
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                         "cannot determine the caller's uid (%s); %s needs root",
-                                         strerror(-r), what);
-        if (uid != 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                         "%s needs root (the caller is uid %u); run it as root", what,
-                                         (unsigned) uid);
+                                         "cannot determine the caller's uid (%s), which %s needs to be "
+                                         "authorised; call it over the system bus", strerror(-r), what);
         *ret_uid = (uint32_t) uid;
         return 0;
 }

@@ -73,9 +73,10 @@ int bus_message_append_db_job_entries(sd_bus_message *m, const DbJob *dj);
 /* One {sv} entry with a string value (NULL as ""). */
 int bus_append_dict_string(sd_bus_message *m, const char *key, const char *value);
 
-/* Authorises a state-changing call: the sender's effective uid must be 0, else AccessDenied saying
- * that `what` needs root. The uid is returned in *ret_uid. */
-int bus_check_root(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error);
+/* The sender's effective uid (its uid where the bus gives no euid), for authorising a state-changing
+ * call (`what`); AccessDenied when the bus cannot tell. Whether the uid may do it is the caller's
+ * question (root may; others ask polkit: bus-polkit.h). */
+int bus_sender_uid(sd_bus_message *message, const char *what, uint32_t *ret_uid, sd_bus_error *error);
 
 /* The job's object path: /org/benchd/Benchd1/job/<id>. */
 int bus_job_path(uint64_t id, char **ret);

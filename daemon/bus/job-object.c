@@ -304,14 +304,6 @@ int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***n
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Job *j = userdata;
-        uint32_t uid;
-        int r;
 
-        r = bus_check_root(message, "cancelling jobs", &uid, error);
-        if (r < 0)
-                return r;
-        r = job_cancel_or_error(j, uid, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(message, NULL);
+        return manager_cancel(j->ctx->userdata, message, j, error);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "bus/bus-polkit.h"
 #include "bus/bus-util.h"
 #include "config.h"
 #include "bus/job-object.h"
@@ -35,6 +36,18 @@
 #include "shared/stability.h"
 #include "shared/strv.h"
 
+
+/* A cancellation of another user's job waiting for polkit (see CancelJob below). */
+struct CancelCall {
+        Manager *manager;
+        CancelCall *prev, *next;        /* in manager->cancels */
+        sd_bus_message *message;
+        uint64_t id;
+        uint32_t uid;
+        PolkitQuery *polkit;
+};
+
+static CancelCall *cancel_call_free(CancelCall *c);
 
 Job *manager_find_job(Manager *m, uint64_t id) {
         for (Job *j = m->jobs_head; j; j = j->next)
@@ -292,8 +305,12 @@ static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *b
  * What is pure (the spec, the profile's expansion) is checked on the loop; the checks against the
  * system, which can hang on a dying disk or a stuck mount, run in a helper process
  * (verdict-query.h), and the call is answered when the verdict comes, as timedated answers once
- * polkit has. Authorisation comes first, so that nobody unprivileged can make benchd fork; at most
- * MANAGER_SUBMITS_CHECKING_MAX calls wait at a time. */
+ * polkit has. Authorisation comes first, so that nobody unprivileged can make benchd fork: root
+ * may; anyone else is asked of polkit (bus-polkit.h), without waiting for it, for
+ * org.benchd.benchd1.submit, or for org.benchd.benchd1.destructive alone when the job overwrites a
+ * device (destructive=true, every filesystem matrix): that one is the stricter, and one question
+ * means one password prompt. At most MANAGER_SUBMITS_CHECKING_MAX calls wait at a time, polkit's
+ * answer or the targets' verdict. */
 
 /* A SubmitJob call waiting for the verdicts of its steps. */
 struct Submit {
@@ -304,6 +321,7 @@ struct Submit {
         JobSpec *steps;
         size_t n_steps;
         uint32_t uid;
+        PolkitQuery *polkit;
         VerdictQuery *query;
 };
 
@@ -320,6 +338,7 @@ static Submit *submit_free(Submit *s) {
                         s->next->prev = s->prev;
                 s->manager->n_submits--;
         }
+        polkit_query_free(s->polkit);
         verdict_query_free(s->query);
         spec_array_free(s->steps, s->n_steps);
         spec_clear(&s->spec);
@@ -333,6 +352,36 @@ static int manager_check_queue(Manager *m, sd_bus_error *error) {
                 return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
                                          "the queue is full (%u jobs waiting); wait for jobs to finish or "
                                          "cancel some", m->max_queue);
+        return 0;
+}
+
+/* The jobs uid has queued, and (with_checking) its SubmitJob calls still being authorised or
+ * checked. */
+static unsigned manager_user_queued(Manager *m, uint32_t uid, bool with_checking) {
+        unsigned n = 0;
+
+        for (Job *j = m->jobs_head; j; j = j->next)
+                if (job_get_state(j) == JOB_QUEUED && j->submitted_by == uid)
+                        n++;
+        for (Submit *s = m->submits; with_checking && s; s = s->next)
+                if (s->uid == uid)
+                        n++;
+        return n;
+}
+
+/* MaxQueuedJobsPerUser=: no user but root, which the queue's own bound holds, fills the queue
+ * alone. */
+static int manager_check_user_queue(Manager *m, uint32_t uid, bool with_checking, sd_bus_error *error) {
+        unsigned n;
+
+        if (uid == 0 || m->max_queued_per_user == 0)
+                return 0;
+        n = manager_user_queued(m, uid, with_checking);
+        if (n >= m->max_queued_per_user)
+                return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                         "user %" PRIu32 " has %u jobs queued, at most %u; wait for them to run "
+                                         "or cancel some (benchctl jobs, benchctl cancel ID), or raise "
+                                         "MaxQueuedJobsPerUser= in benchd.conf", uid, n, m->max_queued_per_user);
         return 0;
 }
 
@@ -399,6 +448,8 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
 
         /* Again: the queue may have filled while the targets were checked. */
         r = manager_check_queue(m, error);
+        if (r >= 0)
+                r = manager_check_user_queue(m, s->uid, false, error);
         if (r < 0)
                 return r;
 
@@ -473,6 +524,74 @@ static void manager_submits_abort(Manager *m) {
                                                   "benchd is shutting down; submit the job again once it runs");
                 submit_free(s);
         }
+        while (m->cancels) {
+                CancelCall *c = m->cancels;
+
+                (void) sd_bus_reply_method_errorf(c->message, SD_BUS_ERROR_FAILED,
+                                                  "benchd is shutting down; job %" PRIu64 " is interrupted "
+                                                  "anyway", c->id);
+                cancel_call_free(c);
+        }
+}
+
+/* The checks of the job's targets, in a helper process; on_submit_verdicts() answers the call. */
+static int submit_check_targets(Submit *s, sd_bus_error *error) {
+        Manager *m = s->manager;
+        int r;
+
+        if (spec_is_matrix(&s->spec)) {
+                /* Each device once, as a destructive write to it; the first also carries the
+                 * matrix, whose tools, layout and mkfs options are tried on image files. */
+                JobSpec *units = NULL;
+                size_t n_units = 0;
+
+                r = matrix_member_specs(&s->spec, true, &units, &n_units);
+                if (r >= 0)
+                        r = verdict_query_start(m->event, m->devices, units, NULL, n_units,
+                                                &(VerdictOptions) { .worker_path = m->job_context.worker_path },
+                                                VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
+                spec_array_free(units, n_units);
+        } else
+                r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, NULL,
+                                        VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
+        if (r < 0) {
+                log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(s->spec.target),
+                         strerror(-r));
+                if (r != -ENOMEM)
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                              "cannot start checking target %s: %s; submit the job again",
+                                              CALLER_TEXT(s->spec.target), strerror(-r));
+        }
+        return r;
+}
+
+static void submit_fail(Submit *s, int r, const sd_bus_error *error) {
+        if (error && sd_bus_error_is_set(error))
+                (void) sd_bus_reply_method_error(s->message, error);
+        else
+                (void) sd_bus_reply_method_errno(s->message, r, NULL);
+        submit_free(s);
+}
+
+static void on_submit_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        Submit *s = userdata;
+
+        s->polkit = polkit_query_free(s->polkit);
+        if (r < 0) {
+                log_full(LOG_INFO, "SubmitJob by uid %" PRIu32 " refused: %s", s->uid,
+                         perror ? strna(perror->message) : strerror(-r));
+                submit_fail(s, r, perror);
+                return;
+        }
+        r = submit_check_targets(s, &error);
+        if (r < 0)
+                submit_fail(s, r, &error);
+}
+
+/* The action a job needs (see above). */
+static const char *submit_action(const JobSpec *spec) {
+        return spec->destructive || spec_is_matrix(spec) ? BENCHD_ACTION_DESTRUCTIVE : BENCHD_ACTION_SUBMIT;
 }
 
 static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -491,7 +610,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         if (!s)
                 return -ENOMEM;
         spec_init(&s->spec);
-        r = bus_check_root(message, "submitting jobs", &s->uid, error);
+        r = bus_sender_uid(message, "submitting jobs", &s->uid, error);
         if (r < 0)
                 goto fail;
 
@@ -511,43 +630,21 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 goto fail;
         }
 
-        /* Nothing is forked for a call that cannot be queued anyway. */
+        /* Nothing is asked or forked for a call that cannot be queued anyway. */
         r = manager_check_queue(m, error);
+        if (r >= 0)
+                r = manager_check_user_queue(m, s->uid, true, error);
         if (r < 0)
                 goto fail;
         if (m->n_submits >= MANAGER_SUBMITS_CHECKING_MAX) {
                 r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                      "too many jobs being checked (%u SubmitJob calls wait for the check of "
-                                      "their targets); submit again once they are answered",
-                                      MANAGER_SUBMITS_CHECKING_MAX);
+                                      "too many jobs being checked (%u SubmitJob calls wait for their "
+                                      "authorisation or the check of their targets); submit again once they "
+                                      "are answered", MANAGER_SUBMITS_CHECKING_MAX);
                 goto fail;
         }
 
-        if (spec_is_matrix(&spec)) {
-                /* Each device once, as a destructive write to it; the first also carries the
-                 * matrix, whose tools, layout and mkfs options are tried on image files. */
-                JobSpec *units = NULL;
-                size_t n_units = 0;
-
-                r = matrix_member_specs(&spec, true, &units, &n_units);
-                if (r >= 0)
-                        r = verdict_query_start(m->event, m->devices, units, NULL, n_units,
-                                                &(VerdictOptions) { .worker_path = m->job_context.worker_path },
-                                                VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
-                spec_array_free(units, n_units);
-        } else
-                r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, NULL,
-                                        VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
-        if (r < 0) {
-                log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(spec.target), strerror(-r));
-                if (r != -ENOMEM)
-                        r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-                                              "cannot start checking target %s: %s; submit the job again",
-                                              CALLER_TEXT(spec.target), strerror(-r));
-                goto fail;
-        }
-
-        /* The call is the Submit's now; on_submit_verdicts() answers it. */
+        /* The call is the Submit's now; on_submit_polkit() or on_submit_verdicts() answers it. */
         s->spec = spec;
         spec_init(&spec);
         s->message = sd_bus_message_ref(message);
@@ -557,6 +654,26 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 m->submits->prev = s;
         m->submits = s;
         m->n_submits++;
+
+        if (s->uid == 0)
+                r = submit_check_targets(s, error);
+        else {
+                const char *details[] = {
+                        "target", s->spec.target ?: "",
+                        s->spec.profile ? "profile" : "workload",
+                        s->spec.profile ?: workload_to_string(s->spec.workload) ?: "",
+                        NULL,
+                };
+
+                r = polkit_query_start(m->bus, message, submit_action(&s->spec), "submitting this job",
+                                       details, on_submit_polkit, s, &s->polkit);
+                if (r < 0 && r != -ENOMEM)
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                              "cannot ask polkit whether the caller may submit jobs: %s; "
+                                              "try again, or run it as root", strerror(-r));
+        }
+        if (r < 0)
+                goto fail;
         return 1;
 
 fail:
@@ -578,17 +695,118 @@ static int lookup_job(const DbJob *dj, void *userdata) {
         return l->state ? -EEXIST : -ENOMEM; /* stop the walk */
 }
 
+/* ---- CancelJob and Job.Cancel ----
+ *
+ * Root and the user who submitted the job cancel it at once; anyone else needs
+ * org.benchd.benchd1.cancel, asked of polkit without waiting. The job is looked up again by its id
+ * when polkit answers: it may have ended, or gone, meanwhile. */
+
+static CancelCall *cancel_call_free(CancelCall *c) {
+        if (!c)
+                return NULL;
+        if (c->prev)
+                c->prev->next = c->next;
+        else if (c->manager)
+                c->manager->cancels = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        if (c->manager)
+                c->manager->n_cancels--;
+        polkit_query_free(c->polkit);
+        sd_bus_message_unref(c->message);
+        free(c);
+        return NULL;
+}
+
+static void on_cancel_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        CancelCall *c = userdata;
+        Job *j;
+
+        c->polkit = polkit_query_free(c->polkit);
+        if (r < 0) {
+                log_full(LOG_INFO, "cancelling job %" PRIu64 " by uid %" PRIu32 " refused: %s", c->id, c->uid,
+                         perror ? strna(perror->message) : strerror(-r));
+                if (perror && sd_bus_error_is_set(perror))
+                        (void) sd_bus_reply_method_error(c->message, perror);
+                else
+                        (void) sd_bus_reply_method_errno(c->message, r, NULL);
+                cancel_call_free(c);
+                return;
+        }
+        j = manager_find_job(c->manager, c->id);
+        if (!j)
+                r = job_error_not_cancellable(&error, c->id, "and is gone, while polkit was asked");
+        else
+                r = job_cancel_or_error(j, c->uid, &error);
+        if (r < 0 && sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(c->message, &error);
+        else if (r < 0)
+                (void) sd_bus_reply_method_errno(c->message, r, NULL);
+        else
+                (void) sd_bus_reply_method_return(c->message, NULL);
+        cancel_call_free(c);
+}
+
+int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error) {
+        _cleanup_free_ char *id = NULL;
+        CancelCall *c;
+        uint32_t uid;
+        int r;
+
+        r = bus_sender_uid(message, "cancelling jobs", &uid, error);
+        if (r < 0)
+                return r;
+        if (uid == 0 || uid == j->submitted_by) {
+                r = job_cancel_or_error(j, uid, error);
+                if (r < 0)
+                        return r;
+                return sd_bus_reply_method_return(message, NULL);
+        }
+        if (job_state_is_final(job_get_state(j)))
+                return job_error_not_cancellable(error, j->id, job_state_to_string(job_get_state(j)));
+        if (m->stopping)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "benchd is shutting down; the job is "
+                                        "interrupted anyway");
+        if (m->n_cancels >= MANAGER_CANCELS_ASKING_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "too many cancellations wait for polkit (%u); cancel again once they "
+                                         "are answered", MANAGER_CANCELS_ASKING_MAX);
+        if (asprintf(&id, "%" PRIu64, j->id) < 0)
+                return -ENOMEM;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->id = j->id;
+        c->uid = uid;
+        r = polkit_query_start(m->bus, message, BENCHD_ACTION_CANCEL, "cancelling another user's job",
+                               (const char *[]) { "job_id", id, "target", j->spec.target ?: "", NULL },
+                               on_cancel_polkit, c, &c->polkit);
+        if (r < 0) {
+                cancel_call_free(c);
+                if (r == -ENOMEM)
+                        return r;
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "cannot ask polkit whether the caller may cancel job %" PRIu64 ": %s; "
+                                         "try again, or run it as root", j->id, strerror(-r));
+        }
+        c->message = sd_bus_message_ref(message);
+        c->manager = m;
+        c->next = m->cancels;
+        if (m->cancels)
+                m->cancels->prev = c;
+        m->cancels = c;
+        m->n_cancels++;
+        return 1;
+}
+
 static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        uint32_t uid;
         uint64_t id;
         Job *j;
         int r;
 
         r = sd_bus_message_read(message, "t", &id);
-        if (r < 0)
-                return r;
-        r = bus_check_root(message, "cancelling jobs", &uid, error);
         if (r < 0)
                 return r;
         r = manager_check_id(id, "job", "ListJobs shows the queued and running jobs", error);
@@ -609,10 +827,7 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
                 return sd_bus_error_setf(error, BENCHD_ERROR_NOT_FOUND,
                                          "there is no job %" PRIu64 "; ListJobs shows the queued and "
                                          "running jobs", id);
-        r = job_cancel_or_error(j, uid, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(message, NULL);
+        return manager_cancel(m, message, j, error);
 }
 
 typedef struct ListJobsContext {
@@ -754,9 +969,14 @@ static int method_prune_samples(sd_bus_message *message, void *userdata, sd_bus_
         r = sd_bus_message_read(message, "t", &before);
         if (r < 0)
                 return r;
-        r = bus_check_root(message, "pruning samples", &uid, error);
+        r = bus_sender_uid(message, "pruning samples", &uid, error);
         if (r < 0)
                 return r;
+        /* Removing history is for root alone: no polkit action grants it (yet). */
+        if (uid != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "pruning samples needs root (uid 0); you are uid %" PRIu32 ": run "
+                                         "benchctl prune as root", uid);
         if (m->stopping)
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                                         "benchd is shutting down; prune again once it runs");
@@ -916,6 +1136,7 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->db = db;
         m->devices = devices;
         m->max_queue = config->max_queue;
+        m->max_queued_per_user = config->max_queued_per_user;
         m->regress = config->regress ? *config->regress : REGRESS_CONFIG_DEFAULT;
         m->db_path = strdup(config->db_path);
         m->worker_path = strdup(config->worker_path);
@@ -984,6 +1205,8 @@ Manager *manager_free(Manager *m) {
          * are the removals still running. */
         while (m->submits)
                 submit_free(m->submits);
+        while (m->cancels)
+                cancel_call_free(m->cancels);
         for (size_t i = 0; i < m->n_cleanups; i++)
                 cleanup_free(m->cleanups[i]);
         free(m->cleanups);

@@ -26,7 +26,14 @@ typedef struct Manager Manager;
  * with QueueFull. */
 #define MANAGER_SUBMITS_CHECKING_MAX 16u
 
+/* Cancellations of another user's job that may wait for polkit at one time. */
+#define MANAGER_CANCELS_ASKING_MAX 16u
+
+/* MaxQueuedJobsPerUser= (benchd.conf) when not set: the queued jobs of one user but root. */
+#define MANAGER_MAX_QUEUED_PER_USER_DEFAULT 16u
+
 typedef struct Submit Submit;
+typedef struct CancelCall CancelCall;
 
 struct Manager {
         sd_event *event;
@@ -38,6 +45,7 @@ struct Manager {
         char *worker_path;
         char **profile_dirs;            /* highest priority first */
         unsigned max_queue;
+        unsigned max_queued_per_user;   /* 0: no bound */
         RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
         Retention *retention;           /* SampleRetentionDays= and PruneSamples */
         char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
@@ -54,6 +62,9 @@ struct Manager {
          * its message: answered when the verdicts come, or at shutdown. */
         Submit *submits;
         unsigned n_submits;
+        /* Cancellations of others' jobs waiting for polkit, each holding its message. */
+        CancelCall *cancels;
+        unsigned n_cancels;
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;
@@ -68,6 +79,7 @@ typedef struct ManagerConfig {
         const char *worker_path;
         char *const *profile_dirs;
         unsigned max_queue;
+        unsigned max_queued_per_user;   /* 0: no bound */
         const RegressConfig *regress;   /* NULL: REGRESS_CONFIG_DEFAULT */
         unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
         const char *metrics_dir;        /* benchd.prom goes here (node_exporter's textfile collector);
@@ -93,4 +105,8 @@ void manager_set_devices(Manager *m, DeviceManager *devices);
 void manager_stop(Manager *m);
 
 Job *manager_find_job(Manager *m, uint64_t id);
+
+/* CancelJob and Job.Cancel: root and the job's submitter cancel at once, anyone else after polkit
+ * allowed org.benchd.benchd1.cancel. Answers message (now, or later: then returns 1). */
+int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error);
 unsigned manager_queue_length(Manager *m);

@@ -81,7 +81,7 @@ run setpriv --reuid=65534 --regid=65534 --clear-groups busctl --address="$BUS_AD
         "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob 'a{sv}' 2 target s "$AUTO/nobody" workload s read
 [ "$RC" != 0 ] || fail "SubmitJob as nobody succeeded: $OUT"
 has_denial() {
-        _benchd_errors | grep -q "^org.freedesktop.DBus.Error.AccessDenied: submitting jobs needs root"
+        _benchd_errors | grep -q "^org.freedesktop.DBus.Error.AccessDenied: submitting this job needs root or polkit"
 }
 wait_for 10 has_denial || fail "no AccessDenied from benchd for nobody's SubmitJob: $(_benchd_errors)"
 assert_eq 0 "$(n_pending nobody)" "lookups of the target of nobody's SubmitJob"
