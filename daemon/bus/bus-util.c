@@ -291,6 +291,16 @@ int bus_reply_budget_take(BusReplyBudget *b, size_t size) {
         return 0;
 }
 
+int bus_rows_append(const DbField *fields, size_t n, void *userdata) {
+        BusRows *rows = userdata;
+        int r;
+
+        r = bus_reply_budget_take(&rows->budget, bus_db_fields_size(fields, n));
+        if (r < 0)
+                return r;
+        return bus_message_append_db_fields(rows->reply, fields, n);
+}
+
 int bus_job_path(uint64_t id, char **ret) {
         char *p;
 

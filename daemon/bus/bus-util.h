@@ -47,6 +47,14 @@ typedef struct BusReplyBudget {
  * stops a database walk. */
 int bus_reply_budget_take(BusReplyBudget *b, size_t size);
 
+/* A reply of database rows as aa{sv} (QueryRuns, ListRegressions): bus_rows_append() is the row
+ * callback of the db_query_*() walk, each row counted against the budget and appended as an a{sv}. */
+typedef struct BusRows {
+        sd_bus_message *reply;
+        BusReplyBudget budget;
+} BusRows;
+int bus_rows_append(const DbField *fields, size_t n, void *userdata);
+
 /* ListJobs filter: all (b), state (s), limit (t). Strings point into the message. */
 typedef struct BusJobFilter {
         int all;

@@ -113,26 +113,11 @@ int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *er
 }
 
 /* QueryRuns' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
-typedef struct RunRows {
-        sd_bus_message *reply;
-        BusReplyBudget budget;
-} RunRows;
-
-static int append_run_row(const DbField *fields, size_t n, void *userdata) {
-        RunRows *rows = userdata;
-        int r;
-
-        r = bus_reply_budget_take(&rows->budget, bus_db_fields_size(fields, n));
-        if (r < 0)
-                return r;
-        return bus_message_append_db_fields(rows->reply, fields, n);
-}
-
 int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         DbRunFilter f = {};
-        RunRows rows = {};
+        BusRows rows = {};
         int r;
 
         r = bus_message_read_run_filter(message, &f, error);
@@ -145,7 +130,7 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
         rows.reply = reply;
-        r = db_query_runs(m->db, &f, append_run_row, &rows);
+        r = db_query_runs(m->db, &f, bus_rows_append, &rows);
         if (rows.budget.full)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "the runs asked for do not fit in one reply (%u MiB; %" PRIu64 " did); "

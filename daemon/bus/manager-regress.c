@@ -97,26 +97,11 @@ void manager_check_run(Manager *m, uint64_t run_id) {
 }
 
 /* ListRegressions' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
-typedef struct RegressionRows {
-        sd_bus_message *reply;
-        BusReplyBudget budget;
-} RegressionRows;
-
-static int append_regression_row(const DbField *fields, size_t n, void *userdata) {
-        RegressionRows *rows = userdata;
-        int r;
-
-        r = bus_reply_budget_take(&rows->budget, bus_db_fields_size(fields, n));
-        if (r < 0)
-                return r;
-        return bus_message_append_db_fields(rows->reply, fields, n);
-}
-
 int method_list_regressions(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         DbRegressionFilter f = {};
-        RegressionRows rows = {};
+        BusRows rows = {};
         int r;
 
         r = bus_message_read_regression_filter(message, &f, error);
@@ -129,7 +114,7 @@ int method_list_regressions(sd_bus_message *message, void *userdata, sd_bus_erro
         if (r < 0)
                 return r;
         rows.reply = reply;
-        r = db_query_regressions(m->db, &f, append_regression_row, &rows);
+        r = db_query_regressions(m->db, &f, bus_rows_append, &rows);
         if (rows.budget.full)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "the regressions asked for do not fit in one reply (%u MiB; %" PRIu64
