@@ -149,7 +149,7 @@ void report_html_escape(FILE *f, const char *s) {
 
 /* Collects errors (the chart library's too) before anything else runs. */
 static const char error_collector[] =
-        "window.benchdReport = { charts: 0, errors: [], done: false };\n"
+        "window.benchdReport = { charts: 0, regression_marks: 0, errors: [], done: false };\n"
         "window.benchdReportState = function () {\n"
         "        var e = document.getElementById(\"benchd-report-state\");\n"
         "        if (e) e.textContent = JSON.stringify(window.benchdReport);\n"

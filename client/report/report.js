@@ -5,7 +5,8 @@
  * before this script). It computes nothing the verbs do not show: rates from counters and durations
  * the way benchctl's record.c does, means and differences only as the data carries them. Text from
  * the data goes in with textContent, never as HTML. When done it writes window.benchdReport (charts
- * drawn, errors caught) into pre#benchd-report-state, for tests that read the DOM.
+ * drawn, errors caught, the regression marks on history charts with the x and y each sits at) into
+ * pre#benchd-report-state, for tests that read the DOM.
  */
 (function () {
         "use strict";
@@ -290,6 +291,29 @@
                                 ctx.fillText(m.label, x + (ctx.textAlign === "left" ? 3 : -3), area.top + 10 + 11 * i);
                                 ctx.restore();
                         });
+                }
+        };
+
+        /* The regression marks a history chart drew: for each point of a flagged run inside the chart
+         * area, the run and the point's x and y read back from the scales (so a test can tell the mark
+         * sits on the run's time and figure). Kept per chart, counted into the page's state. */
+        var regressionMarks = {
+                id: "benchdRegressionMarks",
+                afterDatasetsDraw: function (c) {
+                        var area = c.chartArea, xs = c.scales.x, ys = c.scales.y, drawn = [];
+                        c.data.datasets.forEach(function (ds, i) {
+                                var meta = c.getDatasetMeta(i);
+                                if (meta.hidden) return;
+                                meta.data.forEach(function (pt, k) {
+                                        var raw = ds.data[k];
+                                        if (!raw || !ds.marked || !ds.marked[k]) return;
+                                        if (pt.x < area.left - 1 || pt.x > area.right + 1 || pt.y < area.top - 1 ||
+                                            pt.y > area.bottom + 1)
+                                                return;
+                                        drawn.push({ run: raw.run, x: xs.getValueForPixel(pt.x), y: ys.getValueForPixel(pt.y) });
+                                });
+                        });
+                        c.$benchdMarks = drawn;
                 }
         };
 
@@ -680,6 +704,8 @@
                                          };
                                  }), u, true);
                 });
+                if (D.profile === "iozone")
+                        matrixIozone(s, m, entries);
                 var trs = [];
                 (m.rows || []).forEach(function (r) {
                         trs.push([r.row, r.unit].concat(entries.map(function (e) {
@@ -699,6 +725,45 @@
                                       (e.mkfs_usec / 1e3).toFixed(0) + " ms" : "-", fmtBytes(e.fs_size_bytes),
                                       fmtBytes(e.fs_used_bytes), fmtBytes(e.fs_avail_bytes), e.mount_options || ""];
                       }));
+        }
+
+        /* An iozone job run as a filesystem matrix: per iozone test, KB/s against record size on log
+         * scales with a line per filesystem (entry), from the matrix rows (workload, block_size) and
+         * each entry's mean; a row's mean is over the repeats and the file sizes of the profile. */
+        function matrixIozone(parent, m, entries) {
+                var g = grid(parent), recs = {};
+                (m.rows || []).forEach(function (r) {
+                        if (IOZONE_TESTS.indexOf(r.workload) >= 0 && r.unit === "MiB/s") recs[r.block_size / 1024] = 1;
+                });
+                var ticks = Object.keys(recs).map(Number).sort(function (a, b) { return a - b; });
+                IOZONE_TESTS.forEach(function (t, ti) {
+                        var rows = (m.rows || []).filter(function (r) { return r.workload === t && r.unit === "MiB/s"; });
+                        var ds = [];
+                        entries.forEach(function (e, i) {
+                                var pts = rows.filter(function (r) {
+                                        var v = (r.values[e] || {}).mean;
+                                        return finite(v) && v > 0 && r.block_size > 0;
+                                }).map(function (r) { return { x: r.block_size / 1024, y: r.values[e].mean * 1024 }; })
+                                        .sort(function (a, b) { return a.x - b.x; });
+                                if (pts.length)
+                                        ds.push(series(e, pts, i, { pointRadius: 3 }));
+                        });
+                        if (!ds.length) return;
+                        chart(g, IOZONE_TITLES[ti] + " report, per filesystem (KB/s, mean over file sizes and repeats)", {
+                                type: "line",
+                                data: { datasets: ds },
+                                options: lineOptions("record size, kB (log)", "KB/s (log)", {
+                                        scales: {
+                                                x: { type: "logarithmic", title: { display: true, text: "record size, kB (log)" },
+                                                     afterBuildTicks: function (ax) {
+                                                             ax.ticks = ticks.map(function (x) { return { value: x }; });
+                                                     },
+                                                     ticks: { callback: function (x) { return String(x); } } },
+                                                y: { type: "logarithmic", title: { display: true, text: "KB/s (log)" } }
+                                        }
+                                })
+                        });
+                });
         }
 
         var COMPARE_METRICS = [
@@ -793,6 +858,7 @@
                                                 .map(function (r) { return { x: r.started_usec / 1e3, y: runRate(r) / 1048576, run: r.id }; })
                                                 .sort(function (a, b) { return a.x - b.x; });
                                         return series(d, pts, i, {
+                                                marked: pts.map(function (p) { return !!marked[p.run]; }),
                                                 pointRadius: pts.map(function (p) { return marked[p.run] ? 7 : 3; }),
                                                 pointStyle: pts.map(function (p) { return marked[p.run] ? "triangle" : "circle"; }),
                                                 pointBackgroundColor: pts.map(function (p) {
@@ -811,7 +877,8 @@
                                         plugins: { tooltip: { callbacks: {
                                                 title: function (it) { return it.length ? "run " + it[0].raw.run + ", " + fmtTime(it[0].raw.x) : ""; }
                                         } } }
-                                })
+                                }),
+                                plugins: [regressionMarks]
                         });
                 });
                 if (!shapes.length)
@@ -871,6 +938,11 @@
                 R.errors.push(String(e && e.stack || e));
         }
         R.charts = charts.length;
+        R.regression_marks = 0;
+        R.regression_points = [];
+        charts.forEach(function (c) {
+                (c.$benchdMarks || []).forEach(function (m) { R.regression_marks++; R.regression_points.push(m); });
+        });
         R.done = true;
         window.benchdReportState();
 })();

@@ -559,6 +559,25 @@ sql() {
         sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "$1"
 }
 
+# seed_history RUN N FACTOR [KERNEL]: N succeeded runs comparable with RUN, a minute apart before it, with
+# throughput FACTOR times RUN's (±0.2%), a p99 latency FACTOR times lower, and RUN's environment (its kernel replaced
+# by KERNEL when given), labelled "seeded". benchd must be stopped (test-regressions, test-report).
+seed_history() {
+        local run=$1 n=$2 factor=$3 kernel=${4:-}
+        sql "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n)
+             INSERT INTO runs (step, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, direct,
+                               sync, rwmix_read, pattern, device_id, device_name, target, fs_type, mount_options,
+                               environment, label, started_usec, duration_usec, status, bytes_read, bytes_written,
+                               ios_read, ios_written, ops, lat_p50_ns, lat_p99_ns, layout)
+             SELECT 0, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, direct, sync, rwmix_read,
+                    pattern, device_id, device_name, target, fs_type, mount_options,
+                    CASE WHEN '$kernel' = '' THEN environment ELSE json_set(environment, '\$.kernel', '$kernel') END,
+                    'seeded', started_usec - ($n + 1 - i) * 60000000,
+                    CAST(duration_usec / $factor * (1000 + (i % 5) - 2) / 1000 AS INTEGER), 'succeeded', bytes_read,
+                    bytes_written, ios_read, ios_written, ops, lat_p50_ns, CAST(lat_p99_ns / $factor AS INTEGER), layout
+             FROM runs, k WHERE runs.id = $run"
+}
+
 # json_get EXPR < JSON: evaluates a python expression on the parsed document `d`.
 json_get() {
         python3 -c 'import json,sys; d=json.load(sys.stdin); r=eval(sys.argv[1]); print(r if not isinstance(r,(dict,list)) else json.dumps(r))' "$1"

@@ -4,6 +4,7 @@
 
   report_check.py data PAGE.html           the embedded data (script#benchd-data) as JSON
   report_check.py charts PAGE.html         how many charts the page must draw, from its data
+  report_check.py marks PAGE.html          how many regression marks its history charts must draw
   report_check.py state DOM.html           pre#benchd-report-state of a --dump-dom, as JSON
   report_check.py png PICTURE.png          "WIDTHxHEIGHT COLOURS NONWHITE%" of a screenshot
   report_check.py same A.json B.json WHAT  fails unless both files hold the same JSON value
@@ -29,6 +30,16 @@ def page_data(path):
     if "</" in body or "<!--" in body:
         sys.exit("%s: the data holds an unescaped </ or <!--" % path)
     return json.loads(body)
+
+
+IOZONE_TESTS = ("write", "rewrite", "read", "reread", "randread", "randwrite", "backward-read", "stride-read")
+
+
+def regression_marks(d):
+    """How many regression marks the history charts must draw: the flagged runs that have a point."""
+    flagged = {g["run_id"] for g in d.get("regressions") or []}
+    return len({r["id"] for r in d.get("results") or []
+                if r["id"] in flagged and r.get("status") == "succeeded" and run_rate_ok(r)})
 
 
 def shape(run):
@@ -62,6 +73,11 @@ def expected_charts(d):
             n += 1
     if d.get("matrix"):
         n += len({r["unit"] for r in d["matrix"]["rows"]})
+        if d.get("profile") == "iozone":
+            # A chart per iozone test with a positive mean for some entry (KB/s by record size).
+            n += len({r["workload"] for r in d["matrix"]["rows"]
+                      if r["workload"] in IOZONE_TESTS and r["unit"] == "MiB/s" and r.get("block_size")
+                      and any(isinstance(v.get("mean"), (int, float)) and v["mean"] > 0 for v in r["values"].values())})
     if d.get("compare") is not None:
         for key in ("mib_per_s", "iops", "lat_p50_ns", "lat_p99_ns"):
             if any(isinstance((c.get(key) or {}).get("mean"), (int, float)) for c in d["compare"]["cells"]):
@@ -136,6 +152,8 @@ def main(argv):
         print(json.dumps(page_data(argv[2])))
     elif cmd == "charts":
         print(expected_charts(page_data(argv[2])))
+    elif cmd == "marks":
+        print(regression_marks(page_data(argv[2])))
     elif cmd == "state":
         print(json.dumps(dom_state(argv[2])))
     elif cmd == "png":

@@ -28,25 +28,6 @@ write_run() {
         sql "select max(id) from runs"
 }
 
-# seed RUN N FACTOR [KERNEL]: N succeeded runs comparable with RUN, a minute apart before it, with
-# throughput FACTOR times RUN's (±0.2%), a p99 latency FACTOR times lower, and RUN's environment (its kernel replaced
-# by KERNEL when given). benchd must be stopped.
-seed() {
-        local run=$1 n=$2 factor=$3 kernel=${4:-}
-        sql "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n)
-             INSERT INTO runs (step, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, direct,
-                               sync, rwmix_read, pattern, device_id, device_name, target, fs_type, mount_options,
-                               environment, label, started_usec, duration_usec, status, bytes_read, bytes_written,
-                               ios_read, ios_written, ops, lat_p50_ns, lat_p99_ns, layout)
-             SELECT 0, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, direct, sync, rwmix_read,
-                    pattern, device_id, device_name, target, fs_type, mount_options,
-                    CASE WHEN '$kernel' = '' THEN environment ELSE json_set(environment, '\$.kernel', '$kernel') END,
-                    'seeded', started_usec - ($n + 1 - i) * 60000000,
-                    CAST(duration_usec / $factor * (1000 + (i % 5) - 2) / 1000 AS INTEGER), 'succeeded', bytes_read,
-                    bytes_written, ios_read, ios_written, ops, lat_p50_ns, CAST(lat_p99_ns / $factor AS INTEGER), layout
-             FROM runs, k WHERE runs.id = $run"
-}
-
 # regression_signals RUN: the RegressionDetected signals for RUN, one "metric change_pct" a line.
 regression_signals() {
         python3 - "$MONITOR_LOG" "$1" <<'PY'
@@ -84,7 +65,7 @@ assert_eq 0 "$(sql "select count(*) from regressions")" "regressions after one r
 
 # ---- 2. a history 20 times as fast (and 20 times lower p99): the next run is a regression ----
 stop_benchd
-seed "$run1" 20 20
+seed_history "$run1" 20 20
 assert_eq 21 "$(sql "select count(*) from runs where block_size = 65536 and status = 'succeeded'")" "seeded runs"
 start_benchd
 run2=$(write_run 64K)
@@ -142,7 +123,7 @@ assert_contains "$ERR" "lat_p99_ns" "ListRegressions metric=mib_per_s"
 # ---- 3. a history 10 times as slow: much faster runs are no regression ----
 runA=$(write_run 128K)
 stop_benchd
-seed "$runA" 20 0.1
+seed_history "$runA" 20 0.1
 start_benchd
 runB=$(write_run 128K)
 runB2=$(write_run 128K)
@@ -156,7 +137,7 @@ assert_eq "" "$(regression_signals "$runB2" | grep '^mb_per_s ' || true)" "Regre
 # ---- 4. a history on another kernel is another segment, not a baseline ----
 runC=$(write_run 256K)
 stop_benchd
-seed "$runC" 20 10 "0.0-old-kernel"
+seed_history "$runC" 20 10 "0.0-old-kernel"
 # The seeded runs are before runC; put a real-kernel run after them by running again.
 start_benchd
 runD=$(write_run 256K)

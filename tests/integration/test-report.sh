@@ -4,7 +4,10 @@
 # benchctl report (issue 15): self-contained HTML reports, through the real daemon on loop devices,
 # for a single run, an iozone job (a profile of 24 short steps in place of the shipped 104), a
 # bonnie job (shortened as test-views does), a filesystem matrix (ext4 and btrfs on a scratch loop
-# device, repeated twice for error bars), a compare --by selection and a history selection. Each
+# device, repeated twice for error bars), a compare --by selection, a history selection, a history
+# with a flagged regression (20 seeded runs 20 times as fast before a real one: its red triangle
+# must be drawn on its point, at its time and MiB/s) and the iozone profile as an ext4/btrfs
+# matrix (a chart per iozone test, a line per filesystem). Each
 # page must embed exactly what the --json verb prints for the same selection, and, loaded in
 # headless Chromium, draw the charts its data calls for without a console error, in a screenshot
 # that is not blank. Also: the default file names, escaping of data that looks like HTML, the
@@ -239,6 +242,66 @@ assert_le 2 "$(json_get 'len({r["device_name"] for r in d["results"]})' <"$P.jso
 same_as_verb "$P" regressions "history report's regressions" regressions --workload write --since "@$since" --json
 in_browser "$P" "history report"
 
+# ---- 6b. history with a regression: its red triangle on the flagged run ----
+log "6b. a history selection with a flagged run"
+run_job --workload write --target "$SCRATCH_DIR" --set size=16M --set block_size=32K
+REG1=$(sql "select id from runs where job_id = $job")
+REG_DEV=$(sql "select device_name from runs where id = $REG1")
+[ -n "$REG_DEV" ] || fail "run $REG1 has no device_name: the history selection needs the loop device"
+stop_benchd
+seed_history "$REG1" 20 20
+start_benchd --config="$CONF" --profiles-dir="$PROFILES"
+run_job --workload write --target "$SCRATCH_DIR" --set size=16M --set block_size=32K
+REG2=$(sql "select id from runs where job_id = $job")
+assert_eq 1 "$(sql "select count(*) from regressions where run_id = $REG2 and metric = 'mb_per_s'")" \
+        "run $REG2 flagged against 20 seeded runs 20 times as fast; regressions: $(sql "select run_id, metric from regressions")"
+run benchctl report --device "$REG_DEV" --workload write --since 1h -o "$OUTDIR/regressions.html"
+[ "$RC" = 0 ] || fail "report --device $REG_DEV --workload write --since 1h exited $RC: $OUT"
+P="$OUTDIR/regressions.html"
+page_data "$P"
+since=$(json_get 'd["sources"]["results"].split("--since @")[1].split()[0]' <"$P.json")
+same_as_verb "$P" results "regression history" results --device "$REG_DEV" --workload write --since "@$since" --json
+same_as_verb "$P" regressions "regression history's regressions" regressions --device "$REG_DEV" --workload write \
+        --since "@$since" --json
+assert_eq True "$(json_get "any(g['run_id'] == $REG2 for g in d['regressions'])" <"$P.json")" \
+        "run $REG2 among the page's regressions"
+MARKS=$(python3 "$CHECK" marks "$P")
+assert_le 1 "$MARKS" "flagged runs in the selection"
+in_browser "$P" "regression history"
+if [ -n "$CHROMIUM" ]; then
+        state=$(python3 "$CHECK" state "$P.dom")
+        assert_eq "$MARKS" "$(json_get 'd["regression_marks"]' <<<"$state")" "regression marks drawn"
+        # The mark of run REG2 sits at its start time and its MiB/s (read back from the chart's scales).
+        want=$(sql "select started_usec / 1000.0, (bytes_written * 1000000.0 / duration_usec) / 1048576.0 from runs where id = $REG2")
+        python3 - "$state" "$REG2" "$want" <<'PY' || fail "the regression mark of run $REG2 is not on its point"
+import json, sys
+state, run, (x, y) = json.loads(sys.argv[1]), int(sys.argv[2]), map(float, sys.argv[3].split("|"))
+pts = [p for p in state["regression_points"] if p["run"] == run]
+assert len(pts) == 1, "marks of run %d: %r" % (run, state["regression_points"])
+p = pts[0]
+# A pixel is a few seconds on a 20-minute axis, a fraction of a MiB/s on the y axis.
+assert abs(p["x"] - x) < 30e3, "mark at x=%f, the run started at %f" % (p["x"], x)
+assert abs(p["y"] - y) < max(0.02 * y, 0.5), "mark at y=%f, the run's MiB/s is %f" % (p["y"], y)
+print("mark of run %d at (%.0f, %.2f): the run's (%.0f, %.2f)" % (run, p["x"], p["y"], x, y))
+PY
+fi
+
+# ---- 6c. an iozone job as a filesystem matrix: KB/s by record size, a line per filesystem ----
+log "6c. an iozone filesystem matrix (ext4, btrfs on $L1)"
+run_job --profile iozone --set filesystems=ext4,btrfs --set devices="$L1" --set destructive=true
+IOZONE_MATRIX_JOB=$job
+assert_eq 96 "$(sql "select count(*) from runs where job_id = $job and status = 'succeeded'")" "iozone matrix runs"
+run benchctl report --job "$job" -o "$OUTDIR/iozone-matrix.html"
+[ "$RC" = 0 ] || fail "report --job $job (iozone matrix) exited $RC: $OUT"
+P="$OUTDIR/iozone-matrix.html"
+page_data "$P"
+same_as_verb "$P" matrix "iozone matrix report" compare --job "$job" --json
+assert_eq "iozone|ext4,btrfs" "$(json_get '"%s|%s" % (d["profile"], ",".join(e["name"] for e in d["matrix"]["entries"]))' <"$P.json")" \
+        "iozone matrix report: profile, entries"
+# The matrix bars (one unit) and a chart per iozone test.
+assert_eq 9 "$(python3 "$CHECK" charts "$P")" "charts an iozone matrix job calls for"
+in_browser "$P" "iozone matrix report"
+
 # ---- 7. what is refused ----
 log "7. errors"
 run env BENCHCTL_CHART_JS="$TEST_DIR/no-chart.js" "$BENCHCTL_BIN" --bus-address="$BUS_ADDRESS" report "$RUN" -o "$OUTDIR/x.html"
@@ -258,4 +321,4 @@ assert_eq 1 "$RC" "exit code of an unwritable -o"
 assert_contains "$OUT" "/nonexistent-dir/r.html" "the error names the file"
 
 [ "$BROWSER_CHECKED" -gt 0 ] || log "SKIP: the pages were not loaded in a browser (no chromium)"
-log "report passed (run $RUN, jobs iozone $IOZONE_JOB, bonnie $BONNIE_JOB, matrix $MATRIX_JOB; $BROWSER_CHECKED pages in chromium)"
+log "report passed (run $RUN, jobs iozone $IOZONE_JOB, bonnie $BONNIE_JOB, matrix $MATRIX_JOB, iozone matrix $IOZONE_MATRIX_JOB; regression run $REG2; $BROWSER_CHECKED pages in chromium)"
