@@ -227,7 +227,7 @@ static int foreach_element(Db *db, const char *run_json, const char *key, const 
                            size_t n_fields, int (*cb)(Db *db, sqlite3_stmt *st, uint64_t run_id, void *userdata),
                            uint64_t run_id, void *userdata) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        char sql[2048], *p = sql;
+        char sql[8192], *p = sql;
         size_t left = sizeof sql;
         int n, r;
 
@@ -331,7 +331,8 @@ static int on_sample(Db *db, sqlite3_stmt *st, uint64_t run_id, void *userdata) 
         if (buf->n >= DB_IMPORT_SAMPLES_MAX)
                 return db_fail_msg(db, -E2BIG, "imported run has more than %u samples", DB_IMPORT_SAMPLES_MAX);
         for (size_t i = 0; i < ELEMENTSOF(u); i++) {
-                r = field_u64(db, st, "samples", sample_fields, i, i == 0 || (i >= 4 && i <= 5), u[i]);
+                /* t_ms, the bytes and the ios are always there (GetSamples fills the bytes in). */
+                r = field_u64(db, st, "samples", sample_fields, i, i == 0 || (i >= 2 && i <= 5), u[i]);
                 if (r < 0)
                         return r;
         }
@@ -471,8 +472,10 @@ int db_run_import(Db *db, const char *run_json, const char *origin_host, uint64_
         if (!run_json || !origin_host || strlen(origin_host) == 0 || strlen(origin_host) > 255)
                 return db_fail_msg(db, -EINVAL, "import needs the run's JSON and a host name of 1..255 characters");
 
-        r = db_prepare(db, "SELECT json_valid(?1) AND json_type(?1) = 'object', "
-                           "json_extract(?1, '$.uuid'), json_extract(?1, '$.status')", &st);
+        /* json_valid first: the other JSON functions fail on malformed JSON rather than say so. */
+        r = db_prepare(db, "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'object' ELSE 0 END, "
+                           "CASE WHEN json_valid(?1) THEN json_extract(?1, '$.uuid') END, "
+                           "CASE WHEN json_valid(?1) THEN json_extract(?1, '$.status') END", &st);
         if (r < 0)
                 return r;
         if (sqlite3_bind_text(st, 1, run_json, -1, SQLITE_STATIC) != SQLITE_OK)
