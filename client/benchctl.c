@@ -70,6 +70,7 @@ static const Verb verbs[] = {
         { "compare",  0, -1, verb_compare },
         { "regressions", 0, 0, verb_regressions },
         { "report",   0, -1, verb_report },
+        { "import",   1, 1,  verb_import },
         { "prune",    0, 0,  verb_prune },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
@@ -96,6 +97,10 @@ static void help(void) {
                "                           job: how each filesystem was made, and the comparison table\n"
                "  samples RUN              Show a run's samples\n"
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
+               "  export --format=benchd [RUN...]\n"
+               "                           Write runs whole (samples, histogram...) for benchctl import\n"
+               "  import FILE              Add the runs of another host's export --format=benchd (- is\n"
+               "                           stdin); runs known already are skipped\n"
                "  export --format=bonnie-csv|iozone --job ID\n"
                "                           Write a job as bonnie++'s CSV line or iozone -R's report\n"
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
@@ -136,7 +141,8 @@ static void help(void) {
                "     --by=KEY              compare: group runs by this key\n"
                "     --baseline=GROUP      compare: the group (or matrix entry) the others are measured against\n"
                "     --confidence=LEVEL    compare --by: the confidence level, 95%% by default (90, 99, 0.99)\n"
-               "     --format=FORMAT       export: csv (default), json, bonnie-csv or iozone\n"
+               "     --format=FORMAT       export: csv (default), json, benchd, bonnie-csv\n"
+               "                           or iozone\n"
                "  -o --output=FILE         report: write here (default benchd-job-ID.html, ... in the\n"
                "                           current directory)\n"
                "     --open                report: open it with xdg-open (needs $DISPLAY or $WAYLAND_DISPLAY)\n\n"
@@ -360,13 +366,15 @@ static int parse_argv(int argc, char *argv[]) {
                                 arg_format = EXPORT_CSV;
                         else if (streq(optarg, "json"))
                                 arg_format = EXPORT_JSON;
+                        else if (streq(optarg, "benchd"))
+                                arg_format = EXPORT_BENCHD;
                         else if (streq(optarg, "bonnie-csv"))
                                 arg_format = EXPORT_BONNIE_CSV;
                         else if (streq(optarg, "iozone"))
                                 arg_format = EXPORT_IOZONE;
                         else {
                                 fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv, json, "
-                                        "bonnie-csv or iozone\n", optarg);
+                                        "benchd, bonnie-csv or iozone\n", optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
                         break;

@@ -26,6 +26,7 @@ typedef enum BusTransport {
 typedef enum ExportFormat {
         EXPORT_CSV,
         EXPORT_JSON,
+        EXPORT_BENCHD,         /* the runs whole, for benchctl import on another host */
         EXPORT_BONNIE_CSV,     /* bonnie++ 2.00's CSV line of a job (--job) */
         EXPORT_IOZONE,         /* iozone -R's report of a job (--job) */
 } ExportFormat;
@@ -81,6 +82,7 @@ int verb_regressions(int argc, char **argv);
 int verb_report(int argc, char **argv);
 int verb_devices(int argc, char **argv);
 int verb_prune(int argc, char **argv);
+int verb_import(int argc, char **argv);
 int verb_device(int argc, char **argv);
 
 /* Prints a JSON document on stdout as --json asked (pretty or short). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The history verbs: results, show, samples, export, compare. All of them read runs as JSON
+ * The history verbs: results, show, samples, export, import, compare. All of them read runs as JSON
  * objects (the run_summary columns, see schema/) and print either that JSON untouched (--json,
  * export) or tables in human units; the units are chosen in format.c.
  */
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "benchctl.h"
 #include "bus.h"
@@ -703,6 +704,40 @@ int export_csv(FILE *f, json_object *runs, bool header) {
         return fflush(f) == 0 ? 0 : negative_errno();
 }
 
+/* export --format=benchd: {"format": "benchd-export", "version": 1, "host": this host, "runs": [...]},
+ * each run as show --json has it (GetRun's columns with uuid and environment, "samples",
+ * "histogram", "phases", "positions"), for benchctl import (ImportRuns) on another host. */
+static int export_benchd(sd_bus *bus, json_object *runs) {
+        _cleanup_json_ json_object *doc = json_object_new_object(), *full = json_object_new_array();
+        char host[256] = {};
+        int r;
+
+        if (!doc || !full)
+                return BENCHCTL_EXIT_FAILURE;
+        if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0') {
+                fprintf(stderr, "benchctl: export: cannot tell this host's name (gethostname: %s); set one with "
+                        "hostnamectl\n", strerror(errno));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < json_object_array_length(runs); i++) {
+                json_object *run = NULL;
+                uint64_t id = rec_u64_or(json_object_array_get_idx(runs, i), "id", 0);
+
+                if (id == 0)
+                        continue;
+                r = run_details(bus, id, &run);
+                if (r != 0)
+                        return r;
+                json_object_array_add(full, run);
+        }
+        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
+        json_object_object_add(doc, "version", json_object_new_int(1));
+        json_object_object_add(doc, "host", json_object_new_string(host));
+        json_object_object_add(doc, "runs", TAKE_PTR(full));
+        print_json(doc);
+        return BENCHCTL_EXIT_OK;
+}
+
 int verb_export(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *runs = NULL;
@@ -743,6 +778,8 @@ int verb_export(int argc, char **argv) {
                         return r;
         }
 
+        if (arg_format == EXPORT_BENCHD)
+                return export_benchd(bus, runs);
         if (arg_json || arg_format == EXPORT_JSON) {
                 print_json(runs);
                 return BENCHCTL_EXIT_OK;
@@ -752,5 +789,98 @@ int verb_export(int argc, char **argv) {
                 fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
+        return BENCHCTL_EXIT_OK;
+}
+
+/* import FILE: ImportRuns with the document, read whole (at most IMPORT_FILE_MAX, what benchd
+ * takes). Writing many runs' samples takes a while: the call may wait long. */
+#define IMPORT_FILE_MAX (64u * 1024u * 1024u)
+#define IMPORT_TIMEOUT_USEC (3600ULL * 1000000ULL)
+
+int verb_import(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *buf = NULL;
+        const char *path = argv[1];
+        uint64_t imported = 0, skipped = 0;
+        size_t n = 0, allocated = 0;
+        FILE *f;
+        int r;
+
+        f = streq(path, "-") ? stdin : fopen(path, "re");
+        if (!f) {
+                fprintf(stderr, "benchctl: import: cannot open %s: %s; give the file benchctl export "
+                        "--format=benchd wrote, or - for stdin\n", path, strerror(errno));
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        for (;;) {
+                size_t k;
+
+                if (n + 65536 + 1 > allocated) {
+                        size_t a = allocated ? allocated * 2 : 1024 * 1024;
+                        char *p = realloc(buf, a);
+                        if (!p) {
+                                if (f != stdin)
+                                        fclose(f);
+                                return BENCHCTL_EXIT_FAILURE;
+                        }
+                        buf = p;
+                        allocated = a;
+                }
+                k = fread(buf + n, 1, 65536, f);
+                n += k;
+                if (n > IMPORT_FILE_MAX) {
+                        fprintf(stderr, "benchctl: import: %s is larger than %u bytes, all one import takes: "
+                                "export fewer runs at a time (RUN ids, --since, --job)\n", path, IMPORT_FILE_MAX);
+                        if (f != stdin)
+                                fclose(f);
+                        return BENCHCTL_EXIT_FAILURE;
+                }
+                if (k == 0)
+                        break;
+        }
+        r = ferror(f);
+        if (f != stdin)
+                fclose(f);
+        if (r) {
+                fprintf(stderr, "benchctl: import: cannot read %s\n", path);
+                return BENCHCTL_EXIT_FAILURE;
+        }
+        buf[n] = '\0';
+        if (strlen(buf) != n) {
+                fprintf(stderr, "benchctl: import: %s has a NUL byte: it is not the JSON benchctl export "
+                        "--format=benchd writes\n", path);
+                return BENCHCTL_EXIT_FAILURE;
+        }
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+                r = bus_new_manager_call(bus, "ImportRuns", &m);
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", buf);
+                if (r >= 0)
+                        r = sd_bus_call(bus, m, IMPORT_TIMEOUT_USEC, &error, &reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tt", &imported, &skipped);
+        if (r < 0)
+                return bus_error_exit("import runs", &error, r);
+
+        if (arg_json) {
+                _cleanup_json_ json_object *o = json_object_new_object();
+
+                if (!o)
+                        return BENCHCTL_EXIT_FAILURE;
+                json_object_object_add(o, "imported", json_object_new_int64((int64_t) imported));
+                json_object_object_add(o, "skipped", json_object_new_int64((int64_t) skipped));
+                print_json(o);
+                return BENCHCTL_EXIT_OK;
+        }
+        printf("Imported %" PRIu64 " runs; skipped %" PRIu64 " already in this history.\n", imported, skipped);
         return BENCHCTL_EXIT_OK;
 }

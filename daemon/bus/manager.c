@@ -20,6 +20,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus/bus-polkit.h"
+#include "bus/manager-import.h"
 #include "bus/bus-util.h"
 #include "config.h"
 #include "bus/job-object.h"
@@ -1046,6 +1047,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("t", before_usec),
                                 SD_BUS_RESULT("t", runs, "t", samples),
                                 method_prune_samples, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ImportRuns",
+                                SD_BUS_ARGS("s", document),
+                                SD_BUS_RESULT("t", imported, "t", skipped),
+                                method_import_runs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListProfiles",
                                 SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(ss)", profiles),

@@ -321,7 +321,7 @@ int db_get_run(Db *db, uint64_t run_id, DbRowCallback cb, void *userdata) {
         int r;
 
         r = db_prepare(db,
-                       "SELECT s.*, r.environment AS environment, j.spec AS spec "
+                       "SELECT s.*, r.environment AS environment, r.uuid AS uuid, r.origin_host AS origin_host, j.spec AS spec "
                        "FROM run_summary AS s "
                        "JOIN runs AS r ON r.id = s.id "
                        "LEFT JOIN jobs AS j ON j.id = s.job_id "

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <systemd/sd-id128.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 #include "store/db-internal.h"
 #include "store/db.h"
+#include "shared/util.h"
 #include "schema-migrations.h"
 #include "shared/histogram.h"
 #include "shared/job-state.h"
@@ -52,8 +54,8 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
                 "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
                 "target, fs_type, mount_options, environment, label, tags, started_usec, layout, members, "
-                "matrix_entry, mkfs_options, \"repeat\", steady_state, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                "matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
                 "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
@@ -602,15 +604,45 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
 
 /* ---- runs ---- */
 
+int db_uuid_new(char ret[static DB_UUID_STRING_MAX]) {
+        sd_id128_t id;
+        int r;
+
+        r = sd_id128_randomize(&id); /* a version 4 UUID, variant bits set */
+        if (r < 0)
+                return r;
+        snprintf(ret, DB_UUID_STRING_MAX, SD_ID128_UUID_FORMAT_STR, SD_ID128_FORMAT_VAL(id));
+        return 0;
+}
+
+bool db_uuid_valid(const char *s) {
+        if (!s || strlen(s) != 36)
+                return false;
+        for (size_t i = 0; i < 36; i++) {
+                if (i == 8 || i == 13 || i == 18 || i == 23) {
+                        if (s[i] != '-')
+                                return false;
+                } else if (!strchr("0123456789abcdef", s[i]))
+                        return false;
+        }
+        return true;
+}
+
 /* job_id 0 and device_id <= 0 are stored as NULL; -ENOENT when the job or device does not exist,
  * -EINVAL for values the schema's CHECKs refuse (tags not a JSON array, rwmix_read > 100). */
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
+        char uuid[DB_UUID_STRING_MAX];
         Binder b;
         int r;
 
         if (!run || !run->workload || !run->target)
                 return db_fail_msg(db, -EINVAL, "run without workload or target");
+
+        /* The run's name on every host it is imported into (schema/0010-run-uuids.sql). */
+        r = db_uuid_new(uuid);
+        if (r < 0)
+                return db_fail_msg(db, r, "cannot make a run uuid: %s", strerror(-r));
 
         r = db_stmt(db, STMT_RUN_BEGIN, &st);
         if (r < 0)
@@ -654,6 +686,7 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 bind_i64(&b, 0);
         else
                 bind_null(&b);
+        bind_text(&b, uuid);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;

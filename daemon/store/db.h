@@ -113,6 +113,24 @@ int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec);
 
 /* Inserts with status "running". */
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
+
+/* Runs' uuids (schema/0010-run-uuids.sql): a new random one, and whether s is one in the canonical
+ * lower-case form. */
+#define DB_UUID_STRING_MAX 37
+int db_uuid_new(char ret[static DB_UUID_STRING_MAX]);
+bool db_uuid_valid(const char *s);
+
+/* ImportRuns (db-import.c): one run of a "benchd-export" document (README.md "Many machines"),
+ * run_json being its object as benchctl export --format=benchd writes it: the run's columns, its
+ * "samples", "histogram", "phases" and "positions". Untrusted: every column is checked for its
+ * type and size, and the schema's CHECKs do the rest (-EINVAL with a message saying which column
+ * and what it should be). Runs still running are refused. The run gets job_id NULL, the device of
+ * the same identity if this host knows one (device_id NULL and device_name kept otherwise), and
+ * origin_host. Returns 1 when imported (*ret_id its new id), 0 when a run of its uuid exists
+ * already (nothing written). */
+#define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment and tags: 1 MiB */
+#define DB_IMPORT_SAMPLES_MAX (4u * 1024u * 1024u)
+int db_run_import(Db *db, const char *run_json, const char *origin_host, uint64_t *ret_id);
 /* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
                   const ProtoResult *result);

@@ -16,7 +16,7 @@ require_binaries
 
 READ_ONLY=" Manager.ListJobs Manager.ListProfiles Manager.GetProfile Manager.QueryRuns Manager.GetRun"
 READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns Manager.ListRegressions "
-MUTATING=" Manager.SubmitJob Manager.CancelJob Manager.PruneSamples Job.Cancel "
+MUTATING=" Manager.SubmitJob Manager.CancelJob Manager.PruneSamples Manager.ImportRuns Job.Cancel "
 
 POLICY="$SOURCE_ROOT/dbus/org.benchd.Benchd1.conf"
 start_bus "$POLICY"

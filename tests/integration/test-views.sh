@@ -219,7 +219,7 @@ printf '%s\n' "$OUT" | grep -qE "^ +3 +randread +4 KiB +1 +$mb " || fail "per-st
 python3 - "$DB" "$job" <<'PY' || fail "cannot add a repeat of step 1"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], timeout=5)
-cols = [c[1] for c in db.execute("pragma table_info(runs)") if c[1] != "id"]
+cols = [c[1] for c in db.execute("pragma table_info(runs)") if c[1] not in ("id", "uuid")]  # uuid: unique, the copy has none
 db.execute("insert into runs (%s) select %s from runs where job_id = ? and step = 0" %
            (", ".join(cols), ", ".join("duration_usec * 2" if c == "duration_usec" else c for c in cols)), (sys.argv[2],))
 db.commit()

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ImportRuns: runs measured on another host, as benchctl export --format=benchd wrote them there,
+ * added to this host's history (README.md "Many machines"). Root alone may (it writes history
+ * under another host's name; polkit is not asked, as for PruneSamples). The document is parsed
+ * here and each run handed to the store (store/db-import.c), which checks every column; a run
+ * whose uuid is known already is skipped, so importing a document twice adds nothing. The runs
+ * before a failing one stay imported (each run is all or nothing), and the error says which run
+ * failed and why; importing the document again then adds the rest.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "bus/bus-util.h"
+#include "bus/manager-import.h"
+#include "bus/manager.h"
+#include "shared/bus-names.h"
+#include "shared/json-util.h"
+#include "shared/log.h"
+#include "store/db.h"
+
+static int document_error(sd_bus_error *error, const char *what) {
+        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                 "the import is not a benchd export document: %s; give what benchctl export "
+                                 "--format=benchd writes ({\"format\": \"benchd-export\", \"version\": 1, "
+                                 "\"host\": ..., \"runs\": [...]})", what);
+}
+
+int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        _cleanup_json_ json_object *doc = NULL;
+        json_tokener *tok = NULL;
+        json_object *v, *runs;
+        const char *text, *host;
+        uint64_t imported = 0, skipped = 0;
+        size_t n, len;
+        uint32_t uid;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &text);
+        if (r < 0)
+                return r;
+        r = bus_sender_uid(message, "importing runs", &uid, error);
+        if (r < 0)
+                return r;
+        if (uid != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "importing runs needs root (uid 0); you are uid %" PRIu32 ": run "
+                                         "benchctl import as root", uid);
+        len = strlen(text);
+        if (len > IMPORT_DOCUMENT_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "the import document has %zu bytes, more than the %u one import takes: "
+                                         "export fewer runs at a time", len, IMPORT_DOCUMENT_MAX);
+
+        tok = json_tokener_new_ex(64);
+        if (!tok)
+                return -ENOMEM;
+        doc = json_tokener_parse_ex(tok, text, (int) len);
+        if (!doc || json_tokener_get_error(tok) != json_tokener_success) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                  "the import document is not JSON (%s, at byte %zu): give what benchctl export "
+                                  "--format=benchd writes", json_tokener_error_desc(json_tokener_get_error(tok)),
+                                  json_tokener_get_parse_end(tok));
+                json_tokener_free(tok);
+                return -EINVAL;
+        }
+        json_tokener_free(tok);
+
+        if (!json_object_is_type(doc, json_type_object))
+                return document_error(error, "it is not a JSON object");
+        if (!json_object_object_get_ex(doc, "format", &v) || !json_object_is_type(v, json_type_string) ||
+            !streq(json_object_get_string(v), "benchd-export"))
+                return document_error(error, "its \"format\" is not \"benchd-export\"");
+        if (!json_object_object_get_ex(doc, "version", &v) || !json_object_is_type(v, json_type_int) ||
+            json_object_get_int64(v) != 1)
+                return document_error(error, "its \"version\" is not 1, the one this benchd reads");
+        if (!json_object_object_get_ex(doc, "host", &v) || !json_object_is_type(v, json_type_string) ||
+            json_object_get_string_len(v) < 1 || json_object_get_string_len(v) > 255)
+                return document_error(error, "its \"host\" is not a host name of 1..255 characters");
+        host = json_object_get_string(v);
+        if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
+                return document_error(error, "it has no \"runs\" array");
+        n = json_object_array_length(runs);
+        if (n > IMPORT_RUNS_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "the import document has %zu runs, more than the %u one import takes: "
+                                         "export fewer at a time", n, IMPORT_RUNS_MAX);
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                uint64_t id = 0;
+
+                if (!json_object_is_type(run, json_type_object))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "run %zu of the import document is not a JSON object", i + 1);
+                r = db_run_import(m->db, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN), host, &id);
+                if (r < 0) {
+                        log_full(LOG_WARNING, "ImportRuns: run %zu of the document from %s refused: %s", i + 1, host,
+                                 db_last_error(m->db));
+                        return sd_bus_error_setf(error,
+                                                 r == -EINVAL || r == -E2BIG ? SD_BUS_ERROR_INVALID_ARGS :
+                                                 r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                                 "run %zu of the import document (%" PRIu64 " imported before it, "
+                                                 "%" PRIu64 " skipped): %s", i + 1, imported, skipped,
+                                                 db_last_error(m->db));
+                }
+                if (r > 0)
+                        imported++;
+                else
+                        skipped++;
+        }
+        log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 ": %" PRIu64 " runs from %s imported, %" PRIu64
+                 " known already", uid, imported, host, skipped);
+        return sd_bus_reply_method_return(message, "tt", imported, skipped);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private to manager.c and manager-import.c: the ImportRuns handler (benchctl import), which
+ * manager.c's vtable lists. userdata is the Manager.
+ */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+/* At most this many bytes of document, and runs in it. */
+#define IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
+#define IMPORT_RUNS_MAX 100000u
+
+int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *error);
