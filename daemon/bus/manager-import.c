@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bus/bus-util.h"
+#include "bus/bus-polkit.h"
 #include "bus/manager-import.h"
 #include "bus/manager.h"
 #include "shared/bus-names.h"
@@ -27,27 +28,21 @@ static int document_error(sd_bus_error *error, const char *what) {
                                  "\"host\": ..., \"runs\": [...]})", what);
 }
 
-int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+/* The import itself, once the caller may: parses, checks and stores the document, and answers. */
+static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_error *error) {
         _cleanup_json_ json_object *doc = NULL;
         json_tokener *tok = NULL;
         json_object *v, *runs;
         const char *text, *host;
         uint64_t imported = 0, skipped = 0;
         size_t n, len;
-        uint32_t uid;
         int r;
 
-        r = sd_bus_message_read(message, "s", &text);
+        r = sd_bus_message_rewind(message, true);
+        if (r >= 0)
+                r = sd_bus_message_read(message, "s", &text);
         if (r < 0)
                 return r;
-        r = bus_sender_uid(message, "importing runs", &uid, error);
-        if (r < 0)
-                return r;
-        if (uid != 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                         "importing runs needs root (uid 0); you are uid %" PRIu32 ": run "
-                                         "benchctl import as root", uid);
         len = strlen(text);
         if (len > IMPORT_DOCUMENT_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
@@ -114,4 +109,106 @@ int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *er
         log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 ": %" PRIu64 " runs from %s imported, %" PRIu64
                  " known already", uid, imported, host, skipped);
         return sd_bus_reply_method_return(message, "tt", imported, skipped);
+}
+
+/* An ImportRuns call waiting for polkit (authorised like SubmitJob: root, or
+ * org.benchd.benchd1.submit). */
+struct ImportCall {
+        Manager *manager;
+        ImportCall *prev, *next;
+        sd_bus_message *message;
+        PolkitQuery *polkit;
+        uint32_t uid;
+};
+
+static ImportCall *import_call_free(ImportCall *c) {
+        if (!c)
+                return NULL;
+        if (c->prev)
+                c->prev->next = c->next;
+        else if (c->manager)
+                c->manager->imports = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        if (c->manager)
+                c->manager->n_imports--;
+        polkit_query_free(c->polkit);
+        sd_bus_message_unref(c->message);
+        free(c);
+        return NULL;
+}
+
+static void on_import_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        ImportCall *c = userdata;
+
+        c->polkit = polkit_query_free(c->polkit);
+        if (r < 0) {
+                log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 " refused: %s", c->uid,
+                         perror ? strna(perror->message) : strerror(-r));
+                if (perror && sd_bus_error_is_set(perror))
+                        (void) sd_bus_reply_method_error(c->message, perror);
+                else
+                        (void) sd_bus_reply_method_errno(c->message, r, NULL);
+                import_call_free(c);
+                return;
+        }
+        r = import_now(c->manager, c->message, c->uid, &error);
+        if (r < 0 && sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(c->message, &error);
+        else if (r < 0)
+                (void) sd_bus_reply_method_errno(c->message, r, NULL);
+        import_call_free(c);
+}
+
+int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        ImportCall *c;
+        uint32_t uid;
+        int r;
+
+        r = bus_sender_uid(message, "importing runs", &uid, error);
+        if (r < 0)
+                return r;
+        if (uid == 0)
+                return import_now(m, message, uid, error);
+        if (m->stopping)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                                        "benchd is shutting down; import again once it runs");
+        if (m->n_imports >= IMPORT_WAITING_MAX)
+                return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                         "%u ImportRuns calls wait for polkit already; import again once they "
+                                         "are answered", IMPORT_WAITING_MAX);
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->uid = uid;
+        r = polkit_query_start(m->bus, message, BENCHD_ACTION_SUBMIT, "importing runs", NULL, on_import_polkit, c,
+                               &c->polkit);
+        if (r < 0) {
+                import_call_free(c);
+                if (r == -ENOMEM)
+                        return r;
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "cannot ask polkit whether the caller may import runs: %s; try again, or "
+                                         "run it as root", strerror(-r));
+        }
+        c->message = sd_bus_message_ref(message);
+        c->manager = m;
+        c->next = m->imports;
+        if (m->imports)
+                m->imports->prev = c;
+        m->imports = c;
+        m->n_imports++;
+        return 1;
+}
+
+void manager_imports_abort(Manager *m) {
+        while (m->imports) {
+                ImportCall *c = m->imports;
+
+                (void) sd_bus_reply_method_errorf(c->message, SD_BUS_ERROR_FAILED,
+                                                  "benchd is shutting down; import again once it runs");
+                import_call_free(c);
+        }
 }

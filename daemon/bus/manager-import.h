@@ -10,5 +10,13 @@
 /* At most this many bytes of document, and runs in it. */
 #define IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
 #define IMPORT_RUNS_MAX 100000u
+/* At most this many ImportRuns calls wait for polkit at once. */
+#define IMPORT_WAITING_MAX 8u
 
+typedef struct Manager Manager;
+
+/* Authorised like SubmitJob: root at once, anyone else when polkit allows org.benchd.benchd1.submit
+ * (asked without waiting; the call is answered when polkit answers). */
 int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *error);
+/* Shutdown: every call still waiting for polkit is answered, and its question dropped. */
+void manager_imports_abort(Manager *m);

@@ -1113,6 +1113,7 @@ void manager_stop(Manager *m) {
         m->stopping = true;
         log_full(LOG_INFO, "stopping");
         manager_submits_abort(m);
+        manager_imports_abort(m);
         if (!m->running && m->n_cleanups == 0) {
                 (void) sd_event_exit(m->event, 0);
                 return;
@@ -1212,6 +1213,7 @@ Manager *manager_free(Manager *m) {
                 submit_free(m->submits);
         while (m->cancels)
                 cancel_call_free(m->cancels);
+        manager_imports_abort(m);
         for (size_t i = 0; i < m->n_cleanups; i++)
                 cleanup_free(m->cleanups[i]);
         free(m->cleanups);

@@ -34,6 +34,7 @@ typedef struct Manager Manager;
 
 typedef struct Submit Submit;
 typedef struct CancelCall CancelCall;
+typedef struct ImportCall ImportCall;
 
 struct Manager {
         sd_event *event;
@@ -65,6 +66,8 @@ struct Manager {
         /* Cancellations of others' jobs waiting for polkit, each holding its message. */
         CancelCall *cancels;
         unsigned n_cancels;
+        ImportCall *imports;            /* ImportRuns calls waiting for polkit (manager-import.c) */
+        unsigned n_imports;
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;

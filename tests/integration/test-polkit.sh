@@ -123,6 +123,19 @@ assert_contains "$ERR" "org.freedesktop.DBus.Error.AccessDenied:" "denied submit
 assert_contains "$ERR" "org.benchd.benchd1.submit" "denied submit names the action"
 assert_eq $DENIED "$(last_request uid)" "uid of the denied caller"
 
+log "ImportRuns is authorised like SubmitJob"
+DOC='{"format":"benchd-export","version":1,"host":"elsewhere","runs":[]}'
+out=$(as $NOBODY --allow-interactive-authorization=no call -- "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" \
+        ImportRuns s "$DOC") || fail "uid $NOBODY, allowed org.benchd.benchd1.submit, could not import: $out"
+assert_eq "tt 0 0" "$out" "the allowed user's (empty) import"
+assert_eq org.benchd.benchd1.submit "$(last_request action)" "action asked for ImportRuns"
+assert_eq $NOBODY "$(last_request uid)" "uid behind ImportRuns' subject"
+error_as $DENIED ImportRuns s "$DOC"
+assert_contains "$ERR" "org.freedesktop.DBus.Error.AccessDenied:" "denied import"
+n=$(requests)
+out=$(bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ImportRuns s "$DOC") || fail "root could not import: $out"
+assert_eq "$n" "$(requests)" "polkit requests after root's ImportRuns"
+
 log "a destructive job needs its own action; the device is unchanged"
 before=$(sha256sum <"$DEV")
 error_as $NOBODY SubmitJob 'a{sv}' 5 target s "$DEV" workload s write destructive b true size s 4M \
