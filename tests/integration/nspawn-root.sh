@@ -131,7 +131,14 @@ nspawn_boot() {
                 sleep 0.1
         done
         [ -n "$NSPAWN_PID" ] || skip "systemd-nspawn started no init: $(tail -n 3 "$TEST_DIR/nspawn.log")"
-        state=$(timeout 90 nsenter -t "$NSPAWN_PID" -a -- systemctl is-system-running --wait 2>&1 || true)
+        # Until systemd has its bus socket, systemctl cannot connect: ask again until it answers.
+        for ((i = 0; i < 90; i++)); do
+                state=$(timeout 90 nsenter -t "$NSPAWN_PID" -a -- systemctl is-system-running --wait 2>&1 || true)
+                case "$state" in
+                *"Failed to connect"* | "") sleep 1 ;;
+                *) break ;;
+                esac
+        done
         case "$state" in
         running | degraded) ;;
         *) skip "the container did not boot (is-system-running says '$state', want running or degraded)" ;;

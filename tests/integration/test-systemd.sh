@@ -129,8 +129,8 @@ next=$(unit_prop benchd-run@nightly.timer NextElapseUSecRealtime)
 midnight=$(in_ct date -d 'tomorrow 00:00' +%s)
 next_s=$(in_ct date -d "$next" +%s)
 assert_between "$midnight" "$next_s" $((midnight + 3600)) "the timer's next elapse ($next)"
-in_ct systemctl list-timers --all --no-pager | grep -q 'benchd-run@nightly.timer' ||
-        fail "systemctl list-timers does not list benchd-run@nightly.timer"
+timers=$(in_ct systemctl list-timers --all --no-pager)
+assert_contains "$timers" "benchd-run@nightly.timer" "systemctl list-timers"
 
 # --- 6. priorities in the journal ---------------------------------------------------------------
 log "6: priorities in the journal"
