@@ -115,7 +115,7 @@ nspawn_boot() {
         rm -f "$NSPAWN_ROOT/etc/machine-id"
         systemd-machine-id-setup --root="$NSPAWN_ROOT" >/dev/null 2>&1 || true
 
-        t0=$(date +%s)
+        t0=$(date +%s%N)
         systemd-nspawn -q -D "$NSPAWN_ROOT" --register=no --keep-unit --boot \
                 --capability=all --bind-ro=/sys/kernel/debug --property=DeviceAllow='block-* rw' \
                 >"$TEST_DIR/nspawn.log" 2>&1 </dev/null &
@@ -143,8 +143,8 @@ nspawn_boot() {
         running | degraded) ;;
         *) skip "the container did not boot (is-system-running says '$state', want running or degraded)" ;;
         esac
-        NSPAWN_BOOT_S=$(($(date +%s) - t0))
-        log "container booted in $NSPAWN_BOOT_S s ($state)"
+        NSPAWN_BOOT_MS=$((($(date +%s%N) - t0) / 1000000))
+        log "container booted in $NSPAWN_BOOT_MS ms ($state)"
         if [ "$state" = degraded ]; then
                 in_ct systemctl --failed --no-legend >&2 || true
         fi
