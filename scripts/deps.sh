@@ -21,10 +21,11 @@ BENCHD_RUNTIME_DEPS=(
 # system python3), bonnie++'s bon_csv2txt and bon_csv2html (test-views reads benchctl's
 # bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless),
 # Prometheus' promtool, server and node_exporter (test-metrics checks benchd.prom with promtool and
-# reads it back through node_exporter and PromQL).
+# reads it back through node_exporter and PromQL), debootstrap and systemd-nspawn (test-systemd
+# boots a Debian root with benchd's units installed).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
-        python3-dbus python3-gi
+        python3-dbus python3-gi debootstrap systemd-container
 )
 
 # missing_deps PKG...: prints the packages that are not installed.
