@@ -43,6 +43,16 @@ wait_jstate() {
         fail "job $id is '$(jstate "$id")' after 60 s; expected '$want'"
 }
 leftovers() { find "$NSPAWN_ROOT$B" -name '.benchd-*' 2>/dev/null || true; }
+# wait_file ID: job ID is writing its file in $B (so that "no files left" means they were removed).
+wait_file() {
+        local i
+        for ((i = 0; i < 150; i++)); do
+                [ -n "$(leftovers)" ] && return 0
+                sleep 0.2
+        done
+        fail "job $1 runs but made no .benchd-* file in $B in 30 s"
+}
+run_status() { sql "select group_concat(status) from runs where job_id = $1"; }
 wait_active() {
         local i
         for ((i = 0; i < 150; i++)); do
@@ -70,9 +80,11 @@ assert_eq succeeded "$(sql "select status from runs where label = 'short'")" "th
 a=$(submit_id "${LONG[@]}" --label long-stop)
 [ -n "$a" ] || fail "submitting the long job printed no job id"
 wait_jstate "$a" running
+wait_file "$a"
 in_ct systemctl stop benchd.service
 assert_eq inactive "$(unit_prop benchd.service ActiveState)" "benchd.service after systemctl stop"
 assert_eq interrupted "$(jstate "$a")" "the long job after systemctl stop"
+assert_eq interrupted "$(run_status "$a")" "the long job's run after systemctl stop"
 assert_eq "" "$(leftovers)" ".benchd-* files left after systemctl stop"
 
 # --- 3. SIGKILL: Restart= ------------------------------------------------------------------------
@@ -80,6 +92,7 @@ log "3: kill -9 of the main PID; systemd restarts benchd"
 a=$(submit_id "${LONG[@]}" --label long-kill)
 b=$(submit_id --workload write --target "$B" --set size=8M --set block_size=32K --label after-kill)
 wait_jstate "$a" running
+wait_file "$a"
 assert_eq queued "$(jstate "$b")" "the second job while the first runs"
 pid=$(unit_prop benchd.service MainPID)
 [ "$pid" -gt 0 ] || fail "benchd.service has no MainPID"
@@ -93,6 +106,7 @@ done
 [ "$np" != 0 ] && [ "$np" != "$pid" ] || fail "benchd was not restarted after SIGKILL (MainPID $np)"
 assert_eq $((restarts + 1)) "$(unit_prop benchd.service NRestarts)" "NRestarts after SIGKILL"
 wait_jstate "$a" interrupted
+assert_eq interrupted "$(run_status "$a")" "the killed job's run after the restart"
 wait_jstate "$b" succeeded
 for ((i = 0; i < 50; i++)); do [ -z "$(leftovers)" ] && break; sleep 0.2; done
 assert_eq "" "$(leftovers)" ".benchd-* files left after SIGKILL and restart"
