@@ -103,7 +103,9 @@ for ((i = 0; i < 150; i++)); do
         [ "$np" != 0 ] && [ "$np" != "$pid" ] && [ "$(unit_prop benchd.service ActiveState)" = active ] && break
         sleep 0.2
 done
-[ "$np" != 0 ] && [ "$np" != "$pid" ] || fail "benchd was not restarted after SIGKILL (MainPID $np)"
+if [ "$np" = 0 ] || [ "$np" = "$pid" ]; then
+        fail "benchd was not restarted after SIGKILL (MainPID $np)"
+fi
 assert_eq $((restarts + 1)) "$(unit_prop benchd.service NRestarts)" "NRestarts after SIGKILL"
 wait_jstate "$a" interrupted
 assert_eq interrupted "$(run_status "$a")" "the killed job's run after the restart"
