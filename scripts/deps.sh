@@ -22,10 +22,11 @@ BENCHD_RUNTIME_DEPS=(
 # bonnie-csv export with them), chromium (test-report loads benchctl report's pages headless),
 # Prometheus' promtool, server and node_exporter (test-metrics checks benchd.prom with promtool and
 # reads it back through node_exporter and PromQL), openssh-server and -client (test-remote runs
-# benchctl -H through a real sshd on 127.0.0.1).
+# benchctl -H through a real sshd on 127.0.0.1), debootstrap and systemd-nspawn (test-systemd
+# boots a Debian root with benchd's units installed).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
-        python3-dbus python3-gi openssh-server openssh-client
+        python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
 )
 
 # missing_deps PKG...: prints the packages that are not installed.
