@@ -291,7 +291,13 @@ int bus_reply_budget_take(BusReplyBudget *b, size_t size) {
         return 0;
 }
 
-int bus_rows_append(const DbField *fields, size_t n, void *userdata) {
+/* A reply of database rows as aa{sv}: each row counted against the budget and appended as an a{sv}. */
+typedef struct BusRows {
+        sd_bus_message *reply;
+        BusReplyBudget budget;
+} BusRows;
+
+static int bus_rows_append(const DbField *fields, size_t n, void *userdata) {
         BusRows *rows = userdata;
         int r;
 
@@ -299,6 +305,35 @@ int bus_rows_append(const DbField *fields, size_t n, void *userdata) {
         if (r < 0)
                 return r;
         return bus_message_append_db_fields(rows->reply, fields, n);
+}
+
+int bus_reply_rows(sd_bus_message *message, Db *db, BusRowsWalk walk, const void *filter, const char *what,
+                   sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        BusRows rows = {};
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
+        if (r < 0)
+                return r;
+        rows.reply = reply;
+        r = walk(db, filter, bus_rows_append, &rows);
+        if (rows.budget.full)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "the %s asked for do not fit in one reply (%u MiB; %" PRIu64 " did); "
+                                         "ask for fewer with limit, e.g. limit=%" PRIu64 ", and go on with "
+                                         "offset", what, BUS_REPLY_BYTES_MAX >> 20, rows.budget.n,
+                                         MAX(rows.budget.n, UINT64_C(1)));
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query %s: %s (%s)", what,
+                                         strerror(-r), strna(db_last_error(db)));
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 int bus_job_path(uint64_t id, char **ret) {

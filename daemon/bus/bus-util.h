@@ -47,13 +47,12 @@ typedef struct BusReplyBudget {
  * stops a database walk. */
 int bus_reply_budget_take(BusReplyBudget *b, size_t size);
 
-/* A reply of database rows as aa{sv} (QueryRuns, ListRegressions): bus_rows_append() is the row
- * callback of the db_query_*() walk, each row counted against the budget and appended as an a{sv}. */
-typedef struct BusRows {
-        sd_bus_message *reply;
-        BusReplyBudget budget;
-} BusRows;
-int bus_rows_append(const DbField *fields, size_t n, void *userdata);
+/* Answers message with the rows walk(db, filter, ...) hands out, as aa{sv}: LimitsExceeded naming
+ * `what` ("runs", "regressions") when they do not fit in BUS_REPLY_BYTES_MAX, Failed when the walk
+ * fails. The handler's return value. */
+typedef int (*BusRowsWalk)(Db *db, const void *filter, DbRowCallback cb, void *userdata);
+int bus_reply_rows(sd_bus_message *message, Db *db, BusRowsWalk walk, const void *filter, const char *what,
+                   sd_bus_error *error);
 
 /* ListJobs filter: all (b), state (s), limit (t). Strings point into the message. */
 typedef struct BusJobFilter {

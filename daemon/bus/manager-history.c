@@ -113,36 +113,19 @@ int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *er
 }
 
 /* QueryRuns' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
+static int walk_runs(Db *db, const void *filter, DbRowCallback cb, void *userdata) {
+        return db_query_runs(db, filter, cb, userdata);
+}
+
 int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         DbRunFilter f = {};
-        BusRows rows = {};
         int r;
 
         r = bus_message_read_run_filter(message, &f, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        rows.reply = reply;
-        r = db_query_runs(m->db, &f, bus_rows_append, &rows);
-        if (rows.budget.full)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "the runs asked for do not fit in one reply (%u MiB; %" PRIu64 " did); "
-                                         "ask for fewer with limit, e.g. limit=%" PRIu64 ", and go on with "
-                                         "offset", BUS_REPLY_BYTES_MAX >> 20, rows.budget.n,
-                                         MAX(rows.budget.n, UINT64_C(1)));
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot query runs: %s", strerror(-r));
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return bus_reply_rows(message, m->db, walk_runs, &f, "runs", error);
 }
 
 /* One figure of a cell: "mib_per_s" → {n, mean, stddev, ci_low, ci_high, diff_pct, p_value,

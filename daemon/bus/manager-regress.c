@@ -97,34 +97,17 @@ void manager_check_run(Manager *m, uint64_t run_id) {
 }
 
 /* ListRegressions' rows, as many as fit in BUS_REPLY_BYTES_MAX. */
+static int walk_regressions(Db *db, const void *filter, DbRowCallback cb, void *userdata) {
+        return db_query_regressions(db, filter, cb, userdata);
+}
+
 int method_list_regressions(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         DbRegressionFilter f = {};
-        BusRows rows = {};
         int r;
 
         r = bus_message_read_regression_filter(message, &f, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "a{sv}");
-        if (r < 0)
-                return r;
-        rows.reply = reply;
-        r = db_query_regressions(m->db, &f, bus_rows_append, &rows);
-        if (rows.budget.full)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "the regressions asked for do not fit in one reply (%u MiB; %" PRIu64
-                                         " did); ask for fewer with limit and go on with offset",
-                                         BUS_REPLY_BYTES_MAX >> 20, rows.budget.n);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot read the regressions table: %s (%s)",
-                                         strerror(-r), db_last_error(m->db));
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return bus_reply_rows(message, m->db, walk_regressions, &f, "regressions", error);
 }
