@@ -50,11 +50,19 @@ int polkit_judge(const PolkitAnswer *a, const char *action, const char *what, bo
                 o = POLKIT_INTERACTIVE;
                 r = asprintf(&msg, "%s needs polkit authorisation (%s), which needs a password; call again "
                              "allowing interactive authorisation (benchctl asks so on a terminal)", what, action);
+        } else if (a->is_challenge) {
+                /* Still a challenge although interaction was allowed: polkit found no agent to put it to
+                 * (after an agent's prompt, the answer is no challenge, whatever the user did). */
+                o = POLKIT_DENIED;
+                r = asprintf(&msg, "%s needs polkit authorisation (%s) with a password, and no polkit "
+                             "authentication agent runs for this user to ask for it; start one (pkttyagent "
+                             "on a terminal, or a desktop session's), ask an administrator for a polkit rule "
+                             "granting the action, or run it as root", what, action);
         } else {
                 o = POLKIT_DENIED;
                 r = asprintf(&msg, "%s is not allowed to this user by polkit (action %s)%s; ask an "
                              "administrator for the action, or run it as root", what, action,
-                             a->is_challenge ? ": the authentication failed or was dismissed" : "");
+                             a->dismissed ? ": the authentication was dismissed" : "");
         }
         if (r < 0)
                 return -ENOMEM;
@@ -64,8 +72,9 @@ int polkit_judge(const PolkitAnswer *a, const char *action, const char *what, bo
         return o;
 }
 
-/* (b is_authorized, b is_challenge, a{ss} details); the details are not used. */
+/* (b is_authorized, b is_challenge, a{ss} details); of the details only polkit.dismissed is used. */
 static int read_result(sd_bus_message *reply, PolkitAnswer *a) {
+        const char *key, *value;
         int authorized, challenge, r;
 
         r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_STRUCT, "bba{ss}");
@@ -76,7 +85,13 @@ static int read_result(sd_bus_message *reply, PolkitAnswer *a) {
                 return r;
         a->is_authorized = authorized;
         a->is_challenge = challenge;
-        return 0;
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{ss}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "{ss}", &key, &value)) > 0)
+                if (streq(key, "polkit.dismissed") && streq(value, "true"))
+                        a->dismissed = true;
+        return r;
 }
 
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {

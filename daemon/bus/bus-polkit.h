@@ -30,12 +30,16 @@
 #define POLKIT_INTERACTIVE_TIMEOUT_USEC (300ULL * 1000000ULL)
 
 /* What polkit said, as plain data. error_name is the D-Bus error of the CheckAuthorization call,
- * or NULL when it returned (is_authorized, is_challenge, details). */
+ * or NULL when it returned (is_authorized, is_challenge, details). polkitd answers a challenge
+ * with is_challenge when the call did not allow interaction or no agent could put it to the user;
+ * once an agent asked, the answer is no challenge (and "polkit.dismissed" when the prompt was
+ * closed). */
 typedef struct PolkitAnswer {
         const char *error_name;
         const char *error_message;
         bool is_authorized;
         bool is_challenge;
+        bool dismissed;         /* details "polkit.dismissed": the user closed the agent's prompt */
 } PolkitAnswer;
 
 typedef enum PolkitOutcome {

@@ -11,14 +11,20 @@
 #   5. benchd-run@NAME.service runs the definition /etc/benchd/runs/NAME.conf, tagged NAME, and
 #      its timer is scheduled as the timer unit says;
 #   6. the journal keeps benchd's priorities (the <N> prefixes on its stderr stream);
-#   7. `systemd-analyze security` rates the installed benchd.service at most 3.0.
+#   7. `systemd-analyze security` rates the installed benchd.service at most 3.0;
+#   8. the real polkitd (a JavaScript rule in /etc/polkit-1/rules.d) decides for unprivileged users:
+#      one allowed org.benchd.benchd1.submit submits, and cancels her own job; one without a rule
+#      gets AccessDenied for submitting and for cancelling hers; a destructive job on a loop device
+#      needs org.benchd.benchd1.destructive (the rule reads the target from the details); a user
+#      the policy's defaults leave to a password gets InteractiveAuthorizationRequired, or, allowing
+#      interaction with no agent to ask, AccessDenied saying so.
 # Skips without debootstrap's archive or where systemd-nspawn cannot run.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nspawn-root.sh"
 
 require_root
-require_cmd sqlite3 python3 timeout
+require_cmd sqlite3 python3 timeout losetup sha256sum
 
 nspawn_root_build
 nspawn_boot
@@ -186,5 +192,123 @@ score=$(sed -n 's/.*Overall exposure level for benchd.service: \([0-9.]*\).*/\1/
 log "exposure score $score"
 python3 -c "import sys; sys.exit(0 if float('$score') <= 3.0 else 1)" ||
         { grep -v '^  ✓' "$TEST_DIR/security.txt" >&2; fail "benchd.service's exposure is $score; expected at most 3.0"; }
+
+# --- 8. polkit ------------------------------------------------------------------------------------
+log "8: the real polkitd authorises unprivileged users"
+make_loop 64M
+DEV=$LOOP_DEV
+# The container's /dev is its own: a node for the loop device, which benchd.service's
+# DeviceAllow=block-* lets benchd open.
+in_ct mknod -m 0660 "$DEV" b $((0x$(stat -c %t "$DEV"))) $((0x$(stat -c %T "$DEV")))
+IMG_SUM=$(sha256sum <"$DEV")
+# alice may submit, carol may also overwrite $DEV, bob may nothing, dave is left to the defaults of
+# dbus/org.benchd.benchd1.policy (auth_admin: a password).
+for u in alice bob carol dave; do
+        in_ct useradd --no-create-home --shell /usr/sbin/nologin "benchd-$u"
+done
+ALICE=$(in_ct id -u benchd-alice)
+AB=/var/tmp/bench-alice
+in_ct install -d -o benchd-alice -g benchd-alice "$AB"
+cat >"$NSPAWN_ROOT/etc/polkit-1/rules.d/50-benchd-test.rules" <<RULES
+// test-systemd.sh: who may use benchd.
+polkit.addRule(function(action, subject) {
+        if (action.id.indexOf("org.benchd.benchd1.") != 0 || subject.user == "benchd-dave")
+                return polkit.Result.NOT_HANDLED;
+        if (action.id == "org.benchd.benchd1.submit" &&
+            (subject.user == "benchd-alice" || subject.user == "benchd-carol"))
+                return polkit.Result.YES;
+        if (action.id == "org.benchd.benchd1.destructive" && subject.user == "benchd-carol" &&
+            action.lookup("target") == "$DEV")
+                return polkit.Result.YES;
+        return polkit.Result.NO;
+});
+RULES
+# Type=dbus: started once polkitd has read the rules and owns its name.
+in_ct systemctl restart polkit.service
+assert_eq active "$(unit_prop polkit.service ActiveState)" "polkit.service after a restart"
+# The error names benchd replies with (benchctl prints the message only, busctl neither).
+in_ct systemd-run -q --unit=benchd-test-monitor -p StandardOutput=file:/run/benchd-test-monitor.json \
+        busctl monitor --json=short --match="type='error'"
+sleep 0.5
+MONITOR_LOG="$TEST_DIR/ct-monitor.json"
+benchd_owner() {
+        in_ct busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s \
+                "$BUS_NAME" | sed -n 's/^s "\(.*\)"$/\1/p'
+}
+# last_error: the newest "error.name: message" benchd sent in the container.
+last_error() {
+        in_ct cat /run/benchd-test-monitor.json >"$MONITOR_LOG"
+        _benchd_errors | tail -n 1
+}
+# ct_as USER CMD...: CMD as benchd-USER with a clean environment (the system bus, no terminal).
+ct_as() {
+        local u=benchd-$1
+        shift
+        in_ct setpriv --reuid="$u" --regid="$u" --init-groups \
+                env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@" </dev/null
+}
+# refused WANT-ERROR WHAT CMD...: CMD fails, and benchd's newest error is WANT-ERROR; $ERR is it,
+# $OUT what CMD printed.
+refused() {
+        local want=$1 what=$2 i
+        shift 2
+        run "$@"
+        [ "$RC" != 0 ] || fail "$what succeeded; expected $want: $OUT"
+        for ((i = 0; i < 30; i++)); do
+                ERR=$(last_error)
+                case "$ERR" in "$want: "*) return 0 ;; esac
+                sleep 0.1
+        done
+        fail "$what: benchd's last error is '$ERR' (the client said: $OUT); expected $want"
+}
+ACCESS_DENIED=org.freedesktop.DBus.Error.AccessDenied
+SMALL=(--workload write --set size=8M --set block_size=32K)
+
+log "8a: alice, allowed to submit, runs a job as herself"
+ct_as alice benchctl --no-legend run "${SMALL[@]}" --target "$AB" --label polkit-alice >"$TEST_DIR/alice.out" 2>&1 ||
+        { cat "$TEST_DIR/alice.out" >&2; fail "benchd-alice, allowed org.benchd.benchd1.submit, could not run a job"; }
+assert_eq "$ALICE|succeeded" "$(sql "select j.submitted_by, r.status from runs r join jobs j on j.id = r.job_id
+                                     where r.label = 'polkit-alice'")" "submitted_by and status of alice's run"
+
+log "8b: bob, without a rule, gets AccessDenied"
+refused "$ACCESS_DENIED" "bob's submit" ct_as bob benchctl submit "${SMALL[@]}" --target "$B" --label polkit-bob
+assert_contains "$ERR" "org.benchd.benchd1.submit" "bob's AccessDenied"
+assert_contains "$OUT" "ask an administrator for the action" "what benchctl tells bob"
+assert_eq 0 "$(sql "select count(*) from jobs where label = 'polkit-bob'")" "jobs bob queued"
+
+log "8c: a destructive job needs org.benchd.benchd1.destructive"
+refused "$ACCESS_DENIED" "alice's destructive job" \
+        ct_as alice benchctl submit "${SMALL[@]}" --target "$DEV" --set destructive=true --label polkit-alice-dev
+assert_contains "$ERR" "org.benchd.benchd1.destructive" "alice's AccessDenied for a destructive job"
+assert_contains "$OUT" "org.benchd.benchd1.destructive" "what benchctl tells alice"
+assert_eq "$IMG_SUM" "$(sha256sum <"$DEV")" "$DEV after alice's refused destructive job"
+ct_as carol benchctl --no-legend run "${SMALL[@]}" --target "$DEV" --set destructive=true --label polkit-carol \
+        >"$TEST_DIR/carol.out" 2>&1 ||
+        { cat "$TEST_DIR/carol.out" >&2; fail "benchd-carol, allowed org.benchd.benchd1.destructive on $DEV," \
+                "could not run a write job on it"; }
+assert_eq succeeded "$(sql "select status from runs where label = 'polkit-carol'")" "carol's run on $DEV"
+assert_ne "$IMG_SUM" "$(sha256sum <"$DEV")" "$DEV after carol's write job"
+
+log "8d: bob may not cancel alice's job, alice may"
+a=$(ct_as alice benchctl submit --workload write --target "$AB" --set size=256M --set block_size=32K \
+        --set runtime_ms=60000 --label polkit-cancel | sed -n 's/^Job \([0-9]\+\) queued\.$/\1/p')
+[ -n "$a" ] || fail "alice's long job printed no job id"
+wait_jstate "$a" running
+refused "$ACCESS_DENIED" "bob's cancel of alice's job" ct_as bob benchctl cancel "$a"
+assert_contains "$ERR" "org.benchd.benchd1.cancel" "bob's AccessDenied for cancelling"
+assert_eq running "$(jstate "$a")" "alice's job after bob's cancel"
+ct_as alice benchctl cancel "$a" || fail "benchd-alice could not cancel her own job $a"
+wait_jstate "$a" cancelled
+for ((i = 0; i < 50; i++)); do [ -z "$(find "$NSPAWN_ROOT$AB" -name '.benchd-*')" ] && break; sleep 0.2; done
+assert_eq "" "$(find "$NSPAWN_ROOT$AB" -name '.benchd-*')" ".benchd-* files left in $AB after the cancel"
+
+log "8e: dave, left to the policy's auth_admin, with no agent to ask"
+refused org.freedesktop.DBus.Error.InteractiveAuthorizationRequired "dave's submit without interaction" \
+        ct_as dave benchctl submit "${SMALL[@]}" --target "$B"
+refused "$ACCESS_DENIED" "dave's submit allowing interaction" \
+        ct_as dave busctl --allow-interactive-authorization=yes call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" \
+        SubmitJob 'a{sv}' 4 target s "$B" workload s write size s 8M block_size s 32K
+assert_contains "$ERR" "no polkit authentication agent" "dave's AccessDenied with interaction and no agent"
+in_ct systemctl stop benchd-test-monitor.service
 
 log "all checks passed (boot took ${NSPAWN_BOOT_MS} ms)"

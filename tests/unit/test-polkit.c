@@ -28,11 +28,14 @@ static const struct {
         /* A challenge polkit would have put to an agent had the caller allowed it. */
         { { .is_challenge = true }, false, POLKIT_INTERACTIVE, INTERACTIVE,
           { "org.benchd.benchd1.submit", "interactive" } },
-        /* Interactive and still a challenge: the password was not given. */
+        /* Interactive and still a challenge: polkitd found no agent to ask (what polkitd 122 answers
+         * a user without an agent, tests/integration/test-systemd.sh). */
         { { .is_challenge = true }, true, POLKIT_DENIED, ACCESS_DENIED,
-          { "org.benchd.benchd1.submit", "authentication failed" } },
+          { "org.benchd.benchd1.submit", "no polkit authentication agent", "pkttyagent" } },
         { {}, false, POLKIT_DENIED, ACCESS_DENIED, { "not allowed", "org.benchd.benchd1.submit", "root" } },
         { {}, true, POLKIT_DENIED, ACCESS_DENIED, { "not allowed" } },
+        /* An agent asked, and the user closed its prompt. */
+        { { .dismissed = true }, true, POLKIT_DENIED, ACCESS_DENIED, { "not allowed", "dismissed" } },
         { { .error_name = "org.freedesktop.DBus.Error.ServiceUnknown" }, false, POLKIT_UNAVAILABLE,
           ACCESS_DENIED, { "polkit is not running", "root", "org.freedesktop.PolicyKit1" } },
         { { .error_name = "org.freedesktop.DBus.Error.NameHasNoOwner" }, true, POLKIT_UNAVAILABLE,
