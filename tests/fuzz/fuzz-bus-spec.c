@@ -153,7 +153,8 @@ static int append_value(sd_bus_message *m, const char *type, Input *in) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
-/* An unstarted sd_bus makes no messages; one given a socket (whose peer is closed) does. */
+/* An unstarted sd_bus makes no messages (-ENOTCONN); one started on one end of a socketpair does.
+ * Nothing is ever sent or read: the other end only has to exist. */
 static sd_bus *fuzz_bus(void) {
         static sd_bus *bus;
         int fds[2];
