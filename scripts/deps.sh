@@ -23,10 +23,13 @@ BENCHD_RUNTIME_DEPS=(
 # Prometheus' promtool, server and node_exporter (test-metrics checks benchd.prom with promtool and
 # reads it back through node_exporter and PromQL), openssh-server and -client (test-remote runs
 # benchctl -H through a real sshd on 127.0.0.1), debootstrap and systemd-nspawn (test-systemd
-# boots a Debian root with benchd's units installed).
+# boots a Debian root with benchd's units installed), clang and libclang-rt-14-dev (fuzz-short
+# builds the libFuzzer targets of tests/fuzz/ with clang; -fsanitize=fuzzer links
+# libclang_rt.fuzzer-x86_64.a, which Debian 12 ships in libclang-rt-14-dev, not in clang itself).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
         python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
+        clang libclang-rt-14-dev
 )
 
 # missing_deps PKG...: prints the packages that are not installed.

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ImportRuns: runs measured on another host, as benchctl export --format=benchd wrote them there,
- * added to this host's history (README.md "Many machines"). Root alone may (it writes history
- * under another host's name; polkit is not asked, as for PruneSamples). The document is parsed
- * here and each run handed to the store (store/db-import.c), which checks every column; a run
- * whose uuid is known already is skipped, so importing a document twice adds nothing. The runs
- * before a failing one stay imported (each run is all or nothing), and the error says which run
- * failed and why; importing the document again then adds the rest.
+ * added to this host's history (README.md "Many machines"), authorised like SubmitJob
+ * (manager-import.h). The document is parsed by the store (db_import_document_parse(), which
+ * tests/fuzz/fuzz-import.c feeds too) and each run handed to it (db_run_import(),
+ * store/db-import.c), which checks every column; a run whose uuid is known already is skipped, so
+ * importing a document twice adds nothing. The runs before a failing one stay imported (each run
+ * is all or nothing), and the error says which run failed and why; importing the document again
+ * then adds the rest.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,21 +22,14 @@
 #include "shared/log.h"
 #include "store/db.h"
 
-static int document_error(sd_bus_error *error, const char *what) {
-        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                 "the import is not a benchd export document: %s; give what benchctl export "
-                                 "--format=benchd writes ({\"format\": \"benchd-export\", \"version\": 1, "
-                                 "\"host\": ..., \"runs\": [...]})", what);
-}
-
 /* The import itself, once the caller may: parses, checks and stores the document, and answers. */
 static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_error *error) {
         _cleanup_json_ json_object *doc = NULL;
-        json_tokener *tok = NULL;
-        json_object *v, *runs;
+        _cleanup_free_ char *err = NULL;
+        json_object *runs;
         const char *text, *host;
         uint64_t imported = 0, skipped = 0;
-        size_t n, len;
+        size_t n;
         int r;
 
         r = sd_bus_message_rewind(message, true);
@@ -43,45 +37,12 @@ static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_
                 r = sd_bus_message_read(message, "s", &text);
         if (r < 0)
                 return r;
-        len = strlen(text);
-        if (len > IMPORT_DOCUMENT_MAX)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "the import document has %zu bytes, more than the %u one import takes: "
-                                         "export fewer runs at a time", len, IMPORT_DOCUMENT_MAX);
-
-        tok = json_tokener_new_ex(64);
-        if (!tok)
-                return -ENOMEM;
-        doc = json_tokener_parse_ex(tok, text, (int) len);
-        if (!doc || json_tokener_get_error(tok) != json_tokener_success) {
-                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                  "the import document is not JSON (%s, at byte %zu): give what benchctl export "
-                                  "--format=benchd writes", json_tokener_error_desc(json_tokener_get_error(tok)),
-                                  json_tokener_get_parse_end(tok));
-                json_tokener_free(tok);
-                return -EINVAL;
-        }
-        json_tokener_free(tok);
-
-        if (!json_object_is_type(doc, json_type_object))
-                return document_error(error, "it is not a JSON object");
-        if (!json_object_object_get_ex(doc, "format", &v) || !json_object_is_type(v, json_type_string) ||
-            !streq(json_object_get_string(v), "benchd-export"))
-                return document_error(error, "its \"format\" is not \"benchd-export\"");
-        if (!json_object_object_get_ex(doc, "version", &v) || !json_object_is_type(v, json_type_int) ||
-            json_object_get_int64(v) != 1)
-                return document_error(error, "its \"version\" is not 1, the one this benchd reads");
-        if (!json_object_object_get_ex(doc, "host", &v) || !json_object_is_type(v, json_type_string) ||
-            json_object_get_string_len(v) < 1 || json_object_get_string_len(v) > 255)
-                return document_error(error, "its \"host\" is not a host name of 1..255 characters");
-        host = json_object_get_string(v);
-        if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
-                return document_error(error, "it has no \"runs\" array");
+        r = db_import_document_parse(text, &doc, &host, &runs, &err);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", err);
+        if (r < 0)
+                return r;
         n = json_object_array_length(runs);
-        if (n > IMPORT_RUNS_MAX)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "the import document has %zu runs, more than the %u one import takes: "
-                                         "export fewer at a time", n, IMPORT_RUNS_MAX);
 
         for (size_t i = 0; i < n; i++) {
                 json_object *run = json_object_array_get_idx(runs, i);

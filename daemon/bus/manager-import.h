@@ -7,9 +7,6 @@
 
 #include <systemd/sd-bus.h>
 
-/* At most this many bytes of document, and runs in it. */
-#define IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
-#define IMPORT_RUNS_MAX 100000u
 /* At most this many ImportRuns calls wait for polkit at once. */
 #define IMPORT_WAITING_MAX 8u
 

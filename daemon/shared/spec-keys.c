@@ -314,7 +314,16 @@ static int check_fs_name(const char *key, const char *item, char **reterr) {
 }
 
 static int check_device(const char *key, const char *item, char **reterr) {
-        return check_path(key, item, "a block device", "/dev/disk/by-id/...", reterr);
+        int r = check_path(key, item, "a block device", "/dev/disk/by-id/...", reterr);
+
+        if (r < 0)
+                return r;
+        /* The text form (--set, profile files, the worker's spec) separates devices with commas, so
+         * one path with a comma would come back as two; found by tests/fuzz/fuzz-bus-spec.c. */
+        if (strchr(item, ','))
+                return spec_fail(reterr, "%s: '%s' contains a comma, which separates devices; name the device "
+                                 "by a path without one (/dev/sdX, /dev/disk/by-id/...)", key, CALLER_TEXT(item));
+        return 0;
 }
 
 /* ---- computed defaults ---- */

@@ -131,6 +131,16 @@ bool db_uuid_valid(const char *s);
 #define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment and tags: 1 MiB */
 #define DB_IMPORT_SAMPLES_MAX (4u * 1024u * 1024u)
 int db_run_import(Db *db, const char *run_json, const char *origin_host, uint64_t *ret_id);
+/* The document around the runs (db-import.c): {"format": "benchd-export", "version": 1, "host": ...,
+ * "runs": [...]}, at most DB_IMPORT_DOCUMENT_MAX bytes and DB_IMPORT_RUNS_MAX runs. Parses text and
+ * checks that outer layer (each run is db_run_import()'s to check); *ret_doc owns the parse,
+ * *ret_host and *ret_runs (a JSON array) point into it. -EINVAL with *reterr saying what is wrong and
+ * what to give instead; -ENOMEM. */
+#define DB_IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
+#define DB_IMPORT_RUNS_MAX 100000u
+struct json_object;
+int db_import_document_parse(const char *text, struct json_object **ret_doc, const char **ret_host,
+                             struct json_object **ret_runs, char **reterr);
 /* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
                   const ProtoResult *result);

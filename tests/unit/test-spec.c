@@ -448,6 +448,8 @@ static char *const fs_many[] = {
         (char *) "f7", (char *) "f8", NULL };
 static char *const dev_relative[] = { (char *) "/dev/loop1", (char *) "dev/loop2", NULL };
 static char *const dev_control[] = { (char *) "/dev/loop\n1", NULL };
+/* Found by fuzz-bus-spec: one item with a comma came back as two from the text form. */
+static char *const dev_comma[] = { (char *) "/dev,sdb", (char *) "/dev/sdc", NULL };
 static char *const dev_dup[] = { (char *) "/dev/loop1", (char *) "/dev/loop1", NULL };
 static char *const dev_many[] = {
         (char *) "/dev/0", (char *) "/dev/1", (char *) "/dev/2", (char *) "/dev/3", (char *) "/dev/4",
@@ -551,6 +553,8 @@ static const struct {
         { "devices", STRV(dev_relative), "devices: 'dev/loop2' is not an absolute path; give the full path of a "
                                          "block device" },
         { "devices", STRV(dev_control), "control character" },
+        { "devices", STRV(dev_comma), "devices: '/dev,sdb' contains a comma, which separates devices; name the "
+                                      "device by a path without one" },
         { "devices", STRV(dev_dup), "'/dev/loop1' is given twice; give each device once" },
         { "devices", STRV(dev_many), "at most 16" },
         { "devices", STR("/dev/loop1"), "expected an array" },
