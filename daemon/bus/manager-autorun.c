@@ -37,6 +37,7 @@ struct AutorunRequest {
         char *name, *node, *identity, *firmware, *profile;
         char *why;                      /* "new identity", "new firmware (was X)", ... */
         bool scratch;
+        bool first;                     /* its first sighting by this benchd */
         bool submitting;                /* its job's targets are being checked */
         char *steps_text;               /* the steps submitted, for the log */
 };
@@ -68,8 +69,20 @@ static AutorunRequest *autorun_request_free(AutorunRequest *q) {
 #define DISK_FMT "%s (identity %s, firmware %s)"
 #define DISK_ARGS(name, identity, firmware) (name), (identity), (firmware) ?: "none reported"
 
-/* Why a waiting row has no job, kept in autoruns.reason for sqlite3 readers; logged already. */
-static void autorun_set_reason(Manager *m, int64_t id, const char *reason) {
+/* Why a waiting row has no job, kept in autoruns.reason for sqlite3 readers. Returns the level to
+ * log it at: level when it is news (another reason than the row had, or the disk's first sighting
+ * by this benchd), else LOG_DEBUG, so that a rule that names an unknown profile is not reported
+ * again at every change event of its disk. */
+static int autorun_set_reason(Manager *m, const AutorunRequest *q, const char *reason, int level) {
+        int r = db_autorun_set_reason(m->db, q->autorun_id, reason);
+        if (r < 0)
+                log_warning("autorun %" PRIi64 ": cannot record why it waits: %s (%s)", q->autorun_id, strerror(-r),
+                            db_last_error(m->db));
+        return r != 0 || q->first ? level : LOG_DEBUG;
+}
+
+/* The same before a request exists. */
+static void autorun_id_set_reason(Manager *m, int64_t id, const char *reason) {
         int r = db_autorun_set_reason(m->db, id, reason);
         if (r < 0)
                 log_warning("autorun %" PRIi64 ": cannot record why it waits: %s (%s)", id, strerror(-r),
@@ -85,8 +98,9 @@ static AutorunRequest *autorun_find(Manager *m, const char *identity) {
 
 void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
         Manager *m = userdata;
-        /* A disk's first sighting in this life says more than the change events that follow it. */
-        int level = streq(a->action, "change") ? LOG_DEBUG : LOG_INFO;
+        /* A disk's first sighting in this life says more than the change events that follow it
+         * (a write to the disk closes it, and udev's watch makes a change event of that). */
+        int level = a->first ? LOG_INFO : LOG_DEBUG;
         _cleanup_free_ char *why = NULL;
         AutorunEligibility e;
         DbAutorunState state;
@@ -149,7 +163,7 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
                 log_info(DISK_FMT " appeared while its autorun for firmware %s is under way; recorded, tried again "
                          "when it next appears or changes", DISK_ARGS(a->name, a->identity, a->firmware),
                          q->firmware ?: "none reported");
-                autorun_set_reason(m, id, "appeared while another autorun of the disk was under way");
+                autorun_id_set_reason(m, id, "appeared while another autorun of the disk was under way");
                 return;
         }
         if (m->n_autoruns >= MANAGER_AUTORUNS_MAX) {
@@ -157,7 +171,7 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
                             "again when it next appears or changes (udevadm trigger --action=change %s)",
                             DISK_ARGS(a->name, a->identity, a->firmware), autorun_eligibility_to_string(e),
                             MANAGER_AUTORUNS_MAX, a->node);
-                autorun_set_reason(m, id, "too many disks waited for their autorun");
+                autorun_id_set_reason(m, id, "too many disks waited for their autorun");
                 return;
         }
 
@@ -165,6 +179,8 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
                 r = asprintf(&why, "new firmware, was %s", a->known_firmware);
         else
                 r = asprintf(&why, "%s", autorun_eligibility_to_string(e));
+        if (r < 0)
+                why = NULL;
         q = r < 0 ? NULL : calloc(1, sizeof(*q));
         if (!q || !(q->name = strdup(a->name)) || !(q->node = strdup(a->node)) ||
             !(q->identity = strdup(a->identity)) || (a->firmware && !(q->firmware = strdup(a->firmware))) ||
@@ -177,6 +193,7 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
         q->why = TAKE_PTR(why);
         q->autorun_id = id;
         q->scratch = a->scratch;
+        q->first = a->first;
         q->manager = m;
         q->next = m->autoruns;
         if (m->autoruns)
@@ -200,13 +217,16 @@ static void on_autorun_submitted(Manager *m, int r, uint64_t id, const char *mes
                          "next appears", DISK_ARGS(q->name, q->identity, q->firmware));
         else {
                 _cleanup_free_ char *reason = NULL;
+                int level = LOG_WARNING;
 
-                log_warning(DISK_FMT " appeared (%s), but profile %s was not queued: %s; it is tried again when the "
-                            "disk next appears or changes (udevadm trigger --action=change %s)",
-                            DISK_ARGS(q->name, q->identity, q->firmware), q->why, q->profile,
-                            message ?: strerror(-r), q->node);
-                if (asprintf(&reason, "not queued: %s", message ?: strerror(-r)) >= 0)
-                        autorun_set_reason(m, q->autorun_id, reason);
+                if (asprintf(&reason, "not queued: %s", message ?: strerror(-r)) < 0)
+                        reason = NULL;
+                else
+                        level = autorun_set_reason(m, q, reason, level);
+                log_full(level, DISK_FMT " appeared (%s), but profile %s was not queued: %s; it is tried again when "
+                         "the disk next appears or changes (udevadm trigger --action=change %s)",
+                         DISK_ARGS(q->name, q->identity, q->firmware), q->why, q->profile,
+                         message ?: strerror(-r), q->node);
         }
         autorun_request_free(q);
 }
@@ -260,11 +280,11 @@ static int autorun_build(Manager *m, AutorunRequest *q, JobSpec *ret_spec, JobSp
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                log_error(DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s: %s; nothing is queued. Name one of them in "
-                          "its udev rule (ENV{BENCHD_AUTORUN}=\"quick\"), then udevadm control --reload && udevadm "
-                          "trigger --action=change %s", DISK_ARGS(q->name, q->identity, q->firmware), q->why,
-                          q->profile, strna(err), q->node);
-                autorun_set_reason(m, q->autorun_id, err);
+                log_full(autorun_set_reason(m, q, err, LOG_ERR),
+                         DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s: %s; nothing is queued. Name one of them "
+                         "in its udev rule (ENV{BENCHD_AUTORUN}=\"quick\"), then udevadm control --reload && "
+                         "udevadm trigger --action=change %s", DISK_ARGS(q->name, q->identity, q->firmware), q->why,
+                         q->profile, strna(err), q->node);
                 return 0;
         }
 
@@ -306,22 +326,26 @@ static int autorun_build(Manager *m, AutorunRequest *q, JobSpec *ret_spec, JobSp
                 spec_clear(ret_spec);
                 if (r == -ENOMEM)
                         return r;
-                log_error(DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but the profile cannot make a job for it: "
-                          "%s; nothing is queued", DISK_ARGS(q->name, q->identity, q->firmware), q->why, q->profile,
-                          strna(err));
-                autorun_set_reason(m, q->autorun_id, err);
+                log_full(autorun_set_reason(m, q, err, LOG_ERR),
+                         DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but the profile cannot make a job for it: "
+                         "%s; nothing is queued", DISK_ARGS(q->name, q->identity, q->firmware), q->why, q->profile,
+                         strna(err));
                 return 0;
         }
 
         if (plan == AUTORUN_PLAN_NOTHING) {
-                log_warning(DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but every step of profile %s writes and "
-                            "the disk is not marked scratch, so nothing is queued: autorun only reads from disks that "
-                            "may hold data. Mark it scratch (ENV{BENCHD_SCRATCH}=\"1\" in its udev rule, or "
-                            "ScratchDevices= in benchd.conf) to let the profile write to it, or name a profile with "
-                            "read steps (ping, quick)", DISK_ARGS(q->name, q->identity, q->firmware), q->why,
-                            q->profile, q->profile);
-                if (asprintf(&reason, "profile %s only writes and the disk is not marked scratch", q->profile) >= 0)
-                        autorun_set_reason(m, q->autorun_id, reason);
+                int level = LOG_WARNING;
+
+                if (asprintf(&reason, "profile %s only writes and the disk is not marked scratch", q->profile) < 0)
+                        reason = NULL;
+                else
+                        level = autorun_set_reason(m, q, reason, level);
+                log_full(level, DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but every step of profile %s writes "
+                         "and the disk is not marked scratch, so nothing is queued: autorun only reads from disks that "
+                         "may hold data. Mark it scratch (ENV{BENCHD_SCRATCH}=\"1\" in its udev rule, or "
+                         "ScratchDevices= in benchd.conf) to let the profile write to it, or name a profile with "
+                         "read steps (ping, quick)", DISK_ARGS(q->name, q->identity, q->firmware), q->why,
+                         q->profile, q->profile);
                 spec_array_free(steps, n);
                 spec_clear(ret_spec);
                 return 0;

@@ -192,7 +192,7 @@ static void inventory_record(DeviceManager *m, Device *d) {
 
 /* BENCHD_AUTORUN on a device that would be recorded: the owner is told what the history held before
  * this sighting, which inventory_record() is about to update. */
-static void inventory_autorun(DeviceManager *m, const Device *d, const char *action) {
+static void inventory_autorun(DeviceManager *m, const Device *d, const char *action, bool first) {
         _cleanup_free_ char *known_firmware = NULL;
         int r;
 
@@ -212,6 +212,7 @@ static void inventory_autorun(DeviceManager *m, const Device *d, const char *act
         }
         m->callbacks.appeared(&(DeviceAppearance) {
                         .action = action,
+                        .first = first,
                         .name = d->name,
                         .node = d->node,
                         .identity = d->identity,
@@ -283,7 +284,7 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
         r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
                 log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
-        inventory_autorun(m, d, action);
+        inventory_autorun(m, d, action, inventory_index(m, name) < 0);
         inventory_record(m, d);
 
         i = inventory_index(m, name);

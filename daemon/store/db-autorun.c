@@ -111,12 +111,31 @@ int db_autorun_add(Db *db, const char *identity, const char *firmware, const cha
         return db_autorun_get(db, identity, firmware, &state, ret_id, NULL);
 }
 
+static int db_autorun_exists(Db *db, int64_t id) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        r = db_prepare(db, "SELECT 1 FROM autoruns WHERE id = ?", &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_i64(&b, id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        return r > 0 ? 0 : db_fail_msg(db, -ENOENT, "no autorun %" PRIi64, id);
+}
+
 int db_autorun_set_reason(Db *db, int64_t id, const char *reason) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         Binder b;
         int r;
 
-        r = db_prepare(db, "UPDATE autoruns SET reason = ? WHERE id = ?", &st);
+        r = db_prepare(db, "UPDATE autoruns SET reason = ?1 WHERE id = ?2 AND reason IS NOT ?1", &st);
         if (r < 0)
                 return r;
         b = binder(st);
@@ -128,9 +147,10 @@ int db_autorun_set_reason(Db *db, int64_t id, const char *reason) {
         r = db_step_done(db, st);
         if (r < 0)
                 return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no autorun %" PRIi64, id);
-        return 0;
+        if (sqlite3_changes(db->sqlite) > 0)
+                return 1;
+        r = db_autorun_exists(db, id);
+        return r < 0 ? r : 0;
 }
 
 int db_job_insert_autorun(Db *db, const DbJob *job, int64_t autorun_id, uint64_t *ret_id) {

@@ -205,7 +205,9 @@ int db_autorun_get(Db *db, const char *identity, const char *firmware, DbAutorun
  * is, its profile and device name updated while it waits). *ret_id is the row's id. */
 int db_autorun_add(Db *db, const char *identity, const char *firmware, const char *profile,
                    const char *device_name, uint64_t now_usec, int64_t *ret_id);
-/* Why a waiting row has no job (NULL clears it); -ENOENT for an unknown id. */
+/* Why a waiting row has no job (NULL clears it): 1 when that is not what it said already, 0 when
+ * it is (so a caller can say a reason once, not at every change event); -ENOENT for an unknown
+ * id. */
 int db_autorun_set_reason(Db *db, int64_t id, const char *reason);
 /* In one transaction: inserts the job (as db_job_insert()) and marks the waiting row autorun_id
  * queued with it. -EALREADY (nothing inserted) when the row is not waiting: another job was

@@ -189,7 +189,9 @@ START_TEST(test_autorun_once) {
         ck_assert_int_eq(db_autorun_add(db, "serial:S1", "fw1", "ping", "sdc", 6, &id2), 0);
         ck_assert_int_eq(id2, id);
         ck_assert_int_eq(count_rows("SELECT count(*) FROM autoruns WHERE profile = 'ping' AND device_name = 'sdc'"), 1);
+        ck_assert_int_eq(db_autorun_set_reason(db, id, "unknown profile 'qiuck'"), 1);
         ck_assert_int_eq(db_autorun_set_reason(db, id, "unknown profile 'qiuck'"), 0);
+        ck_assert_int_eq(db_autorun_set_reason(db, id, "queue full"), 1);
         ck_assert_int_eq(db_autorun_set_reason(db, id + 100, "x"), -ENOENT);
 
         /* The job and the mark together. */
