@@ -429,6 +429,7 @@ const sd_bus_vtable device_vtable[] = {
         BOOL("InUse", in_use),
         BOOL("Swap", swap),
         BOOL("Scratch", scratch),
+        STR("AutoRun", autorun),
         STR("WriteVerdict", write_verdict),
         SD_BUS_VTABLE_END,
 };
