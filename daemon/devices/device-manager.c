@@ -6,8 +6,11 @@
  * and go without per-object slots. Any event refreshes the device it names, then the dynamic part
  * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
  * there are tens of devices, not thousands. Destructive checks never trust this cache: they gather
- * fresh facts and probe the signature at the moment of the check. The file's own helpers are
- * inventory_*, so that they are not taken for daemon/bus/manager.c's Manager.
+ * fresh facts and probe the signature at the moment of the check. A whole device whose udev record
+ * carries BENCHD_AUTORUN is told to the owner (DeviceCallbacks.appeared) with what the devices
+ * table held before its sighting is recorded: whether a disk is new is decided by the owner
+ * (bus/manager-autorun.c), never here. The file's own helpers are inventory_*, so that they are
+ * not taken for daemon/bus/manager.c's Manager.
  */
 #include <errno.h>
 #include <fcntl.h>

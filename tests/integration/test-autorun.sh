@@ -143,6 +143,8 @@ run benchctl status "$job1"
 assert_contains "$OUT" "Trigger" "benchctl status of the autorun job"
 assert_eq udev "$(benchctl status "$job1" --json | json_get 'd["TriggeredBy"]')" "TriggeredBy in benchctl status --json"
 assert_eq 's "udev"' "$(job_prop "$job1" TriggeredBy)" "the Job's TriggeredBy property"
+assert_eq 's "quick"' "$(bus get-property "$BUS_NAME" "$MANAGER_PATH/device/$A_NAME" "$DEV_IFACE" AutoRun)" \
+        "the Device's AutoRun property"
 
 # ---- 2. A change event: no second job. -----------------------------------------------------------
 udevadm trigger --action=change "$A"
