@@ -1414,18 +1414,23 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
 
 /* ---- settling the jobs a previous life left "running" ---- */
 
-/* How many steps the job has, its spec expanded as now; 0 when that cannot be told. With step <
- * that, *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
+/* How many steps the job has: those stored at submit (an autorun job may have fewer than its
+ * profile), else its spec expanded as now; 0 when that cannot be told. With step < that,
+ * *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
  * until_stddev at least 3; a stable step may stop there). */
 static size_t saved_job_steps(Manager *m, const SavedJob *q, uint32_t step, uint32_t *ret_runs) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
         JobSpec *steps = NULL;
         size_t n = 0;
 
         spec_init(&spec);
-        if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
-            manager_expand(m, &spec, &steps, &n, &err) < 0)
+        if (q->steps_json) {
+                if (job_steps_from_json(q->steps_json, &steps, &idents, &members, &n, &err) < 0)
+                        return 0;
+        } else if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
+                   manager_expand(m, &spec, &steps, &n, &err) < 0)
                 return 0;
         if (step < n)
                 *ret_runs = stability_min_runs(&steps[step]);

@@ -12,7 +12,7 @@
 static const char *const eligibility_table[_AUTORUN_ELIGIBILITY_MAX] = {
         [AUTORUN_NEW_IDENTITY] = "new identity",
         [AUTORUN_NEW_FIRMWARE] = "new firmware",
-        [AUTORUN_STILL_WAITING] = "appeared new before, not benchmarked yet",
+        [AUTORUN_STILL_WAITING] = "still to be benchmarked",
         [AUTORUN_ALREADY_QUEUED] = "already benchmarked with this firmware",
         [AUTORUN_KNOWN] = "known to the database with this firmware",
 };

@@ -167,6 +167,10 @@ stop_benchd
 start_benchd --profiles-dir="$PROFILES" --config="$CONF"
 udev_sync
 assert_eq 2 "$(udev_jobs "$A")" "jobs for $A after benchd restarted"
+# From the jobs table now (the new benchd has no object for them).
+run benchctl jobs --all --json
+assert_eq "udev udev" "$(json_get "' '.join(j['TriggeredBy'] for j in d if j['Id'] in ($job1, $job2))" <<<"$OUT")" \
+        "TriggeredBy of the ended jobs, read from the database"
 grep -aq "$A_NAME (identity serial:$SERIAL-a, firmware fw2): BENCHD_AUTORUN=quick: already benchmarked when it appeared with this firmware (job $job2)" \
         "$BENCHD_LOG" || fail "benchd did not say why $A was not benchmarked again: $(grep -a "$A_NAME" "$BENCHD_LOG" | tail -n 3)"
 
