@@ -137,9 +137,8 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
         }
         if (e == AUTORUN_KNOWN) {
                 log_full(level, DISK_FMT ": BENCHD_AUTORUN=%s: not benchmarked, the database knew it with this firmware "
-                         "already; autorun queues a job when a new identity or firmware appears (benchctl submit "
-                         "--profile %s --target %s runs it now)", DISK_ARGS(a->name, a->identity, a->firmware),
-                         a->autorun, a->autorun, a->node);
+                         "already; autorun queues a job only when a new identity or firmware appears",
+                         DISK_ARGS(a->name, a->identity, a->firmware), a->autorun);
                 return;
         }
 

@@ -8,7 +8,8 @@
 # second; a new firmware queues one more; a restart of benchd none. A rule naming an unknown
 # profile queues nothing and says which profiles there are, and once the rule is fixed the disk
 # still gets its one job; a profile that only writes queues nothing on a disk that is not scratch;
-# a scratch disk gets every step, writes included; AutoRun=no turns it all off.
+# a scratch disk gets every step, writes included; a disk the database knew before its rule is not
+# benchmarked; AutoRun=no turns it all off.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -68,10 +69,15 @@ mkdir -p "$RULES_DIR"
 defer udevadm control --reload
 defer rm -f "$RULE"
 declare -A RULE_LINES=()
-# set_rule IMAGE SERIAL FIRMWARE PROFILE [EXTRA]: the rule line for IMAGE's loop device.
+# set_rule IMAGE SERIAL FIRMWARE PROFILE [EXTRA]: the rule line for IMAGE's loop device (an empty
+# SERIAL or FIRMWARE sets none).
 set_rule() {
-        RULE_LINES[$1]=$(printf 'SUBSYSTEM=="block", KERNEL=="loop*", ENV{DEVTYPE}=="disk", ATTR{loop/backing_file}=="%s", ENV{ID_SERIAL}="%s", ENV{ID_SERIAL_SHORT}="%s", ENV{ID_REVISION}="%s", ENV{BENCHD_AUTORUN}="%s"%s' \
-                "$1" "$2" "$2" "$3" "$4" "${5:+, $5}")
+        local line
+        line=$(printf 'SUBSYSTEM=="block", KERNEL=="loop*", ENV{DEVTYPE}=="disk", ATTR{loop/backing_file}=="%s"' "$1")
+        [ -n "$2" ] && line+=$(printf ', ENV{ID_SERIAL}="%s", ENV{ID_SERIAL_SHORT}="%s"' "$2" "$2")
+        [ -n "$3" ] && line+=$(printf ', ENV{ID_REVISION}="%s"' "$3")
+        line+=$(printf ', ENV{BENCHD_AUTORUN}="%s"%s' "$4" "${5:+, $5}")
+        RULE_LINES[$1]=$line
         printf '%s\n' "${RULE_LINES[@]}" >"$RULE.tmp"
         mv "$RULE.tmp" "$RULE"
         udevadm control --reload
@@ -214,7 +220,21 @@ assert_ne "$sum_d" "$(sha256sum <"$IMG_D")" "image of the scratch disk $D after 
 assert_eq 1 "$(sql "select json_extract(spec, '\$.destructive') from jobs where id = $job4")" \
         "destructive in the scratch disk's job"
 
-# ---- 8. AutoRun=no: a new disk is not benchmarked. -------------------------------------------------------
+# ---- 8. A disk the database knew before its rule asked for autorun: not benchmarked. ---------------------
+IMG_F="$TEST_DIR/autorun-f.img"
+head -c 64M /dev/urandom >"$IMG_F"
+F=$(losetup -f --show "$IMG_F")
+defer losetup -d "$F"
+wait_for 10 dev_exists "${F#/dev/}" || fail "benchd did not see $F"
+set_rule "$IMG_F" "" "" quick
+udevadm trigger --action=change "$F"
+udev_sync
+assert_eq 0 "$(udev_jobs "$F")" "jobs for $F, known before its rule"
+assert_eq 's "quick"' "$(bus get-property "$BUS_NAME" "$MANAGER_PATH/device/${F#/dev/}" "$DEV_IFACE" AutoRun)" \
+        "AutoRun of $F (the rule applies)"
+assert_eq 0 "$(sql "select count(*) from autoruns where device_name = '${F#/dev/}'")" "autoruns rows of $F"
+
+# ---- 9. AutoRun=no: a new disk is not benchmarked. -------------------------------------------------------
 printf '[Daemon]\nAutoRun=no\n' >"$CONF"
 stop_benchd
 start_benchd --profiles-dir="$PROFILES" --config="$CONF"
