@@ -133,6 +133,7 @@ static const char *property_label(const char *property) {
                 { "MountPoints",       "Mount points" },
                 { "InUse",             "In use" },
                 { "WriteVerdict",      "Write verdict" },
+                { "AutoRun",           "Autorun profile" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(labels); i++)

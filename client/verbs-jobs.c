@@ -406,6 +406,8 @@ int verb_status(int argc, char **argv) {
                 kv_print(stdout, 10, "Label", "%s", s);
         if (rec_u64(job, "SubmittedBy", &u))
                 kv_print(stdout, 10, "By", "uid %" PRIu64, u);
+        if ((s = rec_str(job, "TriggeredBy")) && streq(s, "udev"))
+                kv_print(stdout, 10, "Trigger", "udev (the disk appeared with BENCHD_AUTORUN set)");
         kv_print(stdout, 10, "Submitted", "%s", format_timestamp(a, sizeof a, rec_u64_or(job, "SubmittedUSec", 0)));
         started = rec_u64_or(job, "StartedUSec", 0);
         finished = rec_u64_or(job, "FinishedUSec", 0);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
@@ -23,6 +24,7 @@
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "bus/manager.h"
+#include "bus/manager-autorun.h"
 #include "jobs/retention.h"
 #include "shared/log.h"
 #include "shared/regress.h"
@@ -178,7 +180,22 @@ typedef struct ConfContext {
         RegressConfig *regress;
         char **metrics_dir;
         unsigned *max_queued_per_user;
+        bool *autorun;
 } ConfContext;
+
+/* yes/no as systemd's units spell booleans; -EINVAL for anything else. */
+static int parse_boolean(const char *v) {
+        static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+        static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(v, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcasecmp(v, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
+}
 
 static int conf_handler(void *user, const char *section, const char *name, const char *value) {
         ConfContext *c = user;
@@ -212,6 +229,16 @@ static int conf_handler(void *user, const char *section, const char *name, const
                         *c->max_queued_per_user = (unsigned) v;
                 return 1;
         }
+        if (streq(name, "AutoRun")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        log_warning("%s: AutoRun=%s: expected yes or no; the default (%s) is kept", c->path, value,
+                                    *c->autorun ? "yes" : "no");
+                else
+                        *c->autorun = b;
+                return 1;
+        }
         if (regress_config_set(c->regress, name, value, &err) < 0)
                 log_warning("%s: %s; the default is kept", c->path, strna(err));
         return 1;
@@ -232,14 +259,16 @@ static int metrics_dir_default(char **ret) {
 }
 
 static int load_conf(const char *path, RegressConfig *regress, char **ret_metrics_dir,
-                     unsigned *max_queued_per_user) {
+                     unsigned *max_queued_per_user, bool *autorun) {
         _cleanup_free_ char *metrics_dir = NULL;
         ConfContext c = { .path = path, .regress = regress, .metrics_dir = &metrics_dir,
-                          .max_queued_per_user = max_queued_per_user };
+                          .max_queued_per_user = max_queued_per_user, .autorun = autorun };
         int r;
 
         *regress = REGRESS_CONFIG_DEFAULT;
         *max_queued_per_user = MANAGER_MAX_QUEUED_PER_USER_DEFAULT;
+        /* The udev rule that sets BENCHD_AUTORUN is the opt-in; AutoRun=no overrules every rule. */
+        *autorun = true;
         r = metrics_dir_default(&metrics_dir);
         if (r < 0)
                 return r;
@@ -342,7 +371,8 @@ static int run(int argc, char *argv[]) {
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
         unsigned max_queued_per_user;
-        r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user);
+        bool autorun;
+        r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user, &autorun);
         if (r < 0) {
                 log_error("cannot read %s: %s", o.config_path, strerror(-r));
                 return r;
@@ -359,6 +389,7 @@ static int run(int argc, char *argv[]) {
                 .regress = &regress,
                 .sample_retention_days = retention_days,
                 .metrics_dir = metrics_dir,
+                .autorun = autorun,
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
         if (r < 0) {
@@ -367,7 +398,9 @@ static int run(int argc, char *argv[]) {
         }
 
         /* After the Manager, whose ObjectManager announces the device objects. */
-        r = device_manager_new(bus, event, db, o.config_path, &devices);
+        r = device_manager_new(bus, event, db, o.config_path,
+                               &(DeviceCallbacks) { .appeared = manager_autorun_appeared, .userdata = m },
+                               &devices);
         if (r < 0) {
                 log_error("the device inventory failed to start (%s); destructive jobs will be refused",
                           strerror(-r));

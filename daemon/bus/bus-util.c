@@ -278,7 +278,8 @@ size_t bus_db_job_size(const DbJob *dj) {
                 dict_entry_size("SubmittedUSec", NULL) +
                 dict_entry_size("StartedUSec", NULL) +
                 dict_entry_size("FinishedUSec", NULL) +
-                dict_entry_size("Error", dj->error ?: "");
+                dict_entry_size("Error", dj->error ?: "") +
+                dict_entry_size("TriggeredBy", dj->triggered_by ?: "bus");
 }
 
 int bus_reply_budget_take(BusReplyBudget *b, size_t size) {
@@ -503,9 +504,10 @@ int bus_message_append_db_job_entries(sd_bus_message *m, const DbJob *dj) {
                                   "Spec", "s", dj->spec_json ?: "");
         if (r < 0)
                 return r;
-        return sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}",
+        return sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}",
                                      "SubmittedBy", "u", dj->submitted_by,
                                      "SubmittedUSec", "t", dj->submitted_usec,
+                                     "TriggeredBy", "s", dj->triggered_by ?: "bus",
                                      "StartedUSec", "t", dj->started_usec,
                                      "FinishedUSec", "t", dj->finished_usec,
                                      "Error", "s", dj->error ?: "");

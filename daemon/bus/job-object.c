@@ -91,6 +91,13 @@ static int property_get_label(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "s", j->spec.label ?: "");
 }
 
+static int property_get_triggered_by(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        Job *j = userdata;
+        return sd_bus_message_append(reply, "s", job_trigger_to_string(j->trigger) ?: "");
+}
+
 static int property_get_steps(sd_bus *bus, const char *path, const char *interface,
                               const char *property, sd_bus_message *reply, void *userdata,
                               sd_bus_error *error) {
@@ -183,6 +190,7 @@ const sd_bus_vtable job_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("SubmittedUSec", "t", NULL, offsetof(Job, submitted_usec),
                         SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("TriggeredBy", "s", property_get_triggered_by, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("StartedUSec", "t", NULL, offsetof(Job, started_usec),
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("FinishedUSec", "t", NULL, offsetof(Job, finished_usec),
@@ -218,6 +226,7 @@ int job_append_properties(Job *j, sd_bus_message *m) {
                 .started_usec = j->started_usec,
                 .finished_usec = j->finished_usec,
                 .error = j->error,
+                .triggered_by = job_trigger_to_string(j->trigger),
         };
         int r;
 

@@ -21,6 +21,7 @@
 
 #include "bus/bus-polkit.h"
 #include "bus/manager-import.h"
+#include "bus/manager-autorun.h"
 #include "bus/bus-util.h"
 #include "config.h"
 #include "bus/job-object.h"
@@ -275,8 +276,7 @@ static int manager_expand_base(Manager *m, const JobSpec *spec, JobSpec **ret_st
         return 0;
 }
 
-static int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
-                          char **reterr) {
+int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n, char **reterr) {
         JobSpec *base = NULL;
         size_t n_base = 0;
         int r;
@@ -313,7 +313,8 @@ static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *b
  * means one password prompt. At most MANAGER_SUBMITS_CHECKING_MAX calls wait at a time, polkit's
  * answer or the targets' verdict. */
 
-/* A SubmitJob call waiting for the verdicts of its steps. */
+/* A SubmitJob call waiting for the verdicts of its steps; or benchd's own submission
+ * (manager_submit_internal(): no message, done is called instead of a reply). */
 struct Submit {
         Manager *manager;
         Submit *prev, *next;    /* in manager->submits */
@@ -322,6 +323,10 @@ struct Submit {
         JobSpec *steps;
         size_t n_steps;
         uint32_t uid;
+        JobTrigger trigger;
+        int64_t autorun_id;     /* > 0: the autoruns row the job is queued for, in one transaction */
+        ManagerSubmitDone done;
+        void *done_userdata;
         PolkitQuery *polkit;
         VerdictQuery *query;
 };
@@ -471,8 +476,14 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
                 .submitted_by = s->uid,
                 .submitted_usec = now,
                 .steps_json = steps_json,
+                .triggered_by = job_trigger_to_string(s->trigger),
         };
-        r = db_job_insert(m->db, &dj, &id);
+        if (s->autorun_id > 0)
+                r = db_job_insert_autorun(m->db, &dj, s->autorun_id, &id);
+        else
+                r = db_job_insert(m->db, &dj, &id);
+        if (r == -EALREADY)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s; nothing was queued", db_last_error(m->db));
         if (r < 0) {
                 log_full(LOG_WARNING, "cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
                 return sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
@@ -490,12 +501,20 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
         s->n_steps = 0;
         idents = NULL;
         members = NULL;
+        j->trigger = s->trigger;
         manager_link_job(m, j);
         job_object_added(m->bus, j);
         manager_emit_changed(m);
         manager_schedule(m);
-        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 ": %s", id, s->uid, json);
+        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 " (triggered by %s): %s", id, s->uid,
+                 job_trigger_to_string(s->trigger), json);
 
+        if (!s->message) {
+                if (s->done)
+                        s->done(m, 0, id, NULL, s->done_userdata);
+                s->done = NULL;
+                return 1;
+        }
         r = sd_bus_reply_method_return(s->message, "to", id, j->path);
         if (r < 0)
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %s", id,
@@ -503,27 +522,28 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
         return 1;
 }
 
+static void submit_fail(Submit *s, int r, const sd_bus_error *error);
+
 static void on_submit_verdicts(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         Submit *s = userdata;
         int r;
 
         r = submit_queue(s, verdicts, n, &error);
-        if (r < 0 && sd_bus_error_is_set(&error))
-                (void) sd_bus_reply_method_error(s->message, &error);
-        else if (r < 0)
-                (void) sd_bus_reply_method_errno(s->message, r, NULL);
-        submit_free(s);
+        if (r < 0)
+                submit_fail(s, r, &error);
+        else
+                submit_free(s);
 }
 
 /* Shutdown: every call still waiting is answered, and its check killed. */
 static void manager_submits_abort(Manager *m) {
         while (m->submits) {
-                Submit *s = m->submits;
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 
-                (void) sd_bus_reply_method_errorf(s->message, SD_BUS_ERROR_FAILED,
-                                                  "benchd is shutting down; submit the job again once it runs");
-                submit_free(s);
+                (void) sd_bus_error_set(&error, SD_BUS_ERROR_FAILED,
+                                        "benchd is shutting down; submit the job again once it runs");
+                submit_fail(m->submits, -ECANCELED, &error);
         }
         while (m->cancels) {
                 CancelCall *c = m->cancels;
@@ -566,8 +586,13 @@ static int submit_check_targets(Submit *s, sd_bus_error *error) {
         return r;
 }
 
+/* Answers the call with the refusal (or tells the internal submitter) and frees s. */
 static void submit_fail(Submit *s, int r, const sd_bus_error *error) {
-        if (error && sd_bus_error_is_set(error))
+        if (!s->message) {
+                if (s->done)
+                        s->done(s->manager, r, 0, error && sd_bus_error_is_set(error) ? error->message : NULL,
+                                s->done_userdata);
+        } else if (error && sd_bus_error_is_set(error))
                 (void) sd_bus_reply_method_error(s->message, error);
         else
                 (void) sd_bus_reply_method_errno(s->message, r, NULL);
@@ -680,6 +705,50 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
 fail:
         submit_free(s);
         return r;
+}
+
+int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_steps, JobTrigger trigger,
+                            int64_t autorun_id, ManagerSubmitDone done, void *userdata, sd_bus_error *error) {
+        Submit *s;
+        int r;
+
+        if (m->stopping)
+                r = sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "benchd is shutting down");
+        else if (m->n_submits >= MANAGER_SUBMITS_CHECKING_MAX)
+                r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
+                                      "%u SubmitJob calls wait for the check of their targets already",
+                                      MANAGER_SUBMITS_CHECKING_MAX);
+        else
+                r = manager_check_queue(m, error);
+        s = r >= 0 ? calloc(1, sizeof(*s)) : NULL;
+        if (!s) {
+                spec_array_free(steps, n_steps);
+                spec_clear(spec);
+                return r < 0 ? r : -ENOMEM;
+        }
+        s->spec = *spec;
+        spec_init(spec);
+        s->steps = steps;
+        s->n_steps = n_steps;
+        s->uid = 0;
+        s->trigger = trigger;
+        s->autorun_id = autorun_id;
+        s->manager = m;
+        s->next = m->submits;
+        if (m->submits)
+                m->submits->prev = s;
+        m->submits = s;
+        m->n_submits++;
+
+        r = submit_check_targets(s, error);
+        if (r < 0) {
+                submit_free(s);
+                return r;
+        }
+        /* Only now: a refusal above is the caller's to report, not done's. */
+        s->done = done;
+        s->done_userdata = userdata;
+        return 0;
 }
 
 typedef struct JobLookup {
@@ -1143,6 +1212,7 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->devices = devices;
         m->max_queue = config->max_queue;
         m->max_queued_per_user = config->max_queued_per_user;
+        m->autorun = config->autorun;
         m->regress = config->regress ? *config->regress : REGRESS_CONFIG_DEFAULT;
         m->db_path = strdup(config->db_path);
         m->worker_path = strdup(config->worker_path);
@@ -1191,6 +1261,8 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 if (r >= 0)
                         r = sd_event_source_set_enabled(m->dispatch_source, SD_EVENT_OFF);
         }
+        if (r >= 0)
+                r = manager_autorun_init(m);
         if (r < 0) {
                 manager_free(m);
                 return r;
@@ -1211,6 +1283,7 @@ Manager *manager_free(Manager *m) {
          * are the removals still running. */
         while (m->submits)
                 submit_free(m->submits);
+        manager_autorun_clear(m);
         while (m->cancels)
                 cancel_call_free(m->cancels);
         manager_imports_abort(m);
@@ -1245,6 +1318,7 @@ typedef struct SavedJob {
         char *target;
         char *spec_json;        /* NULL when the copy failed */
         char *steps_json;       /* NULL for a job from before schema version 3 */
+        JobTrigger trigger;
         bool copy_failed;
 } SavedJob;
 
@@ -1265,7 +1339,8 @@ static int collect_job(const DbJob *dj, void *userdata) {
                                      .submitted_by = dj->submitted_by, .submitted_usec = dj->submitted_usec,
                                      .target = dj->target ? strdup(dj->target) : NULL,
                                      .spec_json = strdup(dj->spec_json ?: "{}"),
-                                     .steps_json = dj->steps_json ? strdup(dj->steps_json) : NULL };
+                                     .steps_json = dj->steps_json ? strdup(dj->steps_json) : NULL,
+                                     .trigger = MAX(job_trigger_from_string(dj->triggered_by), JOB_TRIGGER_BUS) };
         c->jobs[c->n].copy_failed = !c->jobs[c->n].spec_json || (dj->steps_json && !c->jobs[c->n].steps_json);
         c->n++;
         return 0;
@@ -1331,6 +1406,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 free(members);
                 return r;
         }
+        j->trigger = q->trigger;
         manager_link_job(m, j);
         job_object_added(m->bus, j);
         return 0;
@@ -1338,18 +1414,23 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
 
 /* ---- settling the jobs a previous life left "running" ---- */
 
-/* How many steps the job has, its spec expanded as now; 0 when that cannot be told. With step <
- * that, *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
+/* How many steps the job has: those stored at submit (an autorun job may have fewer than its
+ * profile), else its spec expanded as now; 0 when that cannot be told. With step < that,
+ * *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
  * until_stddev at least 3; a stable step may stop there). */
 static size_t saved_job_steps(Manager *m, const SavedJob *q, uint32_t step, uint32_t *ret_runs) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
+        _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
         JobSpec *steps = NULL;
         size_t n = 0;
 
         spec_init(&spec);
-        if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
-            manager_expand(m, &spec, &steps, &n, &err) < 0)
+        if (q->steps_json) {
+                if (job_steps_from_json(q->steps_json, &steps, &idents, &members, &n, &err) < 0)
+                        return 0;
+        } else if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
+                   manager_expand(m, &spec, &steps, &n, &err) < 0)
                 return 0;
         if (step < n)
                 *ret_runs = stability_min_runs(&steps[step]);

@@ -35,6 +35,7 @@ typedef struct Manager Manager;
 typedef struct Submit Submit;
 typedef struct CancelCall CancelCall;
 typedef struct ImportCall ImportCall;
+typedef struct AutorunRequest AutorunRequest;
 
 struct Manager {
         sd_event *event;
@@ -68,6 +69,13 @@ struct Manager {
         unsigned n_cancels;
         ImportCall *imports;            /* ImportRuns calls waiting for polkit (manager-import.c) */
         unsigned n_imports;
+        /* Benchmarks when a disk appears (manager-autorun.c): benchd.conf's AutoRun=, and the disks
+         * that appeared new, waiting to be submitted (from a defer source, so that none is
+         * submitted before the queue of a previous life is loaded) or being checked. */
+        bool autorun;
+        AutorunRequest *autoruns;
+        unsigned n_autoruns;
+        sd_event_source *autorun_source;
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;
@@ -87,6 +95,7 @@ typedef struct ManagerConfig {
         unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
         const char *metrics_dir;        /* benchd.prom goes here (node_exporter's textfile collector);
                                          * NULL or "": not written */
+        bool autorun;                   /* AutoRun= of benchd.conf: act on BENCHD_AUTORUN */
 } ManagerConfig;
 
 /* Registers the Manager and job objects on bus; the name is requested by the caller. */
@@ -108,6 +117,25 @@ void manager_set_devices(Manager *m, DeviceManager *devices);
 void manager_stop(Manager *m);
 
 Job *manager_find_job(Manager *m, uint64_t id);
+
+/* The job's steps: the profile's, or the spec (finalized) itself; for a filesystem matrix those
+ * once per entry. -errno, with *reterr saying why for a spec or profile that cannot be expanded. */
+int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n, char **reterr);
+
+/* How benchd's own submission ended: r = 0 with the job's id, or a negative errno with message
+ * (may be NULL) saying why nothing was queued. Called once, from the event loop, never from
+ * within manager_submit_internal(). */
+typedef void (*ManagerSubmitDone)(Manager *m, int r, uint64_t id, const char *message, void *userdata);
+
+/* Queues a job as SubmitJob does, for benchd itself (uid 0, no polkit): the targets of steps are
+ * checked in a helper process, and done is called when the job is queued or refused. The spec
+ * (finalized) and steps (its expansion, possibly fewer) are taken in every case: the spec is left
+ * initialised, the steps freed with the job or the refusal.
+ * autorun_id > 0: the job is inserted in one transaction with the autoruns row it is for
+ * (db_job_insert_autorun()). 0, or a negative errno with error set (queue full, shutting down)
+ * and done not called. */
+int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_steps, JobTrigger trigger,
+                            int64_t autorun_id, ManagerSubmitDone done, void *userdata, sd_bus_error *error);
 
 /* CancelJob and Job.Cancel: root and the job's submitter cancel at once, anyone else after polkit
  * allowed org.benchd.benchd1.cancel. Answers message (now, or later: then returns 1). */

@@ -6,8 +6,11 @@
  * and go without per-object slots. Any event refreshes the device it names, then the dynamic part
  * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
  * there are tens of devices, not thousands. Destructive checks never trust this cache: they gather
- * fresh facts and probe the signature at the moment of the check. The file's own helpers are
- * inventory_*, so that they are not taken for daemon/bus/manager.c's Manager.
+ * fresh facts and probe the signature at the moment of the check. A whole device whose udev record
+ * carries BENCHD_AUTORUN is told to the owner (DeviceCallbacks.appeared) with what the devices
+ * table held before its sighting is recorded: whether a disk is new is decided by the owner
+ * (bus/manager-autorun.c), never here. The file's own helpers are inventory_*, so that they are
+ * not taken for daemon/bus/manager.c's Manager.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +48,7 @@ struct DeviceManager {
         Db *db;
         char *conf_path;
         char **scratch_paths;
+        DeviceCallbacks callbacks;
 
         struct udev *udev;
         struct udev_monitor *monitor;
@@ -189,6 +193,40 @@ static void inventory_record(DeviceManager *m, Device *d) {
         d->db_id = id;
 }
 
+/* BENCHD_AUTORUN on a device that would be recorded: the owner is told what the history held before
+ * this sighting, which inventory_record() is about to update. */
+static void inventory_autorun(DeviceManager *m, const Device *d, const char *action, bool first) {
+        _cleanup_free_ char *known_firmware = NULL;
+        int r;
+
+        if (!d->autorun || !m->callbacks.appeared)
+                return;
+        if (!m->db || streq(d->type, "partition") || d->size == 0) {
+                log_dev(LOG_DEBUG, "%s: BENCHD_AUTORUN=%s ignored: only whole devices with a size are benchmarked "
+                        "when they appear", d->name, d->autorun);
+                return;
+        }
+        r = db_device_find(m->db, d->identity, &known_firmware);
+        if (r < 0) {
+                log_dev(LOG_WARNING, "%s (identity %s): cannot tell whether the database knows it (%s: %s); "
+                        "BENCHD_AUTORUN=%s is not acted on this time", d->name, d->identity, strerror(-r),
+                        db_last_error(m->db), d->autorun);
+                return;
+        }
+        m->callbacks.appeared(&(DeviceAppearance) {
+                        .action = action,
+                        .first = first,
+                        .name = d->name,
+                        .node = d->node,
+                        .identity = d->identity,
+                        .firmware = d->firmware,
+                        .autorun = d->autorun,
+                        .scratch = d->scratch,
+                        .known = r > 0,
+                        .known_firmware = known_firmware,
+                }, m->callbacks.userdata);
+}
+
 static void inventory_remove(DeviceManager *m, const char *name) {
         ssize_t i = inventory_index(m, name);
         _cleanup_free_ char *path = NULL;
@@ -217,8 +255,10 @@ static void inventory_announce_changes(DeviceManager *m, Device *d, char **chang
 }
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
- * difference. Devices that are not exported (a free loop slot) are removed. */
-static int inventory_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables) {
+ * difference. Devices that are not exported (a free loop slot) are removed. action: the udev
+ * event's, or "enumerate". */
+static int inventory_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables,
+                            const char *action) {
         const char *name = udev_device_get_sysname(u);
         _cleanup_strv_free_ char **changed = NULL;
         Device *d = NULL, *old;
@@ -247,6 +287,7 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
         r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
                 log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
+        inventory_autorun(m, d, action, inventory_index(m, name) < 0);
         inventory_record(m, d);
 
         i = inventory_index(m, name);
@@ -339,7 +380,7 @@ static int inventory_enumerate(DeviceManager *m) {
                         udev_enumerate_unref(e);
                         return -ENOMEM;
                 }
-                (void) inventory_update(m, u, &tables);
+                (void) inventory_update(m, u, &tables, "enumerate");
                 udev_device_unref(u);
         }
         udev_enumerate_unref(e);
@@ -383,7 +424,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         if (name)
                                 inventory_remove(m, name);
                 } else
-                        (void) inventory_update(m, u, shared);
+                        (void) inventory_update(m, u, shared, action ?: "change");
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {
@@ -468,7 +509,7 @@ static int inventory_watch_swaps(DeviceManager *m) {
 }
 
 int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_path,
-                       DeviceManager **ret) {
+                       const DeviceCallbacks *callbacks, DeviceManager **ret) {
         DeviceManager *m;
         int r;
 
@@ -479,6 +520,8 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
         m->bus = sd_bus_ref(bus);
         m->event = sd_event_ref(event);
         m->db = db;
+        if (callbacks)
+                m->callbacks = *callbacks;
         /* meson's sysconfdir is relative ("etc") under the default prefix: /etc is meant. */
         m->conf_path = strdup(conf_path ?: BENCHD_SYSCONF_DIR[0] == '/' ? BENCHD_SYSCONF_DIR "/benchd.conf"
                                                                        : "/" BENCHD_SYSCONF_DIR "/benchd.conf");

@@ -15,11 +15,36 @@
 typedef struct Db Db;
 typedef struct DeviceManager DeviceManager;
 
+/* A whole device (not a partition) whose udev record carries BENCHD_AUTORUN=PROFILE was seen:
+ * added, changed, or found by an enumeration (at start-up: it may have appeared while benchd was
+ * not running). Told before the sighting is recorded in the devices table, so known and
+ * known_firmware say what the table held before. Strings are valid during the call only. */
+typedef struct DeviceAppearance {
+        const char *action;             /* "add", "change" or "enumerate" */
+        bool first;                     /* not in the inventory before: a loop device's attach is a
+                                         * "change", a disk seen at start-up an "enumerate" */
+        const char *name;               /* kernel name, "sdb" */
+        const char *node;               /* "/dev/sdb" */
+        const char *identity;           /* devices.identity */
+        const char *firmware;           /* NULL: none reported */
+        const char *autorun;            /* the BENCHD_AUTORUN value: a profile name, unchecked */
+        bool scratch;                   /* BENCHD_SCRATCH=1 or ScratchDevices= */
+        bool known;                     /* the devices table had the identity */
+        const char *known_firmware;     /* its firmware there (NULL: none recorded, or not known) */
+} DeviceAppearance;
+
+/* What the inventory tells its owner; all may be NULL. */
+typedef struct DeviceCallbacks {
+        void (*appeared)(const DeviceAppearance *a, void *userdata);
+        void *userdata;
+} DeviceCallbacks;
+
 /* conf_path: benchd.conf (ScratchDevices=); a missing file is fine. Registers the object tree under
  * /org/benchd/Benchd1/device on bus. Without udevd it still enumerates, and logs that hot-plug is
- * not followed. */
+ * not followed. callbacks (may be NULL) is copied; its appeared() is first called from here, for
+ * the devices the enumeration finds. */
 int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_path,
-                       DeviceManager **ret);
+                       const DeviceCallbacks *callbacks, DeviceManager **ret);
 DeviceManager *device_manager_free(DeviceManager *m);
 
 /* 0 when a destructive (writing) job may run on the block device dev (st_rdev), with whether it is

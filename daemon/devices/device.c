@@ -68,6 +68,7 @@ Device *device_free(Device *d) {
         free(d->firmware);
         free(d->identity);
         free(d->backing_file);
+        free(d->autorun);
         free(d->scheduler);
         free(d->fs_type);
         free(d->fs_uuid);
@@ -204,6 +205,9 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
         /* When we probe, udev's records are absent or stale (udevd not running): a stale
          * BENCHD_SCRATCH=1 must not unlock writes. */
         d->udev_scratch = !probe && streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
+        /* The same for the benchmark a rule asks for when the disk appears: only udevd's own word. */
+        if (!probe && (r = strdup_nonempty(udev_device_get_property_value(u, "BENCHD_AUTORUN"), &d->autorun)) < 0)
+                return r;
 
         if (probe) {
                 BlkidInfo b = {};
@@ -425,6 +429,7 @@ const sd_bus_vtable device_vtable[] = {
         BOOL("InUse", in_use),
         BOOL("Swap", swap),
         BOOL("Scratch", scratch),
+        STR("AutoRun", autorun),
         STR("WriteVerdict", write_verdict),
         SD_BUS_VTABLE_END,
 };

@@ -39,6 +39,7 @@ typedef struct Device {
         char *scheduler;
         char *fs_type, *fs_uuid, *fs_label, *fs_usage, *partition_table;
         bool udev_scratch;      /* BENCHD_SCRATCH=1 */
+        char *autorun;          /* BENCHD_AUTORUN=PROFILE (a udev rule's opt-in), NULL without */
         int probe_error;        /* <0: the libblkid probe failed, the signature is unknown */
 
         /* Dynamic: recomputed on mount and device changes. */

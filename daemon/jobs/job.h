@@ -100,6 +100,7 @@ struct Job {
         char *spec_json;
         uint32_t submitted_by;
         uint64_t submitted_usec;
+        JobTrigger trigger;             /* what queued it (JOB_TRIGGER_BUS unless set after job_new()) */
         uint64_t started_usec;
         uint64_t finished_usec;
         double progress;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to the store's files (db.c, db-query.c, db-regress.c, db-prune.c): the Db connection, the
- * one place SQLite result codes become errnos (db_fail(), defined in db.c), and the small statement
- * helpers they share. db.c opens, migrates and writes; db-query.c reads; db-regress.c checks runs
- * for regressions; db-prune.c removes old samples in bounded steps. Nothing outside the store
+ * Private to the store's files (db.c, db-query.c, db-regress.c, db-prune.c, db-autorun.c): the Db
+ * connection, the one place SQLite result codes become errnos (db_fail(), defined in db.c), and
+ * the small statement helpers they share. db.c opens, migrates and writes; db-query.c reads;
+ * db-regress.c checks runs for regressions; db-prune.c removes old samples in bounded steps;
+ * db-autorun.c keeps the disks benchmarked when they appeared. Nothing outside the store
  * includes this header, and nothing here is a contract: db.h is.
  */
 #pragma once

@@ -42,10 +42,10 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
 
         r = db_prepare(db,
                        state ? "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error, steps FROM jobs "
+                               "submitted_usec, started_usec, finished_usec, error, steps, triggered_by FROM jobs "
                                "WHERE state = ? ORDER BY id"
                              : "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error, steps FROM jobs "
+                               "submitted_usec, started_usec, finished_usec, error, steps, triggered_by FROM jobs "
                                "ORDER BY id",
                        &st);
         if (r < 0)
@@ -82,6 +82,7 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
                         .finished_usec = column_u64(st, 10),
                         .error = column_text(st, 11),
                         .steps_json = column_text(st, 12),
+                        .triggered_by = column_text(st, 13),
                 };
 
                 r = cb(&job, userdata);

@@ -44,7 +44,7 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_ROLLBACK] = "ROLLBACK",
         [STMT_JOB_INSERT] =
                 "INSERT INTO jobs (state, profile, workload, spec, target, label, submitted_by, "
-                "submitted_usec, steps) VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?)",
+                "submitted_usec, steps, triggered_by) VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         /* 0 for a time means "leave as it is", so a caller finishing a job need not remember
          * when it started. */
         [STMT_JOB_SET_STATE] =
@@ -556,6 +556,7 @@ int db_job_insert(Db *db, const DbJob *job, uint64_t *ret_id) {
         bind_i64(&b, job->submitted_by);
         bind_u64(&b, job->submitted_usec);
         bind_text(&b, job->steps_json);
+        bind_text(&b, job->triggered_by ?: "bus");
         r = binder_done(db, &b);
         if (r < 0)
                 return r;

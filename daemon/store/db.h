@@ -50,6 +50,7 @@ typedef struct DbJob {
         uint64_t finished_usec; /* 0: not yet */
         const char *error;      /* may be NULL */
         const char *steps_json; /* the expanded steps and their target identities; may be NULL */
+        const char *triggered_by; /* "bus" or "udev" (schema version 11); NULL: "bus" */
 } DbJob;
 
 /* Inserts with state "queued"; the id comes from SQLite (never reused: AUTOINCREMENT). */
@@ -194,6 +195,34 @@ typedef struct DbDevice {
 int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id);
 /* How many runs refer to the device; -ENOENT for an unknown id. */
 int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
+/* Whether the devices table has identity: 1 with its firmware as recorded (*ret_firmware NULL
+ * when none was ever reported; may be NULL), 0 when it has not (*ret_firmware untouched). */
+int db_device_find(Db *db, const char *identity, char **ret_firmware);
+
+/* ---- autoruns (schema/0011-autoruns.sql; store/db-autorun.c) ----
+ * A disk that appeared with a new identity or firmware and BENCHD_AUTORUN set: at most one job per
+ * (identity, firmware), ever. firmware NULL is stored as "" (none reported). */
+typedef enum DbAutorunState {
+        DB_AUTORUN_NONE,        /* no row */
+        DB_AUTORUN_WAITING,     /* recorded, no job yet */
+        DB_AUTORUN_QUEUED,      /* its job was queued: never again */
+} DbAutorunState;
+
+/* The row of (identity, firmware): its state, and (may be NULL) its id and job (0: none). */
+int db_autorun_get(Db *db, const char *identity, const char *firmware, DbAutorunState *ret_state,
+                   int64_t *ret_id, uint64_t *ret_job);
+/* Records (identity, firmware) as waiting if it has no row yet (an existing row is kept as it
+ * is, its profile and device name updated while it waits). *ret_id is the row's id. */
+int db_autorun_add(Db *db, const char *identity, const char *firmware, const char *profile,
+                   const char *device_name, uint64_t now_usec, int64_t *ret_id);
+/* Why a waiting row has no job (NULL clears it): 1 when that is not what it said already, 0 when
+ * it is (so a caller can say a reason once, not at every change event); -ENOENT for an unknown
+ * id. */
+int db_autorun_set_reason(Db *db, int64_t id, const char *reason);
+/* In one transaction: inserts the job (as db_job_insert()) and marks the waiting row autorun_id
+ * queued with it. -EALREADY (nothing inserted) when the row is not waiting: another job was
+ * queued for it already. */
+int db_job_insert_autorun(Db *db, const DbJob *job, int64_t autorun_id, uint64_t *ret_id);
 
 /* ---- pruning: samples of old runs go, everything else stays (db-prune.c) ----
  * In bounded steps, so the daemon's event loop stays responsive: each step is one transaction. */

@@ -118,6 +118,7 @@ log "$OUT"
 assert_eq "t $id" "$(job_prop "$id" Id)" "Job.Id"
 assert_eq "s \"$SCRATCH_DIR\"" "$(job_prop "$id" Target)" "Job.Target"
 assert_eq "u 0" "$(job_prop "$id" SubmittedBy)" "Job.SubmittedBy (we are root)"
+assert_eq 's "bus"' "$(job_prop "$id" TriggeredBy)" "Job.TriggeredBy of a SubmitJob call"
 
 # The job is an object of the ObjectManager.
 run bus call "$BUS_NAME" "$MANAGER_PATH" org.freedesktop.DBus.ObjectManager GetManagedObjects
