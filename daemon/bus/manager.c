@@ -573,8 +573,8 @@ static int submit_check_targets(Submit *s, sd_bus_error *error) {
                                                 VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
                 spec_array_free(units, n_units);
         } else
-                r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps, NULL,
-                                        VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
+                r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps,
+                                        &(VerdictOptions) { .caller_uid = s->uid }, VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
         if (r < 0) {
                 log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(s->spec.target),
                          strerror(-r));

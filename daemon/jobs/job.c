@@ -859,7 +859,8 @@ static bool job_begin_step_async(Job *j, JobEvent *next, char **text) {
                 spec_array_free(units, n_units);
         } else
                 r = verdict_query_start(j->ctx->event, j->ctx->devices, &j->steps[n], j->idents ? &j->idents[n] : NULL,
-                                        1, NULL, VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j, &j->verdict_query);
+                                        1, &(VerdictOptions) { .caller_uid = j->submitted_by },
+                                        VERDICT_QUERY_TIMEOUT_USEC, on_step_verdict, j, &j->verdict_query);
         if (r >= 0)
                 return false;
         if (asprintf(text, "cannot start the check of %s: %s", CALLER_TEXT(j->steps[n].target),

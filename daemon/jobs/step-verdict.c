@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 
+#include "jobs/caller-access.h"
 #include "jobs/matrix.h"
 #include "jobs/mkfs-trial.h"
 #include "jobs/step-verdict.h"
@@ -56,6 +58,17 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
                 r = target_check_same(s->target, submitted, &v->check, &err);
                 if (r < 0)
                         return refuse(v, BENCHD_ERROR_UNSAFE, r, err, "the target changed since it was submitted");
+        }
+
+        /* Root acts for the caller only where the caller could act: block devices are polkit's. */
+        if (opts && opts->caller_uid != 0 && (v->check.kind == TARGET_DIRECTORY || v->check.kind == TARGET_FILE)) {
+                r = caller_may_use(s->target, v->check.kind == TARGET_DIRECTORY, workload_writes(s->workload),
+                                   opts->caller_uid, &err);
+                if (r == -EACCES)
+                        return refuse(v, SD_BUS_ERROR_ACCESS_DENIED, r, err, "the caller may not use the target");
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err,
+                                      "whether the caller may use the target cannot be told");
         }
 
         if (spec_is_matrix(s) && (!submitted || submitted->kind < 0)) {

@@ -34,6 +34,9 @@ typedef struct VerdictOptions {
         const char *own_fs_uuid;
         /* benchd-worker, for the trial mkfs of a matrix at SubmitJob. */
         const char *worker_path;
+        /* Who the job is for: a caller other than root may use only a directory it could create
+         * files in and a file it could open itself (caller-access.h). 0: root, or benchd itself. */
+        uid_t caller_uid;
 } VerdictOptions;
 
 /* 0 when step s may run, with v->check and v->scratch filled; a negative errno with v->error_name

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-bus.h>
 #include <sys/wait.h>
 
 #include "bus/bus-util.h"
@@ -60,6 +61,7 @@ static const char *const error_names[] = {
         BENCHD_ERROR_INVALID_SPEC,
         BENCHD_ERROR_NO_SPACE,
         BENCHD_ERROR_UNSAFE,
+        SD_BUS_ERROR_ACCESS_DENIED,
 };
 
 #define VERDICT_ERRNO_MAX 4095

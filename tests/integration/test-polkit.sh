@@ -7,7 +7,8 @@
 # was), that a challenge without interaction is InteractiveAuthorizationRequired and that the
 # interactive flag reaches polkit, that the subject is the caller's bus name, that a user cancels
 # their own jobs without asking and another user's only when allowed, the per-user bound on queued
-# jobs, and that without polkit only root may submit. The unprivileged callers are nobody, games
+# jobs, that an allowed user may benchmark only a directory it could write itself, and that
+# without polkit only root may submit. The unprivileged callers are nobody, games
 # and news (setpriv; dbus-daemon refuses a uid without a passwd entry).
 
 . "$(dirname "$0")/lib.sh"
@@ -108,6 +109,22 @@ name=$(last_request name)
 case "$name" in :*) ;; *) fail "subject name '$name' is not a unique bus name" ;; esac
 assert_ne "$(benchd_owner)" "$name" "subject (must be the caller, not benchd)"
 assert_eq "$T" "$(last_request details | json_get 'd["target"]')" "details target"
+
+log "an allowed user may use only what it could use itself: benchd runs as root"
+CLOSED="$T/root-only"
+mkdir -m 0755 "$CLOSED"
+jobs_before=$(sql "select count(*) from jobs")
+error_as $NOBODY SubmitJob 'a{sv}' 4 target s "$CLOSED" workload s write size s 4M block_size s 64K
+case "$ERR" in
+org.freedesktop.DBus.Error.AccessDenied:*"uid $NOBODY may not create files in $CLOSED"*"choose a directory you can use"*) ;;
+*) fail "a directory uid $NOBODY cannot write should be AccessDenied naming it, got: $ERR" ;;
+esac
+assert_eq "$jobs_before" "$(sql "select count(*) from jobs")" "jobs after the refused submit"
+assert_eq "" "$(ls -A "$CLOSED")" "files benchd made in the refused directory"
+chown "$NOBODY" "$CLOSED"
+id=$(submit_as $NOBODY target s "$CLOSED" workload s write size s 4M block_size s 64K sample_ms u 100) ||
+        fail "uid $NOBODY could not submit on a directory it owns"
+assert_eq succeeded "$(wait_job_removed "$id" 60)" "the job in the user's own directory"
 assert_eq 0 "$(last_request flags)" "flags without interaction"
 
 log "root is not asked"
