@@ -235,10 +235,15 @@ benchd_owner() {
         in_ct busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s \
                 "$BUS_NAME" | sed -n 's/^s "\(.*\)"$/\1/p'
 }
-# last_error: the newest "error.name: message" benchd sent in the container.
-last_error() {
+# n_errors: how many errors benchd has sent in the container so far.
+n_errors() {
         in_ct cat /run/benchd-test-monitor.json >"$MONITOR_LOG"
-        _benchd_errors | tail -n 1
+        _benchd_errors | wc -l
+}
+# error_after N: the error benchd sent after its first N ("error.name: message"), or nothing yet.
+error_after() {
+        in_ct cat /run/benchd-test-monitor.json >"$MONITOR_LOG"
+        _benchd_errors | sed -n "$(($1 + 1))p"
 }
 # ct_as USER CMD...: CMD as benchd-USER with a clean environment (the system bus, no terminal).
 ct_as() {
@@ -247,16 +252,18 @@ ct_as() {
         in_ct setpriv --reuid="$u" --regid="$u" --init-groups \
                 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@" </dev/null
 }
-# refused WANT-ERROR WHAT CMD...: CMD fails, and benchd's newest error is WANT-ERROR; $ERR is it,
-# $OUT what CMD printed.
+# refused WANT-ERROR WHAT CMD...: CMD fails, and the error benchd sent for it is WANT-ERROR; $ERR
+# is it, $OUT what CMD printed. The monitor writes its file when it likes: the error is the first
+# one after those there were before CMD, waited for, never an older one.
 refused() {
-        local want=$1 what=$2 i
+        local want=$1 what=$2 i before
         shift 2
+        before=$(n_errors)
         run "$@"
         [ "$RC" != 0 ] || fail "$what succeeded; expected $want: $OUT"
-        for ((i = 0; i < 30; i++)); do
-                ERR=$(last_error)
-                case "$ERR" in "$want: "*) return 0 ;; esac
+        for ((i = 0; i < 50; i++)); do
+                ERR=$(error_after "$before")
+                case "$ERR" in "$want: "*) return 0 ;; ?*) break ;; esac
                 sleep 0.1
         done
         fail "$what: benchd's last error is '$ERR' (the client said: $OUT); expected $want"
