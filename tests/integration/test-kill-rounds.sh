@@ -171,7 +171,7 @@ check_after_kill() {
                 [ -z "$left" ] && break
                 sleep 0.1
         done
-        [ -z "$left" ] || fail "round $round: processes of benchd alive 2 s after the kill: $(ps -o pid,ppid,stat,comm,args -p "$(echo $left | tr ' ' ,)")"
+        [ -z "$left" ] || fail "round $round: processes of benchd alive 2 s after the kill: $(ps -o pid,ppid,stat,comm,args -p "$(tr '\n' , <<<"$left")")"
         assert_eq ok "$(sql 'pragma integrity_check')" "round $round: integrity_check after the kill"
         missing=$(python3 - "$DB" "$ANSWERED" <<'PY'
 import sqlite3, sys
@@ -221,7 +221,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         fi
         sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
         DESCENDANTS=$(descendants "$BENCHD_PID")
-        log "round $round: kill -9 after $delay_ms ms ($(sql "select state || ' ' || count(*) from jobs where state in ('queued', 'running') group by state" | tr '\n' ' ')children: $(echo $DESCENDANTS))"
+        log "round $round: kill -9 after $delay_ms ms ($(sql "select state || ' ' || count(*) from jobs where state in ('queued', 'running') group by state" | tr '\n' ' ')children: $(tr '\n' ' ' <<<"$DESCENDANTS"))"
         stop_benchd KILL
         collect_submits
         check_after_kill "$round"
@@ -244,7 +244,7 @@ wait_for 30 bash -c "[ -n \"\$(find '$T' -maxdepth 1 -name '.benchd-$x-*')\" ]" 
 DESCENDANTS=$(descendants "$BENCHD_PID")
 stop_benchd KILL
 check_after_kill freeze
-assert_eq "$x" "$(echo $RUNNING_AT_KILL)" "the job running at the kill"
+assert_eq "$x " "$RUNNING_AT_KILL" "the job running at the kill"
 fsfreeze --freeze "$MNT"
 start_benchd
 manager_prop Version >/dev/null || fail "benchd does not answer with its target frozen"
