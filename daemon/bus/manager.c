@@ -51,6 +51,11 @@ struct CancelCall {
 
 static CancelCall *cancel_call_free(CancelCall *c);
 
+static void stale_settle_clear(StaleSettle *s) {
+        free(s->msg);
+        *s = (StaleSettle) {};
+}
+
 Job *manager_find_job(Manager *m, uint64_t id) {
         for (Job *j = m->jobs_head; j; j = j->next)
                 if (j->id == id)
@@ -95,9 +100,20 @@ static void manager_exit_if_done(Manager *m) {
                 (void) sd_event_exit(m->event, 0);
 }
 
+static void manager_settle_write(Manager *m, const StaleSettle *s);
+
 static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userdata) {
         Manager *m = userdata;
 
+        /* A job a previous life left running is settled now that its files are gone (or the
+         * removal gave up: what it could not remove is logged). */
+        for (size_t i = 0; i < m->n_settles; i++)
+                if (m->settles[i].id == cleanup_job_id(c)) {
+                        manager_settle_write(m, &m->settles[i]);
+                        stale_settle_clear(&m->settles[i]);
+                        m->settles[i] = m->settles[--m->n_settles];
+                        break;
+                }
         for (size_t i = 0; i < m->n_cleanups; i++)
                 if (m->cleanups[i] == c) {
                         m->cleanups[i] = m->cleanups[--m->n_cleanups];
@@ -110,13 +126,15 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
                 manager_schedule(m);
 }
 
-/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged. */
-static void manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
+/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged.
+ * Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there is nothing to remove,
+ * a negative errno when it could not be started. */
+static int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
         Cleanup **a, *c;
         int r;
 
         if (!target)
-                return;
+                return 0;
         a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
         if (!a)
                 r = -ENOMEM;
@@ -127,9 +145,10 @@ static void manager_cleanup_files(Manager *m, const char *target, uint64_t job_i
         if (r < 0) {
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
                      "-* there by hand", job_id, CALLER_TEXT(target), strerror(-r), job_id);
-                return;
+                return r;
         }
         m->cleanups[m->n_cleanups++] = c;
+        return 1;
 }
 
 /* Unlinks an ended job, removes its object (InterfacesRemoved) and frees it. */
@@ -210,7 +229,7 @@ static void on_job_schedule(Job *j, void *userdata) {
 }
 
 static void on_job_remove_files(Job *j, const char *target, int step, void *userdata) {
-        manager_cleanup_files(userdata, target, j->id, step);
+        (void) manager_cleanup_files(userdata, target, j->id, step);
 }
 
 static void on_job_give_up(Job *j, void *userdata) {
@@ -890,6 +909,12 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
 
                 (void) db_job_foreach(m->db, NULL, lookup_job, &l);
                 state = l.state;
+                if (streq_ptr(state, "running"))
+                        /* A previous life's, settled once its files are removed (manager_load()). */
+                        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
+                                                 "job %" PRIu64 " was running when benchd stopped; it is settled "
+                                                 "(interrupted) as soon as its files are removed, nothing to "
+                                                 "cancel", id);
                 if (state)
                         return job_error_not_cancellable(error, id, state);
         }
@@ -1290,6 +1315,10 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_cleanups; i++)
                 cleanup_free(m->cleanups[i]);
         free(m->cleanups);
+        /* Not settled: their removal did not finish, and the next start-up begins it again. */
+        for (size_t i = 0; i < m->n_settles; i++)
+                stale_settle_clear(&m->settles[i]);
+        free(m->settles);
         m->retention = retention_free(m->retention);
         sd_event_source_disable_unref(m->dispatch_source);
         sd_event_source_disable_unref(m->exit_source);
@@ -1466,14 +1495,29 @@ static void last_run_clear(LastRun *l) {
         free(l->error);
 }
 
+static void manager_settle_write(Manager *m, const StaleSettle *s) {
+        int r;
+
+        r = db_job_set_state(m->db, s->id, s->state, s->started_usec, s->finished_usec, s->msg ?: "benchd stopped");
+        if (r < 0)
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot mark it %s: %s", s->id, s->state, strerror(-r));
+        log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: now %s (%s)", s->id, s->state,
+                 strna(s->msg));
+}
+
 /* benchd stopped while the job ran, or before it could store the job's end (the database refused
  * writes until benchd stopped). A run's end is stored before the next step starts and before the
  * job's end (db-queue.h), so the job's newest run tells which: one that failed, was cancelled or
  * interrupted ended the job so, and one that succeeded ended it successfully if it was the last
- * step; a run still "running", or none, means the job did not get to its end. */
+ * step; a run still "running", or none, means the job did not get to its end.
+ * The job's files go first, in the background (the next job waits until they are gone), and the
+ * job keeps its "running" row until they are: a benchd that dies during the removal (which takes
+ * minutes for a metadata step's millions of files) finds the job running again at its next start,
+ * and removes them then, rather than leaving them behind a job that looks settled. */
 static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now) {
         _cleanup_(last_run_clear) LastRun l = {};
         _cleanup_free_ char *msg = NULL;
+        StaleSettle *a;
         const char *state = "interrupted";
         uint64_t finished = now;
         uint32_t min_runs = 1;
@@ -1503,12 +1547,26 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         if (r < 0)
                 msg = NULL;
 
-        r = db_job_set_state(m->db, q->id, state, q->started_usec, finished, msg ?: "benchd stopped");
-        if (r < 0)
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot mark it %s: %s", q->id, state, strerror(-r));
-        log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: now %s (%s)", q->id, state, strna(msg));
-        /* Its files go in the background; the next job waits until they are gone. */
-        manager_cleanup_files(m, q->target, q->id, -1);
+        StaleSettle settle = {
+                .id = q->id,
+                .started_usec = q->started_usec,
+                .finished_usec = finished,
+                /* A name of ours, not the row's text, which goes with l. */
+                .state = job_state_to_string(job_state_from_string(state)) ?: "interrupted",
+                .msg = TAKE_PTR(msg),
+        };
+        a = realloc(m->settles, (m->n_settles + 1) * sizeof(StaleSettle));
+        if (a)
+                m->settles = a;
+        if (!a || manager_cleanup_files(m, q->target, q->id, -1) <= 0) {
+                /* Nothing to remove, or the removal cannot be waited for: settled at once. */
+                manager_settle_write(m, &settle);
+                stale_settle_clear(&settle);
+                return;
+        }
+        log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: %s once its files in %s are removed",
+                 q->id, settle.state, CALLER_TEXT(q->target));
+        m->settles[m->n_settles++] = settle;
 }
 
 int manager_load(Manager *m) {

@@ -32,6 +32,15 @@ typedef struct Manager Manager;
 /* MaxQueuedJobsPerUser= (benchd.conf) when not set: the queued jobs of one user but root. */
 #define MANAGER_MAX_QUEUED_PER_USER_DEFAULT 16u
 
+/* A job a previous life left "running", settled (its state written) once its files are removed. */
+typedef struct StaleSettle {
+        uint64_t id;
+        uint64_t started_usec;
+        uint64_t finished_usec;
+        const char *state;      /* job_state_to_string()'s */
+        char *msg;
+} StaleSettle;
+
 typedef struct Submit Submit;
 typedef struct CancelCall CancelCall;
 typedef struct ImportCall ImportCall;
@@ -60,6 +69,10 @@ struct Manager {
          * no benchmark measures their I/O. */
         Cleanup **cleanups;
         size_t n_cleanups;
+        /* Jobs of a previous life whose state is written when their files' removal (in cleanups)
+         * is done; until then their rows say "running" (manager_load()). */
+        StaleSettle *settles;
+        size_t n_settles;
         /* SubmitJob calls waiting for the verdicts of their steps (verdict-query.h), each holding
          * its message: answered when the verdicts come, or at shutdown. */
         Submit *submits;
@@ -104,8 +117,8 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
 Manager *manager_free(Manager *m);
 
 /* Start-up: jobs a previous life left running are settled from their newest run (the end that
- * could not be stored then, else interrupted; their files removed), queued jobs are loaded and
- * scheduled. */
+ * could not be stored then, else interrupted) once their files are removed, so that a benchd
+ * killed during the removal starts it again; queued jobs are loaded and scheduled. */
 int manager_load(Manager *m);
 
 /* The device inventory, once it runs (it is started after the Manager, whose ObjectManager

@@ -83,7 +83,8 @@ stop_benchd KILL
 wait_for 10 bash -c "! kill -0 $wpid 2>/dev/null" || fail "worker $wpid outlived benchd"
 assert_eq running "$(job_state "$d")" "jobs.state of d right after the crash"
 start_benchd
-assert_eq interrupted "$(job_state "$d")" "a job found running at start-up"
+# Settled once its files are removed, in the background: until then its row still says running.
+wait_job_state "$d" interrupted 30
 assert_eq interrupted "$(sql "select status from runs where job_id = $d")" "runs.status of a run found running at start-up"
 wait_for 10 bash -c "[ -z \"\$(find '$T' -maxdepth 2 -name '.benchd-*')\" ]" ||
         fail ".benchd-* files left after a crash and restart: $(benchd_files "$T")"

@@ -164,7 +164,8 @@ sumC=$(sha256sum <"$C")
 # The profile now says something else entirely: the queued job must not notice.
 printf '[profile]\ndescription=edited\n\n[step only]\nworkload=randread\nblock_size=4K\n' >"$PROFILES/dd.ini"
 start_benchd --profiles-dir="$PROFILES"
-assert_eq interrupted "$(job_state "$b")" "the blocker after kill -9"
+# Settled (interrupted) once the removal of its files, in the background, is done.
+wait_job_state "$b" interrupted 30
 expect_unsafe_end "$id" "$C" "$sumC" "ext4"
 assert_eq succeeded "$(wait_job_removed "$pid" 120)" "the profile job restored after the edit"
 assert_eq "write read" "$(sql "select group_concat(workload, ' ') from (select workload from runs where job_id = $pid order by step)")" \
