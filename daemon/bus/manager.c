@@ -104,6 +104,21 @@ static void manager_settle_write(Manager *m, const StaleSettle *s);
 
 static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userdata) {
         Manager *m = userdata;
+        int r;
+
+        /* Finished with nothing of ours left: the record of it goes. Otherwise (killed after its
+         * timeout, files it could not unlink) the next start-up tries again. */
+        if (result->finished && result->stats.failed == 0) {
+                r = db_removal_end(m->db, &(DbRemoval) {
+                                .job_id = cleanup_job_id(c),
+                                .step = cleanup_step(c),
+                                .target = cleanup_target(c),
+                        });
+                if (r < 0)
+                        log_full(LOG_WARNING, "job %" PRIu64 ": cannot record that the removal of its files in %s "
+                                 "finished: %s (%s); the next start-up removes what is left of them again",
+                                 cleanup_job_id(c), CALLER_TEXT(cleanup_target(c)), strerror(-r), db_last_error(m->db));
+        }
 
         /* A job a previous life left running is settled now that its files are gone (or the
          * removal gave up: what it could not remove is logged). */
@@ -127,6 +142,8 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
 }
 
 /* Removes job_id's files in target (step < 0: of all its steps) in the background; logged.
+ * Recorded first in pending_removals, so that a benchd that dies before the removal finishes
+ * removes them at its next start (manager_resume_removals()), whatever the job's state by then.
  * Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there is nothing to remove,
  * a negative errno when it could not be started. */
 static int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
@@ -135,6 +152,12 @@ static int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id
 
         if (!target)
                 return 0;
+        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target },
+                             now_usec(CLOCK_REALTIME));
+        if (r < 0)
+                log_full(LOG_WARNING, "job %" PRIu64 ": cannot record the removal of its files in %s: %s (%s); "
+                         "should benchd stop before it ends, remove .benchd-%" PRIu64 "-* there by hand",
+                         job_id, CALLER_TEXT(target), strerror(-r), db_last_error(m->db), job_id);
         a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
         if (!a)
                 r = -ENOMEM;
@@ -1569,6 +1592,33 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         m->settles[m->n_settles++] = settle;
 }
 
+/* A removal a previous life began and did not see finish: begun again, unless the job is being
+ * settled, whose removal of all its files covers it. */
+static int resume_removal(const DbRemoval *r, void *userdata) {
+        Manager *m = userdata;
+
+        for (size_t i = 0; i < m->n_settles; i++)
+                if (m->settles[i].id == r->job_id)
+                        return 0;
+        for (size_t i = 0; i < m->n_cleanups; i++)
+                if (cleanup_job_id(m->cleanups[i]) == r->job_id && cleanup_step(m->cleanups[i]) < 0 &&
+                    streq_ptr(cleanup_target(m->cleanups[i]), r->target))
+                        return 0;
+        log_full(LOG_INFO, "job %" PRIu64 ": removing its files in %s (%s), which a previous life of benchd began "
+                 "removing and did not finish", r->job_id, CALLER_TEXT(r->target), r->step < 0 ? "all steps" : "a step");
+        (void) manager_cleanup_files(m, r->target, r->job_id, r->step);
+        return 0;
+}
+
+static void manager_resume_removals(Manager *m) {
+        int r = db_removal_foreach(m->db, resume_removal, m);
+
+        if (r < 0)
+                log_full(LOG_WARNING, "cannot read the removals of job files under way: %s (%s); files of jobs a "
+                         "previous life was removing may be left (.benchd-* in their targets)", strerror(-r),
+                         db_last_error(m->db));
+}
+
 int manager_load(Manager *m) {
         _cleanup_(saved_jobs_clear) SavedJobs stale = {}, queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
@@ -1581,6 +1631,7 @@ int manager_load(Manager *m) {
                 log_full(LOG_WARNING, "cannot read the running jobs: %s", strerror(-r));
                 return r;
         }
+        manager_resume_removals(m);
         r = db_run_interrupt_stale(m->db);
         if (r > 0)
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);

@@ -284,6 +284,10 @@ const char *cleanup_target(Cleanup *c) {
         return c ? c->target : NULL;
 }
 
+int cleanup_step(Cleanup *c) {
+        return c ? c->step : -1;
+}
+
 void cleanup_kill(Cleanup *c) {
         if (c)
                 helper_kill(c->helper);

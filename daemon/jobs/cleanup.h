@@ -59,5 +59,7 @@ Cleanup *cleanup_free(Cleanup *c);
 pid_t cleanup_pid(Cleanup *c);
 uint64_t cleanup_job_id(Cleanup *c);
 const char *cleanup_target(Cleanup *c);
+/* The step whose files it removes; -1: all the job's. */
+int cleanup_step(Cleanup *c);
 /* Kills the child now; done reports timed_out = false, finished = false. */
 void cleanup_kill(Cleanup *c);

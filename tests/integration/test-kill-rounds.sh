@@ -17,6 +17,9 @@
 #   - the jobs that were queued are still there: restored (ListJobs shows them), queued, running or
 #     done;
 #   - no .benchd-* file is in the target but the running job's.
+# Then two kills held still at a moment no random delay finds reliably: during the start-up removal
+# of the files of the job the previous life was running (the filesystem frozen), and during the
+# removal of an ended job's files (the removal process stopped): both are removed at the next start.
 # test-restart.sh checks one clean stop and one crash in detail; this one looks for the moments
 # in between.
 
@@ -267,13 +270,56 @@ log "job $x: its files, whose removal was killed, removed at the next start"
 stop_benchd KILL
 check_after_kill removed
 
+# ---- a kill while benchd removes the files of a job that has ended ----
+# A job's end is stored without waiting for its files to go; the removal is recorded in
+# pending_removals, so the benchd after a kill removes them even though the job looks settled.
+# Held still without timing: the step's directory gets many files of the step's own name (as a
+# killed worker leaves them), and the removal process is stopped (SIGSTOP) as soon as it appears.
+start_benchd
+check_after_start ended
+y=$(submit_busctl target s "$T" workload s write size s 4M block_size s 64K runtime_ms u 60000 sample_ms u 100 \
+        label s removal-after-end) || fail "cannot submit the job whose removal is to be killed"
+wait_job_state "$y" running 30
+python3 - "$T/.benchd-$y-0-left" <<'PY'
+import os, sys
+os.mkdir(sys.argv[1], 0o700)
+for i in range(60000):
+    os.close(os.open(os.path.join(sys.argv[1], "f%d" % i), os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
+PY
+bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$y" >/dev/null || fail "cannot cancel job $y"
+stopped=
+for ((i = 0; i < 400; i++)); do
+        for p in $(cleanup_pids); do
+                kill -STOP "$p" 2>/dev/null && stopped+="$p "
+        done
+        [ -n "$stopped" ] && break
+        sleep 0.01
+done
+[ -n "$stopped" ] || fail "benchd started no removal for the cancelled job $y"
+wait_job_state "$y" cancelled 30
+[ -d "$T/.benchd-$y-0-left" ] || fail "the removal of job $y's files ended before it could be held"
+assert_eq "$y|0" "$(sql "select job_id, step from pending_removals where job_id = $y")" "the removal recorded while it runs"
+DESCENDANTS=$(descendants "$BENCHD_PID")
+stop_benchd KILL
+check_after_kill removal-after-end
+[ -d "$T/.benchd-$y-0-left" ] || fail "the files of job $y went with the kill: the test held nothing"
+start_benchd
+wait_for 60 bash -c "[ ! -e '$T/.benchd-$y-0-left' ]" ||
+        fail "the files of the ended job $y, whose removal was killed, are left after the next start: $(benchd_files "$T" | head -n 3)"
+wait_for 10 bash -c "[ -z \"\$(sqlite3 -cmd '.timeout 5000' '$DB' 'select 1 from pending_removals')\" ]" ||
+        fail "pending_removals after the removal finished: $(sql 'select * from pending_removals')"
+assert_eq cancelled "$(job_state "$y")" "job $y after the next start"
+log "job $y: its files, whose removal was killed after the job ended, removed at the next start"
+stop_benchd KILL
+check_after_kill removal-resumed
+
 # The last life runs what is left to its end.
 start_benchd
 check_after_start final
 wait_for 120 bash -c "[ -z \"\$(sqlite3 -cmd '.timeout 5000' '$DB' \"select id from jobs where state in ('queued', 'running')\")\" ]" ||
         fail "the queue did not drain after the last round: $(sql "select id, state from jobs where state in ('queued', 'running')")"
-assert_eq "" "$(sql "select id || ' ' || state || ' ' || coalesce(error, '') from jobs where state not in ('succeeded', 'interrupted')")" \
-        "jobs that neither succeeded nor were interrupted"
+assert_eq "" "$(sql "select id || ' ' || state || ' ' || coalesce(error, '') from jobs where state not in ('succeeded', 'interrupted')
+                     and id != $y")" "jobs that neither succeeded nor were interrupted (but the one cancelled above)"
 wait_for 10 bash -c "[ -z \"\$(find '$T' -maxdepth 2 -name '.benchd-*')\" ]" ||
         fail ".benchd-* files left at the end: $(benchd_files "$T")"
 stop_benchd

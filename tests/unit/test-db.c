@@ -1711,6 +1711,48 @@ START_TEST(test_migrate_run_uuids) {
 }
 END_TEST
 
+/* Removals under way: recorded once, listed oldest first, a step's row ended alone, step -1 ending
+ * every row of the job in that target (and no other), and the rows still there after a reopen. */
+static int collect_removal(const DbRemoval *r, void *userdata) {
+        char *buf = userdata;
+        size_t len = strlen(buf);
+
+        snprintf(buf + len, 512 - len, "%" PRIu64 ":%d:%s;", r->job_id, r->step, r->target);
+        return 0;
+}
+
+START_TEST(test_pending_removals) {
+        Db *db = open_db();
+        char list[512] = "";
+
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a" }, 100), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a" }, 300), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 1, "/srv/a" }, 200), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 2, "/srv/b" }, 250), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 9, -1, "/srv/a" }, 50), 0);
+        ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
+        ck_assert_str_eq(list, "9:-1:/srv/a;7:0:/srv/a;7:1:/srv/a;7:2:/srv/b;");
+
+        ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, 1, "/srv/a" }), 0);
+        db_close(db);
+        db = open_db();
+        list[0] = '\0';
+        ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
+        ck_assert_str_eq(list, "9:-1:/srv/a;7:0:/srv/a;7:2:/srv/b;");
+        /* All of job 7's in /srv/a, not its /srv/b one, nor job 9's. */
+        ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, -1, "/srv/a" }), 0);
+        list[0] = '\0';
+        ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
+        ck_assert_str_eq(list, "9:-1:/srv/a;7:2:/srv/b;");
+
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 0, 0, "/srv/a" }, 1), -EINVAL);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, -2, "/srv/a" }, 1), -EINVAL);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "" }, 1), -EINVAL);
+        ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, 0, NULL }), -EINVAL);
+        db_close(db);
+}
+END_TEST
+
 START_TEST(test_uuid_valid) {
         ck_assert(db_uuid_valid("0123abcd-4567-4def-8901-23456789abcd"));
         ck_assert(!db_uuid_valid("0123ABCD-4567-4def-8901-23456789abcd"));
@@ -2197,6 +2239,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_prune_vacuum_shrinks);
         tcase_add_test(tc_runs, test_migrate_run_uuids);
         tcase_add_test(tc_runs, test_uuid_valid);
+        tcase_add_test(tc_runs, test_pending_removals);
         tcase_add_test(tc_runs, test_import_run);
         tcase_add_loop_test(tc_runs, test_import_refused, 0, ELEMENTSOF(import_bad));
         tcase_add_test(tc_runs, test_import_limits);
