@@ -951,23 +951,14 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
 typedef struct ListJobsContext {
         Manager *manager;
         sd_bus_message *reply;
-        uint64_t skip;          /* the oldest rows beyond the limit */
-        uint64_t n;
         BusReplyBudget budget;
 } ListJobsContext;
-
-static int count_db_job(const DbJob *dj, void *userdata) {
-        (*(uint64_t *) userdata)++;
-        return 0;
-}
 
 static int list_db_job(const DbJob *dj, void *userdata) {
         ListJobsContext *c = userdata;
         Job *j;
         int r;
 
-        if (c->n++ < c->skip)
-                return 0;
         r = bus_reply_budget_take(&c->budget, bus_db_job_size(dj));
         if (r < 0)
                 return r;
@@ -997,13 +988,8 @@ static int method_list_jobs(sd_bus_message *message, void *userdata, sd_bus_erro
         if (f.all) {
                 /* Oldest first like the rest, but a limit keeps the newest. */
                 ListJobsContext c = { .manager = m, .reply = reply };
-                uint64_t total = 0;
 
-                r = f.limit > 0 ? db_job_foreach(m->db, f.state, count_db_job, &total) : 0;
-                if (r >= 0) {
-                        c.skip = f.limit > 0 && total > f.limit ? total - f.limit : 0;
-                        r = db_job_foreach(m->db, f.state, list_db_job, &c);
-                }
+                r = db_job_foreach_newest(m->db, f.state, f.limit, list_db_job, &c);
                 if (c.budget.full)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                                  "the jobs asked for do not fit in one reply (%u MiB; %" PRIu64

@@ -32,28 +32,39 @@
 /* ---- jobs ---- */
 
 /* Returns the number of jobs visited. Prepared per call, so cb may use the Db. */
-int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
-                   void *userdata) {
+#define JOB_COLUMNS \
+        "id, state, profile, workload, spec, target, label, submitted_by, submitted_usec, started_usec, " \
+        "finished_usec, error, steps, triggered_by"
+
+int db_job_foreach_newest(Db *db, const char *state, uint64_t limit, int (*cb)(const DbJob *job, void *userdata),
+                          void *userdata) {
+        static const char *const queries[2][2] = {
+                /* [limit > 0][state != NULL]; the newest `limit` through the primary key, then oldest first */
+                { "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id",
+                  "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 ORDER BY id" },
+                { "SELECT * FROM (SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?2) ORDER BY id",
+                  "SELECT * FROM (SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 ORDER BY id DESC LIMIT ?2) "
+                  "ORDER BY id" },
+        };
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         int n = 0, r;
 
         if (!cb)
                 return -EINVAL;
 
-        r = db_prepare(db,
-                       state ? "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error, steps, triggered_by FROM jobs "
-                               "WHERE state = ? ORDER BY id"
-                             : "SELECT id, state, profile, workload, spec, target, label, submitted_by, "
-                               "submitted_usec, started_usec, finished_usec, error, steps, triggered_by FROM jobs "
-                               "ORDER BY id",
-                       &st);
+        r = db_prepare(db, queries[limit > 0][state != NULL], &st);
         if (r < 0)
                 return r;
 
-        if (state) {
+        if (state || limit > 0) {
                 Binder b = binder(st);
-                bind_text(&b, state);
+                if (state)
+                        bind_text(&b, state);
+                if (limit > 0) {
+                        if (!state)
+                                bind_null(&b);  /* ?1, unused */
+                        bind_u64(&b, MIN(limit, (uint64_t) INT64_MAX));
+                }
                 r = binder_done(db, &b);
                 if (r < 0)
                         return r;
@@ -93,6 +104,10 @@ int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *
         }
 
         return n;
+}
+
+int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata), void *userdata) {
+        return db_job_foreach_newest(db, state, 0, cb, userdata);
 }
 
 int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),

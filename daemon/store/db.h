@@ -61,6 +61,10 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
  * negative return from cb stops the walk and is returned. */
 int db_job_foreach(Db *db, const char *state, int (*cb)(const DbJob *job, void *userdata),
                    void *userdata);
+/* The same for the newest limit of them (0: all), still oldest first: read through the primary
+ * key, not the whole table. */
+int db_job_foreach_newest(Db *db, const char *state, uint64_t limit, int (*cb)(const DbJob *job, void *userdata),
+                          void *userdata);
 
 /* ---- runs (one per job step) ---- */
 typedef struct DbRun {

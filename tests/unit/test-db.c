@@ -1711,6 +1711,42 @@ START_TEST(test_migrate_run_uuids) {
 }
 END_TEST
 
+/* ListJobs all=true limit=N: the newest N, oldest first, also within a state, without a count. */
+static int collect_job_id(const DbJob *j, void *userdata) {
+        char *buf = userdata;
+        size_t len = strlen(buf);
+
+        snprintf(buf + len, 256 - len, "%" PRIu64 " ", j->id);
+        return 0;
+}
+
+START_TEST(test_job_foreach_newest) {
+        Db *db = open_db();
+        uint64_t id[6];
+        char list[256];
+
+        for (size_t i = 0; i < ELEMENTSOF(id); i++)
+                id[i] = add_job(db, "write", NULL);
+        for (size_t i = 0; i < ELEMENTSOF(id); i += 2)
+                ck_assert_int_eq(db_job_set_state(db, id[i], "running", 1, 0, NULL), 0);
+
+#define NEWEST(state, limit, want)                                                                  \
+        do {                                                                                        \
+                list[0] = '\0';                                                                     \
+                ck_assert_int_ge(db_job_foreach_newest(db, state, limit, collect_job_id, list), 0); \
+                ck_assert_str_eq(list, want);                                                       \
+        } while (0)
+        NEWEST(NULL, 2, "5 6 ");
+        NEWEST(NULL, 0, "1 2 3 4 5 6 ");
+        NEWEST(NULL, 100, "1 2 3 4 5 6 ");
+        NEWEST("running", 2, "3 5 ");
+        NEWEST("queued", 1, "6 ");
+        NEWEST("failed", 3, "");
+#undef NEWEST
+        db_close(db);
+}
+END_TEST
+
 /* Removals under way: recorded once, listed oldest first, a step's row ended alone, step -1 ending
  * every row of the job in that target (and no other), and the rows still there after a reopen. */
 static int collect_removal(const DbRemoval *r, void *userdata) {
@@ -2240,6 +2276,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_migrate_run_uuids);
         tcase_add_test(tc_runs, test_uuid_valid);
         tcase_add_test(tc_runs, test_pending_removals);
+        tcase_add_test(tc_runs, test_job_foreach_newest);
         tcase_add_test(tc_runs, test_import_run);
         tcase_add_loop_test(tc_runs, test_import_refused, 0, ELEMENTSOF(import_bad));
         tcase_add_test(tc_runs, test_import_limits);
