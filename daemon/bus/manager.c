@@ -650,6 +650,16 @@ static const char *submit_action(const JobSpec *spec) {
         return spec->destructive || spec_is_matrix(spec) ? BENCHD_ACTION_DESTRUCTIVE : BENCHD_ACTION_SUBMIT;
 }
 
+/* The call is the Manager's from here: submit_free() unlinks it. */
+static void submit_link(Manager *m, Submit *s) {
+        s->manager = m;
+        s->next = m->submits;
+        if (m->submits)
+                m->submits->prev = s;
+        m->submits = s;
+        m->n_submits++;
+}
+
 static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(spec_clear) JobSpec spec;
@@ -704,12 +714,7 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
         s->spec = spec;
         spec_init(&spec);
         s->message = sd_bus_message_ref(message);
-        s->manager = m;
-        s->next = m->submits;
-        if (m->submits)
-                m->submits->prev = s;
-        m->submits = s;
-        m->n_submits++;
+        submit_link(m, s);
 
         if (s->uid == 0)
                 r = submit_check_targets(s, error);
@@ -763,12 +768,7 @@ int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_
         s->uid = 0;
         s->trigger = trigger;
         s->autorun_id = autorun_id;
-        s->manager = m;
-        s->next = m->submits;
-        if (m->submits)
-                m->submits->prev = s;
-        m->submits = s;
-        m->n_submits++;
+        submit_link(m, s);
 
         r = submit_check_targets(s, error);
         if (r < 0) {

@@ -508,6 +508,19 @@ worker_pids() {
         done
 }
 
+# start_standin RULES LOG: the stand-in polkit authority (polkit-standin.py, answering from the
+# rules file RULES and logging each request to LOG) on the private bus; sets STANDIN_PID, stopped by
+# the defer stack. Needs /usr/bin/python3 with python3-dbus and python3-gi.
+start_standin() {
+        _LOGS+=("$TEST_DIR/standin.log")
+        /usr/bin/python3 "$SOURCE_ROOT/tests/integration/polkit-standin.py" "$BUS_ADDRESS" "$1" "$2" \
+                >>"$TEST_DIR/standin.log" 2>&1 &
+        STANDIN_PID=$!
+        defer kill_wait "$STANDIN_PID"
+        wait_for 10 name_has_owner org.freedesktop.PolicyKit1 ||
+                fail "the stand-in polkit did not take its name: $(cat "$TEST_DIR/standin.log")"
+}
+
 # The processes removing files of ended jobs (children of benchd named benchd-cleanup).
 cleanup_pids() {
         pgrep -P "$BENCHD_PID" -x benchd-cleanup || true

@@ -47,13 +47,7 @@ scratch_fs 512M
 T="$SCRATCH_DIR"
 chmod 0777 "$T"
 
-_LOGS+=("$TEST_DIR/standin.log")
-/usr/bin/python3 "$SOURCE_ROOT/tests/integration/polkit-standin.py" "$BUS_ADDRESS" "$RULES" "$PKLOG" \
-        >>"$TEST_DIR/standin.log" 2>&1 &
-STANDIN_PID=$!
-defer kill_wait "$STANDIN_PID"
-wait_for 10 name_has_owner org.freedesktop.PolicyKit1 ||
-        fail "the stand-in polkit did not take its name: $(cat "$TEST_DIR/standin.log")"
+start_standin "$RULES" "$PKLOG"
 
 start_benchd --config="$CONF"
 
@@ -100,8 +94,9 @@ benchctl jobs >/dev/null || fail "warm-up benchctl jobs failed"
 wait_for 60 bash -c "[ \"\$(sqlite3 '$DB' \"select count(*) from jobs where id in ($w1, $w2, $w3) and state in ('succeeded', 'cancelled')\")\" = 3 ]" ||
         fail "the warm-up jobs did not end: $(sql "select id, state, error from jobs")"
 # A history larger than SQLite's page cache (2000 KiB by default): 3000 ended jobs like w1, so
-# that the cache is full before the load (ListJobs with all=true reads every row) and what it holds
-# cannot grow with the jobs the load adds.
+# that the cache is full before the load and what it holds cannot grow with the jobs the load
+# adds: ListJobs all=true limit=1500 reads the newest 1500 rows through the primary key, some
+# 9 KiB each with their steps (all 3000 do not fit in one reply), far more than the cache holds.
 sql "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
      INSERT INTO jobs (state, profile, workload, spec, target, label, submitted_by, submitted_usec, started_usec,
                        finished_usec, steps)
@@ -109,7 +104,7 @@ sql "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 30
             started_usec - i * 1000000, finished_usec - i * 1000000, steps
      FROM jobs, k WHERE jobs.id = $w1"
 for i in 1 2; do
-        bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ListJobs 'a{sv}' 2 all b true limit t 20 >/dev/null ||
+        bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" ListJobs 'a{sv}' 2 all b true limit t 1500 >/dev/null ||
                 fail "warm-up ListJobs failed"
 done
 /usr/bin/python3 "$SOURCE_ROOT/tests/integration/load-client.py" --address "$BUS_ADDRESS" --target "$T" \

@@ -39,17 +39,7 @@ DEV="$LOOP_DEV"
 printf 'ScratchDevices=%s\nMaxQueuedJobsPerUser=2\n' "$DEV" >"$CONF"
 start_benchd --config="$CONF"
 
-STANDIN_PID=
-start_standin() {
-        _LOGS+=("$TEST_DIR/standin.log")
-        /usr/bin/python3 "$SOURCE_ROOT/tests/integration/polkit-standin.py" "$BUS_ADDRESS" "$RULES" "$PKLOG" \
-                >>"$TEST_DIR/standin.log" 2>&1 &
-        STANDIN_PID=$!
-        defer kill_wait "$STANDIN_PID"
-        wait_for 10 name_has_owner org.freedesktop.PolicyKit1 ||
-                fail "the stand-in polkit did not take its name: $(cat "$TEST_DIR/standin.log")"
-}
-start_standin
+start_standin "$RULES" "$PKLOG"
 
 # as UID busctl-args...: busctl as that user, never allowing interaction unless the args say so.
 as() {
