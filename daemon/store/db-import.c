@@ -366,6 +366,7 @@ typedef struct HistBuf {
 static int on_bucket(Db *db, sqlite3_stmt *st, uint64_t run_id, void *userdata) {
         HistBuf *h = userdata;
         uint64_t upper, count;
+        unsigned i;
         int r;
 
         (void) run_id;
@@ -376,11 +377,12 @@ static int on_bucket(Db *db, sqlite3_stmt *st, uint64_t run_id, void *userdata) 
                 return r;
         if (h->n >= HISTOGRAM_BUCKETS)
                 return db_fail_msg(db, -E2BIG, "imported run's histogram has more than %u buckets", HISTOGRAM_BUCKETS);
-        for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
-                if (histogram_bucket_upper(i) == upper) {
-                        h->entries[h->n++] = (ProtoHistogramEntry) { .index = i, .count = count };
-                        return 0;
-                }
+        /* The bucket holding upper, which must end there. */
+        i = histogram_bucket_index(upper);
+        if (histogram_bucket_upper(i) == upper) {
+                h->entries[h->n++] = (ProtoHistogramEntry) { .index = i, .count = count };
+                return 0;
+        }
         return db_fail_msg(db, -EINVAL, "imported run's histogram has a bucket ending at %" PRIu64 " ns: "
                            "it should be one of benchd's bucket bounds (shared/histogram.h)", upper);
 }

@@ -66,6 +66,8 @@ int db_step_row(Db *db, sqlite3_stmt *st);
 /* Steps a statement expected to finish without rows (or whose rows we ignore): 0 or -errno. */
 int db_step_done(Db *db, sqlite3_stmt *st);
 /* BEGIN IMMEDIATE, COMMIT, and a ROLLBACK that keeps the message of the failure before it. */
+/* The integer a PRAGMA query (sql) returns; 0 when it returns no row. */
+int db_pragma_int(Db *db, const char *sql, int64_t *ret);
 int db_begin(Db *db);
 int db_commit(Db *db);
 void db_rollback(Db *db);

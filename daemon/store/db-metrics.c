@@ -6,8 +6,8 @@
  * (schema/0009-metrics-series.sql: the series key and started_usec, succeeded runs only), named
  * with INDEXED BY because the planner otherwise prefers runs_status and sorts; the newest `limit`
  * groups are then joined with their run, device and job by primary key. The runs by status are
- * counted on runs_status. Both walk the whole history's index once, per run and at start-up:
- * about 60 ms on 200,000 runs (README.md "Many machines").
+ * counted on runs_status. Both walk the whole history's index once, after runs end and at
+ * start-up (README.md "Many machines").
  */
 #include <errno.h>
 #include <math.h>

@@ -79,13 +79,6 @@ static int prune_run_samples(Db *db, uint64_t run_id, uint64_t max, uint64_t *re
         return 0;
 }
 
-static int db_exec_simple(Db *db, const char *sql) {
-        int rc = sqlite3_exec(db->sqlite, sql, NULL, NULL, NULL);
-        if (rc != SQLITE_OK)
-                return db_fail(db, rc);
-        return 0;
-}
-
 int db_prune_step(Db *db, DbPrune *p, uint64_t max_samples) {
         DbPrune next;
         uint64_t left = max_samples;
@@ -96,7 +89,7 @@ int db_prune_step(Db *db, DbPrune *p, uint64_t max_samples) {
         if (p->before_usec == 0)
                 return 0;
 
-        r = db_exec_simple(db, "BEGIN IMMEDIATE");
+        r = db_begin(db);
         if (r < 0)
                 return r;
 
@@ -124,48 +117,28 @@ int db_prune_step(Db *db, DbPrune *p, uint64_t max_samples) {
                 more = 1;
         }
 
-        r = db_exec_simple(db, "COMMIT");
+        r = db_commit(db);
         if (r < 0)
                 goto fail;
         *p = next;
         return more;
 
 fail:
-        if (!sqlite3_get_autocommit(db->sqlite)) {
-                char saved[sizeof(db->error)];
-
-                memcpy(saved, db->error, sizeof(saved));
-                (void) sqlite3_exec(db->sqlite, "ROLLBACK", NULL, NULL, NULL);
-                memcpy(db->error, saved, sizeof(saved));
-        }
+        db_rollback(db);
         return r;
-}
-
-static int pragma_int(Db *db, const char *sql, int64_t *ret) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        int r;
-
-        r = db_prepare(db, sql, &st);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-        *ret = r > 0 ? sqlite3_column_int64(st, 0) : 0;
-        return 0;
 }
 
 int db_file_stats(Db *db, DbFileStats *ret) {
         int64_t page_size, pages, free_pages, auto_vacuum;
         int r;
 
-        r = pragma_int(db, "PRAGMA page_size", &page_size);
+        r = db_pragma_int(db, "PRAGMA page_size", &page_size);
         if (r >= 0)
-                r = pragma_int(db, "PRAGMA page_count", &pages);
+                r = db_pragma_int(db, "PRAGMA page_count", &pages);
         if (r >= 0)
-                r = pragma_int(db, "PRAGMA freelist_count", &free_pages);
+                r = db_pragma_int(db, "PRAGMA freelist_count", &free_pages);
         if (r >= 0)
-                r = pragma_int(db, "PRAGMA auto_vacuum", &auto_vacuum);
+                r = db_pragma_int(db, "PRAGMA auto_vacuum", &auto_vacuum);
         if (r < 0)
                 return r;
         *ret = (DbFileStats) {

@@ -8,7 +8,7 @@
  * filesystem and layout, NULL matching NULL (IS), succeeded, before the run. The run's own values
  * of those columns are copied as sqlite3_values and bound back unchanged, so a NULL, an integer
  * and a text compare exactly as they are stored. The newest window + 1 comparable runs are read
- * from the runs_comparable index, newest first, and stop there: the check costs a few index
+ * from the runs_series index (INDEXED BY: the planner would rather sort), newest first, and stop there: the check costs a few index
  * steps per run whatever the history's length, which is why it may run on the daemon's loop.
  * Only when something is flagged is the history walked further back (at most
  * DB_REGRESS_SEGMENT_SCAN_MAX runs), to say where the baseline segment started.

@@ -306,17 +306,27 @@ int db_schema_latest(void) {
         return (int) ELEMENTSOF(schema_migrations);
 }
 
-static int db_user_version(Db *db, int *ret) {
+int db_pragma_int(Db *db, const char *sql, int64_t *ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         int r;
 
-        r = db_prepare(db, "PRAGMA user_version", &st);
+        r = db_prepare(db, sql, &st);
         if (r < 0)
                 return r;
         r = db_step_row(db, st);
         if (r < 0)
                 return r;
-        *ret = r > 0 ? sqlite3_column_int(st, 0) : 0;
+        *ret = r > 0 ? sqlite3_column_int64(st, 0) : 0;
+        return 0;
+}
+
+static int db_user_version(Db *db, int *ret) {
+        int64_t v;
+        int r = db_pragma_int(db, "PRAGMA user_version", &v);
+
+        if (r < 0)
+                return r;
+        *ret = (int) v;
         return 0;
 }
 
@@ -391,32 +401,15 @@ static int db_migrate(Db *db) {
         }
 }
 
-static int db_page_count(Db *db, int64_t *ret) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        int r;
-
-        r = db_prepare(db, "PRAGMA page_count", &st);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-        *ret = r > 0 ? sqlite3_column_int64(st, 0) : 0;
-        return 0;
-}
-
 /* A file made before schema version 8 has no auto-vacuum: turned on once, after its migration,
  * by rewriting the file (VACUUM, which needs room for a copy of it for a while). When that fails
  * the file works as before; the pages pruned samples free are then reused, not given back. */
 static void db_enable_auto_vacuum(Db *db) {
-        sqlite3_stmt *st = NULL;
         char saved[sizeof(db->error)];
-        int mode = -1;
+        int64_t mode;
 
-        if (db_prepare(db, "PRAGMA auto_vacuum", &st) >= 0 && db_step_row(db, st) > 0)
-                mode = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st); /* VACUUM refuses to run while a statement is */
-        if (mode != 0)
+        /* (its statement is finalized on return: VACUUM refuses to run while one is) */
+        if (db_pragma_int(db, "PRAGMA auto_vacuum", &mode) < 0 || mode != 0)
                 return;
         memcpy(saved, db->error, sizeof(saved));
         if (db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL") >= 0)
@@ -452,7 +445,7 @@ static int db_open_internal(const char *path, Db *db) {
 
         /* A new file: its page size and incremental auto-vacuum (so that pruned samples give
          * their space back) can only be chosen before the first table, and before WAL. */
-        r = db_page_count(db, &pages);
+        r = db_pragma_int(db, "PRAGMA page_count", &pages);
         if (r < 0)
                 return r;
         if (pages == 0) {

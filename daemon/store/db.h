@@ -411,7 +411,7 @@ typedef struct DbRegression {
 /* Checks the run's figures (its throughput, regress_main_metric(), and its p99 latency) against
  * its comparable history: succeeded runs before it with the same device identity, workload,
  * block_size, size, queue_depth, jobs, direct, sync, pattern, rwmix_read, fs_type and layout (NULL
- * matching NULL), the newest c->window + 1 of them, an index search on runs_comparable. The segment
+ * matching NULL), the newest c->window + 1 of them, an index search on runs_series. The segment
  * key is the kernel and firmware of runs.environment. Stores the run's baseline_segment and the
  * flags in one transaction, then calls cb (may be NULL) for each flag stored. *ret_segment (may be
  * NULL) is the baseline_segment stored, NULL when the run is not checked: it did not succeed, has
@@ -470,7 +470,7 @@ typedef struct DbMetricSeries {
 #define DB_METRICS_SERIES_MAX 1000u
 
 /* Calls cb for the newest run of each series, newest first, at most limit (≤
- * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_comparable index. Returns how many. */
+ * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_series index. Returns how many. */
 int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
                       void *userdata);
 /* The number of runs of each final status (succeeded, failed, cancelled, interrupted), in that
