@@ -69,24 +69,21 @@ static AutorunRequest *autorun_request_free(AutorunRequest *q) {
 #define DISK_FMT "%s (identity %s, firmware %s)"
 #define DISK_ARGS(name, identity, firmware) (name), (identity), (firmware) ?: "none reported"
 
-/* Why a waiting row has no job, kept in autoruns.reason for sqlite3 readers. Returns the level to
- * log it at: level when it is news (another reason than the row had, or the disk's first sighting
- * by this benchd), else LOG_DEBUG, so that a rule that names an unknown profile is not reported
- * again at every change event of its disk. */
-static int autorun_set_reason(Manager *m, const AutorunRequest *q, const char *reason, int level) {
-        int r = db_autorun_set_reason(m->db, q->autorun_id, reason);
-        if (r < 0)
-                log_warning("autorun %" PRIi64 ": cannot record why it waits: %s (%s)", q->autorun_id, strerror(-r),
-                            db_last_error(m->db));
-        return r != 0 || q->first ? level : LOG_DEBUG;
-}
-
-/* The same before a request exists. */
-static void autorun_id_set_reason(Manager *m, int64_t id, const char *reason) {
+/* Why a waiting row has no job, kept in autoruns.reason for sqlite3 readers: 1 when that is news
+ * (another reason than the row had), 0 when not, negative (logged) when it cannot be recorded. */
+static int autorun_id_set_reason(Manager *m, int64_t id, const char *reason) {
         int r = db_autorun_set_reason(m->db, id, reason);
         if (r < 0)
                 log_warning("autorun %" PRIi64 ": cannot record why it waits: %s (%s)", id, strerror(-r),
                             db_last_error(m->db));
+        return r;
+}
+
+/* The same for a request. Returns the level to log it at: level when it is news (or the disk's
+ * first sighting by this benchd), else LOG_DEBUG, so that a rule that names an unknown profile is
+ * not reported again at every change event of its disk. */
+static int autorun_set_reason(Manager *m, const AutorunRequest *q, const char *reason, int level) {
+        return autorun_id_set_reason(m, q->autorun_id, reason) != 0 || q->first ? level : LOG_DEBUG;
 }
 
 static AutorunRequest *autorun_find(Manager *m, const char *identity) {
@@ -162,7 +159,7 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
                 log_info(DISK_FMT " appeared while its autorun for firmware %s is under way; recorded, tried again "
                          "when it next appears or changes", DISK_ARGS(a->name, a->identity, a->firmware),
                          q->firmware ?: "none reported");
-                autorun_id_set_reason(m, id, "appeared while another autorun of the disk was under way");
+                (void) autorun_id_set_reason(m, id, "appeared while another autorun of the disk was under way");
                 return;
         }
         if (m->n_autoruns >= MANAGER_AUTORUNS_MAX) {
@@ -170,7 +167,7 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
                             "again when it next appears or changes (udevadm trigger --action=change %s)",
                             DISK_ARGS(a->name, a->identity, a->firmware), autorun_eligibility_to_string(e),
                             MANAGER_AUTORUNS_MAX, a->node);
-                autorun_id_set_reason(m, id, "too many disks waited for their autorun");
+                (void) autorun_id_set_reason(m, id, "too many disks waited for their autorun");
                 return;
         }
 

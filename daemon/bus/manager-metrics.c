@@ -7,6 +7,9 @@
  * series are walked once (the format wants a family's samples together), then the streams are
  * joined and the file replaced atomically (shared/prom-text.h).
  *
+ * The rewrite is deferred to the next loop iteration (manager_write_metrics()), so that what ends
+ * together is written once.
+ *
  * Labels are bounded: a series is a device identity (the devices table), workload, block size,
  * queue depth, jobs, filesystem and layout, and at most DB_METRICS_SERIES_MAX of them, the newest,
  * are written. The job's label, free text, is not a label here. Runs like the regression check
@@ -200,13 +203,11 @@ static int metrics_render(Db *db, char **ret, size_t *ret_len) {
         return 0;
 }
 
-void manager_write_metrics(Manager *m) {
+static void metrics_write_now(Manager *m) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r;
 
-        if (!m->metrics_dir || !m->metrics_dir[0])
-                return;
         r = metrics_render(m->db, &text, &len);
         if (r < 0) {
                 log_warning("cannot read the latest figures for %s/%s: %s (%s); the file keeps its previous "
@@ -218,4 +219,34 @@ void manager_write_metrics(Manager *m) {
                 log_warning("cannot write %s/%s: %s; set MetricsTextfileDir= in benchd.conf to a writable "
                             "directory node_exporter reads (--collector.textfile.directory), or empty to turn "
                             "the export off", m->metrics_dir, MANAGER_METRICS_FILE, strerror(-r));
+}
+
+static int on_metrics_write(sd_event_source *s, void *userdata) {
+        metrics_write_now(userdata);
+        return 0;
+}
+
+void manager_write_metrics(Manager *m) {
+        int r;
+
+        if (!m->metrics_dir || !m->metrics_dir[0])
+                return;
+        if (!m->metrics_source) {
+                r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics_write, m);
+                if (r < 0) {
+                        metrics_write_now(m);
+                        return;
+                }
+        }
+        (void) sd_event_source_set_enabled(m->metrics_source, SD_EVENT_ONESHOT);
+}
+
+void manager_metrics_flush(Manager *m) {
+        int enabled = SD_EVENT_OFF;
+
+        if (!m->metrics_source)
+                return;
+        if (sd_event_source_get_enabled(m->metrics_source, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                metrics_write_now(m);
+        m->metrics_source = sd_event_source_disable_unref(m->metrics_source);
 }

@@ -12,5 +12,9 @@ typedef struct Manager Manager;
 #define MANAGER_METRICS_FILE "benchd.prom"
 
 /* Writes the file anew from the database (the newest run of each series, the runs by status) when
- * m->metrics_dir is set; does nothing otherwise. A failure is logged, never fatal. */
+ * m->metrics_dir is set, on the next iteration of the event loop, so that the ends of a run and
+ * of its job, or a burst of jobs that fail at once, rewrite it once; does nothing otherwise. A
+ * failure is logged, never fatal. */
 void manager_write_metrics(Manager *m);
+/* A rewrite still pending is done now (at shutdown), and the deferred source freed. */
+void manager_metrics_flush(Manager *m);

@@ -5,7 +5,7 @@
  * and announced as RegressionDetected(t run, a{sv} details), and ListRegressions for benchctl.
  *
  * The check runs on the event loop, synchronously, like the run's own writes: it is a few
- * prepared statements on the runs_comparable index, reading at most RegressionWindow + 1 runs
+ * prepared statements on the runs_series index, reading at most RegressionWindow + 1 runs
  * (and, only when something is flagged, walking back to the start of the baseline segment, at
  * most DB_REGRESS_SEGMENT_SCAN_MAX index steps), so it is bounded by the window and not by the
  * history's length; a helper process would cost more than the check itself. It happens before

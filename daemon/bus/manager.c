@@ -1306,6 +1306,7 @@ Manager *manager_free(Manager *m) {
         while (m->submits)
                 submit_free(m->submits);
         manager_autorun_clear(m);
+        manager_metrics_flush(m);
         while (m->cancels)
                 cancel_call_free(m->cancels);
         manager_imports_abort(m);

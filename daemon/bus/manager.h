@@ -89,6 +89,7 @@ struct Manager {
         AutorunRequest *autoruns;
         unsigned n_autoruns;
         sd_event_source *autorun_source;
+        sd_event_source *metrics_source; /* the deferred rewrite of benchd.prom (manager-metrics.c) */
 
         sd_event_source *dispatch_source;
         sd_event_source *exit_source;

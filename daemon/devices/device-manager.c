@@ -195,7 +195,7 @@ static void inventory_record(DeviceManager *m, Device *d) {
 
 /* BENCHD_AUTORUN on a device that would be recorded: the owner is told what the history held before
  * this sighting, which inventory_record() is about to update. */
-static void inventory_autorun(DeviceManager *m, const Device *d, const char *action, bool first) {
+static void inventory_autorun(DeviceManager *m, const Device *d, bool first) {
         _cleanup_free_ char *known_firmware = NULL;
         int r;
 
@@ -214,7 +214,6 @@ static void inventory_autorun(DeviceManager *m, const Device *d, const char *act
                 return;
         }
         m->callbacks.appeared(&(DeviceAppearance) {
-                        .action = action,
                         .first = first,
                         .name = d->name,
                         .node = d->node,
@@ -255,10 +254,8 @@ static void inventory_announce_changes(DeviceManager *m, Device *d, char **chang
 }
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
- * difference. Devices that are not exported (a free loop slot) are removed. action: the udev
- * event's, or "enumerate". */
-static int inventory_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables,
-                            const char *action) {
+ * difference. Devices that are not exported (a free loop slot) are removed. */
+static int inventory_update(DeviceManager *m, struct udev_device *u, const DeviceTables *tables) {
         const char *name = udev_device_get_sysname(u);
         _cleanup_strv_free_ char **changed = NULL;
         Device *d = NULL, *old;
@@ -287,7 +284,7 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
         r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
         if (r < 0)
                 log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
-        inventory_autorun(m, d, action, inventory_index(m, name) < 0);
+        inventory_autorun(m, d, inventory_index(m, name) < 0);
         inventory_record(m, d);
 
         i = inventory_index(m, name);
@@ -380,7 +377,7 @@ static int inventory_enumerate(DeviceManager *m) {
                         udev_enumerate_unref(e);
                         return -ENOMEM;
                 }
-                (void) inventory_update(m, u, &tables, "enumerate");
+                (void) inventory_update(m, u, &tables);
                 udev_device_unref(u);
         }
         udev_enumerate_unref(e);
@@ -424,7 +421,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         if (name)
                                 inventory_remove(m, name);
                 } else
-                        (void) inventory_update(m, u, shared, action ?: "change");
+                        (void) inventory_update(m, u, shared);
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {

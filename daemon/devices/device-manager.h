@@ -20,7 +20,6 @@ typedef struct DeviceManager DeviceManager;
  * not running). Told before the sighting is recorded in the devices table, so known and
  * known_firmware say what the table held before. Strings are valid during the call only. */
 typedef struct DeviceAppearance {
-        const char *action;             /* "add", "change" or "enumerate" */
         bool first;                     /* not in the inventory before: a loop device's attach is a
                                          * "change", a disk seen at start-up an "enumerate" */
         const char *name;               /* kernel name, "sdb" */

@@ -204,8 +204,7 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                         w->cb.fs_info(w, &v.fs_info, w->userdata);
                 return true;
         case WORKER_VERDICT_STEADY_STATE:
-                worker_log(w, LOG_INFO, "steady state reached at %" PRIu64 " ms of the measured phase",
-                           v.steady_state.t_ms);
+                /* Logged by the job, with the run it ends. */
                 if (w->cb.steady_state)
                         w->cb.steady_state(w, v.steady_state.t_ms, w->userdata);
                 return true;

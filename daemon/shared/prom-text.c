@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "shared/prom-text.h"
+#include "shared/proto.h"
 #include "shared/util.h"
 
 /* Escapes \ and newline, and " too when quote is set (label values; HELP text keeps its quotes). */
@@ -103,54 +103,22 @@ int prom_write_sample(FILE *f, const char *name, const PromLabel *labels, double
         return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-        while (len > 0) {
-                ssize_t k = write(fd, p, len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += k;
-                len -= (size_t) k;
-        }
-        return 0;
-}
-
 int prom_replace_file(const char *dir, const char *name, const char *text, size_t len) {
         _cleanup_free_ char *tmp = NULL, *path = NULL;
-        _cleanup_close_ int fd = -1, dfd = -1;
+        _cleanup_close_ int fd = -1;
         int r;
 
-        if (asprintf(&path, "%s/%s", dir, name) < 0)
+        if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
                 return -ENOMEM;
-        for (unsigned attempt = 0; fd < 0; attempt++) {
-                uint32_t rnd = 0;
-
-                if (attempt >= 16)
-                        return -EEXIST;
-                (void) getrandom(&rnd, sizeof rnd, GRND_NONBLOCK);
-                free(tmp);
-                tmp = NULL;
-                if (asprintf(&tmp, "%s/.%s.%08x", dir, name, (unsigned) rnd ^ (unsigned) getpid() ^ attempt) < 0)
-                        return -ENOMEM;
-                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-                if (fd < 0 && errno != EEXIST)
-                        return negative_errno();
-        }
-        r = write_all(fd, text, len);
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        r = proto_write_all(fd, text, len);
         if (r >= 0 && fchmod(fd, 0644) < 0)
-                r = negative_errno();   /* whatever the umask: node_exporter runs as another user */
-        if (r >= 0 && fsync(fd) < 0)
-                r = negative_errno();
+                r = negative_errno();   /* mkostemp() makes 0600; node_exporter runs as another user */
         if (r >= 0 && rename(tmp, path) < 0)
                 r = negative_errno();
-        if (r < 0) {
+        if (r < 0)
                 (void) unlink(tmp);
-                return r;
-        }
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                (void) fsync(dfd);
-        return 0;
+        return r < 0 ? r : 0;
 }

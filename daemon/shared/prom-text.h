@@ -25,8 +25,9 @@ int prom_write_sample(FILE *f, const char *name, const PromLabel *labels, double
 /* The label value as the format wants it written between the quotes. */
 int prom_escape_label_value(const char *value, char **ret);
 
-/* Replaces dir/name with the len bytes of text atomically: a temporary file in dir (".name.XXXXXX",
- * which the textfile collector ignores because it does not end in .prom) created with O_EXCL,
- * written, fsync'ed, renamed over name, and the directory fsync'ed. The temporary file is removed
- * on failure. -errno. */
+/* Replaces dir/name with the len bytes of text atomically for readers: a temporary file in dir
+ * (".name.XXXXXX" from mkostemp(), which the textfile collector ignores because it does not end in
+ * .prom), written, made 0644 and renamed over name. Not fsync'ed: the daemon's event loop calls
+ * this after runs, the disk may be the one under benchmark, and the file is made anew at every
+ * start, so a crash costs nothing that lasts. The temporary file is removed on failure. -errno. */
 int prom_replace_file(const char *dir, const char *name, const char *text, size_t len);

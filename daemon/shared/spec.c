@@ -667,14 +667,6 @@ static bool is_set(const JobSpec *s, SpecKey k) {
         return s->set_mask & KEY_BIT(k);
 }
 
-/* "iops:5" for messages. */
-static void text_of_steady(const JobSpec *s, char buf[static 32]) {
-        char pct[32];
-
-        spec_milli_text(s->steady_state_milli, pct);
-        snprintf(buf, 32, "%.12s:%.12s", strna(steady_state_kind_to_string(s->steady_state)), pct);
-}
-
 /* Defaults of the keys not given, in the registry's order (so stride sees block_size). */
 static void fill_defaults(JobSpec *s) {
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
@@ -736,7 +728,8 @@ static int check_per_char(const JobSpec *s, char **reterr) {
 /* Repeats and steady state (README "Repeats and steady state"), on a step's finalized spec. */
 static int check_stability(const JobSpec *s, char **reterr) {
         uint32_t min_runs = MAX(s->repeat, SPEC_STABLE_RUNS_MIN);
-        char a[32];
+        char a[SPEC_TEXT_MAX];
+        const char *steady;
 
         /* By value, not by whether it was given: the text and JSON forms of a finalized spec give every
          * key, and must read back. */
@@ -756,13 +749,13 @@ static int check_stability(const JobSpec *s, char **reterr) {
                                          "steady_state=iops:5", s->steady_state_window_ms);
                 return 0;
         }
-        text_of_steady(s, a);
+        steady = spec_string_of(s, SPEC_KEY_STEADY_STATE, a); /* "iops:5" */
         if (s->runtime_ms == 0)
                 return spec_fail(reterr, "steady_state: %s needs a time-based run, which it can end early; set "
-                                 "runtime_ms (e.g. runtime_ms=60000), or leave steady_state out", a);
+                                 "runtime_ms (e.g. runtime_ms=60000), or leave steady_state out", steady);
         if (s->workload == WORKLOAD_METADATA)
                 return spec_fail(reterr, "steady_state: %s given, but workload metadata runs its phases over a "
-                                 "fixed number of files; leave steady_state out", a);
+                                 "fixed number of files; leave steady_state out", steady);
         if (s->steady_state_window_ms < 2 * s->sample_ms)
                 return spec_fail(reterr, "steady_state_window_ms: %" PRIu32 " holds fewer than two samples of "
                                  "sample_ms %" PRIu32 "; use at least %" PRIu32 " or a shorter sample_ms",

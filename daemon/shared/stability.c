@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "stability.h"
+#include "stats.h"
 #include "util.h"
 
 FigureKind workload_main_figure(Workload w) {
@@ -53,27 +54,21 @@ double figure_value(FigureKind k, uint64_t bytes, uint64_t ios, uint64_t ops, ui
 
 /* The mean of v[0..n-1], NAN when a value is not finite. */
 static double mean_of(const double *v, size_t n) {
-        double sum = 0.0;
-
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++)
                 if (!isfinite(v[i]))
                         return NAN;
-                sum += v[i];
-        }
-        return n > 0 ? sum / (double) n : NAN;
+        return stats_mean(v, n);
 }
 
 double relative_stddev_pct(const double *v, size_t n) {
-        double mean, ss = 0.0;
+        double mean;
 
         if (n < 2)
                 return NAN;
         mean = mean_of(v, n);
         if (!(mean > 0.0))
                 return NAN;
-        for (size_t i = 0; i < n; i++)
-                ss += (v[i] - mean) * (v[i] - mean);
-        return sqrt(ss / (double) (n - 1)) / mean * 100.0;
+        return stats_stddev(v, n) / mean * 100.0;
 }
 
 uint32_t stability_min_runs(const JobSpec *s) {
