@@ -270,7 +270,12 @@ static int report_compare(Report *rep, sd_bus *bus) {
         json_object_object_add(rep->data, "by", json_object_new_string(arg_by));
         {
                 _cleanup_free_ char *prefix = NULL;
-                if (asprintf(&prefix, "benchctl compare --by %s", arg_by) < 0)
+                char level[32] = "";
+
+                /* The level compare_groups_json() asked for too, so the command gives these data. */
+                if (arg_confidence > 0)
+                        snprintf(level, sizeof(level), " --confidence %.6g", arg_confidence);
+                if (asprintf(&prefix, "benchctl compare --by %s%s", arg_by, level) < 0)
                         return BENCHCTL_EXIT_FAILURE;
                 json_object_object_add(rep->sources, "compare", source_string(prefix));
         }

@@ -16,28 +16,24 @@
 #include <string.h>
 
 #include "shared/format.h"
+#include "shared/stats.h"
 #include "shared/util.h"
 #include "views-format.h"
 
 size_t stats_mean_stddev(const double *v, size_t n, double *ret_mean, double *ret_stddev) {
-        double sum = 0, mean, ss = 0;
+        _cleanup_free_ double *finite = malloc(MAX(n, (size_t) 1) * sizeof(double));
         size_t k = 0;
 
-        for (size_t i = 0; i < n; i++)
-                if (isfinite(v[i])) {
-                        sum += v[i];
-                        k++;
-                }
-        if (k == 0) {
-                *ret_mean = *ret_stddev = NAN;
+        *ret_mean = *ret_stddev = NAN;
+        if (!finite)
                 return 0;
-        }
-        mean = sum / (double) k;
         for (size_t i = 0; i < n; i++)
                 if (isfinite(v[i]))
-                        ss += (v[i] - mean) * (v[i] - mean);
-        *ret_mean = mean;
-        *ret_stddev = k > 1 ? sqrt(ss / (double) (k - 1)) : 0.0;
+                        finite[k++] = v[i];
+        if (k == 0)
+                return 0;
+        *ret_mean = stats_mean(finite, k);
+        *ret_stddev = k > 1 ? stats_stddev(finite, k) : 0.0;
         return k;
 }
 

@@ -2018,6 +2018,9 @@ START_TEST(test_migrate_from_version_7) {
         ck_assert_int_eq(raw_int(s, "SELECT bytes_read FROM sample_data WHERE t_ms = 2000"), 4096 * 10 + 7);
         ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1"), 2);
         ck_assert_int_eq(raw_int(s, "PRAGMA auto_vacuum"), 2);
+        /* Version 7's runs_comparable, unused since version 9, is gone (version 13). */
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_comparable'"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_series'"), 1);
         sqlite3_close(s);
 }
 END_TEST
