@@ -45,8 +45,9 @@ static void rm_rf(const char *path) {
 }
 
 static void tmp_setup(void) {
-        char base[] = "/tmp/test-cleanup-XXXXXX";
+        char base[96];
 
+        ck_assert_int_lt(snprintf(base, sizeof(base), "%s/test-cleanup-XXXXXX", check_tmpdir()), (int) sizeof(base));
         ck_assert_ptr_nonnull(mkdtemp(base));
         snprintf(tmpdir, sizeof(tmpdir), "%s/target", base);
         snprintf(outside, sizeof(outside), "%s/outside", base);
@@ -405,19 +406,22 @@ START_TEST(test_kill) {
 }
 END_TEST
 
-/* The other user's files need root (lchown): they are test-cleanup-root (--root), skipped without. */
-static Suite *cleanup_suite(bool need_root) {
-        Suite *s = suite_create(need_root ? "cleanup-root" : "cleanup");
-        TCase *tc = tcase_create("rules");
-        TCase *tb;
+/* The other user's files need root (lchown): they are test-cleanup-root (--root), skipped with the
+ * reason without it (check_run_cases()). */
+static int cleanup_root_cases(void) {
+        TCase *tc = tcase_create("other-user");
 
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-        if (need_root) {
-                tcase_add_test(tc, test_other_user);
-                suite_add_tcase(s, tc);
-                return s;
-        }
-        tb = tcase_create("background");
+        tcase_add_test(tc, test_other_user);
+        return check_run_cases("cleanup-root", (const CheckCase[]) { { "other-user", tc, check_missing_root } }, 1);
+}
+
+static Suite *cleanup_suite(void) {
+        Suite *s = suite_create("cleanup");
+        TCase *tc = tcase_create("rules");
+        TCase *tb = tcase_create("background");
+
+        tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
         tcase_add_test(tc, test_step);
         tcase_add_test(tc, test_all_steps);
         tcase_add_test(tc, test_depth);
@@ -435,11 +439,7 @@ static Suite *cleanup_suite(bool need_root) {
 }
 
 int main(int argc, char **argv) {
-        bool need_root = argc > 1 && streq(argv[1], "--root");
-
-        if (need_root && geteuid() != 0) {
-                printf("SKIP: the other user's files need root (lchown)\n");
-                return CHECK_EXIT_SKIP;
-        }
-        return check_run(cleanup_suite(need_root));
+        if (argc > 1 && streq(argv[1], "--root"))
+                return cleanup_root_cases();
+        return check_run(cleanup_suite());
 }
