@@ -85,10 +85,11 @@ start_signal_monitor() {
         bus monitor --json=short \
                 --match="type='signal',interface='org.freedesktop.DBus.ObjectManager'" \
                 --match="type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'" \
+                --match="$MONITOR_PROBE_MATCH" \
                 >"$SIGNALS_LOG" 2>"$TEST_DIR/signals.err" &
         local pid=$!
         defer kill_wait "$pid" 2
-        sleep 0.3
+        monitor_wait "$SIGNALS_LOG" "$TEST_DIR/signals.err"
 }
 
 # saw_signal MEMBER PATH [WORD]: a signal MEMBER from benchd about PATH (InterfacesAdded and
