@@ -27,6 +27,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 pgrep fsfreeze
+require_loop
+require_fs ext4
 require_binaries
 
 ROUNDS=${BENCHD_KILL_ROUNDS:-50}
@@ -253,7 +255,15 @@ start_benchd
 manager_prop Version >/dev/null || fail "benchd does not answer with its target frozen"
 has_cleanup() { [ -n "$(cleanup_pids)" ]; }
 wait_for 10 has_cleanup || fail "benchd did not start removing the files of job $x (children: $(pgrep -P "$BENCHD_PID" -l))"
-sleep 0.3
+# Until the removal is stuck in the frozen filesystem (state D), not for a guess at how long that takes.
+cleanup_blocked() {
+        local p
+        for p in $(cleanup_pids); do
+                [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" = D ] && return 0
+        done
+        return 1
+}
+wait_for 30 cleanup_blocked || fail "the removal of job $x's files did not block on the frozen filesystem"
 assert_eq running "$(job_state "$x")" "the state of job $x while its files are being removed"
 [ -n "$(find "$T" -maxdepth 1 -name ".benchd-$x-*")" ] || fail "the files of job $x are gone while the filesystem is frozen"
 DESCENDANTS=$(descendants "$BENCHD_PID")

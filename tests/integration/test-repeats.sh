@@ -23,6 +23,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 wipefs
+require_loop
+require_fs ext4
 require_binaries "$BENCHCTL_BIN"
 
 start_bus

@@ -18,6 +18,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfs.btrfs wipefs
+require_loop
+require_fs ext4 btrfs
 require_binaries "$BENCHCTL_BIN"
 CHART_JS=/usr/share/javascript/chart.js/chart.min.js
 [ -f "$CHART_JS" ] || skip "needs Debian's libjs-chart.js ($CHART_JS)"
