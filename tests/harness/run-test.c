@@ -5,6 +5,7 @@
  *
  *   run-test --name NAME [--grace SECONDS] -- COMMAND [ARG...]
  *   run-test --leftovers
+ *   run-test --print-root
  *
  * meson starts each test in a session of its own; at the timeout it sends SIGTERM to that process
  * group, SIGKILL half a second later, and moves on. A process that left the group (setsid() or
@@ -814,9 +815,11 @@ static int leftovers(void) {
 
 static void help(void) {
         printf("run-test --name NAME [--grace SECONDS] -- COMMAND [ARG...]\n"
-               "run-test --leftovers\n\n"
+               "run-test --leftovers\n"
+               "run-test --print-root\n\n"
                "Runs a test of the suite in process groups of its own with a temporary directory of its own,\n"
-               "and ends and names whatever it left behind; --leftovers checks the whole suite's.\n");
+               "and ends and names whatever it left behind; --leftovers checks the whole suite's;\n"
+               "--print-root prints the directory the suite's temporary directories are made in.\n");
 }
 
 int main(int argc, char **argv) {
@@ -824,10 +827,11 @@ int main(int argc, char **argv) {
                 { "name", required_argument, NULL, 'n' },
                 { "grace", required_argument, NULL, 'g' },
                 { "leftovers", no_argument, NULL, 'l' },
+                { "print-root", no_argument, NULL, 'r' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
-        bool check_leftovers = false;
+        bool check_leftovers = false, print_root = false;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "+", options, NULL)) >= 0)
@@ -850,6 +854,9 @@ int main(int argc, char **argv) {
                         check_leftovers = true;
                         arg_name = "test-leftovers";
                         break;
+                case 'r':
+                        print_root = true;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -864,6 +871,10 @@ int main(int argc, char **argv) {
         if (r < 0) {
                 fprintf(stderr, "run-test: cannot find the build tree: %s\n", strerror(-r));
                 return 1;
+        }
+        if (print_root) {
+                printf("%s\n", tmp_root);
+                return 0;
         }
         if (check_leftovers)
                 return leftovers();
