@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define CHECK_EXIT_SKIP 77
@@ -51,6 +53,20 @@ static inline const char *check_tmpdir(void) {
  * already (the caller then _exit()s). */
 static inline bool check_die_with_parent(pid_t parent) {
         return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent;
+}
+
+/* In a forked helper that only waits to be killed: waits until the process owner (the test case's
+ * process, which may be a grandparent: an orphan's parent is gone by design) has ended too, and
+ * then exits, so that a helper a failed case did not kill does not pause() for ever. */
+_Noreturn static inline void check_wait_for_owner(pid_t owner) {
+        int fd = (int) syscall(SYS_pidfd_open, owner, 0);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+
+        if (fd < 0)
+                _exit(errno == ESRCH ? EXIT_SUCCESS : EXIT_FAILURE);   /* gone already, or no pidfd */
+        while (poll(&p, 1, -1) < 0 && errno == EINTR)
+                ;
+        _exit(EXIT_SUCCESS);
 }
 
 /* What the machine lacks for a case, on one line; NULL when it has everything. */
