@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# kill -9 of benchd at random moments, 50 rounds on one database and one target directory. Each
+# kill -9 of benchd at random moments, 20 rounds (BENCHD_KILL_ROUNDS; test-kill-rounds-long of the
+# slow suite runs 50) on one database and one target directory. Each
 # round starts benchd, submits a few small jobs (one runs, the others queue behind it, the last
 # one's SubmitJob still unanswered at the kill when the kill comes early) and kills benchd after a
 # random delay; some rounds kill it during its start-up, while it settles what the previous life
@@ -31,7 +32,7 @@ require_loop
 require_fs ext4
 require_binaries
 
-ROUNDS=${BENCHD_KILL_ROUNDS:-50}
+ROUNDS=${BENCHD_KILL_ROUNDS:-20}
 SEED=${BENCHD_KILL_SEED:-$(date +%s)}
 RANDOM=$SEED
 log "seed $SEED (BENCHD_KILL_SEED=$SEED repeats these rounds), $ROUNDS rounds"
