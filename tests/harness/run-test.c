@@ -146,6 +146,10 @@ static int tmp_root_init(void) {
         return 0;
 }
 
+static bool streq_s(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
 static bool path_under(const char *path, const char *dir) {
         size_t n = strlen(dir);
 
@@ -316,35 +320,70 @@ static unsigned mounts_under(const char *dir, const char *what) {
         return found;
 }
 
-/* Names and detaches every loop device whose backing file is under dir; how many. One still in
- * use (mounted in a namespace that is going away) is set to detach itself when released. */
-static unsigned loops_under(const char *dir, const char *what) {
+/* Whether /sys/block/NAME/loop/FILE reads as text starting with want (or, want NULL, its text). */
+static bool loop_attr(const char *name, const char *file, char *buf, size_t size) {
+        char path[PATH_MAX];
+        _cleanup_(closep) int fd = -1;
+        ssize_t k;
+
+        snprintf(path, sizeof(path), "/sys/block/%s/loop/%s", name, file);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (k = read(fd, buf, size - 1)) <= 0)
+                return false;
+        buf[k] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        return true;
+}
+
+/* How many loop devices are backed by a file under dir; with pending_only, only those whose
+ * detach was asked for while they were open (autoclear: the kernel detaches them when the last
+ * opener, often udev's probe of the new device, closes them). */
+static unsigned loops_count(const char *dir, bool *ret_all_pending) {
         _cleanup_(closedirp) DIR *d = opendir("/sys/block");
         struct dirent *de;
+        unsigned n = 0;
+        bool all_pending = true;
+
+        while (d && (de = readdir(d))) {
+                char backing[PATH_MAX], autoclear[16];
+
+                if (strncmp(de->d_name, "loop", 4) != 0 || !loop_attr(de->d_name, "backing_file", backing, sizeof(backing)))
+                        continue;
+                if (!path_under(backing, dir))
+                        continue;
+                n++;
+                if (!loop_attr(de->d_name, "autoclear", autoclear, sizeof(autoclear)) || strcmp(autoclear, "1") != 0)
+                        all_pending = false;
+        }
+        *ret_all_pending = all_pending;
+        return n;
+}
+
+/* Names and detaches every loop device whose backing file is under dir; how many. Those whose
+ * detach is pending are given 10 s to go by themselves first. One still in use (mounted in a
+ * namespace that is going away) is set to detach itself when released. */
+static unsigned loops_under(const char *dir, const char *what) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        uint64_t until = now_msec() + 10000;
+        struct dirent *de;
         unsigned found = 0;
+        bool all_pending;
 
-        if (!d)
-                return 0;
-        while ((de = readdir(d))) {
-                char path[PATH_MAX], backing[PATH_MAX], node[PATH_MAX];
-                _cleanup_(closep) int fd = -1, dev = -1;
-                ssize_t k;
+        while (loops_count(dir, &all_pending) > 0 && all_pending && now_msec() < until)
+                usleep(100 * 1000);
+        d = opendir("/sys/block");
+        while (d && (de = readdir(d))) {
+                char backing[PATH_MAX], node[PATH_MAX], autoclear[16] = "";
+                _cleanup_(closep) int dev = -1;
 
-                if (strncmp(de->d_name, "loop", 4) != 0)
+                if (strncmp(de->d_name, "loop", 4) != 0 || !loop_attr(de->d_name, "backing_file", backing, sizeof(backing)))
                         continue;
-                snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                k = read(fd, backing, sizeof(backing) - 1);
-                if (k <= 0)
-                        continue;
-                backing[k] = 0;
-                backing[strcspn(backing, "\n")] = 0;
                 if (!path_under(backing, dir))
                         continue;
                 found++;
-                say("%s: loop device /dev/%s on %s", what, de->d_name, backing);
+                (void) loop_attr(de->d_name, "autoclear", autoclear, sizeof(autoclear));
+                say("%s: loop device /dev/%s on %s%s", what, de->d_name, backing,
+                    streq_s(autoclear, "1") ? " (its detach was asked for, but it is still held open)" : "");
                 snprintf(node, sizeof(node), "/dev/%s", de->d_name);
                 dev = open(node, O_RDONLY | O_CLOEXEC);
                 if (dev < 0) {
@@ -610,8 +649,9 @@ static int keeper(char **argv, pid_t front) {
          * terminated one leaves is named, and ended, all the same. */
         bool report = !k.terminating && (code == 0 || code == 77);
         left = keeper_end_descendants(&k, report);
-        /* Everyone below us is gone: read what they wrote to the end. */
-        while (k.out >= 0 || k.err >= 0)
+        /* Everyone below us is gone: read what they wrote to the end (within 10 s: a process
+         * that could not be ended may hold the pipe). */
+        for (uint64_t until = now_msec() + 10000; (k.out >= 0 || k.err >= 0) && now_msec() < until;)
                 keeper_step(&k, 100);
         left += mounts_under(test_dir, report ? "left behind" : "found after the test");
         left += loops_under(test_dir, report ? "left behind" : "found after the test");
