@@ -244,6 +244,18 @@ int db_removal_end(Db *db, const DbRemoval *r);
 /* Every row, oldest first; cb's negative return stops and is returned. */
 int db_removal_foreach(Db *db, int (*cb)(const DbRemoval *r, void *userdata), void *userdata);
 
+/* ---- ScratchDevices= bindings (schema/0014-scratch-bindings.sql; store/db-scratch.c) ----
+ * A path in ScratchDevices= (spelling: /dev/sdb, /dev/disk/by-id/...) is bound to the identity of
+ * the device it named when benchd first saw it, for as long as benchd.conf keeps the modification
+ * time it had then (conf_mtime_nsec). */
+
+/* 1 with the identity spelling was bound to while benchd.conf had conf_mtime_nsec, 0 when it was
+ * not (never, or under another modification time). */
+int db_scratch_binding_get(Db *db, const char *spelling, int64_t conf_mtime_nsec, char **ret_identity);
+/* Records (or replaces) the binding. */
+int db_scratch_binding_set(Db *db, const char *spelling, const char *identity, int64_t conf_mtime_nsec,
+                           uint64_t now_usec);
+
 /* ---- pruning: samples of old runs go, everything else stays (db-prune.c) ----
  * In bounded steps, so the daemon's event loop stays responsive: each step is one transaction. */
 typedef struct DbPrune {
