@@ -11,6 +11,11 @@
 #      udevd first when none runs (benchd then follows the kernel's own events), then with it.
 #   2. ScratchDevices=loop-file:IMAGE marks the image wherever it is attached, and only it: a
 #      destructive write to it runs, while another image under the same number is not scratch.
+#   3. A filesystem matrix of two filesystems on a blank device that is not marked scratch runs
+#      both entries: the second accepts the filesystem the first made; over two devices, each
+#      entry the one an earlier entry made on its device; and nothing else: another ext4 made on a
+#      device between its entries is refused, the device unchanged.
+#   4. The refusal of a matrix's second device names that device (it read "step 1 (n/a)").
 
 . "$(dirname "$0")/lib.sh"
 
@@ -216,7 +221,91 @@ losetup -d "$loopdev"
 stop_benchd
 }
 
-for c in ${BENCHD_TEST_CASES:-1 2}; do
+case_3() {
+log "3. filesystems=ext4,xfs on a blank device that is not scratch"
+local blank job
+make_loop 320M
+blank=$LOOP_DEV
+wipefs -a -q "$blank"
+: >"$CONF"
+start_benchd --config="$CONF"
+out=$(benchctl run --workload write --set filesystems=ext4,xfs --set devices="$blank" --set destructive=true \
+        --set size=8M --set block_size=64K 2>&1) || fail "the two-filesystem matrix on blank $blank failed: $out"
+job=$(sql "select max(id) from jobs")
+assert_eq succeeded "$(job_state "$job")" "state of the matrix job"
+assert_eq "0|ext4|succeeded
+1|xfs|succeeded" "$(sql "select matrix_entry, fs_type, status from runs where job_id = $job order by step")" \
+        "both entries ran"
+assert_eq "xfs" "$(blkid -o value -s TYPE "$blank")" "what $blank carries afterwards"
+
+log "3b. the same over two devices: the third entry finds the first's ext4 on its device, not the second's"
+local a b sum_a worker
+make_loop 320M
+a=$LOOP_DEV
+make_loop 320M
+b=$LOOP_DEV
+wipefs -a -q "$a" "$b"
+out=$(benchctl run --workload write --set filesystems=ext4,xfs --set devices="$a,$b" --set destructive=true \
+        --set size=8M --set block_size=64K 2>&1) || fail "the matrix over blank $a and $b failed: $out"
+job=$(sql "select max(id) from jobs")
+assert_eq "0|ext4|$a|succeeded
+1|ext4|$b|succeeded
+2|xfs|$a|succeeded
+3|xfs|$b|succeeded" "$(sql "select matrix_entry, fs_type, json_extract(members, '\$[0]'), status from runs
+        where job_id = $job order by step")" "the four entries"
+
+log "3c. and nothing else: another ext4 made on a device between its entries is refused"
+wipefs -a -q "$a" "$b"
+out=$(bus --json=short call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" SubmitJob 'a{sv}' 7 \
+        filesystems as 2 ext4 xfs devices as 2 "$a" "$b" destructive b true workload s write size s 8M \
+        block_size s 64K runtime_ms u 10000) || fail "the matrix over $a and $b was refused: $out"
+job=$(json_get 'd["data"][0]' <<<"$out")
+# While the second entry runs on b, a carries the first entry's ext4: replace it by another one,
+# with the second entry's worker stopped meanwhile, so the third entry cannot begin before.
+entry_running() {
+        [ "$(sql "select count(*) from runs where job_id = $1 and matrix_entry = $2 and status = 'running'")" = 1 ] &&
+                [ -n "$(worker_pids)" ]
+}
+wait_for 60 entry_running "$job" 1 ||
+        fail "the second entry of job $job did not start: $(sql "select matrix_entry, status from runs where job_id = $job")"
+worker=$(worker_pids)
+kill -STOP "$worker"
+mkfs.ext4 -q -F "$a"
+sum_a=$(sha256sum <"$a")
+assert_eq 0 "$(sql "select count(*) from runs where job_id = $job and matrix_entry = 2")" \
+        "runs of the third entry while the second's worker is stopped"
+kill -CONT "$worker"
+assert_eq failed "$(wait_job_removed "$job" 120)" "the matrix whose device got another filesystem"
+assert_contains "$(job_state "$job") $(sql "select error from jobs where id = $job")" "$UNSAFE" "jobs.error of $job"
+assert_contains "$(sql "select error from jobs where id = $job")" "ext4 signature" "jobs.error of $job"
+assert_eq "$sum_a" "$(sha256sum <"$a")" "sha256 of $a, which another ext4 replaced the job's on"
+assert_eq 0 "$(sql "select count(*) from runs where job_id = $job and matrix_entry = 2")" "runs of the third entry"
+stop_benchd
+}
+
+case_4() {
+log "4. a refusal of a matrix's second device names the device, not a step"
+local a b sum_b
+make_loop 320M
+a=$LOOP_DEV
+make_loop 320M
+b=$LOOP_DEV
+wipefs -a -q "$a"
+mkfs.ext4 -q -F "$b"
+sum_b=$(sha256sum <"$b")
+: >"$CONF"
+start_benchd --config="$CONF"
+call_error SubmitJob 'a{sv}' 6 filesystems as 1 btrfs devices as 2 "$a" "$b" layout s raid1 destructive b true \
+        workload s write size s 8M
+log "refused: $ERR"
+assert_contains "$ERR" "$UNSAFE: device 2 of 2, $b: writing to $b is refused: ${b#/dev/} carries an ext4 signature" \
+        "the refusal of the matrix's second device"
+assert_not_contains "$ERR" "n/a" "the refusal of the matrix's second device"
+assert_eq "$sum_b" "$(sha256sum <"$b")" "sha256 of $b"
+stop_benchd
+}
+
+for c in ${BENCHD_TEST_CASES:-1 2 3 4}; do
         if [ "$c" = 1 ]; then
                 if udevadm control --ping --timeout=2 >/dev/null 2>&1; then
                         log "udevd runs already: case 1 without udevd is not exercised"
