@@ -326,6 +326,8 @@ static void inventory_autorun(DeviceManager *m, const Device *d, bool first) {
                         .name = d->name,
                         .node = d->node,
                         .identity = d->identity,
+                        .stable = d->wwn || d->serial,
+                        .model = d->model,
                         .firmware = d->firmware,
                         .autorun = d->autorun,
                         .scratch = d->scratch,

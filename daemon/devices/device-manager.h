@@ -25,6 +25,9 @@ typedef struct DeviceAppearance {
         const char *name;               /* kernel name, "sdb" */
         const char *node;               /* "/dev/sdb" */
         const char *identity;           /* devices.identity */
+        bool stable;                    /* it has a WWN or a serial: identity does not change with its
+                                         * size or name */
+        const char *model;              /* NULL: none reported */
         const char *firmware;           /* NULL: none reported */
         const char *autorun;            /* the BENCHD_AUTORUN value: a profile name, unchecked */
         bool scratch;                   /* BENCHD_SCRATCH=1 or ScratchDevices= */

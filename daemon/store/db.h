@@ -202,6 +202,9 @@ int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
 /* Whether the devices table has identity: 1 with its firmware as recorded (*ret_firmware NULL
  * when none was ever reported; may be NULL), 0 when it has not (*ret_firmware untouched). */
 int db_device_find(Db *db, const char *identity, char **ret_firmware);
+/* The same for a device without WWN or serial, by its model (NULL: none) and kernel name, whatever
+ * its size: 1 with the firmware of the newest such row, 0 when there is none. */
+int db_device_find_model(Db *db, const char *model, const char *name, char **ret_firmware);
 
 /* ---- autoruns (schema/0011-autoruns.sql; store/db-autorun.c) ----
  * A disk that appeared with a new identity or firmware and BENCHD_AUTORUN set: at most one job per
