@@ -453,8 +453,8 @@ int db_query_regressions(Db *db, const DbRegressionFilter *f, DbRowCallback cb, 
 
 /* ---- the latest figures for Prometheus (store/db-metrics.c) ---- */
 
-/* A series is what benchd exports to Prometheus as one label set: the succeeded runs of one
- * device (devices.id; runs without one form one series per remaining key), workload, block_size,
+/* A series is what benchd exports to Prometheus as one label set: the succeeded runs measured on
+ * this host (imported ones, with an origin_host, are their host's to export) of one device (devices.id; runs without one form one series per remaining key), workload, block_size,
  * queue_depth, jobs, fs_type and layout (NULL the same as ""). Its figures are those of its newest
  * run. Strings valid during the callback, never NULL (an unknown one is ""); a figure the run does
  * not have is NAN. */
@@ -488,6 +488,6 @@ typedef struct DbMetricSeries {
  * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_series index. Returns how many. */
 int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
                       void *userdata);
-/* The number of runs of each final status (succeeded, failed, cancelled, interrupted), in that
- * order, 0 for a status without runs. */
+/* The number of this host's runs (not imported) of each final status (succeeded, failed,
+ * cancelled, interrupted), in that order, 0 for a status without runs. */
 int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]);
