@@ -190,14 +190,23 @@ int device_bind_identity(const Device *d, char **ret) {
         if (startswith(disk, "loop")) {
                 if (blockdev_read(NULL, disk, "loop/backing_file", &backing) < 0 || !*backing)
                         return 0;       /* a free slot: nothing to tell */
-                r = loop_backing_inode(disk, &ino, &dev);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        return 0;
-                if (asprintf(&base, "loop-file:%s (inode %" PRIu64 " on %u:%u)", backing, ino,
-                             major((dev_t) dev), minor((dev_t) dev)) < 0)
+                /* A loop device set up to detach at its last close (losetup --autoclear) would be
+                 * detached by our open if nobody else holds it: then its path alone. */
+                if (blockdev_read_u64(NULL, disk, "loop/autoclear", &part) >= 0 && part != 0)
+                        r = asprintf(&base, "loop-file:%s", backing);
+                else {
+                        r = loop_backing_inode(disk, &ino, &dev);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0)
+                                return 0;
+                        r = asprintf(&base, "loop-file:%s (inode %" PRIu64 " on %u:%u)", backing, ino,
+                                     major((dev_t) dev), minor((dev_t) dev));
+                }
+                if (r < 0) {
+                        base = NULL;
                         return -ENOMEM;
+                }
         } else if (!d->identity)
                 return 0;
         else if (!(base = strdup(d->identity)))

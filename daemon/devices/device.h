@@ -84,8 +84,9 @@ int device_identity(const Device *d, char **ret);
 
 /* What tells this device from another under the same name, for ScratchDevices= (scratch.h): a
  * loop device's backing file with its inode and device ("loop-file:/srv/a.img (inode 12 on
- * 254:0)", read with LOOP_GET_STATUS64), else its identity; a partition's is its disk's followed
- * by " partition N". NULL (and 0) when it cannot be told: a loop device without a backing file. */
+ * 254:0)", read with LOOP_GET_STATUS64; the path alone for one that detaches at its last close,
+ * which opening it could detach), else its identity; a partition's is its disk's followed by
+ * " partition N". NULL (and 0) when it cannot be told: a loop device without a backing file. */
 int device_bind_identity(const Device *d, char **ret);
 
 extern const sd_bus_vtable device_vtable[];
