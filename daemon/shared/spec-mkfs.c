@@ -330,8 +330,10 @@ int spec_mkfs_options_check(const char *fs, const char *options, char **reterr) 
                                  strna(fs), strna(fs), strna(fs));
         /* Split as fsprep_mkfs_argv() splits them for the worker: on blanks, no quoting. */
         copy = strdup(options ?: "");
+        if (!copy)
+                return -ENOMEM;
         words = calloc(strlen(copy) / 2 + 2, sizeof(char *));
-        if (!copy || !words)
+        if (!words)
                 return -ENOMEM;
         for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
                 words[n++] = w;

@@ -34,7 +34,6 @@ struct ToolRoot {
         char *dir;
         ToolRootPlan plan;
         char *writable;         /* the writable target, or NULL */
-        char **bound;           /* targets bound so far, in the root */
         bool mounted;
 };
 
@@ -155,12 +154,10 @@ int toolroot_plan(const ToolRootSpec *spec, const char *ld_so_conf, ToolRootPlan
 
 /* Binds host (lstat()ed as st) at inroot, which does not exist yet, and remounts it read-only
  * (or, writable, noexec) at once. */
-static int bind_one(ToolRoot *t, const char *host, const char *inroot, const struct stat *st, ToolRootBind bind,
-                    char **reterr) {
+static int bind_one(const char *host, const char *inroot, const struct stat *st, ToolRootBind bind, char **reterr) {
         unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
                               (bind == TOOLROOT_BIND_WRITABLE ? MS_NOEXEC : MS_RDONLY);
         struct stat rst;
-        int r;
 
         if (lstat(inroot, &rst) == 0)
                 return 0;       /* bound already, or inside what is */
@@ -176,9 +173,6 @@ static int bind_one(ToolRoot *t, const char *host, const char *inroot, const str
                                   "only those", host);
         if (mount(host, inroot, NULL, MS_BIND, NULL) < 0)
                 return reterr_set(reterr, -errno, "cannot bind %s into the tool's root: %m", host);
-        r = strv_push(&t->bound, inroot);
-        if (r < 0)
-                return r;
         if (mount(NULL, inroot, NULL, flags, NULL) < 0)
                 return reterr_set(reterr, -errno, "cannot make %s in the tool's root %s: %m", host,
                                   bind == TOOLROOT_BIND_WRITABLE ? "nosuid, nodev and noexec" : "read-only");
@@ -248,7 +242,7 @@ static int reproduce(ToolRoot *t, const char *path, ToolRootBind bind, char **re
                         continue;
                 }
                 if (last)
-                        return bind_one(t, host, inroot, &st, bind, reterr);
+                        return bind_one(host, inroot, &st, bind, reterr);
                 if (!S_ISDIR(st.st_mode))
                         return reterr_set(reterr, -ENOTDIR, "%s: %s is not a directory", path, host);
                 if (mkdir(inroot, 0755) < 0 && errno != EEXIST)
@@ -273,7 +267,7 @@ static int bind_config(ToolRoot *t, const char *source, const char *target, char
                 return reterr_set(reterr, -errno, "cannot create " TOOLROOT_CONFIG_DIR " in the tool's root: %m");
         if ((size_t) snprintf(inroot, sizeof(inroot), "%s%s", t->dir, target) >= sizeof(inroot))
                 return -ENAMETOOLONG;
-        return bind_one(t, real, inroot, &st, TOOLROOT_BIND_READONLY, reterr);
+        return bind_one(real, inroot, &st, TOOLROOT_BIND_READONLY, reterr);
 }
 
 /* /dev: a tmpfs of its own (device nodes need a mount without nodev), read-only once filled. A
@@ -372,7 +366,6 @@ ToolRoot *toolroot_free(ToolRoot *t) {
         if (t->mounted)
                 (void) umount2(t->dir, MNT_DETACH | UMOUNT_NOFOLLOW);
         toolroot_plan_clear(&t->plan);
-        strv_free(t->bound);
         free(t->writable);
         free(t->dir);
         free(t);
