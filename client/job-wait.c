@@ -340,7 +340,7 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         if (!rec_u64(o, "duration_usec", &duration) || duration == 0) {
                 /* No summary (cancelled, failed early): nothing was measured. */
                 text_printf("  run %" PRIu64 ": %s %s: %s\n", run, workload,
-                       format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
+                            format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
                 return;
         }
         if (rec_u64_or(o, "repeat", 0) > 0)
@@ -349,11 +349,11 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
                 snprintf(steady, sizeof steady, ", steady after %s",
                          format_duration(e, sizeof e, rec_u64_or(o, "steady_state_usec", 0)));
         text_printf("  run %" PRIu64 ": %s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, workload,
-               format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
-               format_rate(b, sizeof b, run_bytes_per_sec(o), true),
-               format_iops(c, sizeof c, run_iops(o)),
-               format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")), steady,
-               *status ? ", " : "", status);
+                    format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
+                    format_rate(b, sizeof b, run_bytes_per_sec(o), true),
+                    format_iops(c, sizeof c, run_iops(o)),
+                    format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")), steady,
+                    *status ? ", " : "", status);
 }
 
 void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props) {
