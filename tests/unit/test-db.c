@@ -1789,6 +1789,38 @@ START_TEST(test_pending_removals) {
 }
 END_TEST
 
+/* ScratchDevices= bindings: kept per path while benchd.conf keeps its modification time. */
+START_TEST(test_scratch_bindings) {
+        Db *db = open_db();
+        char *id = NULL;
+
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/a.img (inode 1 on 254:0)", 1000, 5), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdb", "serial:A", 1000, 5), 0);
+        db_close(db);
+        db = open_db();
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/a.img (inode 1 on 254:0)");
+        free(id);
+        id = NULL;
+        /* benchd.conf written since: no binding, and a new one replaces the old. */
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 0);
+        ck_assert_ptr_null(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/b.img (inode 2 on 254:0)", 2000, 6), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/b.img (inode 2 on 254:0)");
+        free(id);
+        id = NULL;
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/sdb", 1000, &id), 1);
+        ck_assert_str_eq(id, "serial:A");
+        free(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdc", "", 1000, 5), -EINVAL);
+        ck_assert_int_eq(db_scratch_binding_set(db, NULL, "serial:A", 1000, 5), -EINVAL);
+        db_close(db);
+}
+END_TEST
+
 START_TEST(test_uuid_valid) {
         ck_assert(db_uuid_valid("0123abcd-4567-4def-8901-23456789abcd"));
         ck_assert(!db_uuid_valid("0123ABCD-4567-4def-8901-23456789abcd"));
@@ -2144,6 +2176,7 @@ int main(void) {
         tcase_add_test(tc_runs, test_migrate_run_uuids);
         tcase_add_test(tc_runs, test_uuid_valid);
         tcase_add_test(tc_runs, test_pending_removals);
+        tcase_add_test(tc_runs, test_scratch_bindings);
         tcase_add_test(tc_runs, test_job_foreach_newest);
         suite_add_tcase(s, tc_runs);
 
