@@ -375,6 +375,9 @@ static int run_protocol(int fd, uid_t run_as) {
                 r = -EINVAL;
                 err = strdup("a worker step needs a workload, not a profile");
         }
+        /* Before anything is touched (a filesystem step with --run-as is refused here, before mkfs). */
+        if (r >= 0)
+                r = become_caller(run_as, fs_step, &ps.guard, &err);
         if (r >= 0 && fs_step) {
                 r = fsprep_setup(&prep, &fs, &fs_opts, &fs_info, &err);
                 if (r >= 0) {
@@ -383,8 +386,6 @@ static int run_protocol(int fd, uid_t run_as) {
                                 log_error("cannot send FS_INFO: %s", strerror(-r));
                 }
         }
-        if (r >= 0)
-                r = become_caller(run_as, fs_step, &ps.guard, &err);
         if (r >= 0)
                 r = spec_check_target(&spec, &tc, &err);
         if (r >= 0)
