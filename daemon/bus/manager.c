@@ -129,18 +129,20 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
                 manager_schedule(m);
 }
 
-/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged.
- * Recorded first in pending_removals, so that a benchd that dies before the removal finishes
- * removes them at its next start (manager_resume_removals()), whatever the job's state by then.
- * Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there is nothing to remove,
- * a negative errno when it could not be started. */
-int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
+/* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (the
+ * submitter: a caller's steps on a directory ran as the caller, so the files are the caller's;
+ * cleanup.h); logged. Recorded first in pending_removals, with the uid, so that a benchd that dies
+ * before the removal finishes removes them at its next start (manager_resume_removals()), whatever
+ * the job's state by then. Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there
+ * is nothing to remove, a negative errno when it could not be started. */
+int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step, uint32_t uid) {
         Cleanup **a, *c;
         int r;
 
         if (!target)
                 return 0;
-        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target },
+        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target,
+                                                   .uid = uid },
                              now_usec(CLOCK_REALTIME));
         if (r < 0)
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot record the removal of its files in %s: %s (%s); "
@@ -151,7 +153,8 @@ int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int s
                 r = -ENOMEM;
         else {
                 m->cleanups = a;
-                r = cleanup_spawn(m->event, target, job_id, step, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m, &c);
+                r = cleanup_spawn(m->event, target, job_id, step, (uid_t) uid, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m,
+                                  &c);
         }
         if (r < 0) {
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
@@ -240,7 +243,7 @@ static void on_job_schedule(Job *j, void *userdata) {
 }
 
 static void on_job_remove_files(Job *j, const char *target, int step, void *userdata) {
-        (void) manager_cleanup_files(userdata, target, j->id, step);
+        (void) manager_cleanup_files(userdata, target, j->id, step, j->submitted_by);
 }
 
 static void on_job_give_up(Job *j, void *userdata) {

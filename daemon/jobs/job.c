@@ -661,6 +661,15 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
         };
 }
 
+/* Who a step's worker runs as: a caller other than root, for a step on a directory or file (see
+ * shared/run-as.h); root for a block device (polkit allowed it, and the device needs root) and a
+ * filesystem step (verdict NULL: mkfs and mount are root's work, on devices polkit allowed). */
+static uid_t job_step_run_as(const Job *j, const StepVerdict *verdict) {
+        if (!verdict || (verdict->check.kind != TARGET_DIRECTORY && verdict->check.kind != TARGET_FILE))
+                return 0;
+        return (uid_t) j->submitted_by;
+}
+
 static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_verdicts, char **text) {
         uint32_t n = j->core.step;
         const JobSpec *step = &j->steps[n];
@@ -764,6 +773,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         job_changed(j, "Runs", "Live");
 
         r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text,
+                         job_step_run_as(j, !matrix ? &verdicts[0] : NULL),
                          worker_timeout_usec(step) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
                                                       JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC),
                          &job_worker_callbacks, j, &j->worker);

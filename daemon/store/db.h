@@ -237,16 +237,18 @@ int db_autorun_set_reason(Db *db, int64_t id, const char *reason);
  * queued for it already. */
 int db_job_insert_autorun(Db *db, const DbJob *job, int64_t autorun_id, uint64_t *ret_id);
 
-/* ---- removals of job files under way (schema/0012-pending-removals.sql; store/db-removals.c) ----
+/* ---- removals of job files under way (schema/0012-pending-removals.sql, 0016; store/db-removals.c)
  * Written before a removal of .benchd-<job>-* starts and deleted once it has finished, so that a
- * benchd that dies meanwhile removes them at its next start. step -1: all the job's steps. */
+ * benchd that dies meanwhile removes them at its next start. step -1: all the job's steps. uid: the
+ * user the removal runs as, whose files it takes (the one the job's steps ran as). */
 typedef struct DbRemoval {
         uint64_t job_id;
         int step;
         const char *target;
+        uint32_t uid;
 } DbRemoval;
 
-/* Records the removal (again: its since_usec is kept). */
+/* Records the removal (again: its since_usec and uid are kept). */
 int db_removal_begin(Db *db, const DbRemoval *r, uint64_t now_usec);
 /* The removal has finished: its row goes, and with step -1 every row of the job in target. */
 int db_removal_end(Db *db, const DbRemoval *r);
