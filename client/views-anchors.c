@@ -19,6 +19,7 @@
 #include "shared/spec.h"
 #include "verbs-results.h"
 #include "views-format.h"
+#include "text.h"
 
 /* ---- iozone ---- */
 
@@ -359,7 +360,7 @@ static int export_finish(int r) {
         if (r >= 0 && fflush(stdout) != 0)
                 r = negative_errno();
         if (r < 0) {
-                fprintf(stderr, "benchctl: export: cannot write to stdout: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: export: cannot write to stdout: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
@@ -379,7 +380,9 @@ int export_iozone(const JobRuns *j) {
         _cleanup_free_ IozoneCell *cells = NULL;
         _cleanup_free_ char *preamble = NULL;
         json_object *run = j->n_ok > 0 ? j->ok[0] : NULL;
-        size_t n;
+        size_t n, preamble_size = 0;
+        FILE *m;
+        int r;
 
         if (iozone_cells(j, &cells, &n) < 0)
                 return BENCHCTL_EXIT_FAILURE;
@@ -389,10 +392,14 @@ int export_iozone(const JobRuns *j) {
                         "--profile iozone for them\n", j->job);
                 return BENCHCTL_EXIT_FAILURE;
         }
-        /* iozone's own preamble lines start with a tab, as this one. */
-        if (asprintf(&preamble, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION, j->job,
-                     j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
-                     rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j)) < 0)
+        /* iozone's own preamble lines start with a tab, as this one; the names in it escaped. */
+        m = open_memstream(&preamble, &preamble_size);
+        if (!m)
+                return BENCHCTL_EXIT_FAILURE;
+        r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION, j->job,
+                         j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
+                         rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j));
+        if (fclose(m) != 0 || r < 0)
                 return BENCHCTL_EXIT_FAILURE;
         return export_finish(iozone_report_print(stdout, preamble, cells, n));
 }

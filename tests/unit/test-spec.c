@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <ftw.h>
 #include <sys/sysmacros.h>
@@ -771,19 +772,20 @@ START_TEST(test_typed_good) {
 }
 END_TEST
 
-/* A map value of at most 1024 bytes. */
+/* A map value of at most 1024 bytes (options mke2fs takes: -qqq...). */
 START_TEST(test_map_value_long) {
         _cleanup_spec_ JobSpec s;
         _cleanup_free_ char *err = NULL;
         char value[SPEC_MAP_VALUE_MAX + 2];
 
         spec_init(&s);
-        memset(value, 'o', sizeof(value) - 1);
+        memset(value, 'q', sizeof(value) - 1);
+        value[0] = '-';
         value[sizeof(value) - 1] = 0;
         ck_assert_int_eq(spec_set_from_string(&s, "mkfs_options.ext4", value, &err), -EINVAL);
         ck_assert_msg(strstr(err, "mkfs_options.ext4: longer than 1024 bytes"), "%s", err);
         value[SPEC_MAP_VALUE_MAX] = 0;
-        ck_assert_int_eq(spec_set_from_string(&s, "mkfs_options.ext4", value, NULL), 0);
+        ck_assert_int_eq(spec_set_from_string(&s, "mkfs_options.ext4", value, &err), 0);
         ck_assert_uint_eq(strlen(spec_map_get(&s.mkfs_options, "ext4")), SPEC_MAP_VALUE_MAX);
 }
 END_TEST
@@ -1148,7 +1150,7 @@ static const char *const roundtrip_cases[][20] = {
         { "filesystems=ext4,btrfs", "devices=/dev/loop1,/dev/disk/by-id/x", "destructive=true", "workload=write",
           "mkfs_options.ext4=-E lazy_itable_init=0,nodiscard", "mount_options.btrfs=compress=zstd,noatime",
           "mount_options.ext4=noatime", "layout=single", "tags=matrix", NULL },
-        { "target=/dev/loop7", "filesystems=xfs", "destructive=true", "profile=bonnie", "mkfs_options.xfs=-f -m crc=1",
+        { "target=/dev/loop7", "filesystems=xfs", "destructive=true", "profile=bonnie", "mkfs_options.xfs=-K -m crc=1",
           NULL },
         { "filesystems=btrfs", "devices=/dev/a,/dev/b,/dev/c", "target=/dev/b", "layout=raid10", "destructive=true",
           "workload=randread", "mkfs_options.btrfs=-O ^no-holes --csum xxhash", NULL },
@@ -1444,6 +1446,31 @@ static const struct {
         { "F", { "workload=putc", "size=1M", NULL }, -EINVAL, "workload putc writes a file of its own", TARGET_FILE },
         { "/dev/null", { "workload=getc", NULL }, -EINVAL, "character device; workload getc", TARGET_FILE },
 };
+
+/* Metadata's directories are held open by the worker: dirs beyond what a worker may open here (the
+ * hard RLIMIT_NOFILE, lowered in this forked case) is refused, saying how many would do. */
+START_TEST(test_check_dirs_files) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *t = NULL;
+        struct rlimit rl = { 1024, 1024 };
+
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        ck_assert_int_ge(asprintf(&t, "target=%s", tmpdir), 0);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=metadata", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "file_count=4000", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "dirs=961", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, &err), 0);
+        ck_assert_int_eq(spec_check_target(&s, NULL, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "dirs=961") && strstr(err, "may open 1024 files") && strstr(err, "at most dirs=960"),
+                      "%s", err);
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "dirs=960", NULL), 0);
+        ck_assert_msg(spec_check_target(&s, NULL, &err) == 0, "%s", strna(err));
+}
+END_TEST
 
 START_TEST(test_check_target) {
         _cleanup_spec_ JobSpec s;
@@ -2153,6 +2180,7 @@ static Suite *spec_suite(void) {
 
         tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
         tcase_add_loop_test(tcc, test_check_target, 0, ELEMENTSOF(check_cases));
+        tcase_add_test(tcc, test_check_dirs_files);
         tcase_add_test(tcc, test_needed_bytes);
         tcase_add_loop_test(tcc, test_check_same, 0, ELEMENTSOF(same_cases));
         tcase_add_test(tcc, test_check_identity);
