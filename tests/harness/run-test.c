@@ -24,11 +24,11 @@
  * the pipe going away never kills a test that is still cleaning up. When the test ends (by itself,
  * or by the SIGTERM the keeper sends its group when the front is signalled or dies — SIGKILL after
  * --grace seconds, default 60), the keeper:
- *   - waits a moment for what the test started to go, then names every process still below it
- *     (being the subreaper, orphans come to it whatever group or session they made), ends them
- *     (SIGTERM, then SIGKILL) and reaps them;
+ *   - gives what the test stopped 3 s to go, then names every process still below it (being the
+ *     subreaper, orphans come to it whatever group or session they made), ends them (SIGTERM,
+ *     then SIGKILL) and reaps them;
  *   - names and detaches every mount under the test's directory and every loop device backed by a
- *     file in it;
+ *     file in it (one whose detach is pending, held open by udev's probe say, gets 10 s to go);
  *   - removes the directory (unless BENCHD_TEST_KEEP=1);
  *   - exits with the test's status, or 1 when a test that passed or skipped left something behind.
  *
