@@ -32,6 +32,9 @@ BENCHD_TEST_DEPS=(
         clang libclang-rt-14-dev
 )
 
+# tests/stress-suite keeps a core busy with stress-ng (`yes` without it).
+BENCHD_STRESS_DEPS=(stress-ng)
+
 # missing_deps PKG...: prints the packages that are not installed.
 missing_deps() {
         local p

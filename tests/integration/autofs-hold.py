@@ -15,8 +15,9 @@
 #   serve  answer the waiting requests and every later one: REAL is bind-mounted on ROOT/NAME
 #   forget NAME  detach ROOT/NAME and remove it, so that the next lookup of NAME asks again
 #   quit   end
-# On SIGTERM or quit the mount goes catatonic (every waiting and later lookup fails at once) and
-# everything we mounted is detached, so nothing is left behind however the test ends.
+# On SIGTERM, quit or the death of the process that started us, the mount goes catatonic (every
+# waiting and later lookup fails at once) and everything we mounted is detached, so nothing is left
+# behind however the test ends. fuse-hold.py does the same with FUSE, for kernels without autofs.
 
 import ctypes
 import errno
@@ -31,6 +32,7 @@ AUTOFS_IOC_READY = 0x9360
 AUTOFS_IOC_CATATONIC = 0x9362
 MS_BIND = 4096
 MNT_DETACH = 2
+PR_SET_PDEATHSIG = 1
 # struct autofs_v5_packet: hdr (proto, type), token, dev, ino, uid, gid, pid, tgid, len, name
 PACKET = struct.Struct("=iiIIQIIIII")
 
@@ -64,6 +66,11 @@ def main():
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, on_term)
+    # Die with the test that started us, however it dies (we leave its process group below).
+    parent = os.getppid()
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:
+        return
     # Our own process group: lookups by its members are the daemon's and never wait.
     os.setpgrp()
     r, w = os.pipe()

@@ -27,6 +27,24 @@ MANAGER_IFACE=org.benchd.Benchd1.Manager
 JOB_IFACE=org.benchd.Benchd1.Job
 TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 
+# Every test runs under run-test (tests/harness/run-test.c): in process groups of its own below a
+# child subreaper, with a TMPDIR of its own; what is still running, mounted or attached when the
+# test ends is named, ended, and fails a test that passed. meson starts it so; a test started by
+# hand starts itself so (BENCHD_TEST_NAME is set by run-test).
+if [ -z "${BENCHD_TEST_NAME:-}" ] && [ -x "$BUILD_ROOT/tests/harness/run-test" ]; then
+        exec "$BUILD_ROOT/tests/harness/run-test" --name "$TEST_NAME" -- bash "$0" "$@"
+fi
+
+# The system's python3, the one scripts/deps.sh installs python3-dbus and python3-gi for, before
+# any other python3 in PATH: a version manager's shim (pyenv) in front of it costs a shell script or
+# three per call, seconds on a loaded machine, and the tests call python3 in their polling loops.
+# BENCHD_TEST_PYTHON names another.
+PYTHON3=${BENCHD_TEST_PYTHON:-}
+[ -n "$PYTHON3" ] || { [ -x /usr/bin/python3 ] && PYTHON3=/usr/bin/python3; } || PYTHON3=$(command -v python3 || echo python3)
+python3() {
+        "$PYTHON3" "$@"
+}
+
 log() { printf '[%s %s] %s\n' "$(date +%T)" "$TEST_NAME" "$*" >&2; }
 
 # ---------------------------------------------------------------------------------------------
@@ -152,6 +170,63 @@ require_cmd() {
         for c in "$@"; do
                 command -v "$c" >/dev/null 2>&1 || skip "needs $c"
         done
+}
+
+# have_fs TYPE: the kernel mounts TYPE: listed in /proc/filesystems, or its module loads (a
+# filesystem built as a module is listed only once loaded; mount(2) would load it too).
+_fs_listed() {
+        awk -v t="$1" '$NF == t { f = 1 } END { exit !f }' /proc/filesystems 2>/dev/null
+}
+have_fs() {
+        local mod=$1
+        _fs_listed "$1" && return 0
+        [ "$1" = autofs ] && mod=autofs4
+        modprobe -q "$mod" 2>/dev/null || return 1
+        _fs_listed "$1"
+}
+
+# require_fs TYPE...: skips unless the kernel mounts each TYPE and mkfs.TYPE is installed.
+require_fs() {
+        local t
+        for t in "$@"; do
+                have_fs "$t" || skip "needs $t in the kernel (not in /proc/filesystems, and modprobe $t failed)"
+                command -v "mkfs.$t" >/dev/null 2>&1 || skip "needs mkfs.$t"
+        done
+}
+
+# require_loop: skips unless loop devices can be made (the loop driver, losetup).
+require_loop() {
+        [ -e /dev/loop-control ] || modprobe -q loop 2>/dev/null || true
+        [ -e /dev/loop-control ] || skip "needs loop devices (no /dev/loop-control, and modprobe loop failed)"
+        command -v losetup >/dev/null 2>&1 || skip "needs losetup"
+}
+
+# require_hang: a directory whose lookups hang until the test answers them, as a hung NFS automount
+# does (test-slow-check): autofs-hold.py or fuse-hold.py, with the same interface. BENCHD_TEST_HANG
+# =autofs or =fuse chooses; otherwise autofs where the kernel has it, else FUSE. Sets HANG_KIND and
+# HANG_HELPER, or skips saying what the kernel lacks.
+require_hang() {
+        local want=${BENCHD_TEST_HANG:-} fuse_ok=0 autofs_ok=0
+        have_fs autofs && autofs_ok=1
+        have_fs fuse && [ -c /dev/fuse ] && fuse_ok=1
+        case "$want" in
+        autofs)
+                [ "$autofs_ok" = 1 ] || skip "BENCHD_TEST_HANG=autofs, but the kernel has no autofs"
+                HANG_KIND=autofs ;;
+        fuse)
+                [ "$fuse_ok" = 1 ] || skip "BENCHD_TEST_HANG=fuse, but the kernel has no FUSE (fuse, /dev/fuse)"
+                HANG_KIND=fuse ;;
+        "")
+                if [ "$autofs_ok" = 1 ]; then
+                        HANG_KIND=autofs
+                elif [ "$fuse_ok" = 1 ]; then
+                        HANG_KIND=fuse
+                else
+                        skip "needs autofs or FUSE in the kernel to make a lookup hang (neither is there)"
+                fi ;;
+        *) fail "BENCHD_TEST_HANG='$want': expected autofs or fuse" ;;
+        esac
+        HANG_HELPER="$SOURCE_ROOT/tests/integration/$HANG_KIND-hold.py"
 }
 
 require_binaries() {
@@ -299,11 +374,25 @@ start_monitor() {
                 --match="type='signal',interface='$MANAGER_IFACE',member='RegressionDetected'" \
                 --match="type='error'" \
                 --match="type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='$MANAGER_PATH/job'" \
+                --match="$MONITOR_PROBE_MATCH" \
                 >"$MONITOR_LOG" 2>"$TEST_DIR/monitor.err" &
         local pid=$!
         defer kill_wait "$pid" 2
-        # busctl monitor prints nothing until the first message; give BecomeMonitor a moment.
-        sleep 0.3
+        monitor_wait "$MONITOR_LOG" "$TEST_DIR/monitor.err"
+}
+
+# A monitor started with --match="$MONITOR_PROBE_MATCH" is ready once it has seen a probe signal:
+# monitor_wait LOG [ERR] emits probes until one is in LOG, so that the test never misses a signal
+# sent before BecomeMonitor took effect (and never waits longer than that takes).
+MONITOR_PROBE_MATCH="type='signal',interface='org.benchd.Test',member='MonitorProbe'"
+monitor_wait() {
+        local log=$1 err=${2:-/dev/null} i
+        for ((i = 0; i < 300; i++)); do
+                bus emit /org/benchd/test org.benchd.Test MonitorProbe >/dev/null 2>&1 || true
+                grep -q MonitorProbe "$log" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        fail "the bus monitor writing $log saw no probe signal in 30 s: $(cat "$err" 2>/dev/null)"
 }
 
 # _benchd_errors: "error.name: message" for every error reply benchd sent, one per line.
@@ -606,6 +695,7 @@ LOOP_DEV=
 make_loop() {
         local size=$1 img
         shift
+        require_loop
         _LOOP_N=$((_LOOP_N + 1))
         img="$TEST_DIR/loop$_LOOP_N.img"
         truncate -s "$size" "$img"
@@ -633,6 +723,7 @@ umount_retry() {
 # make_fs TYPE DEV MOUNTPOINT [MOUNT_OPTIONS]
 make_fs() {
         local type=$1 dev=$2 mnt=$3 opts=${4:-}
+        require_fs "$type"
         case "$type" in
         ext4 | ext3 | ext2) "mkfs.$type" -q -F "$dev" >/dev/null ;;
         xfs | btrfs) "mkfs.$type" -q -f "$dev" >/dev/null ;;

@@ -141,6 +141,7 @@ class Shared:
         self.removed = {}       # id -> JobRemoved result
         self.stopping = False
         self.user_bound = 0     # MaxQueuedJobsPerUser= of benchd, to check it holds
+        self.spare = set()      # ids never to cancel (the test's job holding the queue)
 
 
 class Client:
@@ -233,10 +234,10 @@ class Client:
         self.call("submit_invalid", MANAGER, MANAGER_IFACE, "SubmitJob", "a{sv}", [self.invalid_spec()])
 
     def cancel_target(self):
-        # Mostly our own newest jobs (queued or running), sometimes anyone's.
+        # Mostly our own newest jobs (queued or running), sometimes anyone's but the spared.
         if self.mine and self.rng.random() < 0.7:
             return self.pick(self.mine[-8:])
-        return self.pick(self.shared.seen[-64:]) or self.pick(self.mine)
+        return self.pick([j for j in self.shared.seen[-64:] if j not in self.shared.spare]) or self.pick(self.mine)
 
     def do_cancel(self):
         job = self.cancel_target()
@@ -341,12 +342,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--wait-jobs", type=float, default=0)
     ap.add_argument("--user-bound", type=int, default=0)
+    # Never cancel these jobs (the test's job that holds the queue for the round).
+    ap.add_argument("--spare", type=int, action="append", default=[])
+    # Created when the load is over (every call answered), before waiting for the jobs to end.
+    ap.add_argument("--loaded-file")
     a = ap.parse_args()
 
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     stats = Stats()
     shared = Shared(a.target, random.Random(a.seed))
     shared.user_bound = a.user_bound
+    shared.spare = set(a.spare)
     loop = GLib.MainLoop()
 
     # JobRemoved, heard on a connection that makes no calls.
@@ -383,6 +389,8 @@ def main():
                 return True
             state["load_end"] = now
             state["deadline"] = now + a.wait_jobs
+            if a.loaded_file:
+                open(a.loaded_file, "w").close()
         pending = [j for j in shared.queued if j not in shared.removed]
         if pending and now < state["deadline"]:
             return True

@@ -16,8 +16,8 @@
 #
 # Environment:
 #   BENCHD_NSPAWN_CACHE   where the cached root lives (default /var/tmp/benchd-nspawn-root)
-#   BENCHD_NSPAWN_MIRROR  the Debian mirror (default: the first deb.debian.org-style URI of
-#                         /etc/apt/sources.list{,.d/*} naming the "debian" archive)
+#   BENCHD_NSPAWN_MIRROR  the Debian mirror (default: the first mirror of the machine's apt
+#                         configuration that serves the suite, see apt-mirrors.py)
 
 NSPAWN_CACHE=${BENCHD_NSPAWN_CACHE:-/var/tmp/benchd-nspawn-root}
 NSPAWN_SUITE=bookworm
@@ -25,19 +25,29 @@ NSPAWN_SUITE=bookworm
 NSPAWN_PACKAGES=systemd,dbus,systemd-sysv,polkitd,libpam-systemd,libsystemd0,libudev1,libmount1,libblkid1,libsqlite3-0,liburing2,libjson-c5,libinih1,e2fsprogs,util-linux
 NSPAWN_STAMP="$NSPAWN_CACHE/.benchd-nspawn-stamp"
 
-# _nspawn_mirror: the configured Debian mirror (the URI serving the main archive, not security).
+# _nspawn_mirror: the Debian mirror to build the root from: BENCHD_NSPAWN_MIRROR, or the first mirror
+# of the machine's apt configuration (apt-mirrors.py: /etc/apt/sources.list, sources.list.d/*.list
+# and *.sources) that serves $NSPAWN_SUITE. Skips (77) naming what was tried when none answers.
 _nspawn_mirror() {
-        local m
+        local candidates from out
         if [ -n "${BENCHD_NSPAWN_MIRROR:-}" ]; then
-                echo "$BENCHD_NSPAWN_MIRROR"
-                return
+                candidates=$BENCHD_NSPAWN_MIRROR
+                from="BENCHD_NSPAWN_MIRROR"
+        else
+                candidates=$(python3 "$SOURCE_ROOT/tests/integration/apt-mirrors.py" --suite "$NSPAWN_SUITE") ||
+                        fail "apt-mirrors.py could not read the apt configuration"
+                [ -n "$candidates" ] || skip "no Debian mirror in the apt configuration (/etc/apt/sources.list," \
+                        "/etc/apt/sources.list.d/*.list, *.sources) to build the $NSPAWN_SUITE root from; set" \
+                        "BENCHD_NSPAWN_MIRROR"
+                from="the apt configuration"
         fi
-        # deb822 "URIs:" lines and one-line "deb URI suite" entries alike.
-        m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
-                        2>/dev/null |
-                sed -n -e 's/^URIs:[[:space:]]*//p' -e 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?//p' |
-                awk '{print $1}' | grep -E '/debian/?$' | head -n 1 || true)
-        echo "${m:-http://deb.debian.org/debian}"
+        # shellcheck disable=SC2086
+        if ! out=$(python3 "$SOURCE_ROOT/tests/integration/apt-mirrors.py" --reachable --suite "$NSPAWN_SUITE" \
+                        $candidates); then
+                skip "no Debian mirror reachable for $NSPAWN_SUITE (from $from): $(tr '\n' ';' <<<"$out")" \
+                        "set BENCHD_NSPAWN_MIRROR to one that is"
+        fi
+        echo "$out"
 }
 
 nspawn_root_build() {
@@ -48,7 +58,9 @@ nspawn_root_build() {
                 log "cached root $NSPAWN_CACHE ($want)"
                 return 0
         fi
-        mirror=$(_nspawn_mirror)
+        # Not in $(...): its skip must end this shell, not a subshell.
+        _nspawn_mirror >"$TEST_DIR/mirror"
+        mirror=$(cat "$TEST_DIR/mirror")
         tmp="$NSPAWN_CACHE.tmp.$$"
         rm -rf "$tmp"
         defer rm -rf "$tmp"

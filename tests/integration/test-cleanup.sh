@@ -14,6 +14,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 pgrep fsfreeze
+require_loop
+require_fs ext4
 require_binaries
 
 start_bus

@@ -86,7 +86,10 @@ assert_eq "t $a" "$(manager_prop RunningJob)" "RunningJob"
 assert_success "benchctl cancel $b" benchctl cancel "$b"
 assert_eq cancelled "$(wait_job_removed "$b" 10)" "JobRemoved of the cancelled queued job"
 assert_eq running "$(job_state "$a")" "the running job is untouched by cancelling another"
-sleep 1
+# Cancelled in its measured phase, with its file there (not in a guess at how long that takes).
+wait_for 60 bash -c "[ \"\$(busctl --address='$BUS_ADDRESS' get-property $BUS_NAME $MANAGER_PATH/job/$a $JOB_IFACE Live)\" != 'a{sv} 0' ]" ||
+        fail "job $a sent no sample in 60 s"
+[ -n "$(benchd_files "$T")" ] || fail "no .benchd-* file in $T while job $a writes"
 start=$(date +%s)
 bus call "$BUS_NAME" "$MANAGER_PATH/job/$a" "$JOB_IFACE" Cancel || fail "Job.Cancel failed"
 assert_eq cancelled "$(wait_job_removed "$a" 30)" "JobRemoved of the cancelled running job"

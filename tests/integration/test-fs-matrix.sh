@@ -18,6 +18,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfs.xfs mkfs.btrfs blkid sha256sum wipefs
+require_loop
+require_fs ext4 xfs btrfs
 require_binaries
 
 INVALID=org.benchd.Benchd1.Error.InvalidSpec

@@ -58,7 +58,7 @@ assert_eq interrupted "$(sql "select status from runs where job_id = $a")" "runs
 assert_eq queued "$(job_state "$b")" "jobs.state of the queued job after SIGTERM"
 assert_eq "" "$(benchd_files "$T")" ".benchd-* files after SIGTERM"
 # benchd flushes its bus before it exits; the monitor may write the signal a moment later.
-wait_for 5 job_removed_result "$a" || fail "no JobRemoved for job $a, interrupted by SIGTERM"
+wait_for 30 job_removed_result "$a" || fail "no JobRemoved for job $a, interrupted by SIGTERM"
 assert_eq interrupted "$(job_removed_result "$a")" "JobRemoved result of the interrupted job"
 
 # ---- 2. a new benchd on the same database runs the queued job ----

@@ -27,6 +27,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv stat find
+require_loop
+require_fs ext4
 require_binaries
 /usr/bin/python3 -c 'import dbus, dbus.mainloop.glib; from gi.repository import GLib' 2>/dev/null ||
         skip "needs /usr/bin/python3 with python3-dbus and python3-gi (scripts/deps.sh)"

@@ -21,6 +21,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfs.xfs sha256sum wipefs blkid
+require_loop
+require_fs ext4 xfs
 require_binaries "$BENCHCTL_BIN"
 
 UNSAFE=org.benchd.Benchd1.Error.Unsafe
@@ -136,14 +138,14 @@ DB="$TEST_DIR/benchd-$2.db"
 attach_as "$IMG1"
 printf 'ScratchDevices=%s\n' "$NODE" >"$CONF"
 start_benchd --config="$CONF"
-wait_for 5 dev_exists "$NAME" || fail "no object for $NAME"
+wait_for 120 dev_exists "$NAME" || fail "no object for $NAME"
 assert_eq "b true" "$(dev_prop "$NAME" Scratch)" "Scratch of $NAME as configured"
 
 detach_own
-wait_for 5 dev_gone "$NAME" || fail "$NAME still has an object after the detach"
+wait_for 120 dev_gone "$NAME" || fail "$NAME still has an object after the detach"
 attach_as "$IMG2"
 sum=$(sha256sum <"$IMG2")
-wait_for 5 dev_exists "$NAME" || fail "no object for $NAME after the attach"
+wait_for 120 dev_exists "$NAME" || fail "no object for $NAME after the attach"
 # The inventory shows what the device carries now, and that it is not the device marked scratch.
 wait_prop 5 "$NAME" FsType '"ext4"'
 wait_prop 5 "$NAME" Scratch "b false"
@@ -157,7 +159,7 @@ assert_contains "$row" " ext4 " "benchctl devices row of $NAME"
 assert_not_contains "$row" "ok (scratch)" "benchctl devices row of $NAME"
 assert_contains "$row" "ext4 signature" "benchctl devices row of $NAME"
 # Once in the log, not at every event.
-wait_for 5 this_benchd_logged "$NAME.*not the device ScratchDevices=" ||
+wait_for 120 this_benchd_logged "$NAME.*not the device ScratchDevices=" ||
         fail "benchd did not log that $NAME is not the device marked scratch: $(tail -n 20 "$BENCHD_LOG")"
 udevadm trigger --action=change "$NODE"
 events_sync
@@ -176,7 +178,7 @@ assert_eq 0 "$(sql "select count(*) from jobs")" "jobs accepted"
 # the name is the same case).
 stop_benchd
 start_benchd --config="$CONF"
-wait_for 5 dev_exists "$NAME" || fail "no object for $NAME after the restart"
+wait_for 120 dev_exists "$NAME" || fail "no object for $NAME after the restart"
 assert_eq "b false" "$(dev_prop "$NAME" Scratch)" "Scratch of the swapped $NAME after a restart"
 call_error SubmitJob 'a{sv}' 5 target s "$NODE" "${DESTRUCTIVE[@]}"
 assert_contains "$ERR" "$UNSAFE: " "a destructive write to the swapped $NODE after a restart"
@@ -186,12 +188,12 @@ assert_eq "$sum" "$(sha256sum <"$IMG2")" "sha256 of $IMG2 after the refusal afte
 stop_benchd
 printf '# named again\nScratchDevices=%s\n' "$NODE" >"$CONF"
 start_benchd --config="$CONF"
-wait_for 5 dev_exists "$NAME" || fail "no object for $NAME after the second restart"
+wait_for 120 dev_exists "$NAME" || fail "no object for $NAME after the second restart"
 assert_eq "b true" "$(dev_prop "$NAME" Scratch)" "Scratch of $NAME once benchd.conf named it again"
 assert_contains "$(dev_prop "$NAME" ScratchReason)" "$IMG2" "ScratchReason of $NAME bound again"
 stop_benchd
 detach_own
-wait_for 5 dev_gone "$NAME" 2>/dev/null || true
+wait_for 120 dev_gone "$NAME" 2>/dev/null || true
 }
 
 case_2() {
@@ -202,7 +204,7 @@ printf 'ScratchDevices=loop-file:%s\n' "$img3" >"$CONF"
 # Another image under our number first: not scratch, refused.
 attach_as "$IMG2"
 start_benchd --config="$CONF"
-wait_for 5 dev_exists "$NAME" || fail "no object for $NAME"
+wait_for 120 dev_exists "$NAME" || fail "no object for $NAME"
 assert_eq "b false" "$(dev_prop "$NAME" Scratch)" "Scratch of $NAME backed by $IMG2"
 sum=$(sha256sum <"$IMG2")
 call_error SubmitJob 'a{sv}' 5 target s "$NODE" "${DESTRUCTIVE[@]}"
@@ -213,7 +215,7 @@ detach_own
 loopdev=$(losetup -f --show "$img3")
 defer losetup -d "$loopdev"
 other=${loopdev#/dev/}
-wait_for 5 dev_exists "$other" || fail "no object for $other"
+wait_for 120 dev_exists "$other" || fail "no object for $other"
 wait_prop 5 "$other" Scratch "b true"
 id=$(submit_busctl target s "$loopdev" "${DESTRUCTIVE[@]}") || fail "destructive job on $loopdev ($img3) refused"
 assert_eq succeeded "$(wait_job_removed "$id" 120)" "destructive job $id on $loopdev"

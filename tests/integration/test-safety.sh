@@ -19,6 +19,8 @@
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 sha256sum wipefs
+require_loop
+require_fs ext4
 require_binaries
 
 UNSAFE=org.benchd.Benchd1.Error.Unsafe

@@ -10,34 +10,36 @@
 # error, and its check process goes with benchd.
 #
 # The hang is deterministic, without timing: the target is a path under an autofs mount whose
-# daemon is this test (autofs-hold.py), so the check's stat() of it sleeps in the kernel until the
-# test answers, as on a hung NFS automount. (A frozen filesystem would not do: stat and statvfs do
-# not block on one; only writes do.) The daemon also says which process waits: benchd's check
-# process, not benchd.
+# daemon is this test (autofs-hold.py), or, on a kernel without autofs, under a FUSE filesystem
+# served by this test (fuse-hold.py, same commands; BENCHD_TEST_HANG=autofs|fuse chooses), so the
+# check's stat() of it sleeps in the kernel until the test answers, as on a hung NFS automount. (A
+# frozen filesystem would not do: stat and statvfs do not block on one; only writes do.) The
+# daemon also says which process waits: benchd's check process, not benchd.
 
 . "$(dirname "$0")/lib.sh"
 
 require_root
 require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfifo setpriv
 require_binaries
-grep -qw autofs /proc/filesystems || skip "needs autofs in the kernel"
+require_hang
+log "the target hangs on $HANG_KIND ($(basename "$HANG_HELPER"))"
 
 start_bus
 start_monitor
 scratch_fs 512M
 AUTO="$TEST_DIR/auto"
-STATUS="$TEST_DIR/autofs.status"
-CONTROL="$TEST_DIR/autofs.ctl"
+STATUS="$TEST_DIR/hang.status"
+CONTROL="$TEST_DIR/hang.ctl"
 mkdir -p "$AUTO"
 mkfifo "$CONTROL"
 : >"$STATUS"
 # Run after the helper has gone (newest first): detaches whatever it could not.
 defer umount -l "$AUTO"
-_LOGS+=("$TEST_DIR/autofs.log")
-python3 "$(dirname "$0")/autofs-hold.py" "$AUTO" "$SCRATCH_DIR" "$STATUS" "$CONTROL" >"$TEST_DIR/autofs.log" 2>&1 &
-AUTOFS_PID=$!
-defer kill_wait "$AUTOFS_PID"
-wait_for 10 grep -qx ready "$STATUS" || fail "the automount did not come up: $(cat "$TEST_DIR/autofs.log")"
+_LOGS+=("$TEST_DIR/hang.log")
+python3 "$HANG_HELPER" "$AUTO" "$SCRATCH_DIR" "$STATUS" "$CONTROL" >"$TEST_DIR/hang.log" 2>&1 &
+HANG_PID=$!
+defer kill_wait "$HANG_PID"
+wait_for 10 grep -qx ready "$STATUS" || fail "the $HANG_KIND mount did not come up: $(cat "$TEST_DIR/hang.log")"
 
 start_benchd
 
@@ -157,7 +159,7 @@ bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$b17" >/dev/n
 
 # ---- 4. the check at a step's start is off the loop too ----
 # Queued behind a blocker while its target answers; then the target hangs again (its bind mount
-# taken away, the automount holding the next lookup), and the blocker is cancelled: the job's
+# taken away, the mount holding the next lookup), and the blocker is cancelled: the job's
 # step starts with a check that waits, in a benchd-verdict process, while benchd answers.
 control serve
 blocker=$(submit_busctl target s "$SCRATCH_DIR" workload s write size s 64M block_size s 64K runtime_ms u 120000 \
@@ -168,7 +170,7 @@ late=$(submit_busctl target s "$AUTO/late" workload s write size s 1M block_size
 assert_eq queued "$(job_state "$late")" "the job behind the blocker"
 control hold
 control "forget late"
-wait_for 10 grep -qx "forgot late" "$STATUS" || fail "the automount did not forget $AUTO/late"
+wait_for 10 grep -qx "forgot late" "$STATUS" || fail "the $HANG_KIND mount did not forget $AUTO/late"
 looked=$(n_pending late)
 bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$blocker" >/dev/null
 looked_again() {
@@ -194,7 +196,7 @@ gone_job=$(submit_busctl target s "$AUTO/late2" workload s write size s 1M block
         fail "SubmitJob on $AUTO/late2 failed while its target answers"
 control hold
 control "forget late2"
-wait_for 10 grep -qx "forgot late2" "$STATUS" || fail "the automount did not forget $AUTO/late2"
+wait_for 10 grep -qx "forgot late2" "$STATUS" || fail "the $HANG_KIND mount did not forget $AUTO/late2"
 looked=$(n_pending late2)
 bus call "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" CancelJob t "$blocker" >/dev/null
 looked_again2() {

@@ -23,6 +23,8 @@
 
 require_root
 require_cmd losetup blkid mkfs.ext4 mkfs.xfs mkfs.btrfs findmnt python3 sha256sum wipefs
+require_loop
+require_fs ext4 xfs btrfs
 [ -x "$WORKER_BIN" ] || fail "$WORKER_BIN is not built (BUILD_ROOT=$BUILD_ROOT)"
 
 # Outside /tmp: inside the worker's namespace a tmpfs of its own hides /tmp, so a file there

@@ -13,6 +13,8 @@
 
 require_root
 require_cmd losetup mkfs.ext4 python3 pgrep
+require_loop
+require_fs ext4
 [ -x "$WORKER_BIN" ] || fail "$WORKER_BIN is not built (BUILD_ROOT=$BUILD_ROOT)"
 
 SIZE_MB=32
@@ -316,7 +318,7 @@ interrupt_run() {
         set -e
         [ "$rc" = 1 ] || fail "$label: the worker exited $rc, expected 1"
         # shellcheck disable=SC2086
-        wait_for 5 none_alive $kids || fail "$label: stream processes $kids outlived the run"
+        wait_for 30 none_alive $kids || fail "$label: stream processes $kids outlived the run"
         no_leftovers "$D" "$label"
 }
 

@@ -39,16 +39,21 @@ static bool listed(pid_t pid) {
         return false;
 }
 
-/* Forks a child that sleeps until killed. */
-static pid_t spawn_sleeper(bool new_session) {
-        pid_t pid = fork();
+/* The test case's process: what the sleepers wait for should a failed case not kill them. */
+static pid_t owner;
 
+/* Forks a child that sleeps until killed (or until the test case's process is gone). */
+static pid_t spawn_sleeper(bool new_session) {
+        pid_t pid;
+
+        if (owner == 0)
+                owner = getpid();
+        pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
                 if (new_session)
                         (void) setsid();
-                for (;;)
-                        pause();
+                check_wait_for_owner(owner);
         }
         return pid;
 }
@@ -90,6 +95,7 @@ START_TEST(test_adopted_orphan) {
 
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
         ck_assert_int_eq(pipe(pipefd), 0);
+        owner = getpid();       /* not middle's: the orphan outlives middle by design */
 
         /* middle forks an orphan-to-be in a session of its own, tells us its pid, and exits. */
         middle = fork();

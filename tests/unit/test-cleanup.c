@@ -48,8 +48,9 @@ static void rm_rf(const char *path) {
 }
 
 static void tmp_setup(void) {
-        char base[] = "/tmp/test-cleanup-XXXXXX";
+        char base[96];
 
+        ck_assert_int_lt(snprintf(base, sizeof(base), "%s/test-cleanup-XXXXXX", check_tmpdir()), (int) sizeof(base));
         ck_assert_ptr_nonnull(mkdtemp(base));
         snprintf(tmpdir, sizeof(tmpdir), "%s/target", base);
         snprintf(outside, sizeof(outside), "%s/outside", base);
@@ -416,8 +417,6 @@ START_TEST(test_spawn_as_user) {
         Cleanup *c = NULL;
         Done d = {};
 
-        if (!getpwuid(65534))
-                return; /* no user to be */
         /* The caller may reach the target and write in it. */
         ck_assert_int_eq(chmod(dirname(base), 0755), 0);
         ck_assert_int_eq(chown(tmpdir, 65534, 65534), 0);
@@ -452,20 +451,35 @@ START_TEST(test_spawn_as_user) {
 }
 END_TEST
 
-/* The other user's files need root (lchown): they are test-cleanup-root (--root), skipped without. */
-static Suite *cleanup_suite(bool need_root) {
-        Suite *s = suite_create(need_root ? "cleanup-root" : "cleanup");
-        TCase *tc = tcase_create("rules");
-        TCase *tb;
+/* A user to be, for the removal as a caller (test_spawn_as_user). */
+static const char *missing_root_and_nobody(void) {
+        if (geteuid() != 0)
+                return "needs root";
+        return getpwuid(65534) ? NULL : "needs a user with uid 65534 to run the removal as";
+}
+
+/* The other user's files need root (lchown), the removal as a caller needs root and a user to be:
+ * they are test-cleanup-root (--root), each skipped with the reason where that is missing
+ * (check_run_cases()). */
+static int cleanup_root_cases(void) {
+        TCase *tc = tcase_create("other-user"), *tu = tcase_create("as-user");
 
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-        if (need_root) {
-                tcase_add_test(tc, test_other_user);
-                tcase_add_test(tc, test_spawn_as_user);
-                suite_add_tcase(s, tc);
-                return s;
-        }
-        tb = tcase_create("background");
+        tcase_add_test(tc, test_other_user);
+        tcase_add_checked_fixture(tu, tmp_setup, tmp_teardown);
+        tcase_add_test(tu, test_spawn_as_user);
+        return check_run_cases("cleanup-root", (const CheckCase[]) {
+                { "other-user", tc, check_missing_root },
+                { "as-user", tu, missing_root_and_nobody },
+        }, 2);
+}
+
+static Suite *cleanup_suite(void) {
+        Suite *s = suite_create("cleanup");
+        TCase *tc = tcase_create("rules");
+        TCase *tb = tcase_create("background");
+
+        tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
         tcase_add_test(tc, test_step);
         tcase_add_test(tc, test_all_steps);
         tcase_add_test(tc, test_depth);
@@ -483,11 +497,7 @@ static Suite *cleanup_suite(bool need_root) {
 }
 
 int main(int argc, char **argv) {
-        bool need_root = argc > 1 && streq(argv[1], "--root");
-
-        if (need_root && geteuid() != 0) {
-                printf("SKIP: the other user's files need root (lchown)\n");
-                return CHECK_EXIT_SKIP;
-        }
-        return check_run(cleanup_suite(need_root));
+        if (argc > 1 && streq(argv[1], "--root"))
+                return cleanup_root_cases();
+        return check_run(cleanup_suite());
 }

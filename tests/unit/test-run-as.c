@@ -128,28 +128,28 @@ static void secret_teardown(void) {
         (void) unlink(secret);
 }
 
-static Suite *run_as_suite(bool root) {
-        Suite *s = suite_create(root ? "run-as-root" : "run-as");
+/* Changing identity needs root: test-run-as-root (--root), skipped with the reason without it. */
+static int run_as_root_cases(void) {
+        TCase *tc = tcase_create("identity-root");
+
+        tcase_add_unchecked_fixture(tc, secret_setup, secret_teardown);
+        tcase_add_test(tc, test_become_nobody);
+        tcase_add_test(tc, test_unknown_uid);
+        return check_run_cases("run-as-root", (const CheckCase[]) { { "identity-root", tc, check_missing_root } }, 1);
+}
+
+static Suite *run_as_suite(void) {
+        Suite *s = suite_create("run-as");
         TCase *tc = tcase_create("identity");
 
-        if (root) {
-                tcase_add_unchecked_fixture(tc, secret_setup, secret_teardown);
-                tcase_add_test(tc, test_become_nobody);
-                tcase_add_test(tc, test_unknown_uid);
-        } else {
-                tcase_add_test(tc, test_groups);
-                tcase_add_test(tc, test_root_stays);
-        }
+        tcase_add_test(tc, test_groups);
+        tcase_add_test(tc, test_root_stays);
         suite_add_tcase(s, tc);
         return s;
 }
 
 int main(int argc, char **argv) {
-        bool root = argc > 1 && streq(argv[1], "--root");
-
-        if (root && geteuid() != 0) {
-                printf("SKIP: changing identity needs root\n");
-                return CHECK_EXIT_SKIP;
-        }
-        return check_run(run_as_suite(root));
+        if (argc > 1 && streq(argv[1], "--root"))
+                return run_as_root_cases();
+        return check_run(run_as_suite());
 }

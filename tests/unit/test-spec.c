@@ -1371,14 +1371,14 @@ END_TEST
 
 /* ---- spec_check_target on real files ---- */
 
-static char tmpdir[] = "/tmp/test-spec-XXXXXX";
+static char tmpdir[PATH_MAX / 2];
 static char path_file[PATH_MAX], path_small[PATH_MAX], path_fifo[PATH_MAX], path_missing[PATH_MAX];
 
 static void check_setup(void) {
         _cleanup_close_ int fd = -EBADF;
         static char block[8192];
 
-        strcpy(tmpdir, "/tmp/test-spec-XXXXXX"); /* each test case gets its own */
+        snprintf(tmpdir, sizeof(tmpdir), "%s/test-spec-XXXXXX", check_tmpdir()); /* each test case gets its own */
         ck_assert_ptr_nonnull(mkdtemp(tmpdir));
         snprintf(path_file, sizeof(path_file), "%s/data", tmpdir);
         snprintf(path_small, sizeof(path_small), "%s/small", tmpdir);
@@ -1927,7 +1927,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 
 static void fake_base_setup(void) {
-        strcpy(fake_base, "/tmp/test-spec-root-XXXXXX");
+        snprintf(fake_base, sizeof(fake_base), "%s/test-spec-root-XXXXXX", check_tmpdir());
         ck_assert_ptr_nonnull(mkdtemp(fake_base));
 }
 
@@ -2124,25 +2124,28 @@ START_TEST(test_check_matrix_here) {
 }
 END_TEST
 
-/* The cases that need root (mknod, loop devices) are a suite of their own, run as the test
- * test-spec-root (--root), which reports itself skipped, not passed, without root. */
-static Suite *spec_suite(bool root) {
-        Suite *s = suite_create(root ? "spec-root" : "spec");
-        TCase *tc, *tcc = tcase_create("check"), *tcl, *tcm;
+/* The cases that need root (mknod) or loop devices run as the test test-spec-root (--root), each
+ * skipped with the reason where the machine lacks what it needs (check_run_cases()). */
+static int spec_root_cases(void) {
+        TCase *tcc = tcase_create("block-node"), *tcl = tcase_create("loop");
 
-        if (root) {
-                tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
-                tcase_add_test(tcc, test_check_block_node);
-                suite_add_tcase(s, tcc);
+        tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
+        tcase_add_test(tcc, test_check_block_node);
 
-                tcl = tcase_create("loop");
-                tcase_add_unchecked_fixture(tcl, check_setup, check_teardown);
-                tcase_add_unchecked_fixture(tcl, loop_setup, loop_teardown);
-                tcase_add_loop_test(tcl, test_check_loop, 0, ELEMENTSOF(loop_cases));
-                tcase_add_test(tcl, test_check_matrix_loop);
-                suite_add_tcase(s, tcl);
-                return s;
-        }
+        tcase_add_unchecked_fixture(tcl, check_setup, check_teardown);
+        tcase_add_unchecked_fixture(tcl, loop_setup, loop_teardown);
+        tcase_add_loop_test(tcl, test_check_loop, 0, ELEMENTSOF(loop_cases));
+        tcase_add_test(tcl, test_check_matrix_loop);
+
+        return check_run_cases("spec-root", (const CheckCase[]) {
+                { "block-node", tcc, check_missing_root },
+                { "loop", tcl, check_missing_loop },
+        }, 2);
+}
+
+static Suite *spec_suite(void) {
+        Suite *s = suite_create("spec");
+        TCase *tc, *tcc = tcase_create("check"), *tcm;
 
         tc = tcase_create("spec");
         tcase_add_loop_test(tc, test_parse_size, 0, ELEMENTSOF(size_cases));
@@ -2196,11 +2199,7 @@ static Suite *spec_suite(bool root) {
 }
 
 int main(int argc, char **argv) {
-        bool root = argc > 1 && streq(argv[1], "--root");
-
-        if (root && geteuid() != 0) {
-                printf("SKIP: the block-device cases need root (mknod, losetup)\n");
-                return CHECK_EXIT_SKIP;
-        }
-        return check_run(spec_suite(root));
+        if (argc > 1 && streq(argv[1], "--root"))
+                return spec_root_cases();
+        return check_run(spec_suite());
 }

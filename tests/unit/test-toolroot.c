@@ -385,10 +385,6 @@ START_TEST(test_root_entered) {
         struct stat st;
         int status, pids = -1;
 
-        if (access("/etc/ld.so.conf", R_OK) < 0) {
-                printf("no /etc/ld.so.conf here to bind as a configuration file: skipped\n");
-                return;
-        }
         /* A mount namespace of this (forked) case's own: everything goes with it. */
         ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
         ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
@@ -450,18 +446,30 @@ START_TEST(test_root_entered) {
 }
 END_TEST
 
-static Suite *toolroot_suite(bool root) {
+/* What the root case needs beyond root: a configuration file to bind (check_run_cases()). */
+static const char *missing_root_entered(void) {
+        if (geteuid() != 0)
+                return "building a tool root needs root (mounts, mknod)";
+        if (access("/etc/ld.so.conf", R_OK) < 0)
+                return "no /etc/ld.so.conf here to bind as a configuration file";
+        return NULL;
+}
+
+/* The root case runs as test-toolroot-root (--root), skipped with the reason where the machine
+ * lacks what it needs. */
+static int toolroot_root_cases(void) {
+        TCase *tr = tcase_create("root");
+
+        tcase_set_timeout(tr, 60);
+        tcase_add_unchecked_fixture(tr, base_setup, base_teardown);
+        tcase_add_test(tr, test_root_entered);
+        return check_run_cases("toolroot-root", (const CheckCase[]) { { "root", tr, missing_root_entered } }, 1);
+}
+
+static Suite *toolroot_suite(void) {
         Suite *s = suite_create("toolroot");
         TCase *tc = tcase_create("plain");
 
-        if (root) {
-                TCase *tr = tcase_create("root");
-                tcase_set_timeout(tr, 60);
-                tcase_add_unchecked_fixture(tr, base_setup, base_teardown);
-                tcase_add_test(tr, test_root_entered);
-                suite_add_tcase(s, tr);
-                return s;
-        }
         tcase_set_timeout(tc, 60);
         tcase_add_loop_test(tc, test_closure_is_ldds, 0, ELEMENTSOF(closure_programs));
         tcase_add_test(tc, test_closure_script);
@@ -480,9 +488,7 @@ int main(int argc, char **argv) {
         if (n < 0)
                 return EXIT_FAILURE;
         self_path[n] = 0;
-        if (root && geteuid() != 0) {
-                printf("SKIP: building a tool root needs root (mounts, mknod)\n");
-                return CHECK_EXIT_SKIP;
-        }
-        return check_run(toolroot_suite(root));
+        if (root)
+                return toolroot_root_cases();
+        return check_run(toolroot_suite());
 }
