@@ -81,6 +81,7 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 l.reads = l.writes = true;
                 break;
         case WORKLOAD_SEEKS:
+        case WORKLOAD_READ_MODIFY_WRITE:
                 l.reads = l.writes = l.writes_le_reads = true;
                 l.ops_rule = PROTO_OPS_READS;
                 break;
@@ -105,11 +106,24 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 l.inflight_ios = streams * 2;
                 l.ops_max = UINT64_MAX;
                 if (!timed) {
-                        l.ops_max = streams * PROTO_SEEKS_PER_STREAM;
+                        l.ops_max = PROTO_SEEKS_TOTAL;
                         l.ios_max = 2 * l.ops_max;
                         l.bytes_max = l.ios_max * s->block_size;
-                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%u seeks in each of %" PRIu64 " streams, "
-                                 "each a block read and at most one written back", PROTO_SEEKS_PER_STREAM, streams);
+                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%u seeks shared by %" PRIu64 " streams, "
+                                 "each a block read and at most one written back", PROTO_SEEKS_TOTAL, streams);
+                }
+                break;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                /* Each block of size read and written back: one operation, two I/Os. */
+                l.inflight_ios = streams * 2;
+                l.ops_max = UINT64_MAX;
+                if (!timed) {
+                        l.ops_max = streams * div_round_up(s->size, s->block_size);
+                        l.ios_max = 2 * l.ops_max;
+                        l.bytes_max = l.ios_max * s->block_size;
+                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%" PRIu64 " streams of size %" PRIu64 " rounded "
+                                 "up to whole blocks of %" PRIu64 ", each block read and written back", streams,
+                                 s->size, s->block_size);
                 }
                 break;
         case WORKLOAD_PING:

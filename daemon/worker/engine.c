@@ -155,7 +155,9 @@ static double engine_progress(Engine *e, uint64_t elapsed_ns, uint64_t progress_
 static uint64_t engine_ops_asked(Engine *e) {
         switch (e->spec->workload) {
         case WORKLOAD_SEEKS:
-                return (uint64_t) SEEKS_PER_STREAM * e->n_streams;
+                return SEEKS_TOTAL;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                return e->n_streams * ((e->spec->size + e->spec->block_size - 1) / e->spec->block_size);
         case WORKLOAD_PING:
                 return PING_COUNT;
         case WORKLOAD_METADATA:
@@ -345,6 +347,9 @@ static void stream_main(Stream *s) {
                 break;
         case WORKLOAD_PUTC:
                 (void) stream_putc(s);
+                break;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                (void) stream_read_modify_write(s);
                 break;
         case WORKLOAD_GETC:
                 (void) stream_getc(s);

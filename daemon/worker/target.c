@@ -117,12 +117,13 @@ static int open_directory_target(Engine *e, char **reterr) {
                 s->name = TAKE_PTR(name);
                 s->region = spec->size;
 
-                /* Every file is allocated up front (fio's fallocate=native): one contiguous
-                 * allocation for the layout to fill, and for a sequential write the measured writes
-                 * time the device rather than the allocator growing the file one write at a time.
-                 * Filesystems without fallocate just skip it. */
-                int r = fallocate(s->fd, 0, 0, (off_t) spec->size);
-                if (r < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+                /* fallocate=native (fio's default): the file is allocated up front, one contiguous
+                 * allocation for the layout to fill, and a sequential write times the device rather
+                 * than the allocator growing the file one write at a time. fallocate=none leaves
+                 * that to the writes, as dd, bonnie++ and iozone do. Filesystems without fallocate
+                 * just skip it. */
+                if (spec->fallocate == FALLOCATE_NATIVE &&
+                    fallocate(s->fd, 0, 0, (off_t) spec->size) < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
                         return set_error(reterr, -errno, "cannot allocate %s/%s: %m", spec->target, s->name);
         }
         return 0;
@@ -398,9 +399,10 @@ int target_layout(Engine *e, char **reterr) {
                 }
         }
 
-        /* Cold cache for the measured phase; then reread warms it on purpose (iozone -i 1's
-         * second pass), which a direct run makes moot. */
-        for (unsigned i = 0; i < e->n_streams; i++)
+        /* Cold cache for the measured phase (invalidate=false keeps what the layout left, as
+         * iozone's read tests find the file its write test wrote); then reread warms it on
+         * purpose (iozone -i 1's second pass), which a direct run makes moot. */
+        for (unsigned i = 0; spec->invalidate && i < e->n_streams; i++)
                 if (e->streams[i].fd >= 0 && (i == 0 || e->streams[i].fd != e->streams[0].fd))
                         drop_cache(e, e->streams[i].fd);
 
