@@ -458,7 +458,8 @@ static void sleep_until(Engine *e, uint64_t t_ns) {
         }
 }
 
-/* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter). */
+/* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter),
+ * after one that is not counted (ioping's warm-up, -a 1). */
 int stream_ping(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
@@ -474,13 +475,18 @@ int stream_ping(Stream *s) {
         if (r < 0)
                 return r;
 
+        /* ioping's warm-up request: the first, whatever it met on the way (a cold inode, an idle
+         * device waking up), is not one of the figures. */
+        if (pread(s->fd, bufs.buf[0], spec->block_size, (off_t) offset_gen_next(&gen)) < 0) {
+                buffers_free(&bufs);
+                return stream_fail(s, -errno, "the warm-up read failed: %m");
+        }
+
         for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
-                if (i > 0) {
-                        next += interval_ns;
-                        sleep_until(e, next);
-                        if (engine_should_stop(e))
-                                break;
-                }
+                next += interval_ns;
+                sleep_until(e, next);
+                if (engine_should_stop(e))
+                        break;
                 IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
                 req.start_ns = now_nsec(CLOCK_MONOTONIC);
                 ssize_t n = pread(s->fd, req.buf, req.len, (off_t) req.offset);

@@ -19,6 +19,7 @@
 #include "shared/histogram.h"
 #include "check-util.h"
 #include "shared/proto-plausible.h"
+#include "shared/served.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
@@ -787,6 +788,28 @@ static const struct {
         { "the mean just below the minimum", SPEC_WRITE, { RESULT_OK, .lat_min_ns = 30015, .lat_mean_ns = 51623 },
           { TALLY_OK }, false, 0, NULL },
 
+        /* The worker's CPU time and its served verdict. */
+        { "CPU time of one stream and the worker", SPEC_WRITE,
+          { RESULT_OK, .process_user_usec = 2000000, .process_sys_usec = 4000000 }, { TALLY_OK }, false, 0, NULL },
+        { "more CPU time than the processes have", SPEC_WRITE,
+          { RESULT_OK, .process_user_usec = 5000000, .process_sys_usec = 4000001 }, { TALLY_OK }, false, 0,
+          "RESULT process_user_usec=5000000 + process_sys_usec=4000001 is more CPU time than 1 streams and the "
+          "worker can use in 2000000 us" },
+        { "writes the device saw", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 9 << 20, .served = SERVED_DEVICE },
+          { TALLY_OK }, false, 0, NULL },
+        { "writes the page cache kept, said so", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 1 << 20,
+            .served = SERVED_PAGE_CACHE }, { TALLY_OK }, false, 0, NULL },
+        { "writes the page cache kept, called the device's", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 1 << 20, .served = SERVED_DEVICE },
+          { TALLY_OK }, false, 0, "RESULT served=device, but its device counters (read 0, written 1048576 bytes; "
+          "backing read 0, written 0) make it page-cache" },
+        { "a verdict without counters", SPEC_WRITE, { RESULT_OK, .served = SERVED_DEVICE }, { TALLY_OK }, false, 0,
+          "make it not judged" },
+        { "the image's disk did not see them", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING, .device_bytes_written = 8 << 20,
+            .served = SERVED_BACKING_FILE }, { TALLY_OK }, false, 0, NULL },
         { "a count above INT64_MAX", SPEC_WRITE, { RESULT_OK, .ios_written = I64MAX + 1 }, { TALLY_OK }, false, 0,
           "RESULT ios_written=9223372036854775808 is above" },
         { "before the measure phase", SPEC_WRITE, { RESULT_OK }, { TALLY_OK, .stage = PROTO_STAGE_LAYOUT }, false, 0,
