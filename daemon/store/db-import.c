@@ -97,6 +97,13 @@ static const ImportColumn import_columns[] = {
         { "cpu_user_pct", IMPORT_REAL, false },
         { "cpu_sys_pct", IMPORT_REAL, false },
         { "dev_util_pct", IMPORT_REAL, false },
+        { "process_user_usec", IMPORT_INT, false },
+        { "process_sys_usec", IMPORT_INT, false },
+        { "device_bytes_read", IMPORT_INT, false },
+        { "device_bytes_written", IMPORT_INT, false },
+        { "backing_bytes_read", IMPORT_INT, false },
+        { "backing_bytes_written", IMPORT_INT, false },
+        { "served_from", IMPORT_TEXT, false },
 };
 
 static const char *kind_name(ImportKind k) {
