@@ -34,13 +34,14 @@ static bool crystal_key_of(json_object *run, CrystalKey *k) {
 
         if (!w)
                 return false;
-        if (streq(w, "read") || streq(w, "write"))
+        /* The crystal profile's sequential writes overwrite a laid-out file (rewrite), as KDiskMark's. */
+        if (streq(w, "read") || streq(w, "write") || streq(w, "rewrite"))
                 k->random = false;
         else if (streq(w, "randread") || streq(w, "randwrite"))
                 k->random = true;
         else
                 return false;
-        k->write = streq(w, "write") || streq(w, "randwrite");
+        k->write = streq(w, "write") || streq(w, "rewrite") || streq(w, "randwrite");
         k->block_size = rec_u64_or(run, "block_size", 0);
         k->queue_depth = rec_u64_or(run, "queue_depth", 1);
         k->jobs = rec_u64_or(run, "jobs", 1);

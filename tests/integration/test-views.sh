@@ -192,7 +192,8 @@ db = sqlite3.connect(sys.argv[1]); d = json.load(open(sys.argv[2]))
 assert [t["test"] for t in d["tests"]] == ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"], d["tests"]
 for t in d["tests"]:
     for side in ("read", "write"):
-        wl = ("rand" if t["test"].startswith("RND") else "") + side
+        # the sequential writes overwrite a laid-out file, as those of KDiskMark do
+        wl = ("rand" + side) if t["test"].startswith("RND") else "read" if side == "read" else "rewrite"
         mb, iops, lat = db.execute("select mb_per_s, iops, lat_mean_ns from run_summary where job_id = ? and workload = ? "
                                    "and block_size = ? and queue_depth = ? and jobs = ?",
                                    (d["job"], wl, t["block_size"], t["queue_depth"], t["jobs"])).fetchone()
