@@ -151,13 +151,15 @@ static int parse_pattern(JobSpec *s, const char *value, char **reterr) {
                 s->pattern = PATTERN_RANDOM;
         else if (streq(value, "zero"))
                 s->pattern = PATTERN_ZERO;
+        else if (streq(value, "dev-zero"))
+                s->pattern = PATTERN_DEV_ZERO;
         else if (strncmp(value, "compressible:", 13) == 0 && strlen(value + 13) <= 3 &&
                  spec_parse_decimal(value + 13, &pct) >= 0 && pct <= 100)
                 s->pattern = PATTERN_COMPRESSIBLE;
         else
                 ok = false;
         if (!ok)
-                return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
+                return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero, dev-zero or "
                                  "compressible:NN with NN from 0 to 100, e.g. compressible:50", CALLER_TEXT(value));
         s->compress_pct = (uint32_t) pct;
         return 0;
@@ -481,7 +483,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         [SPEC_KEY_PATTERN] = {
                 "pattern", SPEC_KIND_STRING, .parse = parse_pattern, .text = text_pattern,
                 .fill_default = default_pattern, .default_text = "random", .runs_column = "pattern",
-                .doc = "data written: random (incompressible), zero, or compressible:NN (NN% zeros)",
+                .doc = "data written: random (incompressible), zero, dev-zero (zeros read from /dev/zero before "
+                       "each write, inside the time, as dd if=/dev/zero copies them), or compressible:NN (NN% zeros)",
         },
         [SPEC_KEY_STRIDE] = {
                 "stride", SPEC_KIND_SIZE, NUM(stride, SPEC_BLOCK_SIZE_MIN, SPEC_SIZE_MAX), .unit = "bytes",

@@ -93,6 +93,7 @@ typedef enum PatternKind {
         PATTERN_RANDOM,       /* incompressible, refilled so dedupe cannot flatter */
         PATTERN_ZERO,
         PATTERN_COMPRESSIBLE, /* compress_pct percent of each block is zeros */
+        PATTERN_DEV_ZERO,     /* zeros read(2) from /dev/zero before each write, as dd if=/dev/zero */
         _PATTERN_MAX,
 } PatternKind;
 

@@ -79,6 +79,21 @@ static bool op_is_write(Stream *s, Workload w) {
         }
 }
 
+/* len bytes from fd into buf, through short reads and EINTR; EOF is -EIO. */
+static int read_all(int fd, void *buf, size_t len) {
+        for (size_t done = 0; done < len;) {
+                ssize_t n = read(fd, (uint8_t *) buf + done, len - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
 /* Flushes the stream's file as the spec says: fsync, or fdatasync. */
 static int stream_sync(Stream *s) {
         int r;
@@ -110,6 +125,7 @@ typedef struct DataLoop {
         Buffers bufs;
         unsigned depth, n_free, inflight;
         bool wrote;
+        int zero_fd;            /* pattern=dev-zero: /dev/zero, read into each write's buffer */
 } DataLoop;
 
 /* What one data_loop_run() measured: its completions and when the first was queued and the last
@@ -130,11 +146,13 @@ static void data_loop_close(DataLoop *l) {
         }
         if (l->io)
                 l->s->engine->io_ops->close(l->io);
+        if (l->zero_fd >= 0)
+                close(l->zero_fd);
         buffers_free(&l->bufs);
         free(l->reqs);
         free(l->free_list);
         free(l->done);
-        *l = (DataLoop) {};
+        *l = (DataLoop) { .zero_fd = -EBADF };
 }
 
 static int data_loop_open(Stream *s, DataLoop *l) {
@@ -143,7 +161,7 @@ static int data_loop_open(Stream *s, DataLoop *l) {
         unsigned depth = e->depth;
         int r;
 
-        *l = (DataLoop) { .s = s, .depth = depth };
+        *l = (DataLoop) { .s = s, .depth = depth, .zero_fd = -EBADF };
         l->reqs = calloc(depth, sizeof(IoRequest));
         l->free_list = calloc(depth, sizeof(IoRequest *));
         l->done = calloc(depth, sizeof(IoRequest *));
@@ -162,6 +180,15 @@ static int data_loop_open(Stream *s, DataLoop *l) {
                 l->free_list[i] = &l->reqs[i];
         }
         l->n_free = depth;
+
+        if (spec->pattern == PATTERN_DEV_ZERO && workload_writes(spec->workload)) {
+                l->zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+                if (l->zero_fd < 0) {
+                        r = -errno;
+                        data_loop_close(l);
+                        return stream_fail(s, r, "cannot open /dev/zero for pattern=dev-zero: %s", strerror(-r));
+                }
+        }
 
         r = e->io_ops->open(s->fd, depth, &l->io);
         if (r < 0) {
@@ -190,7 +217,15 @@ static int data_loop_run(DataLoop *l, OffsetGen *gen, uint64_t base, uint64_t bu
                         req->offset = base + offset_gen_next(gen);
                         req->len = (uint32_t) spec->block_size;
                         req->write = op_is_write(s, spec->workload);
-                        if (req->write)
+                        /* dd if=/dev/zero copies each block from /dev/zero before it writes it: with
+                         * pattern=dev-zero so does the stream, in the measured time. */
+                        if (req->write && l->zero_fd >= 0) {
+                                r = read_all(l->zero_fd, req->buf, req->len);
+                                if (r < 0) {
+                                        l->free_list[l->n_free++] = req;
+                                        return stream_fail(s, r, "reading /dev/zero failed: %s", strerror(-r));
+                                }
+                        } else if (req->write)
                                 pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         req->start_ns = now_nsec(CLOCK_MONOTONIC);
                         if (stats && stats->ios == 0 && issued == 0)

@@ -52,7 +52,7 @@ print(len(ext), sum("unwritten" in l for l in ext), os.path.getsize(sys.argv[1])
 # ---- 1. dd's write file: allocated as written, nothing preallocated ----
 mapfile -t DD_WRITE < <(step_keys dd write)
 printf '%s\n' "${DD_WRITE[@]}" | grep -qx 'fallocate=none' || fail "dd.ini's write step does not set fallocate=none"
-printf '%s\n' "${DD_WRITE[@]}" | grep -qx 'pattern=zero' || fail "dd.ini's write step does not set pattern=zero"
+printf '%s\n' "${DD_WRITE[@]}" | grep -qx 'pattern=dev-zero' || fail "dd.ini's write step does not set pattern=dev-zero"
 KEEP="$(dirname "$D")/keep"
 mkdir -p "$KEEP"
 chattr +a "$KEEP" || skip "chattr +a is not supported here"

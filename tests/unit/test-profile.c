@@ -287,7 +287,7 @@ START_TEST(test_shipped_dd_ping) {
         ck_assert_int_eq(steps[0].sync, SYNC_END);
         ck_assert_int_eq(steps[0].sync_call, SYNC_CALL_FSYNC);
         ck_assert_int_eq(steps[0].fallocate, FALLOCATE_NONE);
-        ck_assert_int_eq(steps[0].pattern, PATTERN_ZERO);
+        ck_assert_int_eq(steps[0].pattern, PATTERN_DEV_ZERO);
         ck_assert_int_eq(steps[1].workload, WORKLOAD_READ);
         ck_assert(steps[1].direct);
         spec_array_free(steps, n);

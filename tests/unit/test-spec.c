@@ -358,6 +358,7 @@ static const struct {
         { "sync=fdatasync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FDATASYNC },
         { "sync=fsync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FSYNC },
         { "pattern=zero", SPEC_KEY_PATTERN, PATTERN_ZERO * 1000 },
+        { "pattern=dev-zero", SPEC_KEY_PATTERN, PATTERN_DEV_ZERO * 1000 },
         { "pattern=random", SPEC_KEY_PATTERN, PATTERN_RANDOM * 1000 },
         { "pattern=compressible:0", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 0 },
         { "pattern=compressible:50", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 50 },
