@@ -16,6 +16,7 @@
 #include "record.h"
 #include "verbs-results.h"
 #include "views-format.h"
+#include "text.h"
 
 void job_runs_clear(JobRuns *j) {
         free(j->ok);
@@ -136,14 +137,14 @@ void print_job_head(const JobRuns *j, const char *what) {
         json_object *run = j->n_ok > 0 ? j->ok[0] : json_object_array_get_idx(j->runs, 0);
         const char *fs = rec_str(run, "fs_type"), *dev = run_device(run);
 
-        printf("Job %" PRIu64 " (%s%s) on %s", j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
-               rec_str(run, "target") ?: "?");
+        text_printf("Job %" PRIu64 " (%s%s) on %s", j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
+                    rec_str(run, "target") ?: "?");
         if (fs || dev)
-                printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
+                text_printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
         printf(", %zu succeeded run%s", j->n_ok, j->n_ok == 1 ? "" : "s");
         if (j->n_other > 0)
                 printf(" (%zu more did not succeed and are left out)", j->n_other);
-        printf("%s%s\n", what ? ": " : "", what ?: "");
+        text_printf("%s%s\n", what ? ": " : "", what ?: "");
 }
 
 /* ---- metrics ---- */

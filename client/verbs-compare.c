@@ -21,6 +21,7 @@
 #include "table.h"
 #include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "text.h"
 
 typedef struct CompareMetric {
         const char *label;
@@ -314,10 +315,12 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
         }
         if (arg_legend) {
                 double pct = (arg_confidence > 0 ? arg_confidence : 0.95) * 100;
-                printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the half-width of "
-                       "its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the difference "
-                       "against %s.\n~: not significant at %.4g%% (Welch's t-test), or too few runs to tell.\n",
-                       runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by, pct, baseline, pct);
+                text_printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the "
+                            "half-width of its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the "
+                            "difference against %s.\n~: not significant at %.4g%% (Welch's t-test), or too few runs "
+                            "to tell.\n",
+                            runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by, pct, baseline,
+                            pct);
         }
         return BENCHCTL_EXIT_OK;
 }
@@ -353,7 +356,7 @@ int compare_groups_json(sd_bus *bus, json_object **ret) {
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0) {
-                fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = sd_bus_call(bus, m, 0, &error, &reply);
@@ -365,7 +368,7 @@ int compare_groups_json(sd_bus *bus, json_object **ret) {
         if (r >= 0)
                 r = bus_message_read_json(reply, &cells);
         if (r < 0) {
-                fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         out = json_object_new_object();

@@ -26,6 +26,7 @@
 #include "table.h"
 #include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "text.h"
 
 #define MATRIX_ENTRIES_MAX 256u
 
@@ -196,10 +197,10 @@ static int matrix_load(sd_bus *bus, uint64_t job, const char *baseline, Matrix *
                         if (streq(m.entries[i].name, baseline))
                                 break;
                 if (i == m.n_entries) {
-                        fprintf(stderr, "benchctl: --baseline %s: job %" PRIu64 " has no such entry; its entries are:",
-                                baseline, job);
+                        text_fprintf(stderr, "benchctl: --baseline %s: job %" PRIu64 " has no such entry; its "
+                                     "entries are:", baseline, job);
                         for (size_t k = 0; k < m.n_entries; k++)
-                                fprintf(stderr, "%s '%s'", k ? "," : "", m.entries[k].name);
+                                text_fprintf(stderr, "%s '%s'", k ? "," : "", m.entries[k].name);
                         fprintf(stderr, "\n");
                         matrix_clear(&m);
                         return BENCHCTL_EXIT_USAGE;
@@ -439,8 +440,8 @@ static int print_compare_table(const Matrix *m, const Cell *cells) {
         if (table_print(t, arg_legend) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         if (arg_legend)
-                printf("\nMeans of the succeeded runs of each entry; %% rows: (entry - %s) / %s.\n",
-                       m->entries[m->baseline].name, m->entries[m->baseline].name);
+                text_printf("\nMeans of the succeeded runs of each entry; %% rows: (entry - %s) / %s.\n",
+                            m->entries[m->baseline].name, m->entries[m->baseline].name);
         return BENCHCTL_EXIT_OK;
 }
 

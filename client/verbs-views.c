@@ -21,6 +21,7 @@
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "views-format.h"
+#include "text.h"
 
 /* ---- CrystalDiskMark ---- */
 
@@ -265,8 +266,8 @@ static int view_ping(const JobRuns *j) {
         }
         first = sel[0];
         print_job_head(j, "ioping's summary");
-        printf("\n--- %s (%s %s) ioping statistics ---\n", rec_str(first, "target") ?: "?",
-               rec_str(first, "fs_type") ?: "device", run_device(first) ?: "");
+        text_printf("\n--- %s (%s %s) ioping statistics ---\n", rec_str(first, "target") ?: "?",
+                    rec_str(first, "fs_type") ?: "device", run_device(first) ?: "");
         if (ping_summary_print(stdout, &p) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         print_cache_note("ping", sel, n);

@@ -19,6 +19,7 @@
 #include "shared/spec.h"
 #include "verbs-results.h"
 #include "views-format.h"
+#include "text.h"
 
 /* ---- iozone ---- */
 
@@ -407,7 +408,7 @@ static int export_finish(int r) {
         if (r >= 0 && fflush(stdout) != 0)
                 r = negative_errno();
         if (r < 0) {
-                fprintf(stderr, "benchctl: export: cannot write to stdout: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: export: cannot write to stdout: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
@@ -427,7 +428,9 @@ int export_iozone(const JobRuns *j) {
         _cleanup_free_ IozoneCell *cells = NULL;
         _cleanup_free_ char *preamble = NULL;
         json_object *run = j->n_ok > 0 ? j->ok[0] : NULL;
-        size_t n;
+        size_t n, preamble_size = 0;
+        FILE *m;
+        int r;
 
         if (iozone_cells(j, &cells, &n) < 0)
                 return BENCHCTL_EXIT_FAILURE;
@@ -437,14 +440,17 @@ int export_iozone(const JobRuns *j) {
                         "--profile iozone for them\n", j->job);
                 return BENCHCTL_EXIT_FAILURE;
         }
-        /* iozone's own preamble lines start with a tab, as these. The cells a cache served, not the
-         * device, are said there: the report's cells are numbers. */
-        size_t cached = runs_cache_served(j->ok, j->n_ok);
-        if (asprintf(&preamble, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n%s", BENCHD_VERSION, j->job,
-                     j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
-                     rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j),
-                     cached > 0 ? "\t+++++ Some cells are the page cache's, not the device's: "
-                                  "benchctl show --job names them\n" : "") < 0)
+        /* iozone's own preamble lines start with a tab, as this one; the names in it escaped. The
+         * cells a cache served, not the device, are said there too: the report's cells are numbers. */
+        m = open_memstream(&preamble, &preamble_size);
+        if (!m)
+                return BENCHCTL_EXIT_FAILURE;
+        r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION, j->job,
+                         j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
+                         rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j));
+        if (r >= 0 && runs_cache_served(j->ok, j->n_ok) > 0)
+                fputs("\t+++++ Some cells are the page cache's, not the device's: benchctl show --job names them\n", m);
+        if (fclose(m) != 0 || r < 0)
                 return BENCHCTL_EXIT_FAILURE;
         return export_finish(iozone_report_print(stdout, preamble, cells, n));
 }

@@ -324,10 +324,19 @@ int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t 
         return r;
 }
 
-static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *buf, size_t size) {
+/* What a refusal of verdict i of the n of a SubmitJob names first: for a job of several steps the
+ * step ("step 1 (read): "); for a filesystem matrix, judged device by device, the device, in the
+ * order of devices= ("device 2 of 2, /dev/loop5: "). Nothing for a single verdict. */
+static const char *verdict_prefix(const JobSpec *spec, const JobSpec *steps, size_t n_steps, size_t n, size_t i,
+                                  char *buf, size_t size) {
         if (n <= 1)
                 return "";
-        snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
+        if (spec_is_matrix(spec) && i < strv_length(spec->devices))
+                snprintf(buf, size, "device %zu of %zu, %s: ", i + 1, n, CALLER_TEXT(spec->devices[i]));
+        else if (!spec_is_matrix(spec) && i < n_steps)
+                snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
+        else
+                return "";
         return buf;
 }
 
@@ -459,14 +468,15 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
 
         /* Each step's target identity, to be compared at the step's start. */
         for (size_t i = 0; i < n; i++) {
-                char pfx[96];
+                char pfx[256];
 
                 if (!v[i].error_name)
                         continue;
                 if (v[i].error == -ENOMEM || !v[i].reason)
                         return -ENOMEM;
                 return sd_bus_error_setf(error, v[i].error_name, "%s%s",
-                                         step_prefix(s->steps, n, i, pfx, sizeof(pfx)), v[i].reason);
+                                         verdict_prefix(&s->spec, s->steps, s->n_steps, n, i, pfx, sizeof(pfx)),
+                                         v[i].reason);
         }
         if (spec_is_matrix(&s->spec)) {
                 /* One verdict per device of the job: each step's members are some of them. */

@@ -125,25 +125,31 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
 int db_uuid_new(char ret[static DB_UUID_STRING_MAX]);
 bool db_uuid_valid(const char *s);
 
-/* ImportRuns (db-import.c): one run of a "benchd-export" document (README.md "Many machines"),
- * run_json being its object as benchctl export --format=benchd writes it: the run's columns, its
- * "samples", "histogram", "phases" and "positions". Untrusted: every column is checked for its
- * type and size, and the schema's CHECKs do the rest (-EINVAL with a message saying which column
- * and what it should be). Runs still running are refused. The run gets job_id NULL, the device of
+/* ImportRuns (db-import.c): the runs of a "benchd-export" document (README.md "Many machines"),
+ * runs being its "runs" array, each run's object as benchctl export --format=benchd writes it: the
+ * run's columns, its "samples", "histogram", "phases" and "positions". Untrusted, and judged whole
+ * before anything is written: every column and field for its JSON type, range (integers 0 to
+ * INT64_MAX, finite numbers) and size; the spec the row records (workload, block_size, size, ...)
+ * by the spec registry's rules; its figures by the rules its worker's frames were held to
+ * (proto_run_plausible(), with now_usec as now). Runs still running are refused. All of the
+ * document or none of it, in one transaction: -EINVAL (or -E2BIG for too many samples) with
+ * db_last_error() naming the run (its place and uuid), the column and what it should be, or
+ * another -errno from the database; nothing is written then. A run whose uuid is stored already
+ * (or came earlier in the document) is skipped. An imported run gets job_id NULL, the device of
  * the same identity if this host knows one (device_id NULL and device_name kept otherwise), and
- * origin_host. Returns 1 when imported (*ret_id its new id), 0 when a run of its uuid exists
- * already (nothing written). */
-#define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment and tags: 1 MiB */
+ * origin_host. Returns 0 with how many runs were imported and skipped. */
+#define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment, tags and members: 1 MiB */
 #define DB_IMPORT_SAMPLES_MAX (4u * 1024u * 1024u)
-int db_run_import(Db *db, const char *run_json, const char *origin_host, uint64_t *ret_id);
+struct json_object;
+int db_runs_import(Db *db, struct json_object *runs, const char *origin_host, uint64_t now_usec,
+                   uint64_t *ret_imported, uint64_t *ret_skipped);
 /* The document around the runs (db-import.c): {"format": "benchd-export", "version": 1, "host": ...,
  * "runs": [...]}, at most DB_IMPORT_DOCUMENT_MAX bytes and DB_IMPORT_RUNS_MAX runs. Parses text and
- * checks that outer layer (each run is db_run_import()'s to check); *ret_doc owns the parse,
+ * checks that outer layer (each run is db_runs_import()'s to check); *ret_doc owns the parse,
  * *ret_host and *ret_runs (a JSON array) point into it. -EINVAL with *reterr saying what is wrong and
  * what to give instead; -ENOMEM. */
 #define DB_IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
 #define DB_IMPORT_RUNS_MAX 100000u
-struct json_object;
 int db_import_document_parse(const char *text, struct json_object **ret_doc, const char **ret_host,
                              struct json_object **ret_runs, char **reterr);
 /* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */
@@ -202,6 +208,9 @@ int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
 /* Whether the devices table has identity: 1 with its firmware as recorded (*ret_firmware NULL
  * when none was ever reported; may be NULL), 0 when it has not (*ret_firmware untouched). */
 int db_device_find(Db *db, const char *identity, char **ret_firmware);
+/* The same for a device without WWN or serial, by its model (NULL: none) and kernel name, whatever
+ * its size: 1 with the firmware of the newest such row, 0 when there is none. */
+int db_device_find_model(Db *db, const char *model, const char *name, char **ret_firmware);
 
 /* ---- autoruns (schema/0011-autoruns.sql; store/db-autorun.c) ----
  * A disk that appeared with a new identity or firmware and BENCHD_AUTORUN set: at most one job per
@@ -243,6 +252,18 @@ int db_removal_begin(Db *db, const DbRemoval *r, uint64_t now_usec);
 int db_removal_end(Db *db, const DbRemoval *r);
 /* Every row, oldest first; cb's negative return stops and is returned. */
 int db_removal_foreach(Db *db, int (*cb)(const DbRemoval *r, void *userdata), void *userdata);
+
+/* ---- ScratchDevices= bindings (schema/0014-scratch-bindings.sql; store/db-scratch.c) ----
+ * A path in ScratchDevices= (spelling: /dev/sdb, /dev/disk/by-id/...) is bound to the identity of
+ * the device it named when benchd first saw it, for as long as benchd.conf keeps the modification
+ * time it had then (conf_mtime_nsec). */
+
+/* 1 with the identity spelling was bound to while benchd.conf had conf_mtime_nsec, 0 when it was
+ * not (never, or under another modification time). */
+int db_scratch_binding_get(Db *db, const char *spelling, int64_t conf_mtime_nsec, char **ret_identity);
+/* Records (or replaces) the binding. */
+int db_scratch_binding_set(Db *db, const char *spelling, const char *identity, int64_t conf_mtime_nsec,
+                           uint64_t now_usec);
 
 /* ---- pruning: samples of old runs go, everything else stays (db-prune.c) ----
  * In bounded steps, so the daemon's event loop stays responsive: each step is one transaction. */
@@ -438,8 +459,8 @@ int db_query_regressions(Db *db, const DbRegressionFilter *f, DbRowCallback cb, 
 
 /* ---- the latest figures for Prometheus (store/db-metrics.c) ---- */
 
-/* A series is what benchd exports to Prometheus as one label set: the succeeded runs of one
- * device (devices.id; runs without one form one series per remaining key), workload, block_size,
+/* A series is what benchd exports to Prometheus as one label set: the succeeded runs measured on
+ * this host (imported ones, with an origin_host, are their host's to export) of one device (devices.id; runs without one form one series per remaining key), workload, block_size,
  * queue_depth, jobs, fs_type and layout (NULL the same as ""). Its figures are those of its newest
  * run. Strings valid during the callback, never NULL (an unknown one is ""); a figure the run does
  * not have is NAN. */
@@ -473,6 +494,6 @@ typedef struct DbMetricSeries {
  * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_series index. Returns how many. */
 int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
                       void *userdata);
-/* The number of runs of each final status (succeeded, failed, cancelled, interrupted), in that
- * order, 0 for a status without runs. */
+/* The number of this host's runs (not imported) of each final status (succeeded, failed,
+ * cancelled, interrupted), in that order, 0 for a status without runs. */
 int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]);

@@ -1817,6 +1817,38 @@ START_TEST(test_pending_removals) {
 }
 END_TEST
 
+/* ScratchDevices= bindings: kept per path while benchd.conf keeps its modification time. */
+START_TEST(test_scratch_bindings) {
+        Db *db = open_db();
+        char *id = NULL;
+
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/a.img (inode 1 on 254:0)", 1000, 5), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdb", "serial:A", 1000, 5), 0);
+        db_close(db);
+        db = open_db();
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/a.img (inode 1 on 254:0)");
+        free(id);
+        id = NULL;
+        /* benchd.conf written since: no binding, and a new one replaces the old. */
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 0);
+        ck_assert_ptr_null(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/b.img (inode 2 on 254:0)", 2000, 6), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/b.img (inode 2 on 254:0)");
+        free(id);
+        id = NULL;
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/sdb", 1000, &id), 1);
+        ck_assert_str_eq(id, "serial:A");
+        free(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdc", "", 1000, 5), -EINVAL);
+        ck_assert_int_eq(db_scratch_binding_set(db, NULL, "serial:A", 1000, 5), -EINVAL);
+        db_close(db);
+}
+END_TEST
+
 START_TEST(test_uuid_valid) {
         ck_assert(db_uuid_valid("0123abcd-4567-4def-8901-23456789abcd"));
         ck_assert(!db_uuid_valid("0123ABCD-4567-4def-8901-23456789abcd"));
@@ -1825,141 +1857,6 @@ START_TEST(test_uuid_valid) {
         ck_assert(!db_uuid_valid("0123abcd-4567-4def-8901-23456789abcdx"));
         ck_assert(!db_uuid_valid(""));
         ck_assert(!db_uuid_valid(NULL));
-}
-END_TEST
-
-/* One run as an export document carries it, with the keys of patch (an RFC 7396 merge patch, so
- * null removes a key) put over it. */
-#define IMPORT_RUN_JSON                                                                              \
-        "{\"uuid\":\"0123abcd-4567-4def-8901-23456789abcd\",\"step\":0,\"repeat\":0,"                 \
-        "\"workload\":\"randread\",\"block_size\":4096,\"size\":1048576,\"runtime_ms\":2000,"         \
-        "\"ramp_ms\":0,\"queue_depth\":4,\"jobs\":1,\"direct\":1,\"target\":\"/dev/loop9\","          \
-        "\"device_name\":\"loop9\",\"device_identity\":\"nowhere-here\","                             \
-        "\"environment\":\"{\\\"host\\\":\\\"other-host\\\"}\",\"tags\":\"[\\\"a\\\"]\","             \
-        "\"started_usec\":1700000000000000,\"duration_usec\":2000000,\"status\":\"succeeded\","       \
-        "\"bytes_read\":8192,\"bytes_written\":0,\"ios_read\":2,\"ios_written\":0,\"ops\":0,"         \
-        "\"lat_p99_ns\":120000,\"cpu_user_pct\":1.5,"                                                 \
-        "\"samples\":[{\"t_ms\":1000,\"interval_us\":1000000,\"bytes_read\":4096,\"bytes_written\":0," \
-        "\"ios_read\":1,\"ios_written\":0,\"ops\":0,\"lat_mean_ns\":100000,\"iowait_pct\":2.5},"      \
-        "{\"t_ms\":2000,\"bytes_read\":4096,\"bytes_written\":0,\"ios_read\":1,\"ios_written\":0}],"  \
-        "\"histogram\":[[%" PRIu64 ",2]]}"
-
-static char *import_json(const char *patch) {
-        _cleanup_free_ char *base = NULL;
-        sqlite3 *s = NULL;
-        sqlite3_stmt *st = NULL;
-        char *j;
-
-        ck_assert_int_ge(asprintf(&base, IMPORT_RUN_JSON, histogram_bucket_upper(5)), 0);
-        if (!patch)
-                return TAKE_PTR(base);
-        ck_assert_int_eq(sqlite3_open(":memory:", &s), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT json_patch(?, ?)", -1, &st, NULL), SQLITE_OK);
-        sqlite3_bind_text(st, 1, base, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, patch, -1, SQLITE_STATIC);
-        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-        j = strdup((const char *) sqlite3_column_text(st, 0));
-        ck_assert_ptr_nonnull(j);
-        sqlite3_finalize(st);
-        sqlite3_close(s);
-        return j;
-}
-
-START_TEST(test_import_run) {
-        _cleanup_(db_closep) Db *db = open_db();
-        _cleanup_free_ char *j = import_json(NULL);
-        Rows rows = {};
-        uint64_t id = 0, id2 = 0;
-        sqlite3 *s;
-
-        ck_assert_int_eq(db_run_import(db, j, "other-host", &id), 1);
-        ck_assert_uint_gt(id, 0);
-        /* Idempotent by uuid. */
-        ck_assert_int_eq(db_run_import(db, j, "other-host", &id2), 0);
-
-        ck_assert_int_eq(db_get_run(db, id, collect, &rows), 1);
-        ck_assert_str_eq(field_text(&rows.row[0], "uuid"), "0123abcd-4567-4def-8901-23456789abcd");
-        ck_assert_str_eq(field_text(&rows.row[0], "origin_host"), "other-host");
-        ck_assert_str_eq(field_text(&rows.row[0], "workload"), "randread");
-        ck_assert_str_eq(field_text(&rows.row[0], "device_name"), "loop9");
-        ck_assert_int_eq(field_int(&rows.row[0], "lat_p99_ns"), 120000);
-        rows_clear(&rows);
-        ck_assert_int_eq(db_get_samples(db, id, collect, &rows), 2);
-        ck_assert_int_eq(field_int(&rows.row[1], "bytes_read"), 4096); /* ios × block_size */
-        ck_assert_double_eq_tol(field_real(&rows.row[0], "iowait_pct"), 2.5, 1e-9);
-        rows_clear(&rows);
-        ck_assert_int_eq(db_get_histogram(db, id, NULL, NULL), 1);
-
-        s = raw_open();
-        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 1);
-        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs WHERE job_id IS NULL AND device_id IS NULL"), 1);
-        ck_assert_int_eq(raw_int(s, "SELECT json_extract(environment, '$.host') = 'other-host' FROM runs"), 1);
-        sqlite3_close(s);
-}
-END_TEST
-
-/* Untrusted input: each of these is refused, with nothing written. */
-static const char *const import_bad[] = {
-        "{\"block_size\":\"4096\"}",                 /* a string for an integer */
-        "{\"block_size\":-1}",                        /* the schema's CHECK */
-        "{\"direct\":2}",
-        "{\"status\":\"running\"}",
-        "{\"status\":\"weird\"}",
-        "{\"uuid\":\"not-a-uuid\"}",
-        "{\"uuid\":null}",
-        "{\"workload\":null}",
-        "{\"tags\":\"{}\"}",                          /* not an array */
-        "{\"environment\":\"{broken\"}",
-        "{\"samples\":[{\"t_ms\":-5,\"ios_read\":1,\"ios_written\":0}]}",
-        "{\"samples\":[{\"t_ms\":5}]}",               /* no ios */
-        "{\"samples\":[7]}",
-        "{\"histogram\":[[12345,1]]}",                /* not a bucket bound */
-        "{\"histogram\":[[1000,\"x\"]]}",
-        "{\"cpu_user_pct\":\"high\"}",
-        "{\"phases\":[{\"phase\":\"\"}]}",
-};
-
-START_TEST(test_import_refused) {
-        _cleanup_(db_closep) Db *db = open_db();
-        _cleanup_free_ char *j = import_json(import_bad[_i]);
-        uint64_t id = 0;
-        sqlite3 *s;
-        int r;
-
-        r = db_run_import(db, j, "other-host", &id);
-        ck_assert_msg(r == -EINVAL || r == -E2BIG, "%s: %d (%s)", import_bad[_i], r, db_last_error(db));
-        ck_assert_ptr_nonnull(db_last_error(db));
-        s = raw_open();
-        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 0);
-        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data"), 0);
-        sqlite3_close(s);
-
-        /* And with the fault put right, the same run goes in: nothing half-written was left. */
-        free(j);
-        j = import_json(NULL);
-        ck_assert_int_eq(db_run_import(db, j, "other-host", &id), 1);
-}
-END_TEST
-
-START_TEST(test_import_limits) {
-        _cleanup_(db_closep) Db *db = open_db();
-        _cleanup_free_ char *big = malloc(DB_IMPORT_TEXT_MAX + 64), *j = NULL;
-        uint64_t id = 0;
-        size_t n;
-
-        ck_assert_ptr_nonnull(big);
-        strcpy(big, "{\"label\":\"");
-        n = strlen(big);
-        memset(big + n, 'x', DB_IMPORT_TEXT_MAX + 1);
-        strcpy(big + n + DB_IMPORT_TEXT_MAX + 1, "\"}");
-        j = import_json(big);
-        ck_assert_int_eq(db_run_import(db, j, "other-host", &id), -EINVAL);
-        ck_assert_ptr_nonnull(strstr(db_last_error(db), "label"));
-        ck_assert_int_eq(db_run_import(db, "[1,2]", "other-host", &id), -EINVAL);
-        ck_assert_int_eq(db_run_import(db, "{not json", "other-host", &id), -EINVAL);
-        free(j);
-        j = import_json(NULL);
-        ck_assert_int_eq(db_run_import(db, j, "", &id), -EINVAL);
 }
 END_TEST
 
@@ -2307,10 +2204,8 @@ int main(void) {
         tcase_add_test(tc_runs, test_migrate_run_uuids);
         tcase_add_test(tc_runs, test_uuid_valid);
         tcase_add_test(tc_runs, test_pending_removals);
+        tcase_add_test(tc_runs, test_scratch_bindings);
         tcase_add_test(tc_runs, test_job_foreach_newest);
-        tcase_add_test(tc_runs, test_import_run);
-        tcase_add_loop_test(tc_runs, test_import_refused, 0, ELEMENTSOF(import_bad));
-        tcase_add_test(tc_runs, test_import_limits);
         suite_add_tcase(s, tc_runs);
 
         tcase_add_checked_fixture(tc_query, setup, teardown);

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 14: whether a figure is the device's, and the worker's own CPU time
+-- benchd schema, version 16: whether a figure is the device's, and the worker's own CPU time
 -- (README.md "Figures the device did not produce").
 --
 --   process_user_usec, process_sys_usec
