@@ -43,6 +43,9 @@ bool job_wants_json(const JobRuns *j) {
 }
 
 void job_json_emit(const JobRuns *j, json_object *o) {
+        /* Every view says how many of its runs a cache served (each run's served_from is GetRun's). */
+        if (json_object_is_type(o, json_type_object))
+                json_object_object_add(o, "cache_served_runs", json_object_new_uint64(runs_cache_served(j->ok, j->n_ok)));
         if (j->json_sink) {
                 json_object_put(*j->json_sink);
                 *j->json_sink = json_object_get(o);
@@ -152,6 +155,61 @@ double run_cpu_pct(json_object *run) {
         if (!rec_double(run, "cpu_user_pct", &u) || !rec_double(run, "cpu_sys_pct", &s))
                 return NAN;
         return u + s;
+}
+
+double run_process_cpu_pct(json_object *run) {
+        double v;
+
+        return rec_double(run, "process_cpu_pct", &v) ? v : NAN;
+}
+
+void print_job_cache_notes(const JobRuns *j) {
+        for (size_t i = 0; i < j->n_ok; i++) {
+                uint64_t step = rec_u64_or(j->ok[i], "step", 0);
+                _cleanup_free_ json_object **sel = calloc(j->n_ok, sizeof(json_object *));
+                bool first = true;
+                size_t n = 0;
+                char what[128];
+
+                if (!sel)
+                        return;
+                /* Each step once, at its first run. */
+                for (size_t k = 0; k < j->n_ok; k++)
+                        if (rec_u64_or(j->ok[k], "step", 0) == step) {
+                                first = first && k >= i;
+                                sel[n++] = j->ok[k];
+                        }
+                if (!first)
+                        continue;
+                snprintf(what, sizeof what, "step %" PRIu64 " (%s, %" PRIu64 " bytes a block)", step + 1,
+                         rec_str(j->ok[i], "workload") ?: "?", rec_u64_or(j->ok[i], "block_size", 0));
+                print_cache_note(what, sel, n);
+        }
+}
+
+size_t runs_cache_served(json_object **runs, size_t n) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                k += run_cache_served(runs[i]);
+        return k;
+}
+
+void print_cache_note(const char *what, json_object **runs, size_t n) {
+        size_t page = 0, backing = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const char *s = rec_str(runs[i], "served_from");
+                page += streq_ptr(s, "page-cache");
+                backing += streq_ptr(s, "backing-file");
+        }
+        if (page > 0)
+                printf("+++++ %s: %zu of %zu run%s served by the page cache, not the device (its counters saw less "
+                       "than half of the bytes): the figure is the cache's\n", what, page, n, n == 1 ? " was" : "s were");
+        if (backing > 0)
+                printf("+++++ %s: %zu of %zu run%s served by a loop device's backing file (the host's cache, or a "
+                       "sparse image's holes), not a disk: the figure is the cache's\n", what, backing, n,
+                       n == 1 ? " was" : "s were");
 }
 
 double run_ops_per_sec(json_object *run) {

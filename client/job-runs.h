@@ -55,6 +55,7 @@ bool is_workload(json_object *run, const void *arg);
 
 /* A run's figures. */
 double run_cpu_pct(json_object *run);           /* cpu_user_pct + cpu_sys_pct, machine-wide */
+double run_process_cpu_pct(json_object *run);   /* the worker's own CPU, % of one CPU (bonnie++'s %CP) */
 double run_ops_per_sec(json_object *run);       /* ops_per_s (metadata, seeks), else I/Os per second */
 double run_lat_mean(json_object *run);
 double run_lat_max(json_object *run);
@@ -65,6 +66,14 @@ double run_user_pct(json_object *run);
 double run_sys_pct(json_object *run);
 /* The mean of a figure over runs (NAN when none has it), and the sample standard deviation. */
 double runs_mean(json_object **runs, size_t n, double (*metric)(json_object *), double *ret_stddev);
+
+/* How many of the runs a cache served rather than their device (run_cache_served()). */
+size_t runs_cache_served(json_object **runs, size_t n);
+/* Under a figure of runs: "+++++ WHAT: K of N runs were served by the page cache, not the device
+ * ..." when a cache served any of them; nothing otherwise. */
+void print_cache_note(const char *what, json_object **runs, size_t n);
+/* print_cache_note() for each step of the job whose runs a cache served. */
+void print_job_cache_notes(const JobRuns *j);
 
 /* A number for --json; null when not finite. */
 json_object *json_number(double v);

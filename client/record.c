@@ -231,6 +231,12 @@ const char *run_device(json_object *run) {
         return s && *s ? s : NULL;
 }
 
+bool run_cache_served(json_object *run) {
+        const char *s = rec_str(run, "served_from");
+
+        return s && (streq(s, "page-cache") || streq(s, "backing-file"));
+}
+
 static double sample_seconds(json_object *sample, uint64_t prev_t_ms) {
         uint64_t us, t_ms;
 

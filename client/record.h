@@ -32,6 +32,9 @@ double run_latency_ns(json_object *run, const char *name);
 uint64_t run_id(json_object *run);
 uint64_t run_started_usec(json_object *run);
 const char *run_device(json_object *run);
+/* Whether a cache served the run, not its device: served_from is "page-cache" or "backing-file"
+ * (schema/README.md). */
+bool run_cache_served(json_object *run);
 
 /* Metrics of one sample; prev_t_ms is the previous sample's t_ms (0 for the first). */
 double sample_bytes_per_sec(json_object *sample, uint64_t prev_t_ms);

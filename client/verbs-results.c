@@ -282,6 +282,47 @@ static char *tags_text(json_object *run) {
 
 #define KW 11
 
+/* Whether the figure is the device's (served_from, schema/README.md), with what its counters saw,
+ * and what is under a loop device (the environment's "loop"). */
+static void print_served(json_object *run) {
+        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
+        const char *s = rec_str(run, "served_from"), *env_text = rec_str(run, "environment");
+        _cleanup_json_ json_object *env = env_text ? json_tokener_parse(env_text) : NULL;
+        json_object *loops = NULL;
+        uint64_t dr, dw;
+
+        if (rec_u64(run, "device_bytes_read", &dr) && rec_u64(run, "device_bytes_written", &dw)) {
+                uint64_t br, bw;
+
+                kv_print(stdout, KW, "Device saw", "%s read, %s written (its own counters, in the measured phase)",
+                         format_bytes(a, sizeof a, dr), format_bytes(b, sizeof b, dw));
+                if (rec_u64(run, "backing_bytes_read", &br) && rec_u64(run, "backing_bytes_written", &bw))
+                        kv_print(stdout, KW, "Image's disk", "%s read, %s written (under the loop device's backing "
+                                 "file)", format_bytes(c, sizeof c, br), format_bytes(d, sizeof d, bw));
+        }
+        if (streq_ptr(s, "device"))
+                kv_print(stdout, KW, "Served", "by the device");
+        else if (streq_ptr(s, "page-cache"))
+                kv_print(stdout, KW, "Served", "+++++ by the page cache, not the device: it saw less than half of "
+                         "the bytes, so the figures are the cache's");
+        else if (streq_ptr(s, "backing-file"))
+                kv_print(stdout, KW, "Served", "+++++ by the loop device's backing file, not a disk (the host's "
+                         "page cache, or a sparse image's holes): the figures are the cache's");
+        if (env && json_object_object_get_ex(env, "loop", &loops) && json_object_is_type(loops, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(loops); i++) {
+                        json_object *l = json_object_array_get_idx(loops, i);
+                        bool sparse = false, dio = false, have_sparse = rec_bool(l, "backing_sparse", &sparse),
+                             have_dio = rec_bool(l, "direct_io", &dio);
+
+                        kv_print(stdout, KW, "Loop device", "%s over %s%s%s%s%s%s", rec_str(l, "name") ?: "?",
+                                 rec_str(l, "backing_file") ?: "?", rec_str(l, "backing_fs") ? " on " : "",
+                                 rec_str(l, "backing_fs") ?: "",
+                                 streq_ptr(rec_str(l, "backing_fs"), "tmpfs") ? " (memory)" : "",
+                                 have_sparse && sparse ? ", sparse (reads of its holes reach no disk)" : "",
+                                 have_dio ? (dio ? ", direct I/O" : ", buffered by the host's page cache") : "");
+                }
+}
+
 static void print_run_block(json_object *run) {
         char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX], e[FORMAT_BUF_MAX],
                 f[FORMAT_BUF_MAX];
@@ -362,8 +403,14 @@ static void print_run_block(json_object *run) {
                  format_pct(a, sizeof a, rec_double_or(run, "cpu_user_pct", NAN)),
                  format_pct(b, sizeof b, rec_double_or(run, "cpu_sys_pct", NAN)),
                  format_pct(c, sizeof c, rec_double_or(run, "iowait_pct", NAN)));
+        if (rec_double(run, "process_cpu_pct", &v))
+                kv_print(stdout, KW, "Worker CPU", "%s of one CPU (user %s, system %s; bonnie++'s %%CP)",
+                         format_pct(a, sizeof a, v),
+                         format_duration(b, sizeof b, rec_u64_or(run, "process_user_usec", 0)),
+                         format_duration(c, sizeof c, rec_u64_or(run, "process_sys_usec", 0)));
         if (rec_double(run, "dev_util_pct", &v) && v >= 0)
                 kv_print(stdout, KW, "Device use", "%s", format_pct(f, sizeof f, v));
+        print_served(run);
         if ((s = rec_str(run, "label")) && *s)
                 kv_print(stdout, KW, "Label", "%s", s);
         if (tags && *tags)

@@ -35,13 +35,14 @@ static bool crystal_key_of(json_object *run, CrystalKey *k) {
 
         if (!w)
                 return false;
-        if (streq(w, "read") || streq(w, "write"))
+        /* The crystal profile's sequential writes overwrite a laid-out file (rewrite), as KDiskMark's. */
+        if (streq(w, "read") || streq(w, "write") || streq(w, "rewrite"))
                 k->random = false;
         else if (streq(w, "randread") || streq(w, "randwrite"))
                 k->random = true;
         else
                 return false;
-        k->write = streq(w, "write") || streq(w, "randwrite");
+        k->write = streq(w, "write") || streq(w, "rewrite") || streq(w, "randwrite");
         k->block_size = rec_u64_or(run, "block_size", 0);
         k->queue_depth = rec_u64_or(run, "queue_depth", 1);
         k->jobs = rec_u64_or(run, "jobs", 1);
@@ -189,6 +190,7 @@ static int view_crystal(const JobRuns *j) {
                 return BENCHCTL_EXIT_OK;
         }
         table_print(t, arg_legend);
+        print_job_cache_notes(j);
         if (arg_legend)
                 printf("\nMB/s = 10^6 bytes/s; µs = mean latency; Q = queue depth, T = threads (jobs).\n");
         return BENCHCTL_EXIT_OK;
@@ -268,6 +270,7 @@ static int view_ping(const JobRuns *j) {
                     rec_str(first, "fs_type") ?: "device", run_device(first) ?: "");
         if (ping_summary_print(stdout, &p) < 0)
                 return BENCHCTL_EXIT_FAILURE;
+        print_cache_note("ping", sel, n);
         printf("\nbenchd: latency p50 %s, p99 %s; \"completed in\" is the sum of the request times, as ioping\n"
                "counts it, \"generated ... in\" the whole measured run.\n",
                format_latency_ns(a, sizeof a, p50), format_latency_ns(b, sizeof b, p99));
@@ -361,6 +364,7 @@ static int view_dd(const JobRuns *j) {
                         continue;
                 if (n > 1)
                         printf("mean of %zu runs %.1f MB/s, stddev %.1f MB/s\n", n, mean / 1e6, sd / 1e6);
+                print_cache_note(dirs[d], sel, n);
                 printf("benchd: latency p50 %s, p99 %s; iowait %s, CPU user %s sys %s (machine-wide)\n",
                        format_latency_ns(a, sizeof a, p50), format_latency_ns(b, sizeof b, p99),
                        format_pct(c, sizeof c, iow), format_pct(e, sizeof e, usr), format_pct(g, sizeof g, sys));
@@ -473,6 +477,7 @@ static int view_steps(const JobRuns *j) {
                 return BENCHCTL_EXIT_OK;
         }
         table_print(t, arg_legend);
+        print_job_cache_notes(j);
         if (arg_legend)
                 printf("\nMB/s = 10^6 bytes/s, the mean over the step's N runs (± their standard deviation).\n");
         return BENCHCTL_EXIT_OK;

@@ -129,7 +129,12 @@ int view_iozone(const JobRuns *j) {
                        "backward-read, stride-read).\n");
                 return BENCHCTL_EXIT_OK;
         }
-        return iozone_matrix_print(stdout, cells, n) < 0 ? BENCHCTL_EXIT_FAILURE : BENCHCTL_EXIT_OK;
+        if (iozone_matrix_print(stdout, cells, n) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        if (runs_cache_served(j->ok, j->n_ok) > 0)
+                printf("\n");
+        print_job_cache_notes(j);
+        return BENCHCTL_EXIT_OK;
 }
 
 /* ---- bonnie++ ---- */
@@ -185,6 +190,24 @@ static double run_kib_per_sec(json_object *run) {
         return run_bytes_per_sec(run) / 1024.0;
 }
 
+/* bonnie++'s Rewrite counts the file once, though it reads and writes every block. */
+static double run_written_kib_per_sec(json_object *run) {
+        uint64_t b, us;
+
+        if (!rec_u64(run, "bytes_written", &b) || !rec_u64(run, "duration_usec", &us) || us == 0)
+                return NAN;
+        return (double) b / ((double) us / 1e6) / 1024.0;
+}
+
+/* bonnie++'s %CP: the worker's own CPU time (process_cpu_pct) when every run has it, else, for runs
+ * from before benchd kept it, the machine-wide figure × the CPU count. */
+static double bonnie_cpu_pct(json_object **runs, size_t n, double cpu_factor) {
+        for (size_t i = 0; i < n; i++)
+                if (!isfinite(run_process_cpu_pct(runs[i])))
+                        return runs_mean(runs, n, run_cpu_pct, NULL) * cpu_factor;
+        return runs_mean(runs, n, run_process_cpu_pct, NULL);
+}
+
 /* The metadata runs' phases, averaged over the runs, into b->file. */
 static int bonnie_metadata(const JobRuns *j, json_object **runs, size_t n, double cpu_factor, BonnieResult *b) {
         double rate[_BONNIE_FILE_MAX] = {}, lat[_BONNIE_FILE_MAX] = {};
@@ -222,7 +245,7 @@ static int bonnie_metadata(const JobRuns *j, json_object **runs, size_t n, doubl
                         (BonnieFigure) {
                                 .rate = rate[t] / (double) count[t],
                                 /* CPU is measured over the whole run: every phase shows the run's. */
-                                .cpu_pct = runs_mean(runs, n, run_cpu_pct, NULL) * cpu_factor,
+                                .cpu_pct = bonnie_cpu_pct(runs, n, cpu_factor),
                                 .latency_ns = lat[t] / (double) count[t],
                         };
         if (b->num_files > 0) {
@@ -234,6 +257,14 @@ static int bonnie_metadata(const JobRuns *j, json_object **runs, size_t n, doubl
                 b->num_dirs = metadata_key(spec, steps, runs[0], "dirs", 1);
         }
         return 0;
+}
+
+/* Whether every run of the job has the worker's own CPU time. */
+static bool bonnie_process_cpu(const JobRuns *j) {
+        for (size_t i = 0; i < j->n_ok; i++)
+                if (!isfinite(run_process_cpu_pct(j->ok[i])))
+                        return false;
+        return j->n_ok > 0;
 }
 
 /* bonnie++'s figures from the runs. Returns 0, or an exit code. *ret_tests: how many tests have a
@@ -251,16 +282,26 @@ static int bonnie_result(const JobRuns *j, BonnieResult *b, size_t *ret_tests) {
         };
         for (size_t t = 0; t < _BONNIE_IO_MAX; t++) {
                 _cleanup_free_ json_object **sel = NULL;
-                size_t n = job_select(j, is_workload, bonnie_io_workloads[t], &sel);
+                /* Rewrite: bonnie++'s read-modify-write, or (jobs from before it) iozone's rewrite. */
+                size_t n = job_select(j, is_workload, t == BONNIE_REWRITE ? "read-modify-write" :
+                                      bonnie_io_workloads[t], &sel);
+                bool rmw = t == BONNIE_REWRITE && n > 0;
+
+                if (t == BONNIE_REWRITE && n == 0) {
+                        free(sel);
+                        n = job_select(j, is_workload, bonnie_io_workloads[t], &sel);
+                }
 
                 b->io[t] = (BonnieFigure) { NAN, NAN, NAN };
                 if (n == 0)
                         continue;
                 tests++;
                 b->io[t] = (BonnieFigure) {
-                        .rate = runs_mean(sel, n, t == BONNIE_SEEKS ? run_ops_per_sec : run_kib_per_sec, NULL),
-                        .cpu_pct = runs_mean(sel, n, run_cpu_pct, NULL) * cpu_factor,
+                        .rate = runs_mean(sel, n, t == BONNIE_SEEKS ? run_ops_per_sec :
+                                          rmw ? run_written_kib_per_sec : run_kib_per_sec, NULL),
+                        .cpu_pct = bonnie_cpu_pct(sel, n, cpu_factor),
                         .latency_ns = runs_mean(sel, n, run_lat_max, NULL),
+                        .cache = runs_cache_served(sel, n) > 0,
                 };
                 if (t == BONNIE_SEEKS) {
                         b->seeks = rec_u64_or(sel[0], "ops", 0);
@@ -332,7 +373,9 @@ int view_bonnie(const JobRuns *j) {
                 json_object_object_add(o, "profile", json_object_new_string(j->profile ?: ""));
                 json_object_object_add(o, "view", json_object_new_string("bonnie"));
                 json_object_object_add(o, "cpus", cpus > 0 ? json_object_new_uint64(cpus) : NULL);
-                json_object_object_add(o, "cpu_pct_of", json_object_new_string(cpus > 0 ? "one CPU" : "the machine"));
+                json_object_object_add(o, "cpu_pct_of", json_object_new_string(
+                                               bonnie_process_cpu(j) ? "one CPU, the worker's own" :
+                                               cpus > 0 ? "one CPU" : "the machine"));
                 json_object_object_add(o, "fields", json_object_get(f));
                 json_object_object_add(o, "csv", json_object_new_string(line));
                 job_json_emit(j, o);
@@ -343,14 +386,19 @@ int view_bonnie(const JobRuns *j) {
         if (bonnie_text_print(stdout, fields) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         printf("\n/sec: K/sec (1024 bytes) for the data tests, seeks/s, files/s for create, read (stat), delete.\n");
-        if (cpus > 0)
+        if (bonnie_process_cpu(j))
+                printf("%%CP: percent of one CPU, as bonnie++ counts its own process: benchd-worker's and its streams'\n"
+                       "CPU time over the run (the metadata tests share their run's figure).\n");
+        else if (cpus > 0)
                 printf("%%CP: percent of one CPU, as bonnie++ counts its own process: benchd's machine-wide user+sys\n"
-                       "CPU over the run × %" PRIu64 " CPUs (the metadata tests share their run's figure).\n", cpus);
+                       "CPU over the run × %" PRIu64 " CPUs (runs from before benchd kept its own CPU time; the\n"
+                       "metadata tests share their run's figure).\n", cpus);
         else
                 printf("%%CP: machine-wide user+sys CPU percent over the run (the CPU count is not recorded), not\n"
                        "bonnie++'s percent of one CPU.\n");
-        printf("Latency: the slowest operation of the test. benchd prints measured figures where bonnie++\n"
-               "prints +++++ (too fast to time); skipped tests are blank.\n");
+        printf("Latency: the slowest operation of the test. +++++: a cache served the test, not the device (its\n"
+               "counters saw less than half of the bytes), where bonnie++ prints +++++ for a test too fast to\n"
+               "time; benchd prints what it measured for those. Skipped tests are blank.\n");
         return BENCHCTL_EXIT_OK;
 }
 
@@ -392,13 +440,16 @@ int export_iozone(const JobRuns *j) {
                         "--profile iozone for them\n", j->job);
                 return BENCHCTL_EXIT_FAILURE;
         }
-        /* iozone's own preamble lines start with a tab, as this one; the names in it escaped. */
+        /* iozone's own preamble lines start with a tab, as this one; the names in it escaped. The
+         * cells a cache served, not the device, are said there too: the report's cells are numbers. */
         m = open_memstream(&preamble, &preamble_size);
         if (!m)
                 return BENCHCTL_EXIT_FAILURE;
         r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION, j->job,
                          j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
                          rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j));
+        if (r >= 0 && runs_cache_served(j->ok, j->n_ok) > 0)
+                fputs("\t+++++ Some cells are the page cache's, not the device's: benchctl show --job names them\n", m);
         if (fclose(m) != 0 || r < 0)
                 return BENCHCTL_EXIT_FAILURE;
         return export_finish(iozone_report_print(stdout, preamble, cells, n));

@@ -419,6 +419,14 @@ static int figure_set(char **fields, size_t rate_i, size_t lat_i, const BonnieFi
 
         if (!isfinite(g->rate))
                 return 0;
+        if (g->cache) {
+                r = field_set(fields, rate_i, "+++++");
+                if (r >= 0)
+                        r = field_set(fields, rate_i + 1, "+++");
+                if (r >= 0)
+                        r = field_set(fields, lat_i, "%s", bonnie_format_latency(a, sizeof a, g->latency_ns));
+                return r;
+        }
         if (seeks)
                 r = field_set(fields, rate_i, g->rate >= 1000.0 ? "%.0f" : "%.1f", g->rate);
         else

@@ -123,6 +123,8 @@ typedef struct BonnieFigure {
         double rate;            /* K/sec (1024 B/s) for the data tests, seeks/s, files/s */
         double cpu_pct;         /* %CP, percent of one CPU; NAN: blank */
         double latency_ns;      /* the slowest operation; NAN or 0: blank */
+        bool cache;             /* a cache served it, not the device: +++++ and +++, as bonnie++ marks
+                                 * a test it could not time */
 } BonnieFigure;
 
 typedef struct BonnieResult {

@@ -25,11 +25,18 @@ BENCHD_RUNTIME_DEPS=(
 # benchctl -H through a real sshd on 127.0.0.1), debootstrap and systemd-nspawn (test-systemd
 # boots a Debian root with benchd's units installed), clang and libclang-rt-14-dev (fuzz-short
 # builds the libFuzzer targets of tests/fuzz/ with clang; -fsanitize=fuzzer links
-# libclang_rt.fuzzer-x86_64.a, which Debian 12 ships in libclang-rt-14-dev, not in clang itself).
+# libclang_rt.fuzzer-x86_64.a, which Debian 12 ships in libclang-rt-14-dev, not in clang itself),
+# strace (test-anchors counts the system calls of putc and getc).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
         python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
-        clang libclang-rt-14-dev
+        clang libclang-rt-14-dev strace
+)
+# What the benchmarks of tests/bench/ run beside benchd (not the test suite): fio (vs-fio,
+# anchors' crystal grid as KDiskMark runs it), ioping (anchors' ping), coreutils' dd and bonnie++
+# (above). iozone is in Debian's non-free (iozone3): anchors skips it when it is missing.
+BENCHD_BENCH_DEPS=(
+        fio ioping
 )
 
 # tests/stress-suite keeps a core busy with stress-ng (`yes` without it).

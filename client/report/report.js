@@ -398,6 +398,20 @@
                 ];
                 if (finite(run.ops) && run.ops > 0)
                         rows.splice(2, 0, ["Operations", run.ops + " (" + num(run.ops_per_s, 1) + "/s)"]);
+                if (finite(run.process_cpu_pct))
+                        rows.push(["Worker CPU", fmtPct(run.process_cpu_pct) + " of one CPU (bonnie++'s %CP)"]);
+                if (finite(run.device_bytes_read))
+                        rows.push(["Device saw", fmtBytes(run.device_bytes_read) + " read, " +
+                                   fmtBytes(run.device_bytes_written) + " written" +
+                                   (finite(run.backing_bytes_read) ? "; the disk under its image " +
+                                    fmtBytes(run.backing_bytes_read) + " read, " + fmtBytes(run.backing_bytes_written) +
+                                    " written" : "")]);
+                if (run.served_from)
+                        rows.push(["Served", run.served_from === "device" ? "by the device" :
+                                   run.served_from === "page-cache" ?
+                                   "+++++ by the page cache, not the device: the figures are the cache's" :
+                                   "+++++ by the loop device's backing file (the host's cache, or a sparse image's " +
+                                   "holes), not a disk: the figures are the cache's"]);
                 table(parent, null, rows.map(function (r) { return [{ th: true, text: r[0] }, r[1]]; }), "kv");
         }
 
@@ -420,6 +434,15 @@
                                   : null],
                         ["Host", env.host ? env.host + (env.cpus ? ", " + env.cpus + " CPUs" : "") +
                                  (env.cpu ? " (" + env.cpu + ")" : "") : null],
+                        ["Loop device", Array.isArray(env.loop) && env.loop.length ?
+                                        env.loop.map(function (l) {
+                                                return (l.name || "?") + " over " + (l.backing_file || "?") +
+                                                       (l.backing_fs ? " on " + l.backing_fs : "") +
+                                                       (l.backing_sparse ? ", sparse" : "") +
+                                                       (l.direct_io === false ? ", buffered by the host's page cache" :
+                                                        l.direct_io ? ", direct I/O" : "");
+                                        }).join("; ")
+                                        : null],
                         ["benchd", env.benchd_version],
                         ["Label", run.label],
                         ["Tags", (jsonColumn(run, "tags") || []).join(", ")]
@@ -597,6 +620,9 @@
                 var files = f.num_files !== "" && f.num_files !== undefined;
                 function m(k) {
                         var x = parseFloat(f[k]);
+                        /* +++++: a cache served the test (bon_csv2html divides it to 0). */
+                        if (typeof f[k] === "string" && f[k].charAt(0) === "+")
+                                return f[k];
                         return f[k] === "" || f[k] === undefined || !isFinite(x) ? "" : String(Math.round(x / 1024));
                 }
                 function c(text, colspan, cls, rowspan) {
@@ -632,7 +658,8 @@
                 table(s, null, rows, "bonnie");
                 note(s, "The table bon_csv2html draws from `benchctl export --format bonnie-csv --job " + v.job +
                      "`: M/sec is K/sec ÷ 1024 rounded (for Per Char too, which bon_csv2html prints unconverted); " +
-                     "%CP is percent of " + (v.cpu_pct_of || "one CPU") + (files ? "" : "; no metadata tests") + ".");
+                     "%CP is percent of " + (v.cpu_pct_of || "one CPU") + (files ? "" : "; no metadata tests") +
+                     "; +++++ marks a test a cache served rather than the device (bon_csv2html shows it as 0).");
                 s.appendChild(h("pre", { cls: "tool", text: v.csv || "" }));
         }
 

@@ -189,6 +189,40 @@ static int stack_walk(const char *name, unsigned depth, char ***seen, json_objec
         return 0;
 }
 
+/* A loop device among the target's devices, for the run's provenance: its backing file, whether
+ * that is sparse (fewer blocks allocated than its size: reads of its holes never reach a disk),
+ * whether the loop device reads it with direct I/O (without, the host's page cache is between it
+ * and the disk), and the filesystem the file is on (tmpfs: memory). NULL when name is not a bound
+ * loop device. */
+static json_object *loop_json(const char *name) {
+        _cleanup_free_ char *backing = NULL, *dio = NULL;
+        TargetLocation l = {};
+        dev_t dev;
+        struct stat st;
+        json_object *o;
+
+        if (blockdev_read(NULL, name, "loop/backing_file", &backing) < 0 || !backing[0])
+                return NULL;
+        o = json_object_new_object();
+        if (!o)
+                return NULL;
+        (void) json_add_string(o, "name", name);
+        (void) json_add_string(o, "backing_file", backing);
+        if (blockdev_read(NULL, name, "loop/dio", &dio) >= 0)
+                json_object_object_add(o, "direct_io", json_object_new_boolean(streq(dio, "1")));
+        /* A deleted image is shown as "PATH (deleted)": nothing of it can be looked at. */
+        if (stat(backing, &st) >= 0 && S_ISREG(st.st_mode)) {
+                json_object_object_add(o, "backing_sparse",
+                                       json_object_new_boolean((uint64_t) st.st_blocks * 512 < (uint64_t) st.st_size));
+                json_object_object_add(o, "backing_size", json_object_new_int64((int64_t) st.st_size));
+                json_object_object_add(o, "backing_allocated", json_object_new_int64((int64_t) st.st_blocks * 512));
+                if (locate_mount(backing, &l, &dev) >= 0)
+                        (void) json_add_string(o, "backing_fs", l.fs_type);
+                target_location_clear(&l);
+        }
+        return o;
+}
+
 int target_environment_json(const char *device_name, const char *firmware, char **ret) {
         _cleanup_json_ json_object *env = NULL;
         _cleanup_strv_free_ char **seen = NULL, **leaves = NULL;
@@ -238,6 +272,25 @@ int target_environment_json(const char *device_name, const char *firmware, char 
                 if (blockdev_leaves(NULL, device_name, &leaves) >= 0)
                         for (char **l = leaves; l && *l; l++) {
                                 _cleanup_free_ char *sched = NULL;
+                                json_object *loop = loop_json(*l);
+
+                                /* A loop device over a file: what is under it. */
+                                if (loop) {
+                                        json_object *loops = NULL;
+
+                                        if (!json_object_object_get_ex(env, "loop", &loops)) {
+                                                loops = json_object_new_array();
+                                                if (!loops || json_object_object_add(env, "loop", loops) < 0) {
+                                                        json_object_put(loops);
+                                                        json_object_put(loop);
+                                                        return -ENOMEM;
+                                                }
+                                        }
+                                        if (json_object_array_add(loops, loop) < 0) {
+                                                json_object_put(loop);
+                                                return -ENOMEM;
+                                        }
+                                }
                                 if (blockdev_scheduler(NULL, *l, &sched) < 0)
                                         continue;
                                 if (l == leaves && json_add_string(env, "scheduler", sched) < 0)

@@ -26,6 +26,7 @@
 
 #include "histogram.h"
 #include "proto-plausible.h"
+#include "served.h"
 #include "util.h"
 
 #define fail(reterr, ...) reterr_set((reterr), -ERANGE, __VA_ARGS__)
@@ -81,6 +82,7 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 l.reads = l.writes = true;
                 break;
         case WORKLOAD_SEEKS:
+        case WORKLOAD_READ_MODIFY_WRITE:
                 l.reads = l.writes = l.writes_le_reads = true;
                 l.ops_rule = PROTO_OPS_READS;
                 break;
@@ -105,11 +107,24 @@ int proto_limits_from_spec(const JobSpec *s, ProtoLimits *ret) {
                 l.inflight_ios = streams * 2;
                 l.ops_max = UINT64_MAX;
                 if (!timed) {
-                        l.ops_max = streams * PROTO_SEEKS_PER_STREAM;
+                        l.ops_max = PROTO_SEEKS_TOTAL;
                         l.ios_max = 2 * l.ops_max;
                         l.bytes_max = l.ios_max * s->block_size;
-                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%u seeks in each of %" PRIu64 " streams, "
-                                 "each a block read and at most one written back", PROTO_SEEKS_PER_STREAM, streams);
+                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%u seeks shared by %" PRIu64 " streams, "
+                                 "each a block read and at most one written back", PROTO_SEEKS_TOTAL, streams);
+                }
+                break;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                /* Each block of size read and written back: one operation, two I/Os. */
+                l.inflight_ios = streams * 2;
+                l.ops_max = UINT64_MAX;
+                if (!timed) {
+                        l.ops_max = streams * div_round_up(s->size, s->block_size);
+                        l.ios_max = 2 * l.ops_max;
+                        l.bytes_max = l.ios_max * s->block_size;
+                        snprintf(l.why_bytes, sizeof(l.why_bytes), "%" PRIu64 " streams of size %" PRIu64 " rounded "
+                                 "up to whole blocks of %" PRIu64 ", each block read and written back", streams,
+                                 s->size, s->block_size);
                 }
                 break;
         case WORKLOAD_PING:
@@ -765,6 +780,36 @@ static int check_result_histogram(const ProtoResult *r, const ProtoHistogramEntr
         return 0;
 }
 
+/* The worker's own CPU time: each stream process and two threads of the worker (the sampler, a
+ * metadata or position stream) at most one CPU each over the measured phase and a second of its
+ * end. And the served verdict: exactly what served_from() makes of the counters. */
+static int check_result_served(const ProtoResult *r, const ProtoLimits *l, char **reterr) {
+        uint64_t cpu_max = u64_mul_sat(l->streams + 2, u64_add_sat(r->duration_usec, USEC_PER_SEC));
+        ServedInput in = {
+                .workload = l->workload,
+                .bytes_read = r->bytes_read,
+                .bytes_written = r->bytes_written,
+                .device_known = r->counters & PROTO_COUNTERS_DEVICE,
+                .device_read = r->device_bytes_read,
+                .device_written = r->device_bytes_written,
+                .backing_known = r->counters & PROTO_COUNTERS_BACKING,
+                .backing_read = r->backing_bytes_read,
+                .backing_written = r->backing_bytes_written,
+        };
+        ServedFrom want = served_from(&in, NULL);
+
+        if (u64_add_sat(r->process_user_usec, r->process_sys_usec) > cpu_max)
+                return fail(reterr, "RESULT process_user_usec=%" PRIu64 " + process_sys_usec=%" PRIu64 " is more CPU "
+                            "time than %" PRIu64 " streams and the worker can use in %" PRIu64 " us", r->process_user_usec,
+                            r->process_sys_usec, l->streams, r->duration_usec);
+        if (r->served != want)
+                return fail(reterr, "RESULT served=%s, but its device counters (read %" PRIu64 ", written %" PRIu64
+                            " bytes; backing read %" PRIu64 ", written %" PRIu64 ") make it %s",
+                            served_from_to_string(r->served) ?: "not judged", r->device_bytes_read, r->device_bytes_written,
+                            r->backing_bytes_read, r->backing_bytes_written, served_from_to_string(want) ?: "not judged");
+        return 0;
+}
+
 int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
                            size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr) {
         const Field fields[] = {
@@ -855,6 +900,9 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (k < 0)
                 return k;
         k = check_cpu("RESULT", r->iowait_pct, r->cpu_user_pct, r->cpu_sys_pct, r->dev_util_pct, 1e-6, reterr);
+        if (k < 0)
+                return k;
+        k = check_result_served(r, l, reterr);
         if (k < 0)
                 return k;
 

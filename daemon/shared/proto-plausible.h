@@ -39,14 +39,15 @@
 #define PROTO_VALUE_MAX          ((uint64_t) INT64_MAX)
 /* PHASE_RESULT frames accepted per step. */
 #define PROTO_PHASE_RESULTS_MAX  16u
-/* The engine's fixed operation counts for size-bounded seeks and ping (daemon/worker/README.md);
+/* The engine's fixed operation counts for size-bounded seeks (all streams together) and ping
+ * (daemon/worker/README.md);
  * benchd-worker's main.c asserts at build time that the engine uses the same. */
-#define PROTO_SEEKS_PER_STREAM   8000u
+#define PROTO_SEEKS_TOTAL        8192u  /* bonnie++'s 8192 seeks, shared by its seekers */
 #define PROTO_PING_COUNT         10u
 /* putc and getc time one batch of this many characters, not each call (a call takes nanoseconds,
  * about what reading the clock costs); only a stream's last batch may be shorter. stream.c
  * asserts that the engine uses the same. */
-#define PROTO_CHAR_BATCH         4096u
+#define PROTO_CHAR_BATCH         8192u
 
 /* How a workload's operations relate to its I/Os. */
 typedef enum ProtoOpsRule {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "served.h"
 #include "util.h"
 
 #define PROTO_BUFFER_MAX ((size_t) PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD)
@@ -460,6 +461,8 @@ int proto_encode_histogram(const ProtoHistogram *m, uint8_t **ret, size_t *ret_l
 }
 
 #define PROTO_RESULT_FIXED_SIZE (17u * 8u + 4u * 8u)
+/* After the device string: two CPU times, the counters' flags, four byte counts, served. */
+#define PROTO_RESULT_TAIL_SIZE (2u * 8u + 4u + 4u * 8u + 4u)
 
 int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len) {
         size_t n;
@@ -469,7 +472,7 @@ int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len) {
         r = string_check(m->device, PROTO_STRING_MAX, &n);
         if (r < 0)
                 return r;
-        r = packer_begin(&k, PROTO_RESULT, PROTO_RESULT_FIXED_SIZE + 4 + n);
+        r = packer_begin(&k, PROTO_RESULT, PROTO_RESULT_FIXED_SIZE + 4 + n + PROTO_RESULT_TAIL_SIZE);
         if (r < 0)
                 return r;
         pack_u64(&k, m->started_usec);
@@ -494,6 +497,14 @@ int proto_encode_result(const ProtoResult *m, uint8_t **ret, size_t *ret_len) {
         pack_double(&k, m->cpu_sys_pct);
         pack_double(&k, m->dev_util_pct);
         pack_string(&k, m->device ?: "", n);
+        pack_u64(&k, m->process_user_usec);
+        pack_u64(&k, m->process_sys_usec);
+        pack_u32(&k, m->counters);
+        pack_u64(&k, m->device_bytes_read);
+        pack_u64(&k, m->device_bytes_written);
+        pack_u64(&k, m->backing_bytes_read);
+        pack_u64(&k, m->backing_bytes_written);
+        pack_u32(&k, m->served);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -930,11 +941,28 @@ int proto_decode_result(const ProtoFrame *f, ProtoResult *ret) {
         m.cpu_sys_pct = take_double(&c);
         m.dev_util_pct = take_double(&c);
         m.device = take_string(&c, PROTO_STRING_MAX);
+        m.process_user_usec = take_u64(&c);
+        m.process_sys_usec = take_u64(&c);
+        m.counters = take_u32(&c);
+        m.device_bytes_read = take_u64(&c);
+        m.device_bytes_written = take_u64(&c);
+        m.backing_bytes_read = take_u64(&c);
+        m.backing_bytes_written = take_u64(&c);
+        m.served = take_u32(&c);
         if (!cursor_done(&c))
                 goto bad;
 
         if (!pct_ok(m.iowait_pct) || !pct_ok(m.cpu_user_pct) || !pct_ok(m.cpu_sys_pct) ||
             !pct_or_unknown_ok(m.dev_util_pct))
+                goto bad;
+        /* Known flags only; a count that is not known is 0; every count fits SQLite's INTEGER. */
+        if ((m.counters & ~(PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING)) != 0 ||
+            (!(m.counters & PROTO_COUNTERS_DEVICE) && (m.device_bytes_read | m.device_bytes_written) != 0) ||
+            (!(m.counters & PROTO_COUNTERS_BACKING) && (m.backing_bytes_read | m.backing_bytes_written) != 0) ||
+            m.process_user_usec > INT64_MAX || m.process_sys_usec > INT64_MAX ||
+            m.device_bytes_read > INT64_MAX || m.device_bytes_written > INT64_MAX ||
+            m.backing_bytes_read > INT64_MAX || m.backing_bytes_written > INT64_MAX ||
+            m.served >= _SERVED_FROM_MAX)
                 goto bad;
 
         /* Saturating: a hostile peer must not make the count wrap to zero and skip the checks. */

@@ -23,7 +23,8 @@
  *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
  *
- * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13) and SPEC's trailing guard were added without
+ * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), SPEC's trailing guard and
+ * RESULT's fields after device (CPU time, device counters, served) were added without
  * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
  * the wrong length, so benchd and benchd-worker ship (and are installed) together.
  *
@@ -164,7 +165,20 @@ typedef struct ProtoResult {
         double cpu_sys_pct;
         double dev_util_pct;     /* -1 when unknown */
         char *device;            /* kernel name of the device sampled for util, "" if none; owned */
+        /* After device on the wire (added without a version bump, as the frame types below). */
+        uint64_t process_user_usec;     /* CPU time of the worker and its stream processes in the */
+        uint64_t process_sys_usec;      /* measured phase (getrusage): bonnie++'s %CP */
+        uint64_t device_bytes_read;     /* what the target's devices' own counters saw in the */
+        uint64_t device_bytes_written;  /* measured phase, summed over them */
+        uint64_t backing_bytes_read;    /* the same for the disks under the backing files of the */
+        uint64_t backing_bytes_written; /* loop devices among them */
+        uint32_t counters;              /* PROTO_COUNTERS_*: which of those counts are known (the
+                                         * wire has it before them) */
+        uint32_t served;                /* ServedFrom (served.h) of the above */
 } ProtoResult;
+
+#define PROTO_COUNTERS_DEVICE   UINT32_C(1)
+#define PROTO_COUNTERS_BACKING  UINT32_C(2)
 
 typedef struct ProtoError {
         int32_t error;           /* positive errno */

@@ -41,6 +41,7 @@ bool regress_metric_higher_is_worse(RegressMetric m) {
 RegressMetric regress_main_metric(const char *workload) {
         static const char *const sequential[] = {
                 "read", "write", "rewrite", "reread", "backward-read", "stride-read", "position", "putc", "getc",
+                "read-modify-write",
         };
         static const char *const random[] = { "randread", "randwrite", "randrw", "seeks" };
 

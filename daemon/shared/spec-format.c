@@ -35,6 +35,8 @@ void spec_sync_text(const JobSpec *s, char buf[static 32]) {
 void spec_pattern_text(const JobSpec *s, char buf[static 32]) {
         if (s->pattern == PATTERN_ZERO)
                 strcpy(buf, "zero");
+        else if (s->pattern == PATTERN_DEV_ZERO)
+                strcpy(buf, "dev-zero");
         else if (s->pattern == PATTERN_COMPRESSIBLE)
                 snprintf(buf, 32, "compressible:%" PRIu32, s->compress_pct);
         else

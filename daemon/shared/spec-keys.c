@@ -90,7 +90,7 @@ static int parse_workload(JobSpec *s, const char *value, char **reterr) {
         if (w < 0)
                 return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
                                  "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                 "metadata, ping, position, putc, getc", CALLER_TEXT(value));
+                                 "metadata, ping, position, putc, getc, read-modify-write", CALLER_TEXT(value));
         s->workload = w;
         return 0;
 }
@@ -152,13 +152,15 @@ static int parse_pattern(JobSpec *s, const char *value, char **reterr) {
                 s->pattern = PATTERN_RANDOM;
         else if (streq(value, "zero"))
                 s->pattern = PATTERN_ZERO;
+        else if (streq(value, "dev-zero"))
+                s->pattern = PATTERN_DEV_ZERO;
         else if (strncmp(value, "compressible:", 13) == 0 && strlen(value + 13) <= 3 &&
                  spec_parse_decimal(value + 13, &pct) >= 0 && pct <= 100)
                 s->pattern = PATTERN_COMPRESSIBLE;
         else
                 ok = false;
         if (!ok)
-                return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero or "
+                return spec_fail(reterr, "pattern: '%s' is not a data pattern; use random, zero, dev-zero or "
                                  "compressible:NN with NN from 0 to 100, e.g. compressible:50", CALLER_TEXT(value));
         s->compress_pct = (uint32_t) pct;
         return 0;
@@ -167,6 +169,22 @@ static int parse_pattern(JobSpec *s, const char *value, char **reterr) {
 static const char *text_pattern(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
         spec_pattern_text(s, buf);
         return buf;
+}
+
+static int parse_fallocate(JobSpec *s, const char *value, char **reterr) {
+        if (streq(value, "native"))
+                s->fallocate = FALLOCATE_NATIVE;
+        else if (streq(value, "none"))
+                s->fallocate = FALLOCATE_NONE;
+        else
+                return spec_fail(reterr, "fallocate: '%s' is not an allocation mode; use native (the whole file "
+                                 "fallocate()d before the run) or none (allocated as written, as dd does)",
+                                 CALLER_TEXT(value));
+        return 0;
+}
+
+static const char *text_fallocate(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        return s->fallocate == FALLOCATE_NONE ? "none" : "native";
 }
 
 /* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
@@ -350,6 +368,7 @@ static void default_block_size(JobSpec *s) {
         case WORKLOAD_BACKWARD_READ:
         case WORKLOAD_STRIDE_READ:
         case WORKLOAD_POSITION:
+        case WORKLOAD_READ_MODIFY_WRITE:
                 s->block_size = UINT64_C(1) << 20;
                 break;
         default:
@@ -385,6 +404,10 @@ static void default_stride(JobSpec *s) {
         s->stride = MAX(4 * s->block_size, SPEC_BLOCK_SIZE_MIN);
 }
 
+static void default_fallocate(JobSpec *s) {
+        s->fallocate = FALLOCATE_NATIVE;
+}
+
 static void default_until_stddev(JobSpec *s) {
         s->until_stddev_milli = 0;
 }
@@ -412,7 +435,7 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "workload", SPEC_KIND_STRING, .optional = true, .parse = parse_workload, .text = text_workload,
                 .runs_column = "workload",
                 .doc = "read, write, randread, randwrite, randrw, rewrite, reread, backward-read, stride-read, "
-                       "seeks, metadata, ping, position, putc or getc, instead of profile",
+                       "seeks, metadata, ping, position, putc, getc or read-modify-write, instead of profile",
         },
         [SPEC_KEY_BLOCK_SIZE] = {
                 "block_size", SPEC_KIND_SIZE, NUM(block_size, 1, SPEC_BLOCK_SIZE_MAX),
@@ -467,7 +490,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         [SPEC_KEY_PATTERN] = {
                 "pattern", SPEC_KIND_STRING, .parse = parse_pattern, .text = text_pattern,
                 .fill_default = default_pattern, .default_text = "random", .runs_column = "pattern",
-                .doc = "data written: random (incompressible), zero, or compressible:NN (NN% zeros)",
+                .doc = "data written: random (incompressible), zero, dev-zero (zeros read from /dev/zero before "
+                       "each write, inside the time, as dd if=/dev/zero copies them), or compressible:NN (NN% zeros)",
         },
         [SPEC_KEY_STRIDE] = {
                 "stride", SPEC_KIND_SIZE, NUM(stride, SPEC_BLOCK_SIZE_MIN, SPEC_SIZE_MAX), .unit = "bytes",
@@ -581,6 +605,19 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .has_default = true, .default_value = 30000, .default_text = "30000",
                 .doc = "with steady_state: the window of samples judged, at least two samples long and "
                        "within the measured phase",
+        },
+        [SPEC_KEY_FALLOCATE] = {
+                "fallocate", SPEC_KIND_STRING, .parse = parse_fallocate, .text = text_fallocate,
+                .fill_default = default_fallocate, .default_text = "native",
+                .doc = "how the files benchd creates get their blocks (fio's fallocate=): native, fallocate() the "
+                       "whole file first; none, allocated as the writes reach them (dd, bonnie++, iozone)",
+        },
+        [SPEC_KEY_INVALIDATE] = {
+                "invalidate", SPEC_KIND_BOOL, BOOL_FIELD(invalidate),
+                .has_default = true, .default_value = 1, .default_text = "true",
+                .doc = "drop the file's cached pages before the measured phase (fio's invalidate=); false leaves "
+                       "a laid-out file in the page cache, as iozone's read tests find the file its write test "
+                       "wrote",
         },
 };
 

@@ -40,6 +40,7 @@ static const char *const workload_table[_WORKLOAD_MAX] = {
         [WORKLOAD_POSITION] = "position",
         [WORKLOAD_PUTC] = "putc",
         [WORKLOAD_GETC] = "getc",
+        [WORKLOAD_READ_MODIFY_WRITE] = "read-modify-write",
 };
 
 const char *workload_to_string(Workload w) {
@@ -66,6 +67,7 @@ bool workload_writes(Workload w) {
         case WORKLOAD_SEEKS:    /* bonnie++ seeks dirty and rewrite a tenth of the blocks */
         case WORKLOAD_METADATA:
         case WORKLOAD_PUTC:
+        case WORKLOAD_READ_MODIFY_WRITE:
                 return true;
         default:
                 return false;
@@ -84,6 +86,7 @@ bool workload_reads(Workload w) {
         case WORKLOAD_PING:
         case WORKLOAD_POSITION:
         case WORKLOAD_GETC:
+        case WORKLOAD_READ_MODIFY_WRITE:
                 return true;
         default:
                 return false;
@@ -702,26 +705,29 @@ static int check_common(const JobSpec *s, char **reterr) {
         return 0;
 }
 
-/* bonnie++'s per-character tests: one character per stdio call on a buffered FILE *, so the keys
- * of block I/O mean nothing there. Given explicitly with another value, they are refused rather
- * than ignored, so the run's row says what ran. */
+/* bonnie++'s per-character tests: one character per write(2) or read(2) through the page cache,
+ * so the keys of block I/O mean nothing there. Given explicitly with another value, they are
+ * refused rather than ignored, so the run's row says what ran. */
 static int check_per_char(const JobSpec *s, char **reterr) {
         const char *w = workload_to_string(s->workload);
+        const char *call = s->workload == WORKLOAD_PUTC ? "write" : "read";
         char a[32];
 
         if (s->block_size != 1)
                 return spec_fail(reterr, "block_size: %s given, but workload %s moves one character per %s() call; "
-                                 "leave block_size unset (it is recorded as 1)", spec_size_text(s->block_size, a), w, w);
+                                 "leave block_size unset (it is recorded as 1)", spec_size_text(s->block_size, a), w,
+                                 call);
         if (s->direct)
-                return spec_fail(reterr, "direct: true given, but workload %s goes through stdio's buffer and the page "
-                                 "cache, as bonnie++'s per-character test does; leave direct unset or set direct=false",
-                                 w);
+                return spec_fail(reterr, "direct: true given, but workload %s moves one character per system call "
+                                 "through the page cache, as bonnie++'s per-character test does (O_DIRECT cannot "
+                                 "move one byte); leave direct unset or set direct=false", w);
         if (s->queue_depth > 1)
                 return spec_fail(reterr, "queue_depth: %" PRIu32 " given, but workload %s makes one %s() call after "
-                                 "another; leave queue_depth at 1", s->queue_depth, w, w);
+                                 "another; leave queue_depth at 1", s->queue_depth, w, call);
         if (s->workload == WORKLOAD_PUTC && s->sync == SYNC_EACH)
                 return spec_fail(reterr, "sync: each given, but workload putc would then flush after every character; "
-                                 "use sync=end (fflush and fsync once, inside the timed region) or sync=none");
+                                 "use sync=end (fsync once, inside the timed region, as bonnie++'s close) or "
+                                 "sync=none");
         return 0;
 }
 
@@ -813,6 +819,10 @@ static int check_workload(const JobSpec *s, char **reterr) {
                                          "e.g. %s", spec_size_text(s->stride, a),
                                          spec_size_text(s->stride / 512 * 512, b));
         }
+        if (s->workload == WORKLOAD_READ_MODIFY_WRITE && s->queue_depth > 1)
+                return spec_fail(reterr, "queue_depth: %" PRIu32 " given, but workload read-modify-write reads each "
+                                 "block and writes it back before the next, as bonnie++'s Rewrite does; leave "
+                                 "queue_depth at 1", s->queue_depth);
         if (s->workload == WORKLOAD_POSITION) {
                 /* One stream walks the offsets in order, and each offset reads size bytes: a run
                  * that is neither parallel nor time-bounded. */

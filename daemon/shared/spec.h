@@ -25,8 +25,9 @@ typedef enum Workload {
         WORKLOAD_METADATA,
         WORKLOAD_PING,
         WORKLOAD_POSITION,      /* sequential reads at evenly spread offsets of a block device */
-        WORKLOAD_PUTC,          /* bonnie++'s per-character write: stdio putc(), one character a call */
-        WORKLOAD_GETC,          /* bonnie++'s per-character read: stdio getc() */
+        WORKLOAD_PUTC,          /* bonnie++'s per-character write: one write(2) a character */
+        WORKLOAD_GETC,          /* bonnie++'s per-character read: one read(2) a character */
+        WORKLOAD_READ_MODIFY_WRITE, /* bonnie++'s Rewrite: each block read, changed and written back */
         _WORKLOAD_MAX,
         _WORKLOAD_INVALID = -22, /* -EINVAL */
 } Workload;
@@ -74,6 +75,14 @@ typedef enum SyncMode {
         _SYNC_MODE_MAX,
 } SyncMode;
 
+/* How a file the worker creates gets its blocks (fio's fallocate=): all at once before the run,
+ * or as the writes reach them, as dd, bonnie++ and iozone allocate theirs. */
+typedef enum FallocateMode {
+        FALLOCATE_NATIVE,  /* fallocate(2) the whole file first */
+        FALLOCATE_NONE,    /* no preallocation: the writes allocate */
+        _FALLOCATE_MODE_MAX,
+} FallocateMode;
+
 typedef enum SyncCall {
         SYNC_CALL_FSYNC,
         SYNC_CALL_FDATASYNC,
@@ -84,6 +93,7 @@ typedef enum PatternKind {
         PATTERN_RANDOM,       /* incompressible, refilled so dedupe cannot flatter */
         PATTERN_ZERO,
         PATTERN_COMPRESSIBLE, /* compress_pct percent of each block is zeros */
+        PATTERN_DEV_ZERO,     /* zeros read(2) from /dev/zero before each write, as dd if=/dev/zero */
         _PATTERN_MAX,
 } PatternKind;
 
@@ -190,6 +200,8 @@ typedef struct JobSpec {
         SteadyStateKind steady_state;   /* STEADY_STATE_NONE: off */
         uint32_t steady_state_milli;
         uint32_t steady_state_window_ms;
+        FallocateMode fallocate;        /* files the worker creates */
+        bool invalidate;                /* drop the file's pages before the measured phase */
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -231,6 +243,8 @@ typedef enum SpecKey {
         SPEC_KEY_MAX_REPEATS,
         SPEC_KEY_STEADY_STATE,
         SPEC_KEY_STEADY_STATE_WINDOW_MS,
+        SPEC_KEY_FALLOCATE,
+        SPEC_KEY_INVALIDATE,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;

@@ -41,6 +41,7 @@
 #include "shared/json-util.h"
 #include "shared/proto-history.h"
 #include "shared/spec.h"
+#include "shared/served.h"
 #include "shared/util.h"
 
 #define IMPORT_JSON_MAX (1024u * 1024u)
@@ -119,6 +120,13 @@ static const ImportColumn import_columns[] = {
         { "cpu_user_pct", IMPORT_REAL, false },
         { "cpu_sys_pct", IMPORT_REAL, false },
         { "dev_util_pct", IMPORT_REAL, false },
+        { "process_user_usec", IMPORT_INT, false },
+        { "process_sys_usec", IMPORT_INT, false },
+        { "device_bytes_read", IMPORT_INT, false },
+        { "device_bytes_written", IMPORT_INT, false },
+        { "backing_bytes_read", IMPORT_INT, false },
+        { "backing_bytes_written", IMPORT_INT, false },
+        { "served_from", IMPORT_TEXT, false },
 };
 
 #define N_COLUMNS ELEMENTSOF(import_columns)
@@ -613,6 +621,35 @@ static int read_result(ImportRun *ir, char **reterr) {
                 *d[i] = v->present ? v->d : -1;
         }
         res->started_usec = ir->run.started_usec;
+
+        /* What RESULT carries after the device (schema 17): the worker's CPU time, the devices'
+         * counters in pairs, and the verdict on them, which the worker's rules judge as they do a
+         * RESULT's (proto-plausible.c: exactly what served_from() makes of the counters). */
+        res->process_user_usec = (uint64_t) column(ir, "process_user_usec")->i;
+        res->process_sys_usec = (uint64_t) column(ir, "process_sys_usec")->i;
+        if (column(ir, "device_bytes_read")->present != column(ir, "device_bytes_written")->present ||
+            column(ir, "backing_bytes_read")->present != column(ir, "backing_bytes_written")->present)
+                return reterr_set(reterr, -EINVAL, "a device's byte counts come in pairs: \"device_bytes_read\" with "
+                                  "\"device_bytes_written\", \"backing_bytes_read\" with \"backing_bytes_written\"");
+        if (column(ir, "device_bytes_read")->present) {
+                res->counters |= PROTO_COUNTERS_DEVICE;
+                res->device_bytes_read = (uint64_t) column(ir, "device_bytes_read")->i;
+                res->device_bytes_written = (uint64_t) column(ir, "device_bytes_written")->i;
+        }
+        if (column(ir, "backing_bytes_read")->present) {
+                if (!(res->counters & PROTO_COUNTERS_DEVICE))
+                        return reterr_set(reterr, -EINVAL, "\"backing_bytes_read\" is given without "
+                                          "\"device_bytes_read\": a loop device's backing disk is counted with it");
+                res->counters |= PROTO_COUNTERS_BACKING;
+                res->backing_bytes_read = (uint64_t) column(ir, "backing_bytes_read")->i;
+                res->backing_bytes_written = (uint64_t) column(ir, "backing_bytes_written")->i;
+        }
+        if (column(ir, "served_from")->present) {
+                res->served = served_from_from_string(column(ir, "served_from")->s);
+                if (res->served == SERVED_UNKNOWN)
+                        return reterr_set(reterr, -EINVAL, "\"served_from\" is '%s': it should be device, page-cache "
+                                          "or backing-file", CALLER_TEXT(column(ir, "served_from")->s));
+        }
         return 0;
 }
 

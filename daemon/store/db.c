@@ -33,6 +33,7 @@
 #include "schema-migrations.h"
 #include "shared/histogram.h"
 #include "shared/job-state.h"
+#include "shared/served.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
 /* Of a new file; chosen by measurement (tests/bench/history, schema/README.md "Storage"). */
@@ -71,7 +72,9 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "ios_written = ?, ops = ?, lat_min_ns = ?, lat_mean_ns = ?, lat_stddev_ns = ?, "
                 "lat_p50_ns = ?, lat_p90_ns = ?, lat_p95_ns = ?, lat_p99_ns = ?, lat_p999_ns = ?, "
                 "lat_p9999_ns = ?, lat_max_ns = ?, iowait_pct = ?, cpu_user_pct = ?, "
-                "cpu_sys_pct = ?, dev_util_pct = ?, device_name = COALESCE(device_name, ?) "
+                "cpu_sys_pct = ?, dev_util_pct = ?, device_name = COALESCE(device_name, ?), "
+                "process_user_usec = ?, process_sys_usec = ?, device_bytes_read = ?, device_bytes_written = ?, "
+                "backing_bytes_read = ?, backing_bytes_written = ?, served_from = ? "
                 "WHERE id = ?",
         [STMT_RUN_INTERRUPT_STALE] =
                 "UPDATE runs SET status = 'interrupted', "
@@ -788,6 +791,23 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
                 bind_double_or_null(&b, result->cpu_sys_pct);
                 bind_double_or_null(&b, result->dev_util_pct);
                 bind_text(&b, result->device && result->device[0] ? result->device : NULL);
+                bind_u64(&b, result->process_user_usec);
+                bind_u64(&b, result->process_sys_usec);
+                if (result->counters & PROTO_COUNTERS_DEVICE) {
+                        bind_u64(&b, result->device_bytes_read);
+                        bind_u64(&b, result->device_bytes_written);
+                } else {
+                        bind_null(&b);
+                        bind_null(&b);
+                }
+                if (result->counters & PROTO_COUNTERS_BACKING) {
+                        bind_u64(&b, result->backing_bytes_read);
+                        bind_u64(&b, result->backing_bytes_written);
+                } else {
+                        bind_null(&b);
+                        bind_null(&b);
+                }
+                bind_text(&b, served_from_to_string(result->served));
         }
         bind_u64(&b, run_id);
         r = binder_done(db, &b);

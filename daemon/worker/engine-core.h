@@ -167,6 +167,9 @@ struct Engine {
 
         char **leaves;                  /* devices sampled for utilisation */
         unsigned n_leaves;
+        char **backing;                 /* the disks under the backing files of the loop devices
+                                         * among leaves (their counters judge served_from()) */
+        unsigned n_backing;
 
         EngineShared *shared;           /* MAP_SHARED, shared_size bytes */
         size_t shared_size;

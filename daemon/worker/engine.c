@@ -36,6 +36,7 @@
 #include "ioengine.h"
 #include "metadata.h"
 #include "shared/blockdev.h"
+#include "shared/served.h"
 #include "shared/stability.h"
 #include "shared/strv.h"
 #include "shared/util.h"
@@ -51,8 +52,9 @@ typedef struct Snapshot {
         uint64_t t_ns;
         CpuStat cpu;
         bool cpu_valid;
-        BlockStat *dev;                 /* n_leaves entries */
+        BlockStat *dev;                 /* n_leaves entries, then n_backing */
         bool dev_valid;
+        bool backing_valid;
 } Snapshot;
 
 #define SWAP_SNAPSHOT(a, b) do { Snapshot _swap = (a); (a) = (b); (b) = _swap; } while (0)
@@ -64,7 +66,28 @@ static int snapshot_take(Engine *e, Snapshot *s) {
         for (unsigned i = 0; i < e->n_leaves; i++)
                 if (blockdev_read_stat(e->opts ? e->opts->sysfs_root : NULL, e->leaves[i], &s->dev[i]) < 0)
                         s->dev_valid = false;
+        s->backing_valid = e->n_backing > 0;
+        for (unsigned i = 0; i < e->n_backing; i++)
+                if (blockdev_read_stat(e->opts ? e->opts->sysfs_root : NULL, e->backing[i],
+                                       &s->dev[e->n_leaves + i]) < 0)
+                        s->backing_valid = false;
         return 0;
+}
+
+/* The bytes read and written that devices [from, to) of two snapshots counted in between. */
+static void snapshot_bytes(const Snapshot *a, const Snapshot *b, unsigned from, unsigned to, uint64_t *ret_read,
+                           uint64_t *ret_written) {
+        uint64_t r = 0, w = 0;
+
+        for (unsigned i = from; i < to; i++) {
+                /* A counter that went backwards (a device re-attached) counts nothing. */
+                if (b->dev[i].read_sectors >= a->dev[i].read_sectors)
+                        r += (b->dev[i].read_sectors - a->dev[i].read_sectors) * 512;
+                if (b->dev[i].write_sectors >= a->dev[i].write_sectors)
+                        w += (b->dev[i].write_sectors - a->dev[i].write_sectors) * 512;
+        }
+        *ret_read = MIN(r, (uint64_t) INT64_MAX);
+        *ret_written = MIN(w, (uint64_t) INT64_MAX);
 }
 
 static void snapshot_usage(Engine *e, const Snapshot *a, const Snapshot *b, CpuUsage *cpu, double *util,
@@ -155,7 +178,9 @@ static double engine_progress(Engine *e, uint64_t elapsed_ns, uint64_t progress_
 static uint64_t engine_ops_asked(Engine *e) {
         switch (e->spec->workload) {
         case WORKLOAD_SEEKS:
-                return (uint64_t) SEEKS_PER_STREAM * e->n_streams;
+                return SEEKS_TOTAL;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                return e->n_streams * ((e->spec->size + e->spec->block_size - 1) / e->spec->block_size);
         case WORKLOAD_PING:
                 return PING_COUNT;
         case WORKLOAD_METADATA:
@@ -346,6 +371,9 @@ static void stream_main(Stream *s) {
         case WORKLOAD_PUTC:
                 (void) stream_putc(s);
                 break;
+        case WORKLOAD_READ_MODIFY_WRITE:
+                (void) stream_read_modify_write(s);
+                break;
         case WORKLOAD_GETC:
                 (void) stream_getc(s);
                 break;
@@ -439,9 +467,9 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
 
         h = malloc(sizeof(Histogram));
         total = malloc(sizeof(Histogram));
-        dev_a = calloc(e->n_leaves + 1, sizeof(BlockStat));
-        dev_b = calloc(e->n_leaves + 1, sizeof(BlockStat));
-        dev_0 = calloc(e->n_leaves + 1, sizeof(BlockStat));
+        dev_a = calloc(e->n_leaves + e->n_backing + 1, sizeof(BlockStat));
+        dev_b = calloc(e->n_leaves + e->n_backing + 1, sizeof(BlockStat));
+        dev_0 = calloc(e->n_leaves + e->n_backing + 1, sizeof(BlockStat));
         if (!h || !total || !dev_a || !dev_b || !dev_0)
                 return -ENOMEM;
         if (spec->steady_state != STEADY_STATE_NONE && spec->runtime_ms > 0) {
@@ -498,7 +526,8 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         first.cpu = prev.cpu;
         first.cpu_valid = prev.cpu_valid;
         first.dev_valid = prev.dev_valid;
-        memcpy(dev_0, dev_a, e->n_leaves * sizeof(BlockStat));
+        first.backing_valid = prev.backing_valid;
+        memcpy(dev_0, dev_a, (e->n_leaves + e->n_backing) * sizeof(BlockStat));
         /* The ramp is part of runtime_ms (spec_finalize wants ramp < runtime). */
         end_ns = spec->runtime_ms > 0 ? t0 + (spec->runtime_ms - MIN(spec->ramp_ms, spec->runtime_ms)) * NSEC_PER_MSEC
                                       : UINT64_MAX;
@@ -547,15 +576,15 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                         e->streams[i].thread_started = false;
                 }
         getrusage(RUSAGE_SELF, &ru1);
-        res->process_user_usec = timeval_delta_usec(&ru0.ru_utime, &ru1.ru_utime);
-        res->process_sys_usec = timeval_delta_usec(&ru0.ru_stime, &ru1.ru_stime);
+        uint64_t user_usec = timeval_delta_usec(&ru0.ru_utime, &ru1.ru_utime);
+        uint64_t sys_usec = timeval_delta_usec(&ru0.ru_stime, &ru1.ru_stime);
         /* The stream processes' CPU time since they saw the measured phase begin. */
         for (unsigned i = 0; i < e->n_streams; i++) {
                 Stream *s = &e->streams[i];
                 if (!s->shared->cpu_marked)
                         continue;
-                res->process_user_usec += timeval_delta_usec(&s->shared->cpu_mark_user, &s->usage.ru_utime);
-                res->process_sys_usec += timeval_delta_usec(&s->shared->cpu_mark_sys, &s->usage.ru_stime);
+                user_usec += timeval_delta_usec(&s->shared->cpu_mark_user, &s->usage.ru_utime);
+                sys_usec += timeval_delta_usec(&s->shared->cpu_mark_sys, &s->usage.ru_stime);
         }
 
         for (unsigned i = 0; i < e->n_streams; i++)
@@ -601,7 +630,31 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 .cpu_user_pct = cpu.user_pct,
                 .cpu_sys_pct = cpu.sys_pct,
                 .dev_util_pct = util,
+                .process_user_usec = MIN(user_usec, (uint64_t) INT64_MAX),
+                .process_sys_usec = MIN(sys_usec, (uint64_t) INT64_MAX),
         };
+        /* What the devices' own counters saw of it (served.h). */
+        if (first.dev_valid && cur.dev_valid) {
+                res->summary.counters |= PROTO_COUNTERS_DEVICE;
+                snapshot_bytes(&first, &cur, 0, e->n_leaves, &res->summary.device_bytes_read,
+                               &res->summary.device_bytes_written);
+        }
+        if (res->summary.counters && first.backing_valid && cur.backing_valid) {
+                res->summary.counters |= PROTO_COUNTERS_BACKING;
+                snapshot_bytes(&first, &cur, e->n_leaves, e->n_leaves + e->n_backing,
+                               &res->summary.backing_bytes_read, &res->summary.backing_bytes_written);
+        }
+        res->summary.served = served_from(&(ServedInput) {
+                .workload = spec->workload,
+                .bytes_read = totals.bytes_read,
+                .bytes_written = totals.bytes_written,
+                .device_known = res->summary.counters & PROTO_COUNTERS_DEVICE,
+                .device_read = res->summary.device_bytes_read,
+                .device_written = res->summary.device_bytes_written,
+                .backing_known = res->summary.counters & PROTO_COUNTERS_BACKING,
+                .backing_read = res->summary.backing_bytes_read,
+                .backing_written = res->summary.backing_bytes_written,
+        }, NULL);
         res->histogram = TAKE_PTR(total);
         return 0;
 }
@@ -793,6 +846,7 @@ finish:
         free(e.phases);
         free(e.positions);
         strv_free(e.leaves);
+        strv_free(e.backing);
         pthread_mutex_destroy(&e.sink_lock);
 
         if (r < 0) {

@@ -34,9 +34,6 @@ typedef struct EngineResult {
         ProtoPositionResult *positions; /* position: one per offset, in order */
         unsigned n_positions;
         uint64_t bytes_asked;           /* size-bounded: what the spec asked for, 0 when time-based */
-        uint64_t process_user_usec;     /* the worker's and its stream processes' CPU time in the
-                                         * measured phase */
-        uint64_t process_sys_usec;
         bool steady_state;              /* the spec's steady_state was reached and ended the run ... */
         uint64_t steady_state_ms;       /* ... at this t_ms of the measured phase */
 } EngineResult;

@@ -504,6 +504,7 @@ static void help(void) {
                "  -t --target PATH        directory (benchd creates its own files), file or block device\n"
                "  -w --workload NAME      read write randread randwrite randrw rewrite reread backward-read\n"
                "                          stride-read seeks metadata ping position putc getc\n"
+               "                          read-modify-write\n"
                "  -b --block-size SIZE    e.g. 4K, 32K, 1M\n"
                "  -s --size SIZE          bytes per stream (file size or device region), e.g. 1G;\n"
                "                          position: bytes read at each offset\n"

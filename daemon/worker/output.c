@@ -13,6 +13,7 @@
 #include "output.h"
 #include "shared/format.h"
 #include "shared/proto-plausible.h"
+#include "shared/served.h"
 #include "shared/util.h"
 
 static double per_second(uint64_t n, uint64_t usec) {
@@ -84,11 +85,36 @@ int output_human(FILE *f, const JobSpec *spec, const EngineResult *r) {
         fprintf(f, "  cpu:        user %s  sys %s  iowait %s (system-wide)\n",
                 format_pct(a, sizeof a, s->cpu_user_pct), format_pct(b, sizeof b, s->cpu_sys_pct),
                 format_pct(c, sizeof c, s->iowait_pct));
+        fprintf(f, "              the worker's own: %s of one CPU (user %.3f s, sys %.3f s; bonnie++'s %%CP)\n",
+                format_pct(a, sizeof a, s->duration_usec > 0 ? 100.0 * (double) (s->process_user_usec +
+                           s->process_sys_usec) / (double) s->duration_usec : 0.0),
+                (double) s->process_user_usec / 1e6, (double) s->process_sys_usec / 1e6);
         if (s->dev_util_pct >= 0)
                 fprintf(f, "  device:     %s util %s\n", s->device && *s->device ? s->device : "?",
                         format_pct(a, sizeof a, s->dev_util_pct));
         else
                 fprintf(f, "  device:     none found for the target (util unknown)\n");
+        if (s->counters & PROTO_COUNTERS_DEVICE)
+                fprintf(f, "              its counters: %s read, %s written%s\n",
+                        format_bytes(a, sizeof a, s->device_bytes_read), format_bytes(b, sizeof b, s->device_bytes_written),
+                        s->counters & PROTO_COUNTERS_BACKING ? "" : " (no loop device's backing disk to ask)");
+        if (s->counters & PROTO_COUNTERS_BACKING)
+                fprintf(f, "              under the loop device's backing file: %s read, %s written\n",
+                        format_bytes(a, sizeof a, s->backing_bytes_read), format_bytes(b, sizeof b, s->backing_bytes_written));
+        if (s->served == SERVED_PAGE_CACHE || s->served == SERVED_BACKING_FILE) {
+                bool writes = false;
+
+                (void) served_from(&(ServedInput) {
+                        .workload = spec->workload, .bytes_read = s->bytes_read, .bytes_written = s->bytes_written,
+                        .device_known = true, .device_read = s->device_bytes_read,
+                        .device_written = s->device_bytes_written,
+                        .backing_known = s->counters & PROTO_COUNTERS_BACKING, .backing_read = s->backing_bytes_read,
+                        .backing_written = s->backing_bytes_written }, &writes);
+                fprintf(f, "  +++++:      the %s were served by %s, not the device: the figures are the cache's\n",
+                        writes ? "writes" : "reads",
+                        s->served == SERVED_PAGE_CACHE ? "the page cache (the device saw less than half of them)" :
+                        "the loop device's backing file (the host's cache or a sparse image's holes)");
+        }
 
         if (r->n_streams > 1)
                 for (unsigned i = 0; i < r->n_streams; i++) {
@@ -207,8 +233,18 @@ int output_json(FILE *f, const JobSpec *spec, const EngineResult *r, const Proto
         add_double(o, "cpu_sys_pct", s->cpu_sys_pct);
         add_double(o, "dev_util_pct", s->dev_util_pct);
         json_object_object_add(o, "device", json_object_new_string(s->device ? s->device : ""));
-        add_u64(o, "process_user_usec", r->process_user_usec);
-        add_u64(o, "process_sys_usec", r->process_sys_usec);
+        add_u64(o, "process_user_usec", s->process_user_usec);
+        add_u64(o, "process_sys_usec", s->process_sys_usec);
+        if (s->counters & PROTO_COUNTERS_DEVICE) {
+                add_u64(o, "device_bytes_read", s->device_bytes_read);
+                add_u64(o, "device_bytes_written", s->device_bytes_written);
+        }
+        if (s->counters & PROTO_COUNTERS_BACKING) {
+                add_u64(o, "backing_bytes_read", s->backing_bytes_read);
+                add_u64(o, "backing_bytes_written", s->backing_bytes_written);
+        }
+        json_object_object_add(o, "served_from", served_from_to_string(s->served) ?
+                               json_object_new_string(served_from_to_string(s->served)) : NULL);
         if (spec->steady_state != STEADY_STATE_NONE) {
                 json_object_object_add(o, "steady_state", json_object_new_boolean(r->steady_state));
                 if (r->steady_state)

@@ -32,6 +32,7 @@ void pattern_fill(void *buf, size_t len, PatternKind kind, uint32_t compress_pct
 
         switch (kind) {
         case PATTERN_ZERO:
+        case PATTERN_DEV_ZERO:
                 memset(b, 0, len);
                 break;
         case PATTERN_COMPRESSIBLE:
@@ -54,6 +55,7 @@ void pattern_refresh(void *buf, size_t len, PatternKind kind, uint32_t compress_
 
         switch (kind) {
         case PATTERN_ZERO:
+        case PATTERN_DEV_ZERO:  /* the data loop reads /dev/zero itself (stream.c) */
                 break;
         case PATTERN_COMPRESSIBLE:
                 if (zero_part(compress_pct) + 8 > CHUNK)

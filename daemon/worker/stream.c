@@ -6,8 +6,9 @@
  * (bonnie++) and ping (ioping) are depth-1 loops of their own because their unit is an operation,
  * not a block. Every loop checks engine_should_stop() before each I/O, so a signal, an error in
  * another stream or the end of the runtime ends it within one I/O. putc and getc (bonnie++'s
- * per-character tests) go through stdio one character per call, which is too quick to time one
- * by one: they time batches of characters and check for a stop between batches.
+ * per-character tests) make one write(2) or read(2) per character, as bonnie++ 2.00 does, which
+ * is too quick to time one by one: they time batches of characters, bonnie++'s chunks, and check
+ * for a stop between batches.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +27,14 @@
 #include "workload.h"
 
 /* benchd judges RESULTs of size-bounded seeks and ping by the engine's fixed counts. */
-_Static_assert(SEEKS_PER_STREAM == PROTO_SEEKS_PER_STREAM, "benchd's seek count differs from the engine's");
+_Static_assert(SEEKS_TOTAL == PROTO_SEEKS_TOTAL, "benchd's seek count differs from the engine's");
 _Static_assert(PING_COUNT == PROTO_PING_COUNT, "benchd's ping count differs from the engine's");
 
 #define SEEKS_DIRTY_ONE_IN 10u
 #define PING_INTERVAL_MS 1000u
-/* putc and getc: characters per timed batch. benchd judges their histogram by it. */
-#define CHAR_BATCH 4096u
+/* putc and getc: characters per timed batch, bonnie++'s chunk of 8 KiB. benchd judges their
+ * histogram by it. */
+#define CHAR_BATCH 8192u
 _Static_assert(CHAR_BATCH == PROTO_CHAR_BATCH, "benchd's per-character batch differs from the engine's");
 
 typedef struct Buffers {
@@ -77,6 +79,21 @@ static bool op_is_write(Stream *s, Workload w) {
         }
 }
 
+/* len bytes from fd into buf, through short reads and EINTR; EOF is -EIO. */
+static int read_all(int fd, void *buf, size_t len) {
+        for (size_t done = 0; done < len;) {
+                ssize_t n = read(fd, (uint8_t *) buf + done, len - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
 /* Flushes the stream's file as the spec says: fsync, or fdatasync. */
 static int stream_sync(Stream *s) {
         int r;
@@ -108,6 +125,7 @@ typedef struct DataLoop {
         Buffers bufs;
         unsigned depth, n_free, inflight;
         bool wrote;
+        int zero_fd;            /* pattern=dev-zero: /dev/zero, read into each write's buffer */
 } DataLoop;
 
 /* What one data_loop_run() measured: its completions and when the first was queued and the last
@@ -128,11 +146,13 @@ static void data_loop_close(DataLoop *l) {
         }
         if (l->io)
                 l->s->engine->io_ops->close(l->io);
+        if (l->zero_fd >= 0)
+                close(l->zero_fd);
         buffers_free(&l->bufs);
         free(l->reqs);
         free(l->free_list);
         free(l->done);
-        *l = (DataLoop) {};
+        *l = (DataLoop) { .zero_fd = -EBADF };
 }
 
 static int data_loop_open(Stream *s, DataLoop *l) {
@@ -141,7 +161,7 @@ static int data_loop_open(Stream *s, DataLoop *l) {
         unsigned depth = e->depth;
         int r;
 
-        *l = (DataLoop) { .s = s, .depth = depth };
+        *l = (DataLoop) { .s = s, .depth = depth, .zero_fd = -EBADF };
         l->reqs = calloc(depth, sizeof(IoRequest));
         l->free_list = calloc(depth, sizeof(IoRequest *));
         l->done = calloc(depth, sizeof(IoRequest *));
@@ -160,6 +180,15 @@ static int data_loop_open(Stream *s, DataLoop *l) {
                 l->free_list[i] = &l->reqs[i];
         }
         l->n_free = depth;
+
+        if (spec->pattern == PATTERN_DEV_ZERO && workload_writes(spec->workload)) {
+                l->zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+                if (l->zero_fd < 0) {
+                        r = -errno;
+                        data_loop_close(l);
+                        return stream_fail(s, r, "cannot open /dev/zero for pattern=dev-zero: %s", strerror(-r));
+                }
+        }
 
         r = e->io_ops->open(s->fd, depth, &l->io);
         if (r < 0) {
@@ -188,7 +217,15 @@ static int data_loop_run(DataLoop *l, OffsetGen *gen, uint64_t base, uint64_t bu
                         req->offset = base + offset_gen_next(gen);
                         req->len = (uint32_t) spec->block_size;
                         req->write = op_is_write(s, spec->workload);
-                        if (req->write)
+                        /* dd if=/dev/zero copies each block from /dev/zero before it writes it: with
+                         * pattern=dev-zero so does the stream, in the measured time. */
+                        if (req->write && l->zero_fd >= 0) {
+                                r = read_all(l->zero_fd, req->buf, req->len);
+                                if (r < 0) {
+                                        l->free_list[l->n_free++] = req;
+                                        return stream_fail(s, r, "reading /dev/zero failed: %s", strerror(-r));
+                                }
+                        } else if (req->write)
                                 pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         req->start_ns = now_nsec(CLOCK_MONOTONIC);
                         if (stats && stats->ios == 0 && issued == 0)
@@ -334,13 +371,18 @@ static int stream_single_setup(Stream *s, OffsetGen *gen, Buffers *bufs) {
 }
 
 /* bonnie++ seeks: read a random block; one time in ten dirty it and write it back. One
- * operation per seek, timed over the read and the write-back. */
+ * operation per seek, timed over the read and the write-back. Size-bounded, the streams share
+ * bonnie++'s 8192 seeks as its seeker processes share their tickets; each ends, as a seeker
+ * closes its file, with the sync the spec asks for (bonnie++'s close fsync()s), inside the
+ * measured time. */
 int stream_seeks(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         Buffers bufs = {};
         OffsetGen gen;
-        uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : SEEKS_PER_STREAM;
+        uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX :
+                SEEKS_TOTAL / e->n_streams + (s->index < SEEKS_TOTAL % e->n_streams);
+        bool wrote = false;
         int r;
 
         r = stream_single_setup(s, &gen, &bufs);
@@ -374,10 +416,68 @@ int stream_seeks(Stream *s) {
                 uint64_t lat = now_nsec(CLOCK_MONOTONIC) - req.start_ns;
                 /* Count the read with the latency and the seek as the op; the write-back as bytes. */
                 stream_record(s, lat, false, req.len, 1);
-                if (dirty)
+                if (dirty) {
                         stream_record_write_back(s, wreq.len);
+                        wrote = true;
+                }
         }
         buffers_free(&bufs);
+        if (stream_error(s) >= 0 && wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
+                r = stream_sync(s);
+                if (r < 0)
+                        stream_fail(s, r, "final sync failed: %s", strerror(-r));
+        }
+        return stream_error(s);
+}
+
+/* bonnie++'s Rewrite: read a block, dirty a byte of it, seek back and write it (here pread and
+ * pwrite at its offset), block after block through the region; passes over it while time-based.
+ * The read is recorded with the operation's latency, the write as its write-back, as a seek's
+ * is; with sync=end the stream ends with the flush bonnie++'s close makes, inside the time. */
+int stream_read_modify_write(Stream *s) {
+        Engine *e = s->engine;
+        const JobSpec *spec = e->spec;
+        uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : (s->region + spec->block_size - 1) / spec->block_size;
+        Buffers bufs = {};
+        OffsetGen gen;
+        bool wrote = false;
+        int r;
+
+        r = offset_gen_init(&gen, OFFSET_SEQUENTIAL, s->region, spec->block_size, 0, 0);
+        if (r < 0)
+                return stream_fail(s, r, "the region of %" PRIu64 " bytes holds no block of %" PRIu64 " bytes",
+                                   s->region, spec->block_size);
+        r = buffers_alloc(s, 1, &bufs);
+        if (r < 0)
+                return stream_fail(s, r, "out of memory");
+
+        for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
+                IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
+                IoRequest wreq;
+                ssize_t n;
+
+                req.start_ns = now_nsec(CLOCK_MONOTONIC);
+                n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
+                req.result = n < 0 ? -errno : n;
+                if (check_result(s, &req) < 0)
+                        break;
+                ((uint8_t *) req.buf)[i % req.len]++;
+                wreq = req;
+                wreq.write = true;
+                n = pwrite(s->fd, wreq.buf, wreq.len, (off_t) wreq.offset);
+                wreq.result = n < 0 ? -errno : n;
+                if (check_result(s, &wreq) < 0)
+                        break;
+                stream_record(s, now_nsec(CLOCK_MONOTONIC) - req.start_ns, false, req.len, 1);
+                stream_record_write_back(s, wreq.len);
+                wrote = true;
+        }
+        buffers_free(&bufs);
+        if (stream_error(s) >= 0 && wrote && spec->sync == SYNC_END && !engine_aborted(e)) {
+                r = stream_sync(s);
+                if (r < 0)
+                        stream_fail(s, r, "final sync failed: %s", strerror(-r));
+        }
         return stream_error(s);
 }
 
@@ -393,7 +493,8 @@ static void sleep_until(Engine *e, uint64_t t_ns) {
         }
 }
 
-/* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter). */
+/* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter),
+ * after one that is not counted (ioping's warm-up, -a 1). */
 int stream_ping(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
@@ -409,13 +510,18 @@ int stream_ping(Stream *s) {
         if (r < 0)
                 return r;
 
+        /* ioping's warm-up request: the first, whatever it met on the way (a cold inode, an idle
+         * device waking up), is not one of the figures. */
+        if (pread(s->fd, bufs.buf[0], spec->block_size, (off_t) offset_gen_next(&gen)) < 0) {
+                buffers_free(&bufs);
+                return stream_fail(s, -errno, "the warm-up read failed: %m");
+        }
+
         for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
-                if (i > 0) {
-                        next += interval_ns;
-                        sleep_until(e, next);
-                        if (engine_should_stop(e))
-                                break;
-                }
+                next += interval_ns;
+                sleep_until(e, next);
+                if (engine_should_stop(e))
+                        break;
                 IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
                 req.start_ns = now_nsec(CLOCK_MONOTONIC);
                 ssize_t n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
@@ -431,26 +537,6 @@ int stream_ping(Stream *s) {
 
 /* ---- bonnie++'s per-character tests ---- */
 
-/* A stdio stream on the stream's file, through a descriptor of its own, so that fclose() leaves
- * s->fd to target_cleanup(). The two share a file offset, which nothing else uses (every other
- * access is pread/pwrite). stdio picks its buffer size from st_blksize, as it does for bonnie++. */
-static FILE *char_file_open(Stream *s, const char *mode) {
-        int fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
-        FILE *f;
-
-        if (fd < 0) {
-                stream_fail(s, -errno, "cannot duplicate the descriptor of the stream's file: %m");
-                return NULL;
-        }
-        f = fdopen(fd, mode);
-        if (!f) {
-                stream_fail(s, -errno, "cannot open a stdio stream on the stream's file: %m");
-                close(fd);
-                return NULL;
-        }
-        return f;
-}
-
 /* Where a per-character loop is: characters done in all, in this pass, in the open batch, and
  * when that batch began. */
 typedef struct CharLoop {
@@ -460,9 +546,9 @@ typedef struct CharLoop {
 } CharLoop;
 
 /* The characters of the next run of calls: up to the end of the batch, of the pass and of the
- * budget. A new pass seeks back to the start. 0 when the loop is over: the budget is spent, or
- * a stop was asked for (looked at between batches). */
-static uint64_t char_loop_next(Stream *s, CharLoop *l, FILE *f) {
+ * budget. A new pass seeks the descriptor back to the start. 0 when the loop is over: the budget
+ * is spent, or a stop was asked for (looked at between batches). */
+static uint64_t char_loop_next(Stream *s, CharLoop *l) {
         if (l->done >= l->budget)
                 return 0;
         if (l->batch == 0) {
@@ -471,7 +557,7 @@ static uint64_t char_loop_next(Stream *s, CharLoop *l, FILE *f) {
                 l->batch_start_ns = now_nsec(CLOCK_MONOTONIC);
         }
         if (l->pos >= s->region) {
-                if (fseeko(f, 0, SEEK_SET) < 0) {
+                if (lseek(s->fd, 0, SEEK_SET) < 0) {
                         stream_fail(s, -errno, "cannot seek back to the start of the stream's file: %m");
                         return 0;
                 }
@@ -491,13 +577,26 @@ static void char_loop_advance(Stream *s, CharLoop *l, uint64_t n, bool write, bo
         }
 }
 
-/* bonnie++'s "Sequential Output Per Chr": the pattern's bytes, one putc() each. */
+/* One character through the descriptor, as bonnie++'s read_block_byte() and write_block_byte()
+ * move them: 1, 0 at the end of the file (reads), or -errno. */
+static int char_io(int fd, uint8_t *c, bool out) {
+        for (;;) {
+                ssize_t n = out ? write(fd, c, 1) : read(fd, c, 1);
+                if (_likely_(n == 1))
+                        return 1;
+                if (n == 0)
+                        return out ? -ENOSPC : 0;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
+/* bonnie++'s "Sequential Output Per Chr": the pattern's bytes, one write(2) each. */
 int stream_putc(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
         CharLoop l = { .budget = spec->runtime_ms > 0 ? UINT64_MAX : spec->size };
         _cleanup_free_ uint8_t *buf = NULL;
-        FILE *f;
         uint64_t n;
         int r;
 
@@ -505,20 +604,19 @@ int stream_putc(Stream *s) {
         if (!buf)
                 return stream_fail(s, -ENOMEM, "out of memory");
         pattern_fill(buf, CHAR_BATCH, spec->pattern, spec->compress_pct, &s->rng);
-        f = char_file_open(s, "w");
-        if (!f)
-                return stream_error(s);
 
-        while ((n = char_loop_next(s, &l, f)) > 0) {
+        while ((n = char_loop_next(s, &l)) > 0) {
                 /* A fresh batch: no 4 KiB written repeats another (pattern.h). */
                 if (l.batch == 0)
                         pattern_refresh(buf, CHAR_BATCH, spec->pattern, spec->compress_pct, &s->rng);
-                for (uint64_t i = 0; i < n; i++)
-                        if (_unlikely_(putc(buf[l.batch + i], f) == EOF)) {
-                                stream_fail(s, -errno, "putc() to the stream's file failed at character %" PRIu64
-                                            ": %m", l.done + i);
+                for (uint64_t i = 0; i < n; i++) {
+                        r = char_io(s->fd, &buf[l.batch + i], true);
+                        if (_unlikely_(r < 0)) {
+                                stream_fail(s, r, "write() of character %" PRIu64 " to the stream's file failed: %s",
+                                            l.done + i, strerror(-r));
                                 break;
                         }
+                }
                 if (stream_error(s) < 0)
                         break;
                 char_loop_advance(s, &l, n, true, false);
@@ -526,44 +624,36 @@ int stream_putc(Stream *s) {
         if (stream_error(s) >= 0)
                 char_loop_advance(s, &l, 0, true, true);
 
-        /* What stdio still holds goes to the kernel, and with sync=end to the device, inside the
-         * measured time (as the data loop's final sync): the stream ends when this returns. */
-        if (stream_error(s) >= 0 && !engine_aborted(e) && fflush(f) == EOF)
-                stream_fail(s, -errno, "flushing the stream's file failed: %m");
+        /* bonnie++ closes the file, with an fsync(), before it stops the clock: with sync=end the
+         * flush is inside the measured time too (in no batch), as the data loop's final sync. */
         if (stream_error(s) >= 0 && !engine_aborted(e) && spec->sync == SYNC_END) {
                 r = stream_sync(s);
                 if (r < 0)
                         stream_fail(s, r, "final sync failed: %s", strerror(-r));
         }
-        /* After a failure, fclose() may retry a flush that fails again: it has nothing to add. */
-        (void) fclose(f);
         return stream_error(s);
 }
 
-/* bonnie++'s "Sequential Input Per Chr": the laid-out file, one getc() each. */
+/* bonnie++'s "Sequential Input Per Chr": the laid-out file, one read(2) each. */
 int stream_getc(Stream *s) {
         CharLoop l = { .budget = s->engine->spec->runtime_ms > 0 ? UINT64_MAX : s->engine->spec->size };
         uint64_t n, sum = 0;
-        FILE *f;
 
-        f = char_file_open(s, "r");
-        if (!f)
-                return stream_error(s);
-
-        while ((n = char_loop_next(s, &l, f)) > 0) {
+        while ((n = char_loop_next(s, &l)) > 0) {
                 for (uint64_t i = 0; i < n; i++) {
-                        int c = getc(f);
+                        uint8_t c;
+                        int r = char_io(s->fd, &c, false);
 
-                        if (_unlikely_(c == EOF)) {
-                                if (ferror(f))
-                                        stream_fail(s, -errno, "getc() from the stream's file failed at character %"
-                                                    PRIu64 ": %m", l.done + i);
+                        if (_unlikely_(r <= 0)) {
+                                if (r < 0)
+                                        stream_fail(s, r, "read() of character %" PRIu64 " from the stream's file "
+                                                    "failed: %s", l.done + i, strerror(-r));
                                 else
                                         stream_fail(s, -EIO, "the stream's file ended at character %" PRIu64
                                                     ", short of its %" PRIu64 " laid out", l.pos + i, s->region);
                                 break;
                         }
-                        sum += (unsigned) c;
+                        sum += c;
                 }
                 if (stream_error(s) < 0)
                         break;
@@ -571,7 +661,6 @@ int stream_getc(Stream *s) {
         }
         if (stream_error(s) >= 0)
                 char_loop_advance(s, &l, 0, false, true);
-        (void) fclose(f);
         /* The characters are used, so no compiler may drop a call. */
         __asm__ volatile("" : : "r"(sum));
         return stream_error(s);

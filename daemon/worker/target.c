@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,12 +179,13 @@ static int open_directory_target(Engine *e, char **reterr) {
                 s->name = TAKE_PTR(name);
                 s->region = spec->size;
 
-                /* Every file is allocated up front (fio's fallocate=native): one contiguous
-                 * allocation for the layout to fill, and for a sequential write the measured writes
-                 * time the device rather than the allocator growing the file one write at a time.
-                 * Filesystems without fallocate just skip it. */
-                int r = fallocate(s->fd, 0, 0, (off_t) spec->size);
-                if (r < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+                /* fallocate=native (fio's default): the file is allocated up front, one contiguous
+                 * allocation for the layout to fill, and a sequential write times the device rather
+                 * than the allocator growing the file one write at a time. fallocate=none leaves
+                 * that to the writes, as dd, bonnie++ and iozone do. Filesystems without fallocate
+                 * just skip it. */
+                if (spec->fallocate == FALLOCATE_NATIVE &&
+                    fallocate(s->fd, 0, 0, (off_t) spec->size) < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
                         return set_error(reterr, -errno, "cannot allocate %s/%s: %m", spec->target, s->name);
         }
         return 0;
@@ -459,9 +461,10 @@ int target_layout(Engine *e, char **reterr) {
                 }
         }
 
-        /* Cold cache for the measured phase; then reread warms it on purpose (iozone -i 1's
-         * second pass), which a direct run makes moot. */
-        for (unsigned i = 0; i < e->n_streams; i++)
+        /* Cold cache for the measured phase (invalidate=false keeps what the layout left, as
+         * iozone's read tests find the file its write test wrote); then reread warms it on
+         * purpose (iozone -i 1's second pass), which a direct run makes moot. */
+        for (unsigned i = 0; spec->invalidate && i < e->n_streams; i++)
                 if (e->streams[i].fd >= 0 && (i == 0 || e->streams[i].fd != e->streams[0].fd))
                         drop_cache(e, e->streams[i].fd);
 
@@ -574,6 +577,47 @@ static int mount_source_devnum(dev_t dev, dev_t *ret) {
         return -ENOENT;
 }
 
+/* The devices at the bottom of the filesystem that holds a loop device's backing file, appended
+ * to *list (each once): the device the loop ioctl names (its st_dev, as LOOP_GET_STATUS64 gives
+ * it, so no path is looked up in whatever mount namespace the worker is in), through the mount
+ * table for an anonymous st_dev (btrfs). A loop device over a file on tmpfs has none. */
+static int loop_backing_leaves(const char *root, const char *name, char ***list) {
+        _cleanup_free_ char *backing = NULL, *node = NULL, *bname = NULL;
+        _cleanup_strv_free_ char **leaves = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        struct loop_info64 info;
+        struct stat st;
+        dev_t want, dev;
+        int r;
+
+        if (blockdev_read(root, name, "loop/backing_file", &backing) < 0)
+                return 0;       /* not a loop device, or not bound */
+        if (blockdev_devnum(root, name, &want) < 0 || asprintf(&node, "/dev/%s", name) < 0)
+                return 0;
+        fd = open(node, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != want ||
+            ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+                return 0;
+        /* The kernel's huge_encode_dev(): minor's low byte, the major, the rest of the minor. */
+        dev = makedev((unsigned) ((info.lo_device >> 8) & 0xfff),
+                      (unsigned) ((info.lo_device & 0xff) | ((info.lo_device >> 12) & 0xfff00)));
+        if (blockdev_name_from_devnum(root, dev, &bname) < 0) {
+                dev_t source;
+                if (mount_source_devnum(dev, &source) < 0 || blockdev_name_from_devnum(root, source, &bname) < 0)
+                        return 0;
+        }
+        r = blockdev_leaves(root, bname, &leaves);
+        if (r < 0)
+                return r;
+        for (char **l = leaves; *l; l++)
+                if (!strv_contains(*list, *l)) {
+                        r = strv_push(list, *l);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
 int target_resolve_devices(Engine *e) {
         const char *root = e->opts->sysfs_root;
         _cleanup_free_ char *name = NULL;
@@ -596,5 +640,15 @@ int target_resolve_devices(Engine *e) {
         e->leaves = leaves;
         for (e->n_leaves = 0; leaves[e->n_leaves]; e->n_leaves++)
                 ;
+
+        /* A loop device's counters say what reached its backing file, not whether that reached a
+         * disk: the disks under the backing files tell the host's page cache (and a sparse image's
+         * holes) from the device. */
+        for (unsigned i = 0; i < e->n_leaves; i++) {
+                r = loop_backing_leaves(root, e->leaves[i], &e->backing);
+                if (r < 0)
+                        return r;
+        }
+        e->n_backing = (unsigned) strv_length(e->backing);
         return 0;
 }

@@ -86,7 +86,8 @@ def histogram(entries):
 def result(duration_us, written, ios, p99=P99):
     return struct.pack("<17Q4d", int(time.time() * 1e6) - duration_us, duration_us, 0, written, 0, ios, 0,
                        LAT_MIN, LAT_MEAN, LAT_STDDEV, P50, P90, P95, p99, P999, P9999, LAT_MAX,
-                       12.5, 1.5, 3.25, -1.0) + string("")
+                       12.5, 1.5, 3.25, -1.0) + string("") + \
+        struct.pack("<QQIQQQQI", 0, 0, 0, 0, 0, 0, 0, 0)  # CPU times, no device counters, not judged
 
 
 def spawn_orphan(name):

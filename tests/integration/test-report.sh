@@ -178,7 +178,7 @@ in_browser "$P" "iozone report"
 
 # ---- 3. bonnie: bon_csv2html's table ----
 log "3. a bonnie job"
-run_job --profile bonnie --target "$SCRATCH_DIR" --set size=8M --set runtime_ms=0 --set file_count=1024
+run_job --profile bonnie --target "$SCRATCH_DIR" --set size=4M --set runtime_ms=0 --set file_count=1024
 BONNIE_JOB=$job
 (cd "$OUTDIR" && benchctl report --job "$job" >/dev/null) || fail "report --job $job (bonnie) failed"
 P="$OUTDIR/benchd-job-$job.html"
@@ -204,8 +204,10 @@ theirs = cells(open(sys.argv[2]).read(), "<table")
 # The data row: name, size, then 12 I/O cells (Per Chr at 2, 3, 8, 9), 4 sizes, 12 metadata cells.
 m, t = mine[3], theirs[3]
 skip = {2, 3, 8, 9}
+# +++++ (a cache served the test) is +++++ on the page; bon_csv2html divides it to 0.
 got = [c for i, c in enumerate(m) if i not in skip]
 want = [c for i, c in enumerate(t) if i not in skip]
+got = ["0" if g == "+++++" and w == "0" else g for g, w in zip(got, want)]
 assert got == want, "data row: %r vs bon_csv2html %r" % (got, want)
 assert [c for c in mine[4] if c] == [c for c in theirs[4] if c], "latency row: %r vs %r" % (mine[4], theirs[4])
 PY

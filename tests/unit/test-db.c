@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "shared/served.h"
 #include "check-util.h"
 #include "schema-migrations.h"
 #include "shared/spec.h"
@@ -67,7 +68,7 @@ static void raw_exec(sqlite3 *s, const char *sql) {
 /* ---- helpers: collecting rows handed out as DbFields ---- */
 
 #define MAX_ROWS 64
-#define MAX_COLS 80
+#define MAX_COLS 96
 
 typedef struct Row {
         size_t n;
@@ -629,6 +630,12 @@ static ProtoResult known_result(void) {
                 .cpu_sys_pct = 3.25,
                 .dev_util_pct = -1,
                 .device = (char *) "loop7",
+                .process_user_usec = 100000,
+                .process_sys_usec = 500000,           /* 30% of one CPU */
+                .counters = PROTO_COUNTERS_DEVICE,    /* no backing disk: NULL */
+                .device_bytes_read = 4096,
+                .device_bytes_written = 201 * 1048576ull,
+                .served = SERVED_DEVICE,
         };
 }
 
@@ -687,7 +694,28 @@ START_TEST(test_run_begin_finish) {
         ck_assert_double_eq_tol(field_real(row, "mb_per_s"), 104.8576, 1e-9);
         ck_assert_double_eq_tol(field_real(row, "iops"), 3200.0, 1e-9);
         ck_assert_double_eq_tol(field_real(row, "write_iops"), 3200.0, 1e-9);
+        /* The worker's CPU time, the devices' counters and what they make of the run. */
+        ck_assert_int_eq(field_int(row, "process_user_usec"), 100000);
+        ck_assert_int_eq(field_int(row, "process_sys_usec"), 500000);
+        ck_assert_double_eq_tol(field_real(row, "process_cpu_pct"), 30.0, 1e-9);
+        ck_assert_int_eq(field_int(row, "device_bytes_read"), 4096);
+        ck_assert_int_eq(field_int(row, "device_bytes_written"), 201 * 1048576);
+        ck_assert(field_null(row, "backing_bytes_read"));
+        ck_assert(field_null(row, "backing_bytes_written"));
+        ck_assert_str_eq(field_text(row, "served_from"), "device");
         rows_clear(&rows);
+
+        /* A run the page cache served, on a loop device whose image's disk saw nothing. */
+        res.counters = PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING;
+        res.device_bytes_written = 0;
+        res.served = SERVED_PAGE_CACHE;
+        run = add_run(db, job, 2, &plain_run);
+        ck_assert_int_eq(db_run_finish(db, run, "succeeded", NULL, &res), 0);
+        ck_assert_int_eq(db_get_run(db, run, collect, &rows), 1);
+        ck_assert_str_eq(field_text(&rows.row[0], "served_from"), "page-cache");
+        ck_assert_int_eq(field_int(&rows.row[0], "backing_bytes_written"), 0);
+        rows_clear(&rows);
+        res = known_result();
 
         /* A failed run keeps its error and no summary. */
         run = add_run(db, job, 1, &plain_run);

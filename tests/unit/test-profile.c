@@ -170,6 +170,11 @@ START_TEST(test_shipped_iozone) {
                 ck_assert_uint_eq(steps[i].size, UINT64_C(64) << 20);
                 if (steps[i].workload == WORKLOAD_STRIDE_READ)
                         ck_assert_uint_eq(steps[i].stride, 17 * record);   /* iozone's default stride */
+                /* iozone -a: buffered (no -I), the flush not timed (no -e), no preallocation, the
+                 * read tests on what the page cache holds. */
+                ck_assert_msg(!steps[i].direct && steps[i].sync == SYNC_NONE, "step %zu", i);
+                ck_assert_int_eq(steps[i].fallocate, FALLOCATE_NONE);
+                ck_assert(!steps[i].invalidate);
         }
         ck_assert_uint_eq(steps[n - 1].block_size, UINT64_C(16) << 20);
         spec_array_free(steps, n);
@@ -223,19 +228,21 @@ START_TEST(test_shipped_iozone_matrix) {
 END_TEST
 
 /* bonnie++ 2.00's order: per-character write, block write, rewrite, per-character read, block
- * read, seeks, metadata -n 32:64:4:4. */
+ * read, seeks, metadata -n 32:64:4:4; its sizes: 3 MiB of characters (-f), the block tests on
+ * benchd's 1G. */
 START_TEST(test_shipped_bonnie) {
         static const struct {
                 Workload workload;
-                uint64_t block_size;
+                uint64_t block_size, size;
+                uint32_t jobs;
         } want[] = {
-                { WORKLOAD_PUTC, 1 },
-                { WORKLOAD_WRITE, 8192 },
-                { WORKLOAD_REWRITE, 8192 },
-                { WORKLOAD_GETC, 1 },
-                { WORKLOAD_READ, 8192 },
-                { WORKLOAD_SEEKS, 8192 },
-                { WORKLOAD_METADATA, 4096 },
+                { WORKLOAD_PUTC, 1, 3 << 20, 1 },
+                { WORKLOAD_WRITE, 8192, 1 << 30, 1 },
+                { WORKLOAD_READ_MODIFY_WRITE, 8192, 1 << 30, 1 },
+                { WORKLOAD_GETC, 1, 3 << 20, 1 },
+                { WORKLOAD_READ, 8192, 1 << 30, 1 },
+                { WORKLOAD_SEEKS, 8192, 1 << 30, 5 },  /* bonnie++'s 5 seekers */
+                { WORKLOAD_METADATA, 4096, 1 << 30, 1 },
         };
         JobSpec *steps = NULL;
         size_t n = 0;
@@ -246,16 +253,51 @@ START_TEST(test_shipped_bonnie) {
                 ck_assert_msg(steps[i].workload == want[i].workload, "step %zu is %s, not %s", i,
                               workload_to_string(steps[i].workload), workload_to_string(want[i].workload));
                 ck_assert_uint_eq(steps[i].block_size, want[i].block_size);
-                ck_assert_uint_eq(steps[i].size, UINT64_C(1) << 30);  /* benchd's default, for every step */
+                ck_assert_uint_eq(steps[i].size, want[i].size);
+                ck_assert_uint_eq(steps[i].jobs, want[i].jobs);
+                /* bonnie++ without -D: buffered (metadata moves no blocks); its files allocated as
+                 * written. */
+                ck_assert_msg(i == 6 || !steps[i].direct, "step %zu is direct", i);
+                ck_assert_int_eq(steps[i].fallocate, i == 6 ? FALLOCATE_NATIVE : FALLOCATE_NONE);
+                ck_assert(steps[i].invalidate);
         }
-        /* The per-character steps go through stdio: buffered, one character an I/O. */
-        ck_assert(!steps[0].direct);
-        ck_assert(!steps[3].direct);
+        /* The write tests time the fsync bonnie++'s close makes. */
         ck_assert_uint_eq(steps[0].sync, SYNC_END);
+        ck_assert_uint_eq(steps[1].sync, SYNC_END);
+        ck_assert_uint_eq(steps[2].sync, SYNC_END);
         ck_assert_uint_eq(steps[6].file_count, 32768);
         ck_assert_uint_eq(steps[6].file_size_min, 4);
         ck_assert_uint_eq(steps[6].file_size_max, 64);
         ck_assert_uint_eq(steps[6].dirs, 4);
+        spec_array_free(steps, n);
+}
+END_TEST
+
+/* dd if=/dev/zero of=F bs=32K oflag=direct conv=fsync: a new file allocated as written, zeros,
+ * the fsync timed; then dd iflag=direct. ioping -D: 4K direct reads in its 1 MiB working set. */
+START_TEST(test_shipped_dd_ping) {
+        JobSpec *steps = NULL;
+        size_t n = 0;
+
+        shipped_expand("dd", (const char *const[]) { "target=/srv/bench", "profile=dd", NULL }, &steps, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_int_eq(steps[0].workload, WORKLOAD_WRITE);
+        ck_assert_uint_eq(steps[0].block_size, 32768);
+        ck_assert(steps[0].direct);
+        ck_assert_int_eq(steps[0].sync, SYNC_END);
+        ck_assert_int_eq(steps[0].sync_call, SYNC_CALL_FSYNC);
+        ck_assert_int_eq(steps[0].fallocate, FALLOCATE_NONE);
+        ck_assert_int_eq(steps[0].pattern, PATTERN_DEV_ZERO);
+        ck_assert_int_eq(steps[1].workload, WORKLOAD_READ);
+        ck_assert(steps[1].direct);
+        spec_array_free(steps, n);
+
+        shipped_expand("ping", (const char *const[]) { "target=/srv/bench", "profile=ping", NULL }, &steps, &n);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(steps[0].workload, WORKLOAD_PING);
+        ck_assert_uint_eq(steps[0].block_size, 4096);
+        ck_assert_uint_eq(steps[0].size, 1 << 20);
+        ck_assert(steps[0].direct);
         spec_array_free(steps, n);
 }
 END_TEST
@@ -499,6 +541,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(ts, test_shipped_iozone);
         tcase_add_test(ts, test_shipped_iozone_matrix);
         tcase_add_test(ts, test_shipped_bonnie);
+        tcase_add_test(ts, test_shipped_dd_ping);
         suite_add_tcase(s, ts);
 
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);

@@ -19,6 +19,7 @@
 #include "shared/histogram.h"
 #include "check-util.h"
 #include "shared/proto-plausible.h"
+#include "shared/served.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
@@ -36,7 +37,7 @@
 #define SPEC_META_HUGE "workload=metadata\nfile_count=16777216"
 #define SPEC_POSITION "workload=position\nsize=1M\nblock_size=32K\npositions=8"
 #define SPEC_POSITION_HUGE "workload=position\nsize=1T\nblock_size=1M"
-#define SPEC_PUTC "workload=putc\nsize=1M"
+#define SPEC_PUTC "workload=putc\nsize=2M"
 #define SPEC_PUTC_TIMED "workload=putc\nsize=1M\nruntime_ms=600000"
 
 static void limits_of(const char *text, ProtoLimits *ret) {
@@ -83,7 +84,8 @@ static const struct {
         { "workload=read\nsize=10000\nblock_size=4K\ndirect=false", 12288, 3, 0, 1, 4096, 0, true, false, PROTO_OPS_NONE },
         { "workload=randrw\nsize=8M\nblock_size=4K", 8 << 20, 2048, 0, 1, 4096, 0, true, true, PROTO_OPS_NONE },
         { SPEC_WRITE_TIMED, UINT64_MAX, UINT64_MAX, 0, 1, 32768, 0, false, true, PROTO_OPS_NONE },
-        { SPEC_SEEKS "\njobs=3", 3 * 8000 * 2 * 4096, 3 * 8000 * 2, 3 * 8000, 6, 4096, 0, true, true, PROTO_OPS_READS },
+        /* Seeks: bonnie++'s 8192 in all, however many streams share them. */
+        { SPEC_SEEKS "\njobs=3", 8192 * 2 * 4096, 8192 * 2, 8192, 6, 4096, 0, true, true, PROTO_OPS_READS },
         { SPEC_SEEKS "\nruntime_ms=5000", UINT64_MAX, UINT64_MAX, UINT64_MAX, 2, 4096, 0, true, true, PROTO_OPS_READS },
         /* Ping and metadata are one stream whatever jobs says. */
         { SPEC_PING "\njobs=4", 10 * 4096, 10, 10, 1, 4096, 0, true, false, PROTO_OPS_READS },
@@ -428,8 +430,8 @@ static const struct {
           "rounded up to whole blocks of 32768)" },
         { "more seeks than asked", SPEC_SEEKS, { SAMPLE_OK, .interval_us = 500000, .bytes_read = 81920,
           .ios_read = 20, .ops = 20,
-          .bytes_written = 0, .ios_written = 0 }, { .n_samples = 1, .last_t_ms = 500, .ios_read = 7990, .ops = 7990 },
-          false, 0, "the SAMPLEs add up to 8010 operations, more than the 8000 this step can do" },
+          .bytes_written = 0, .ios_written = 0 }, { .n_samples = 1, .last_t_ms = 500, .ios_read = 8182, .ops = 8182 },
+          false, 0, "the SAMPLEs add up to 8202 operations, more than the 8192 this step can do" },
         { "1.5 TB in the first second", SPEC_WRITE_TIMED, { SAMPLE_OK, .interval_us = 500000 },
           { .n_samples = 1, .last_t_ms = 500, .bytes_written = UINT64_C(45776367) * 32768,
             .ios_written = UINT64_C(45776367) }, false, 0,
@@ -764,9 +766,9 @@ static const ProtoHistogramEntry hist_ok[] = { { 1130, 1 }, { 1180, 199 }, { 132
 #define TALLY_POSITION TALLY_OK, .bytes_written = 0, .ios_written = 0, .bytes_read = 8 << 20, .ios_read = 256, \
         .n_positions = 8, .last_position_index = 7, .position_bytes = 8 << 20
 
-/* putc: 1 MiB of characters timed in 256 batches of 4096, the same latencies. */
-#define RESULT_PUTC RESULT_OK, .bytes_written = 1 << 20, .ios_written = 1 << 20
-#define TALLY_PUTC TALLY_OK, .bytes_written = 1 << 20, .ios_written = 1 << 20
+/* putc: 2 MiB of characters timed in 256 batches of 8192, the same latencies. */
+#define RESULT_PUTC RESULT_OK, .bytes_written = 2 << 20, .ios_written = 2 << 20
+#define TALLY_PUTC TALLY_OK, .bytes_written = 2 << 20, .ios_written = 2 << 20
 
 #define TALLY_OK .stage = PROTO_STAGE_CLEANUP, .n_samples = 2, .last_t_ms = 2000, .bytes_written = 8 << 20, \
         .ios_written = 256, .lat_max_ns = 120063, .hist_count = 256, .n_hist = 4, .hist_last_index = 1386
@@ -786,6 +788,28 @@ static const struct {
         { "the mean just below the minimum", SPEC_WRITE, { RESULT_OK, .lat_min_ns = 30015, .lat_mean_ns = 51623 },
           { TALLY_OK }, false, 0, NULL },
 
+        /* The worker's CPU time and its served verdict. */
+        { "CPU time of one stream and the worker", SPEC_WRITE,
+          { RESULT_OK, .process_user_usec = 2000000, .process_sys_usec = 4000000 }, { TALLY_OK }, false, 0, NULL },
+        { "more CPU time than the processes have", SPEC_WRITE,
+          { RESULT_OK, .process_user_usec = 5000000, .process_sys_usec = 4000001 }, { TALLY_OK }, false, 0,
+          "RESULT process_user_usec=5000000 + process_sys_usec=4000001 is more CPU time than 1 streams and the "
+          "worker can use in 2000000 us" },
+        { "writes the device saw", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 9 << 20, .served = SERVED_DEVICE },
+          { TALLY_OK }, false, 0, NULL },
+        { "writes the page cache kept, said so", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 1 << 20,
+            .served = SERVED_PAGE_CACHE }, { TALLY_OK }, false, 0, NULL },
+        { "writes the page cache kept, called the device's", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE, .device_bytes_written = 1 << 20, .served = SERVED_DEVICE },
+          { TALLY_OK }, false, 0, "RESULT served=device, but its device counters (read 0, written 1048576 bytes; "
+          "backing read 0, written 0) make it page-cache" },
+        { "a verdict without counters", SPEC_WRITE, { RESULT_OK, .served = SERVED_DEVICE }, { TALLY_OK }, false, 0,
+          "make it not judged" },
+        { "the image's disk did not see them", SPEC_WRITE,
+          { RESULT_OK, .counters = PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING, .device_bytes_written = 8 << 20,
+            .served = SERVED_BACKING_FILE }, { TALLY_OK }, false, 0, NULL },
         { "a count above INT64_MAX", SPEC_WRITE, { RESULT_OK, .ios_written = I64MAX + 1 }, { TALLY_OK }, false, 0,
           "RESULT ios_written=9223372036854775808 is above" },
         { "before the measure phase", SPEC_WRITE, { RESULT_OK }, { TALLY_OK, .stage = PROTO_STAGE_LAYOUT }, false, 0,
@@ -853,16 +877,16 @@ static const struct {
         { "p99.9 not from the histogram", SPEC_WRITE, { RESULT_OK, .lat_p99_ns = 89855, .lat_p999_ns = 89855 },
           { TALLY_OK }, false, 0, "RESULT lat_p99_ns=89855 but its HISTOGRAM gives 120063" },
         /* Position: the same 256 I/Os as reads, the total over 8 positions of 1 MiB. */
-        /* putc and getc: one latency per batch of 4096 characters of a stream, the last shorter. */
+        /* putc and getc: one latency per batch of 8192 characters of a stream, the last shorter. */
         { "putc: a latency per batch", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC }, false, 0, NULL },
         { "putc: a batch missing", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC, .hist_count = 255 }, false, 0,
-          "the HISTOGRAM holds 255 latencies, but RESULT counts 1048576 characters in 1 streams: one latency per "
-          "4096 of a stream's characters (the last batch may be shorter) makes 256 to 257" },
+          "the HISTOGRAM holds 255 latencies, but RESULT counts 2097152 characters in 1 streams: one latency per "
+          "8192 of a stream's characters (the last batch may be shorter) makes 256 to 257" },
         { "putc: more batches than one stream has", SPEC_PUTC, { RESULT_PUTC }, { TALLY_PUTC, .hist_count = 258 },
           false, 0, "makes 256 to 257" },
         { "putc: a last short batch not timed", SPEC_PUTC "\nruntime_ms=600000",
-          { RESULT_PUTC, .bytes_written = (1 << 20) + 100, .ios_written = (1 << 20) + 100 },
-          { TALLY_PUTC, .bytes_written = (1 << 20) + 100, .ios_written = (1 << 20) + 100 }, false, 0,
+          { RESULT_PUTC, .bytes_written = (2 << 20) + 100, .ios_written = (2 << 20) + 100 },
+          { TALLY_PUTC, .bytes_written = (2 << 20) + 100, .ios_written = (2 << 20) + 100 }, false, 0,
           "makes 257 to 257" },
         { "position: the total over its positions", SPEC_POSITION, { RESULT_POSITION }, { TALLY_POSITION }, false, 0,
           NULL },

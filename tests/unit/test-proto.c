@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shared/proto.h"
+#include "shared/served.h"
 #include "check-util.h"
 #include "shared/util.h"
 
@@ -84,6 +85,14 @@ static const ProtoResult result_ok = {
         .cpu_sys_pct = 8.0,
         .dev_util_pct = 99.9,
         .device = (char *) "nvme0n1",
+        .process_user_usec = 1500000,
+        .process_sys_usec = 9000000,
+        .counters = PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING,
+        .device_bytes_read = 4096,
+        .device_bytes_written = (UINT64_C(1) << 30) + 8192,
+        .backing_bytes_read = 0,
+        .backing_bytes_written = UINT64_C(1) << 30,
+        .served = SERVED_DEVICE,
 };
 
 /* ---- round trips ---- */
@@ -1408,6 +1417,50 @@ static const struct {
         { 50.0, -1.0, -EBADMSG }, { NAN, 0.0, -EBADMSG }, { 50.0, INFINITY, -EBADMSG },
 };
 
+/* RESULT's tail: CPU times, device counters and their flags, the served verdict. */
+static const struct {
+        const char *what;
+        uint32_t counters, served;
+        uint64_t device_read, backing_written, user_usec;
+        int ret;
+} result_tail_cases[] = {
+        { "both counters", PROTO_COUNTERS_DEVICE | PROTO_COUNTERS_BACKING, SERVED_DEVICE, 1, 1, 1, 0 },
+        { "none known, all 0", 0, SERVED_UNKNOWN, 0, 0, 0, 0 },
+        { "a page cache", PROTO_COUNTERS_DEVICE, SERVED_PAGE_CACHE, 0, 0, 0, 0 },
+        { "an unknown flag", 4 | PROTO_COUNTERS_DEVICE, SERVED_DEVICE, 0, 0, 0, -EBADMSG },
+        { "device bytes without the flag", PROTO_COUNTERS_BACKING, SERVED_DEVICE, 1, 0, 0, -EBADMSG },
+        { "backing bytes without the flag", PROTO_COUNTERS_DEVICE, SERVED_DEVICE, 0, 1, 0, -EBADMSG },
+        { "a verdict out of range", PROTO_COUNTERS_DEVICE, _SERVED_FROM_MAX, 0, 0, 0, -EBADMSG },
+        { "a count above INT64_MAX", PROTO_COUNTERS_DEVICE, SERVED_DEVICE, UINT64_C(1) << 63, 0, 0, -EBADMSG },
+        { "CPU time above INT64_MAX", PROTO_COUNTERS_DEVICE, SERVED_DEVICE, 0, 0, UINT64_MAX, -EBADMSG },
+};
+
+START_TEST(test_result_tail) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoResult in = result_ok, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        in.counters = result_tail_cases[_i].counters;
+        in.served = result_tail_cases[_i].served;
+        in.device_bytes_read = result_tail_cases[_i].device_read;
+        in.device_bytes_written = 0;
+        in.backing_bytes_read = 0;
+        in.backing_bytes_written = result_tail_cases[_i].backing_written;
+        in.process_user_usec = result_tail_cases[_i].user_usec;
+        ck_assert_int_eq(proto_encode_result(&in, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_RESULT, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_msg(proto_decode_result(&f, &out) == result_tail_cases[_i].ret, "%s", result_tail_cases[_i].what);
+        if (result_tail_cases[_i].ret == 0)
+                ck_assert_uint_eq(out.served, in.served);
+        proto_result_clear(&out);
+        /* One byte short of the tail is a short frame. */
+        f.length--;
+        ck_assert_int_eq(proto_decode_result(&f, &out), -EBADMSG);
+}
+END_TEST
+
 START_TEST(test_result_pct) {
         _cleanup_free_ uint8_t *buf = NULL;
         ProtoResult in = result_ok, out = {};
@@ -1649,6 +1702,7 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_sample_latency_order);
         tcase_add_loop_test(tc, test_result_latency_order, 0, ELEMENTSOF(result_cases));
         tcase_add_loop_test(tc, test_result_pct, 0, ELEMENTSOF(result_pct_cases));
+        tcase_add_loop_test(tc, test_result_tail, 0, ELEMENTSOF(result_tail_cases));
         tcase_add_loop_test(tc, test_histogram_entries, 0, ELEMENTSOF(histogram_cases));
         tcase_add_test(tc, test_strings);
         tcase_add_test(tc, test_hello_pid);

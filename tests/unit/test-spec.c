@@ -150,7 +150,11 @@ START_TEST(test_names) {
         ck_assert_int_eq(workload_from_string("putc"), WORKLOAD_PUTC);
         ck_assert_int_eq(workload_from_string("getc"), WORKLOAD_GETC);
         ck_assert_int_eq(WORKLOAD_PUTC, WORKLOAD_POSITION + 1);
-        ck_assert_int_eq(WORKLOAD_GETC, _WORKLOAD_MAX - 1);
+        ck_assert_int_eq(WORKLOAD_READ_MODIFY_WRITE, WORKLOAD_GETC + 1);
+        ck_assert_int_eq(WORKLOAD_READ_MODIFY_WRITE, _WORKLOAD_MAX - 1);
+        ck_assert_int_eq(workload_from_string("read-modify-write"), WORKLOAD_READ_MODIFY_WRITE);
+        ck_assert(workload_reads(WORKLOAD_READ_MODIFY_WRITE) && workload_writes(WORKLOAD_READ_MODIFY_WRITE));
+        ck_assert(workload_needs_layout(WORKLOAD_READ_MODIFY_WRITE));
         ck_assert(workload_writes(WORKLOAD_PUTC) && !workload_reads(WORKLOAD_PUTC));
         ck_assert(!workload_needs_layout(WORKLOAD_PUTC));
         ck_assert(workload_reads(WORKLOAD_GETC) && !workload_writes(WORKLOAD_GETC));
@@ -161,7 +165,10 @@ START_TEST(test_names) {
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_POSITIONS), "positions");
         /* The stability keys came after it. */
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_STEADY_STATE_WINDOW_MS), "steady_state_window_ms");
-        ck_assert_int_eq(SPEC_KEY_STEADY_STATE_WINDOW_MS, _SPEC_KEY_MAX - 1);
+        /* Then the allocation and cache keys of the anchor profiles. */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_FALLOCATE), "fallocate");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_INVALIDATE), "invalidate");
+        ck_assert_int_eq(SPEC_KEY_INVALIDATE, _SPEC_KEY_MAX - 1);
 }
 END_TEST
 
@@ -184,6 +191,7 @@ static const struct {
         { "seeks", 4096, SYNC_END },
         { "ping", 4096, SYNC_NONE },
         { "metadata", 4096, SYNC_END },
+        { "read-modify-write", 1 << 20, SYNC_END },
 };
 
 START_TEST(test_defaults) {
@@ -351,6 +359,7 @@ static const struct {
         { "sync=fdatasync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FDATASYNC },
         { "sync=fsync", SPEC_KEY_SYNC, SYNC_END * 100 + SYNC_CALL_FSYNC },
         { "pattern=zero", SPEC_KEY_PATTERN, PATTERN_ZERO * 1000 },
+        { "pattern=dev-zero", SPEC_KEY_PATTERN, PATTERN_DEV_ZERO * 1000 },
         { "pattern=random", SPEC_KEY_PATTERN, PATTERN_RANDOM * 1000 },
         { "pattern=compressible:0", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 0 },
         { "pattern=compressible:50", SPEC_KEY_PATTERN, PATTERN_COMPRESSIBLE * 1000 + 50 },
@@ -378,6 +387,10 @@ static const struct {
         { "steady_state=iops_slope:0.1", SPEC_KEY_STEADY_STATE, STEADY_STATE_IOPS_SLOPE * 1000000 + 100 },
         { "steady_state=bw_slope:100", SPEC_KEY_STEADY_STATE, STEADY_STATE_BW_SLOPE * 1000000 + 100000 },
         { "steady_state_window_ms=200", SPEC_KEY_STEADY_STATE_WINDOW_MS, 200 },
+        { "fallocate=none", SPEC_KEY_FALLOCATE, FALLOCATE_NONE },
+        { "fallocate=native", SPEC_KEY_FALLOCATE, FALLOCATE_NATIVE },
+        { "invalidate=false", SPEC_KEY_INVALIDATE, 0 },
+        { "invalidate=true", SPEC_KEY_INVALIDATE, 1 },
 };
 
 static uint64_t field_of(const JobSpec *s, SpecKey k) {
@@ -405,6 +418,8 @@ static uint64_t field_of(const JobSpec *s, SpecKey k) {
         case SPEC_KEY_UNTIL_STDDEV:  return s->until_stddev_milli;
         case SPEC_KEY_STEADY_STATE:  return (uint64_t) s->steady_state * 1000000 + s->steady_state_milli;
         case SPEC_KEY_STEADY_STATE_WINDOW_MS: return s->steady_state_window_ms;
+        case SPEC_KEY_FALLOCATE:     return s->fallocate;
+        case SPEC_KEY_INVALIDATE:    return s->invalidate;
         default:                     ck_abort_msg("no field for key %d", k);
         }
         return 0;
@@ -587,6 +602,10 @@ static const struct {
         { "steady_state", STR(":5"), "not a steady-state criterion" },
         { "steady_state_window_ms", UINT(199), "out of range" },
         { "steady_state_window_ms", UINT(3600001), "out of range" },
+        { "fallocate", STR("posix"), "use native (the whole file fallocate()d before the run) or none" },
+        { "fallocate", STR(""), "not an allocation mode" },
+        { "fallocate", UINT(1), "expected a string" },
+        { "invalidate", STR("maybe"), "invalidate" },
 };
 
 START_TEST(test_bad_typed) {
@@ -877,16 +896,19 @@ static const struct {
           "block_size: 100 is out of range; use a size from 512 to 64M" },
         { { "target=/srv", "workload=read", "block_size=1", NULL }, "block_size: 1 is out of range" },
         { { "target=/srv", "workload=metadata", "block_size=1", NULL }, "block_size: 1 is out of range" },
-        /* putc and getc: one character per call, through stdio: the block keys are refused, not
+        /* putc and getc: one character per system call: the block keys are refused, not
          * ignored. */
         { { "target=/srv", "workload=putc", "block_size=4K", NULL },
-          "block_size: 4K given, but workload putc moves one character per putc() call; leave block_size unset" },
-        { { "target=/srv", "workload=getc", "block_size=512", NULL }, "one character per getc() call" },
+          "block_size: 4K given, but workload putc moves one character per write() call; leave block_size unset" },
+        { { "target=/srv", "workload=getc", "block_size=512", NULL }, "one character per read() call" },
         { { "target=/srv", "workload=putc", "direct=true", NULL },
-          "direct: true given, but workload putc goes through stdio's buffer and the page cache" },
+          "direct: true given, but workload putc moves one character per system call through the page cache" },
         { { "target=/srv", "workload=getc", "direct=true", NULL }, "set direct=false" },
         { { "target=/srv", "workload=getc", "queue_depth=4", NULL },
-          "queue_depth: 4 given, but workload getc makes one getc() call after another; leave queue_depth at 1" },
+          "queue_depth: 4 given, but workload getc makes one read() call after another; leave queue_depth at 1" },
+        { { "target=/srv", "workload=read-modify-write", "queue_depth=2", NULL },
+          "queue_depth: 2 given, but workload read-modify-write reads each block and writes it back before the "
+          "next" },
         { { "target=/srv", "workload=putc", "sync=each", NULL },
           "sync: each given, but workload putc would then flush after every character; use sync=end" },
         { { "target=/srv", "workload=write", "block_size=4K", "size=10000", NULL }, "size" },
@@ -1228,7 +1250,9 @@ START_TEST(test_text_form) {
                          "repeat=1\n"
                          "until_stddev=0\n"
                          "max_repeats=10\n"
-                         "steady_state_window_ms=30000\n");
+                         "steady_state_window_ms=30000\n"
+                         "fallocate=native\n"
+                         "invalidate=true\n");
         ck_assert_int_eq(spec_to_json(&s, &json), 0);
         ck_assert(strstr(json, "\"block_size\":8192"));
         ck_assert(strstr(json, "\"size\":1073741824"));
