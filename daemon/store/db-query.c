@@ -121,7 +121,7 @@ int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void
                 return -EINVAL;
         r = db_prepare(db,
                        "SELECT id, step, status, error, started_usec + duration_usec, \"repeat\" FROM runs "
-                       "WHERE job_id = ? ORDER BY step DESC, id DESC LIMIT 1",
+                       "WHERE job_id = ? ORDER BY id DESC LIMIT 1",
                        &st);
         if (r < 0)
                 return r;

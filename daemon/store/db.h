@@ -99,6 +99,9 @@ typedef struct DbRun {
         /* Repeats and steady state (schema version 6). */
         uint32_t repeat;          /* the run's place among the runs of its step, from 0 */
         bool steady_state_asked;  /* the step has steady_state=: steady_state starts at 0, else NULL */
+        /* Matrices in rounds (schema version 14). */
+        bool in_round;            /* false: round is stored as NULL */
+        uint32_t round;           /* the round of the matrix job the run belongs to, from 0 */
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -152,8 +155,9 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
 /* Runs still "running" (after a crash) become "interrupted". Returns how many. */
 int db_run_interrupt_stale(Db *db);
 
-/* The newest run of a job (its highest step, its last repeat), as start-up reads it to settle a job that was left
- * "running". Strings valid during the call. */
+/* The newest run of a job (the last one begun: runs are begun one at a time, in the order the job
+ * runs them, which in rounds is not step order), as start-up reads it to settle a job that was
+ * left "running". Strings valid during the call. */
 typedef struct DbRunEnd {
         uint64_t id;
         uint32_t step;
