@@ -372,8 +372,25 @@ typedef struct DbCompareCell {
         const char *group;      /* the group key's value as text, "-" for runs without one */
         int64_t group_order;    /* by "matrix": matrix_entry, by "job": the job id; else -1 */
         uint64_t runs;
+        uint64_t first_run;     /* the smallest run id: the order the groups were first run in */
+        uint64_t round_runs;    /* how many of runs were made in rounds (runs.round not NULL) */
         DbFigureAggregate figures[_DB_FIGURE_MAX];
 } DbCompareCell;
+
+/* The runs of a cell made in one round of one job (a matrix in rounds), their figures averaged:
+ * one member of a pair. */
+typedef struct DbCompareRound {
+        const char *workload;
+        uint64_t block_size;
+        uint64_t queue_depth;
+        uint64_t jobs;
+        const char *group;
+        int64_t group_order;
+        uint64_t job_id;
+        uint64_t round;
+        uint64_t runs;
+        double figures[_DB_FIGURE_MAX];         /* NAN where no run has the figure */
+} DbCompareRound;
 
 /* The group keys, for messages and docs. */
 #define DB_COMPARE_KEYS "fs_type, label, device, device_name, device_model, kernel, host, layout, " \
@@ -386,6 +403,10 @@ bool db_compare_key_known(const char *by);
  * the number of cells. */
 int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                     int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata);
+/* The same selection's runs made in rounds, once per cell, job and round, ordered by row, group,
+ * job and round (the cells' order, then the pairs'). Returns how many. */
+int db_compare_rounds(Db *db, const char *by, const DbRunFilter *f,
+                      int (*cb)(const DbCompareRound *round, void *userdata), void *userdata);
 
 /* ---- regressions (schema/0007-regressions.sql; store/db-regress.c) ---- */
 
