@@ -502,12 +502,19 @@ const char *db_figure_to_string(DbFigure f) {
         return f >= 0 && f < _DB_FIGURE_MAX ? figure_columns[f] : NULL;
 }
 
-/* A matrix entry's name: "ext4 loop1", "btrfs raid1 loop2+loop3" (the members' last path
- * components: replace(v, rtrim(v, <v without '/'>), '') strips everything up to the last '/'). */
+/* A matrix entry's name as the job's tables name it (jobs/matrix.h, matrix_entry_name()): "ext4"
+ * when the job has one device, "ext4 loop1" for layout=single over several, "btrfs raid1" for a
+ * layout across all of them; the members (their last path components: replace(v, rtrim(v, <v
+ * without '/'>), '') strips everything up to the last '/') also when the job's devices are not
+ * known (an imported run): "btrfs raid1 loop2+loop3". */
+#define MATRIX_JOB_DEVICES                                                                         \
+        "(SELECT json_array_length(j.spec, '$.devices') FROM jobs AS j WHERE j.id = run_summary.job_id)"
 #define MATRIX_ENTRY_NAME                                                                          \
         "fs_type || CASE WHEN layout IS NULL OR layout = 'single' THEN '' ELSE ' ' || layout END || " \
+        "CASE WHEN " MATRIX_JOB_DEVICES " = 1 OR (" MATRIX_JOB_DEVICES " > 1 AND layout IS NOT NULL AND " \
+        "layout != 'single') THEN '' ELSE " \
         "coalesce(' ' || (SELECT group_concat(replace(m.value, rtrim(m.value, replace(m.value, '/', '')), " \
-        "''), '+') FROM json_each(run_summary.members) AS m), '')"
+        "''), '+') FROM json_each(run_summary.members) AS m), '') END"
 
 /* What each group key groups by, as an expression on run_summary, and the order of its groups
  * when not their names. Fixed text chosen by name, never the caller's. */

@@ -53,10 +53,10 @@ typedef struct TestRun {
         int64_t round;          /* 0: NULL, else round + 1 */
 } TestRun;
 
-static uint64_t add_job(Db *db) {
+static uint64_t add_job_spec(Db *db, const char *spec) {
         DbJob j = {
                 .workload = "write",
-                .spec_json = "{}",
+                .spec_json = spec,
                 .target = "/tmp/x",
                 .submitted_usec = 1700000000000000,
         };
@@ -64,6 +64,10 @@ static uint64_t add_job(Db *db) {
 
         ck_assert_int_eq(db_job_insert(db, &j, &id), 0);
         return id;
+}
+
+static uint64_t add_job(Db *db) {
+        return add_job_spec(db, "{}");
 }
 
 static void add_runs(uint64_t job, const TestRun *runs, size_t n) {
@@ -294,6 +298,40 @@ START_TEST(test_group_tags_devices_matrix) {
         ck_assert_str_eq(cmp.groups[3].name, "ext4 loop2 #3");
         ck_assert_int_eq(cmp.groups[2].order, 2);
         ck_assert_uint_eq(cmp.runs, 4);
+        compare_clear(&cmp);
+}
+END_TEST
+
+/* Entries named as the job's own tables name them, from the devices its spec lists: the
+ * filesystem alone on one device, the device too on several, the layout alone across them. */
+START_TEST(test_matrix_names_by_job) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t one = add_job_spec(db, "{\"devices\":[\"/dev/loop0\"]}");
+        uint64_t two = add_job_spec(db, "{\"devices\":[\"/dev/loop1\",\"/dev/loop2\"]}");
+        static const TestRun a[] = {
+                { .fs_type = "ext4", .mib = 1, .layout = "single", .members = "[\"/dev/loop0\"]", .matrix_entry = 1 },
+                { .fs_type = "btrfs", .mib = 2, .layout = "single", .members = "[\"/dev/loop0\"]", .matrix_entry = 2 },
+        };
+        static const TestRun b[] = {
+                { .fs_type = "ext4", .mib = 1, .layout = "single", .members = "[\"/dev/loop1\"]", .matrix_entry = 1 },
+                { .fs_type = "ext4", .mib = 2, .layout = "single", .members = "[\"/dev/loop2\"]", .matrix_entry = 2 },
+                { .fs_type = "btrfs", .mib = 3, .layout = "raid1", .members = "[\"/dev/loop1\",\"/dev/loop2\"]",
+                  .matrix_entry = 3 },
+        };
+        Compare cmp = {};
+
+        add_runs(one, a, ELEMENTSOF(a));
+        add_runs(two, b, ELEMENTSOF(b));
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = one }, compare_add, &cmp), 2);
+        ck_assert_int_eq(compare_finish(&cmp, "btrfs", 0.95), 0);
+        ck_assert_str_eq(cmp.groups[0].name, "ext4");
+        ck_assert_str_eq(cmp.groups[1].name, "btrfs");
+        compare_clear(&cmp);
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = two }, compare_add, &cmp), 3);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        ck_assert_str_eq(cmp.groups[0].name, "ext4 loop1");
+        ck_assert_str_eq(cmp.groups[1].name, "ext4 loop2");
+        ck_assert_str_eq(cmp.groups[2].name, "btrfs raid1");
         compare_clear(&cmp);
 }
 END_TEST
@@ -613,6 +651,7 @@ static Suite *compare_suite(void) {
         tcase_add_test(tc, test_compare_noisy_and_clear);
         tcase_add_test(tc, test_compare_cells_max);
         tcase_add_test(tc, test_compare_paired_rounds);
+        tcase_add_test(tc, test_matrix_names_by_job);
         tcase_add_test(tc, test_compare_pairs_by_job_and_round);
         tcase_add_test(tc, test_compare_rounds_bound);
         suite_add_tcase(s, tc);
