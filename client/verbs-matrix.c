@@ -253,26 +253,3 @@ int matrix_show(JobRuns *j) {
         printf("\nThe entries compared (benchctl compare --job %" PRIu64 ")\n\n", j->job);
         return compare_print(compare);
 }
-
-int matrix_job_probe(uint64_t job) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL;
-        int r;
-
-        if (!filter)
-                return -BENCHCTL_EXIT_FAILURE;
-        r = bus_connect(&bus);
-        if (r != 0)
-                return -r;
-        json_object_object_add(filter, "job", json_object_new_uint64(job));
-        json_object_object_add(filter, "limit", json_object_new_uint64(1));
-        r = query_runs(bus, filter, &runs);
-        if (r != 0)
-                return -r;
-        for (size_t i = 0; i < json_object_array_length(runs); i++) {
-                uint64_t e;
-                if (rec_u64(json_object_array_get_idx(runs, i), "matrix_entry", &e))
-                        return 1;
-        }
-        return 0;
-}

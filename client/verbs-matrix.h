@@ -18,7 +18,3 @@ int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret);
 /* show --job ID of a matrix job, loaded: each chosen entry's view, how each filesystem was made,
  * the comparison (--json: {job, profile, view: "matrix", entries: [{..., view}], compare}). */
 int matrix_show(JobRuns *j);
-
-/* 1 when the job has runs of a filesystem matrix, 0 when not, or minus a BENCHCTL_EXIT_* code
- * (benchd not reachable, ...). */
-int matrix_job_probe(uint64_t job);

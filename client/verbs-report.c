@@ -32,7 +32,6 @@
 #include "record.h"
 #include "report-assets.h"
 #include "report-html.h"
-#include "verbs-matrix.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 

@@ -17,7 +17,6 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-matrix.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 
