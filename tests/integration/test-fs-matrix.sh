@@ -206,9 +206,12 @@ nothing_mounted "$BLANK"
 # ---- 6. ext4 and btrfs in rounds ----
 log "6. ext4 and btrfs on $L1, the dd profile with repeat=3: in rounds"
 wipefs -a -q "$L1"
-out=$(benchctl run --profile dd --set filesystems=ext4,btrfs --set devices="$L1" --set destructive=true \
-        --set size=8M --set repeat=3 2>&1) || fail "the matrix job in rounds failed: $out"
-log "$out"
+# On a terminal (script(1) gives it one), so that benchctl draws its progress line as it goes.
+script -qec "$(printf '%q ' "$BENCHCTL_BIN" --bus-address="$BUS_ADDRESS" run --profile dd --set filesystems=ext4,btrfs \
+        --set devices="$L1" --set destructive=true --set size=8M --set repeat=3)" /dev/null >"$TEST_DIR/rounds.tty" ||
+        fail "the matrix job in rounds failed: $(tr '\r' '\n' <"$TEST_DIR/rounds.tty" | tail -5)"
+out=$(tr '\r' '\n' <"$TEST_DIR/rounds.tty" | sed 's/\x1b\[K//g')
+log "$(grep -v 'running, ' <<<"$out")"
 job=$(sql "select max(id) from jobs")
 L1N=$(basename "$L1")
 # In run order: round 0 ext4 (write, read) then btrfs; round 1 btrfs first; round 2 ext4 first.
@@ -231,6 +234,10 @@ assert_eq "0" "$(sql "select count(*) from (select round, matrix_entry from runs
         group by round, matrix_entry having count(distinct fs_uuid) != 1)")" "visits whose steps were on two filesystems"
 assert_contains "$out" "run $(sql "select id from runs where job_id = $job and round = 1 and step = 2"): btrfs on $L1N: write 32 KiB (round 2):" \
         "the run line names the entry and the round"
+# The progress line says which entry runs, which step of the job and which round.
+# (On a narrow terminal the line starts at the state: "running, ext4 on ...".)
+grep -Eq "^(Job $job )?running, (ext4|btrfs) on $L1N, step [1-4] of 4 (write|read), round [1-3]/3" <<<"$out" ||
+        fail "no progress line naming entry, step and round: $(grep "running" <<<"$out" | head -3)"
 grep -q "job $job: round 2 (of 3), btrfs on $L1N, step 3/4 (write) on a filesystem made afresh, started as run" "$BENCHD_LOG" ||
         fail "benchd's log does not name round 2's first visit: $(grep "job $job:" "$BENCHD_LOG" | head -5)"
 
