@@ -18,6 +18,7 @@
 #include "format.h"
 #include "shared/spec.h"
 #include "shared/util.h"
+#include "text.h"
 
 bool arg_json = false;
 /* json-c JSON_C_TO_STRING_* for --json=pretty|short; only print_json() reads it. */
@@ -197,7 +198,7 @@ int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
                         return 0;
                 }
         }
-        fprintf(stderr, "benchctl: invalid %s '%s': expected a positive number, e.g. 12\n", what, strna(s));
+        text_fprintf(stderr, "benchctl: invalid %s '%s': expected a positive number, e.g. 12\n", what, strna(s));
         return -EINVAL;
 }
 
@@ -205,9 +206,9 @@ static int parse_time_arg(const char *opt, const char *s, uint64_t *ret) {
         int r = parse_time_spec(s, now_usec(CLOCK_REALTIME), ret);
 
         if (r < 0) {
-                fprintf(stderr,
-                        "benchctl: %s: cannot parse '%s'; use a date (2026-11-01, \"2026-11-01 12:00\") "
-                        "or an age (7d, 12h, 30min)\n", opt, s);
+                text_fprintf(stderr,
+                             "benchctl: %s: cannot parse '%s'; use a date (2026-11-01, \"2026-11-01 12:00\") "
+                             "or an age (7d, 12h, 30min)\n", opt, s);
                 return r;
         }
         return 0;
@@ -291,7 +292,8 @@ static int parse_argv(int argc, char *argv[]) {
                         else if (streq(optarg, "short"))
                                 arg_json_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
                         else {
-                                fprintf(stderr, "benchctl: --json: unknown mode '%s'; use pretty or short\n", optarg);
+                                text_fprintf(stderr, "benchctl: --json: unknown mode '%s'; use pretty or short\n",
+                                             optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
                         arg_json = true;
@@ -383,8 +385,8 @@ static int parse_argv(int argc, char *argv[]) {
                         else if (streq(optarg, "iozone"))
                                 arg_format = EXPORT_IOZONE;
                         else {
-                                fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv, json, "
-                                        "benchd, bonnie-csv or iozone\n", optarg);
+                                text_fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv, json, "
+                                             "benchd, bonnie-csv or iozone\n", optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
                         break;
@@ -403,8 +405,8 @@ static int parse_argv(int argc, char *argv[]) {
                         } else if (v > 1)
                                 v /= 100;       /* "95" is 95% */
                         if (errno != 0 || end == optarg || !end || *end != 0 || !(v >= 0.5 && v <= 0.9999)) {
-                                fprintf(stderr, "benchctl: --confidence: '%s' is not a confidence level; give one "
-                                        "from 50%% to 99.99%%, e.g. 95, 99%% or 0.9\n", optarg);
+                                text_fprintf(stderr, "benchctl: --confidence: '%s' is not a confidence level; give one "
+                                             "from 50%% to 99.99%%, e.g. 95, 99%% or 0.9\n", optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
                         arg_confidence = v;
@@ -420,15 +422,15 @@ static int parse_argv(int argc, char *argv[]) {
                         arg_open = true;
                         break;
                 case ':':
-                        fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);
+                        text_fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);
                         return -BENCHCTL_EXIT_USAGE;
                 case '?':
                 default:
                         if (optopt > 0 && optopt < 0x100)
                                 fprintf(stderr, "benchctl: unknown option '-%c'; see benchctl --help\n", optopt);
                         else
-                                fprintf(stderr, "benchctl: unknown option '%s'; see benchctl --help\n",
-                                        argv[optind - 1]);
+                                text_fprintf(stderr, "benchctl: unknown option '%s'; see benchctl --help\n",
+                                             argv[optind - 1]);
                         return -BENCHCTL_EXIT_USAGE;
                 }
         }
@@ -456,21 +458,21 @@ int main(int argc, char *argv[]) {
                         break;
                 }
         if (!verb) {
-                fprintf(stderr, "benchctl: unknown command '%s'; see benchctl --help\n", argv[optind]);
+                text_fprintf(stderr, "benchctl: unknown command '%s'; see benchctl --help\n", argv[optind]);
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
         n_args = argc - optind - 1;
         if (n_args < verb->min_args || (verb->max_args >= 0 && n_args > verb->max_args)) {
                 if (verb->min_args == verb->max_args && verb->min_args == 0)
-                        fprintf(stderr, "benchctl: %s takes no arguments\n", verb->name);
+                        text_fprintf(stderr, "benchctl: %s takes no arguments\n", verb->name);
                 else if (n_args < verb->min_args)
-                        fprintf(stderr, "benchctl: %s needs %s%d argument%s; see benchctl --help\n", verb->name,
-                                verb->max_args != verb->min_args ? "at least " : "", verb->min_args,
-                                verb->min_args == 1 ? "" : "s");
+                        text_fprintf(stderr, "benchctl: %s needs %s%d argument%s; see benchctl --help\n", verb->name,
+                                     verb->max_args != verb->min_args ? "at least " : "", verb->min_args,
+                                     verb->min_args == 1 ? "" : "s");
                 else
-                        fprintf(stderr, "benchctl: %s takes at most %d argument%s\n", verb->name,
-                                verb->max_args, verb->max_args == 1 ? "" : "s");
+                        text_fprintf(stderr, "benchctl: %s takes at most %d argument%s\n", verb->name,
+                                     verb->max_args, verb->max_args == 1 ? "" : "s");
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }

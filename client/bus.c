@@ -12,6 +12,7 @@
 
 #include "benchctl.h"
 #include "bus.h"
+#include "text.h"
 
 int bus_connect(sd_bus **ret) {
         sd_bus *bus = NULL;
@@ -42,7 +43,7 @@ int bus_connect(sd_bus **ret) {
         }
         if (r < 0) {
                 sd_bus_unref(bus);
-                fprintf(stderr, "benchctl: cannot connect to %s: %s\n", where, strerror(-r));
+                text_fprintf(stderr, "benchctl: cannot connect to %s: %s\n", where, strerror(-r));
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
         *ret = bus;
@@ -63,17 +64,19 @@ int bus_error_exit(const char *what, const sd_bus_error *error, int r) {
         const char *msg = error && error->message ? error->message : strerror(r < 0 ? -r : EIO);
 
         if (error && bus_error_is_unreachable(error)) {
-                fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);
+                text_fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
         /* Errors of the connection itself come as errnos (sd-bus names them System.Error.*). */
         if (!error || !sd_bus_error_is_set(error) || strncmp(error->name, "System.Error.", 13) == 0) {
                 if (r == -ECONNRESET || r == -ENOTCONN || r == -ECONNREFUSED || r == -EPIPE || r == -ESHUTDOWN) {
-                        fprintf(stderr, "benchctl: %s: lost the bus connection, cannot reach benchd (%s)\n", what, msg);
+                        text_fprintf(stderr, "benchctl: %s: lost the bus connection, cannot reach benchd (%s)\n", what,
+                                     msg);
                         return BENCHCTL_EXIT_UNREACHABLE;
                 }
         }
-        fprintf(stderr, "benchctl: %s: %s\n", what, msg);
+        /* The daemon's message, escaped: it may quote another host's text (ImportRuns). */
+        text_fprintf(stderr, "benchctl: %s: %s\n", what, msg);
         if (error && sd_bus_error_has_names(error,
                                             BENCHD_ERROR_PREFIX "NotFound",
                                             SD_BUS_ERROR_UNKNOWN_OBJECT))
@@ -264,7 +267,7 @@ int bus_call_json(sd_bus *bus, const char *what, sd_bus_message *m, json_object 
                 return bus_error_exit(what, &error, r);
         r = bus_message_read_json(reply, &o);
         if (r < 0) {
-                fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
+                text_fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         *ret = o;
@@ -284,7 +287,7 @@ int bus_call_manager_json(sd_bus *bus, const char *what, const char *method, jso
                 va_end(ap);
         }
         if (r < 0) {
-                fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
+                text_fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return bus_call_json(bus, what, m, ret);
@@ -299,7 +302,7 @@ int bus_call_manager_filter_json(sd_bus *bus, const char *what, const char *meth
         if (r >= 0)
                 r = bus_append_filter(m, filter);
         if (r < 0) {
-                fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
+                text_fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return bus_call_json(bus, what, m, ret);

@@ -27,9 +27,9 @@
  * BENCHCTL_EXIT_UNREACHABLE. */
 int bus_connect(sd_bus **ret);
 
-/* Prints "benchctl: <what>: <message>" (the daemon's message intact) and returns the exit code
- * that matches the error: NotFound/UnknownObject -> 4, no benchd on the bus -> 3, InvalidSpec ->
- * 2, anything else -> 1. r is the negative errno of the failed call. */
+/* Prints "benchctl: <what>: <message>" (the daemon's message whole, escaped as text.h says) and
+ * returns the exit code that matches the error: NotFound/UnknownObject -> 4, no benchd on the bus
+ * -> 3, InvalidSpec -> 2, anything else -> 1. r is the negative errno of the failed call. */
 int bus_error_exit(const char *what, const sd_bus_error *error, int r);
 
 /* Reads the next complete value of m (any signature) as JSON: integers as int64/uint64, doubles,

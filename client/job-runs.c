@@ -16,6 +16,7 @@
 #include "shared/json-util.h"
 #include "shared/util.h"
 #include "views-format.h"
+#include "text.h"
 
 static int run_order(const void *a, const void *b) {
         json_object *x = *(json_object *const *) a, *y = *(json_object *const *) b;
@@ -321,19 +322,20 @@ void print_job_head(const JobRuns *j, const char *what) {
         json_object *run = j->n_ok > 0 ? j->ok[0] : json_object_array_get_idx(j->runs, 0);
         const char *fs = rec_str(run, "fs_type"), *dev = run_device(run);
 
-        printf("Job %" PRIu64 " (%s%s)", j->job, j->profile ?: "no profile", j->profile ? " profile" : "");
+        text_printf("Job %" PRIu64 " (%s%s)", j->job, j->profile ?: "no profile", j->profile ? " profile" : "");
         if (j->entry)
-                printf(", entry %zu of %zu, %s:", (size_t) (j->entry - j->entries) + 1, j->n_entries, j->entry->place);
+                text_printf(", entry %zu of %zu, %s:", (size_t) (j->entry - j->entries) + 1, j->n_entries,
+                            j->entry->place);
         else {
-                printf(" on %s", rec_str(run, "target") ?: "?");
+                text_printf(" on %s", rec_str(run, "target") ?: "?");
                 if (fs || dev)
-                        printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
+                        text_printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
                 printf(",");
         }
         printf(" %zu succeeded run%s", j->n_ok, j->n_ok == 1 ? "" : "s");
         if (j->n_other > 0)
                 printf(" (%zu more did not succeed and are left out)", j->n_other);
-        printf("%s%s\n", what ? ": " : "", what ?: "");
+        text_printf("%s%s\n", what ? ": " : "", what ?: "");
 }
 
 /* ---- metrics ---- */

@@ -21,6 +21,7 @@
 #include "record.h"
 #include "table.h"
 #include "verbs-results.h"
+#include "text.h"
 
 struct JobWait {
         sd_bus *bus;
@@ -144,6 +145,7 @@ static void format_line(JobWait *w, bool compact, char *line, size_t size) {
 }
 
 static void draw_line(JobWait *w) {
+        _cleanup_free_ char *shown = NULL;
         char line[512];
         size_t width;
 
@@ -152,19 +154,23 @@ static void draw_line(JobWait *w) {
 
         width = terminal_width();
         format_line(w, false, line, sizeof line);
-        if (width > 1 && utf8_width(line) > width - 1)
+        if (width > 1 && text_width(line) > width - 1)
                 format_line(w, true, line, sizeof line);
+        /* The daemon's words (phase, workload, target) escaped: only our \r and ESC [K are control. */
+        shown = text_escape(line);
+        if (!shown)
+                return;
 
         /* The line must not wrap, or \r would not take us back to its start. */
-        if (width > 1 && utf8_width(line) > width - 1) {
+        if (width > 1 && utf8_width(shown) > width - 1) {
                 size_t cols = 0;
-                for (char *p = line; *p; p++)
+                for (char *p = shown; *p; p++)
                         if ((*p & 0xc0) != 0x80 && ++cols > width - 1) {
                                 *p = '\0';
                                 break;
                         }
         }
-        fprintf(stdout, "\r\033[K%s", line);
+        fprintf(stdout, "\r\033[K%s", shown);
         fflush(stdout);
         w->line_shown = true;
 }
@@ -263,7 +269,7 @@ int job_wait_new(sd_bus *bus, JobWait **ret) {
                 r = sd_bus_match_signal(bus, &w->slot_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, w);
         if (r < 0) {
-                fprintf(stderr, "benchctl: cannot subscribe to job signals: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: cannot subscribe to job signals: %s\n", strerror(-r));
                 return r == -ECONNRESET || r == -ENOTCONN ? BENCHCTL_EXIT_UNREACHABLE : BENCHCTL_EXIT_FAILURE;
         }
         *ret = TAKE_PTR(w);
@@ -312,7 +318,7 @@ int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
                         return 0;
                 }
         }
-        fprintf(stderr, "benchctl: %s: no such job\n", what);
+        text_fprintf(stderr, "benchctl: %s: no such job\n", what);
         return BENCHCTL_EXIT_NOT_FOUND;
 }
 
@@ -361,8 +367,8 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         run_place(o, place, sizeof place);
         if (!rec_u64(o, "duration_usec", &duration) || duration == 0) {
                 /* No summary (cancelled, failed early): nothing was measured. */
-                printf("  run %" PRIu64 ": %s%s %s: %s\n", run, place, workload,
-                       format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
+                text_printf("  run %" PRIu64 ": %s%s %s: %s\n", run, place, workload,
+                            format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
                 return;
         }
         if (rec_u64(o, "round", &round))
@@ -372,12 +378,12 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         if (rec_u64_or(o, "steady_state", 0) == 1)
                 snprintf(steady, sizeof steady, ", steady after %s",
                          format_duration(e, sizeof e, rec_u64_or(o, "steady_state_usec", 0)));
-        printf("  run %" PRIu64 ": %s%s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, place, workload,
-               format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
-               format_rate(b, sizeof b, run_bytes_per_sec(o), true),
-               format_iops(c, sizeof c, run_iops(o)),
-               format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")), steady,
-               *status ? ", " : "", status);
+        text_printf("  run %" PRIu64 ": %s%s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, place, workload,
+                    format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
+                    format_rate(b, sizeof b, run_bytes_per_sec(o), true),
+                    format_iops(c, sizeof c, run_iops(o)),
+                    format_latency_ns(d, sizeof d, run_latency_ns(o, "p99")), steady,
+                    *status ? ", " : "", status);
 }
 
 void job_add_runs_from_history(sd_bus *bus, uint64_t id, json_object *props) {
@@ -429,11 +435,11 @@ static int print_result(JobWait *w) {
         if (runs && json_object_is_type(runs, json_type_array))
                 n_runs = json_object_array_length(runs);
 
-        printf("Job %" PRIu64 " %s", w->id, state);
+        text_printf("Job %" PRIu64 " %s", w->id, state);
         if (started > 0 && finished >= started)
                 printf(" after %s", format_duration(a, sizeof a, finished - started));
         if (error && *error)
-                printf(": %s", error);
+                text_printf(": %s", error);
         if (n_runs > 0) {
                 printf("; run%s", n_runs == 1 ? "" : "s");
                 for (size_t i = 0; i < n_runs; i++)
@@ -490,7 +496,7 @@ int job_wait_run(JobWait *w, uint64_t id) {
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (!w->done) {
-                fprintf(stderr, "benchctl: job %" PRIu64 ": lost the bus connection: %s\n", id, strerror(-r));
+                text_fprintf(stderr, "benchctl: job %" PRIu64 ": lost the bus connection: %s\n", id, strerror(-r));
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
         if (w->daemon_gone) {

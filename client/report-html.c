@@ -13,6 +13,7 @@
 
 #include "report-html.h"
 #include "shared/util.h"
+#include "text.h"
 
 static const char *const kind_names[_REPORT_KIND_MAX] = {
         [REPORT_RUNS] = "runs",
@@ -125,8 +126,17 @@ bool report_script_inlinable(const char *js) {
 }
 
 void report_html_escape(FILE *f, const char *s) {
-        for (; s && *s; s++)
-                switch (*s) {
+        while (s && *s) {
+                char buf[TEXT_ESCAPE_CHAR_MAX];
+                size_t len, width, n = text_escape_char(s, buf, &len, &width);
+
+                s += n;
+                /* Control characters and bytes that are not UTF-8: as the terminal shows them (text.h). */
+                if (len != 1) {
+                        fwrite(buf, 1, len, f);
+                        continue;
+                }
+                switch (buf[0]) {
                 case '&':
                         fputs("&amp;", f);
                         break;
@@ -143,8 +153,9 @@ void report_html_escape(FILE *f, const char *s) {
                         fputs("&#39;", f);
                         break;
                 default:
-                        fputc(*s, f);
+                        fputc(buf[0], f);
                 }
+        }
 }
 
 /* Collects errors (the chart library's too) before anything else runs. */

@@ -51,7 +51,9 @@ char *report_json_escape(const char *json);
 /* Whether a script can be inlined as it is: it contains no "</script" (in any case) and no "<!--". */
 bool report_script_inlinable(const char *js);
 
-/* Writes s with &, <, >, " and ' escaped, for text and attribute values. */
+/* Writes s with &, <, >, " and ' escaped, for text and attribute values; control characters and
+ * bytes that are not UTF-8 as benchctl shows them on a terminal (text.h: "\x1b"), so the page holds
+ * none. */
 void report_html_escape(FILE *f, const char *s);
 
 typedef struct ReportPage {

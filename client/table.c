@@ -13,6 +13,7 @@
 
 #include "format.h"
 #include "table.h"
+#include "text.h"
 
 #define TABLE_GAP 2
 
@@ -95,13 +96,11 @@ int table_add_cell(Table *t, const char *s) {
                 t->cells = a;
                 t->allocated = n;
         }
+        /* Kept as given: escaped as it is printed (text.h), so a newline in a label cannot break
+         * the layout nor ESC reach the terminal. */
         c = strdup(s ?: "");
         if (!c)
                 return -ENOMEM;
-        /* Control characters would break the layout (a newline in a label): show them as '?'. */
-        for (char *p = c; *p; p++)
-                if ((unsigned char) *p < ' ')
-                        *p = '?';
         t->cells[t->n_cells++] = c;
         return 0;
 }
@@ -123,32 +122,33 @@ size_t table_rows(const Table *t) {
         return (t->n_cells + t->n_columns - 1) / t->n_columns;
 }
 
-/* Writes s in exactly width columns: padded, or cut with an ellipsis. */
+/* Writes s, escaped (text.h), in exactly width columns: padded, or cut at a character's (or an
+ * escape's) edge with an ellipsis. */
 static void print_cell(FILE *f, const char *s, size_t width, TableAlign align, bool last) {
-        size_t w = utf8_width(s);
+        size_t w = text_width(s);
 
         if (w > width) {
                 size_t cols = 0;
-                const unsigned char *p = (const unsigned char *) s;
-                /* Copy width-1 code points, then "…". */
-                while (*p) {
-                        if ((*p & 0xc0) != 0x80) {
-                                if (cols == width - 1)
-                                        break;
-                                cols++;
-                        }
-                        fputc(*p, f);
-                        p++;
+
+                while (*s) {
+                        char buf[TEXT_ESCAPE_CHAR_MAX];
+                        size_t len, cw, n = text_escape_char(s, buf, &len, &cw);
+
+                        if (cols + cw > width - MIN(width, (size_t) 1))
+                                break;
+                        fwrite(buf, 1, len, f);
+                        cols += cw;
+                        s += n;
                 }
-                fputs("…", f);
+                /* An escape wider than what is left: pad, so the columns stay aligned. */
+                fprintf(f, "%*s…", (int) (width - MIN(width, (size_t) 1) - cols), "");
                 return;
         }
         if (align == TABLE_ALIGN_RIGHT)
-                fprintf(f, "%*s%s", (int) (width - w), "", s);
-        else if (last)
-                fputs(s, f);
-        else
-                fprintf(f, "%s%*s", s, (int) (width - w), "");
+                fprintf(f, "%*s", (int) (width - w), "");
+        (void) text_fputs(s, f);
+        if (align != TABLE_ALIGN_RIGHT && !last)
+                fprintf(f, "%*s", (int) (width - w), "");
 }
 
 int table_print_width(const Table *t, FILE *f, size_t width, bool legend) {
@@ -161,11 +161,11 @@ int table_print_width(const Table *t, FILE *f, size_t width, bool legend) {
 
         for (size_t c = 0; c < t->n_columns; c++) {
                 if (legend)
-                        widths[c] = utf8_width(t->columns[c].header);
+                        widths[c] = text_width(t->columns[c].header);
                 for (size_t r = 0; r < n_rows; r++) {
                         size_t i = r * t->n_columns + c;
                         if (i < t->n_cells)
-                                widths[c] = MAX(widths[c], utf8_width(t->cells[i]));
+                                widths[c] = MAX(widths[c], text_width(t->cells[i]));
                 }
                 total += widths[c] + (c > 0 ? TABLE_GAP : 0);
         }
@@ -174,7 +174,7 @@ int table_print_width(const Table *t, FILE *f, size_t width, bool legend) {
                 size_t victim = SIZE_MAX;
                 for (size_t c = 0; c < t->n_columns; c++) {
                         size_t min = MAX(t->columns[c].min_width,
-                                         legend ? utf8_width(t->columns[c].header) : 0);
+                                         legend ? text_width(t->columns[c].header) : 0);
                         if (!t->columns[c].shrinkable || widths[c] <= min)
                                 continue;
                         if (victim == SIZE_MAX || widths[c] > widths[victim])
@@ -227,11 +227,13 @@ int table_print(const Table *t, bool legend) {
 
 void kv_print(FILE *f, size_t key_width, const char *key, const char *fmt, ...) {
         va_list ap;
-        size_t w = utf8_width(key);
+        size_t w = text_width(key);
 
-        fprintf(f, "%*s%s: ", (int) (key_width > w ? key_width - w : 0), "", key);
+        fprintf(f, "%*s", (int) (key_width > w ? key_width - w : 0), "");
+        (void) text_fputs(key, f);
+        fputs(": ", f);
         va_start(ap, fmt);
-        vfprintf(f, fmt, ap);
+        (void) text_vfprintf(f, fmt, ap);
         va_end(ap);
         fputc('\n', f);
 }

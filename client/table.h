@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Terminal tables (systemctl list-units style) and "Key: value" blocks. Cells are copied strings;
- * widths are measured in columns (UTF-8 code points). When the table is wider than the terminal,
+ * Terminal tables (systemctl list-units style) and "Key: value" blocks. Cells are copied strings,
+ * printed escaped (text.h: control characters and bytes that are not UTF-8 as C escapes, as
+ * systemctl does), and so are headers; widths are measured in columns of the escaped text (UTF-8
+ * code points). When the table is wider than the terminal,
  * the columns marked shrinkable are ellipsized, widest first; when output is not a terminal
  * nothing is truncated.
  */
@@ -43,5 +45,6 @@ int table_print(const Table *t, bool legend);
 /* The terminal width of stdout, or 0 when it is not a terminal (no truncation). */
 size_t terminal_width(void);
 
-/* "      Key: value" lines with keys right-aligned to key_width. */
+/* "      Key: value" lines with keys right-aligned to key_width; the key and every %s argument
+ * printed escaped (text_vfprintf()). */
 void kv_print(FILE *f, size_t key_width, const char *key, const char *fmt, ...) _printf_(4, 5);

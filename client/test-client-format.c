@@ -6,7 +6,10 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "record.h"
 #include "report-html.h"
 #include "table.h"
+#include "text.h"
 #include "views-format.h"
 
 START_TEST(test_format_diff_duration) {
@@ -180,14 +184,139 @@ START_TEST(test_table_utf8_and_control) {
         table_add_cell(t, "5 ms");
         table_add_cell(t, NULL);
         s = render(t, 0, true);
-        /* "µ" is one column; a newline in a cell cannot break the row. */
+        /* "µ" is one column; a newline in a cell cannot break the row: it is shown as \n. */
         ck_assert_str_eq(s,
                          "A      B\n"
-                         "12 µs  x?y\n"
+                         "12 µs  x\\ny\n"
                          "5 ms   \n");
         free(s);
         ck_assert_uint_eq(utf8_width("12 µs"), 5);
         table_free(t);
+}
+END_TEST
+
+/* Text from outside, escaped as systemctl does: (input, what is shown, its width in columns). */
+static const struct {
+        const char *in, *out;
+        size_t width;
+} escape_cases[] = {
+        { "", "", 0 },
+        { "loop9", "loop9", 5 },
+        { "loop\x1b[31mRED\a", "loop\\x1b[31mRED\\a", 17 },   /* ESC and BEL: issue 21's device name */
+        { "12 µs", "12 µs", 5 },                                 /* multi-byte UTF-8 stays, one column each */
+        { "Größe €5 日本語 😀", "Größe €5 日本語 😀", 14 },
+        { "tab\there", "tab\\there", 9 },
+        { "\a\b\t\n\v\f\r", "\\a\\b\\t\\n\\v\\f\\r", 14 },
+        { "\x01\x1f\x7f", "\\x01\\x1f\\x7f", 12 },                   /* C0 and DEL */
+        { "a\xc2\x9b" "31mb", "a\\xc2\\x9b31mb", 13 },               /* C1 CSI, two bytes */
+        { "\xc2\xa0nbsp", "\xc2\xa0nbsp", 5 },                        /* U+00A0 is no control */
+        { "a\xff" "b", "a\\xff" "b", 6 },                                  /* not UTF-8 */
+        { "\xe2\x82", "\\xe2\\x82", 8 },                            /* cut short */
+        { "\xc0\xaf", "\\xc0\\xaf", 8 },                            /* overlong '/' */
+        { "\xed\xa0\x80", "\\xed\\xa0\\x80", 12 },                 /* a UTF-16 surrogate */
+        { "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", 16 },         /* beyond U+10FFFF */
+        { "back\\slash", "back\\slash", 10 },                         /* a backslash stays one */
+};
+
+START_TEST(test_text_escape) {
+        _cleanup_free_ char *e = text_escape(escape_cases[_i].in), *s = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        ck_assert_ptr_nonnull(e);
+        ck_assert_msg(streq(e, escape_cases[_i].out), "row %d: \"%s\" shown as \"%s\"", _i, escape_cases[_i].out, e);
+        ck_assert_uint_eq(text_width(escape_cases[_i].in), escape_cases[_i].width);
+        ck_assert_uint_eq(utf8_width(e), escape_cases[_i].width); /* the width is the escaped text's */
+        for (const char *p = e; *p; p++)
+                ck_assert_msg((unsigned char) *p >= 0x20 && *p != 0x7f, "row %d: a control byte 0x%02x is left", _i,
+                              (unsigned char) *p);
+        f = open_memstream(&s, &len);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(text_fputs(escape_cases[_i].in, f), 0);
+        fclose(f);
+        ck_assert_str_eq(s, e);
+}
+END_TEST
+
+static char *printed(const char *fmt, ...) _printf_(1, 2);
+static char *printed(const char *fmt, ...) {
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+        va_list ap;
+
+        ck_assert_ptr_nonnull(f);
+        va_start(ap, fmt);
+        ck_assert_int_eq(text_vfprintf(f, fmt, ap), 0);
+        va_end(ap);
+        fclose(f);
+        return s;
+}
+
+START_TEST(test_text_printf) {
+        char *s;
+
+        /* The format's own newline and tab stand; the arguments' are escaped. */
+        s = printed("Device %s\n\t%s: %d%%\n", "loop\x1b[31mRED\a", "a\nb", 5);
+        ck_assert_str_eq(s, "Device loop\\x1b[31mRED\\a\n\ta\\nb: 5%\n");
+        free(s);
+        /* Every conversion benchctl uses, with its arguments in order. */
+        s = printed("[%-6s|%5.1f|%zu|%" PRIu64 "|%*s|%.*s|%c|%x|%lld|%g|%3u|%+.2Lf|%jd|%hhu]", "ab", 2.25,
+                    (size_t) 7, UINT64_MAX, 4, "x", 2, "hello", 'z', 255u, -3LL, 1e-3, 9u, (long double) 1.5,
+                    (intmax_t) -9, (unsigned char) 200);
+        ck_assert_str_eq(s, "[ab    |  2.2|7|18446744073709551615|   x|he|z|ff|-3|0.001|  9|+1.50|-9|200]");
+        free(s);
+        /* Widths count the escape's bytes, as the escape is what is printed. */
+        s = printed("[%-8s]", "\x1b");
+        ck_assert_str_eq(s, "[\\x1b    ]");
+        free(s);
+}
+END_TEST
+
+START_TEST(test_table_escapes) {
+        static const char *const headers[] = { "ID", "DEVICE\x1b", "N" };
+        Table *t = NULL;
+        char *s;
+
+        ck_assert_int_eq(table_new(headers, 3, &t), 0);
+        table_set_shrinkable(t, 1, 3);
+        table_set_align(t, 2, TABLE_ALIGN_RIGHT);
+        table_add_cell(t, "1");
+        table_add_cell(t, "loop\x1b[31mRED\a");
+        table_add_cell(t, "7");
+        table_add_cell(t, "2");
+        table_add_cell(t, "sdb");
+        table_add_cell(t, "12");
+        s = render(t, 0, true);
+        /* The escape's width is counted: the column is 17 wide, the rows stay aligned. */
+        ck_assert_str_eq(s,
+                         "ID  DEVICE\\x1b          N\n"
+                         "1   loop\\x1b[31mRED\\a   7\n"
+                         "2   sdb                12\n");
+        ck_assert_ptr_null(strchr(s, 0x1b));
+        ck_assert_ptr_null(strchr(s, 0x07));
+        free(s);
+        /* Cut inside an escape: the whole escape goes, the column is padded, then the ellipsis. */
+        s = render(t, 15, false);
+        ck_assert_str_eq(s,
+                         "1  loop   …   7\n"
+                         "2  sdb       12\n");
+        free(s);
+        table_free(t);
+}
+END_TEST
+
+START_TEST(test_kv_escapes) {
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+
+        ck_assert_ptr_nonnull(f);
+        kv_print(f, 8, "Device", "%s (%s)", "loop\x1b[2J", "host\a");
+        kv_print(f, 8, "Ke\ty", "%d", 5);
+        fclose(f);
+        ck_assert_str_eq(s, "  Device: loop\\x1b[2J (host\\a)\n   Ke\\ty: 5\n");
+        free(s);
 }
 END_TEST
 
@@ -585,6 +714,21 @@ START_TEST(test_report_page) {
         ck_assert_ptr_null(strstr(text, " src="));
         free(text);
 
+        /* Control characters and bytes that are not UTF-8 in the title (a group name from another
+         * host): shown as the terminal shows them, none of them in the page; UTF-8 stays. */
+        text = NULL;
+        f = open_memstream(&text, &len);
+        p.title = "Runs by device_name: loop\x1b[31mRED\a, \xff" "x, µ<";
+        ck_assert_int_eq(report_html_write(f, &p), 0);
+        fclose(f);
+        ck_assert_ptr_nonnull(strstr(text, "<title>Runs by device_name: loop\\x1b[31mRED\\a, \\xffx, µ&lt;</title>"));
+        ck_assert_ptr_nonnull(strstr(text, "<h1>Runs by device_name: loop\\x1b[31mRED\\a, \\xffx, µ&lt;</h1>"));
+        ck_assert_ptr_null(strchr(text, 0x1b));
+        ck_assert_ptr_null(strchr(text, 0x07));
+        ck_assert_ptr_null(strchr(text, 0xff));
+        free(text);
+        p.title = "Job <1> & \"x\"";
+
         /* A script that would end its element early is refused, not written. */
         text = NULL;
         f = open_memstream(&text, &len);
@@ -623,6 +767,10 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_parse_date);
         tcase_add_test(tc, test_table_layout);
         tcase_add_test(tc, test_table_utf8_and_control);
+        tcase_add_loop_test(tc, test_text_escape, 0, ELEMENTSOF(escape_cases));
+        tcase_add_test(tc, test_text_printf);
+        tcase_add_test(tc, test_table_escapes);
+        tcase_add_test(tc, test_kv_escapes);
         tcase_add_test(tc, test_record_metrics);
         tcase_add_loop_test(tc, test_dd_size, 0, ELEMENTSOF(dd_sizes));
         tcase_add_test(tc, test_dd_rate_and_line);

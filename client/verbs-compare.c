@@ -22,6 +22,7 @@
 #include "table.h"
 #include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "text.h"
 
 typedef struct CompareMetric {
         const char *label;
@@ -350,13 +351,14 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
 
                 if (used & 2)
                         snprintf(pairs, sizeof pairs, lo == hi ? "%" PRIu64 : "%" PRIu64 "-%" PRIu64, lo, hi);
-                printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the half-width of "
-                       "its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the difference "
-                       "against %s.\n~: not significant at %.4g%% (%s%s%s%s%s), or too few runs to tell.\n",
-                       runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", by, pct, baseline, pct,
-                       used & 2 ? "the paired t-test over the " : "", pairs, used & 2 ? " rounds, which drift common "
-                       "to a round cancels" : "", used == 3 ? "; elsewhere " : "",
-                       used & 1 || used == 0 ? "Welch's t-test" : "");
+                text_printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the "
+                            "half-width of its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the "
+                            "difference against %s.\n~: not significant at %.4g%% (%s%s%s%s%s), or too few runs to "
+                            "tell.\n",
+                            runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", by, pct, baseline, pct,
+                            used & 2 ? "the paired t-test over the " : "", pairs, used & 2 ? " rounds, which drift "
+                            "common to a round cancels" : "", used == 3 ? "; elsewhere " : "",
+                            used & 1 || used == 0 ? "Welch's t-test" : "");
         }
         return BENCHCTL_EXIT_OK;
 }
@@ -384,7 +386,7 @@ int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object *
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0) {
-                fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = sd_bus_call(bus, m, 0, &error, &reply);
@@ -396,7 +398,7 @@ int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object *
         if (r >= 0)
                 r = bus_message_read_json(reply, &cells);
         if (r < 0) {
-                fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         out = json_object_new_object();

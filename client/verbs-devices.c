@@ -17,6 +17,7 @@
 #include "record.h"
 #include "table.h"
 #include "verbs-results.h"
+#include "text.h"
 
 static int device_cmp(const void *a, const void *b) {
         json_object *const *x = a, *const *y = b;
@@ -189,8 +190,8 @@ int verb_device(int argc, char **argv) {
                         }
         }
         if (!dev) {
-                fprintf(stderr, "benchctl: device %s: no such block device known to benchd "
-                        "(benchctl devices lists them)\n", name);
+                text_fprintf(stderr, "benchctl: device %s: no such block device known to benchd "
+                             "(benchctl devices lists them)\n", name);
                 return BENCHCTL_EXIT_NOT_FOUND;
         }
 
@@ -210,7 +211,7 @@ int verb_device(int argc, char **argv) {
                 return BENCHCTL_EXIT_OK;
         }
 
-        printf("Device %s\n", rec_str(dev, "Name") ?: name);
+        text_printf("Device %s\n", rec_str(dev, "Name") ?: name);
         json_object_object_foreach(dev, key, value) {
                 if (streq(key, "HistoryRuns"))
                         continue; /* folded into the History line */

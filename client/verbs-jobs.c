@@ -18,6 +18,7 @@
 #include "record.h"
 #include "shared/spec.h"
 #include "table.h"
+#include "text.h"
 
 /* Targets must be absolute: benchd runs elsewhere and has no idea of our working directory. */
 static int check_target(const char *origin, const char *target) {
@@ -27,11 +28,11 @@ static int check_target(const char *origin, const char *target) {
                 return 0;
         abs = realpath(target, NULL);
         if (abs)
-                fprintf(stderr, "benchctl: %s: '%s' is a relative path; benchd needs an absolute one, "
-                        "e.g. --target %s\n", origin, target, abs);
+                text_fprintf(stderr, "benchctl: %s: '%s' is a relative path; benchd needs an absolute one, "
+                             "e.g. --target %s\n", origin, target, abs);
         else
-                fprintf(stderr, "benchctl: %s: '%s' is a relative path (and does not exist here); "
-                        "give an absolute path to a directory, file or block device\n", origin, target);
+                text_fprintf(stderr, "benchctl: %s: '%s' is a relative path (and does not exist here); "
+                             "give an absolute path to a directory, file or block device\n", origin, target);
         return -EINVAL;
 }
 
@@ -76,7 +77,7 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
 
         r = spec_set_assignment(scratch, assignment, &err);
         if (r < 0) {
-                fprintf(stderr, "benchctl: %s: %s\n", origin, err ?: strerror(-r));
+                text_fprintf(stderr, "benchctl: %s: %s\n", origin, err ?: strerror(-r));
                 return BENCHCTL_EXIT_USAGE;
         }
         eq = strchr(assignment, '=');
@@ -166,8 +167,8 @@ static int build_spec(json_object **ret) {
                         spec_init(&check);
                         r = spec_set_from_string(&check, "tags", *t, &err);
                         if (r < 0 || strchr(*t, ',')) {
-                                fprintf(stderr, "benchctl: --tag %s: %s\n", *t,
-                                        err ?: "one tag per --tag; repeat the option for more");
+                                text_fprintf(stderr, "benchctl: --tag %s: %s\n", *t,
+                                             err ?: "one tag per --tag; repeat the option for more");
                                 return BENCHCTL_EXIT_USAGE;
                         }
                         json_object_array_add(tags, json_object_new_string(*t));
@@ -220,7 +221,7 @@ static int do_submit(bool wait) {
         if (r >= 0)
                 r = bus_append_filter(m, spec);
         if (r < 0) {
-                fprintf(stderr, "benchctl: submit: cannot build the call: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: submit: cannot build the call: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         /* benchd answers once the targets are checked, and refuses a check that takes longer than
@@ -230,7 +231,7 @@ static int do_submit(bool wait) {
                 return bus_error_exit("submit", &error, r);
         r = sd_bus_message_read(reply, "to", &id, &path);
         if (r < 0) {
-                fprintf(stderr, "benchctl: submit: cannot parse the reply: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: submit: cannot parse the reply: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
 
@@ -406,7 +407,7 @@ int verb_status(int argc, char **argv) {
         }
 
         state = rec_str(job, "State") ?: "unknown";
-        printf("Job %" PRIu64 ": %s\n", id, state);
+        text_printf("Job %" PRIu64 ": %s\n", id, state);
         kv_print(stdout, 10, "What", "%s", job_what(job, a, sizeof a));
         kv_print(stdout, 10, "Target", "%s", rec_str(job, "Target") ?: "");
         if ((s = rec_str(job, "Label")) && *s)
@@ -516,19 +517,19 @@ static int show_profile(sd_bus *bus, const char *name) {
                 return BENCHCTL_EXIT_OK;
         }
         n = json_object_array_length(steps);
-        printf("Profile %s: %zu step%s\n", name, n, n == 1 ? "" : "s");
+        text_printf("Profile %s: %zu step%s\n", name, n, n == 1 ? "" : "s");
         for (size_t i = 0; i < n; i++) {
                 json_object *step = json_object_array_get_idx(steps, i);
                 const char *label = rec_str(step, "step");
 
-                printf("%3zu. %s:", i + 1, label ?: "");
+                text_printf("%3zu. %s:", i + 1, label ?: "");
                 json_object_object_foreach(step, key, value) {
                         _cleanup_free_ char *text = NULL;
                         (void) value;
                         if (streq(key, "step"))
                                 continue;
                         text = rec_to_text(step, key);
-                        printf(" %s=%s", key, text ?: "");
+                        text_printf(" %s=%s", key, text ?: "");
                 }
                 printf("\n");
         }
@@ -647,6 +648,6 @@ int verb_help(int argc, char **argv) {
         }
         if (streq(argv[1], "spec"))
                 return help_spec();
-        fprintf(stderr, "benchctl: no help on '%s'; the topics are: spec\n", argv[1]);
+        text_fprintf(stderr, "benchctl: no help on '%s'; the topics are: spec\n", argv[1]);
         return BENCHCTL_EXIT_USAGE;
 }

@@ -33,6 +33,7 @@
 #include "table.h"
 #include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "text.h"
 #include "verbs-views.h"
 
 int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret) {

@@ -34,6 +34,7 @@
 #include "report-html.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
+#include "text.h"
 
 /* A job's runs get a section each (samples, histogram, provenance) up to this many; an iozone
  * job's 104 are its matrix, not 104 sections. */
@@ -54,14 +55,14 @@ static int read_chart_js(char **ret, const char **ret_path) {
                 path = BENCHD_CHART_JS;
         f = fopen(path, "re");
         if (!f || fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-                fprintf(stderr, "benchctl: report: cannot read the chart library %s: %s; install Debian's package "
-                        "libjs-chart.js (apt-get install libjs-chart.js), or set BENCHCTL_CHART_JS to a Chart.js 3 "
-                        "UMD build (chart.min.js)\n", path, !f ? strerror(errno) : "not a regular file");
+                text_fprintf(stderr, "benchctl: report: cannot read the chart library %s: %s; install Debian's package "
+                             "libjs-chart.js (apt-get install libjs-chart.js), or set BENCHCTL_CHART_JS to a Chart.js 3 "
+                             "UMD build (chart.min.js)\n", path, !f ? strerror(errno) : "not a regular file");
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (st.st_size <= 0 || (uint64_t) st.st_size > CHART_JS_MAX) {
-                fprintf(stderr, "benchctl: report: %s has %jd bytes, not a Chart.js build (libjs-chart.js has about "
-                        "200 KiB in chart.min.js); reinstall libjs-chart.js\n", path, (intmax_t) st.st_size);
+                text_fprintf(stderr, "benchctl: report: %s has %jd bytes, not a Chart.js build (libjs-chart.js has about "
+                             "200 KiB in chart.min.js); reinstall libjs-chart.js\n", path, (intmax_t) st.st_size);
                 return BENCHCTL_EXIT_FAILURE;
         }
         buf = malloc((size_t) st.st_size + 1);
@@ -70,8 +71,8 @@ static int read_chart_js(char **ret, const char **ret_path) {
         n = fread(buf, 1, (size_t) st.st_size, f);
         buf[n] = '\0';
         if (n != (size_t) st.st_size || strlen(buf) != n || !report_script_inlinable(buf)) {
-                fprintf(stderr, "benchctl: report: %s cannot be inlined in a page (short read, NUL bytes or "
-                        "\"</script\" in it); use libjs-chart.js's chart.min.js\n", path);
+                text_fprintf(stderr, "benchctl: report: %s cannot be inlined in a page (short read, NUL bytes or "
+                             "\"</script\" in it); use libjs-chart.js's chart.min.js\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         *ret = TAKE_PTR(buf);
@@ -433,18 +434,18 @@ static int open_report(const char *path) {
         int status, r;
 
         if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) {
-                fprintf(stderr, "benchctl: report --open: neither $DISPLAY nor $WAYLAND_DISPLAY is set, so there is no "
-                        "desktop to open %s on; open it in a browser yourself (it needs no network)\n", path);
+                text_fprintf(stderr, "benchctl: report --open: neither $DISPLAY nor $WAYLAND_DISPLAY is set, so there is no "
+                             "desktop to open %s on; open it in a browser yourself (it needs no network)\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ);
         if (r != 0) {
-                fprintf(stderr, "benchctl: report --open: cannot run xdg-open: %s; install xdg-utils, or open %s "
-                        "yourself\n", strerror(r), path);
+                text_fprintf(stderr, "benchctl: report --open: cannot run xdg-open: %s; install xdg-utils, or open %s "
+                             "yourself\n", strerror(r), path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "benchctl: report --open: xdg-open %s failed; open it yourself\n", path);
+                text_fprintf(stderr, "benchctl: report --open: xdg-open %s failed; open it yourself\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         return 0;
@@ -470,8 +471,8 @@ int verb_report(int argc, char **argv) {
 
         if (argc > 1) {
                 if (arg_job > 0 || arg_by) {
-                        fprintf(stderr, "benchctl: report takes RUN ids, or --job ID, or --by COLUMN with filters, "
-                                "or filters alone (a history), not RUN ids with %s\n", arg_by ? "--by" : "--job");
+                        text_fprintf(stderr, "benchctl: report takes RUN ids, or --job ID, or --by COLUMN with filters, "
+                                     "or filters alone (a history), not RUN ids with %s\n", arg_by ? "--by" : "--job");
                         return BENCHCTL_EXIT_USAGE;
                 }
                 sel.kind = REPORT_RUNS;
@@ -549,11 +550,11 @@ int verb_report(int argc, char **argv) {
                 .data_json = escaped,
         });
         if (r < 0) {
-                fprintf(stderr, "benchctl: report: cannot write %s: %s; give a writable file with -o FILE.html\n", path,
-                        strerror(-r));
+                text_fprintf(stderr, "benchctl: report: cannot write %s: %s; give a writable file with -o FILE.html\n", path,
+                             strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
-        printf("%s\n", path);
+        text_printf("%s\n", path);
         if (arg_open)
                 return open_report(path);
         return BENCHCTL_EXIT_OK;

@@ -19,6 +19,7 @@
 #include "table.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
+#include "text.h"
 
 int run_filter_from_args(json_object **ret) {
         json_object *f = json_object_new_object();
@@ -113,7 +114,7 @@ static int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "t", &next_ms);
                 if (r < 0) {
-                        fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
+                        text_fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
                         return BENCHCTL_EXIT_FAILURE;
                 }
                 for (size_t i = 0; i < json_object_array_length(page); i++)
@@ -291,13 +292,15 @@ static void print_run_block(json_object *run) {
         bool direct = false;
         double v;
 
-        printf("Run %" PRIu64 ": %s %s\n", run_id(run), rec_str(run, "workload") ?: "?", status);
+        text_printf("Run %" PRIu64 ": %s %s\n", run_id(run), rec_str(run, "workload") ?: "?", status);
         if (rec_u64(run, "job_id", &u)) {
                 s = rec_str(run, "profile");
                 kv_print(stdout, KW, "Job", "%" PRIu64 ", step %" PRIu64 "%s%s, repeat %" PRIu64, u,
                          rec_u64_or(run, "step", 0) + 1, s && *s ? " of profile " : "", s && *s ? s : "",
                          rec_u64_or(run, "repeat", 0) + 1);
         }
+        if ((s = rec_str(run, "origin_host")) && *s)
+                kv_print(stdout, KW, "Imported", "from %s (benchctl import); measured there", s);
         kv_print(stdout, KW, "Target", "%s", rec_str(run, "target") ?: "");
         if ((s = run_device(run))) {
                 const char *model = rec_str(run, "device_model"), *fs = rec_str(run, "fs_type"),
@@ -711,8 +714,8 @@ static int export_benchd(sd_bus *bus, json_object *runs) {
         if (!doc || !full)
                 return BENCHCTL_EXIT_FAILURE;
         if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0') {
-                fprintf(stderr, "benchctl: export: cannot tell this host's name (gethostname: %s); set one with "
-                        "hostnamectl\n", strerror(errno));
+                text_fprintf(stderr, "benchctl: export: cannot tell this host's name (gethostname: %s); set one with "
+                             "hostnamectl\n", strerror(errno));
                 return BENCHCTL_EXIT_FAILURE;
         }
         for (size_t i = 0; i < json_object_array_length(runs); i++) {
@@ -742,8 +745,8 @@ int verb_export(int argc, char **argv) {
         /* A job in an anchor's own format (verbs-views.c). */
         if (arg_format == EXPORT_BONNIE_CSV || arg_format == EXPORT_IOZONE) {
                 if (arg_job == 0 || argc > 1) {
-                        fprintf(stderr, "benchctl: export --format=%s writes one job: give --job ID and no run ids\n",
-                                arg_format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
+                        text_fprintf(stderr, "benchctl: export --format=%s writes one job: give --job ID and no run ids\n",
+                                     arg_format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
                         return BENCHCTL_EXIT_USAGE;
                 }
                 return job_export(arg_job, arg_format);
@@ -782,7 +785,7 @@ int verb_export(int argc, char **argv) {
         }
         r = export_csv(stdout, runs, arg_legend);
         if (r < 0) {
-                fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
@@ -806,8 +809,8 @@ int verb_import(int argc, char **argv) {
 
         f = streq(path, "-") ? stdin : fopen(path, "re");
         if (!f) {
-                fprintf(stderr, "benchctl: import: cannot open %s: %s; give the file benchctl export "
-                        "--format=benchd wrote, or - for stdin\n", path, strerror(errno));
+                text_fprintf(stderr, "benchctl: import: cannot open %s: %s; give the file benchctl export "
+                             "--format=benchd wrote, or - for stdin\n", path, strerror(errno));
                 return BENCHCTL_EXIT_FAILURE;
         }
         for (;;) {
@@ -827,8 +830,8 @@ int verb_import(int argc, char **argv) {
                 k = fread(buf + n, 1, 65536, f);
                 n += k;
                 if (n > IMPORT_FILE_MAX) {
-                        fprintf(stderr, "benchctl: import: %s is larger than %u bytes, all one import takes: "
-                                "export fewer runs at a time (RUN ids, --since, --job)\n", path, IMPORT_FILE_MAX);
+                        text_fprintf(stderr, "benchctl: import: %s is larger than %u bytes, all one import takes: "
+                                     "export fewer runs at a time (RUN ids, --since, --job)\n", path, IMPORT_FILE_MAX);
                         if (f != stdin)
                                 fclose(f);
                         return BENCHCTL_EXIT_FAILURE;
@@ -840,13 +843,13 @@ int verb_import(int argc, char **argv) {
         if (f != stdin)
                 fclose(f);
         if (r) {
-                fprintf(stderr, "benchctl: import: cannot read %s\n", path);
+                text_fprintf(stderr, "benchctl: import: cannot read %s\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         buf[n] = '\0';
         if (strlen(buf) != n) {
-                fprintf(stderr, "benchctl: import: %s has a NUL byte: it is not the JSON benchctl export "
-                        "--format=benchd writes\n", path);
+                text_fprintf(stderr, "benchctl: import: %s has a NUL byte: it is not the JSON benchctl export "
+                             "--format=benchd writes\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
 

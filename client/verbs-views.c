@@ -24,6 +24,7 @@
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "views-format.h"
+#include "text.h"
 
 /* ---- CrystalDiskMark ---- */
 
@@ -266,8 +267,8 @@ static int view_ping(const JobRuns *j) {
         }
         first = sel[0];
         print_job_head(j, "ioping's summary");
-        printf("\n--- %s (%s %s) ioping statistics ---\n", rec_str(first, "target") ?: "?",
-               rec_str(first, "fs_type") ?: "device", run_device(first) ?: "");
+        text_printf("\n--- %s (%s %s) ioping statistics ---\n", rec_str(first, "target") ?: "?",
+                    rec_str(first, "fs_type") ?: "device", run_device(first) ?: "");
         if (ping_summary_print(stdout, &p) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         printf("\nbenchd: latency p50 %s, p99 %s; \"completed in\" is the sum of the request times, as ioping\n"
@@ -541,7 +542,7 @@ int job_runs_load_selected(uint64_t job, const char *what, JobRuns *ret) {
                 return r;
         r = job_runs_select_entries(&j, arg_entry, arg_fs_type, &err);
         if (r < 0) {
-                fprintf(stderr, "benchctl: %s --job %" PRIu64 ": %s\n", what, job, err ?: strerror(-r));
+                text_fprintf(stderr, "benchctl: %s --job %" PRIu64 ": %s\n", what, job, err ?: strerror(-r));
                 return r == -ENOENT ? BENCHCTL_EXIT_NOT_FOUND : BENCHCTL_EXIT_USAGE;
         }
         *ret = j;

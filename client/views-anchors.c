@@ -22,6 +22,7 @@
 #include "shared/spec.h"
 #include "shared/util.h"
 #include "views-format.h"
+#include "text.h"
 
 /* ---- iozone ---- */
 
@@ -292,9 +293,9 @@ static int bonnie_fields(const JobRuns *j, char ***ret) {
         if (r != 0)
                 return r;
         if (tests == 0) {
-                fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of what bonnie++ measures "
-                        "(workloads write, rewrite, read, seeks, metadata, putc, getc); run --profile bonnie for "
-                        "them\n", j->job, j->entry ? ", entry " : "", j->entry ? j->entry->name : "");
+                text_fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of what bonnie++ measures "
+                             "(workloads write, rewrite, read, seeks, metadata, putc, getc); run --profile bonnie "
+                             "for them\n", j->job, j->entry ? ", entry " : "", j->entry ? j->entry->name : "");
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (bonnie_csv_fields(&b, ret) < 0)
@@ -355,7 +356,7 @@ static int export_finish(FILE *f, int r) {
         if (r >= 0 && fflush(f) != 0)
                 r = negative_errno();
         if (r < 0) {
-                fprintf(stderr, "benchctl: export: cannot write: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: export: cannot write: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
@@ -398,36 +399,41 @@ static int export_iozone_one(const JobRuns *j, FILE *f) {
         _cleanup_free_ IozoneCell *cells = NULL;
         _cleanup_free_ char *preamble = NULL;
         json_object *run = j->n_ok > 0 ? j->ok[0] : NULL;
-        size_t n;
+        size_t n, preamble_size = 0;
+        FILE *m;
         int r;
 
         if (iozone_cells(j, &cells, &n) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         if (n == 0) {
-                fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of an iozone test (workloads "
-                        "write, rewrite, read, reread, randread, randwrite, backward-read, stride-read); run "
-                        "--profile iozone for them\n", j->job, j->entry ? ", entry " : "", j->entry ? j->entry->name : "");
+                text_fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of an iozone test "
+                             "(workloads write, rewrite, read, reread, randread, randwrite, backward-read, "
+                             "stride-read); run --profile iozone for them\n", j->job, j->entry ? ", entry " : "",
+                             j->entry ? j->entry->name : "");
                 return BENCHCTL_EXIT_FAILURE;
         }
-        /* iozone's own preamble lines start with a tab, as these. One entry's report says which
-         * filesystem it is first, as iozone's title line would, after an empty line that ends the
-         * entry before it. */
+        /* iozone's own preamble lines start with a tab, as these, the names in them escaped. One entry's
+         * report says which filesystem it is first, as iozone's title line would, after an empty line
+         * that ends the entry before it. */
         for (const JobEntry *e = j->entry ? j->entries : NULL; e && e < j->entry; e++)
                 if (e->selected) {
                         fputc('\n', f);
                         break;
                 }
+        m = open_memstream(&preamble, &preamble_size);
+        if (!m)
+                return BENCHCTL_EXIT_FAILURE;
         if (j->entry)
-                r = asprintf(&preamble, "\t%s: benchd %s, job %" PRIu64 " (%s%s), filesystem matrix entry %zu of %zu, "
-                             "host %s\n", j->entry->place, BENCHD_VERSION, j->job, j->profile ?: "no profile",
-                             j->profile ? " profile" : "", (size_t) (j->entry - j->entries) + 1, j->n_entries,
-                             job_host(j));
+                r = text_fprintf(m, "\t%s: benchd %s, job %" PRIu64 " (%s%s), filesystem matrix entry %zu of %zu, "
+                                 "host %s\n", j->entry->place, BENCHD_VERSION, j->job, j->profile ?: "no profile",
+                                 j->profile ? " profile" : "", (size_t) (j->entry - j->entries) + 1, j->n_entries,
+                                 job_host(j));
         else
-                r = asprintf(&preamble, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION,
-                             j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
-                             rec_str(run, "target") ?: "?", rec_str(run, "fs_type") ?: run_device(run) ?: "?",
-                             job_host(j));
-        if (r < 0)
+                r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION,
+                                 j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
+                                 rec_str(run, "target") ?: "?", rec_str(run, "fs_type") ?: run_device(run) ?: "?",
+                                 job_host(j));
+        if (fclose(m) != 0 || r < 0)
                 return BENCHCTL_EXIT_FAILURE;
         return export_finish(f, iozone_report_print(f, preamble, cells, n));
 }

@@ -18,6 +18,7 @@
 #include "shared/format.h"
 #include "shared/stats.h"
 #include "shared/util.h"
+#include "text.h"
 #include "views-format.h"
 
 size_t stats_mean_stddev(const double *v, size_t n, double *ret_mean, double *ret_stddev) {
@@ -492,7 +493,7 @@ int bonnie_csv_fields(const BonnieResult *b, char ***ret) {
 
 int bonnie_csv_print(FILE *f, char *const *fields) {
         for (size_t i = 0; fields[i]; i++)
-                fprintf(f, "%s%s", i > 0 ? "," : "", fields[i]);
+                text_fprintf(f, "%s%s", i > 0 ? "," : "", fields[i]);
         fputc('\n', f);
         return ferror(f) ? -EIO : 0;
 }
@@ -556,11 +557,12 @@ static void text_row(FILE *f, const char *const *row, size_t n, bool speeds) {
         for (size_t k = 0; speeds && k < 5; k++)
                 v[speed_at[k]] = conv_speed(s[k], sizeof s[k], v[speed_at[k]]);
         row_head(head, sizeof head, v[0], v[1]);
-        fprintf(f, "%19s %5s %3s %5s %3s %5s %3s %5s %3s %5s %3s %5s %3s\n", head, v[2], v[3], v[4], v[5], v[6],
-                v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
+        /* The fields came from the machine's name and figures: escaped (text.h). */
+        text_fprintf(f, "%19s %5s %3s %5s %3s %5s %3s %5s %3s %5s %3s %5s %3s\n", head, v[2], v[3], v[4], v[5],
+                     v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
         if (n > 14)
-                fprintf(f, "Latency           %9s %9s %9s %9s %9s %9s\n", at(row, n, 14), at(row, n, 15),
-                        at(row, n, 16), at(row, n, 17), at(row, n, 18), at(row, n, 19));
+                text_fprintf(f, "Latency           %9s %9s %9s %9s %9s %9s\n", at(row, n, 14), at(row, n, 15),
+                             at(row, n, 16), at(row, n, 17), at(row, n, 18), at(row, n, 19));
 }
 
 int bonnie_text_print(FILE *f, char *const *fields) {

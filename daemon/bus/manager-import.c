@@ -3,11 +3,11 @@
  * ImportRuns: runs measured on another host, as benchctl export --format=benchd wrote them there,
  * added to this host's history (README.md "Many machines"), authorised like SubmitJob
  * (manager-import.h). The document is parsed by the store (db_import_document_parse(), which
- * tests/fuzz/fuzz-import.c feeds too) and each run handed to it (db_run_import(),
- * store/db-import.c), which checks every column; a run whose uuid is known already is skipped, so
- * importing a document twice adds nothing. The runs before a failing one stay imported (each run
- * is all or nothing), and the error says which run failed and why; importing the document again
- * then adds the rest.
+ * tests/fuzz/fuzz-import.c feeds too) and its runs handed to it (db_runs_import(),
+ * store/db-import.c), which checks every column and holds every run to the worker's plausibility
+ * rules; a run whose uuid is known already is skipped, so importing a document twice adds
+ * nothing. The document goes in whole or not at all: the error says which run was refused and
+ * why, and nothing of the document is kept.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,6 @@ static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_
         json_object *runs;
         const char *text, *host;
         uint64_t imported = 0, skipped = 0;
-        size_t n;
         int r;
 
         r = sd_bus_message_rewind(message, true);
@@ -42,33 +41,18 @@ static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", err);
         if (r < 0)
                 return r;
-        n = json_object_array_length(runs);
 
-        for (size_t i = 0; i < n; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                uint64_t id = 0;
-
-                if (!json_object_is_type(run, json_type_object))
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "run %zu of the import document is not a JSON object", i + 1);
-                r = db_run_import(m->db, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN), host, &id);
-                if (r < 0) {
-                        log_full(LOG_WARNING, "ImportRuns: run %zu of the document from %s refused: %s", i + 1, host,
-                                 db_last_error(m->db));
-                        return sd_bus_error_setf(error,
-                                                 r == -EINVAL || r == -E2BIG ? SD_BUS_ERROR_INVALID_ARGS :
-                                                 r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
-                                                 "run %zu of the import document (%" PRIu64 " imported before it, "
-                                                 "%" PRIu64 " skipped): %s", i + 1, imported, skipped,
-                                                 db_last_error(m->db));
-                }
-                if (r > 0)
-                        imported++;
-                else
-                        skipped++;
+        r = db_runs_import(m->db, runs, host, now_usec(CLOCK_REALTIME), &imported, &skipped);
+        if (r < 0) {
+                log_full(LOG_WARNING, "ImportRuns by uid %" PRIu32 ": the document from %s refused: %s", uid,
+                         CALLER_TEXT(host), db_last_error(m->db));
+                return sd_bus_error_setf(error,
+                                         r == -EINVAL || r == -E2BIG ? SD_BUS_ERROR_INVALID_ARGS :
+                                         r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
+                                         "%s", db_last_error(m->db));
         }
         log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 ": %" PRIu64 " runs from %s imported, %" PRIu64
-                 " known already", uid, imported, host, skipped);
+                 " known already", uid, imported, CALLER_TEXT(host), skipped);
         return sd_bus_reply_method_return(message, "tt", imported, skipped);
 }
 

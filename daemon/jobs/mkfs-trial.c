@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "jobs/mkfs-trial.h"
+#include "shared/proto.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -81,6 +82,57 @@ static int run_capture(char **argv, char **ret_output) {
         return status;
 }
 
+static bool path_may_start(const char *text, const char *p) {
+        char prev = p == text ? ' ' : p[-1];
+
+        if (p[1] == 0 || p[1] == ' ' || p[1] == '\t' || p[1] == '\n')
+                return false;   /* "a / b": no path */
+        if (prev == ':')
+                return p[1] != '/';     /* "http://": a URL, left as it is */
+        return strchr(" \t\n'\"`([<{=,", prev) != NULL;
+}
+
+char *mkfs_trial_strip_paths(const char *text) {
+        static const char placeholder[] = "<path>";
+        size_t len = strlen(text ?: "");
+        /* A replaced path is at least one byte: no byte becomes more than the placeholder. */
+        char *out = malloc(len * (sizeof(placeholder) - 1) + 1), *w = out;
+
+        if (!out)
+                return NULL;
+        for (const char *p = text ?: ""; *p;) {
+                size_t n;
+
+                if (*p != '/' || !path_may_start(text, p)) {
+                        /* A URL's "scheme://host/path" is copied whole: its '/'s are not paths. */
+                        if (p[0] == ':' && p[1] == '/' && p[2] == '/') {
+                                n = strcspn(p, " \t\n'\"`)]>},;");
+                                memcpy(w, p, n);
+                                w += n;
+                                p += n;
+                                continue;
+                        }
+                        *w++ = *p++;
+                        continue;
+                }
+                n = strcspn(p, " \t\n'\"`)]>},;");
+                while (n > 1 && (p[n - 1] == ':' || p[n - 1] == '.'))
+                        n--;
+                if (n > strlen(PROTO_TRY_MKFS_IMAGE_DIR "/") &&
+                    strncmp(p, PROTO_TRY_MKFS_IMAGE_DIR "/", strlen(PROTO_TRY_MKFS_IMAGE_DIR "/")) == 0 &&
+                    !memmem(p, n, "/..", 3)) {
+                        memcpy(w, p, n);
+                        w += n;
+                } else {
+                        memcpy(w, placeholder, sizeof(placeholder) - 1);
+                        w += sizeof(placeholder) - 1;
+                }
+                p += n;
+        }
+        *w = 0;
+        return out;
+}
+
 int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
         uint64_t size = s->target ? device_size(s->target) : 0;
         size_t n_members = strv_length(s->devices);
@@ -106,8 +158,9 @@ int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
                     asprintf(&a_size, "--size=%" PRIu64, size) < 0)
                         return -ENOMEM;
                 char *argv[] = { (char *) worker_path, a_fs, a_layout, a_opts, a_members, a_size, NULL };
+                _cleanup_free_ char *raw = NULL;
 
-                r = run_capture(argv, &output);
+                r = run_capture(argv, &raw);
                 if (r < 0) {
                         if (asprintf(reterr, "filesystems: cannot run %s to try mkfs.%s: %s", worker_path, *fs,
                                      strerror(-r)) < 0)
@@ -116,6 +169,9 @@ int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
                 }
                 if (WIFEXITED(r) && WEXITSTATUS(r) == 0)
                         continue;
+                output = mkfs_trial_strip_paths(raw);
+                if (!output)
+                        return -ENOMEM;
                 if (WIFEXITED(r) && WEXITSTATUS(r) == 1) {
                         if (asprintf(reterr, "%s%s: %s; nothing was written to the devices: give options mkfs.%s "
                                      "accepts (see its manual page)", options ? "mkfs_options." : "filesystems",

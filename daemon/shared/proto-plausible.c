@@ -255,7 +255,9 @@ static bool pct_ok(double d) {
         return isfinite(d) && d >= 0.0 && d <= 100.0;
 }
 
-static int check_cpu(const char *frame, double iowait, double user, double sys, double util, char **reterr) {
+/* slack: how far over 100 the three shares may add up (rounding). */
+static int check_cpu(const char *frame, double iowait, double user, double sys, double util, double slack,
+                     char **reterr) {
         const struct {
                 const char *name;
                 double value;
@@ -269,7 +271,7 @@ static int check_cpu(const char *frame, double iowait, double user, double sys, 
                 if (!pct_ok(p[i].value))
                         return fail(reterr, "%s %s=%g is not a percentage (0 to 100)", frame, p[i].name, p[i].value);
         /* Shares of the same ticks (sysstat.c); the tolerance is for rounding. */
-        if (iowait + user + sys > 100.0 + 1e-6)
+        if (iowait + user + sys > 100.0 + slack)
                 return fail(reterr, "%s cpu_user_pct + cpu_sys_pct + iowait_pct = %g; shares of the CPU time add "
                             "up to at most 100", frame, iowait + user + sys);
         if (!(util == -1.0 || pct_ok(util)))
@@ -476,7 +478,8 @@ int proto_sample_plausible(ProtoTally *t, const ProtoSample *s, const ProtoLimit
                 return fail(reterr, "SAMPLE lat_max_ns=%" PRIu64 " is longer than the worker has run (%" PRIu64
                             " ms)", s->lat_max_ns, c->elapsed_usec / USEC_PER_MSEC);
 
-        r = check_cpu("SAMPLE", s->iowait_pct, s->cpu_user_pct, s->cpu_sys_pct, s->dev_util_pct, reterr);
+        r = check_cpu("SAMPLE", s->iowait_pct, s->cpu_user_pct, s->cpu_sys_pct, s->dev_util_pct,
+                      t->history ? PROTO_HISTORY_PCT_SLACK + 1e-6 : 1e-6, reterr);
         if (r < 0)
                 return r;
         /* No upper bound: the engine may shorten the clock of the last, partial interval to when
@@ -816,10 +819,15 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
                             "ends at t_ms=%" PRIu64, r->duration_usec, t->last_t_ms);
 
         /* What: exactly the sum of the samples, and everything a sample must be. */
-        for (size_t i = 0; i < ELEMENTSOF(sums); i++)
-                if (sums[i].result != sums[i].samples)
+        for (size_t i = 0; i < ELEMENTSOF(sums); i++) {
+                if (t->history && sums[i].result < sums[i].samples)
+                        return fail(reterr, "RESULT %s=%" PRIu64 " but the samples add up to %" PRIu64 ", more; the "
+                                    "result is the sum of all of its samples, of which a history may have lost some",
+                                    sums[i].name, sums[i].result, sums[i].samples);
+                if (!t->history && sums[i].result != sums[i].samples)
                         return fail(reterr, "RESULT %s=%" PRIu64 " but the SAMPLEs add up to %" PRIu64 "; the result "
                                     "is the sum of its samples", sums[i].name, sums[i].result, sums[i].samples);
+        }
         k = check_direction("RESULT", false, r->bytes_read, r->ios_read, l, reterr);
         if (k < 0)
                 return k;
@@ -846,13 +854,17 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
                         r->duration_usec, l, reterr);
         if (k < 0)
                 return k;
-        k = check_cpu("RESULT", r->iowait_pct, r->cpu_user_pct, r->cpu_sys_pct, r->dev_util_pct, reterr);
+        k = check_cpu("RESULT", r->iowait_pct, r->cpu_user_pct, r->cpu_sys_pct, r->dev_util_pct, 1e-6, reterr);
         if (k < 0)
                 return k;
 
         /* Latencies. */
         count = latency_count(l, r->ios_read, r->ios_written, r->ops);
-        if (l->per_char) {
+        if (t->history && t->n_hist == 0) {
+                /* A stored run without its histogram: only the rules below that do not need it. */
+                if (l->per_char)
+                        count = div_round_up(count, PROTO_CHAR_BATCH);
+        } else if (l->per_char) {
                 uint64_t lo = div_round_up(count, PROTO_CHAR_BATCH);
                 uint64_t hi = MIN(count, u64_add_sat(count / PROTO_CHAR_BATCH, l->streams));
 
@@ -889,9 +901,11 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (r->lat_max_ns > u64_mul_sat(ran_usec(c), NSEC_PER_USEC))
                 return fail(reterr, "RESULT lat_max_ns=%" PRIu64 " is longer than the worker has run (%" PRIu64 " ms)",
                             r->lat_max_ns, c->elapsed_usec / USEC_PER_MSEC);
-        if (t->n_samples > 0 && r->lat_max_ns != t->lat_max_ns)
+        if (t->n_samples > 0 && (t->history ? r->lat_max_ns < t->lat_max_ns : r->lat_max_ns != t->lat_max_ns))
                 return fail(reterr, "RESULT lat_max_ns=%" PRIu64 " but the largest SAMPLE lat_max_ns is %" PRIu64 "; "
                             "the run's maximum is its samples' maximum", r->lat_max_ns, t->lat_max_ns);
+        if (t->history && t->n_hist == 0)
+                return 0;
         return check_result_histogram(r, hist, n_hist, count, reterr);
 }
 

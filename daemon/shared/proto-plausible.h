@@ -133,7 +133,18 @@ typedef struct ProtoTally {
         char fs_type[PROTO_FS_TYPE_MAX + 1];
         char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */
         bool fs_info;
+        /* The frames are a stored run's, replayed by proto_run_plausible() (proto-history.h). A
+         * history keeps a sample's CPU shares rounded to 1/100 % and may keep fewer samples than
+         * were measured (pruned by SampleRetentionDays=, or not stored when the database fell
+         * behind), and no histogram when the database did not take it: so its RESULT is at least
+         * the sum of its samples (and at least their largest latency) rather than exactly, is held
+         * to its histogram only when it has one, and the shares of a sample add up to 100 within
+         * their rounding (PROTO_HISTORY_PCT_SLACK). */
+        bool history;
 } ProtoTally;
+
+/* Three CPU shares, each rounded to 1/100 % in a stored sample, may add up to this much over 100. */
+#define PROTO_HISTORY_PCT_SLACK 0.015
 
 void proto_tally_init(ProtoTally *t);
 /* FS_SETUP was sent (a valid one, proto_fs_setup_valid()): FS_INFO must come, once, first. */

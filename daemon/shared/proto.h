@@ -332,6 +332,10 @@ int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 /* True for a name PHASE_RESULT may carry. */
 bool proto_phase_name_valid(const char *name);
 
+/* Where `benchd-worker --try-mkfs` keeps its image files, as the tool sees them: the one absolute
+ * path a trial's message may name (benchd replaces every other; daemon/jobs/mkfs-trial.h). */
+#define PROTO_TRY_MKFS_IMAGE_DIR "/tmp/images"
+
 /* The field rules of the filesystem frames, shared by encoders, decoders, benchd (before it sends
  * a setup) and benchd-worker's --try-mkfs: fs_type 1..PROTO_FS_TYPE_MAX of [a-z0-9]; a known
  * layout that the filesystem has (raid* only for btrfs, one member for the others); options

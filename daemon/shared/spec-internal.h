@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to spec.c, spec-keys.c, spec-matrix.c and spec-format.c: the helpers the parts of the job
- * spec share. spec-keys.c is the registry (every key's row); spec.c parses values and checks the
- * rules between keys; spec-matrix.c holds the maps and the rules of filesystem matrices;
+ * Private to spec.c, spec-keys.c, spec-matrix.c, spec-mkfs.c and spec-format.c: the helpers the
+ * parts of the job spec share. spec-keys.c is the registry (every key's row); spec.c parses values
+ * and checks the rules between keys; spec-matrix.c holds the maps and the rules of filesystem
+ * matrices; spec-mkfs.c the lists of what mkfs_options may not say;
  * spec-format.c writes a spec out as text and JSON and reads the JSON back. Nothing outside
  * daemon/shared/spec*.c includes this.
  */

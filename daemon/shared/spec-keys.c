@@ -14,6 +14,7 @@
  * migration in schema/ and a line in job.c where the run is recorded.
  */
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -326,6 +327,12 @@ static int check_device(const char *key, const char *item, char **reterr) {
         return 0;
 }
 
+/* mkfs_options.<fs>: spec-mkfs.c's lists of what mkfs may not be told. */
+static int check_mkfs_options(const char *key, const char *sub, const char *value, char **reterr) {
+        assert(streq(key, "mkfs_options"));
+        return spec_mkfs_options_check(sub, value, reterr);
+}
+
 /* ---- computed defaults ---- */
 
 /* Sequential workloads default to 1M blocks, random and latency workloads to 4K, the
@@ -515,9 +522,11 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_MKFS_OPTIONS] = {
                 "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),
-                .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .item = "filesystem",
+                .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .check_value = check_mkfs_options,
+                .item = "filesystem",
                 .doc = "extra mkfs arguments by filesystem (one entry per assignment: "
-                       "mkfs_options.ext4=-E lazy_itable_init=0)",
+                       "mkfs_options.ext4=-E lazy_itable_init=0); options that read or write host files, "
+                       "name other devices or force mkfs are refused",
         },
         [SPEC_KEY_MOUNT_OPTIONS] = {
                 "mount_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mount_options),

@@ -193,6 +193,8 @@ int spec_set_map(JobSpec *s, SpecKey k, char *const *keys, char *const *values, 
                 r = ki->check_item(ki->name, keys[i], reterr);
                 if (r >= 0)
                         r = check_map_value(ki->name, keys[i], values[i], reterr);
+                if (r >= 0 && ki->check_value)
+                        r = ki->check_value(ki->name, keys[i], values[i], reterr);
                 if (r >= 0 && spec_map_get(&m, keys[i]))
                         r = spec_fail(reterr, "%s: '%s' is given twice; give each %s once", ki->name, keys[i],
                                       ki->item);
@@ -217,6 +219,8 @@ int spec_set_map_entry(JobSpec *s, SpecKey k, const char *sub, const char *value
         if (r < 0)
                 return r;
         r = check_map_value(ki->name, sub, value, reterr);
+        if (r >= 0 && ki->check_value)
+                r = ki->check_value(ki->name, sub, value, reterr);
         if (r < 0)
                 return r;
         if (!spec_map_get(m, sub) && m->n >= ki->max)

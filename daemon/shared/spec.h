@@ -272,6 +272,8 @@ typedef struct SpecKeyInfo {
         /* String lists: one item (maps: one key), -EINVAL with a message naming the key; what an
          * item is called in messages ("tag": "'a' is given twice; give each tag once"). */
         int (*check_item)(const char *key, const char *item, char **reterr);
+        /* Maps: the value of one entry, after the generic checks (one printable line, bounded). */
+        int (*check_value)(const char *key, const char *sub, const char *value, char **reterr);
         const char *item;
         const char *unit;               /* "bytes", "ms", "%", or NULL */
         const char *default_text;       /* the default as `benchctl help spec` shows it, or NULL */
@@ -370,6 +372,16 @@ void spec_pattern_text(const JobSpec *s, char buf[static 32]);
 void spec_milli_text(uint32_t milli, char buf[static 32]);
 /* "iops", "bw", "iops_slope", "bw_slope"; NULL for none. */
 const char *steady_state_kind_to_string(SteadyStateKind k);
+
+/* The mkfs options of filesystem fs as mkfs.<fs> would read them (spec-mkfs.c): 0, or -EINVAL with
+ * a message "mkfs_options.<fs>: <the option as written> <why>; <what would be right>" for an option
+ * that reads or writes a path of the host (a directory copied in, a bad-block list, an undo file, a
+ * protofile, a configuration file), puts part of the filesystem on another device (an external
+ * journal, log, realtime or data device), runs another program, or forces mkfs; for a word that
+ * is not an option (mkfs would take it for a device); for an option whose value is missing; and
+ * for any options of a filesystem whose mkfs benchd has no list for (only ext2, ext3, ext4, btrfs
+ * and xfs have one). -ENOMEM. */
+int spec_mkfs_options_check(const char *fs, const char *options, char **reterr);
 
 /* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
  * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */

@@ -45,7 +45,7 @@ typedef enum DbStmt {
 struct Db {
         sqlite3 *sqlite;
         sqlite3_stmt *stmts[_STMT_MAX];
-        char error[512];
+        char error[1024];
         DbExplainHook explain;          /* db_set_explain_hook() */
         void *explain_userdata;
 };

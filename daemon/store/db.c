@@ -977,10 +977,27 @@ static int db_run_block_size(Db *db, uint64_t run_id, uint64_t *ret) {
         return 0;
 }
 
+/* A transaction of the call's own, or none when the caller has one open (ImportRuns writes a whole
+ * document in one, db_runs_import()): the caller then commits or rolls back all of it. */
+static int db_begin_own(Db *db, bool *ret_own) {
+        *ret_own = sqlite3_get_autocommit(db->sqlite);
+        return *ret_own ? db_begin(db) : 0;
+}
+
+static int db_commit_own(Db *db, bool own) {
+        return own ? db_commit(db) : 0;
+}
+
+static void db_rollback_own(Db *db, bool own) {
+        if (own)
+                db_rollback(db);
+}
+
 /* All or nothing: a duplicate t_ms (-EEXIST) or an unknown run (-ENOENT) leaves none of the batch. */
 int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_t n) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         uint64_t block_size = 0;
+        bool own;
         int r;
 
         if (n == 0)
@@ -992,28 +1009,28 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
         if (r < 0)
                 return r;
 
-        r = db_begin(db);
+        r = db_begin_own(db, &own);
         if (r < 0)
                 return r;
 
         /* In the transaction, so the run cannot go between the look-up and the inserts. */
         r = db_run_block_size(db, run_id, &block_size);
         if (r < 0) {
-                db_rollback(db);
+                db_rollback_own(db, own);
                 return r;
         }
 
         for (size_t i = 0; i < n; i++) {
                 r = db_sample_insert_one(db, st, run_id, block_size, samples + i);
                 if (r < 0) {
-                        db_rollback(db);
+                        db_rollback_own(db, own);
                         return r;
                 }
         }
 
-        r = db_commit(db);
+        r = db_commit_own(db, own);
         if (r < 0) {
-                db_rollback(db);
+                db_rollback_own(db, own);
                 return r;
         }
         return 0;
@@ -1024,6 +1041,7 @@ int db_samples_insert(Db *db, uint64_t run_id, const ProtoSample *samples, size_
 int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_reset_ sqlite3_stmt *del = NULL, *ins = NULL;
         Binder b;
+        bool own;
         int r;
 
         if (n > 0 && !entries)
@@ -1044,7 +1062,7 @@ int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entr
         if (r < 0)
                 return r;
 
-        r = db_begin(db);
+        r = db_begin_own(db, &own);
         if (r < 0)
                 return r;
 
@@ -1074,13 +1092,13 @@ int db_histogram_insert(Db *db, uint64_t run_id, const ProtoHistogramEntry *entr
                         goto fail;
         }
 
-        r = db_commit(db);
+        r = db_commit_own(db, own);
         if (r < 0)
                 goto fail;
         return 0;
 
 fail:
-        db_rollback(db);
+        db_rollback_own(db, own);
         return r;
 }
 

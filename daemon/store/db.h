@@ -128,25 +128,31 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
 int db_uuid_new(char ret[static DB_UUID_STRING_MAX]);
 bool db_uuid_valid(const char *s);
 
-/* ImportRuns (db-import.c): one run of a "benchd-export" document (README.md "Many machines"),
- * run_json being its object as benchctl export --format=benchd writes it: the run's columns, its
- * "samples", "histogram", "phases" and "positions". Untrusted: every column is checked for its
- * type and size, and the schema's CHECKs do the rest (-EINVAL with a message saying which column
- * and what it should be). Runs still running are refused. The run gets job_id NULL, the device of
+/* ImportRuns (db-import.c): the runs of a "benchd-export" document (README.md "Many machines"),
+ * runs being its "runs" array, each run's object as benchctl export --format=benchd writes it: the
+ * run's columns, its "samples", "histogram", "phases" and "positions". Untrusted, and judged whole
+ * before anything is written: every column and field for its JSON type, range (integers 0 to
+ * INT64_MAX, finite numbers) and size; the spec the row records (workload, block_size, size, ...)
+ * by the spec registry's rules; its figures by the rules its worker's frames were held to
+ * (proto_run_plausible(), with now_usec as now). Runs still running are refused. All of the
+ * document or none of it, in one transaction: -EINVAL (or -E2BIG for too many samples) with
+ * db_last_error() naming the run (its place and uuid), the column and what it should be, or
+ * another -errno from the database; nothing is written then. A run whose uuid is stored already
+ * (or came earlier in the document) is skipped. An imported run gets job_id NULL, the device of
  * the same identity if this host knows one (device_id NULL and device_name kept otherwise), and
- * origin_host. Returns 1 when imported (*ret_id its new id), 0 when a run of its uuid exists
- * already (nothing written). */
-#define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment and tags: 1 MiB */
+ * origin_host. Returns 0 with how many runs were imported and skipped. */
+#define DB_IMPORT_TEXT_MAX (64u * 1024u)       /* a text column; environment, tags and members: 1 MiB */
 #define DB_IMPORT_SAMPLES_MAX (4u * 1024u * 1024u)
-int db_run_import(Db *db, const char *run_json, const char *origin_host, uint64_t *ret_id);
+struct json_object;
+int db_runs_import(Db *db, struct json_object *runs, const char *origin_host, uint64_t now_usec,
+                   uint64_t *ret_imported, uint64_t *ret_skipped);
 /* The document around the runs (db-import.c): {"format": "benchd-export", "version": 1, "host": ...,
  * "runs": [...]}, at most DB_IMPORT_DOCUMENT_MAX bytes and DB_IMPORT_RUNS_MAX runs. Parses text and
- * checks that outer layer (each run is db_run_import()'s to check); *ret_doc owns the parse,
+ * checks that outer layer (each run is db_runs_import()'s to check); *ret_doc owns the parse,
  * *ret_host and *ret_runs (a JSON array) point into it. -EINVAL with *reterr saying what is wrong and
  * what to give instead; -ENOMEM. */
 #define DB_IMPORT_DOCUMENT_MAX (64u * 1024u * 1024u)
 #define DB_IMPORT_RUNS_MAX 100000u
-struct json_object;
 int db_import_document_parse(const char *text, struct json_object **ret_doc, const char **ret_host,
                              struct json_object **ret_runs, char **reterr);
 /* status: succeeded|failed|cancelled|interrupted; result may be NULL (no summary). */

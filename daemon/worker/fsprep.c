@@ -7,11 +7,13 @@
  *      holds from the check through the wipe), its dev_t and diskseq compared with benchd's, its
  *      signatures probed by libblkid: at MAKE anything but a blank or scratch device is refused,
  *      at MOUNT it must carry the fs_type and UUID asked for;
- *   3. a tmpfs over /tmp, with the mount point and an empty working directory for mkfs;
+ *   3. a tmpfs over /tmp, with the mount point and an empty directory for mkfs's root;
  *   4. MAKE: every signature wiped (as wipefs -a does: probe, wipe, probe again), fsync, the
  *      claims released (mkfs opens the devices O_EXCL itself; without force flags it also
- *      refuses a signature that appeared in between), mkfs in the sandbox (sandbox.h) on the
- *      members' kernel names, timed, then member 0 claimed again for its new TYPE and UUID;
+ *      refuses a signature that appeared in between), a root of mkfs's own built (toolroot.h: its
+ *      binary, libraries and configuration, the members' nodes and sysfs directories, nothing
+ *      else of the host), mkfs in the sandbox (sandbox.h) in that root on the members' kernel
+ *      names, timed, the root detached, then member 0 claimed again for its new TYPE and UUID;
  *   5. the mount (MS_NOSUID | MS_NODEV, the setup's options split as mount(8) splits them into
  *      flags such as noatime and the filesystem's data; multi-device btrfs also gets a device=
  *      per member, as nothing may have registered them), checked in mountinfo, and statvfs() for
@@ -36,11 +38,14 @@
 #include "fsmember.h"
 #include "fsprep.h"
 #include "sandbox.h"
+#include "toolroot.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
-#define MKFS_CWD FSPREP_DIR "/mkfs"
-#define TRY_DIR FSPREP_DIR "/images"
+#define TOOL_ROOT FSPREP_DIR "/toolroot"
+#define TRY_DIR PROTO_TRY_MKFS_IMAGE_DIR
+_Static_assert(sizeof(FSPREP_DIR) < sizeof(TRY_DIR) && !__builtin_strncmp(TRY_DIR, FSPREP_DIR "/", sizeof(FSPREP_DIR)),
+               "the trial's images live in the worker's tmpfs");
 
 #define fail(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
 
@@ -237,8 +242,8 @@ static int mount_tmpfs(FsPrep *p, uint64_t size, char **reterr) {
         if (mount("tmpfs", FSPREP_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, data) < 0)
                 return fail(reterr, -errno, "cannot mount a tmpfs of its own on " FSPREP_DIR ": %m");
         p->tmpfs_mounted = true;
-        if (mkdir(MKFS_CWD, 0700) < 0)
-                return fail(reterr, -errno, "cannot create " MKFS_CWD ": %m");
+        if (mkdir(TOOL_ROOT, 0700) < 0)
+                return fail(reterr, -errno, "cannot create " TOOL_ROOT ": %m");
         return 0;
 }
 
@@ -431,23 +436,55 @@ static void mkfs_failure_clear(MkfsFailure *f) {
         *f = (MkfsFailure) {};
 }
 
-/* Runs mkfs in the sandbox: 0 when it exited 0, with *ret filled (the output cleaned for
- * FS_INFO); -EINVAL with *ret_failure filled when not. */
-static int run_mkfs(const char *program, char *const *argv, const SandboxDevice *devices, size_t n_devices,
-                    const char *writable, const FsPrepOptions *opts, SandboxResult *ret, MkfsFailure *ret_failure,
-                    char **reterr) {
+/* What mkfs.<fs> reads besides its devices, bound into its root where the host has it. Every
+ * tool gets the CPUs online (glibc's sysconf(_SC_NPROCESSORS_ONLN); mkfs.btrfs sizes its global
+ * roots by it). mke2fs reads mke2fs.conf (through MKE2FS_CONFIG, so the root has no /etc) and
+ * whether the kernel initialises inode tables lazily; mkfs.btrfs and mkfs.xfs read nothing else
+ * (strace of both on Debian 12: the device's sysfs directory, /proc/self/mounts, /proc/swaps). */
+static const ToolRootFile mke2fs_files[] = { { "/etc/mke2fs.conf", "MKE2FS_CONFIG" } };
+
+static void mkfs_root_needs(const char *fs_type, ToolRootSpec *spec) {
+        static char *const sys_common[] = { (char *) "/sys/devices/system/cpu/online", NULL };
+        static char *const sys_ext[] = { (char *) "/sys/devices/system/cpu/online", (char *) "/sys/fs/ext4/features",
+                                         NULL };
+
+        spec->sys = sys_common;
+        if (streq(fs_type, "ext2") || streq(fs_type, "ext3") || streq(fs_type, "ext4")) {
+                spec->files = mke2fs_files;
+                spec->n_files = ELEMENTSOF(mke2fs_files);
+                spec->sys = sys_ext;
+        }
+}
+
+/* Runs mkfs in the sandbox, in a root of its own with the devices (or the writable directory of
+ * the trial's images): 0 when it exited 0, with *ret filled (the output cleaned for FS_INFO);
+ * -EINVAL with *ret_failure filled when not. */
+static int run_mkfs(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
+                    size_t n_devices, const char *writable, const FsPrepOptions *opts, SandboxResult *ret,
+                    MkfsFailure *ret_failure, char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
-        Sandbox sb = {
-                .path = program,
-                .argv = argv,
+        _cleanup_(toolroot_freep) ToolRoot *root = NULL;
+        char *programs[] = { (char *) program, NULL };
+        ToolRootSpec spec = {
+                .programs = programs,
                 .devices = devices,
                 .n_devices = n_devices,
                 .writable = writable,
-                .cwd = MKFS_CWD,
+        };
+        Sandbox sb = {
+                .path = program,
+                .argv = argv,
                 .stop_requested = opts ? opts->stop_requested : NULL,
         };
         int r;
 
+        mkfs_root_needs(fs_type, &spec);
+        r = toolroot_new(&spec, TOOL_ROOT, &root, reterr);
+        if (r < 0) {
+                _cleanup_free_ char *inner = reterr ? TAKE_PTR(*reterr) : NULL;
+                return reterr_set(reterr, r, "cannot build the root %s runs in: %s", argv[0], inner ?: strerror(-r));
+        }
+        sb.root = root;
         r = sandbox_run(&sb, &res, reterr);
         if (r < 0)
                 return r;
@@ -475,7 +512,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_(mkfs_failure_clear) MkfsFailure failure = {};
         _cleanup_free_ char *program = NULL, *name = NULL;
-        SandboxDevice devices[PROTO_FS_MEMBERS_MAX];
+        ToolRootDevice devices[PROTO_FS_MEMBERS_MAX];
         char *nodes[PROTO_FS_MEMBERS_MAX];
         FsMember again = { .m = &setup->members[0], .fd = -EBADF };
         FsSignature sig;
@@ -491,7 +528,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
                 r = fsmember_wipe(&b[i], reterr);
                 if (r < 0)
                         return r;
-                devices[i] = (SandboxDevice) { .name = b[i].name, .dev = (dev_t) b[i].m->dev };
+                devices[i] = (ToolRootDevice) { .name = b[i].name, .dev = (dev_t) b[i].m->dev };
                 nodes[i] = b[i].node;
         }
         r = fsprep_mkfs_argv(setup->fs_type, setup->layout, setup->mkfs_options, nodes, setup->n_members, &argv);
@@ -504,7 +541,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
 
         /* mkfs claims the members itself. */
         fsmember_close(b, setup->n_members);
-        r = run_mkfs(program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
+        r = run_mkfs(setup->fs_type, program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
         if (r == -EINVAL)
                 return fail(reterr, -EINVAL, "%s failed (%s): %s", name, failure.how, failure.summary);
         if (r < 0)
@@ -658,7 +695,7 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         if (r >= 0)
                 r = fsprep_mkfs_argv(fs_type, layout, mkfs_options, images, n_members, &argv);
         if (r >= 0) {
-                r = run_mkfs(program, argv, NULL, 0, FSPREP_DIR, opts, &res, &failure, reterr);
+                r = run_mkfs(fs_type, program, argv, NULL, 0, TRY_DIR, opts, &res, &failure, reterr);
                 if (r == -EINVAL)
                         r = fail(reterr, -EINVAL, "%s rejected the options '%s': %s (%s)", name, mkfs_options,
                                  failure.summary, failure.how);
@@ -667,7 +704,7 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         for (unsigned i = 0; images && i < n_members && images[i]; i++)
                 (void) unlink(images[i]);
         (void) rmdir(TRY_DIR);
-        (void) rmdir(MKFS_CWD);
+        (void) rmdir(TOOL_ROOT);
         (void) fsprep_finish(&p, NULL);
         return r;
 }

@@ -4,12 +4,16 @@
  * nobody else sees it: a private mount namespace of the worker's own, with a tmpfs over /tmp
  * holding the mount point. The members are claimed O_EXCL and checked against what benchd checked
  * (dev_t, diskseq) and against what they carry (libblkid); at stage MAKE they are wiped and mkfs
- * runs in a sandbox that can write to nothing but them; at stage MOUNT they must carry the
+ * runs in a sandbox whose root holds nothing of the host but mkfs itself (toolroot.h) and which
+ * can write to nothing but the members; at stage MOUNT they must carry the
  * filesystem an earlier step made. fsprep_finish() unmounts; a worker that dies takes its
  * namespace, and so the mount, with it.
  *
- * Also the trial mkfs behind `benchd-worker --try-mkfs`: the same argv and sandbox on sparse
- * image files in a tmpfs of its own, so benchd can reject options before a device is touched.
+ * Also the trial mkfs behind `benchd-worker --try-mkfs`: the same argv, root and sandbox on sparse
+ * image files in a tmpfs of its own (PROTO_TRY_MKFS_IMAGE_DIR, the root's one writable
+ * directory), so benchd can reject options before a device is touched. It checks no option
+ * itself: what mkfs_options may say is benchd's rule (spec-mkfs.c, at SubmitJob); the root is what
+ * holds whatever an option asks.
  */
 #pragma once
 
@@ -19,7 +23,8 @@
 
 #include "shared/proto.h"
 
-/* In the worker's mount namespace only: a tmpfs (mode 0700) over /tmp, the mount point in it. */
+/* In the worker's mount namespace only: a tmpfs (mode 0700) over /tmp, the mount point and the
+ * directory mkfs's root is built on in it. */
 #define FSPREP_DIR "/tmp"
 #define FSPREP_MOUNT_POINT FSPREP_DIR "/benchd-fs"
 

@@ -2,15 +2,14 @@
 /*
  * The sandbox of sandbox.h. The child is made with clone3(CLONE_NEWNS | CLONE_NEWPID) (fork-like:
  * no stack of its own), so it is PID 1 of a namespace that ends with it: nothing it starts
- * outlives it. The order in the child matters: /dev and /proc are mounted before the tree is made
- * read-only, so they are read-only too (no mknod, no file in /dev), and the device nodes keep
- * working because device nodes ignore the mount's read-only flag. The parent reads the output
- * while it waits, so a chatty mkfs never blocks on a full pipe, and polls the stop request every
- * 100 ms.
+ * outlives it. The root was built by the worker; the child mounts its procfs in it, pivots into
+ * it and makes every mount read-only (toolroot_enter()), so the device nodes keep working (device
+ * nodes ignore the mount's read-only flag) and nothing else takes a write. The parent reads the
+ * output while it waits, so a chatty mkfs never blocks on a full pipe, and polls the stop request
+ * every 100 ms.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,9 +18,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,143 +67,28 @@ static _Noreturn void child_fail(int fd, const char *what) {
         _exit(SANDBOX_EXIT_SETUP);
 }
 
-/* A mount point of /proc/self/mountinfo, with the \NNN octal escapes undone, in place. */
-static void unescape_octal(char *s) {
-        char *w = s;
-
-        for (char *r = s; *r; r++) {
-                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
-                    r[3] <= '7') {
-                        *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
-                        r += 3;
-                } else
-                        *w++ = *r;
-        }
-        *w = 0;
-}
-
-/* The per-mount flags of mountinfo's options field, which a bind remount must repeat. */
-static unsigned long mount_flags_of(const char *opts) {
-        static const struct {
-                const char *name;
-                unsigned long flag;
-        } map[] = {
-                { "nosuid", MS_NOSUID }, { "nodev", MS_NODEV }, { "noexec", MS_NOEXEC },
-                { "noatime", MS_NOATIME }, { "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
-        };
-        unsigned long flags = 0;
-        const char *p = opts;
-
-        while (*p) {
-                size_t n = strcspn(p, ",");
-
-                for (size_t i = 0; i < ELEMENTSOF(map); i++)
-                        if (strlen(map[i].name) == n && strncmp(p, map[i].name, n) == 0)
-                                flags |= map[i].flag;
-                p += n;
-                if (*p == ',')
-                        p++;
-        }
-        return flags;
-}
-
-/* Remounts (read-only, or writable again) the mounts of /proc/self/mountinfo: all of them, or
- * the one at only. Where mount_setattr() is missing (before Linux 5.12). */
-static int remount_each(bool readonly, const char *only) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-        _cleanup_free_ char *line = NULL;
-        size_t size = 0;
-
-        if (!f)
-                return -errno;
-        while (getline(&line, &size, f) > 0) {
-                char mnt[PATH_MAX], opts[1024];
-
-                if (sscanf(line, "%*s %*s %*s %*s %4095s %1023s", mnt, opts) != 2)
-                        continue;
-                unescape_octal(mnt);
-                if (only && !streq(mnt, only))
-                        continue;
-                if (mount(NULL, mnt, NULL, MS_REMOUNT | MS_BIND | mount_flags_of(opts) | (readonly ? MS_RDONLY : 0),
-                          NULL) < 0)
-                        return -errno;
-        }
-        return 0;
-}
-
-static int make_readonly(const char *writable) {
-#if defined(SYS_mount_setattr) && defined(MOUNT_ATTR_RDONLY) && defined(AT_RECURSIVE)
-        struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY }, rw = { .attr_clr = MOUNT_ATTR_RDONLY };
-
-        if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) == 0) {
-                if (writable && syscall(SYS_mount_setattr, AT_FDCWD, writable, 0, &rw, sizeof(rw)) < 0)
-                        return -errno;
-                return 0;
-        }
-        if (errno != ENOSYS)
-                return -errno;
-#endif
-        int r = remount_each(true, NULL);
-        if (r < 0 || !writable)
-                return r;
-        return remount_each(false, writable);
-}
-
 static _Noreturn void sandbox_child(const Sandbox *sb, int out) {
-        static const struct {
-                const char *name;
-                unsigned major, minor;
-        } chars[] = {
-                { "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 }, { "random", 1, 8 }, { "urandom", 1, 9 },
-        };
-        static char *const env[] = {
-                (char *) "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-                (char *) "LANG=C",
-                NULL,
-        };
-        char path[PATH_MAX];
-        int null_fd;
+        const char *what = NULL;
+        int null_fd, r;
 
         /* Dies with the worker, whatever kills it. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        umask(0);
 
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 child_fail(out, "making the mount tree private");
-        if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64") < 0)
-                child_fail(out, "mounting a tmpfs on /dev");
-        for (size_t i = 0; i < ELEMENTSOF(chars); i++) {
-                snprintf(path, sizeof(path), "/dev/%s", chars[i].name);
-                if (mknod(path, S_IFCHR | 0666, makedev(chars[i].major, chars[i].minor)) < 0)
-                        child_fail(out, path);
+        r = toolroot_enter(sb->root, &what);
+        if (r < 0) {
+                errno = -r;
+                child_fail(out, what);
         }
-        for (size_t i = 0; i < sb->n_devices; i++) {
-                if ((size_t) snprintf(path, sizeof(path), "/dev/%s", sb->devices[i].name) >= sizeof(path) ||
-                    strchr(sb->devices[i].name, '/')) {
-                        errno = EINVAL;
-                        child_fail(out, sb->devices[i].name);
-                }
-                if (mknod(path, S_IFBLK | 0600, sb->devices[i].dev) < 0)
-                        child_fail(out, path);
-        }
-        /* Our PID namespace's: no other process, so no /proc/PID/fd/N into another's files. */
-        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-                child_fail(out, "mounting /proc");
-        if (make_readonly(sb->writable) < 0)
-                child_fail(out, "making the mount tree read-only");
-
         null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0)
                 child_fail(out, "/dev/null as stdin");
         if (dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
                 child_fail(out, "the output pipe as stdout and stderr");
         (void) close_range(3, ~0U, 0);
-        if (chdir(sb->cwd) < 0) {
-                dprintf(STDERR_FILENO, "benchd-worker: cannot enter %s: %s\n", sb->cwd, strerror(errno));
-                _exit(SANDBOX_EXIT_SETUP);
-        }
 
-        execve(sb->path, sb->argv, env);
+        execve(sb->path, sb->argv, toolroot_env(sb->root));
         dprintf(STDERR_FILENO, "benchd-worker: cannot execute %s: %s\n", sb->path, strerror(errno));
         _exit(127);
 }

@@ -2,14 +2,16 @@
 /*
  * libFuzzer target: arbitrary text as an ImportRuns document (benchctl import; another host's
  * benchctl export --format=benchd, so anyone's). It goes the daemon's way: the document through
- * db_import_document_parse(), each run through db_run_import(). The run's checks are SQLite's JSON
- * functions and the schema's CHECKs, done as the run is written, so there is no parse to stop at
- * before the database: the runs go into an in-memory database with the real schema (db_open()
- * migrates it), emptied again after every input so that inputs do not depend on each other.
+ * db_import_document_parse(), its runs through db_runs_import(), which reads every column, holds
+ * the run to the spec registry's and the worker's plausibility rules (proto_run_plausible()) and
+ * writes the document in one transaction, into an in-memory database with the real schema
+ * (db_open() migrates it), emptied again after every input so that inputs do not depend on each
+ * other. "Now" is fixed, so an input means the same at every run.
  *
- * What must hold: a refusal says why (the document's message; db_last_error() for a run); a run
- * that imports is found by its uuid the second time (0: nothing written), the way a document
- * imported twice adds nothing; an imported run can be read back with GetRun's query (db_run_get).
+ * What must hold: a refusal says why (the document's message; db_last_error() for a run) and
+ * leaves the database as it was (no run, sample or histogram bucket); a document that imports
+ * accounts for every run (imported + skipped), adds nothing the second time (every run skipped),
+ * and each of its runs can be read back by its uuid with GetRun's query (db_get_run).
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -25,6 +27,8 @@
 
 /* More runs than this in one input are not imported: a few show what many would. */
 #define FUZZ_RUNS_MAX 8u
+/* 2027-01-15: after every run of the seeds. */
+#define FUZZ_NOW_USEC UINT64_C(1800000000000000)
 
 static Db *db;
 
@@ -40,6 +44,31 @@ static void empty_db(void) {
         /* Samples, histograms, phases and positions go with their run (ON DELETE CASCADE). */
         if (sqlite3_exec(db->sqlite, "DELETE FROM runs; DELETE FROM devices;", NULL, NULL, NULL) != SQLITE_OK)
                 abort();
+}
+
+static int64_t rows(const char *sql) {
+        sqlite3_stmt *st = NULL;
+        int64_t n;
+
+        if (sqlite3_prepare_v2(db->sqlite, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+                abort();
+        n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return n;
+}
+
+/* The id of the run of this uuid (0: none). */
+static uint64_t run_id_of(const char *uuid) {
+        sqlite3_stmt *st = NULL;
+        uint64_t id = 0;
+
+        if (sqlite3_prepare_v2(db->sqlite, "SELECT id FROM runs WHERE uuid = ?", -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC) != SQLITE_OK)
+                abort();
+        if (sqlite3_step(st) == SQLITE_ROW)
+                id = (uint64_t) sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return id;
 }
 
 /* GetRun's row of an imported run: exactly one, with the document's uuid. */
@@ -64,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ char *text = NULL, *err = NULL;
         json_object *runs;
         const char *host;
+        uint64_t imported = 0, skipped = 0;
         size_t n;
         int r;
 
@@ -83,35 +113,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort();
 
         n = json_object_array_length(runs);
-        for (size_t i = 0; i < n && i < FUZZ_RUNS_MAX; i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                const char *run_json;
-                uint64_t id = 0, again = 0;
-
-                if (!json_object_is_type(run, json_type_object))
-                        continue; /* import_now() refuses the document here */
-                run_json = json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN);
-                r = db_run_import(db, run_json, host, &id);
-                if (r < 0) {
-                        if (r == -ENOMEM)
-                                abort();
-                        if (!db_last_error(db)[0])
-                                abort(); /* a refusal must say which column and why */
-                        continue;
-                }
-                if (r == 0)
-                        continue; /* a run of this uuid came earlier in the document */
-                if (id == 0)
-                        abort();
-                r = db_run_import(db, run_json, host, &again);
-                if (r != 0)
-                        abort(); /* the second import of a run must add nothing */
+        if (n > FUZZ_RUNS_MAX) {
+                json_object_array_del_idx(runs, FUZZ_RUNS_MAX, n - FUZZ_RUNS_MAX);
+                n = FUZZ_RUNS_MAX;
+        }
+        r = db_runs_import(db, runs, host, FUZZ_NOW_USEC, &imported, &skipped);
+        if (r < 0) {
+                if (r == -ENOMEM || !db_last_error(db)[0])
+                        abort(); /* a refusal must say which run and column, and why */
+                if (rows("SELECT count(*) FROM runs") != 0 || rows("SELECT count(*) FROM sample_data") != 0 ||
+                    rows("SELECT count(*) FROM run_histograms") != 0)
+                        abort(); /* nothing of a refused document is kept */
+                return 0;
+        }
+        if (imported + skipped != n || rows("SELECT count(*) FROM runs") != (int64_t) imported)
+                abort();
+        /* The second import of the document adds nothing. */
+        if (db_runs_import(db, runs, host, FUZZ_NOW_USEC, &imported, &skipped) != 0 || imported != 0 ||
+            skipped != n)
+                abort();
+        for (size_t i = 0; i < n; i++) {
                 json_object *uuid;
                 RunBack back = {};
-                if (!json_object_object_get_ex(run, "uuid", &uuid))
+                uint64_t id;
+
+                if (!json_object_object_get_ex(json_object_array_get_idx(runs, i), "uuid", &uuid))
                         abort();
                 back.uuid = json_object_get_string(uuid);
-                if (db_get_run(db, id, on_run_row, &back) < 0 || back.rows != 1)
+                id = run_id_of(back.uuid);
+                if (id == 0 || db_get_run(db, id, on_run_row, &back) < 0 || back.rows != 1)
                         abort();
         }
         empty_db();
