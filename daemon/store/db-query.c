@@ -596,8 +596,9 @@ int db_register_functions(Db *db) {
 
 /* The matching runs of a comparison, one row each with its row (workload, block_size, queue_depth,
  * jobs), group (grp, grp_order), id, job_id, round (rnd) and figures (f0, f1, ...): the FROM of
- * both aggregations below. -EINVAL for an unknown key or another status, with a message. */
-static int compare_source(Db *db, const char *by, const DbRunFilter *f, Query *q) {
+ * both aggregations below; cond (NULL: none) narrows the runs before their groups are worked out.
+ * -EINVAL for an unknown key or another status, with a message. */
+static int compare_source(Db *db, const char *by, const DbRunFilter *f, const char *cond, Query *q) {
         DbRunFilter filter = {};
         ssize_t k;
 
@@ -627,6 +628,8 @@ static int compare_source(Db *db, const char *by, const DbRunFilter *f, Query *q
         query_filter(q, &filter);
         if (compare_keys[k].cond)
                 query_cond(q, compare_keys[k].cond);
+        if (cond)
+                query_cond(q, cond);
         query_append(q, ")");
         return 0;
 }
@@ -652,7 +655,7 @@ int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                 snprintf(col, sizeof col, ", count(f%1$d), avg(f%1$d), benchd_m2(f%1$d)", i);
                 query_append(&q, col);
         }
-        r = compare_source(db, by, f, &q);
+        r = compare_source(db, by, f, NULL, &q);
         if (r < 0)
                 return r;
         query_append(&q, " GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp "
@@ -716,11 +719,12 @@ int db_compare_rounds(Db *db, const char *by, const DbRunFilter *f,
                 snprintf(col, sizeof col, ", avg(f%d)", i);
                 query_append(&q, col);
         }
-        r = compare_source(db, by, f, &q);
+        /* Through runs_rounds (schema 14): a history without rounds is not walked a second time. */
+        r = compare_source(db, by, f, "id IN (SELECT id FROM runs WHERE \"round\" IS NOT NULL AND job_id IS NOT NULL)",
+                           &q);
         if (r < 0)
                 return r;
-        query_append(&q, " WHERE rnd IS NOT NULL AND job_id IS NOT NULL "
-                         "GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp, job_id, rnd "
+        query_append(&q, " GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp, job_id, rnd "
                          "ORDER BY workload, block_size, queue_depth, jobs, grp_order, grp, job_id, rnd");
 
         r = query_prepare(db, &q, &st);
