@@ -525,9 +525,11 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         /* The step's figures so far, for the core to judge its stability (until_stddev). */
         if (j->core.rounds) {
                 figures = job_round_figures(j, j->core.step, &n_round);
+                if (figures && !isnan(v) && *n_round < rounds_max(j->steps, j->n_steps)) {
+                        figures[*n_round] = v;
+                        (*n_round)++;
+                }
                 n_figures = figures ? *n_round : 0;
-                if (figures && !isnan(v) && n_figures < rounds_max(j->steps, j->n_steps))
-                        figures[(*n_round)++] = v, n_figures++;
         } else if (!isnan(v) && j->n_figures < ELEMENTSOF(j->figures)) {
                 j->figures[j->n_figures++] = v;
                 n_figures = j->n_figures;
