@@ -719,7 +719,7 @@ int db_compare_rounds(Db *db, const char *by, const DbRunFilter *f,
                 snprintf(col, sizeof col, ", avg(f%d)", i);
                 query_append(&q, col);
         }
-        /* Through runs_rounds (schema 14): a history without rounds is not walked a second time. */
+        /* Through runs_rounds (schema 17): a history without rounds is not walked a second time. */
         r = compare_source(db, by, f, "id IN (SELECT id FROM runs WHERE \"round\" IS NOT NULL AND job_id IS NOT NULL)",
                            &q);
         if (r < 0)

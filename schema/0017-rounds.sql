@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 14: filesystem matrices in rounds. A matrix job that runs its steps more
+-- benchd schema, version 17: filesystem matrices in rounds. A matrix job that runs its steps more
 -- than once (repeat=, until_stddev=) runs them round after round: every entry once (all its
 -- steps, on a filesystem made afresh), then every entry again, the order of the entries
 -- alternating from one round to the next (README.md "Rounds"). Each run records its round, so
