@@ -35,6 +35,7 @@ char **arg_sets = NULL;
 bool arg_wait = false;
 const char *arg_device = NULL;
 const char *arg_fs_type = NULL;
+const char *arg_entry = NULL;
 const char *arg_status = NULL;
 uint64_t arg_job = 0;
 uint64_t arg_since_usec = 0;
@@ -95,7 +96,8 @@ static void help(void) {
                "  show RUN                 Show a run's summary and samples\n"
                "  show --job ID            Show a job's runs as its profile's tool would (iozone, bonnie,\n"
                "                           crystal, ping, dd), else one row per step; a filesystem matrix\n"
-               "                           job: how each filesystem was made, and the comparison table\n"
+               "                           job: so for each entry (--entry NAME, --fs-type TYPE choose),\n"
+               "                           how each filesystem was made, and the entries compared\n"
                "  samples RUN              Show a run's samples\n"
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
                "  export --format=benchd [RUN...]\n"
@@ -103,16 +105,18 @@ static void help(void) {
                "  import FILE              Add the runs of another host's export --format=benchd (- is\n"
                "                           stdin); runs known already are skipped\n"
                "  export --format=bonnie-csv|iozone --job ID\n"
-               "                           Write a job as bonnie++'s CSV line or iozone -R's report\n"
+               "                           Write a job as bonnie++'s CSV line or iozone -R's report; a\n"
+               "                           filesystem matrix a line or report per entry (--entry, --fs-type)\n"
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
                "  compare --by KEY         Compare groups of succeeded runs (--by fs_type, label, device,\n"
                "                           device_name, device_model, kernel, host, layout, matrix,\n"
                "                           profile, tags, job, mount_options, target) over the runs\n"
                "                           the filters select: means with confidence intervals, and\n"
-               "                           %% against --baseline=GROUP (default the first) marked ~\n"
+               "                           %% against --baseline=GROUP (default the first run) marked ~\n"
                "                           where Welch's t-test finds no significant difference\n"
-               "  compare --job ID         A filesystem matrix job: workloads by entry, with %% rows\n"
-               "                           against --baseline=ENTRY (default the first filesystem)\n"
+               "  compare --job ID         A filesystem matrix job's entries, as compare --by, against\n"
+               "                           --baseline=ENTRY (default the first filesystem); a matrix in\n"
+               "                           rounds (repeat=N) by the paired t-test over its rounds\n"
                "  regressions              List the regressions benchd flagged after its runs, newest\n"
                "                           first (--device, --workload, --since, --until, -n)\n"
                "  report RUN...|--job ID|--by COLUMN|[filters] [-o FILE.html] [--open]\n"
@@ -141,7 +145,8 @@ static void help(void) {
                "  -a --all                 jobs: include every job in the database\n"
                "     --by=KEY              compare: group runs by this key\n"
                "     --baseline=GROUP      compare: the group (or matrix entry) the others are measured against\n"
-               "     --confidence=LEVEL    compare --by: the confidence level, 95%% by default (90, 99, 0.99)\n"
+               "     --confidence=LEVEL    compare: the confidence level, 95%% by default (90, 99, 0.99)\n"
+               "     --entry=NAME          show, export, report --job: only this entry of a filesystem matrix\n"
                "     --format=FORMAT       export: csv (default), json, benchd, bonnie-csv\n"
                "                           or iozone\n"
                "  -o --output=FILE         report: write here (default benchd-job-ID.html, ... in the\n"
@@ -221,6 +226,7 @@ enum {
         ARG_WAIT,
         ARG_DEVICE,
         ARG_FS_TYPE,
+        ARG_ENTRY,
         ARG_STATUS,
         ARG_JOB,
         ARG_SINCE,
@@ -253,6 +259,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "wait",        no_argument,       NULL, ARG_WAIT },
                 { "device",      required_argument, NULL, ARG_DEVICE },
                 { "fs-type",     required_argument, NULL, ARG_FS_TYPE },
+                { "entry",       required_argument, NULL, ARG_ENTRY },
                 { "status",      required_argument, NULL, ARG_STATUS },
                 { "job",         required_argument, NULL, ARG_JOB },
                 { "since",       required_argument, NULL, ARG_SINCE },
@@ -336,6 +343,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_FS_TYPE:
                         arg_fs_type = optarg;
+                        break;
+                case ARG_ENTRY:
+                        arg_entry = optarg;
                         break;
                 case ARG_STATUS:
                         arg_status = optarg;

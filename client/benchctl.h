@@ -49,6 +49,7 @@ extern bool arg_wait;
 /* Query filters. */
 extern const char *arg_device;
 extern const char *arg_fs_type;
+extern const char *arg_entry;           /* show/export/report --job: a filesystem matrix entry ("ext4") */
 extern const char *arg_status;
 extern uint64_t arg_job;
 extern uint64_t arg_since_usec;

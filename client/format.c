@@ -61,16 +61,18 @@ const char *format_duration(char *buf, size_t l, uint64_t usec) {
         return buf;
 }
 
-const char *format_repeat(char *buf, size_t l, uint64_t repeat, uint64_t repeats, const char *until_stddev) {
+const char *format_repeat(char *buf, size_t l, bool rounds, uint64_t repeat, uint64_t repeats,
+                          const char *until_stddev) {
         bool until = until_stddev && *until_stddev && !streq(until_stddev, "0");
+        const char *word = rounds ? "round" : "repeat";
 
         if (l > 0)
                 buf[0] = 0;
         if (until)
-                snprintf(buf, l, "repeat %" PRIu64 " (until stddev < %s%%, at most %" PRIu64 ")", repeat + 1,
+                snprintf(buf, l, "%s %" PRIu64 " (until stddev < %s%%, at most %" PRIu64 ")", word, repeat + 1,
                          until_stddev, repeats);
         else if (repeats > 1)
-                snprintf(buf, l, "repeat %" PRIu64 "/%" PRIu64, repeat + 1, repeats);
+                snprintf(buf, l, "%s %" PRIu64 "/%" PRIu64, word, repeat + 1, repeats);
         return buf;
 }
 

@@ -24,8 +24,10 @@ const char *format_diff_pct(char *buf, size_t l, double base, double value);
 
 /* Where a step is among its runs, for progress lines: "repeat 2/5" (repeat is 0-based, repeats the
  * runs planned), with until_stddev (its text, e.g. "5"; NULL, "" or "0": none) "repeat 3 (until
- * stddev < 5%, at most 10)"; "" for a step that runs once. */
-const char *format_repeat(char *buf, size_t l, uint64_t repeat, uint64_t repeats, const char *until_stddev);
+ * stddev < 5%, at most 10)"; "" for a step that runs once. rounds: a filesystem matrix in rounds,
+ * "round 2/5". */
+const char *format_repeat(char *buf, size_t l, bool rounds, uint64_t repeat, uint64_t repeats,
+                          const char *until_stddev);
 /* An estimate of the time left from how long the job has run and its progress (0..1): elapsed ×
  * (1 − progress) / progress, as "~2min 5s left"; "" while it cannot tell (progress below 1%, or
  * nothing elapsed) and at 100%. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A job's runs for its views (job-runs.h). One QueryRuns {"job": ID} brings them all; only
- * succeeded runs count, ordered by step, repeat (a column another branch adds; 0 when absent) and
- * id. GetRun is asked once, for the environment (host, CPU count) that QueryRuns' columns lack.
+ * A job's runs for its views (job-runs.h), once loaded (job-runs-bus.c): only succeeded runs
+ * count, ordered by step, repeat and id; a matrix job's entries are found from its runs
+ * (matrix_entry, fs_type, layout, members) and named as the job's tables name them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,21 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus.h"
 #include "job-runs.h"
 #include "record.h"
-#include "verbs-results.h"
+#include "shared/json-util.h"
+#include "shared/util.h"
 #include "views-format.h"
 #include "text.h"
-
-void job_runs_clear(JobRuns *j) {
-        free(j->ok);
-        json_object_put(j->runs);
-        json_object_put(j->env);
-        json_object_put(j->first);
-        sd_bus_flush_close_unref(j->bus);
-        *j = (JobRuns) {};
-}
 
 static int run_order(const void *a, const void *b) {
         json_object *x = *(json_object *const *) a, *y = *(json_object *const *) b;
@@ -46,6 +37,10 @@ void job_json_emit(const JobRuns *j, json_object *o) {
         /* Every view says how many of its runs a cache served (each run's served_from is GetRun's). */
         if (json_object_is_type(o, json_type_object))
                 json_object_object_add(o, "cache_served_runs", json_object_new_uint64(runs_cache_served(j->ok, j->n_ok)));
+        if (j->entry) {
+                json_object_object_add(o, "entry", json_object_new_string(j->entry->name));
+                json_object_object_add(o, "place", json_object_new_string(j->entry->place));
+        }
         if (j->json_sink) {
                 json_object_put(*j->json_sink);
                 *j->json_sink = json_object_get(o);
@@ -68,59 +63,252 @@ json_object *json_column(json_object *o, const char *key) {
         return v;
 }
 
-int job_runs_load(uint64_t job, JobRuns *ret) {
-        _cleanup_json_ json_object *filter = json_object_new_object();
-        JobRuns j = { .job = job };
-        size_t n;
-        int r;
+void job_runs_clear(JobRuns *j) {
+        free(j->ok);
+        if (!j->borrowed) {
+                for (size_t i = 0; i < j->n_entries; i++) {
+                        free(j->entries[i].name);
+                        free(j->entries[i].label);
+                        free(j->entries[i].place);
+                }
+                free(j->entries);
+                json_object_put(j->runs);
+                json_object_put(j->env);
+                json_object_put(j->first);
+                sd_bus_flush_close_unref(j->bus);
+        }
+        *j = (JobRuns) {};
+}
 
-        if (!filter)
-                return BENCHCTL_EXIT_FAILURE;
-        json_object_object_add(filter, "job", json_object_new_uint64(job));
-        json_object_object_add(filter, "limit", json_object_new_uint64(JOB_RUNS_MAX));
-        r = bus_connect(&j.bus);
-        if (r != 0)
-                return r;
-        r = query_runs(j.bus, filter, &j.runs);
-        if (r != 0) {
-                job_runs_clear(&j);
-                return r;
+/* The members' kernel names, joined by '+': "loop1+loop2". */
+static char *members_text(json_object *run) {
+        const char *m = rec_str(run, "members");
+        _cleanup_json_ json_object *a = m ? json_tokener_parse(m) : NULL;
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        f = open_memstream(&s, &len);
+        if (!f)
+                return NULL;
+        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a); i++) {
+                const char *d = json_object_get_string(json_object_array_get_idx(a, i)) ?: "?";
+                const char *slash = strrchr(d, '/');
+
+                fprintf(f, "%s%s", i > 0 ? "+" : "", slash ? slash + 1 : d);
         }
-        n = json_object_array_length(j.runs);
-        if (n == 0) {
-                fprintf(stderr, "benchctl: job %" PRIu64 " has no runs (yet); benchctl status %" PRIu64
-                        " shows the job, benchctl jobs --all lists the jobs there are\n", job, job);
-                job_runs_clear(&j);
-                return BENCHCTL_EXIT_NOT_FOUND;
-        }
-        j.ok = calloc(n, sizeof(json_object *));
-        if (!j.ok) {
-                job_runs_clear(&j);
-                return BENCHCTL_EXIT_FAILURE;
-        }
+        if (fclose(f) != 0)
+                return NULL;
+        return TAKE_PTR(s);
+}
+
+static bool run_layout_single(json_object *run) {
+        const char *l = rec_str(run, "layout");
+
+        return !l || streq(l, "single");
+}
+
+/* The entries of a matrix job, in entry order: the runs with a matrix_entry, named as
+ * matrix_entry_name() does ("ext4", "ext4 loop1", "btrfs raid1"). */
+static int job_find_entries(JobRuns *j) {
+        _cleanup_json_ json_object *member_sets = json_object_new_array();
+        size_t n = json_object_array_length(j->runs);
+        bool several;
+
+        if (!member_sets)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                json_object *run = json_object_array_get_idx(j.runs, i);
+                json_object *run = json_object_array_get_idx(j->runs, i);
+                const char *members = rec_str(run, "members");
+                uint64_t e;
+                size_t k;
+                bool seen = false;
+
+                if (!rec_u64(run, "matrix_entry", &e))
+                        continue;
+                if (run_layout_single(run) && members) {
+                        for (size_t m = 0; m < json_object_array_length(member_sets) && !seen; m++)
+                                seen = streq(json_object_get_string(json_object_array_get_idx(member_sets, m)), members);
+                        if (!seen)
+                                json_object_array_add(member_sets, json_object_new_string(members));
+                }
+                for (k = 0; k < j->n_entries && j->entries[k].index != e; k++)
+                        ;
+                if (k == j->n_entries) {
+                        JobEntry *a = reallocarray(j->entries, j->n_entries + 1, sizeof(JobEntry));
+
+                        if (!a)
+                                return -ENOMEM;
+                        j->entries = a;
+                        a[j->n_entries++] = (JobEntry) { .index = e, .first = run, .selected = true };
+                }
+                if (streq_ptr(rec_str(run, "status"), "succeeded")) {
+                        /* Its first succeeded run describes it: a failed one may lack the filesystem. */
+                        if (j->entries[k].n_ok == 0 || run_id(run) < run_id(j->entries[k].first))
+                                j->entries[k].first = run;
+                        j->entries[k].n_ok++;
+                } else if (j->entries[k].n_ok == 0 && run_id(run) < run_id(j->entries[k].first))
+                        j->entries[k].first = run;
+        }
+        several = json_object_array_length(member_sets) > 1;
+
+        /* In entry order, whatever order QueryRuns gave (newest first). */
+        for (size_t a = 1; a < j->n_entries; a++)
+                for (size_t b = a; b > 0 && j->entries[b - 1].index > j->entries[b].index; b--) {
+                        JobEntry t = j->entries[b];
+                        j->entries[b] = j->entries[b - 1];
+                        j->entries[b - 1] = t;
+                }
+        for (size_t k = 0; k < j->n_entries; k++) {
+                JobEntry *e = &j->entries[k];
+                json_object *run = e->first;
+                const char *fs = rec_str(run, "fs_type") ?: "?", *layout = rec_str(run, "layout");
+                _cleanup_free_ char *members = members_text(run);
+                bool raid = !run_layout_single(run);
+
+                if (!members)
+                        return -ENOMEM;
+                if (asprintf(&e->name, "%s%s%s%s%s", fs, raid ? " " : "", raid ? layout : "",
+                             !raid && several ? " " : "", !raid && several ? members : "") < 0) {
+                        e->name = NULL;
+                        return -ENOMEM;
+                }
+                if (asprintf(&e->place, "%s%s%s on %s", fs, raid ? " " : "", raid ? layout : "",
+                             *members ? members : "?") < 0) {
+                        e->place = NULL;
+                        return -ENOMEM;
+                }
+        }
+        /* Two entries of one name (one filesystem made twice, with other options): apart by number,
+         * as CompareRuns has them. */
+        for (size_t k = 0; k < j->n_entries; k++) {
+                bool shared = false;
+
+                for (size_t m = 0; m < j->n_entries && !shared; m++)
+                        shared = m != k && streq(j->entries[m].name, j->entries[k].name);
+                if (shared) {
+                        char *s;
+
+                        if (asprintf(&s, "%s #%" PRIu64, j->entries[k].name, j->entries[k].index) < 0)
+                                return -ENOMEM;
+                        free(j->entries[k].name);
+                        j->entries[k].name = s;
+                }
+        }
+        for (size_t k = 0; k < j->n_entries; k++) {
+                j->entries[k].label = strdup(j->entries[k].name);
+                if (!j->entries[k].label)
+                        return -ENOMEM;
+                for (char *c = j->entries[k].label; *c; c++)
+                        if (*c == ' ' || *c == ',' || *c == '/')
+                                *c = '-';
+                        else if (*c == '#')
+                                *c = 'n';
+        }
+        return 0;
+}
+
+int job_runs_index(JobRuns *j) {
+        size_t n = json_object_array_length(j->runs);
+
+        j->ok = calloc(MAX(n, (size_t) 1), sizeof(json_object *));
+        if (!j->ok)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *run = json_object_array_get_idx(j->runs, i);
                 const char *p = rec_str(run, "profile");
 
-                if (!j.profile && p && *p)
-                        j.profile = p;
+                if (!j->profile && p && *p)
+                        j->profile = p;
                 if (streq_ptr(rec_str(run, "status"), "succeeded"))
-                        j.ok[j.n_ok++] = run;
+                        j->ok[j->n_ok++] = run;
                 else
-                        j.n_other++;
+                        j->n_other++;
         }
-        qsort(j.ok, j.n_ok, sizeof(json_object *), run_order);
-        /* The environment is not in QueryRuns' columns; one run's is the machine's. */
-        if (j.n_ok > 0) {
-                r = get_run(j.bus, run_id(j.ok[0]), &j.first);
-                if (r != 0) {
-                        job_runs_clear(&j);
-                        return r;
-                }
-                j.env = json_column(j.first, "environment");
+        qsort(j->ok, j->n_ok, sizeof(json_object *), run_order);
+        return job_find_entries(j);
+}
+
+int job_runs_narrow(const JobRuns *j, size_t e, JobRuns *ret) {
+        JobRuns n = *j;
+        size_t total = json_object_array_length(j->runs);
+
+        n.borrowed = true;
+        n.entry = &j->entries[e];
+        n.n_ok = n.n_other = 0;
+        n.ok = calloc(MAX(j->n_ok, (size_t) 1), sizeof(json_object *));
+        if (!n.ok)
+                return -ENOMEM;
+        for (size_t i = 0; i < j->n_ok; i++)
+                if (rec_u64_or(j->ok[i], "matrix_entry", UINT64_MAX) == n.entry->index)
+                        n.ok[n.n_ok++] = j->ok[i];
+        for (size_t i = 0; i < total; i++) {
+                json_object *run = json_object_array_get_idx(j->runs, i);
+
+                if (rec_u64_or(run, "matrix_entry", UINT64_MAX) == n.entry->index &&
+                    !streq_ptr(rec_str(run, "status"), "succeeded"))
+                        n.n_other++;
         }
-        *ret = j;
+        *ret = n;
         return 0;
+}
+
+/* "'ext4', 'btrfs'" */
+static char *entries_text(const JobRuns *j) {
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < j->n_entries; i++)
+                fprintf(f, "%s'%s'", i > 0 ? ", " : "", j->entries[i].name);
+        if (fclose(f) != 0)
+                return NULL;
+        return TAKE_PTR(s);
+}
+
+int job_runs_select_entries(JobRuns *j, const char *entry, const char *fs_type, char **reterr) {
+        _cleanup_free_ char *names = NULL;
+        size_t n = 0;
+
+        *reterr = NULL;
+        if (j->n_entries == 0) {
+                json_object *run = j->n_ok > 0 ? j->ok[0] : json_object_array_get_idx(j->runs, 0);
+
+                if (!entry && !fs_type)
+                        return 0;
+                if (asprintf(reterr, "job %" PRIu64 " is not a filesystem matrix (its runs are on %s%s%s), so %s "
+                             "selects nothing; leave it out, or give the id of a matrix job (one submitted with "
+                             "--set filesystems=...)", j->job, rec_str(run, "target") ?: "?",
+                             rec_str(run, "fs_type") ? ", " : "", rec_str(run, "fs_type") ?: "",
+                             entry ? "--entry" : "--fs-type") < 0)
+                        *reterr = NULL;
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < j->n_entries; i++) {
+                JobEntry *e = &j->entries[i];
+
+                e->selected = (!entry || streq(entry, e->name) || streq(entry, e->label)) &&
+                              (!fs_type || streq_ptr(fs_type, rec_str(e->first, "fs_type")));
+                n += e->selected;
+        }
+        if (n > 0)
+                return 0;
+        names = entries_text(j);
+        if (asprintf(reterr, "job %" PRIu64 " has no entry %s%s%s%s%s%s; its entries are %s", j->job,
+                     entry ? "'" : "", entry ?: "", entry ? "'" : "", entry && fs_type ? " " : "",
+                     fs_type ? "on " : "", fs_type ?: "", strna(names)) < 0)
+                *reterr = NULL;
+        return -ENOENT;
+}
+
+size_t job_runs_n_selected(const JobRuns *j) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < j->n_entries; i++)
+                n += j->entries[i].selected;
+        return n;
 }
 
 /* The number of CPUs the run's machine had, 0 when the environment does not say. */
@@ -137,11 +325,17 @@ void print_job_head(const JobRuns *j, const char *what) {
         json_object *run = j->n_ok > 0 ? j->ok[0] : json_object_array_get_idx(j->runs, 0);
         const char *fs = rec_str(run, "fs_type"), *dev = run_device(run);
 
-        text_printf("Job %" PRIu64 " (%s%s) on %s", j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
-                    rec_str(run, "target") ?: "?");
-        if (fs || dev)
-                text_printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
-        printf(", %zu succeeded run%s", j->n_ok, j->n_ok == 1 ? "" : "s");
+        text_printf("Job %" PRIu64 " (%s%s)", j->job, j->profile ?: "no profile", j->profile ? " profile" : "");
+        if (j->entry)
+                text_printf(", entry %zu of %zu, %s:", (size_t) (j->entry - j->entries) + 1, j->n_entries,
+                            j->entry->place);
+        else {
+                text_printf(" on %s", rec_str(run, "target") ?: "?");
+                if (fs || dev)
+                        text_printf(" (%s%s%s)", fs ?: "", fs && dev ? ", " : "", dev ?: "");
+                printf(",");
+        }
+        printf(" %zu succeeded run%s", j->n_ok, j->n_ok == 1 ? "" : "s");
         if (j->n_other > 0)
                 printf(" (%zu more did not succeed and are left out)", j->n_other);
         text_printf("%s%s\n", what ? ": " : "", what ?: "");

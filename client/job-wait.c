@@ -71,21 +71,26 @@ const char *job_until_stddev(json_object *props, char *buf, size_t size) {
         return buf;
 }
 
-/* "step 2/3 write, repeat 2/5" with the time left, for the progress line and benchctl status. */
+/* "step 2 of 3 write, repeat 2/5", for the progress line and benchctl status; a filesystem matrix
+ * says which entry runs first and counts rounds: "ext4 on loop0, step 3 of 4 write, round 2/3". */
 void job_where_text(json_object *props, bool compact, char *buf, size_t size) {
         char rep[FORMAT_BUF_MAX * 2], until[32];
         uint64_t step = rec_u64_or(props, "CurrentStep", 0), steps = rec_u64_or(props, "Steps", 0);
-        const char *what = rec_str(props, "Workload");
+        const char *what = rec_str(props, "Workload"), *entry = rec_str(props, "Entry");
+        bool matrix = entry && *entry;
         size_t n = 0;
 
 #define APPEND(...) do { if (n < size) n += snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
         if (size > 0)
                 buf[0] = 0;
+        if (matrix)
+                APPEND("%s", entry);
         if (steps > 1)
-                APPEND("step %" PRIu64 " of %" PRIu64, step + 1, steps);
+                APPEND("%sstep %" PRIu64 " of %" PRIu64, n > 0 ? ", " : "", step + 1, steps);
         if (what && *what)
                 APPEND("%s%s", n > 0 ? " " : "", what);
-        format_repeat(rep, sizeof rep, rec_u64_or(props, "CurrentRepeat", 0), rec_u64_or(props, "Repeats", 1),
+        /* A matrix with repeats runs in rounds: its CurrentRepeat is the round. */
+        format_repeat(rep, sizeof rep, matrix, rec_u64_or(props, "CurrentRepeat", 0), rec_u64_or(props, "Repeats", 1),
                       compact ? NULL : job_until_stddev(props, until, sizeof until));
         if (*rep)
                 APPEND("%s%s", n > 0 ? ", " : "", rep);
@@ -317,15 +322,37 @@ int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
         return BENCHCTL_EXIT_NOT_FOUND;
 }
 
-/* "run 5: write 32 KiB: 512 MiB/s, 16.4k IOPS, p99 1.23 ms" */
+/* "ext4 on loop0: " for a run of a filesystem matrix entry, else "". */
+static void run_place(json_object *run, char *buf, size_t size) {
+        const char *fs = rec_str(run, "fs_type"), *layout = rec_str(run, "layout"), *members = rec_str(run, "members");
+        _cleanup_json_ json_object *m = members ? json_tokener_parse(members) : NULL;
+        size_t n = 0;
+
+        if (size > 0)
+                buf[0] = 0;
+        if (!layout || !m || !json_object_is_type(m, json_type_array))
+                return;
+#define APPEND(...) do { if (n < size) n += snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+        APPEND("%s%s%s on ", fs ?: "?", streq(layout, "single") ? "" : " ", streq(layout, "single") ? "" : layout);
+        for (size_t i = 0; i < json_object_array_length(m); i++) {
+                const char *d = json_object_get_string(json_object_array_get_idx(m, i)) ?: "?", *slash = strrchr(d, '/');
+
+                APPEND("%s%s", i > 0 ? "+" : "", slash ? slash + 1 : d);
+        }
+        APPEND(": ");
+#undef APPEND
+}
+
+/* "run 5: write 32 KiB: 512 MiB/s, 16.4k IOPS, p99 1.23 ms"; "run 7: ext4 on loop0: write 32 KiB
+ * (round 2): ..." for a matrix. */
 static void print_run_line(sd_bus *bus, uint64_t run) {
         _cleanup_json_ json_object *o = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX], e[FORMAT_BUF_MAX];
-        char rep[48] = "", steady[FORMAT_BUF_MAX + 32] = "";
+        char rep[48] = "", steady[FORMAT_BUF_MAX + 32] = "", place[256];
         const char *status, *workload;
-        uint64_t duration;
+        uint64_t duration, round;
 
         if (sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "GetRun",
                                &error, &reply, "t", run) < 0 ||
@@ -337,18 +364,21 @@ static void print_run_line(sd_bus *bus, uint64_t run) {
         if (!status || streq(status, "succeeded"))
                 status = "";
         workload = rec_str(o, "workload") ?: "?";
+        run_place(o, place, sizeof place);
         if (!rec_u64(o, "duration_usec", &duration) || duration == 0) {
                 /* No summary (cancelled, failed early): nothing was measured. */
-                text_printf("  run %" PRIu64 ": %s %s: %s\n", run, workload,
+                text_printf("  run %" PRIu64 ": %s%s %s: %s\n", run, place, workload,
                             format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), *status ? status : "no result");
                 return;
         }
-        if (rec_u64_or(o, "repeat", 0) > 0)
+        if (rec_u64(o, "round", &round))
+                snprintf(rep, sizeof rep, " (round %" PRIu64 ")", round + 1);
+        else if (rec_u64_or(o, "repeat", 0) > 0)
                 snprintf(rep, sizeof rep, " (repeat %" PRIu64 ")", rec_u64_or(o, "repeat", 0) + 1);
         if (rec_u64_or(o, "steady_state", 0) == 1)
                 snprintf(steady, sizeof steady, ", steady after %s",
                          format_duration(e, sizeof e, rec_u64_or(o, "steady_state_usec", 0)));
-        text_printf("  run %" PRIu64 ": %s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, workload,
+        text_printf("  run %" PRIu64 ": %s%s %s%s: %s, %s IOPS, p99 %s%s%s%s\n", run, place, workload,
                     format_bytes(a, sizeof a, rec_u64_or(o, "block_size", 0)), rep,
                     format_rate(b, sizeof b, run_bytes_per_sec(o), true),
                     format_iops(c, sizeof c, run_iops(o)),

@@ -38,12 +38,15 @@ END_TEST
 START_TEST(test_format_repeat_left) {
         char buf[FORMAT_BUF_MAX];
 
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 1, NULL), "");
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 1, "0"), "");
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 1, 5, NULL), "repeat 2/5");
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 4, 5, ""), "repeat 5/5");
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 2, 10, "5"), "repeat 3 (until stddev < 5%, at most 10)");
-        ck_assert_str_eq(format_repeat(buf, sizeof buf, 0, 3, "2.5"), "repeat 1 (until stddev < 2.5%, at most 3)");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 0, 1, NULL), "");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 0, 1, "0"), "");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 1, 5, NULL), "repeat 2/5");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 4, 5, ""), "repeat 5/5");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 2, 10, "5"), "repeat 3 (until stddev < 5%, at most 10)");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, false, 0, 3, "2.5"), "repeat 1 (until stddev < 2.5%, at most 3)");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, true, 1, 3, NULL), "round 2/3");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, true, 2, 10, "5"), "round 3 (until stddev < 5%, at most 10)");
+        ck_assert_str_eq(format_repeat(buf, sizeof buf, true, 0, 1, NULL), "");
 
         /* 30 s for a quarter: 90 s to go. */
         ck_assert_str_eq(format_time_left(buf, sizeof buf, 30 * USEC_PER_SEC, 0.25), "~1min 30s left");

@@ -4,8 +4,9 @@
  * [filters]) the way people tabulate ext4 against btrfs by hand: one row per workload, block size
  * and queue shape, one column per group, and every value with its difference to the baseline
  * column. The groups are aggregated by benchd (CompareRuns: in SQL, with confidence intervals and
- * Welch's test), so the client moves a few hundred numbers, not thousands of runs, and says which
- * differences are within the noise.
+ * Welch's test, or the paired test over the rounds of a matrix), so the client moves a few hundred
+ * numbers, not thousands of runs, and says which differences are within the noise. A filesystem
+ * matrix job (compare --job ID) is the same table of its entries (CompareRuns by matrix).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -243,8 +244,37 @@ static bool figure_present(const GroupFigure *gf, json_object *cells) {
         return false;
 }
 
+/* Which tests the differences of cells were weighed by: bit 0 Welch's, bit 1 the paired one; and
+ * the fewest and most pairs of the paired ones. */
+static unsigned tests_used(json_object *cells, uint64_t *ret_min_pairs, uint64_t *ret_max_pairs) {
+        unsigned used = 0;
+
+        *ret_min_pairs = UINT64_MAX;
+        *ret_max_pairs = 0;
+        for (size_t i = 0; i < json_object_array_length(cells); i++)
+                for (size_t k = 0; k < ELEMENTSOF(group_figures); k++) {
+                        json_object *fig = NULL;
+                        const char *test;
+
+                        if (!json_object_object_get_ex(json_object_array_get_idx(cells, i), group_figures[k].key, &fig))
+                                continue;
+                        test = rec_str(fig, "test");
+                        if (streq_ptr(test, "welch"))
+                                used |= 1;
+                        else if (streq_ptr(test, "paired")) {
+                                uint64_t p = rec_u64_or(fig, "pairs", 0);
+
+                                used |= 2;
+                                *ret_min_pairs = MIN(*ret_min_pairs, p);
+                                *ret_max_pairs = MAX(*ret_max_pairs, p);
+                        }
+                }
+        return used;
+}
+
 /* One table per figure: a row per workload shape, a column per group. */
-static int compare_groups_print(json_object *groups, const char *baseline, json_object *cells) {
+static int compare_groups_print(json_object *groups, const char *baseline, json_object *cells, const char *by,
+                                double level) {
         _cleanup_json_ json_object *rows = json_object_new_array();
         size_t n_groups = json_object_array_length(groups), n_rows, printed = 0;
         _cleanup_free_ json_object **grid = NULL;
@@ -314,37 +344,37 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
                 table_print(t, true);
         }
         if (arg_legend) {
-                double pct = (arg_confidence > 0 ? arg_confidence : 0.95) * 100;
+                double pct = level * 100;
+                uint64_t lo, hi;
+                unsigned used = tests_used(cells, &lo, &hi);
+                char pairs[64] = "";
+
+                if (used & 2)
+                        snprintf(pairs, sizeof pairs, lo == hi ? "%" PRIu64 : "%" PRIu64 "-%" PRIu64, lo, hi);
                 text_printf("\n%" PRIu64 " run%s in %zu group%s by %s. Each cell: the mean of its runs ±the "
                             "half-width of its %.4g%% confidence interval (Student's t), in %% of the mean; (%%) the "
-                            "difference against %s.\n~: not significant at %.4g%% (Welch's t-test), or too few runs "
-                            "to tell.\n",
-                            runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", arg_by, pct, baseline,
-                            pct);
+                            "difference against %s.\n~: not significant at %.4g%% (%s%s%s%s%s), or too few runs to "
+                            "tell.\n",
+                            runs, runs == 1 ? "" : "s", n_groups, n_groups == 1 ? "" : "s", by, pct, baseline, pct,
+                            used & 2 ? "the paired t-test over the " : "", pairs, used & 2 ? " rounds, which drift "
+                            "common to a round cancels" : "", used == 3 ? "; elsewhere " : "",
+                            used & 1 || used == 0 ? "Welch's t-test" : "");
         }
         return BENCHCTL_EXIT_OK;
 }
 
-/* Manager.CompareRuns for --by and the filters, as compare --by --json prints it (and as
+/* Manager.CompareRuns by by over the filter's runs, as compare --by --json prints it (and as
  * benchctl report embeds it): {by, level, baseline, groups, cells}. 0 with *ret, or an exit code
  * after saying why. */
-int compare_groups_json(sd_bus *bus, json_object **ret) {
+int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_json_ json_object *filter = NULL, *groups = NULL, *baseline = NULL, *cells = NULL, *out = NULL;
+        _cleanup_json_ json_object *groups = NULL, *baseline = NULL, *cells = NULL, *out = NULL;
         int r;
-
-        if (arg_limit > 0) {
-                fprintf(stderr, "benchctl: compare --by counts every run that matches the filters, so --limit "
-                        "does not apply; narrow the runs with --since, --until, --job or the other filters\n");
-                return BENCHCTL_EXIT_USAGE;
-        }
-        if (run_filter_from_args(&filter) < 0)
-                return BENCHCTL_EXIT_FAILURE;
 
         r = bus_new_manager_call(bus, "CompareRuns", &m);
         if (r >= 0)
-                r = sd_bus_message_append(m, "s", arg_by);
+                r = sd_bus_message_append(m, "s", by);
         if (r >= 0)
                 r = bus_append_filter(m, filter);
         if (r >= 0)
@@ -374,7 +404,7 @@ int compare_groups_json(sd_bus *bus, json_object **ret) {
         out = json_object_new_object();
         if (!out)
                 return BENCHCTL_EXIT_FAILURE;
-        json_object_object_add(out, "by", json_object_new_string(arg_by));
+        json_object_object_add(out, "by", json_object_new_string(by));
         json_object_object_add(out, "level", json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
         json_object_object_add(out, "baseline", TAKE_PTR(baseline));
         json_object_object_add(out, "groups", TAKE_PTR(groups));
@@ -383,10 +413,33 @@ int compare_groups_json(sd_bus *bus, json_object **ret) {
         return 0;
 }
 
+int compare_groups_json(sd_bus *bus, json_object **ret) {
+        _cleanup_json_ json_object *filter = NULL;
+
+        if (arg_limit > 0) {
+                fprintf(stderr, "benchctl: compare --by counts every run that matches the filters, so --limit "
+                        "does not apply; narrow the runs with --since, --until, --job or the other filters\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (run_filter_from_args(&filter) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        return compare_call(bus, arg_by, filter, ret);
+}
+
+int compare_print(json_object *out) {
+        json_object *groups = NULL, *baseline = NULL, *cells = NULL;
+        double level = rec_double_or(out, "level", 0.95);
+
+        json_object_object_get_ex(out, "groups", &groups);
+        json_object_object_get_ex(out, "baseline", &baseline);
+        json_object_object_get_ex(out, "cells", &cells);
+        return compare_groups_print(groups, json_object_get_string(baseline), cells, rec_str(out, "by") ?: "?", level);
+}
+
 static int compare_groups(void) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *out = NULL;
-        json_object *groups, *baseline, *cells;
+        json_object *cells = NULL;
         int r;
 
         r = bus_connect(&bus);
@@ -399,19 +452,17 @@ static int compare_groups(void) {
                 print_json(out);
                 return BENCHCTL_EXIT_OK;
         }
-        json_object_object_get_ex(out, "groups", &groups);
-        json_object_object_get_ex(out, "baseline", &baseline);
         json_object_object_get_ex(out, "cells", &cells);
         if (json_object_array_length(cells) == 0) {
                 fprintf(stderr, "benchctl: compare: no succeeded runs match the filters\n");
                 return BENCHCTL_EXIT_NOT_FOUND;
         }
-        return compare_groups_print(groups, json_object_get_string(baseline), cells);
+        return compare_print(out);
 }
 
 int verb_compare(int argc, char **argv) {
         if (arg_job > 0 && !arg_by && argc == 1)
-                return matrix_report(arg_job, arg_baseline, false);
+                return matrix_compare(arg_job);
         if (arg_baseline && !arg_job && !arg_by) {
                 fprintf(stderr, "benchctl: compare --baseline goes with --by COLUMN (a group) or --job ID "
                         "(a filesystem matrix entry)\n");

@@ -358,7 +358,9 @@ int verb_jobs(int argc, char **argv) {
 static void job_repeats_text(json_object *job, char *buf, size_t size) {
         _cleanup_json_ json_object *spec = NULL;
         const char *text = rec_str(job, "Spec"), *until;
+        json_object *fs = NULL;
         uint64_t repeat, max;
+        bool matrix;
 
         if (size > 0)
                 buf[0] = 0;
@@ -367,11 +369,16 @@ static void job_repeats_text(json_object *job, char *buf, size_t size) {
         repeat = rec_u64_or(spec, "repeat", 1);
         max = rec_u64_or(spec, "max_repeats", spec_key_info(SPEC_KEY_MAX_REPEATS)->default_value);
         until = rec_str(spec, "until_stddev");
+        /* A filesystem matrix repeats in rounds: every entry once, then again, the order alternating. */
+        matrix = json_object_object_get_ex(spec, "filesystems", &fs) && json_object_is_type(fs, json_type_array) &&
+                 json_object_array_length(fs) > 0;
         if (until && *until && !streq(until, "0"))
-                snprintf(buf, size, "until stddev < %s%% (%" PRIu64 " to %" PRIu64 " runs of each step)", until,
-                         MAX(repeat, (uint64_t) SPEC_STABLE_RUNS_MIN), max);
+                snprintf(buf, size, "until stddev < %s%% (%" PRIu64 " to %" PRIu64 " %s)", until,
+                         MAX(repeat, (uint64_t) SPEC_STABLE_RUNS_MIN), max,
+                         matrix ? "rounds of every entry, the order alternating" : "runs of each step");
         else if (repeat > 1)
-                snprintf(buf, size, "%" PRIu64 " runs of each step", repeat);
+                snprintf(buf, size, "%" PRIu64 " %s", repeat,
+                         matrix ? "rounds of every entry, the order alternating" : "runs of each step");
 }
 
 int verb_status(int argc, char **argv) {
@@ -428,8 +435,12 @@ int verb_status(int argc, char **argv) {
                 bool has_phase = phase && *phase;
                 char rep[FORMAT_BUF_MAX * 2], until[32];
 
-                format_repeat(rep, sizeof rep, rec_u64_or(job, "CurrentRepeat", 0), rec_u64_or(job, "Repeats", 1),
-                              job_until_stddev(job, until, sizeof until));
+                const char *entry = rec_str(job, "Entry");
+
+                format_repeat(rep, sizeof rep, entry && *entry, rec_u64_or(job, "CurrentRepeat", 0),
+                              rec_u64_or(job, "Repeats", 1), job_until_stddev(job, until, sizeof until));
+                if (entry && *entry)
+                        kv_print(stdout, 10, "Entry", "%s", entry);
                 kv_print(stdout, 10, "Step", "%" PRIu64 "/%" PRIu64 " %s%s%s%s%s%s", rec_u64_or(job, "CurrentStep", 0) + 1,
                          MAX(steps, (uint64_t) 1), rec_str(job, "Workload") ?: "", *rep ? ", " : "", rep,
                          has_phase ? " (" : "", has_phase ? phase : "", has_phase ? ")" : "");

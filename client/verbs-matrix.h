@@ -7,13 +7,14 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-/* The job's table of workloads × entries with % rows against baseline (NULL: the first entry);
- * entries: also how each entry's filesystem was made (show --job). A BENCHCTL_EXIT_* code. */
-int matrix_report(uint64_t job, const char *baseline, bool entries);
-/* What `compare --job ID --json` prints, as an object (*ret). Returns 0 or an exit code after
- * printing why. */
-int matrix_report_json(sd_bus *bus, uint64_t job, const char *baseline, json_object **ret);
+#include "job-runs.h"
 
-/* 1 when the job has runs of a filesystem matrix, 0 when not, or minus a BENCHCTL_EXIT_* code
- * (benchd not reachable, ...). */
-int matrix_job_probe(uint64_t job);
+/* compare --job ID: the job's entries compared (CompareRuns by matrix, with the filters, --baseline
+ * and --confidence of the command line). A BENCHCTL_EXIT_* code. */
+int matrix_compare(uint64_t job);
+/* What `compare --job ID --json` prints, as an object (*ret): compare --by's, plus "job". Returns
+ * 0 or an exit code after printing why. */
+int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret);
+/* show --job ID of a matrix job, loaded: each chosen entry's view, how each filesystem was made,
+ * the comparison (--json: {job, profile, view: "matrix", entries: [{..., view}], compare}). */
+int matrix_show(JobRuns *j);

@@ -5,8 +5,8 @@
  * pictures, not data: the page embeds, under one key each, exactly what the --json verbs print
  * for the same selection, and says which command that is ("sources"):
  *   runs     show RUN --json, one per run (a job's too, when it has at most REPORT_RUNS_MAX)
- *   view     show --job ID --json (iozone, bonnie, crystal, ping, dd, or the per-step table)
- *   matrix   compare --job ID --json (a filesystem matrix job)
+ *   view     show --job ID --json (iozone, bonnie, crystal, ping, dd, or the per-step table; a
+ *            filesystem matrix job: each entry's, and the entries compared)
  *   compare  compare --by COLUMN --json [filters]
  *   results  results --json [filters]
  * so a test, or a reader, can check every figure against the verb. The page's own script
@@ -32,7 +32,6 @@
 #include "record.h"
 #include "report-assets.h"
 #include "report-html.h"
-#include "verbs-matrix.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "text.h"
@@ -203,55 +202,105 @@ static int report_runs(Report *rep, sd_bus *bus, const uint64_t *ids, size_t n) 
         return 0;
 }
 
+/* "benchctl show --job 12 --entry 'ext4' --json": the command that prints the view (its options
+ * quoted as filter_options() quotes them). */
+static json_object *view_source(void) {
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+        const struct {
+                const char *opt;
+                const char *value;
+        } o[] = {
+                { "--entry", arg_entry },
+                { "--fs-type", arg_fs_type },
+                { "--baseline", arg_baseline },
+        };
+
+        if (!f)
+                return NULL;
+        fprintf(f, "benchctl show --job %" PRIu64, arg_job);
+        for (size_t i = 0; i < ELEMENTSOF(o); i++) {
+                if (!o[i].value)
+                        continue;
+                fprintf(f, " %s '", o[i].opt);
+                for (const char *c = o[i].value; *c; c++)
+                        if (*c == '\'')
+                                fputs("'\\''", f);
+                        else
+                                fputc(*c, f);
+                fputc('\'', f);
+        }
+        if (arg_confidence > 0)
+                fprintf(f, " --confidence %.6g", arg_confidence);
+        fputs(" --json", f);
+        if (fclose(f) != 0)
+                return NULL;
+        return json_object_new_string(s);
+}
+
 static int report_job(Report *rep) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         _cleanup_free_ uint64_t *ids = NULL;
         json_object *o = NULL;
-        char cmd[96];
-        int r, matrix;
+        size_t n_ok = 0;
+        int r;
 
-        matrix = matrix_job_probe(arg_job);
-        if (matrix < 0)
-                return -matrix;
-        r = job_runs_load(arg_job, &j);
+        r = job_runs_load_selected(arg_job, "report", &j);
         if (r != 0)
                 return r;
         json_object_object_add(rep->data, "job", json_object_new_uint64(arg_job));
         json_object_object_add(rep->data, "profile", j.profile ? json_object_new_string(j.profile) : NULL);
-        if (matrix > 0) {
-                r = matrix_report_json(j.bus, arg_job, arg_baseline, &o);
-                if (r != 0)
-                        return r;
-                json_object_object_add(rep->data, "matrix", o);
-                snprintf(cmd, sizeof cmd, "benchctl compare --job %" PRIu64 "%s%s --json", arg_job,
-                         arg_baseline ? " --baseline " : "", arg_baseline ?: "");
-                json_object_object_add(rep->sources, "matrix", json_object_new_string(cmd));
-        } else {
-                r = job_view_json(&j, &o);
-                if (r != 0)
-                        return r;
-                json_object_object_add(rep->data, "view", o);
-                snprintf(cmd, sizeof cmd, "benchctl show --job %" PRIu64 " --json", arg_job);
-                json_object_object_add(rep->sources, "view", json_object_new_string(cmd));
-        }
+        r = job_view_json(&j, &o);
+        if (r != 0)
+                return r;
+        json_object_object_add(rep->data, "view", o);
+        json_object_object_add(rep->sources, "view", view_source());
 
-        /* The runs' own sections, for a job of a few. */
-        if (j.n_ok <= REPORT_RUNS_MAX) {
-                ids = calloc(MAX(j.n_ok, (size_t) 1), sizeof(uint64_t));
-                if (!ids)
-                        return BENCHCTL_EXIT_FAILURE;
-                for (size_t i = 0; i < j.n_ok; i++)
-                        ids[i] = run_id(j.ok[i]);
-                r = add_runs(rep, j.bus, ids, j.n_ok);
+        /* The runs' own sections, for a job of a few (of the chosen entries). */
+        ids = calloc(MAX(j.n_ok, (size_t) 1), sizeof(uint64_t));
+        if (!ids)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t i = 0; i < j.n_ok; i++) {
+                uint64_t e;
+
+                if (j.n_entries > 0 && rec_u64(j.ok[i], "matrix_entry", &e)) {
+                        bool chosen = false;
+
+                        for (size_t k = 0; k < j.n_entries; k++)
+                                chosen = chosen || (j.entries[k].index == e && j.entries[k].selected);
+                        if (!chosen)
+                                continue;
+                }
+                ids[n_ok++] = run_id(j.ok[i]);
+        }
+        if (n_ok <= REPORT_RUNS_MAX) {
+                r = add_runs(rep, j.bus, ids, n_ok);
                 if (r != 0)
                         return r;
         } else
-                json_object_object_add(rep->data, "runs_left_out", json_object_new_uint64(j.n_ok));
+                json_object_object_add(rep->data, "runs_left_out", json_object_new_uint64(n_ok));
 
-        {
+        if (j.n_entries > 0) {
+                /* "Job 12 (filesystem matrix, dd profile): ext4 on loop0, btrfs on loop0" */
+                _cleanup_free_ char *places = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&places, &len);
+
+                if (!f)
+                        return BENCHCTL_EXIT_FAILURE;
+                for (size_t k = 0, shown = 0; k < j.n_entries; k++)
+                        if (j.entries[k].selected)
+                                fprintf(f, "%s%s", shown++ > 0 ? ", " : "", j.entries[k].place);
+                if (fclose(f) != 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                if (asprintf(&rep->title, "Job %" PRIu64 " (filesystem matrix%s%s%s): %s", arg_job,
+                             j.profile ? ", " : "", j.profile ?: "", j.profile ? " profile" : "", places) < 0)
+                        rep->title = NULL;
+        } else {
                 json_object *first = j.n_ok > 0 ? j.ok[0] : json_object_array_get_idx(j.runs, 0);
-                _cleanup_free_ char *what = run_title(first, matrix == 0 && !j.profile);
-                const char *kind = matrix > 0 ? "filesystem matrix" : j.profile ? j.profile : NULL;
+                _cleanup_free_ char *what = run_title(first, !j.profile);
+                const char *kind = j.profile;
 
                 if (asprintf(&rep->title, "Job %" PRIu64 "%s%s%s%s%s", arg_job, kind ? " (" : "", kind ?: "",
                              kind ? ")" : "", kind ? " on " : ": ", what ?: "") < 0)

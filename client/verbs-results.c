@@ -17,7 +17,6 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-matrix.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "text.h"
@@ -566,10 +565,7 @@ int verb_show(int argc, char **argv) {
                         fprintf(stderr, "benchctl: show needs a run id, or --job ID for a job's runs\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                r = matrix_job_probe(arg_job);
-                if (r < 0)
-                        return -r;
-                return r > 0 ? matrix_report(arg_job, arg_baseline, true) : job_view(arg_job);
+                return job_view(arg_job);
         }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
@@ -624,10 +620,10 @@ int verb_samples(int argc, char **argv) {
 
         if (argc == 1) {
                 if (arg_job == 0) {
-                        fprintf(stderr, "benchctl: show needs a RUN id, or --job ID for a filesystem matrix job\n");
+                        fprintf(stderr, "benchctl: samples needs a RUN id (or show --job ID for a job's runs)\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return matrix_report(arg_job, arg_baseline, true);
+                return job_view(arg_job);
         }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;

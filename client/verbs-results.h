@@ -24,5 +24,12 @@ int run_details(sd_bus *bus, uint64_t id, json_object **ret);
 /* What `compare --by COLUMN --json` prints for the filters on the command line (verbs-compare.c).
  * Returns 0 or an exit code after printing the error. */
 int compare_groups_json(sd_bus *bus, json_object **ret);
+/* Manager.CompareRuns by by over filter's runs (QueryRuns' keys), with --baseline and --confidence:
+ * {by, level, baseline, groups, cells}. Returns 0 or an exit code after printing the error. */
+int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object **ret);
+/* Prints such an object as compare --by's tables (a table per figure: rows of workload shapes,
+ * columns of groups; mean ±interval, the % difference, ~ where it is not significant), with a
+ * legend naming the test. Returns an exit code. */
+int compare_print(json_object *out);
 /* Writes runs as CSV: a header of every key that appears (unless !header), then one line per run. */
 int export_csv(FILE *f, json_object *runs, bool header);

@@ -5,6 +5,8 @@
  * own (CrystalDiskMark's grid, ioping's summary, dd's lines) and the per-step table for any other
  * profile; iozone and bonnie++ are views-anchors.c, the runs and their figures job-runs.c, the
  * layouts views-format.c. Several succeeded runs of one step (repeats) or one shape are averaged.
+ * A filesystem matrix job is shown entry by entry, each entry's runs as a job of their own, then
+ * its entries compared (verbs-matrix.c); no view averages two filesystems.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include "job-runs.h"
 #include "record.h"
 #include "table.h"
+#include "verbs-matrix.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "views-format.h"
@@ -485,7 +488,7 @@ static int view_steps(const JobRuns *j) {
 
 /* ---- entry points ---- */
 
-static int job_view_dispatch(const JobRuns *j) {
+int job_view_one(const JobRuns *j) {
         static const struct {
                 const char *profile;
                 int (*view)(const JobRuns *j);
@@ -503,14 +506,67 @@ static int job_view_dispatch(const JobRuns *j) {
         return view_steps(j);
 }
 
+/* The filters of results that a whole job's view does not take: an error naming the one given and
+ * what would be right, rather than a view that silently shows something else. */
+static int refuse_run_filters(const char *what) {
+        const struct {
+                const char *opt;
+                bool given;
+        } f[] = {
+                { "--device", arg_device },
+                { "--workload", arg_workload },
+                { "--profile", arg_profile },
+                { "--label", arg_label },
+                { "--tag", arg_tags && arg_tags[0] },
+                { "--status", arg_status },
+                { "--since", arg_since_usec > 0 },
+                { "--until", arg_until_usec > 0 },
+                { "--limit", arg_limit > 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(f); i++)
+                if (f[i].given) {
+                        fprintf(stderr, "benchctl: %s --job shows a whole job, so %s does not apply; choose the "
+                                "entries of a filesystem matrix with --entry NAME or --fs-type TYPE, or list runs "
+                                "with benchctl results --job ID %s ...\n", what, f[i].opt, f[i].opt);
+                        return BENCHCTL_EXIT_USAGE;
+                }
+        return 0;
+}
+
+int job_runs_load_selected(uint64_t job, const char *what, JobRuns *ret) {
+        _cleanup_(job_runs_clear) JobRuns j = {};
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        r = refuse_run_filters(what);
+        if (r != 0)
+                return r;
+        r = job_runs_load(job, &j);
+        if (r != 0)
+                return r;
+        r = job_runs_select_entries(&j, arg_entry, arg_fs_type, &err);
+        if (r < 0) {
+                text_fprintf(stderr, "benchctl: %s --job %" PRIu64 ": %s\n", what, job, err ?: strerror(-r));
+                return r == -ENOENT ? BENCHCTL_EXIT_NOT_FOUND : BENCHCTL_EXIT_USAGE;
+        }
+        *ret = j;
+        j = (JobRuns) {};
+        return 0;
+}
+
+int job_view_loaded(JobRuns *j) {
+        return j->n_entries > 0 ? matrix_show(j) : job_view_one(j);
+}
+
 int job_view(uint64_t job) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         int r;
 
-        r = job_runs_load(job, &j);
+        r = job_runs_load_selected(job, "show", &j);
         if (r != 0)
                 return r;
-        return job_view_dispatch(&j);
+        return job_view_loaded(&j);
 }
 
 int job_view_json(JobRuns *j, json_object **ret) {
@@ -518,7 +574,7 @@ int job_view_json(JobRuns *j, json_object **ret) {
         int r;
 
         j->json_sink = &o;
-        r = job_view_dispatch(j);
+        r = job_view_loaded(j);
         j->json_sink = NULL;
         if (r != 0)
                 return r;
@@ -532,8 +588,8 @@ int job_export(uint64_t job, ExportFormat format) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         int r;
 
-        r = job_runs_load(job, &j);
+        r = job_runs_load_selected(job, "export", &j);
         if (r != 0)
                 return r;
-        return format == EXPORT_BONNIE_CSV ? export_bonnie_csv(&j) : export_iozone(&j);
+        return format == EXPORT_BONNIE_CSV ? export_bonnie_csv(&j, stdout) : export_iozone(&j, stdout);
 }

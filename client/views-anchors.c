@@ -3,7 +3,10 @@
  * The two anchors whose own files benchctl writes as well as shows (job-runs.h): iozone (the
  * record-size matrix, and -R's report with `export --format iozone`) and bonnie++ (the 2.00 CSV
  * line with `export --format bonnie-csv`, and the table bon_csv2txt renders from it). The figures
- * come from the runs here, averaged over runs of the same shape; views-format.c lays them out.
+ * come from the runs here, averaged over runs of the same shape; views-format.c lays them out. A
+ * filesystem matrix job is exported entry by entry: a report, or a CSV line, per entry, each
+ * titled (or named host-ENTRY) by it, so that no figure mixes two filesystems and bon_csv2html
+ * draws the entries as rows of one table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus.h"
 #include "config.h"
 #include "job-runs.h"
 #include "record.h"
+#include "shared/json-util.h"
 #include "shared/spec.h"
-#include "verbs-results.h"
+#include "shared/util.h"
 #include "views-format.h"
 #include "text.h"
 
@@ -139,19 +142,6 @@ int view_iozone(const JobRuns *j) {
 
 /* ---- bonnie++ ---- */
 
-/* A profile's steps (GetProfile), NULL when benchd does not know it (any more). */
-static json_object *profile_steps(const JobRuns *j) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        json_object *steps = NULL;
-
-        if (!j->profile ||
-            sd_bus_call_method(j->bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, "GetProfile", NULL,
-                               &reply, "s", j->profile) < 0 ||
-            bus_message_read_json(reply, &steps) < 0)
-                return NULL;
-        return steps;
-}
-
 /* A metadata step's own spec key: what the job set, else what its profile step sets (the profile as
  * benchd has it now), else the registry's default. */
 static uint64_t metadata_key(json_object *job_spec, json_object *steps, json_object *run, const char *key,
@@ -219,7 +209,7 @@ static int bonnie_metadata(const JobRuns *j, json_object **runs, size_t n, doubl
                 _cleanup_json_ json_object *full = NULL;
                 json_object *phases = NULL;
 
-                r = get_run(j->bus, run_id(runs[i]), &full);
+                r = j->fetch_run ? j->fetch_run(j, run_id(runs[i]), &full) : BENCHCTL_EXIT_FAILURE;
                 if (r != 0)
                         return r;
                 if (!spec)
@@ -249,7 +239,7 @@ static int bonnie_metadata(const JobRuns *j, json_object **runs, size_t n, doubl
                                 .latency_ns = lat[t] / (double) count[t],
                         };
         if (b->num_files > 0) {
-                _cleanup_json_ json_object *steps = profile_steps(j);
+                _cleanup_json_ json_object *steps = j->fetch_profile ? j->fetch_profile(j) : NULL;
 
                 /* The registry's defaults: no file sizes, one directory. */
                 b->max_size = metadata_key(spec, steps, runs[0], "file_size_max", 0);
@@ -267,9 +257,9 @@ static bool bonnie_process_cpu(const JobRuns *j) {
         return j->n_ok > 0;
 }
 
-/* bonnie++'s figures from the runs. Returns 0, or an exit code. *ret_tests: how many tests have a
- * figure. */
-static int bonnie_result(const JobRuns *j, BonnieResult *b, size_t *ret_tests) {
+/* bonnie++'s figures from the runs, named name. Returns 0, or an exit code. *ret_tests: how many
+ * tests have a figure. */
+static int bonnie_result(const JobRuns *j, const char *name, BonnieResult *b, size_t *ret_tests) {
         uint64_t cpus = job_cpus(j);
         double cpu_factor = cpus > 0 ? (double) cpus : 1.0;
         _cleanup_free_ json_object **meta = NULL;
@@ -278,7 +268,7 @@ static int bonnie_result(const JobRuns *j, BonnieResult *b, size_t *ret_tests) {
 
         *b = (BonnieResult) {
                 .version = "benchd-" BENCHD_VERSION,
-                .name = job_host(j),
+                .name = name,
         };
         for (size_t t = 0; t < _BONNIE_IO_MAX; t++) {
                 _cleanup_free_ json_object **sel = NULL;
@@ -330,17 +320,23 @@ static void fields_freep(char ***p) {
         free(*p);
 }
 
+/* The fields of the runs' line: bonnie++'s name field is the machine ("-m"), for one entry of a
+ * matrix host-ENTRY ("db1-ext4"), so that bon_csv2html's rows say which filesystem each is. */
 static int bonnie_fields(const JobRuns *j, char ***ret) {
+        _cleanup_free_ char *name = NULL;
         BonnieResult b;
         size_t tests;
         int r;
 
-        r = bonnie_result(j, &b, &tests);
+        if (j->entry && asprintf(&name, "%s-%s", job_host(j), j->entry->label) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        r = bonnie_result(j, name ?: job_host(j), &b, &tests);
         if (r != 0)
                 return r;
         if (tests == 0) {
-                fprintf(stderr, "benchctl: job %" PRIu64 " has no succeeded run of what bonnie++ measures (workloads "
-                        "write, rewrite, read, seeks, metadata, putc, getc); run --profile bonnie for them\n", j->job);
+                text_fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of what bonnie++ measures "
+                             "(workloads write, rewrite, read, seeks, metadata, putc, getc); run --profile bonnie "
+                             "for them\n", j->job, j->entry ? ", entry " : "", j->entry ? j->entry->name : "");
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (bonnie_csv_fields(&b, ret) < 0)
@@ -404,27 +400,50 @@ int view_bonnie(const JobRuns *j) {
 
 /* ---- exports ---- */
 
-static int export_finish(int r) {
-        if (r >= 0 && fflush(stdout) != 0)
+static int export_finish(FILE *f, int r) {
+        if (r >= 0 && fflush(f) != 0)
                 r = negative_errno();
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: export: cannot write to stdout: %s\n", strerror(-r));
+                text_fprintf(stderr, "benchctl: export: cannot write: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
 }
 
-int export_bonnie_csv(const JobRuns *j) {
+/* Calls one() for the job, or for each chosen entry of a matrix job as a job of its own. */
+static int export_entries(const JobRuns *j, FILE *f, int (*one)(const JobRuns *j, FILE *f)) {
+        if (j->n_entries == 0)
+                return one(j, f);
+        for (size_t e = 0; e < j->n_entries; e++) {
+                _cleanup_(job_runs_clear) JobRuns n = {};
+                int r;
+
+                if (!j->entries[e].selected)
+                        continue;
+                if (job_runs_narrow(j, e, &n) < 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                r = one(&n, f);
+                if (r != 0)
+                        return r;
+        }
+        return BENCHCTL_EXIT_OK;
+}
+
+static int export_bonnie_csv_one(const JobRuns *j, FILE *f) {
         _cleanup_(fields_freep) char **fields = NULL;
         int r;
 
         r = bonnie_fields(j, &fields);
         if (r != 0)
                 return r;
-        return export_finish(bonnie_csv_print(stdout, fields));
+        return export_finish(f, bonnie_csv_print(f, fields));
 }
 
-int export_iozone(const JobRuns *j) {
+int export_bonnie_csv(const JobRuns *j, FILE *f) {
+        return export_entries(j, f, export_bonnie_csv_one);
+}
+
+static int export_iozone_one(const JobRuns *j, FILE *f) {
         _cleanup_free_ IozoneCell *cells = NULL;
         _cleanup_free_ char *preamble = NULL;
         json_object *run = j->n_ok > 0 ? j->ok[0] : NULL;
@@ -435,22 +454,41 @@ int export_iozone(const JobRuns *j) {
         if (iozone_cells(j, &cells, &n) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         if (n == 0) {
-                fprintf(stderr, "benchctl: job %" PRIu64 " has no succeeded run of an iozone test (workloads write, "
-                        "rewrite, read, reread, randread, randwrite, backward-read, stride-read); run "
-                        "--profile iozone for them\n", j->job);
+                text_fprintf(stderr, "benchctl: job %" PRIu64 "%s%s has no succeeded run of an iozone test "
+                             "(workloads write, rewrite, read, reread, randread, randwrite, backward-read, "
+                             "stride-read); run --profile iozone for them\n", j->job, j->entry ? ", entry " : "",
+                             j->entry ? j->entry->name : "");
                 return BENCHCTL_EXIT_FAILURE;
         }
-        /* iozone's own preamble lines start with a tab, as this one; the names in it escaped. The
-         * cells a cache served, not the device, are said there too: the report's cells are numbers. */
+        /* iozone's own preamble lines start with a tab, as these, the names in them escaped. One entry's
+         * report says which filesystem it is first, as iozone's title line would, after an empty line
+         * that ends the entry before it. The cells a cache served, not the device, are said there too:
+         * the report's cells are numbers. */
+        for (const JobEntry *e = j->entry ? j->entries : NULL; e && e < j->entry; e++)
+                if (e->selected) {
+                        fputc('\n', f);
+                        break;
+                }
         m = open_memstream(&preamble, &preamble_size);
         if (!m)
                 return BENCHCTL_EXIT_FAILURE;
-        r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION, j->job,
-                         j->profile ?: "no profile", j->profile ? " profile" : "", rec_str(run, "target") ?: "?",
-                         rec_str(run, "fs_type") ?: run_device(run) ?: "?", job_host(j));
+        if (j->entry)
+                r = text_fprintf(m, "\t%s: benchd %s, job %" PRIu64 " (%s%s), filesystem matrix entry %zu of %zu, "
+                                 "host %s\n", j->entry->place, BENCHD_VERSION, j->job, j->profile ?: "no profile",
+                                 j->profile ? " profile" : "", (size_t) (j->entry - j->entries) + 1, j->n_entries,
+                                 job_host(j));
+        else
+                r = text_fprintf(m, "\tbenchd %s, job %" PRIu64 " (%s%s) on %s (%s), host %s\n", BENCHD_VERSION,
+                                 j->job, j->profile ?: "no profile", j->profile ? " profile" : "",
+                                 rec_str(run, "target") ?: "?", rec_str(run, "fs_type") ?: run_device(run) ?: "?",
+                                 job_host(j));
         if (r >= 0 && runs_cache_served(j->ok, j->n_ok) > 0)
                 fputs("\t+++++ Some cells are the page cache's, not the device's: benchctl show --job names them\n", m);
         if (fclose(m) != 0 || r < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        return export_finish(iozone_report_print(stdout, preamble, cells, n));
+        return export_finish(f, iozone_report_print(f, preamble, cells, n));
+}
+
+int export_iozone(const JobRuns *j, FILE *f) {
+        return export_entries(j, f, export_iozone_one);
 }

@@ -49,9 +49,12 @@
                 return e;
         }
 
+        /* While a matrix entry's view is built: its place ("ext4 on loop0"), which titles its sections. */
+        var entryPrefix = "";
+
         function section(parent, title, cls) {
                 var s = h("section", { cls: "block " + (cls || "") });
-                s.appendChild(h("h2", { text: title }));
+                s.appendChild(h("h2", { text: entryPrefix ? entryPrefix + ": " + title : title }));
                 parent.appendChild(s);
                 return s;
         }
@@ -713,70 +716,145 @@
 
         /* ---- filesystem matrix and compare --by: grouped bars against a baseline ---- */
 
-        function matrixSection(m) {
-                var s = section(main, "Filesystem matrix: % against " + m.baseline);
-                var entries = (m.entries || []).map(function (e) { return e.name; });
-                var units = [];
-                (m.rows || []).forEach(function (r) { if (units.indexOf(r.unit) < 0) units.push(r.unit); });
-                var g = grid(s);
-                units.forEach(function (u) {
-                        var rows = m.rows.filter(function (r) { return r.unit === u; });
-                        barChart(g, u + " by workload (mean ± stddev of the repeats; % vs " + m.baseline + ")",
-                                 rows.map(function (r) { return r.row; }), entries.map(function (e) {
-                                         return {
-                                                 name: e,
-                                                 values: rows.map(function (r) { return orNull((r.values[e] || {}).mean); }),
-                                                 errors: rows.map(function (r) { return orNull((r.values[e] || {}).stddev); }),
-                                                 notes: rows.map(function (r) { return e === m.baseline ? "" : fmtDiff(r.diff_pct[e]); })
-                                         };
-                                 }), u, true);
+        /* A matrix job (show --job --json of one): each entry's own view, titled by where it ran, then
+         * the entries compared (compare --job's cells) and how each filesystem was made. */
+        function matrixView(v) {
+                (v.entries || []).forEach(function (e) {
+                        entryPrefix = e.place || e.name;
+                        if (e.view) viewSection(e.view);
+                        else note(section(main, "no run succeeded"), "The entry has no succeeded run to show.");
+                        entryPrefix = "";
                 });
-                if (D.profile === "iozone")
-                        matrixIozone(s, m, entries);
-                var trs = [];
-                (m.rows || []).forEach(function (r) {
-                        trs.push([r.row, r.unit].concat(entries.map(function (e) {
-                                var v = r.values[e] || {};
-                                return finite(v.mean) ? +v.mean.toFixed(1) : "-";
-                        })));
-                        if (entries.length > 1)
-                                trs.push({ cls: "pct", cells: ["  % vs " + m.baseline, ""].concat(entries.map(function (e) {
-                                        return e === m.baseline ? "-" : finite(r.diff_pct[e]) ? fmtDiff(r.diff_pct[e]) : "n/a";
-                                })) });
+                if (v.compare) matrixSection(v.compare, v.entries || [], v.profile);
+        }
+
+        /* The rows of compare cells: workload shape → {row, workload, block_size, groups: {name: cell}}. */
+        function compareRows(C) {
+                var rows = [], byRow = {};
+                (C.cells || []).forEach(function (c) {
+                        var label = (c.workload || "?") + " " + fmtBytes(c.block_size) + " Q" + (c.queue_depth || 1) +
+                                    "×" + (c.jobs || 1);
+                        if (!byRow[label]) {
+                                byRow[label] = { row: label, workload: c.workload, block_size: c.block_size,
+                                                 shape: "Q" + (c.queue_depth || 1) + "×" + (c.jobs || 1), groups: {} };
+                                rows.push(byRow[label]);
+                        }
+                        byRow[label].groups[c.group] = c;
                 });
-                table(s, ["WORKLOAD", "UNIT"].concat(entries), trs);
+                return rows;
+        }
+
+        function testName(C) {
+                var paired = false, welch = false;
+                (C.cells || []).forEach(function (c) {
+                        COMPARE_METRICS.forEach(function (cm) {
+                                var t = (c[cm.key] || {}).test;
+                                if (t === "paired") paired = true;
+                                if (t === "welch") welch = true;
+                        });
+                });
+                return paired && welch ? "paired t-test over the rounds, elsewhere Welch's" :
+                       paired ? "paired t-test over the rounds" : "Welch's t-test";
+        }
+
+        /* % differences against the baseline as a heat map, one per other entry: a row per workload (and
+         * queue shape), a column per block size; green faster, red slower, pale where not significant. */
+        function heatMap(parent, C, rows) {
+                var base = C.baseline, sizes = [], lines = [];
+                rows.forEach(function (r) {
+                        if (sizes.indexOf(r.block_size) < 0) sizes.push(r.block_size);
+                        var line = r.workload + (r.shape === "Q1×1" ? "" : " " + r.shape);
+                        if (lines.indexOf(line) < 0) lines.push(line);
+                });
+                sizes.sort(function (a, b) { return a - b; });
+                lines.sort(function (a, b) {
+                        var x = IOZONE_TESTS.indexOf(a.split(" ")[0]), y = IOZONE_TESTS.indexOf(b.split(" ")[0]);
+                        if (x !== y) return (x < 0 ? 99 : x) - (y < 0 ? 99 : y);
+                        return a < b ? -1 : a > b ? 1 : 0;
+                });
+                (C.groups || []).forEach(function (g) {
+                        if (g === base) return;
+                        parent.appendChild(h("h3", { text: "MiB/s of " + g + " against " + base + ", % (~: not significant)" }));
+                        var t = h("table", { cls: "heat" }), tr = h("tr");
+                        tr.appendChild(h("th", { text: "" }));
+                        sizes.forEach(function (bs) { tr.appendChild(h("th", { text: fmtBytes(bs) })); });
+                        t.appendChild(h("thead", null, tr));
+                        var body = h("tbody");
+                        lines.forEach(function (line) {
+                                var row = h("tr");
+                                row.appendChild(h("th", { text: line }));
+                                sizes.forEach(function (bs) {
+                                        var r = rows.filter(function (x) {
+                                                return x.block_size === bs && x.workload + (x.shape === "Q1×1" ? "" : " " + x.shape) === line;
+                                        })[0];
+                                        var f = r && r.groups[g] ? r.groups[g].mib_per_s || {} : {};
+                                        var td = h("td", { cls: "num" });
+                                        if (finite(f.diff_pct)) {
+                                                var a = Math.min(Math.abs(f.diff_pct) / 30, 1) * (f.significant ? 0.75 : 0.25);
+                                                td.textContent = fmtDiff(f.diff_pct) + (f.significant ? "" : " ~");
+                                                td.style.backgroundColor = (f.diff_pct >= 0 ? "rgba(26,127,55," : "rgba(209,36,47,") +
+                                                                           a.toFixed(3) + ")";
+                                        } else
+                                                td.textContent = "";
+                                        row.appendChild(td);
+                                });
+                                body.appendChild(row);
+                        });
+                        t.appendChild(body);
+                        parent.appendChild(h("div", { cls: "table-wrap" }, t));
+                });
+        }
+
+        /* compare --job's cells: bar charts per figure for a few rows; for many (iozone's tests × record
+         * sizes) a heat map of the % differences, and per iozone test KB/s against record size, a line
+         * per entry. Then the table of every figure and how each filesystem was made. */
+        function matrixSection(C, entries, profile) {
+                var base = C.baseline, groups = C.groups || [], rows = compareRows(C);
+                var level = Math.round((C.level || 0.95) * 100);
+                var s = section(main, "Filesystem matrix: " + groups.join(", ") + "; % against " + base +
+                                " (~: not significant at " + level + "%, " + testName(C) + ")");
+                var iozone = profile === "iozone";
+                if (!iozone && rows.length <= 16)
+                        compareCharts(grid(s), C, rows);
+                else {
+                        heatMap(s, C, rows);
+                        if (iozone)
+                                matrixIozone(s, C, rows);
+                }
+                compareTable(s, C, rows);
                 s.appendChild(h("h3", { text: "How each filesystem was made" }));
-                table(s, ["ENTRY", "MEMBERS", "MKFS", "MKFS TIME", "SIZE", "USED", "AVAIL", "MOUNT OPTIONS"],
-                      (m.entries || []).map(function (e) {
+                table(s, ["ENTRY", "MEMBERS", "MKFS", "MKFS TIME", "MADE", "SIZE", "USED", "AVAIL", "MOUNT OPTIONS"],
+                      entries.map(function (e) {
                               return [e.name, (e.members || []).join(", "), e.mkfs_command || "", finite(e.mkfs_usec) ?
-                                      (e.mkfs_usec / 1e3).toFixed(0) + " ms" : "-", fmtBytes(e.fs_size_bytes),
+                                      (e.mkfs_usec / 1e3).toFixed(0) + " ms" : "-",
+                                      finite(e.filesystems_made) ? e.filesystems_made + "×" : "-", fmtBytes(e.fs_size_bytes),
                                       fmtBytes(e.fs_used_bytes), fmtBytes(e.fs_avail_bytes), e.mount_options || ""];
                       }));
         }
 
         /* An iozone job run as a filesystem matrix: per iozone test, KB/s against record size on log
-         * scales with a line per filesystem (entry), from the matrix rows (workload, block_size) and
-         * each entry's mean; a row's mean is over the repeats and the file sizes of the profile. */
-        function matrixIozone(parent, m, entries) {
+         * scales with a line per entry, from the cells (workload, block_size) and each entry's mean
+         * (over the file sizes of the profile and the rounds). */
+        function matrixIozone(parent, C, rows) {
                 var g = grid(parent), recs = {};
-                (m.rows || []).forEach(function (r) {
-                        if (IOZONE_TESTS.indexOf(r.workload) >= 0 && r.unit === "MiB/s") recs[r.block_size / 1024] = 1;
+                rows.forEach(function (r) {
+                        if (IOZONE_TESTS.indexOf(r.workload) >= 0 && r.block_size > 0) recs[r.block_size / 1024] = 1;
                 });
                 var ticks = Object.keys(recs).map(Number).sort(function (a, b) { return a - b; });
                 IOZONE_TESTS.forEach(function (t, ti) {
-                        var rows = (m.rows || []).filter(function (r) { return r.workload === t && r.unit === "MiB/s"; });
+                        var mine = rows.filter(function (r) { return r.workload === t && r.block_size > 0; });
                         var ds = [];
-                        entries.forEach(function (e, i) {
-                                var pts = rows.filter(function (r) {
-                                        var v = (r.values[e] || {}).mean;
-                                        return finite(v) && v > 0 && r.block_size > 0;
-                                }).map(function (r) { return { x: r.block_size / 1024, y: r.values[e].mean * 1024 }; })
+                        (C.groups || []).forEach(function (e, i) {
+                                var pts = mine.filter(function (r) {
+                                        var v = ((r.groups[e] || {}).mib_per_s || {}).mean;
+                                        return finite(v) && v > 0;
+                                }).map(function (r) { return { x: r.block_size / 1024, y: r.groups[e].mib_per_s.mean * 1024 }; })
                                         .sort(function (a, b) { return a.x - b.x; });
                                 if (pts.length)
                                         ds.push(series(e, pts, i, { pointRadius: 3 }));
                         });
                         if (!ds.length) return;
-                        chart(g, IOZONE_TITLES[ti] + " report, per filesystem (KB/s, mean over file sizes and repeats)", {
+                        chart(g, IOZONE_TITLES[ti] + " report, per entry (KB/s, mean over file sizes and rounds)", {
                                 type: "line",
                                 data: { datasets: ds },
                                 options: lineOptions("record size, kB (log)", "KB/s (log)", {
@@ -800,27 +878,17 @@
                 { key: "lat_p99_ns", title: "p99 latency, µs", scale: 1e-3 }
         ];
 
-        /* compare --by's JSON (Manager.CompareRuns): cells of a row (workload shape) and a group, each
-         * figure with n, mean, stddev, ci_low/ci_high and, against the baseline, diff_pct and
-         * significant (Welch's t-test). */
-        function compareSection(C, by) {
-                var groups = C.groups || [], base = C.baseline, rows = [], byRow = {};
-                (C.cells || []).forEach(function (c) {
-                        var label = (c.workload || "?") + " " + fmtBytes(c.block_size) + " Q" + (c.queue_depth || 1) +
-                                    "×" + (c.jobs || 1);
-                        if (!byRow[label]) { byRow[label] = { row: label, groups: {} }; rows.push(byRow[label]); }
-                        byRow[label].groups[c.group] = c;
-                });
-                function fig(c, key) { return (c && c[key]) || {}; }
-                function diffText(c, key) {
-                        var f = fig(c, key);
-                        if (!finite(f.diff_pct)) return "";
-                        return fmtDiff(f.diff_pct) + (f.significant ? "" : " ~");
-                }
-                var level = Math.round((C.level || 0.95) * 100);
-                var s = section(main, "Compared by " + by + ": % against " + base +
-                                " (~: not significant at " + level + "%, Welch's t-test)");
-                var g = grid(s);
+        function fig(c, key) { return (c && c[key]) || {}; }
+
+        function diffText(c, key) {
+                var f = fig(c, key);
+                if (!finite(f.diff_pct)) return "";
+                return fmtDiff(f.diff_pct) + (f.significant ? "" : " ~");
+        }
+
+        /* A bar chart per figure some cell has: rows as groups of bars, a bar per group. */
+        function compareCharts(g, C, rows) {
+                var groups = C.groups || [], base = C.baseline;
                 COMPARE_METRICS.forEach(function (cm) {
                         var any = rows.some(function (r) {
                                 return groups.some(function (k) { return finite(fig(r.groups[k], cm.key).mean); });
@@ -836,7 +904,10 @@
                                          };
                                  }), cm.title);
                 });
-                var trs = [];
+        }
+
+        function compareTable(s, C, rows) {
+                var groups = C.groups || [], base = C.baseline, trs = [];
                 rows.forEach(function (r) {
                         trs.push([r.row, "runs"].concat(groups.map(function (k) { return (r.groups[k] || {}).runs || 0; })));
                         COMPARE_METRICS.forEach(function (cm) {
@@ -849,6 +920,18 @@
                         });
                 });
                 table(s, ["WORKLOAD", ""].concat(groups), trs);
+        }
+
+        /* compare --by's JSON (Manager.CompareRuns): cells of a row (workload shape) and a group, each
+         * figure with n, mean, stddev, ci_low/ci_high and, against the baseline, diff_pct and
+         * significant (Welch's t-test, or the paired one over a matrix's rounds). */
+        function compareSection(C, by) {
+                var rows = compareRows(C);
+                var level = Math.round((C.level || 0.95) * 100);
+                var s = section(main, "Compared by " + by + ": % against " + C.baseline +
+                                " (~: not significant at " + level + "%, " + testName(C) + ")");
+                compareCharts(grid(s), C, rows);
+                compareTable(s, C, rows);
         }
 
         /* ---- history: a figure over time per device, one chart per workload shape ---- */
@@ -924,19 +1007,22 @@
 
         /* ---- the page ---- */
 
+        function viewSection(v) {
+                if (v.view === "iozone") iozoneView(v);
+                else if (v.view === "bonnie") bonnieView(v);
+                else if (v.view === "crystal") crystalView(v);
+                else if (v.view === "dd") ddView(v);
+                else if (v.view === "ping") pingView(v);
+                else stepsView(v);
+        }
+
         function build() {
                 var v = D.view, i;
                 document.getElementById("subtitle").textContent = "Generated " + fmtTimeFull(D.generated_usec) +
                         " by benchctl " + D.benchctl_version + ".";
-                if (D.matrix)
-                        matrixSection(D.matrix);
                 if (v) {
-                        if (v.view === "iozone") iozoneView(v);
-                        else if (v.view === "bonnie") bonnieView(v);
-                        else if (v.view === "crystal") crystalView(v);
-                        else if (v.view === "dd") ddView(v);
-                        else if (v.view === "ping") pingView(v);
-                        else stepsView(v);
+                        if (v.view === "matrix") matrixView(v);
+                        else viewSection(v);
                 }
                 if (D.compare)
                         compareSection(D.compare, D.by);

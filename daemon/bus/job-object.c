@@ -77,6 +77,13 @@ static int property_get_workload(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "s", job_workload(userdata));
 }
 
+static int property_get_entry(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *place = job_entry_place(userdata);
+
+        return sd_bus_message_append(reply, "s", place ?: "");
+}
+
 static int property_get_target(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
                                sd_bus_error *error) {
@@ -182,6 +189,7 @@ const sd_bus_vtable job_vtable[] = {
         SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profile", "s", property_get_profile, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Workload", "s", property_get_workload, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Entry", "s", property_get_entry, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Target", "s", property_get_target, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Label", "s", property_get_label, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Spec", "s", property_get_string, offsetof(Job, spec_json),
@@ -213,6 +221,7 @@ const sd_bus_vtable job_vtable[] = {
 
 int job_append_properties(Job *j, sd_bus_message *m) {
         /* The properties a jobs-table row also has go through the one mapping the row uses. */
+        _cleanup_free_ char *place = job_entry_place(j);
         const DbJob dj = {
                 .id = j->id,
                 .state = job_state_to_string(job_get_state(j)),
@@ -236,8 +245,9 @@ int job_append_properties(Job *j, sd_bus_message *m) {
         r = bus_message_append_db_job_entries(m, &dj);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}",
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}",
                                   "Progress", "d", j->progress,
+                                  "Entry", "s", place ?: "",
                                   "CurrentStep", "u", job_current_step(j),
                                   "Steps", "u", (uint32_t) j->n_steps,
                                   "CurrentRepeat", "u", job_current_repeat(j),

@@ -128,8 +128,9 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         return bus_reply_rows(message, m->db, walk_runs, &f, "runs", error);
 }
 
-/* One figure of a cell: "mib_per_s" → {n, mean, stddev, ci_low, ci_high, diff_pct, p_value,
- * significant}, each number only when it is known (compare.h says when). */
+/* One figure of a cell: "mib_per_s" → {n, mean, stddev, ci_low, ci_high, diff_pct, p_value, test,
+ * pairs, diff_ci_low_pct, diff_ci_high_pct, significant}, each only when it is known (compare.h
+ * says when). */
 static int append_compare_figure(sd_bus_message *m, const char *key, const CompareFigure *f) {
         int r;
 
@@ -151,7 +152,13 @@ static int append_compare_figure(sd_bus_message *m, const char *key, const Compa
         if (r >= 0 && f->has_diff)
                 r = sd_bus_message_append(m, "{sv}", "diff_pct", "d", f->diff_pct);
         if (r >= 0 && f->has_test)
-                r = sd_bus_message_append(m, "{sv}", "p_value", "d", f->p_value);
+                r = sd_bus_message_append(m, "{sv}{sv}", "p_value", "d", f->p_value,
+                                          "test", "s", f->paired ? "paired" : "welch");
+        if (r >= 0 && f->paired)
+                r = sd_bus_message_append(m, "{sv}", "pairs", "t", f->pairs);
+        if (r >= 0 && f->has_diff_interval)
+                r = sd_bus_message_append(m, "{sv}{sv}", "diff_ci_low_pct", "d", f->diff_ci_low_pct,
+                                          "diff_ci_high_pct", "d", f->diff_ci_high_pct);
         if (r >= 0)
                 r = sd_bus_message_append(m, "{sv}", "significant", "b", f->significant);
         for (int i = 0; r >= 0 && i < 3; i++)
@@ -256,6 +263,17 @@ int method_compare_runs(sd_bus_message *message, void *userdata, sd_bus_error *e
                                          "narrow them with the filter (workload, device, since_usec, job, ...)",
                                          COMPARE_CELLS_MAX);
         if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot compare runs: %s",
+                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(m->db));
+        /* The pairs of runs made in the same round: too many of them (a history of many matrices),
+         * or a round no cell has (a run that ended between the two statements), and the cells are
+         * compared without them. */
+        r = db_compare_rounds(m->db, by, &f, compare_add_round, &c);
+        if (r == -E2BIG || r == -ENOENT) {
+                log_debug("CompareRuns by %s: %s; compared without pairs", by,
+                          r == -E2BIG ? "more rounds than the table keeps" : "a round of no cell");
+                compare_drop_rounds(&c);
+        } else if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot compare runs: %s",
                                          r == -ENOMEM ? strerror(ENOMEM) : db_last_error(m->db));
         r = compare_finish(&c, o.baseline, o.level);

@@ -18,6 +18,7 @@
 #include "bus/manager.h"
 #include "jobs/cleanup.h"
 #include "jobs/job-steps.h"
+#include "jobs/rounds.h"
 #include "shared/log.h"
 #include "shared/stability.h"
 #include "shared/util.h"
@@ -132,28 +133,33 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
 
 /* ---- settling the jobs a previous life left "running" ---- */
 
-/* How many steps the job has: those stored at submit (an autorun job may have fewer than its
- * profile), else its spec expanded as now; 0 when that cannot be told. With step < that,
- * *ret_runs is how many runs that step makes at the least (stability.h: repeat, or with
- * until_stddev at least 3; a stable step may stop there). */
-static size_t saved_job_steps(Manager *m, const SavedJob *q, uint32_t step, uint32_t *ret_runs) {
+/* Whether a run of step (its repeat) can have been the job's last: the steps are those stored at
+ * submit (an autorun job may have fewer than its profile), else its spec expanded as now; false
+ * when that cannot be told. The last step, at its least number of runs (stability.h: repeat, or
+ * with until_stddev at least 3; a stable step may stop there); in rounds (rounds.h), the round's
+ * last visit, in a round that reaches the least number of rounds. */
+static bool saved_job_last_run(Manager *m, const SavedJob *q, uint32_t step, uint32_t repeat) {
         _cleanup_(spec_clear) JobSpec spec;
         _cleanup_free_ char *err = NULL;
         _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
         JobSpec *steps = NULL;
         size_t n = 0;
+        bool last = false;
 
         spec_init(&spec);
         if (q->steps_json) {
                 if (job_steps_from_json(q->steps_json, &steps, &idents, &members, &n, &err) < 0)
-                        return 0;
+                        return false;
         } else if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
                    manager_expand(m, &spec, &steps, &n, &err) < 0)
-                return 0;
-        if (step < n)
-                *ret_runs = stability_min_runs(&steps[step]);
+                return false;
+
+        if (step < n && rounds_apply(steps, n))
+                last = rounds_visit(steps, n, repeat, step) + 1 == n && repeat + 1 >= rounds_min(steps, n);
+        else if (step < n)
+                last = step + 1 == n && repeat + 1 >= stability_min_runs(&steps[step]);
         spec_array_free(steps, n);
-        return n;
+        return last;
 }
 
 typedef struct LastRun {
@@ -228,8 +234,6 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         StaleSettle *a;
         const char *state = "interrupted";
         uint64_t finished = now;
-        uint32_t min_runs = 1;
-        size_t n_steps;
         int r;
 
         r = db_job_last_run(m->db, q->id, copy_last_run, &l);
@@ -242,8 +246,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
                         state = l.status;
                         r = asprintf(&msg, "%s (the end of the job was stored only when benchd started again)",
                                      l.error ?: "its last run did not succeed");
-                } else if ((n_steps = saved_job_steps(m, q, l.step, &min_runs)) > 0 && l.step + 1 == n_steps &&
-                           l.repeat + 1 >= min_runs) {
+                } else if (saved_job_last_run(m, q, l.step, l.repeat)) {
                         state = "succeeded";
                         r = asprintf(&msg, "the end of the job was stored only when benchd started again");
                 } else

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "jobs/job-core.h"
+#include "jobs/rounds.h"
 #include "shared/bus-names.h"
 #include "shared/stability.h"
 #include "shared/util.h"
@@ -35,7 +36,10 @@ void job_core_init(JobCore *c, const JobSpec *steps, size_t n_steps) {
                 .steps = steps,
                 .n_steps = n_steps,
                 .end_state = _JOB_STATE_INVALID,
+                .rounds = rounds_apply(steps, n_steps),
         };
+        /* Round 0 visits the entries in their order: the first step is step 0 either way. */
+        c->step = c->rounds ? rounds_step(steps, n_steps, 0, 0) : 0;
 }
 
 void job_core_clear(JobCore *c) {
@@ -59,9 +63,9 @@ static void set_text(char **dst, const char *fallback, const char *fmt, ...) {
 }
 
 /* "step 1 (write): " in a job of several steps, "step 1 (write) repeat 2: " or "repeat 2: " when the
- * step runs more than once, else "". */
+ * step runs more than once ("round 2" in rounds), else "". */
 static void step_prefix(const JobCore *c, char *buf, size_t size) {
-        bool repeats = c->step < c->n_steps && stability_planned_runs(&c->steps[c->step]) > 1;
+        bool repeats = c->step < c->n_steps && (c->rounds || stability_planned_runs(&c->steps[c->step]) > 1);
         int n = 0;
 
         if (size > 0)
@@ -70,7 +74,7 @@ static void step_prefix(const JobCore *c, char *buf, size_t size) {
                 n = snprintf(buf, size, "step %" PRIu32 " (%s)%s", c->step,
                              strna(workload_to_string(c->steps[c->step].workload)), repeats ? " " : ": ");
         if (repeats && n >= 0 && (size_t) n < size)
-                snprintf(buf + n, size - (size_t) n, "repeat %" PRIu32 ": ", c->repeat);
+                snprintf(buf + n, size - (size_t) n, "%s %" PRIu32 ": ", c->rounds ? "round" : "repeat", c->repeat);
 }
 
 static JobAction *push(JobActions *a, JobActionType type) {
@@ -366,7 +370,16 @@ static int on_worker_ended(JobCore *c, const JobEvent *e, JobActions *a) {
         }
         /* Pure: the step's spec and the figures its runs had. */
         again = stability_repeat_again(&c->steps[c->step], c->repeat + 1, e->figures, e->n_figures);
-        if (!again && c->step + 1 >= c->n_steps) {
+        if (c->rounds) {
+                /* The round goes on to its next visit; at its end, another round follows while any of
+                 * its steps wanted another run. */
+                c->round_again = c->round_again || again;
+                again = c->visit + 1 >= c->n_steps && c->round_again;
+                if (!again && c->visit + 1 >= c->n_steps) {
+                        end_with(c, a, JOB_SUCCEEDED, NULL);
+                        return 0;
+                }
+        } else if (!again && c->step + 1 >= c->n_steps) {
                 end_with(c, a, JOB_SUCCEEDED, NULL);
                 return 0;
         }
@@ -376,7 +389,22 @@ static int on_worker_ended(JobCore *c, const JobEvent *e, JobActions *a) {
                 end_with(c, a, JOB_INTERRUPTED, MSG_INTERRUPTED);
         else if (c->cancel_requested)
                 end_with(c, a, JOB_CANCELLED, MSG_CANCELLED);
-        else if (again) {
+        else if (c->rounds) {
+                /* The round's next visit, or the next round's first, once this run's results are
+                 * stored. */
+                if (again) {
+                        c->repeat++;
+                        c->visit = 0;
+                        c->round_again = false;
+                } else
+                        c->visit++;
+                c->step = rounds_step(c->steps, c->n_steps, c->repeat, c->visit);
+                c->stage = JOB_STAGE_STEP_WAITING;
+                x = push(a, JOB_ACTION_NEXT_STEP);
+                x->step = c->step;
+                x->repeat = c->repeat;
+                push(a, JOB_ACTION_FLUSH);
+        } else if (again) {
                 /* The same step again, once this run's results are stored. */
                 c->repeat++;
                 c->stage = JOB_STAGE_STEP_WAITING;

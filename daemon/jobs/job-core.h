@@ -12,7 +12,10 @@
  * A step may run more than once (repeat, until_stddev: shared/stability.h): when its run succeeded the
  * core decides, from the step's spec and the main figures of its runs so far (which the event
  * brings), whether the same step runs again or the next one; each repeat starts like a step
- * (BEGIN_STEP: verdict, run row, worker) once the results before it are stored.
+ * (BEGIN_STEP: verdict, run row, worker) once the results before it are stored. A filesystem
+ * matrix that runs more than once runs in rounds instead (jobs/rounds.h): every step once, in the
+ * round's order, then the next round; `repeat` is then the round, the same for every step of it,
+ * and another round follows while any step of the one that ended wants another run.
  *
  * An action is either an effect (tell the owner, stop the worker, ...) or a request (write the
  * state, flush the queue, begin a step): a request's outcome is the next event (STORED,
@@ -104,7 +107,8 @@ typedef enum JobActionType {
         JOB_ACTION_FINISH_RUN,          /* the worker of step ended: queue its run's end (state; text its
                                          * error, NULL when it succeeded) and let the worker go */
         JOB_ACTION_REMOVE_FILES,        /* remove step's files in the background */
-        JOB_ACTION_NEXT_STEP,           /* step is now the current one: tell the bus */
+        JOB_ACTION_NEXT_STEP,           /* step is now the current one (in rounds: its run is repeat, the
+                                         * round): tell the bus */
         JOB_ACTION_REPEAT_STEP,         /* step runs again, as repeat (0-based): tell the bus */
         JOB_ACTION_STORE_WAIT,          /* a write failed (error): try again later, say so in Error */
         JOB_ACTION_STORE_GIVE_UP,       /* a write failed (error) while benchd stops and no worker is
@@ -136,7 +140,10 @@ typedef struct JobCore {
         JobStage stage;
         JobState state;                 /* what the bus and the jobs row say */
         uint32_t step;                  /* the current step */
-        uint32_t repeat;                /* its current run, 0-based (runs.repeat) */
+        uint32_t repeat;                /* its current run, 0-based (runs.repeat); in rounds, the round */
+        bool rounds;                    /* a matrix in rounds (rounds.h) */
+        uint32_t visit;                 /* in rounds: the current step's position in its round */
+        bool round_again;               /* in rounds: a step of this round wants another run */
         size_t n_steps;
         const JobSpec *steps;           /* borrowed: their workloads name the step in messages */
         bool waiting;                   /* a write failed; the retry timer is armed */

@@ -26,6 +26,7 @@
 #include "jobs/job.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
+#include "jobs/rounds.h"
 #include "jobs/step-verdict.h"
 #include "shared/bus-names.h"
 #include "shared/json-util.h"
@@ -100,6 +101,8 @@ Job *job_free(Job *j) {
         free(j->phase);
         free(j->runs);
         free(j->error);
+        free(j->round_figures);
+        free(j->round_n_figures);
         free(j);
         return NULL;
 }
@@ -111,15 +114,24 @@ const char *job_workload(const Job *j) {
 }
 
 /* Whether the current run makes its matrix entry's filesystem: the entry's first step, and its first
- * run (a repeat of it mounts what the first run made, like the entry's later steps). */
+ * run (a repeat of it mounts what the first run made, like the entry's later steps); in rounds, at
+ * every visit of the entry (the entries before it in the round made theirs on the same devices). */
 static bool job_run_makes_fs(const Job *j) {
-        return matrix_step_starts_entry(j->steps, j->core.step) && j->core.repeat == 0;
+        return matrix_step_starts_entry(j->steps, j->core.step) && (j->core.rounds || j->core.repeat == 0);
 }
 
 uint32_t job_planned_repeats(const Job *j) {
         size_t i = MIN((size_t) j->core.step, j->n_steps - 1);
 
+        if (j->core.rounds)
+                return rounds_max(j->steps, j->n_steps);
         return stability_planned_runs(&j->steps[i]);
+}
+
+char *job_entry_place(const Job *j) {
+        size_t i = MIN((size_t) j->core.step, j->n_steps - 1);
+
+        return spec_is_matrix(&j->steps[i]) ? rounds_entry_place(&j->steps[i]) : NULL;
 }
 
 /* Progress over every run the job plans (until_stddev: its max_repeats): the runs before the current
@@ -127,6 +139,14 @@ uint32_t job_planned_repeats(const Job *j) {
 static void job_set_progress(Job *j, double fraction) {
         uint64_t total = 0, done = 0;
 
+        fraction = isfinite(fraction) ? MAX(0.0, MIN(1.0, fraction)) : 0.0;
+        if (j->core.rounds) {
+                /* Every step in every round: the rounds before this one, the visits before this one. */
+                total = (uint64_t) rounds_max(j->steps, j->n_steps) * j->n_steps;
+                done = (uint64_t) j->core.repeat * j->n_steps + j->core.visit;
+                j->progress = total > 0 ? MIN(1.0, ((double) done + fraction) / (double) total) : 0.0;
+                return;
+        }
         for (size_t i = 0; i < j->n_steps; i++) {
                 uint32_t planned = stability_planned_runs(&j->steps[i]);
 
@@ -135,7 +155,6 @@ static void job_set_progress(Job *j, double fraction) {
                         done += planned;
         }
         done += MIN(j->core.repeat, job_planned_repeats(j));
-        fraction = isfinite(fraction) ? MAX(0.0, MIN(1.0, fraction)) : 0.0;
         j->progress = total > 0 ? MIN(1.0, ((double) done + fraction) / (double) total) : 0.0;
 }
 
@@ -473,18 +492,50 @@ static char *job_entry_text(Job *j, const char *text) {
         return t;
 }
 
+/* In rounds: where step's figures are kept, NULL without memory (until_stddev then judges none). */
+static double *job_round_figures(Job *j, uint32_t step, uint32_t **ret_n) {
+        size_t per = rounds_max(j->steps, j->n_steps);
+
+        if (!j->round_figures) {
+                j->round_figures = calloc(j->n_steps * per, sizeof(double));
+                j->round_n_figures = calloc(j->n_steps, sizeof(uint32_t));
+                if (!j->round_figures || !j->round_n_figures) {
+                        free(j->round_figures);
+                        free(j->round_n_figures);
+                        j->round_figures = NULL;
+                        j->round_n_figures = NULL;
+                        return NULL;
+                }
+        }
+        *ret_n = &j->round_n_figures[step];
+        return &j->round_figures[(size_t) step * per];
+}
+
 static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
         Job *j = userdata;
         _cleanup_free_ char *text = job_entry_text(j, o->error);
+        double *figures = j->figures, v = NAN;
+        size_t n_figures = j->n_figures;
+        uint32_t *n_round = NULL;
 
-        /* The step's figures so far, for the core to judge its stability (until_stddev). */
-        if (o->status == WORKER_SUCCEEDED && o->result && j->n_figures < ELEMENTSOF(j->figures)) {
+        if (o->status == WORKER_SUCCEEDED && o->result) {
                 const ProtoResult *res = o->result;
                 FigureKind k = workload_main_figure(j->steps[j->core.step].workload);
 
-                j->figures[j->n_figures++] = figure_value(k, res->bytes_read + res->bytes_written,
-                                                          res->ios_read + res->ios_written, res->ops,
-                                                          res->duration_usec);
+                v = figure_value(k, res->bytes_read + res->bytes_written, res->ios_read + res->ios_written, res->ops,
+                                 res->duration_usec);
+        }
+        /* The step's figures so far, for the core to judge its stability (until_stddev). */
+        if (j->core.rounds) {
+                figures = job_round_figures(j, j->core.step, &n_round);
+                if (figures && !isnan(v) && *n_round < rounds_max(j->steps, j->n_steps)) {
+                        figures[*n_round] = v;
+                        (*n_round)++;
+                }
+                n_figures = figures ? *n_round : 0;
+        } else if (!isnan(v) && j->n_figures < ELEMENTSOF(j->figures)) {
+                j->figures[j->n_figures++] = v;
+                n_figures = j->n_figures;
         }
         /* FINISH_RUN takes the result and histogram from here. */
         j->outcome = o;
@@ -493,8 +544,8 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 .status = o->status,
                 .text = text ?: o->error,
                 .unsafe = o->unsafe,
-                .figures = j->figures,
-                .n_figures = j->n_figures,
+                .figures = figures,
+                .n_figures = n_figures,
         });
         j->outcome = NULL;
 }
@@ -746,6 +797,8 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 .matrix_entry = matrix ? matrix_step_entry(j->steps, n) : 0,
                 .mkfs_options = matrix ? spec_map_get(&step->mkfs_options, step->filesystems[0]) : NULL,
                 .repeat = j->core.repeat,
+                .in_round = j->core.rounds,
+                .round = j->core.repeat,
                 .steady_state_asked = step->steady_state != STEADY_STATE_NONE,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
@@ -799,7 +852,14 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                                             .text = *text };
                 }
         }
-        if (job_planned_repeats(j) > 1)
+        if (j->core.rounds) {
+                _cleanup_free_ char *place = rounds_entry_place(step);
+
+                job_log(j, LOG_INFO, "round %" PRIu32 " (of %s%" PRIu32 "), %s, step %" PRIu32 "/%zu (%s)%s started "
+                        "as run %" PRIu64, j->core.repeat + 1, step->until_stddev_milli > 0 ? "at most " : "",
+                        job_planned_repeats(j), strna(place), n + 1, j->n_steps, workload_to_string(step->workload),
+                        job_run_makes_fs(j) ? " on a filesystem made afresh," : "", run_id);
+        } else if (job_planned_repeats(j) > 1)
                 job_log(j, LOG_INFO, "step %" PRIu32 "/%zu (%s), repeat %" PRIu32 " (of %s%" PRIu32 "), started as "
                         "run %" PRIu64, n + 1, j->n_steps, workload_to_string(step->workload), j->core.repeat,
                         step->until_stddev_milli > 0 ? "at most " : "", job_planned_repeats(j), run_id);
@@ -931,7 +991,7 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
                 j->progress = 0.0;
                 j->n_figures = 0;
                 CB_CALL(j, started);
-                job_changed(j, "State", "StartedUSec", "CurrentStep", "CurrentRepeat", "Repeats", "Progress");
+                job_changed(j, "State", "StartedUSec", "CurrentStep", "CurrentRepeat", "Repeats", "Entry", "Progress");
                 return false;
         case JOB_ACTION_STOP_WORKER:
                 worker_stop(j->worker, a->interrupt ? JOB_INTERRUPT_KILL_USEC : JOB_CANCEL_KILL_USEC);
@@ -950,7 +1010,7 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
         case JOB_ACTION_NEXT_STEP:
                 j->n_figures = 0;
                 job_set_progress(j, 0.0);
-                job_changed(j, "CurrentStep", "CurrentRepeat", "Repeats", "Workload", "Progress", "Phase");
+                job_changed(j, "CurrentStep", "CurrentRepeat", "Repeats", "Workload", "Entry", "Progress", "Phase");
                 return false;
         case JOB_ACTION_REPEAT_STEP:
                 job_set_progress(j, 0.0);

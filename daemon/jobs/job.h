@@ -115,6 +115,10 @@ struct Job {
          * core judges until_stddev on. */
         double figures[SPEC_REPEAT_MAX];
         size_t n_figures;
+        /* The same for a matrix in rounds, whose steps take turns: rounds_max() figures per step, step
+         * i's from i × that (allocated when the first run ends), and how many each step has. */
+        double *round_figures;
+        uint32_t *round_n_figures;
 
         /* The step being started: its target checked in a helper process (verdict-query.h). */
         VerdictQuery *verdict_query;
@@ -163,6 +167,10 @@ static inline uint32_t job_current_step(const Job *j) {
         return j->core.step;
 }
 const char *job_workload(const Job *j);
+/* The current step's matrix entry as "ext4 on loop0" (rounds.h); NULL for a job that is not a
+ * matrix (or without memory). */
+char *job_entry_place(const Job *j);
+
 static inline uint32_t job_current_repeat(const Job *j) {
         return j->core.repeat;
 }

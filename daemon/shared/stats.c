@@ -222,3 +222,43 @@ int stats_welch(uint64_t n_a, double mean_a, double stddev_a, uint64_t n_b, doub
         };
         return 0;
 }
+
+int stats_paired(const double *a, const double *b, size_t n, double level, StatsPaired *ret) {
+        double mean = 0, m2 = 0, sd, half;
+
+        if (!(level > 0 && level < 1))
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (!isfinite(a[i]) || !isfinite(b[i]))
+                        return -EINVAL;
+        if (n < 2)
+                return -EDOM;
+
+        /* Welford over the differences: one pass, no cancellation of a small spread far from 0. */
+        for (size_t i = 0; i < n; i++) {
+                double d = b[i] - a[i], delta = d - mean;
+
+                mean += delta / (double) (i + 1);
+                m2 += delta * (d - mean);
+        }
+        sd = stats_stddev_from_m2(n, m2);
+        *ret = (StatsPaired) {
+                .n = n,
+                .mean_diff = mean,
+                .stddev_diff = sd,
+                .df = (double) (n - 1),
+        };
+        if (sd == 0) {
+                /* Every pair differs by the same amount: certainly that amount. */
+                ret->t = mean == 0 ? 0 : copysign(INFINITY, mean);
+                ret->p = mean == 0 ? 1 : 0;
+                ret->ci_low = ret->ci_high = mean;
+                return 0;
+        }
+        ret->t = mean / (sd / sqrt((double) n));
+        ret->p = stats_t_two_sided_p(ret->t, ret->df);
+        half = stats_t_quantile((1 + level) / 2, ret->df) * sd / sqrt((double) n);
+        ret->ci_low = mean - half;
+        ret->ci_high = mean + half;
+        return 0;
+}

@@ -2,10 +2,13 @@
 /*
  * The statistics behind "is this difference real": mean and sample standard deviation, Student's t
  * distribution (CDF and quantiles, through the regularized incomplete beta function), the
- * confidence interval of a mean, and Welch's two-sample t-test (unequal variances, Welch–
- * Satterthwaite degrees of freedom, two-sided p-value). A run is one observation: benchmarks on
- * one machine spread 20-40% from run to run, so a difference between two means says little until
- * it is weighed against that spread.
+ * confidence interval of a mean, Welch's two-sample t-test (unequal variances, Welch–
+ * Satterthwaite degrees of freedom, two-sided p-value) and the paired t-test. A run is one
+ * observation: benchmarks on one machine spread 20-40% from run to run, so a difference between
+ * two means says little until it is weighed against that spread. When the two samples were taken
+ * in pairs close together in time (a filesystem matrix run in rounds: ext4 then btrfs, round after
+ * round), the paired test weighs the difference against the spread of the pairs' differences
+ * instead, so a drift of the machine that both members of a pair share cancels.
  *
  * Pure maths on doubles, no allocation; the store's compare (CompareRuns) and the unit tests call
  * it. Functions that cannot answer for their input (fewer than two observations) return -EDOM and
@@ -57,3 +60,19 @@ typedef struct StatsWelch {
  * two observations, -EINVAL for a negative or not finite stddev. */
 int stats_welch(uint64_t n_a, double mean_a, double stddev_a, uint64_t n_b, double mean_b, double stddev_b,
                 StatsWelch *ret);
+
+typedef struct StatsPaired {
+        uint64_t n;             /* pairs */
+        double mean_diff;       /* the mean of b_i - a_i */
+        double stddev_diff;     /* their sample standard deviation */
+        double ci_low, ci_high; /* the level confidence interval of mean_diff */
+        double t;               /* mean_diff / (stddev_diff / √n); ±INFINITY when every difference is the same
+                                 * and not 0 */
+        double df;              /* n - 1 */
+        double p;               /* two-sided; 1 for differences all 0, 0 for differences all the same other value */
+} StatsPaired;
+
+/* The paired t-test of n pairs (a_i, b_i), b against a: is the mean of b_i - a_i different from 0?
+ * Also the level confidence interval of that mean. -EDOM for n < 2, -EINVAL for a level outside
+ * (0, 1) or a value that is not finite. */
+int stats_paired(const double *a, const double *b, size_t n, double level, StatsPaired *ret);

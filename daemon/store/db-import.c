@@ -65,6 +65,7 @@ static const ImportColumn import_columns[] = {
         { "uuid", IMPORT_TEXT, true },
         { "step", IMPORT_INT, true },
         { "repeat", IMPORT_INT, true },
+        { "round", IMPORT_INT, false },
         { "workload", IMPORT_TEXT, true },
         { "block_size", IMPORT_INT, true },
         { "size", IMPORT_INT, true },

@@ -121,7 +121,7 @@ int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void
                 return -EINVAL;
         r = db_prepare(db,
                        "SELECT id, step, status, error, started_usec + duration_usec, \"repeat\" FROM runs "
-                       "WHERE job_id = ? ORDER BY step DESC, id DESC LIMIT 1",
+                       "WHERE job_id = ? ORDER BY id DESC LIMIT 1",
                        &st);
         if (r < 0)
                 return r;
@@ -502,12 +502,19 @@ const char *db_figure_to_string(DbFigure f) {
         return f >= 0 && f < _DB_FIGURE_MAX ? figure_columns[f] : NULL;
 }
 
-/* A matrix entry's name: "ext4 loop1", "btrfs raid1 loop2+loop3" (the members' last path
- * components: replace(v, rtrim(v, <v without '/'>), '') strips everything up to the last '/'). */
+/* A matrix entry's name as the job's tables name it (jobs/matrix.h, matrix_entry_name()): "ext4"
+ * when the job has one device, "ext4 loop1" for layout=single over several, "btrfs raid1" for a
+ * layout across all of them; the members (their last path components: replace(v, rtrim(v, <v
+ * without '/'>), '') strips everything up to the last '/') also when the job's devices are not
+ * known (an imported run): "btrfs raid1 loop2+loop3". */
+#define MATRIX_JOB_DEVICES                                                                         \
+        "(SELECT json_array_length(j.spec, '$.devices') FROM jobs AS j WHERE j.id = run_summary.job_id)"
 #define MATRIX_ENTRY_NAME                                                                          \
         "fs_type || CASE WHEN layout IS NULL OR layout = 'single' THEN '' ELSE ' ' || layout END || " \
+        "CASE WHEN " MATRIX_JOB_DEVICES " = 1 OR (" MATRIX_JOB_DEVICES " > 1 AND layout IS NOT NULL AND " \
+        "layout != 'single') THEN '' ELSE " \
         "coalesce(' ' || (SELECT group_concat(replace(m.value, rtrim(m.value, replace(m.value, '/', '')), " \
-        "''), '+') FROM json_each(run_summary.members) AS m), '')"
+        "''), '+') FROM json_each(run_summary.members) AS m), '') END"
 
 /* What each group key groups by, as an expression on run_summary, and the order of its groups
  * when not their names. Fixed text chosen by name, never the caller's. */
@@ -587,20 +594,13 @@ int db_register_functions(Db *db) {
         return rc == SQLITE_OK ? 0 : db_fail(db, rc);
 }
 
-/* The columns of a cell after its row, group, group_order and runs: count, mean and m2 of each
- * figure. */
-#define COMPARE_FIGURE_COLUMN0 7
-
-/* One statement, one pass: the inner SELECT picks the matching runs with their row, group and
- * figures (the filter's conditions are those of QueryRuns, on its indexes), the GROUP BY counts,
- * averages and takes benchd_m2() per cell. */
-int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
-                    int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+/* The matching runs of a comparison, one row each with its row (workload, block_size, queue_depth,
+ * jobs), group (grp, grp_order), id, job_id, round (rnd) and figures (f0, f1, ...): the FROM of
+ * both aggregations below; cond (NULL: none) narrows the runs before their groups are worked out.
+ * -EINVAL for an unknown key or another status, with a message. */
+static int compare_source(Db *db, const char *by, const DbRunFilter *f, const char *cond, Query *q) {
         DbRunFilter filter = {};
         ssize_t k;
-        Query q = {};
-        int n = 0, r;
 
         k = compare_key_index(by);
         if (k < 0)
@@ -613,29 +613,52 @@ int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                                    filter.status);
         filter.status = "succeeded";
 
-        query_append(&q, "SELECT workload, block_size, queue_depth, jobs, grp, grp_order, count(*)");
+        query_append(q, " FROM (SELECT workload, block_size, queue_depth, jobs, coalesce(nullif(CAST(");
+        query_append(q, compare_keys[k].expr);
+        query_append(q, " AS TEXT), ''), '-') AS grp, ");
+        query_append(q, compare_keys[k].order ?: "-1");
+        query_append(q, " AS grp_order, id, job_id, \"round\" AS rnd");
+        for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
+                char col[64];
+
+                snprintf(col, sizeof col, ", %s AS f%d", figure_columns[i], i);
+                query_append(q, col);
+        }
+        query_append(q, " FROM run_summary");
+        query_filter(q, &filter);
+        if (compare_keys[k].cond)
+                query_cond(q, compare_keys[k].cond);
+        if (cond)
+                query_cond(q, cond);
+        query_append(q, ")");
+        return 0;
+}
+
+/* The columns of a cell after its row, group, group_order, runs, first run and runs in rounds:
+ * count, mean and m2 of each figure. */
+#define COMPARE_FIGURE_COLUMN0 9
+
+/* One statement, one pass: the inner SELECT picks the matching runs with their row, group and
+ * figures (the filter's conditions are those of QueryRuns, on its indexes), the GROUP BY counts,
+ * averages and takes benchd_m2() per cell. */
+int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
+                    int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Query q = {};
+        int n = 0, r;
+
+        query_append(&q, "SELECT workload, block_size, queue_depth, jobs, grp, grp_order, count(*), min(id), "
+                         "count(rnd)");
         for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
                 char col[96];
 
                 snprintf(col, sizeof col, ", count(f%1$d), avg(f%1$d), benchd_m2(f%1$d)", i);
                 query_append(&q, col);
         }
-        query_append(&q, " FROM (SELECT workload, block_size, queue_depth, jobs, coalesce(nullif(CAST(");
-        query_append(&q, compare_keys[k].expr);
-        query_append(&q, " AS TEXT), ''), '-') AS grp, ");
-        query_append(&q, compare_keys[k].order ?: "-1");
-        query_append(&q, " AS grp_order");
-        for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
-                char col[64];
-
-                snprintf(col, sizeof col, ", %s AS f%d", figure_columns[i], i);
-                query_append(&q, col);
-        }
-        query_append(&q, " FROM run_summary");
-        query_filter(&q, &filter);
-        if (compare_keys[k].cond)
-                query_cond(&q, compare_keys[k].cond);
-        query_append(&q, ") GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp "
+        r = compare_source(db, by, f, NULL, &q);
+        if (r < 0)
+                return r;
+        query_append(&q, " GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp "
                          "ORDER BY workload, block_size, queue_depth, jobs, grp_order, grp");
 
         r = query_prepare(db, &q, &st);
@@ -659,6 +682,8 @@ int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                         .group = column_text(st, 4),
                         .group_order = sqlite3_column_int64(st, 5),
                         .runs = column_u64(st, 6),
+                        .first_run = column_u64(st, 7),
+                        .round_runs = column_u64(st, 8),
                 };
                 for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
                         int c = COMPARE_FIGURE_COLUMN0 + 3 * i;
@@ -670,6 +695,67 @@ int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                 }
                 if (cb) {
                         r = cb(&cell, userdata);
+                        if (r < 0)
+                                return r;
+                }
+                if (n < INT_MAX)
+                        n++;
+        }
+        return n;
+}
+
+/* The same runs, those made in rounds, per cell and (job, round): the pairs are formed from these
+ * by the caller, and they are at most as many as the runs. */
+int db_compare_rounds(Db *db, const char *by, const DbRunFilter *f,
+                      int (*cb)(const DbCompareRound *round, void *userdata), void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Query q = {};
+        int n = 0, r;
+
+        query_append(&q, "SELECT workload, block_size, queue_depth, jobs, grp, grp_order, job_id, rnd, count(*)");
+        for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++) {
+                char col[32];
+
+                snprintf(col, sizeof col, ", avg(f%d)", i);
+                query_append(&q, col);
+        }
+        /* Through runs_rounds (schema 18): a history without rounds is not walked a second time. */
+        r = compare_source(db, by, f, "id IN (SELECT id FROM runs WHERE \"round\" IS NOT NULL AND job_id IS NOT NULL)",
+                           &q);
+        if (r < 0)
+                return r;
+        query_append(&q, " GROUP BY workload, block_size, queue_depth, jobs, grp_order, grp, job_id, rnd "
+                         "ORDER BY workload, block_size, queue_depth, jobs, grp_order, grp, job_id, rnd");
+
+        r = query_prepare(db, &q, &st);
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                DbCompareRound round;
+
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+
+                round = (DbCompareRound) {
+                        .workload = column_text(st, 0),
+                        .block_size = column_u64(st, 1),
+                        .queue_depth = column_u64(st, 2),
+                        .jobs = column_u64(st, 3),
+                        .group = column_text(st, 4),
+                        .group_order = sqlite3_column_int64(st, 5),
+                        .job_id = column_u64(st, 6),
+                        .round = column_u64(st, 7),
+                        .runs = column_u64(st, 8),
+                };
+                for (DbFigure i = 0; i < _DB_FIGURE_MAX; i++)
+                        round.figures[i] = sqlite3_column_type(st, 9 + i) == SQLITE_NULL ? NAN :
+                                sqlite3_column_double(st, 9 + i);
+                if (cb) {
+                        r = cb(&round, userdata);
                         if (r < 0)
                                 return r;
                 }

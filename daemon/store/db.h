@@ -99,6 +99,9 @@ typedef struct DbRun {
         /* Repeats and steady state (schema version 6). */
         uint32_t repeat;          /* the run's place among the runs of its step, from 0 */
         bool steady_state_asked;  /* the step has steady_state=: steady_state starts at 0, else NULL */
+        /* Matrices in rounds (schema version 18). */
+        bool in_round;            /* false: round is stored as NULL */
+        uint32_t round;           /* the round of the matrix job the run belongs to, from 0 */
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -158,8 +161,9 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
 /* Runs still "running" (after a crash) become "interrupted". Returns how many. */
 int db_run_interrupt_stale(Db *db);
 
-/* The newest run of a job (its highest step, its last repeat), as start-up reads it to settle a job that was left
- * "running". Strings valid during the call. */
+/* The newest run of a job (the last one begun: runs are begun one at a time, in the order the job
+ * runs them, which in rounds is not step order), as start-up reads it to settle a job that was
+ * left "running". Strings valid during the call. */
 typedef struct DbRunEnd {
         uint64_t id;
         uint32_t step;
@@ -391,8 +395,25 @@ typedef struct DbCompareCell {
         const char *group;      /* the group key's value as text, "-" for runs without one */
         int64_t group_order;    /* by "matrix": matrix_entry, by "job": the job id; else -1 */
         uint64_t runs;
+        uint64_t first_run;     /* the smallest run id: the order the groups were first run in */
+        uint64_t round_runs;    /* how many of runs were made in rounds (runs.round not NULL) */
         DbFigureAggregate figures[_DB_FIGURE_MAX];
 } DbCompareCell;
+
+/* The runs of a cell made in one round of one job (a matrix in rounds), their figures averaged:
+ * one member of a pair. */
+typedef struct DbCompareRound {
+        const char *workload;
+        uint64_t block_size;
+        uint64_t queue_depth;
+        uint64_t jobs;
+        const char *group;
+        int64_t group_order;
+        uint64_t job_id;
+        uint64_t round;
+        uint64_t runs;
+        double figures[_DB_FIGURE_MAX];         /* NAN where no run has the figure */
+} DbCompareRound;
 
 /* The group keys, for messages and docs. */
 #define DB_COMPARE_KEYS "fs_type, label, device, device_name, device_model, kernel, host, layout, " \
@@ -405,6 +426,10 @@ bool db_compare_key_known(const char *by);
  * the number of cells. */
 int db_compare_runs(Db *db, const char *by, const DbRunFilter *f,
                     int (*cb)(const DbCompareCell *cell, void *userdata), void *userdata);
+/* The same selection's runs made in rounds, once per cell, job and round, ordered by row, group,
+ * job and round (the cells' order, then the pairs'). Returns how many. */
+int db_compare_rounds(Db *db, const char *by, const DbRunFilter *f,
+                      int (*cb)(const DbCompareRound *round, void *userdata), void *userdata);
 
 /* ---- regressions (schema/0007-regressions.sql; store/db-regress.c) ---- */
 

@@ -54,6 +54,39 @@ def run_rate_ok(run):
     return isinstance(run.get("mib_per_s"), (int, float)) or isinstance(run.get("mb_per_s"), (int, float))
 
 
+COMPARE_KEYS = ("mib_per_s", "iops", "lat_p50_ns", "lat_p99_ns")
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def view_charts(v):
+    """The charts of one job view (show --job --json), a matrix's entries' included."""
+    n = 0
+    if v["view"] == "iozone":
+        tests = set()
+        for fs in v["file_sizes"]:
+            for r in fs["records"]:
+                tests |= {k for k, x in r.items() if k != "block_size" and number(x) and x > 0}
+        n += len(tests)
+    elif v["view"] in ("crystal", "steps"):
+        n += 1
+    elif v["view"] == "matrix":
+        for e in v["entries"]:
+            if e.get("view"):
+                n += view_charts(e["view"])
+        c = v["compare"]
+        rows = {(x["workload"], x["block_size"], x["queue_depth"], x["jobs"]) for x in c["cells"]}
+        if v.get("profile") == "iozone":
+            # A heat map (a table), and a chart per iozone test some entry has a positive mean of.
+            n += len({x["workload"] for x in c["cells"] if x["workload"] in IOZONE_TESTS and x.get("block_size")
+                      and number(x["mib_per_s"].get("mean")) and x["mib_per_s"]["mean"] > 0})
+        elif len(rows) <= 16:
+            n += sum(1 for key in COMPARE_KEYS if any(number((x.get(key) or {}).get("mean")) for x in c["cells"]))
+    return n
+
+
 def expected_charts(d):
     n = 0
     for run in d.get("runs") or []:
@@ -61,26 +94,11 @@ def expected_charts(d):
             n += 3
         if sum(b[1] for b in run.get("histogram") or []) > 0:
             n += 1
-    v = d.get("view")
-    if v:
-        if v["view"] == "iozone":
-            tests = set()
-            for fs in v["file_sizes"]:
-                for r in fs["records"]:
-                    tests |= {k for k, x in r.items() if k != "block_size" and isinstance(x, (int, float)) and x > 0}
-            n += len(tests)
-        elif v["view"] in ("crystal", "steps"):
-            n += 1
-    if d.get("matrix"):
-        n += len({r["unit"] for r in d["matrix"]["rows"]})
-        if d.get("profile") == "iozone":
-            # A chart per iozone test with a positive mean for some entry (KB/s by record size).
-            n += len({r["workload"] for r in d["matrix"]["rows"]
-                      if r["workload"] in IOZONE_TESTS and r["unit"] == "MiB/s" and r.get("block_size")
-                      and any(isinstance(v.get("mean"), (int, float)) and v["mean"] > 0 for v in r["values"].values())})
+    if d.get("view"):
+        n += view_charts(d["view"])
     if d.get("compare") is not None:
-        for key in ("mib_per_s", "iops", "lat_p50_ns", "lat_p99_ns"):
-            if any(isinstance((c.get(key) or {}).get("mean"), (int, float)) for c in d["compare"]["cells"]):
+        for key in COMPARE_KEYS:
+            if any(number((c.get(key) or {}).get("mean")) for c in d["compare"]["cells"]):
                 n += 1
     if d.get("results") is not None:
         n += len({shape(r) for r in d["results"] if r.get("status") == "succeeded" and run_rate_ok(r)})

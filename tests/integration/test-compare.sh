@@ -4,12 +4,14 @@
 # CompareRuns and `benchctl compare --by` through the real daemon on a private bus, on runs of
 # known figures written into the test database with sqlite3 while benchd is stopped (a run's
 # MiB/s is its bytes over a duration of one second): the groups, n and means are the hand-computed
-# ones, only succeeded runs count, the % differences point the right way against either baseline,
-# and the significance mark separates a constructed noisy difference (two groups of five runs with
-# a wide, overlapping spread, 12% apart: not significant) from a clear one (two tight groups 20%
-# apart: significant). Then the refusals (unknown key, unknown baseline, limit, another status,
-# matrix without a job), compare RUN RUN still working, and the time of CompareRuns over 10,000
-# runs.
+# ones, only succeeded runs count, the first group run is the default baseline and the % differences
+# point the right way against either baseline, and the significance mark separates a constructed
+# noisy difference (two groups of five runs with a wide, overlapping spread, 12% apart: not
+# significant) from a clear one (two tight groups 20% apart: significant). A matrix made in rounds
+# on a drifting machine (job 3) is compared by the paired t-test over its rounds, through compare
+# --job: no difference on write where there is none, the real 3% on read found. Then the refusals
+# (unknown key, unknown baseline, limit, another status, matrix without a job), compare RUN RUN
+# still working, and the time of CompareRuns over 10,000 runs.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -41,7 +43,8 @@ add_runs() {
 
 sql "INSERT INTO jobs (id, state, workload, spec, target, submitted_by, submitted_usec)
      VALUES (1, 'succeeded', 'write', '{}', '/srv', 0, 1700000000000000),
-            (2, 'succeeded', 'write', '{}', '/srv', 0, 1700000000000000)"
+            (2, 'succeeded', 'write', '{}', '/srv', 0, 1700000000000000),
+            (3, 'succeeded', 'write', '{\"devices\":[\"/dev/loop7\"]}', '/dev/loop7', 0, 1700000000000000)"
 # Job 1: ext4 against btrfs. write 32K: ext4 100 110 120 (mean 110), btrfs 130..160 (mean 145).
 add_runs 1 fs ext4 write 32768 100 110 120
 add_runs 1 fs btrfs write 32768 130 140 150 160
@@ -59,6 +62,27 @@ add_runs 2 base xfs write 32768 60 140 90 120 90
 add_runs 2 new xfs write 32768 80 150 100 130 100
 add_runs 2 base xfs read 32768 100 101 99 100.5 99.5
 add_runs 2 new xfs read 32768 120 121 119 120.5 119.5
+# Job 3: a matrix of ext4 (entry 0) and btrfs (entry 1) in six rounds, the order alternating, on a
+# machine whose figures drift up 1% a visit (with a little noise): write is 100 on both, read 3%
+# faster on btrfs. Each visit runs write then read.
+python3 - "$DB" <<'PY' || fail "cannot write job 3's rounds"
+import math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=5)
+for r in range(6):
+    for e, fs in enumerate(("ext4", "btrfs")):
+        visit = 2 * r + (e if r % 2 == 0 else 1 - e)
+        for w in ("write", "read"):
+            truth = 103 if (w, fs) == ("read", "btrfs") else 100
+            mib = truth + 1.0 * visit + 0.3 * math.sin(visit * 2.1)
+            db.execute("INSERT INTO runs (job_id, step, \"repeat\", round, workload, block_size, size, runtime_ms, ramp_ms,"
+                       " queue_depth, jobs, direct, target, started_usec, duration_usec, status, bytes_read, bytes_written,"
+                       " ios_read, ios_written, ops, fs_type, layout, members, matrix_entry)"
+                       " VALUES (3, ?, ?, ?, ?, 32768, 1073741824, 0, 0, 1, 1, 1, '/dev/loop7', ?, 1000000, 'succeeded',"
+                       " ?, ?, 0, 0, 0, ?, 'single', '[\"/dev/loop7\"]', ?)",
+                       (2 * e + (w == "read"), r, r, w, 1700000000000000 + visit * 1000000,
+                        round(mib * 1048576) if w == "read" else 0, round(mib * 1048576) if w == "write" else 0, fs, e))
+db.commit()
+PY
 
 start_benchd
 
@@ -70,7 +94,16 @@ python3 - "$TEST_DIR/fs.json" <<'EOF' || fail "compare --by fs_type --json is no
 import json, statistics as st, sys
 d = json.load(open(sys.argv[1]))
 assert d["by"] == "fs_type" and d["level"] == 0.95, d
-assert d["groups"] == ["btrfs", "ext4"], d["groups"]
+# ext4's runs were made first: it is the first group, and the baseline.
+assert d["groups"] == ["ext4", "btrfs"], d["groups"]
+assert d["baseline"] == "ext4", d["baseline"]
+EOF
+run benchctl compare --by fs_type --job 1 --baseline btrfs --json
+[ "$RC" = 0 ] || fail "compare --by fs_type --baseline btrfs --json exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/fs.json"
+python3 - "$TEST_DIR/fs.json" <<'EOF' || fail "compare --by fs_type --baseline btrfs --json is not the hand-computed one"
+import json, statistics as st, sys
+d = json.load(open(sys.argv[1]))
 assert d["baseline"] == "btrfs", d["baseline"]
 cells = {(c["workload"], c["group"]): c for c in d["cells"]}
 assert sorted(cells) == [("read", "btrfs"), ("read", "ext4"), ("write", "btrfs"), ("write", "ext4")], sorted(cells)
@@ -98,7 +131,7 @@ got=$(json_get '[round(c["mib_per_s"]["diff_pct"], 3) for c in d["cells"] if c["
 assert_eq "31.818" "$got" "btrfs against ext4, write (145 / 110 - 1)"
 
 # The text table: mean ±half-width, the baseline plain, the others with their difference.
-run benchctl compare --by fs_type --job 1
+run benchctl compare --by fs_type --job 1 --baseline btrfs
 [ "$RC" = 0 ] || fail "compare --by fs_type exited $RC: $OUT"
 log "compare --by fs_type --job 1:"$'\n'"$OUT"
 line=$(grep '^write 32 KiB Q1×1' <<<"$OUT" | sed -n 2p)   # the MiB/s table (the first is RUNS)
@@ -136,6 +169,36 @@ run benchctl compare --by label --job 2 --baseline base --confidence 99.99 --jso
 assert_eq "0.9999|True" "$(json_get '"%s|%s" % (round(d["level"], 6), [c["mib_per_s"]["significant"] for c in d["cells"] if c["workload"] == "read" and c["group"] == "new"][0])' <<<"$OUT")" \
         "level 99.99%"
 
+# ---- 2b. a matrix in rounds on a drifting machine: the paired test ----
+run benchctl compare --job 3 --json
+[ "$RC" = 0 ] || fail "compare --job 3 exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/rounds.json"
+python3 - "$TEST_DIR/rounds.json" <<'EOF' || fail "compare --job 3: the paired test over the rounds"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["job"] == 3 and d["by"] == "matrix" and d["groups"] == ["ext4", "btrfs"] and d["baseline"] == "ext4", d
+cells = {(c["workload"], c["group"]): c["mib_per_s"] for c in d["cells"]}
+w, r = cells[("write", "btrfs")], cells[("read", "btrfs")]
+assert w["test"] == "paired" and w["pairs"] == 6 and r["test"] == "paired" and r["pairs"] == 6, (w, r)
+assert not w["significant"] and w["p_value"] > 0.5, w
+assert w["diff_ci_low_pct"] < 0 < w["diff_ci_high_pct"], w
+assert r["significant"] and r["p_value"] < 0.01 and r["diff_ci_low_pct"] > 0, r
+assert abs(r["diff_pct"] - 3 / 106.5 * 100) < 0.5, r
+EOF
+run benchctl compare --job 3
+[ "$RC" = 0 ] || fail "compare --job 3 exited $RC: $OUT"
+log "compare --job 3:"$'\n'"$OUT"
+assert_contains "$(grep '^write 32 KiB Q1×1' <<<"$OUT" | sed -n 2p)" "~)" "write: no difference, marked"
+assert_not_contains "$(grep '^read 32 KiB Q1×1' <<<"$OUT" | sed -n 2p)" "~" "read: the real 3%, not marked"
+assert_contains "$OUT" "the paired t-test over the 6 rounds" "the legend names the paired test"
+# The same runs without their rounds (as matrices ran before): Welch's test cannot see the 3%.
+stop_benchd
+sql "UPDATE runs SET round = NULL WHERE job_id = 3"
+start_benchd
+run benchctl compare --job 3 --json
+assert_eq "welch|False" "$(json_get '[("%s|%s" % (c["mib_per_s"]["test"], c["mib_per_s"]["significant"])) for c in d["cells"] if c["workload"] == "read" and c["group"] == "btrfs"][0]' <<<"$OUT")" \
+        "read without rounds: Welch's test, not significant"
+
 # ---- 3. other keys, and the method itself ----
 run benchctl compare --by kernel --job 1 --json
 [ "$RC" = 0 ] || fail "compare --by kernel exited $RC: $OUT"
@@ -151,7 +214,7 @@ assert_eq 2 "$RC" "unknown key: exit code"
 assert_contains "$OUT" "fs_type, label, device" "unknown key names the keys"
 run benchctl compare --by fs_type --job 1 --baseline zfs
 assert_eq 4 "$RC" "unknown baseline: exit code"
-assert_contains "$OUT" "'btrfs', 'ext4'" "unknown baseline names the groups"
+assert_contains "$OUT" "'ext4', 'btrfs'" "unknown baseline names the groups"
 run benchctl compare --by matrix
 assert_eq 2 "$RC" "matrix without a job: exit code"
 assert_contains "$OUT" "job" "matrix without a job says to give one"

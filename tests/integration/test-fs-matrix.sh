@@ -12,7 +12,14 @@
 #      filesystem cannot do, md RAID on a kernel without md;
 #   4. kill -9 of the worker mid-matrix: the job fails naming the entry, nothing stays mounted;
 #   5. a blank device that is not scratch (destructive=true): the entry's later steps accept the
-#      filesystem its first step made, and afterwards the device, now carrying it, is refused.
+#      filesystem its first step made, and afterwards the device, now carrying it, is refused;
+#   6. ext4 and btrfs with repeat=3 run in rounds: the runs' order and round numbers in SQLite (A B,
+#      B A, A B, each visit on a filesystem made afresh), the run lines and the log naming entry and
+#      round; compare --job marks each difference as the paired t-test over the rounds says (worked
+#      out here from the runs) at 95% and at another --confidence; show --job gives dd's lines per
+#      entry; the anchors' files are one per entry (two bonnie++ lines bon_csv2txt shows as two rows,
+#      named host-ENTRY, with each entry's own figures; two iozone reports titled by their entry), and
+#      --entry/--fs-type choose entries or say what there is.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -84,7 +91,7 @@ nothing_mounted "$L1"
 # compare --job: one row per workload, one column per filesystem, % against ext4.
 table=$(benchctl compare --job "$job")
 log "compare --job $job:"$'\n'"$table"
-assert_contains "$table" "% vs ext4" "the % row"
+assert_contains "$table" "the difference against ext4" "the % against the first filesystem"
 json=$(benchctl compare --job "$job" --json)
 # By hand, from the database: MiB/s of each run, (x - ext4) / ext4.
 expect=$(sql "select r.workload, r.fs_type, (r.bytes_read + r.bytes_written) * 1000000.0 / r.duration_usec / 1048576.0
@@ -100,14 +107,15 @@ for w in ("write", "read"):
 got=$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["baseline"] == "ext4", d["baseline"]
-for row in d["rows"]:
-    w = row["row"].split()[0]
+assert d["baseline"] == "ext4" and d["groups"] == ["ext4", "xfs", "btrfs"], (d["baseline"], d["groups"])
+cells = {(c["workload"], c["group"]): c["mib_per_s"] for c in d["cells"]}
+for w in ("write", "read"):
     for fs in ("xfs", "btrfs"):
-        print("%s %s %.4f" % (w, fs, row["diff_pct"][fs]))')
+        print("%s %s %.4f" % (w, fs, cells[(w, fs)]["diff_pct"]))')
 assert_eq "$expect" "$got" "compare --job % differences against ext4"
 # --baseline moves the reference: btrfs against xfs.
-got=$(benchctl compare --job "$job" --baseline xfs --json | json_get 'round(d["rows"][0]["diff_pct"]["btrfs"], 4)')
+got=$(benchctl compare --job "$job" --baseline xfs --json |
+        json_get '[round(c["mib_per_s"]["diff_pct"], 4) for c in d["cells"] if c["group"] == "btrfs" and c["workload"] == "write"][0]')
 want=$(sql "select round(((select (bytes_read + bytes_written) * 1.0 / duration_usec from runs where job_id = $job and step = 4)
         / (select (bytes_read + bytes_written) * 1.0 / duration_usec from runs where job_id = $job and step = 2) - 1) * 100, 4)")
 python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) < 0.001 else 1)" "$got" "$want" ||
@@ -116,7 +124,7 @@ assert_failure benchctl compare --job "$job" --baseline zfs
 show=$(benchctl show --job "$job")
 log "show --job $job:"$'\n'"$show"
 assert_contains "$show" "USE%" "show --job's capacity table"
-assert_contains "$show" "xfs" "show --job lists xfs"
+assert_contains "$show" "entry 2 of 3, xfs on $(basename "$L1"): 2 succeeded runs: dd's closing lines" "show --job: xfs's dd view"
 
 # ---- 2. btrfs raid1 over two devices ----
 log "2. btrfs raid1 over $L2 and $L3"
@@ -196,5 +204,125 @@ sum=$(sha256sum <"$BLANK")
 refused "ext4 signature" filesystems=ext4 devices="$BLANK"
 assert_eq "$sum" "$(sha256sum <"$BLANK")" "$BLANK after the refusal"
 nothing_mounted "$BLANK"
+
+# ---- 6. ext4 and btrfs in rounds ----
+log "6. ext4 and btrfs on $L1, the dd profile with repeat=3: in rounds"
+wipefs -a -q "$L1"
+# On a terminal (script(1) gives it one), so that benchctl draws its progress line as it goes.
+script -qec "$(printf '%q ' "$BENCHCTL_BIN" --bus-address="$BUS_ADDRESS" run --profile dd --set filesystems=ext4,btrfs \
+        --set devices="$L1" --set destructive=true --set size=8M --set repeat=3)" /dev/null >"$TEST_DIR/rounds.tty" ||
+        fail "the matrix job in rounds failed: $(tr '\r' '\n' <"$TEST_DIR/rounds.tty" | tail -5)"
+out=$(tr '\r' '\n' <"$TEST_DIR/rounds.tty" | sed 's/\x1b\[K//g')
+log "$(grep -v 'running, ' <<<"$out")"
+job=$(sql "select max(id) from jobs")
+L1N=$(basename "$L1")
+# In run order: round 0 ext4 (write, read) then btrfs; round 1 btrfs first; round 2 ext4 first.
+assert_eq "0|0|0|0|write
+0|0|0|1|read
+0|0|1|2|write
+0|0|1|3|read
+1|1|1|2|write
+1|1|1|3|read
+1|1|0|0|write
+1|1|0|1|read
+2|2|0|0|write
+2|2|0|1|read
+2|2|1|2|write
+2|2|1|3|read" "$(sql "select round, \"repeat\", matrix_entry, step, workload from runs where job_id = $job order by id")" \
+        "the runs' order and rounds"
+# A filesystem made afresh at every visit (the two entries share the device): 6 of them, one per visit.
+assert_eq "6" "$(sql "select count(distinct fs_uuid) from runs where job_id = $job")" "filesystems made"
+assert_eq "0" "$(sql "select count(*) from (select round, matrix_entry from runs where job_id = $job
+        group by round, matrix_entry having count(distinct fs_uuid) != 1)")" "visits whose steps were on two filesystems"
+assert_contains "$out" "run $(sql "select id from runs where job_id = $job and round = 1 and step = 2"): btrfs on $L1N: write 32 KiB (round 2):" \
+        "the run line names the entry and the round"
+# The progress line says which entry runs, which step of the job and which round.
+# (On a narrow terminal the line starts at the state: "running, ext4 on ...".)
+grep -Eq "^(Job $job )?running, (ext4|btrfs) on $L1N, step [1-4] of 4 (write|read), round [1-3]/3" <<<"$out" ||
+        fail "no progress line naming entry, step and round: $(grep "running" <<<"$out" | head -3)"
+grep -q "job $job: round 2 (of 3), btrfs on $L1N, step 3/4 (write) on a filesystem made afresh, started as run" "$BENCHD_LOG" ||
+        fail "benchd's log does not name round 2's first visit: $(grep "job $job:" "$BENCHD_LOG" | head -5)"
+
+# check_paired LEVEL T_CRIT JSON: each difference is the paired t-test's over the rounds, worked out
+# here from the runs' MiB/s: the mean of the per-round differences in % of ext4's mean, significant
+# when |t| exceeds Student's t quantile for 2 degrees of freedom at that level.
+check_paired() {
+        sql "select round, matrix_entry, workload, (bytes_read + bytes_written) * 1000000.0 / duration_usec / 1048576.0
+             from runs where job_id = $job order by id" | python3 -c '
+import json, math, statistics, sys
+level, tcrit, d = float(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3])
+v = {}
+for line in sys.stdin:
+    r, e, w, x = line.strip().split("|")
+    v[(int(r), int(e), w)] = float(x)
+assert d["groups"] == ["ext4", "btrfs"] and d["baseline"] == "ext4" and abs(d["level"] - level) < 1e-9, d
+cells = {(c["workload"], c["group"]): c["mib_per_s"] for c in d["cells"]}
+for w in ("write", "read"):
+    a = [v[(r, 0, w)] for r in range(3)]
+    b = [v[(r, 1, w)] for r in range(3)]
+    diff = [y - x for x, y in zip(a, b)]
+    t = statistics.mean(diff) / (statistics.stdev(diff) / math.sqrt(3))
+    f = cells[(w, "btrfs")]
+    assert f["test"] == "paired" and f["pairs"] == 3, f
+    assert abs(f["diff_pct"] - statistics.mean(diff) / statistics.mean(a) * 100) < 1e-6, (f, diff, a)
+    assert f["significant"] == (abs(t) > tcrit), (w, t, tcrit, f)
+    assert f["diff_ci_low_pct"] < f["diff_pct"] < f["diff_ci_high_pct"], f
+    print("%s: btrfs %+.1f%% of ext4, paired t = %.2f (df 2), %s at %g%%" %
+          (w, f["diff_pct"], t, "significant" if f["significant"] else "not significant", level * 100))' \
+                "$1" "$2" "$3"
+}
+json=$(benchctl compare --job "$job" --json) || fail "compare --job $job --json failed"
+check_paired 0.95 4.302652729749464 "$json" || fail "compare --job $job: not the paired test's differences"
+json=$(benchctl compare --job "$job" --confidence 80 --json) || fail "compare --job $job --confidence 80 failed"
+check_paired 0.8 1.8856180831641267 "$json" || fail "compare --job $job --confidence 80: not the paired test's"
+table=$(benchctl compare --job "$job")
+log "compare --job $job:"$'\n'"$table"
+assert_contains "$table" "the paired t-test over the 3 rounds" "the legend names the test"
+line=$(grep '^write 32 KiB Q1×1' <<<"$table" | sed -n 2p)   # the MiB/s table (the first is RUNS)
+sig=$(json_get '[c["mib_per_s"]["significant"] for c in d["cells"] if c["workload"] == "write" and c["group"] == "btrfs"][0]' \
+        <<<"$(benchctl compare --job "$job" --json)")
+if [ "$sig" = True ]; then assert_not_contains "$line" "~" "a significant write difference unmarked"
+else assert_contains "$line" "~)" "a write difference within the noise marked"; fi
+assert_eq "btrfs" "$(benchctl compare --job "$job" --baseline btrfs --json | json_get 'd["baseline"]')" "--baseline btrfs"
+
+# show --job: dd's lines of each entry, three runs each, then the comparison.
+show=$(benchctl show --job "$job")
+assert_contains "$show" "entry 1 of 2, ext4 on $L1N: 6 succeeded runs: dd's closing lines" "ext4's dd view"
+assert_contains "$show" "entry 2 of 2, btrfs on $L1N: 6 succeeded runs: dd's closing lines" "btrfs's dd view"
+assert_contains "$show" "mean of 3 runs" "dd's lines per run, and their mean"
+assert_eq 12 "$(grep -c ' bytes (8.4 MB, 8.0 MiB) copied, ' <<<"$show")" "a dd line per run"
+assert_contains "$show" "the paired t-test over the 3 rounds" "show --job ends with the comparison"
+json=$(benchctl show --job "$job" --json)
+assert_eq "matrix|ext4,btrfs|dd,dd|3,3" "$(json_get '"%s|%s|%s|%s" % (d["view"], ",".join(e["name"] for e in d["entries"]), ",".join(e["view"]["view"] for e in d["entries"]), ",".join(str(e["filesystems_made"]) for e in d["entries"]))' <<<"$json")" \
+        "show --job --json: entries, their views, filesystems made"
+
+# The anchors' files, one per entry: the dd runs' write and read are bonnie++'s block tests and
+# iozone's writer and reader.
+benchctl export --format bonnie-csv --job "$job" >"$TEST_DIR/matrix.csv" || fail "export --format bonnie-csv of the matrix"
+host=$(sql "select json_extract(environment, '$.host') from runs where job_id = $job limit 1")
+assert_eq "$host-ext4
+$host-btrfs" "$(cut -d, -f3 "$TEST_DIR/matrix.csv")" "bonnie++'s name field: host and entry"
+want=$(sql "select group_concat(k, ',') from (select cast(avg(bytes_written * 1000000.0 / duration_usec / 1024.0) as integer) as k
+        from runs where job_id = $job and workload = 'write' group by matrix_entry order by matrix_entry)")
+assert_eq "$want" "$(cut -d, -f12 "$TEST_DIR/matrix.csv" | paste -sd,)" "each line's block write: its entry's mean K/sec"
+bon_csv2txt <"$TEST_DIR/matrix.csv" >"$TEST_DIR/matrix.txt" 2>"$TEST_DIR/csv2txt.err" || fail "bon_csv2txt failed"
+[ -s "$TEST_DIR/csv2txt.err" ] && fail "bon_csv2txt complained: $(cat "$TEST_DIR/csv2txt.err")"
+log "bon_csv2txt of the matrix:"$'\n'"$(cat "$TEST_DIR/matrix.txt")"
+assert_eq 2 "$(grep -c '^Latency ' "$TEST_DIR/matrix.txt")" "bon_csv2txt's rows (each with its latency row)"
+assert_eq 2 "$(grep -c "^$(cut -c1-4 <<<"$host")" "$TEST_DIR/matrix.txt")" "bon_csv2txt's rows named by host and entry"
+benchctl export --format iozone --job "$job" >"$TEST_DIR/matrix.iozone" || fail "export --format iozone of the matrix"
+assert_eq 2 "$(grep -c '^Excel output is below:' "$TEST_DIR/matrix.iozone")" "iozone reports"
+assert_eq "	ext4 on $L1N
+	btrfs on $L1N" "$(grep -o "^	[a-z0-9]* on $L1N" "$TEST_DIR/matrix.iozone")" "iozone reports titled by their entry"
+benchctl export --format iozone --job "$job" --fs-type btrfs >"$TEST_DIR/btrfs.iozone" || fail "export --fs-type btrfs"
+assert_eq 1 "$(grep -c '^Excel output is below:' "$TEST_DIR/btrfs.iozone")" "--fs-type btrfs: one report"
+assert_contains "$(cat "$TEST_DIR/btrfs.iozone")" "btrfs on $L1N" "--fs-type btrfs: btrfs's"
+run benchctl export --format bonnie-csv --job "$job" --entry xfs
+assert_eq 4 "$RC" "--entry of no entry: exit code"
+assert_contains "$OUT" "has no entry 'xfs'; its entries are 'ext4', 'btrfs'" "--entry of no entry names the entries"
+run benchctl show --job "$job" --workload write
+assert_eq 2 "$RC" "--workload on show --job: exit code"
+assert_contains "$OUT" "--workload does not apply" "--workload on show --job says so"
+nothing_mounted "$L1"
 
 log "ok"

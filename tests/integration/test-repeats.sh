@@ -16,8 +16,9 @@
 #      bw:0.001 never does (0, the whole runtime), no steady_state leaves it NULL; benchctl show says
 #      which;
 #   6. what is refused: steady_state without runtime_ms, max_repeats without until_stddev;
-#   7. a filesystem matrix with repeat=2 makes its filesystem once: every run of the entry has the
-#      same fs_uuid, and the daemon logged one mkfs.
+#   7. a filesystem matrix with repeat=2 runs in rounds, even of one entry: all its steps, then all
+#      again, each round on a filesystem made afresh (two fs_uuids, two mkfs in the daemon's log),
+#      runs.round numbering them.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -170,7 +171,7 @@ run benchctl submit --workload write --target "$T" --set until_stddev=5 --set re
 assert_ne 0 "$RC" "max_repeats below repeat with until_stddev is refused"
 assert_contains "$OUT" "max_repeats: 10 is fewer than the 12 runs" "the message says why"
 
-# ---- 7. a matrix entry with repeats makes its filesystem once ----
+# ---- 7. a matrix with repeats runs in rounds, each on a filesystem made afresh ----
 log "7. filesystems=ext4 with repeat=2 on $SCRATCH"
 made_before=$(grep -c ': ext4 made in ' "$BENCHD_LOG" || true)
 run benchctl run --profile dd --set filesystems=ext4 --set devices="$SCRATCH" --set destructive=true \
@@ -178,14 +179,16 @@ run benchctl run --profile dd --set filesystems=ext4 --set devices="$SCRATCH" --
 [ "$RC" = 0 ] || fail "the matrix job with repeat=2 exited $RC: $OUT"
 job=$(sql "select max(id) from jobs")
 assert_eq "0|0|succeeded
-0|1|succeeded
 1|0|succeeded
-1|1|succeeded" "$(runs_of "$job")" "matrix runs: 2 steps × 2 repeats"
-assert_eq 1 "$(sql "select count(distinct fs_uuid) from runs where job_id = $job and fs_uuid is not null")" \
-        "one filesystem for all runs of the entry"
-assert_eq 4 "$(sql "select count(*) from runs where job_id = $job and fs_uuid is not null")" \
-        "every run of the entry records the filesystem"
+0|1|succeeded
+1|1|succeeded" "$(runs_of "$job")" "matrix runs: 2 rounds of 2 steps"
+assert_eq "0 0 1 1" "$(sql "select group_concat(round, ' ') from (select round from runs where job_id = $job order by id)")" \
+        "the runs' rounds"
+assert_eq 2 "$(sql "select count(distinct fs_uuid) from runs where job_id = $job and fs_uuid is not null")" \
+        "a filesystem per round"
+assert_eq 0 "$(sql "select count(*) from (select round from runs where job_id = $job group by round
+        having count(distinct fs_uuid) != 1 or count(fs_uuid) != 2)")" "a round's steps on its one filesystem"
 made_after=$(grep -c ': ext4 made in ' "$BENCHD_LOG" || true)
-assert_eq 1 $((made_after - made_before)) "mkfs runs of the matrix job (benchd's log)"
+assert_eq 2 $((made_after - made_before)) "mkfs runs of the matrix job (benchd's log)"
 
 log "ok"

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # benchctl report (issue 15): self-contained HTML reports, through the real daemon on loop devices,
-# for a single run, an iozone job (a profile of 24 short steps in place of the shipped 104), a
+# for a single run, an iozone job (a profile of 32 short steps in place of the shipped 104), a
 # bonnie job (shortened as test-views does), a filesystem matrix (ext4 and btrfs on a scratch loop
-# device, repeated twice for error bars), a compare --by selection, a history selection, a history
-# with a flagged regression (20 seeded runs 20 times as fast before a real one: its red triangle
-# must be drawn on its point, at its time and MiB/s) and the iozone profile as an ext4/btrfs
-# matrix (a chart per iozone test, a line per filesystem; 16 steps). Each
+# device, in two rounds for error bars: each entry's view, then the entries compared), a compare
+# --by selection, a history selection, a history with a flagged regression (20 seeded runs 20
+# times as fast before a real one: its red triangle must be drawn on its point, at its time and
+# MiB/s) and an iozone profile (16 steps) as an ext4/btrfs matrix (each entry's iozone charts, a
+# heat map of the % differences, and a chart per iozone test with a line per filesystem). Each
 # page must embed exactly what the --json verb prints for the same selection, and, loaded in
 # headless Chromium (one browser for all pages, browser.py), draw the charts its data calls for
 # without a console error, in a screenshot that is not blank. Also: the default file names, escaping of data that looks like HTML, the
@@ -30,20 +31,30 @@ for c in chromium chromium-browser; do
 done
 [ -n "$CHROMIUM" ] || log "no chromium: the pages are checked without a browser (apt-get install chromium)"
 
-# A shorter iozone: its 8 tests at 3 record sizes on 2 file sizes; the other profiles as shipped.
-PROFILES="$TEST_DIR/profiles"
-mkdir -p "$PROFILES"
-cp "$PROFILES_DIR"/*.ini "$PROFILES/"
-{
-        printf '[profile]\ndescription=iozone, shortened for test-report\n'
-        for size in 2M 4M; do
-                for rec in 16K 128K 1M; do
-                        for t in write rewrite read reread randread randwrite backward-read stride-read; do
-                                printf '\n[step %s-%s-%s]\nworkload=%s\nblock_size=%s\nsize=%s\n' "$t" "$rec" "$size" "$t" "$rec" "$size"
+# A shorter iozone: its 8 tests at 2 record sizes on 2 file sizes; the other profiles as shipped.
+# The matrix of section 6c runs one on 1 file size (PROFILES_SMALL): 2 × 16 steps, not 2 × 32.
+# iozone_profile DIR SIZE...: writes DIR/iozone.ini and the shipped others.
+iozone_profile() {
+        local dir=$1 size rec t
+        shift
+        mkdir -p "$dir"
+        cp "$PROFILES_DIR"/*.ini "$dir/"
+        {
+                printf '[profile]\ndescription=iozone, shortened for test-report\n'
+                for size in "$@"; do
+                        for rec in 16K 1M; do
+                                for t in write rewrite read reread randread randwrite backward-read stride-read; do
+                                        printf '\n[step %s-%s-%s]\nworkload=%s\nblock_size=%s\nsize=%s\n' "$t" "$rec" "$size" "$t" \
+                                                "$rec" "$size"
+                                done
                         done
                 done
-        done
-} >"$PROFILES/iozone.ini"
+        } >"$dir/iozone.ini"
+}
+PROFILES="$TEST_DIR/profiles"
+PROFILES_SMALL="$TEST_DIR/profiles-small"
+iozone_profile "$PROFILES" 2M 4M
+iozone_profile "$PROFILES_SMALL" 2M
 
 start_bus
 start_udevd
@@ -163,7 +174,7 @@ label_as_text() {
 in_browser "$P" "run report" label_as_text
 
 # ---- 2. iozone: one chart per test on log scales, the matrix ----
-log "2. an iozone job (48 steps)"
+log "2. an iozone job (32 steps)"
 run_job --profile iozone --target "$SCRATCH_DIR"
 IOZONE_JOB=$job
 run benchctl report --job "$job" -o "$OUTDIR/iozone.html"
@@ -171,7 +182,7 @@ run benchctl report --job "$job" -o "$OUTDIR/iozone.html"
 P="$OUTDIR/iozone.html"
 page_data "$P"
 same_as_verb "$P" view "iozone report" show --job "$job" --json
-assert_eq "iozone|2|48" "$(json_get '"%s|%d|%d" % (d["view"]["view"], len(d["view"]["file_sizes"]), d["runs_left_out"])' <"$P.json")" \
+assert_eq "iozone|2|32" "$(json_get '"%s|%d|%d" % (d["view"]["view"], len(d["view"]["file_sizes"]), d["runs_left_out"])' <"$P.json")" \
         "iozone report: view, file sizes, runs without a section of their own"
 assert_eq 8 "$(python3 "$CHECK" charts "$P")" "charts an iozone job calls for"
 in_browser "$P" "iozone report"
@@ -219,7 +230,7 @@ else
         in_browser "$P" "bonnie report"
 fi
 
-# ---- 4. a filesystem matrix: ext4 and btrfs, two repeats each ----
+# ---- 4. a filesystem matrix: ext4 and btrfs, two rounds ----
 log "4. a filesystem matrix (ext4, btrfs on $L1, repeat=2)"
 run_job --workload write --set filesystems=ext4,btrfs --set devices="$L1" --set destructive=true \
         --set size=8M --set block_size=64K --set repeat=2
@@ -228,8 +239,15 @@ assert_eq 4 "$(sql "select count(*) from runs where job_id = $job and status = '
 (cd "$OUTDIR" && benchctl report --job "$job" >/dev/null) || fail "report --job $job (matrix) failed"
 P="$OUTDIR/benchd-job-$job.html"
 page_data "$P"
-same_as_verb "$P" matrix "matrix report" compare --job "$job" --json
-# Error bars: the stddev of each entry's two repeats, as the database has them.
+same_as_verb "$P" view "matrix report" show --job "$job" --json
+assert_eq "[\"benchctl show --job $job --json\"]" "$(json_get 'json.dumps([d["sources"]["view"]])' <"$P.json")" \
+        "the matrix report's source"
+# Each entry's own view (the per-step table of its runs), titled by where it ran.
+L1N=$(basename "$L1")
+assert_eq "ext4 on $L1N:steps:2|btrfs on $L1N:steps:2" \
+        "$(json_get '"|".join("%s:%s:%d" % (e["place"], e["view"]["view"], e["view"]["steps"][0]["n"]) for e in d["view"]["entries"])' <"$P.json")" \
+        "matrix report: each entry's view"
+# Error bars: the stddev of each entry's two runs, as the database has them.
 want=$(sql "select fs_type, (bytes_written * 1000000.0 / duration_usec) / 1048576.0 from runs where job_id = $job
         order by matrix_entry, id" | python3 -c '
 import statistics, sys
@@ -238,9 +256,13 @@ for line in sys.stdin:
     fs, x = line.strip().split("|")
     v.setdefault(fs, []).append(float(x))
 print(" ".join("%s=%.6f" % (fs, statistics.stdev(xs)) for fs, xs in v.items()))')
-got=$(json_get '" ".join("%s=%.6f" % (e, d["matrix"]["rows"][0]["values"][e]["stddev"]) for e in ("ext4", "btrfs"))' <"$P.json")
-assert_eq "$want" "$got" "matrix report: stddev of the repeats"
+got=$(json_get '" ".join("%s=%.6f" % (e, [c for c in d["view"]["compare"]["cells"] if c["group"] == e][0]["mib_per_s"]["stddev"]) for e in ("ext4", "btrfs"))' <"$P.json")
+assert_eq "$want" "$got" "matrix report: stddev of the rounds"
+assert_eq "paired" "$(json_get '[c for c in d["view"]["compare"]["cells"] if c["group"] == "btrfs"][0]["mib_per_s"]["test"]' <"$P.json")" \
+        "matrix report: the rounds' paired test"
 assert_eq 4 "$(json_get 'len(d["runs"])' <"$P.json")" "matrix report: a section per run"
+grep -q "<title>Job $job (filesystem matrix): ext4 on $L1N, btrfs on $L1N</title>" "$P" ||
+        fail "the matrix report's title does not name both entries: $(grep -o '<title>[^<]*' "$P")"
 in_browser "$P" "matrix report"
 
 # ---- 5. compare --by fs_type over the matrix job ----
@@ -322,26 +344,10 @@ PY
 }
 in_browser "$P" "regression history" regression_marks_drawn
 
-# ---- 6c. an iozone job as a filesystem matrix: KB/s by record size, a line per filesystem ----
-# Its 8 tests at 2 record sizes on one file size (16 steps, 32 runs over the two filesystems):
-# a chart per test with a line per filesystem needs no more, and the 48 steps of section 2 ran
-# twice would be most of this test's time on a loaded machine. (Profiles are read at SubmitJob.)
-{
-        printf '[profile]
-description=iozone, shortened further for the matrix of test-report
-'
-        for rec in 16K 1M; do
-                for t in write rewrite read reread randread randwrite backward-read stride-read; do
-                        printf '
-[step %s-%s-4M]
-workload=%s
-block_size=%s
-size=4M
-' "$t" "$rec" "$t" "$rec"
-                done
-        done
-} >"$PROFILES/iozone.ini"
-log "6c. an iozone filesystem matrix (ext4, btrfs on $L1)"
+# ---- 6c. an iozone job as a filesystem matrix: each entry's iozone, a heat map, a line per entry ----
+log "6c. an iozone filesystem matrix (ext4, btrfs on $L1), 16 steps each"
+stop_benchd
+start_benchd --config="$CONF" --profiles-dir="$PROFILES_SMALL"
 run_job --profile iozone --set filesystems=ext4,btrfs --set devices="$L1" --set destructive=true
 IOZONE_MATRIX_JOB=$job
 assert_eq 32 "$(sql "select count(*) from runs where job_id = $job and status = 'succeeded'")" "iozone matrix runs"
@@ -349,12 +355,29 @@ run benchctl report --job "$job" -o "$OUTDIR/iozone-matrix.html"
 [ "$RC" = 0 ] || fail "report --job $job (iozone matrix) exited $RC: $OUT"
 P="$OUTDIR/iozone-matrix.html"
 page_data "$P"
-same_as_verb "$P" matrix "iozone matrix report" compare --job "$job" --json
-assert_eq "iozone|ext4,btrfs" "$(json_get '"%s|%s" % (d["profile"], ",".join(e["name"] for e in d["matrix"]["entries"]))' <"$P.json")" \
-        "iozone matrix report: profile, entries"
-# The matrix bars (one unit) and a chart per iozone test.
-assert_eq 9 "$(python3 "$CHECK" charts "$P")" "charts an iozone matrix job calls for"
+same_as_verb "$P" view "iozone matrix report" show --job "$job" --json
+assert_eq "iozone|ext4,btrfs|iozone,iozone" \
+        "$(json_get '"%s|%s|%s" % (d["profile"], ",".join(e["name"] for e in d["view"]["entries"]), ",".join(e["view"]["view"] for e in d["view"]["entries"]))' <"$P.json")" \
+        "iozone matrix report: profile, entries, each entry's iozone view"
+# Each entry's 8 iozone charts, and a chart per iozone test with a line per entry; the % differences
+# are a heat map (a table), not 32 groups of bars.
+assert_eq 24 "$(python3 "$CHECK" charts "$P")" "charts an iozone matrix job calls for"
 in_browser "$P" "iozone matrix report"
+if [ -n "$CHROMIUM" ]; then
+        assert_eq 1 "$(grep -o '<table class="heat">' "$P.dom" | wc -l)" "heat maps of the % differences (one entry against ext4)"
+        # Its cells: the 16 differences of btrfs against ext4 (8 tests × 2 record sizes), as compare --job has them.
+        want=$(json_get '" ".join(sorted("%+.1f%%" % c["mib_per_s"]["diff_pct"] for c in d["view"]["compare"]["cells"] if c["group"] == "btrfs"))' <"$P.json")
+        got=$(python3 - "$P.dom" <<'PY'
+import html, re, sys
+t = open(sys.argv[1]).read()
+t = t[t.index('<table class="heat">'):]
+t = t[:t.index("</table>")]
+cells = [html.unescape(re.sub("<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", t, re.S)]
+print(" ".join(sorted(c.replace(" ~", "") for c in cells if c)))
+PY
+)
+        assert_eq "$want" "$got" "the heat map's cells are compare --job's differences"
+fi
 
 # ---- 7. what is refused ----
 log "7. errors"

@@ -8,17 +8,26 @@
 # computed the way each tool computes them (KB = 1024 bytes, MB = 10^6, bonnie++'s %CP as percent
 # of one CPU); the bonnie++ CSV is read by Debian's own bon_csv2txt and bon_csv2html, whose output
 # must carry the same figures (bon_csv2txt's table byte for byte what benchctl shows), and the
-# iozone -R report parses back into the runs' KB/s.
+# iozone -R report parses back into the runs' KB/s. Then the seed's comparison: the bonnie profile
+# as an ext3/ext4 matrix on a scratch loop device: a bonnie++ table per entry (its six metadata
+# figures and seeks/s), and one CSV line per entry (named host-ext3 and host-ext4) that
+# bon_csv2html draws as two rows of one table, each with its entry's figures; --fs-type on a job
+# that is no matrix is refused.
 
 . "$(dirname "$0")/lib.sh"
 
 require_root
-require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 bon_csv2txt bon_csv2html
+require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 mkfs.ext3 wipefs bon_csv2txt bon_csv2html
 require_binaries "$BENCHCTL_BIN"
 
 start_bus
+start_udevd
 scratch_fs 512M ext4
-start_benchd
+# The matrix's device (section 8), marked scratch.
+make_loop 256M; MATRIX_DEV=$LOOP_DEV
+wipefs -a -q "$MATRIX_DEV"
+printf 'ScratchDevices=%s\n' "$MATRIX_DEV" >"$TEST_DIR/benchd.conf"
+start_benchd --config="$TEST_DIR/benchd.conf"
 
 # run_profile NAME SET...: runs the profile to its end; sets $job.
 run_profile() {
@@ -144,11 +153,13 @@ f = json.load(open(sys.argv[2].replace(".html", ".json")))["fields"]
 cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
 assert "Bonnie++ Benchmark results" in html and cells, html[:300]
 # Its figures in its order: M/sec of the blocks, the seeks, the six metadata rates, the latencies.
-def mps(v):
-    # bon_csv2html divides +++++ as Perl does: to 0
-    return "0" if v.startswith("+") else str(round(int(v) / 1024))
-want = [mps(f["put_block"]), f["put_block_cpu"], mps(f["rewrite"]), f["rewrite_cpu"],
-        mps(f["get_block"]), f["get_block_cpu"], f["seeks"], f["seeks_cpu"]]
+# M/sec: K/sec ÷ 1024 rounded half up, as bon_csv2html rounds (141824 K/sec is 139, where
+# round() in Python would give 138).
+# bon_csv2html divides +++++ as Perl does: to 0.
+def msec(k):
+    return "0" if k.startswith("+") else str(int(int(k) / 1024 + 0.5))
+want = [msec(f["put_block"]), f["put_block_cpu"], msec(f["rewrite"]), f["rewrite_cpu"],
+        msec(f["get_block"]), f["get_block_cpu"], f["seeks"], f["seeks_cpu"]]
 want += [f[k] for k in ("seq_create", "seq_create_cpu", "seq_stat", "seq_stat_cpu", "seq_del", "seq_del_cpu",
                         "ran_create", "ran_create_cpu", "ran_stat", "ran_stat_cpu", "ran_del", "ran_del_cpu")]
 want += [f[k + "_latency"] for k in ("put_block", "rewrite", "get_block", "seeks", "seq_create", "seq_stat", "seq_del",
@@ -317,4 +328,56 @@ benchctl export --format bonnie-csv --job "$DD_JOB" >"$TEST_DIR/dd-bonnie.csv" |
 bon_csv2txt <"$TEST_DIR/dd-bonnie.csv" >/dev/null 2>"$TEST_DIR/csv2txt.err" && [ ! -s "$TEST_DIR/csv2txt.err" ] ||
         fail "bon_csv2txt on the dd job's line: $(cat "$TEST_DIR/csv2txt.err")"
 assert_eq ",,,,," "$(cut -d, -f22-27 "$TEST_DIR/dd-bonnie.csv")" "blank metadata fields of the dd job"
-log "views passed (jobs dd $DD_JOB, bonnie $BONNIE_JOB, ping $PING_JOB)"
+# Entries of a job that is no matrix: nothing to choose, said so.
+run benchctl export --format bonnie-csv --job "$DD_JOB" --fs-type ext4
+assert_eq 2 "$RC" "--fs-type on a job that is no matrix: exit code"
+assert_contains "$OUT" "job $DD_JOB is not a filesystem matrix" "--fs-type on a job that is no matrix says so"
+run benchctl show --job "$DD_JOB" --entry ext4
+assert_eq 2 "$RC" "--entry on a job that is no matrix: exit code"
+
+# ---- 8. the seed's ext3 against ext4: the bonnie profile as a matrix ----
+log "8. bonnie on ext3 and ext4 ($MATRIX_DEV)"
+run benchctl run --profile bonnie --set filesystems=ext3,ext4 --set devices="$MATRIX_DEV" --set destructive=true \
+        --set size=2M --set runtime_ms=0 --set file_count=256
+[ "$RC" = 0 ] || fail "the bonnie matrix exited $RC: $OUT"
+job=$(sql "select max(id) from jobs")
+assert_eq 14 "$(sql "select count(*) from runs where job_id = $job and status = 'succeeded'")" "runs of the bonnie matrix"
+run benchctl show --job "$job"
+[ "$RC" = 0 ] || fail "show --job $job (bonnie matrix) exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/matrix-view.txt"
+DEVN=$(basename "$MATRIX_DEV")
+assert_contains "$OUT" "entry 1 of 2, ext3 on $DEVN: 7 succeeded runs: bonnie++'s table" "ext3's bonnie table"
+assert_contains "$OUT" "entry 2 of 2, ext4 on $DEVN: 7 succeeded runs: bonnie++'s table" "ext4's bonnie table"
+assert_eq 2 "$(grep -c -- '------Sequential Create------' "$TEST_DIR/matrix-view.txt")" "metadata tables, one per entry"
+run benchctl show --job "$job" --json
+printf '%s\n' "$OUT" >"$TEST_DIR/matrix-view.json"
+benchctl export --format bonnie-csv --job "$job" >"$TEST_DIR/matrix.csv" || fail "export --format bonnie-csv of the matrix"
+bon_csv2html <"$TEST_DIR/matrix.csv" >"$TEST_DIR/matrix.html" 2>"$TEST_DIR/csv2html.err" || fail "bon_csv2html failed"
+[ -s "$TEST_DIR/csv2html.err" ] && fail "bon_csv2html complained: $(cat "$TEST_DIR/csv2html.err")"
+check_py "$TEST_DIR/matrix-view.json" '
+import json, re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); d = json.load(open(sys.argv[2]))
+lines = open(sys.argv[2].replace("-view.json", ".csv")).read().splitlines()
+html = open(sys.argv[2].replace("-view.json", ".html")).read()
+host = db.execute("select json_extract(environment, \"$.host\") from runs where job_id = ? limit 1", (d["job"],)).fetchone()[0]
+assert d["view"] == "matrix" and [e["name"] for e in d["entries"]] == ["ext3", "ext4"], d
+assert len(lines) == 2, lines
+for e, line in zip(d["entries"], lines):
+    f = e["view"]["fields"]
+    # Each entry its own: the name says which, the line is its view, the block write its runs.
+    assert f["name"] == host + "-" + e["name"], (f["name"], host, e["name"])
+    assert e["view"]["csv"] == line, (e["view"]["csv"], line)
+    b, us = db.execute("select bytes_written, duration_usec from runs where job_id = ? and workload = \"write\" and fs_type = ?",
+                       (d["job"], e["name"])).fetchone()
+    assert f["put_block"] == str(int(b / (us / 1e6) / 1024.0)), (e["name"], f["put_block"], b, us)
+    # The six metadata figures and the seeks a second, all there.
+    for k in ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del", "seeks"):
+        assert f[k] not in ("", None), (e["name"], k, f[k])
+    ops = db.execute("select ops_per_s from run_summary where job_id = ? and workload = \"seeks\" and fs_type = ?",
+                     (d["job"], e["name"])).fetchone()[0]
+    assert f["seeks"] == ("%.0f" if ops >= 1000 else "%.1f") % ops, (f["seeks"], ops)
+# bon_csv2html draws the two lines as two rows, named by host and entry: the seed table.
+names = re.findall(r"class=\"rowheader\">(?:<font[^>]*>)?(" + re.escape(host) + r"-ext[34])</td>", html)
+assert names == [host + "-ext3", host + "-ext4"], names
+'
+log "views passed (jobs dd $DD_JOB, bonnie $BONNIE_JOB, ping $PING_JOB, bonnie matrix $job)"

@@ -4,7 +4,11 @@
  * SQL, as an import or a user would leave them) gives one cell per row and group with the n, means
  * and squared deviations worked out by hand here; only succeeded runs count, the filter applies,
  * each group key groups by what it says; then compare_finish() orders groups the way people read
- * them, picks the baseline, and weighs every difference with Welch's test.
+ * them (in the order they were first run), picks the baseline, and weighs every difference with
+ * Welch's test, or, for runs of a matrix made in rounds, with the paired test over the rounds
+ * (db_compare_rounds()): constructed rounds on a drifting machine give no false difference where
+ * the same figures run entry by entry do, and a real 3% difference is found where Welch's test
+ * misses it.
  */
 #include <check.h>
 #include <errno.h>
@@ -46,12 +50,13 @@ typedef struct TestRun {
         const char *members;
         int64_t matrix_entry;   /* 0: NULL, else entry + 1 */
         uint64_t started_usec;  /* 0: 1700000000000000 */
+        int64_t round;          /* 0: NULL, else round + 1 */
 } TestRun;
 
-static uint64_t add_job(Db *db) {
+static uint64_t add_job_spec(Db *db, const char *spec) {
         DbJob j = {
                 .workload = "write",
-                .spec_json = "{}",
+                .spec_json = spec,
                 .target = "/tmp/x",
                 .submitted_usec = 1700000000000000,
         };
@@ -59,6 +64,10 @@ static uint64_t add_job(Db *db) {
 
         ck_assert_int_eq(db_job_insert(db, &j, &id), 0);
         return id;
+}
+
+static uint64_t add_job(Db *db) {
+        return add_job_spec(db, "{}");
 }
 
 static void add_runs(uint64_t job, const TestRun *runs, size_t n) {
@@ -71,9 +80,10 @@ static void add_runs(uint64_t job, const TestRun *runs, size_t n) {
                 "INSERT INTO runs (job_id, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, jobs, "
                 "direct, target, started_usec, duration_usec, status, bytes_read, bytes_written, ios_read, "
                 "ios_written, ops, lat_p50_ns, lat_p99_ns, fs_type, environment, device_name, label, tags, "
-                "layout, members, matrix_entry) "
+                "layout, members, matrix_entry, \"round\") "
                 "VALUES (?1, ?2, ?3, 1073741824, 0, 0, ?4, 1, 1, '/tmp/x', ?5, 1000000, ?6, 0, ?7, 0, ?8, 0, "
-                "nullif(?9, 0), nullif(?10, 0), ?11, ?12, ?13, ?14, ?15, ?16, ?17, nullif(?18, 0) - 1)",
+                "nullif(?9, 0), nullif(?10, 0), ?11, ?12, ?13, ?14, ?15, ?16, ?17, nullif(?18, 0) - 1, "
+                "nullif(?19, 0) - 1)",
                 -1, &st, NULL), SQLITE_OK);
         for (size_t i = 0; i < n; i++) {
                 const TestRun *r = &runs[i];
@@ -96,6 +106,7 @@ static void add_runs(uint64_t job, const TestRun *runs, size_t n) {
                 sqlite3_bind_text(st, 16, r->layout, -1, SQLITE_STATIC);
                 sqlite3_bind_text(st, 17, r->members, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(st, 18, r->matrix_entry);
+                sqlite3_bind_int64(st, 19, r->round);
                 ck_assert_msg(sqlite3_step(st) == SQLITE_DONE, "insert: %s", sqlite3_errmsg(s));
                 sqlite3_reset(st);
         }
@@ -265,14 +276,15 @@ START_TEST(test_group_tags_devices_matrix) {
         c = (Cells) {};
         ck_assert_int_eq(db_compare_runs(db, "label", NULL, collect, &c), 1);  /* "" and NULL: "-" */
 
-        /* Names in version order, not byte order: loop2 before loop10. */
+        /* Groups in the order their first runs were made: loop10's came first. */
         ck_assert_int_eq(db_compare_runs(db, "device_name", NULL, compare_add, &cmp), 2);
         ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
         ck_assert_uint_eq(cmp.n_groups, 2);
-        ck_assert_str_eq(cmp.groups[0].name, "loop2");
-        ck_assert_str_eq(cmp.groups[1].name, "loop10");
-        ck_assert_uint_eq(cmp.cells[0].group, 0);
-        ck_assert_uint_eq(cmp.cells[0].runs, 4);
+        ck_assert_str_eq(cmp.groups[0].name, "loop10");
+        ck_assert_str_eq(cmp.groups[1].name, "loop2");
+        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "loop10");
+        ck_assert_uint_eq(cmp.cells[1].group, 1);
+        ck_assert_uint_eq(cmp.cells[1].runs, 4);
         compare_clear(&cmp);
 
         /* Matrix entries in entry order, named by filesystem, layout and members; two entries of the
@@ -286,6 +298,40 @@ START_TEST(test_group_tags_devices_matrix) {
         ck_assert_str_eq(cmp.groups[3].name, "ext4 loop2 #3");
         ck_assert_int_eq(cmp.groups[2].order, 2);
         ck_assert_uint_eq(cmp.runs, 4);
+        compare_clear(&cmp);
+}
+END_TEST
+
+/* Entries named as the job's own tables name them, from the devices its spec lists: the
+ * filesystem alone on one device, the device too on several, the layout alone across them. */
+START_TEST(test_matrix_names_by_job) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t one = add_job_spec(db, "{\"devices\":[\"/dev/loop0\"]}");
+        uint64_t two = add_job_spec(db, "{\"devices\":[\"/dev/loop1\",\"/dev/loop2\"]}");
+        static const TestRun a[] = {
+                { .fs_type = "ext4", .mib = 1, .layout = "single", .members = "[\"/dev/loop0\"]", .matrix_entry = 1 },
+                { .fs_type = "btrfs", .mib = 2, .layout = "single", .members = "[\"/dev/loop0\"]", .matrix_entry = 2 },
+        };
+        static const TestRun b[] = {
+                { .fs_type = "ext4", .mib = 1, .layout = "single", .members = "[\"/dev/loop1\"]", .matrix_entry = 1 },
+                { .fs_type = "ext4", .mib = 2, .layout = "single", .members = "[\"/dev/loop2\"]", .matrix_entry = 2 },
+                { .fs_type = "btrfs", .mib = 3, .layout = "raid1", .members = "[\"/dev/loop1\",\"/dev/loop2\"]",
+                  .matrix_entry = 3 },
+        };
+        Compare cmp = {};
+
+        add_runs(one, a, ELEMENTSOF(a));
+        add_runs(two, b, ELEMENTSOF(b));
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = one }, compare_add, &cmp), 2);
+        ck_assert_int_eq(compare_finish(&cmp, "btrfs", 0.95), 0);
+        ck_assert_str_eq(cmp.groups[0].name, "ext4");
+        ck_assert_str_eq(cmp.groups[1].name, "btrfs");
+        compare_clear(&cmp);
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = two }, compare_add, &cmp), 3);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        ck_assert_str_eq(cmp.groups[0].name, "ext4 loop1");
+        ck_assert_str_eq(cmp.groups[1].name, "ext4 loop2");
+        ck_assert_str_eq(cmp.groups[2].name, "btrfs raid1");
         compare_clear(&cmp);
 }
 END_TEST
@@ -322,12 +368,19 @@ START_TEST(test_compare_against_baseline) {
         add_runs(add_job(db), fixture, ELEMENTSOF(fixture));
         ck_assert_int_eq(db_compare_runs(db, "fs_type", NULL, compare_add, &cmp), 4);
         ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        /* ext4 was run first: it is the first group, and the baseline unless one is named. */
+        ck_assert_str_eq(cmp.groups[0].name, "ext4");
+        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "ext4");
+        compare_clear(&cmp);
+
+        ck_assert_int_eq(db_compare_runs(db, "fs_type", NULL, compare_add, &cmp), 4);
+        ck_assert_int_eq(compare_finish(&cmp, "btrfs", 0.95), 0);
         ck_assert_uint_eq(cmp.runs, 10);
         ck_assert_uint_eq(cmp.n_groups, 2);
-        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "btrfs");       /* the first group */
-        r_ext4 = &cmp.cells[1];
-        w_btrfs = &cmp.cells[2];
-        w_ext4 = &cmp.cells[3];
+        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "btrfs");
+        r_ext4 = &cmp.cells[0];
+        w_ext4 = &cmp.cells[2];
+        w_btrfs = &cmp.cells[3];
         ck_assert_str_eq(w_ext4->workload, "write");
         ck_assert_str_eq(cmp.groups[w_ext4->group].name, "ext4");
 
@@ -364,11 +417,12 @@ START_TEST(test_compare_against_baseline) {
         ck_assert_int_eq(db_compare_runs(db, "fs_type", NULL, compare_add, &cmp), 4);
         ck_assert_int_eq(compare_finish(&cmp, "ext4", 0.99), 0);
         ck_assert_str_eq(cmp.groups[cmp.baseline].name, "ext4");
-        f = &cmp.cells[2].figures[DB_FIGURE_MIB_PER_S];
+        f = &cmp.cells[3].figures[DB_FIGURE_MIB_PER_S];
         assert_close(f->diff_pct, (145.0 - 110.0) / 110.0 * 100.0, 1e-9);
         assert_close(f->p_value, w.p, 1e-12);
         ck_assert(f->significant == (w.p < 0.01));
-        ck_assert(cmp.cells[2].figures[DB_FIGURE_MIB_PER_S].ci_high - cmp.cells[2].figures[DB_FIGURE_MIB_PER_S].ci_low >
+        ck_assert(!f->paired);
+        ck_assert(cmp.cells[3].figures[DB_FIGURE_MIB_PER_S].ci_high - cmp.cells[3].figures[DB_FIGURE_MIB_PER_S].ci_low >
                   hi - lo);
         compare_clear(&cmp);
 
@@ -415,6 +469,160 @@ START_TEST(test_compare_noisy_and_clear) {
 }
 END_TEST
 
+/* The drifting machine of test-stats.c's rounds: +1% a visit, a little noise. */
+static double drift_figure(double truth, unsigned visit) {
+        return truth + 1.0 * visit + 0.3 * sin(visit * 2.1);
+}
+
+#define ROUNDS 6
+
+/* A matrix of ext4 (entry 0, baseline) and btrfs (entry 1): write, where both are 100, and read,
+ * where btrfs is truly 3% faster. rounds: in alternating rounds (A B, B A, ...: runs.round set);
+ * else entry by entry (all of ext4's runs, then btrfs's: no rounds). */
+static void add_matrix(Db *db, uint64_t job, bool rounds) {
+        TestRun runs[2 * 2 * ROUNDS];
+        size_t n = 0;
+
+        for (unsigned r = 0; r < ROUNDS; r++)
+                for (unsigned e = 0; e < 2; e++)
+                        for (unsigned w = 0; w < 2; w++) {
+                                /* Each visit of an entry runs write then read. */
+                                unsigned slot = rounds ? 2 * r + (r % 2 == 0 ? e : 1 - e) : e * ROUNDS + r;
+                                double truth = w == 1 && e == 1 ? 103 : 100;
+
+                                runs[n++] = (TestRun) {
+                                        .workload = w == 0 ? "write" : "read",
+                                        .fs_type = e == 0 ? "ext4" : "btrfs",
+                                        .layout = "single",
+                                        .members = "[\"/dev/loop0\"]",
+                                        .matrix_entry = e + 1,
+                                        .mib = drift_figure(truth, slot),
+                                        .round = rounds ? r + 1 : 0,
+                                };
+                        }
+        add_runs(job, runs, n);
+}
+
+static const CompareFigure *cell_figure(const Compare *cmp, const char *workload, const char *group) {
+        for (size_t i = 0; i < cmp->n_cells; i++)
+                if (streq(cmp->cells[i].workload, workload) && streq(cmp->groups[cmp->cells[i].group].name, group))
+                        return &cmp->cells[i].figures[DB_FIGURE_MIB_PER_S];
+        ck_abort_msg("no cell %s/%s", workload, group);
+        return NULL;
+}
+
+START_TEST(test_compare_paired_rounds) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t in_rounds = add_job(db), entry_by_entry = add_job(db);
+        const CompareFigure *write, *read;
+        Compare cmp = {};
+
+        add_matrix(db, in_rounds, true);
+        add_matrix(db, entry_by_entry, false);
+
+        /* In rounds: the pairs of each round, the paired test. No false difference on write; the
+         * real 3% on read found. */
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = in_rounds }, compare_add, &cmp), 4);
+        ck_assert_int_eq(db_compare_rounds(db, "matrix", &(DbRunFilter) { .job = in_rounds }, compare_add_round, &cmp),
+                         4 * ROUNDS);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "ext4 loop0");
+        write = cell_figure(&cmp, "write", "btrfs loop0");
+        read = cell_figure(&cmp, "read", "btrfs loop0");
+        ck_assert(write->paired && write->pairs == ROUNDS && write->has_test && !write->significant);
+        ck_assert_msg(write->p_value > 0.5, "p = %g", write->p_value);
+        ck_assert(write->has_diff_interval && write->diff_ci_low_pct < 0 && write->diff_ci_high_pct > 0);
+        ck_assert(read->paired && read->significant);
+        ck_assert_msg(read->p_value < 0.01, "p = %g", read->p_value);
+        ck_assert(read->diff_ci_low_pct > 0);
+        /* Complete rounds: the pairs' difference is the means' difference. */
+        assert_close(read->diff_pct, (read->mean - cell_figure(&cmp, "read", "ext4 loop0")->mean) /
+                     cell_figure(&cmp, "read", "ext4 loop0")->mean * 100, 1e-9);
+        compare_clear(&cmp);
+
+        /* The same rounds without their pairs (too many of them): Welch's test misses the 3%. */
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = in_rounds }, compare_add, &cmp), 4);
+        ck_assert_int_eq(db_compare_rounds(db, "matrix", &(DbRunFilter) { .job = in_rounds }, compare_add_round, &cmp),
+                         4 * ROUNDS);
+        compare_drop_rounds(&cmp);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        read = cell_figure(&cmp, "read", "btrfs loop0");
+        ck_assert(!read->paired && read->has_test && !read->significant);
+        compare_clear(&cmp);
+
+        /* Entry by entry, the same machine: btrfs's runs come six visits later, and Welch's test
+         * calls the drift a difference on write, where there is none. */
+        ck_assert_int_eq(db_compare_runs(db, "matrix", &(DbRunFilter) { .job = entry_by_entry }, compare_add, &cmp), 4);
+        ck_assert_int_eq(db_compare_rounds(db, "matrix", &(DbRunFilter) { .job = entry_by_entry }, compare_add_round,
+                                           &cmp), 0);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        write = cell_figure(&cmp, "write", "btrfs loop0");
+        ck_assert(!write->paired && write->significant && write->diff_pct > 4);
+        compare_clear(&cmp);
+
+        /* Both jobs by fs_type: runs outside rounds have no partner, so Welch's test for all. */
+        ck_assert_int_eq(db_compare_runs(db, "fs_type", NULL, compare_add, &cmp), 4);
+        ck_assert_int_eq(db_compare_rounds(db, "fs_type", NULL, compare_add_round, &cmp), 4 * ROUNDS);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        ck_assert(!cell_figure(&cmp, "read", "btrfs")->paired);
+        compare_clear(&cmp);
+}
+END_TEST
+
+/* Pairs are of one job's round: two jobs' round 0 are not a pair, and a round one entry did not
+ * get to (the job was cancelled) has none. */
+START_TEST(test_compare_pairs_by_job_and_round) {
+        _cleanup_(db_closep) Db *db = open_db();
+        uint64_t j1 = add_job(db), j2 = add_job(db);
+#define RUN(fs, e, r, v) { .fs_type = fs, .matrix_entry = (e) + 1, .round = (r) + 1, .mib = (v), .layout = "single", \
+                           .members = "[\"/dev/loop0\"]" }
+        static const TestRun a[] = {
+                RUN("ext4", 0, 0, 100), RUN("btrfs", 1, 0, 110), RUN("btrfs", 1, 1, 111), RUN("ext4", 0, 1, 101),
+                RUN("ext4", 0, 2, 100),                 /* cancelled before btrfs's visit */
+        };
+        static const TestRun b[] = {
+                RUN("ext4", 0, 0, 50), RUN("btrfs", 1, 0, 56), RUN("btrfs", 1, 1, 54), RUN("ext4", 0, 1, 49),
+        };
+#undef RUN
+        const CompareFigure *f;
+        Compare cmp = {};
+
+        add_runs(j1, a, ELEMENTSOF(a));
+        add_runs(j2, b, ELEMENTSOF(b));
+        ck_assert_int_eq(db_compare_runs(db, "fs_type", NULL, compare_add, &cmp), 2);
+        ck_assert_int_eq(db_compare_rounds(db, "fs_type", NULL, compare_add_round, &cmp), 9);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        ck_assert_str_eq(cmp.groups[cmp.baseline].name, "ext4");
+        f = cell_figure(&cmp, "write", "btrfs");
+        /* Pairs (100, 110), (101, 111), (50, 56), (49, 54): differences 10, 10, 6, 5. */
+        ck_assert(f->paired);
+        ck_assert_uint_eq(f->pairs, 4);
+        assert_close(f->diff_pct, (10 + 10 + 6 + 5) / 4.0 / ((100 + 101 + 50 + 49) / 4.0) * 100, 1e-6);
+        compare_clear(&cmp);
+}
+END_TEST
+
+START_TEST(test_compare_rounds_bound) {
+        Compare cmp = {};
+        DbCompareCell cell = { .workload = "write", .group = "g", .group_order = -1, .runs = 2, .round_runs = 2 };
+        DbCompareRound round = { .workload = "write", .group = "g", .group_order = -1, .job_id = 1, .runs = 1 };
+
+        ck_assert_int_eq(compare_add(&cell, &cmp), 0);
+        for (unsigned i = 0; i < COMPARE_ROUNDS_MAX; i++) {
+                round.round = i;
+                ck_assert_int_eq(compare_add_round(&round, &cmp), 0);
+        }
+        ck_assert_int_eq(compare_add_round(&round, &cmp), -E2BIG);
+        compare_drop_rounds(&cmp);
+        ck_assert_uint_eq(cmp.cells[0].n_rounds, 0);
+        /* A round of no cell. */
+        round.group = "h";
+        ck_assert_int_eq(compare_add_round(&round, &cmp), -ENOENT);
+        ck_assert_int_eq(compare_finish(&cmp, NULL, 0.95), 0);
+        compare_clear(&cmp);
+}
+END_TEST
+
 START_TEST(test_compare_cells_max) {
         Compare cmp = {};
         DbCompareCell cell = { .workload = "write", .group = "g", .group_order = -1, .runs = 1 };
@@ -442,6 +650,10 @@ static Suite *compare_suite(void) {
         tcase_add_test(tc, test_compare_against_baseline);
         tcase_add_test(tc, test_compare_noisy_and_clear);
         tcase_add_test(tc, test_compare_cells_max);
+        tcase_add_test(tc, test_compare_paired_rounds);
+        tcase_add_test(tc, test_matrix_names_by_job);
+        tcase_add_test(tc, test_compare_pairs_by_job_and_round);
+        tcase_add_test(tc, test_compare_rounds_bound);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -16,7 +16,9 @@
  *   "-" for none; EINVAL for an event that does not apply in the stage.
  *
  * Steps are workloads, comma-separated, each optionally with "*N" (repeat=N) and "~M/X"
- * (until_stddev of M thousandths of a percent, max_repeats=X): "write*3,read", "randread~5000/10".
+ * (until_stddev of M thousandths of a percent, max_repeats=X): "write*3,read", "randread~5000/10";
+ * "@FS" makes it a step of a filesystem matrix's entry FS (on one device): such a job repeats in
+ * rounds, and the round is the R of N/R.
  */
 #include <check.h>
 #include <errno.h>
@@ -26,6 +28,7 @@
 
 #include "jobs/job-core.h"
 #include "shared/job-state.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 #define E_END { .type = _JOB_EVENT_MAX }
@@ -60,7 +63,7 @@
 typedef struct Row {
         const char *name;
         const char *steps;              /* workloads, comma-separated */
-        JobEvent events[24];
+        JobEvent events[32];
         const char *actions;
         JobStage stage;
         JobState state;
@@ -348,6 +351,61 @@ static const Row rows[] = {
           RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 store-end:succeeded | announce-end:succeeded | -",
           JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
 
+        /* ---- a filesystem matrix in rounds: entry by entry, the order alternating ---- */
+        { "repeat=2 on ext4 and btrfs: round 0 forward, round 1 backward, each entry's steps in order",
+          "write*2@ext4,read*2@ext4,write*2@btrfs,read*2@btrfs",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED,
+            WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED,
+            WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 next-step:2 flush | begin-step:2 | - "
+          "| finish-run:2:succeeded remove-files:2 next-step:3 flush | begin-step:3 | - "
+          "| finish-run:3:succeeded remove-files:3 next-step:2/1 flush | begin-step:2/1 | - "
+          "| finish-run:2/1:succeeded remove-files:2 next-step:3/1 flush | begin-step:3/1 | - "
+          "| finish-run:3/1:succeeded remove-files:3 next-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 next-step:1/1 flush | begin-step:1/1 | - "
+          "| finish-run:1/1:succeeded remove-files:1 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "until_stddev=5% in rounds: another round while any entry is unstable, at most max_repeats",
+          "write~5000/4@ext4,write~5000/4@btrfs",
+          { RUN0, WORKER_FIG(100), STORED, STEP_STARTED, WORKER_FIG(100), STORED, STEP_STARTED,
+            WORKER_FIG(100, 120), STORED, STEP_STARTED, WORKER_FIG(100, 100), STORED, STEP_STARTED,
+            WORKER_FIG(100, 100, 100), STORED, STEP_STARTED, WORKER_FIG(100, 120, 80), STORED, STEP_STARTED,
+            WORKER_FIG(100, 120, 80, 100), STORED, STEP_STARTED, WORKER_FIG(100, 100, 100, 100), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 next-step:1/1 flush | begin-step:1/1 | - "
+          "| finish-run:1/1:succeeded remove-files:1 next-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 next-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 next-step:1/2 flush | begin-step:1/2 | - "
+          "| finish-run:1/2:succeeded remove-files:1 next-step:1/3 flush | begin-step:1/3 | - "
+          "| finish-run:1/3:succeeded remove-files:1 next-step:0/3 flush | begin-step:0/3 | - "
+          "| finish-run:0/3:succeeded remove-files:0 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "until_stddev in rounds: every entry stable after the third round ends the job",
+          "write~5000/9@ext4,write~5000/9@btrfs",
+          { RUN0, WORKER_FIG(100), STORED, STEP_STARTED, WORKER_FIG(50), STORED, STEP_STARTED,
+            WORKER_FIG(50, 50), STORED, STEP_STARTED, WORKER_FIG(100, 100), STORED, STEP_STARTED,
+            WORKER_FIG(100, 100, 101), STORED, STEP_STARTED, WORKER_FIG(50, 50, 50), STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 next-step:1/1 flush | begin-step:1/1 | - "
+          "| finish-run:1/1:succeeded remove-files:1 next-step:0/1 flush | begin-step:0/1 | - "
+          "| finish-run:0/1:succeeded remove-files:0 next-step:0/2 flush | begin-step:0/2 | - "
+          "| finish-run:0/2:succeeded remove-files:0 next-step:1/2 flush | begin-step:1/2 | - "
+          "| finish-run:1/2:succeeded remove-files:1 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+        { "a failure in round 1 ends the job, naming the round", "write*3@ext4,write*3@btrfs",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, STEP_STARTED, WORKER_FAIL("no space"), STORED,
+            E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 next-step:1/1 flush | begin-step:1/1 | - "
+          "| finish-run:1/1:failed remove-files:1 store-end:failed | announce-end:failed",
+          JOB_STAGE_ENDED, JOB_FAILED, "step 1 (write) round 1: no space" },
+        { "a matrix that runs once has no rounds", "write@ext4,write@btrfs",
+          { RUN0, WORKER_OK, STORED, STEP_STARTED, WORKER_OK, STORED, E_END },
+          RUN0_ACTIONS "| finish-run:0:succeeded remove-files:0 next-step:1 flush | begin-step:1 | - "
+          "| finish-run:1:succeeded remove-files:1 store-end:succeeded | announce-end:succeeded",
+          JOB_STAGE_ENDED, JOB_SUCCEEDED, NULL },
+
         /* ---- events that cannot happen in the stage change nothing ---- */
         { "out of place", "write",
           { WORKER_OK, STORED, RETRY, RESULTS, STEP_STARTED, REFUSED("x"), START, STORED, START, WORKER_OK, RETRY, E_END },
@@ -417,16 +475,22 @@ static void append(char *buf, size_t size, const char *s) {
 START_TEST(test_rows) {
         const Row *row = &rows[_i];
         _cleanup_free_ char *copy = strdup(row->steps);
-        JobSpec steps[4];
+        JobSpec steps[8];
         size_t n_steps = 0;
-        char got[2048] = "", *save = NULL;
+        char got[4096] = "", *save = NULL;
         JobCore c;
 
         for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-                char *star = strchr(w, '*'), *tilde = strchr(w, '~');
+                char *star = strchr(w, '*'), *tilde = strchr(w, '~'), *at = strchr(w, '@');
 
                 ck_assert_uint_lt(n_steps, ELEMENTSOF(steps));
                 spec_init(&steps[n_steps]);
+                if (at) {
+                        ck_assert_int_eq(strv_push(&steps[n_steps].filesystems, at + 1), 0);
+                        ck_assert_int_eq(strv_push(&steps[n_steps].devices, "/dev/loop0"), 0);
+                        steps[n_steps].layout = LAYOUT_SINGLE;
+                        *at = 0;
+                }
                 if (tilde) {
                         unsigned milli, max;
                         ck_assert_int_eq(sscanf(tilde + 1, "%u/%u", &milli, &max), 2);

@@ -4,7 +4,10 @@
  * (each filesystem on each device in turn for layout=single, across all devices for btrfs RAID),
  * each step narrowed to its entry (one filesystem, its members, target the first member, only its
  * own options), entries found again from the steps alone (a restored job), named as tables show
- * them, bounded, and the members judged one spec each.
+ * them, bounded, and the members judged one spec each. Then the order of rounds (jobs/rounds.c):
+ * entries forward in even rounds and backward in odd ones, each entry's steps in order, the
+ * visits and steps each other's inverse, the number of rounds the steps ask for, and the places
+ * the progress line names.
  */
 
 #include <check.h>
@@ -15,6 +18,7 @@
 
 #include "check-util.h"
 #include "jobs/matrix.h"
+#include "jobs/rounds.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -194,6 +198,119 @@ START_TEST(test_too_many_steps) {
 }
 END_TEST
 
+/* Three entries of two steps (ext4, xfs, btrfs on one device, write then read), in rounds. */
+START_TEST(test_rounds_order) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4,xfs,btrfs", "devices=/dev/loop0", "destructive=true",
+                "size=16M", "repeat=3", NULL };
+        /* The steps are ext4 0 1, xfs 2 3, btrfs 4 5. */
+        static const uint32_t want[3][6] = {
+                { 0, 1, 2, 3, 4, 5 },
+                { 4, 5, 2, 3, 0, 1 },
+                { 0, 1, 2, 3, 4, 5 },
+        };
+        static const char *const fs[] = { "ext4", "xfs", "btrfs" };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 6);
+        ck_assert(rounds_apply(steps, n));
+        ck_assert_uint_eq(rounds_min(steps, n), 3);
+        ck_assert_uint_eq(rounds_max(steps, n), 3);
+        for (uint32_t r = 0; r < 3; r++)
+                for (uint32_t v = 0; v < n; v++) {
+                        uint32_t step = rounds_step(steps, n, r, v);
+
+                        ck_assert_msg(step == want[r][v], "round %u visit %u: step %u, want %u", r, v, step,
+                                      want[r][v]);
+                        ck_assert_uint_eq(rounds_visit(steps, n, r, step), v);
+                        /* A visit of an entry begins where the entry does: its filesystem is made there. */
+                        ck_assert(matrix_step_starts_entry(steps, step) == (v % 2 == 0));
+                }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *place = rounds_entry_place(&steps[i]);
+                char w[64];
+
+                snprintf(w, sizeof w, "%s on loop0", fs[i / 2]);
+                ck_assert_str_eq(place, w);
+        }
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
+/* A btrfs RAID entry is named by its layout and all its members. */
+START_TEST(test_rounds_place_raid) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=btrfs", "layout=raid1", "devices=/dev/loop1,/dev/disk/by-id/x-2",
+                "destructive=true", "size=16M", NULL };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL, *place = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        place = rounds_entry_place(&steps[0]);
+        ck_assert_str_eq(place, "btrfs raid1 on loop1+x-2");
+        /* Once: no rounds. */
+        ck_assert(!rounds_apply(steps, n));
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
+/* How many rounds the steps ask for, and which jobs run in rounds at all. */
+static const struct {
+        const char *a[4];
+        bool apply;
+        uint32_t min, max;
+} rounds_cases[] = {
+        { { "filesystems=ext4,btrfs", "repeat=1", NULL }, false, 1, 1 },
+        { { "filesystems=ext4,btrfs", "repeat=2", NULL }, true, 2, 2 },
+        { { "filesystems=ext4", "repeat=2", NULL }, true, 2, 2 },
+        { { "filesystems=ext4,btrfs", "until_stddev=5", "max_repeats=7", NULL }, true, 3, 7 },
+        { { "filesystems=ext4,btrfs", "repeat=4", "until_stddev=5", "max_repeats=7" }, true, 4, 7 },
+        /* Not a matrix: repeats run step by step, as they always did. */
+        { { "repeat=3", NULL }, false, 3, 3 },
+};
+
+START_TEST(test_rounds_plan) {
+        JobSpec job, base[2], *steps = base;
+        _cleanup_free_ char *err = NULL;
+        size_t n = 2;
+
+        spec_init(&job);
+        ck_assert_int_eq(spec_set_assignment(&job, "workload=write", &err), 0);
+        ck_assert_int_eq(spec_set_assignment(&job, "size=16M", &err), 0);
+        ck_assert_int_eq(spec_set_assignment(&job, "target=/dev/loop0", &err), 0);
+        ck_assert_int_eq(spec_set_assignment(&job, "destructive=true", &err), 0);
+        for (size_t k = 0; k < ELEMENTSOF(rounds_cases[_i].a) && rounds_cases[_i].a[k]; k++)
+                ck_assert_msg(spec_set_assignment(&job, rounds_cases[_i].a[k], &err) == 0, "'%s': %s",
+                              rounds_cases[_i].a[k], strna(err));
+        ck_assert_msg(spec_finalize(&job, &err) == 0, "%s", strna(err));
+        base_steps(&job, base);
+        if (spec_is_matrix(&job))
+                ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert(rounds_apply(steps, n) == rounds_cases[_i].apply);
+        ck_assert_uint_eq(rounds_min(steps, n), rounds_cases[_i].min);
+        ck_assert_uint_eq(rounds_max(steps, n), rounds_cases[_i].max);
+        if (steps != base)
+                spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
 /* What a later entry's first step may find on its members: the filesystem the job made there last. */
 START_TEST(test_made) {
         _cleanup_(matrix_made_clear) MatrixMade m = {};
@@ -237,6 +354,9 @@ int main(void) {
         tcase_add_test(tc, test_one_device_name);
         tcase_add_test(tc, test_too_many_steps);
         tcase_add_test(tc, test_made);
+        tcase_add_test(tc, test_rounds_order);
+        tcase_add_test(tc, test_rounds_place_raid);
+        tcase_add_loop_test(tc, test_rounds_plan, 0, ELEMENTSOF(rounds_cases));
         suite_add_tcase(s, tc);
         return check_run(s);
 }

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "check-util.h"
 #include "shared/stats.h"
@@ -227,6 +228,113 @@ START_TEST(test_welch_edges) {
 }
 END_TEST
 
+/* R's `sleep` data is paired (the same ten patients under both drugs): t.test(sleep2, sleep1,
+ * paired = TRUE) gives t = 4.0621, df = 9, p-value = 0.002833, 95 percent confidence interval
+ * 0.7001142 2.4598858, mean difference 1.58. */
+START_TEST(test_paired_published) {
+        StatsPaired p;
+
+        ck_assert_int_eq(stats_paired(sleep1, sleep2, ELEMENTSOF(sleep1), 0.95, &p), 0);
+        ck_assert_uint_eq(p.n, 10);
+        assert_close(p.mean_diff, 1.58, 1e-12);
+        assert_close(p.t, 4.0621, 5e-5);
+        assert_close(p.df, 9, 0);
+        assert_close(p.p, 0.002833, 5e-7);
+        assert_close(p.ci_low, 0.7001142, 5e-8);
+        assert_close(p.ci_high, 2.4598858, 5e-8);
+        /* The other way round: the same test, the sign turned. */
+        ck_assert_int_eq(stats_paired(sleep2, sleep1, ELEMENTSOF(sleep1), 0.95, &p), 0);
+        assert_close(p.t, -4.0621, 5e-5);
+        assert_close(p.ci_high, -0.7001142, 5e-8);
+}
+END_TEST
+
+/* A filesystem matrix of two entries, A and B, measured in 6 rounds on a machine whose figures drift
+ * by +1% a visit (12 visits: the machine warms up, a neighbour's load goes away), with a little
+ * noise. Each visit's figure is 100 (A's true figure; B's is given) + drift + noise. visit_time()
+ * says when each entry was measured in a schedule: entry by entry (A six times, then B six
+ * times: how matrices ran before rounds), or in rounds alternating the order (A B, B A, A B, ...:
+ * how they run now). */
+#define DRIFT_ROUNDS 6
+
+static double drift_figure(double truth, unsigned visit) {
+        return truth + 1.0 * visit + 0.3 * sin(visit * 2.1);
+}
+
+static void drift_schedule(bool rounds, double truth_b, double a[static DRIFT_ROUNDS], double b[static DRIFT_ROUNDS]) {
+        for (unsigned r = 0; r < DRIFT_ROUNDS; r++) {
+                unsigned va, vb;
+
+                if (rounds) {
+                        va = 2 * r + (r % 2);           /* A first in even rounds, second in odd ones */
+                        vb = 2 * r + 1 - (r % 2);
+                } else {
+                        va = r;
+                        vb = DRIFT_ROUNDS + r;
+                }
+                a[r] = drift_figure(100, va);
+                b[r] = drift_figure(truth_b, vb);
+        }
+}
+
+static double welch_p(const double *a, const double *b, size_t n) {
+        StatsWelch w;
+
+        ck_assert_int_eq(stats_welch(n, stats_mean(a, n), stats_stddev(a, n), n, stats_mean(b, n),
+                                     stats_stddev(b, n), &w), 0);
+        return w.p;
+}
+
+START_TEST(test_paired_drift_cancels) {
+        double a[DRIFT_ROUNDS], b[DRIFT_ROUNDS];
+        StatsPaired p;
+
+        /* No real difference. Entry by entry, B is measured 6 visits later than A: 6% "faster", and
+         * the unpaired test, seeing two tight groups, calls that significant. A false difference. */
+        drift_schedule(false, 100, a, b);
+        ck_assert_msg(welch_p(a, b, DRIFT_ROUNDS) < 0.001, "Welch p = %g", welch_p(a, b, DRIFT_ROUNDS));
+        /* In alternating rounds, each pair shares its round's drift: the paired test sees
+         * differences of about ±1 around 0, not significant. */
+        drift_schedule(true, 100, a, b);
+        ck_assert_int_eq(stats_paired(a, b, DRIFT_ROUNDS, 0.95, &p), 0);
+        ck_assert_msg(p.p > 0.5, "paired p = %g", p.p);
+        ck_assert(p.ci_low < 0 && p.ci_high > 0);
+        assert_close(p.mean_diff, 0, 0.2);
+}
+END_TEST
+
+START_TEST(test_paired_finds_real_difference) {
+        double a[DRIFT_ROUNDS], b[DRIFT_ROUNDS];
+        StatsPaired p;
+
+        /* B is really 3% faster, under the same drift, in rounds. The drift spreads each entry's six
+         * figures over 11%, so the unpaired test cannot tell 3% from noise; the pairs can. */
+        drift_schedule(true, 103, a, b);
+        ck_assert_msg(welch_p(a, b, DRIFT_ROUNDS) > 0.1, "Welch p = %g", welch_p(a, b, DRIFT_ROUNDS));
+        ck_assert_int_eq(stats_paired(a, b, DRIFT_ROUNDS, 0.95, &p), 0);
+        ck_assert_msg(p.p < 0.01, "paired p = %g", p.p);
+        ck_assert(p.ci_low > 0);
+        assert_close(p.mean_diff, 3, 0.5);
+}
+END_TEST
+
+START_TEST(test_paired_edges) {
+        static const double x[] = { 1, 2, 3 }, y[] = { 2, 3, 4 }, z[] = { 1, 2, NAN };
+        StatsPaired p = { .t = 42 };
+
+        ck_assert_int_eq(stats_paired(x, y, 1, 0.95, &p), -EDOM);
+        ck_assert_int_eq(stats_paired(x, y, 0, 0.95, &p), -EDOM);
+        ck_assert(p.t == 42);
+        ck_assert_int_eq(stats_paired(x, z, 3, 0.95, &p), -EINVAL);
+        ck_assert_int_eq(stats_paired(x, y, 3, 1, &p), -EINVAL);
+        /* Every pair 1 apart: certainly different; every pair equal: certainly not. */
+        ck_assert_int_eq(stats_paired(x, y, 3, 0.95, &p), 0);
+        ck_assert(p.p == 0 && isinf(p.t) && p.t > 0 && p.ci_low == 1 && p.ci_high == 1);
+        ck_assert_int_eq(stats_paired(x, x, 3, 0.95, &p), 0);
+        ck_assert(p.p == 1 && p.t == 0);
+}
+END_TEST
+
 static Suite *stats_suite(void) {
         Suite *s = suite_create("stats");
         TCase *tc = tcase_create("core");
@@ -238,6 +346,10 @@ static Suite *stats_suite(void) {
         tcase_add_test(tc, test_mean_interval);
         tcase_add_test(tc, test_welch_published);
         tcase_add_test(tc, test_welch_edges);
+        tcase_add_test(tc, test_paired_published);
+        tcase_add_test(tc, test_paired_drift_cancels);
+        tcase_add_test(tc, test_paired_finds_real_difference);
+        tcase_add_test(tc, test_paired_edges);
         suite_add_tcase(s, tc);
         return s;
 }

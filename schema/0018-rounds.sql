@@ -1,0 +1,115 @@
+-- SPDX-License-Identifier: LGPL-2.1-or-later
+--
+-- benchd schema, version 18: filesystem matrices in rounds. A matrix job that runs its steps more
+-- than once (repeat=, until_stddev=) runs them round after round: every entry once (all its
+-- steps, on a filesystem made afresh), then every entry again, the order of the entries
+-- alternating from one round to the next (README.md "Rounds"). Each run records its round, so
+-- that a comparison can pair the entries' runs of one round, which ran minutes apart, and let a
+-- drift of the machine that both share cancel.
+--
+--   round   0, 1, ...: the round the run belongs to (then equal to repeat, its place among the
+--           runs of its step); NULL for runs not made in rounds: runs of jobs that are not
+--           matrices, of matrices that run once, and every run from before this version (their
+--           repeats ran one step after another, so their runs of a round index are not pairs)
+--
+-- run_summary gains the column after "repeat" (made again; the other columns keep their names and
+-- their order). runs_rounds indexes the runs made in rounds only: CompareRuns looks for them among
+-- the runs it compares, and a history of thousands of runs with none costs it nothing then.
+
+ALTER TABLE runs ADD COLUMN "round" INTEGER CHECK ("round" IS NULL OR "round" >= 0);
+CREATE INDEX runs_rounds ON runs(job_id, "round") WHERE "round" IS NOT NULL;
+
+DROP VIEW run_summary;
+CREATE VIEW run_summary AS
+SELECT
+        r.id                AS id,
+        r.job_id            AS job_id,
+        r.step              AS step,
+        r."repeat"          AS "repeat",
+        r."round"           AS "round",
+        j.profile           AS profile,
+        r.workload          AS workload,
+        r.block_size        AS block_size,
+        r.size              AS size,
+        r.runtime_ms        AS runtime_ms,
+        r.ramp_ms           AS ramp_ms,
+        r.queue_depth       AS queue_depth,
+        r.jobs              AS jobs,
+        r.direct            AS direct,
+        r.sync              AS sync,
+        r.rwmix_read        AS rwmix_read,
+        r.pattern           AS pattern,
+        r.device_id         AS device_id,
+        r.device_name       AS device_name,
+        d.identity          AS device_identity,
+        d.model             AS device_model,
+        d.serial            AS device_serial,
+        r.target            AS target,
+        r.fs_type           AS fs_type,
+        r.mount_options     AS mount_options,
+        r.layout            AS layout,
+        r.members           AS members,
+        r.matrix_entry      AS matrix_entry,
+        r.mkfs_command      AS mkfs_command,
+        r.mkfs_options      AS mkfs_options,
+        r.mkfs_usec         AS mkfs_usec,
+        r.fs_uuid           AS fs_uuid,
+        r.fs_size_bytes     AS fs_size_bytes,
+        r.fs_used_bytes     AS fs_used_bytes,
+        r.fs_avail_bytes    AS fs_avail_bytes,
+        r.fs_inodes         AS fs_inodes,
+        r.fs_inodes_free    AS fs_inodes_free,
+        r.label             AS label,
+        r.tags              AS tags,
+        r.started_usec      AS started_usec,
+        r.duration_usec     AS duration_usec,
+        r.steady_state      AS steady_state,
+        r.steady_state_usec AS steady_state_usec,
+        r.status            AS status,
+        r.error             AS error,
+        r.bytes_read        AS bytes_read,
+        r.bytes_written     AS bytes_written,
+        r.ios_read          AS ios_read,
+        r.ios_written       AS ios_written,
+        r.ops               AS ops,
+        r.lat_min_ns        AS lat_min_ns,
+        r.lat_mean_ns       AS lat_mean_ns,
+        r.lat_stddev_ns     AS lat_stddev_ns,
+        r.lat_p50_ns        AS lat_p50_ns,
+        r.lat_p90_ns        AS lat_p90_ns,
+        r.lat_p95_ns        AS lat_p95_ns,
+        r.lat_p99_ns        AS lat_p99_ns,
+        r.lat_p999_ns       AS lat_p999_ns,
+        r.lat_p9999_ns      AS lat_p9999_ns,
+        r.lat_max_ns        AS lat_max_ns,
+        r.iowait_pct        AS iowait_pct,
+        r.cpu_user_pct      AS cpu_user_pct,
+        r.cpu_sys_pct       AS cpu_sys_pct,
+        r.dev_util_pct      AS dev_util_pct,
+        CASE WHEN r.duration_usec > 0 THEN
+                (r.bytes_read + r.bytes_written) * 1000000.0 / r.duration_usec / 1048576.0 END
+                            AS mib_per_s,
+        CASE WHEN r.duration_usec > 0 THEN
+                (r.bytes_read + r.bytes_written) * 1.0 / r.duration_usec END
+                            AS mb_per_s,
+        CASE WHEN r.duration_usec > 0 THEN
+                r.bytes_read * 1000000.0 / r.duration_usec / 1048576.0 END
+                            AS read_mib_per_s,
+        CASE WHEN r.duration_usec > 0 THEN
+                r.bytes_written * 1000000.0 / r.duration_usec / 1048576.0 END
+                            AS write_mib_per_s,
+        CASE WHEN r.duration_usec > 0 THEN
+                (r.ios_read + r.ios_written) * 1000000.0 / r.duration_usec END
+                            AS iops,
+        CASE WHEN r.duration_usec > 0 THEN
+                r.ios_read * 1000000.0 / r.duration_usec END
+                            AS read_iops,
+        CASE WHEN r.duration_usec > 0 THEN
+                r.ios_written * 1000000.0 / r.duration_usec END
+                            AS write_iops,
+        CASE WHEN r.duration_usec > 0 THEN
+                r.ops * 1000000.0 / r.duration_usec END
+                            AS ops_per_s
+FROM runs AS r
+LEFT JOIN jobs AS j ON j.id = r.job_id
+LEFT JOIN devices AS d ON d.id = r.device_id;
