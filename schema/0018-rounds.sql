@@ -109,7 +109,17 @@ SELECT
                             AS write_iops,
         CASE WHEN r.duration_usec > 0 THEN
                 r.ops * 1000000.0 / r.duration_usec END
-                            AS ops_per_s
+                            AS ops_per_s,
+        r.process_user_usec AS process_user_usec,
+        r.process_sys_usec  AS process_sys_usec,
+        r.device_bytes_read AS device_bytes_read,
+        r.device_bytes_written AS device_bytes_written,
+        r.backing_bytes_read AS backing_bytes_read,
+        r.backing_bytes_written AS backing_bytes_written,
+        r.served_from       AS served_from,
+        CASE WHEN r.duration_usec > 0 THEN
+                (r.process_user_usec + r.process_sys_usec) * 100.0 / r.duration_usec END
+                            AS process_cpu_pct
 FROM runs AS r
 LEFT JOIN jobs AS j ON j.id = r.job_id
 LEFT JOIN devices AS d ON d.id = r.device_id;
