@@ -129,7 +129,7 @@ nspawn_boot() {
         systemd-machine-id-setup --root="$NSPAWN_ROOT" >/dev/null 2>&1 || true
 
         t0=$(date +%s%N)
-        # --capability=all: the capabilities benchd.service keeps (CAP_SYS_RAWIO, ...) exist in
+        # --capability=all: the capabilities benchd.service keeps (CAP_SYS_ADMIN, CAP_KILL, ...) exist in
         # the container as on a host, so its CapabilityBoundingSet= is what limits them.
         systemd-nspawn -q -D "$NSPAWN_ROOT" --register=no --keep-unit --boot --capability=all \
                 >"$TEST_DIR/nspawn.log" 2>&1 </dev/null &
