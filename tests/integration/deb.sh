@@ -5,24 +5,27 @@
 # test-systemd). Sourced after lib.sh.
 #
 #   deb_build   builds benchd_*.deb with `dpkg-buildpackage -us -uc -b` in a copy of the source
-#               tree as it is now (uncommitted changes included, build directories left out),
+#               tree as it is now (uncommitted changes included; build directories and tests/ left
+#               out),
 #               once per state of its files: the result is kept in $BUILD_ROOT/deb/HASH/ and the
 #               next test that asks for the same files reuses it (a lock makes a second caller
 #               wait for the first). The build runs with nocheck: the unit suite runs on its own.
 #               Sets DEB_DIR (the .deb, .changes and build.log) and DEB_FILE (benchd_*.deb).
 #               Skips (77) without dpkg-buildpackage or with build dependencies missing (named).
 
-# _deb_source_files: the files of the source tree, NUL-separated, relative to it: what git tracks or
-# would track (not ignored), else everything but build trees and .git.
+# _deb_source_files: the files of the source tree that make the package, NUL-separated, relative to
+# it: what git tracks or would track (not ignored), else everything but build trees and .git; not
+# tests/, which a nocheck build never reads (-Dtests=false), so editing a test does not rebuild it.
 _deb_source_files() {
         local f
         if git -C "$SOURCE_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
                 git -C "$SOURCE_ROOT" ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+                        case $f in tests/*) continue ;; esac
                         [ -f "$SOURCE_ROOT/$f" ] && printf '%s\0' "$f"
                 done
         else
                 (cd "$SOURCE_ROOT" && find . -path ./.git -prune -o -path './build*' -prune -o -path './obj-*' -prune \
-                        -o -type f -printf '%P\0')
+                        -o -path ./tests -prune -o -type f -printf '%P\0')
         fi
 }
 

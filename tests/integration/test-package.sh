@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The Debian package as an administrator gets it: `dpkg-buildpackage -us -uc -b` builds
-# benchd_*.deb from the source tree (deb.sh), lintian finds no error and no warning in it (its
-# overrides in debian/ say why each is deliberate; the summary is printed), and the package holds
+# benchd_*.deb from the source tree (deb.sh), lintian finds no error and no warning in it nor in
+# the source package (its overrides in debian/ say why each is deliberate; the summary is printed), and the package holds
 # what the service needs, where Debian's tools look for it: the programs, the units where
 # dh_installsystemd finds them, the bus policy, activation file and interface XML, the polkit
 # actions, the tmpfiles.d entry of /var/lib/benchd, the profiles, the six man pages, the bash
@@ -36,6 +36,18 @@ log "lintian $(dpkg-query -W -f='${Version}' lintian): $n_e errors, $n_w warning
         "$n_x experimental (overridden tags not counted)"
 assert_eq 0 "$n_e" "lintian errors"
 assert_eq 0 "$n_w" "lintian warnings"
+
+# The source package too (debian/rules, control, copyright): dpkg-source -b of the files the binary
+# package was built from, which a native package's source is.
+mkdir -p "$TEST_DIR/source/benchd-$(dpkg-deb -f "$DEB_FILE" Version)"
+(cd "$SOURCE_ROOT" && _deb_source_files | tar --null -T - -cf -) | tar -x -C "$TEST_DIR"/source/benchd-*
+(cd "$TEST_DIR/source" && dpkg-source -b benchd-*/) >"$TEST_DIR/dpkg-source.log" 2>&1 ||
+        { cat "$TEST_DIR/dpkg-source.log" >&2; fail "dpkg-source -b failed"; }
+lintian --display-info --pedantic "$TEST_DIR"/source/*.dsc >"$TEST_DIR/lintian-source.txt" 2>&1 || true
+grep -v '^running with root privileges' "$TEST_DIR/lintian-source.txt" >&2 || true
+log "lintian of the source: $(grep -c '^E: ' "$TEST_DIR/lintian-source.txt" || true) errors," \
+        "$(grep -c '^W: ' "$TEST_DIR/lintian-source.txt" || true) warnings"
+assert_eq 0 "$(grep -c '^[EW]: ' "$TEST_DIR/lintian-source.txt" || true)" "lintian errors and warnings of the source"
 
 # --- contents --------------------------------------------------------------------------------------
 dpkg-deb -c "$DEB_FILE" | awk '{print $6}' | sed 's|^\./|/|' >"$TEST_DIR/contents.txt"
