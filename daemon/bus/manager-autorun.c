@@ -4,7 +4,8 @@
  * records every sighting at once and the Manager must not submit before its queue is loaded:
  *
  *   manager_autorun_appeared(), called by the inventory before it records the sighting: looks up
- *   the autoruns row of (identity, firmware), lets autorun_eligibility() decide, and for a disk
+ *   the autoruns row of (identity, firmware) (autorun_key(): a disk without WWN or serial by its model
+ *   and name, not its size), lets autorun_eligibility() decide, and for a disk
  *   to benchmark records the row as waiting, then queues a request and wakes the defer source.
  *   From then on the row, not the devices table, says the disk is still to be benchmarked, so a
  *   rule fixed later (an unknown profile) still gets its one job.
@@ -93,12 +94,46 @@ static AutorunRequest *autorun_find(Manager *m, const char *identity) {
         return NULL;
 }
 
-void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
+/* The sighting as the autoruns table keys it (autorun_key()): a device without WWN or serial by
+ * its model and name, and known when the devices table had it so under any size. 1 with *ret
+ * (its strings in *ret_key and *ret_firmware, or seen's), 0 when it is not to be acted on
+ * (logged), -ENOMEM. */
+static int autorun_sighting(Manager *m, const DeviceAppearance *seen, DeviceAppearance *ret, char **ret_key,
+                            char **ret_firmware) {
+        int r;
+
+        *ret = *seen;
+        r = autorun_key(seen->identity, seen->stable, seen->model, seen->name, ret_key);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning("%s: BENCHD_AUTORUN=%s is not acted on: the disk has no identity to keep it by",
+                            strna(seen->name), seen->autorun);
+                return 0;
+        }
+        ret->identity = *ret_key;
+        if (seen->stable)
+                return 1;
+        r = db_device_find_model(m->db, seen->model, seen->name, ret_firmware);
+        if (r < 0) {
+                log_warning(DISK_FMT ": cannot tell whether the database knows it (%s: %s); BENCHD_AUTORUN=%s is "
+                            "not acted on this time", DISK_ARGS(seen->name, *ret_key, seen->firmware),
+                            strerror(-r), db_last_error(m->db), seen->autorun);
+                return 0;
+        }
+        ret->known = r > 0;
+        ret->known_firmware = r > 0 ? *ret_firmware : NULL;
+        return 1;
+}
+
+void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
         Manager *m = userdata;
         /* A disk's first sighting in this life says more than the change events that follow it
          * (a write to the disk closes it, and udev's watch makes a change event of that). */
-        int level = a->first ? LOG_INFO : LOG_DEBUG;
-        _cleanup_free_ char *why = NULL;
+        int level = seen->first ? LOG_INFO : LOG_DEBUG;
+        _cleanup_free_ char *why = NULL, *key = NULL, *known_firmware = NULL;
+        const DeviceAppearance *a;
+        DeviceAppearance keyed;
         AutorunEligibility e;
         DbAutorunState state;
         AutorunRequest *q;
@@ -106,6 +141,12 @@ void manager_autorun_appeared(const DeviceAppearance *a, void *userdata) {
         int64_t id = 0;
         int r;
 
+        r = autorun_sighting(m, seen, &keyed, &key, &known_firmware);
+        if (r == -ENOMEM)
+                log_warning("%s: out of memory; its autorun is tried again when it next appears", strna(seen->name));
+        if (r <= 0)
+                return;
+        a = &keyed;
         if (!m->autorun) {
                 log_full(level, DISK_FMT ": BENCHD_AUTORUN=%s is not acted on: AutoRun=no in benchd.conf",
                          DISK_ARGS(a->name, a->identity, a->firmware), a->autorun);

@@ -16,10 +16,10 @@
 void manager_schedule(Manager *m);
 /* Appends j to the Manager's jobs (the queue is in order of submission). */
 void manager_link_job(Manager *m, Job *j);
-/* Removes job_id's files in target (step < 0: of all its steps) in the background, recorded in
- * pending_removals until it has finished. 1 when the removal runs, 0 when there is nothing to
- * remove, a negative errno when it could not be started. */
-int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step);
+/* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (whose
+ * files they are), recorded in pending_removals until it has finished. 1 when the removal runs, 0
+ * when there is nothing to remove, a negative errno when it could not be started. */
+int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step, uint32_t uid);
 
 /* manager-load.c */
 /* The removal of job_id's files has ended: a job being settled is written as settled now. */

@@ -266,7 +266,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         a = realloc(m->settles, (m->n_settles + 1) * sizeof(StaleSettle));
         if (a)
                 m->settles = a;
-        if (!a || manager_cleanup_files(m, q->target, q->id, -1) <= 0) {
+        if (!a || manager_cleanup_files(m, q->target, q->id, -1, q->submitted_by) <= 0) {
                 /* Nothing to remove, or the removal cannot be waited for: settled at once. */
                 manager_settle_write(m, &settle);
                 stale_settle_clear(&settle);
@@ -291,7 +291,7 @@ static int resume_removal(const DbRemoval *r, void *userdata) {
                         return 0;
         log_full(LOG_INFO, "job %" PRIu64 ": removing its files in %s (%s), which a previous life of benchd began "
                  "removing and did not finish", r->job_id, CALLER_TEXT(r->target), r->step < 0 ? "all steps" : "a step");
-        (void) manager_cleanup_files(m, r->target, r->job_id, r->step);
+        (void) manager_cleanup_files(m, r->target, r->job_id, r->step, r->uid);
         return 0;
 }
 

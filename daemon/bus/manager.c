@@ -129,18 +129,20 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
                 manager_schedule(m);
 }
 
-/* Removes job_id's files in target (step < 0: of all its steps) in the background; logged.
- * Recorded first in pending_removals, so that a benchd that dies before the removal finishes
- * removes them at its next start (manager_resume_removals()), whatever the job's state by then.
- * Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there is nothing to remove,
- * a negative errno when it could not be started. */
-int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step) {
+/* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (the
+ * submitter: a caller's steps on a directory ran as the caller, so the files are the caller's;
+ * cleanup.h); logged. Recorded first in pending_removals, with the uid, so that a benchd that dies
+ * before the removal finishes removes them at its next start (manager_resume_removals()), whatever
+ * the job's state by then. Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there
+ * is nothing to remove, a negative errno when it could not be started. */
+int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step, uint32_t uid) {
         Cleanup **a, *c;
         int r;
 
         if (!target)
                 return 0;
-        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target },
+        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target,
+                                                   .uid = uid },
                              now_usec(CLOCK_REALTIME));
         if (r < 0)
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot record the removal of its files in %s: %s (%s); "
@@ -151,7 +153,8 @@ int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int s
                 r = -ENOMEM;
         else {
                 m->cleanups = a;
-                r = cleanup_spawn(m->event, target, job_id, step, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m, &c);
+                r = cleanup_spawn(m->event, target, job_id, step, (uid_t) uid, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m,
+                                  &c);
         }
         if (r < 0) {
                 log_full(LOG_WARNING, "job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
@@ -240,7 +243,7 @@ static void on_job_schedule(Job *j, void *userdata) {
 }
 
 static void on_job_remove_files(Job *j, const char *target, int step, void *userdata) {
-        (void) manager_cleanup_files(userdata, target, j->id, step);
+        (void) manager_cleanup_files(userdata, target, j->id, step, j->submitted_by);
 }
 
 static void on_job_give_up(Job *j, void *userdata) {
@@ -324,10 +327,19 @@ int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t 
         return r;
 }
 
-static const char *step_prefix(const JobSpec *steps, size_t n, size_t i, char *buf, size_t size) {
+/* What a refusal of verdict i of the n of a SubmitJob names first: for a job of several steps the
+ * step ("step 1 (read): "); for a filesystem matrix, judged device by device, the device, in the
+ * order of devices= ("device 2 of 2, /dev/loop5: "). Nothing for a single verdict. */
+static const char *verdict_prefix(const JobSpec *spec, const JobSpec *steps, size_t n_steps, size_t n, size_t i,
+                                  char *buf, size_t size) {
         if (n <= 1)
                 return "";
-        snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
+        if (spec_is_matrix(spec) && i < strv_length(spec->devices))
+                snprintf(buf, size, "device %zu of %zu, %s: ", i + 1, n, CALLER_TEXT(spec->devices[i]));
+        else if (!spec_is_matrix(spec) && i < n_steps)
+                snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
+        else
+                return "";
         return buf;
 }
 
@@ -459,14 +471,15 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
 
         /* Each step's target identity, to be compared at the step's start. */
         for (size_t i = 0; i < n; i++) {
-                char pfx[96];
+                char pfx[256];
 
                 if (!v[i].error_name)
                         continue;
                 if (v[i].error == -ENOMEM || !v[i].reason)
                         return -ENOMEM;
                 return sd_bus_error_setf(error, v[i].error_name, "%s%s",
-                                         step_prefix(s->steps, n, i, pfx, sizeof(pfx)), v[i].reason);
+                                         verdict_prefix(&s->spec, s->steps, s->n_steps, n, i, pfx, sizeof(pfx)),
+                                         v[i].reason);
         }
         if (spec_is_matrix(&s->spec)) {
                 /* One verdict per device of the job: each step's members are some of them. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The device manager (issue 4): owns the inventory of Device values, keeps it current from a udev
- * monitor, a libmount monitor and /proc/swaps polling on the daemon's event loop, and exports it
+ * monitor (the kernel's own events, signatures probed with libblkid, when no udevd runs), a
+ * libmount monitor and /proc/swaps polling on the daemon's event loop, and exports it
  * as one fallback vtable plus a node enumerator under /org/benchd/Benchd1/device, so objects come
  * and go without per-object slots. Any event refreshes the device it names, then the dynamic part
  * (mounts, holders, verdict) of every device: a mount on loop0p1 changes loop0's verdict too, and
@@ -11,6 +12,13 @@
  * table held before its sighting is recorded: whether a disk is new is decided by the owner
  * (bus/manager-autorun.c), never here. The file's own helpers are inventory_*, so that they are
  * not taken for daemon/bus/manager.c's Manager.
+ *
+ * ScratchDevices= (scratch.h) is judged here on every device the inventory builds: each path in it
+ * is bound to the identity of the device it names when first seen (at the enumeration or at an
+ * event), the binding is stored so that a restart keeps it until benchd.conf is written again, and
+ * a device under a bound name with another identity is logged once and is not scratch. The check
+ * of a write (device_manager_check_destructive(), in a helper process) judges the device's
+ * identity read afresh against the bindings as they were when the helper was forked.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +40,7 @@
 #include "devices/device-manager.h"
 #include "devices/device.h"
 #include "devices/locate.h"
+#include "devices/scratch.h"
 #include "devices/verdict.h"
 #include "shared/blockdev.h"
 #include "shared/strv.h"
@@ -47,7 +56,8 @@ struct DeviceManager {
         sd_event *event;
         Db *db;
         char *conf_path;
-        char **scratch_paths;
+        int64_t conf_mtime_nsec;        /* benchd.conf's when it was read: the bindings' key */
+        ScratchList scratch;            /* ScratchDevices= */
         DeviceCallbacks callbacks;
 
         struct udev *udev;
@@ -82,30 +92,22 @@ static ssize_t inventory_index(DeviceManager *m, const char *name) {
 
 static int conf_handler(void *user, const char *section, const char *name, const char *value) {
         DeviceManager *m = user;
-        _cleanup_free_ char *copy = NULL;
-        char *tok, *save = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
 
         if (!streq(name, "ScratchDevices"))
                 return 1;
-        if (!value[0]) {        /* an empty assignment resets the list */
-                strv_free(m->scratch_paths);
-                m->scratch_paths = NULL;
-                return 1;
-        }
-        copy = strdup(value);
-        if (!copy)
+        if (scratch_list_assign(&m->scratch, value, &errors) < 0)
                 return 0;
-        for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-                _cleanup_free_ char *path = NULL;
-                if (tok[0] != '/' && asprintf(&path, "/dev/disk/by-id/%s", tok) < 0)
-                        return 0;
-                if (strv_push(&m->scratch_paths, path ?: tok) < 0)
-                        return 0;
-        }
+        for (char **e = errors; e && *e; e++)
+                log_dev(LOG_ERR, "%s: ScratchDevices=: %s; the word is ignored, nothing it names is scratch",
+                        m->conf_path, *e);
         return 1;
 }
 
+/* Reads ScratchDevices= and, for each path in it, the identity it was bound to while benchd.conf
+ * had the modification time it has now (a file written since names its paths again). */
 static void inventory_load_conf(DeviceManager *m) {
+        struct stat st;
         int r;
 
         r = ini_parse(m->conf_path, conf_handler, m);
@@ -113,18 +115,124 @@ static void inventory_load_conf(DeviceManager *m) {
                 return;         /* no file: nothing marked scratch */
         if (r != 0)
                 log_dev(LOG_INFO, "%s: parse error at line %d; ScratchDevices= may be incomplete", m->conf_path, r);
-        for (char **p = m->scratch_paths; p && *p; p++)
-                log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s", *p);
+        m->conf_mtime_nsec = stat(m->conf_path, &st) == 0 ?
+                (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : -1;
+        for (size_t i = 0; i < m->scratch.n; i++) {
+                ScratchEntry *e = &m->scratch.entries[i];
+
+                if (e->kind != SCRATCH_PATH) {
+                        log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s", e->spelling);
+                        continue;
+                }
+                r = m->db ? db_scratch_binding_get(m->db, e->spelling, m->conf_mtime_nsec, &e->bound) : 0;
+                if (r < 0)
+                        log_dev(LOG_WARNING, "ScratchDevices=%s: cannot read its binding (%s: %s); it is bound to "
+                                "the device it names when benchd sees it", e->spelling, strerror(-r),
+                                db_last_error(m->db));
+                if (r > 0)
+                        log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s, bound to %s (%s is unchanged "
+                                "since it was bound)", e->spelling, e->bound, m->conf_path);
+                else
+                        log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s, to be bound to the device it names "
+                                "when benchd sees it", e->spelling);
+        }
 }
 
-/* Listed in ScratchDevices=: by dev_t, whatever name the list used. */
-static bool inventory_config_scratch(DeviceManager *m, dev_t dev) {
-        for (char **p = m->scratch_paths; p && *p; p++) {
+/* What each path in l names now (the rest of the list needs no resolving). */
+static void scratch_resolve(ScratchList *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                ScratchEntry *e = &l->entries[i];
                 struct stat st;
-                if (stat(*p, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
-                        return true;
+
+                if (e->kind == SCRATCH_PATH)
+                        e->resolved = stat(e->value, &st) == 0 && S_ISBLK(st.st_mode) ? st.st_rdev : 0;
         }
-        return false;
+}
+
+static ScratchDevice scratch_device_of(const Device *d) {
+        return (ScratchDevice) {
+                .name = d->name,
+                .devnum = d->devnum,
+                .identity = d->bind_identity,
+                .partition = streq_ptr(d->type, "partition"),
+                .wwn = d->wwn,
+                .serial = d->serial,
+                .backing_file = d->backing_file,
+        };
+}
+
+/* The paths that name d now and were bound to nothing are bound to its identity (and the binding
+ * stored); then ScratchDevices= judges d. A path that names another identity than it was bound to
+ * is logged once per identity. *ret points into *ret_reason and *ret_note, which the caller frees. */
+static int inventory_scratch(DeviceManager *m, const Device *d, DeviceScratch *ret, char **ret_reason,
+                             char **ret_note) {
+        ScratchDevice sd = scratch_device_of(d);
+        _cleanup_free_ bool *unbound = NULL;
+        ScratchMatch match;
+        size_t at;
+        int r;
+
+        *ret = (DeviceScratch) {};
+        *ret_reason = *ret_note = NULL;
+        if (m->scratch.n == 0)
+                return 0;
+        unbound = calloc(m->scratch.n, sizeof(bool));
+        if (!unbound)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->scratch.n; i++)
+                unbound[i] = m->scratch.entries[i].kind == SCRATCH_PATH && !m->scratch.entries[i].bound;
+        r = scratch_bind(&m->scratch, &sd);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; r > 0 && i < m->scratch.n; i++) {
+                const ScratchEntry *e = &m->scratch.entries[i];
+                int k;
+
+                if (!unbound[i] || !e->bound)
+                        continue;
+                log_dev(LOG_INFO, "ScratchDevices=%s bound to %s (%s), the device it names now", e->spelling, e->bound,
+                        d->name);
+                if (!m->db)
+                        continue;
+                k = db_scratch_binding_set(m->db, e->spelling, e->bound, m->conf_mtime_nsec, now_usec(CLOCK_REALTIME));
+                if (k < 0)
+                        log_dev(LOG_WARNING, "ScratchDevices=%s: cannot store its binding (%s: %s); after a restart "
+                                "it is bound again to the device it names then", e->spelling, strerror(-k),
+                                db_last_error(m->db));
+        }
+
+        match = scratch_judge(&m->scratch, &sd, &at);
+        r = scratch_reason(&m->scratch, &sd, match, at, m->conf_path, ret_reason, ret_note);
+        if (r < 0)
+                return r;
+        if (match == SCRATCH_MATCH_OTHER && !streq_ptr(m->scratch.entries[at].logged, d->bind_identity)) {
+                ScratchEntry *e = &m->scratch.entries[at];
+
+                log_dev(LOG_WARNING, "%s (%s) is not the device ScratchDevices=%s was bound to (%s): it is not "
+                        "scratch until %s is written again and benchd restarted", d->name, d->bind_identity,
+                        e->spelling, e->bound, m->conf_path);
+                free(e->logged);
+                e->logged = strdup(d->bind_identity);
+        }
+        *ret = (DeviceScratch) {
+                .listed = match == SCRATCH_MATCH_YES,
+                .reason = *ret_reason,
+                .note = *ret_note,
+        };
+        return 0;
+}
+
+/* device_update_dynamic() with what ScratchDevices= says of d now. */
+static int inventory_update_dynamic(DeviceManager *m, Device *d, const DeviceTables *tables, char ***changed) {
+        _cleanup_free_ char *reason = NULL, *note = NULL;
+        DeviceScratch s;
+        int r;
+
+        r = inventory_scratch(m, d, &s, &reason, &note);
+        if (r < 0)
+                /* Not knowing whether it is marked is not "marked". */
+                s = (DeviceScratch) {};
+        return device_update_dynamic(d, tables, &s, m->conf_path, changed);
 }
 
 /* ---- bus objects ---- */
@@ -218,6 +326,8 @@ static void inventory_autorun(DeviceManager *m, const Device *d, bool first) {
                         .name = d->name,
                         .node = d->node,
                         .identity = d->identity,
+                        .stable = d->wwn || d->serial,
+                        .model = d->model,
                         .firmware = d->firmware,
                         .autorun = d->autorun,
                         .scratch = d->scratch,
@@ -281,7 +391,8 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
                 log_dev(LOG_WARNING, "cannot read %s: %s", name, strerror(-r));
                 return r;
         }
-        r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path, NULL);
+        scratch_resolve(&m->scratch);
+        r = inventory_update_dynamic(m, d, tables, NULL);
         if (r < 0)
                 log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
         inventory_autorun(m, d, inventory_index(m, name) < 0);
@@ -330,12 +441,12 @@ static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tabl
                 }
                 tables = &own;
         }
+        scratch_resolve(&m->scratch);
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
                 _cleanup_strv_free_ char **changed = NULL;
 
-                r = device_update_dynamic(d, tables, inventory_config_scratch(m, d->devnum), m->conf_path,
-                                          &changed);
+                r = inventory_update_dynamic(m, d, tables, &changed);
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
                         log_dev(LOG_WARNING, "cannot refresh %s: %s", d->name, strerror(-r));
@@ -466,10 +577,12 @@ static bool udevd_is_running(void) {
         return connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
 }
 
-static int inventory_watch_udev(DeviceManager *m) {
+/* source: "udev", events as udevd has processed them (with their properties), or "kernel", the
+ * kernel's own (without: the signatures are then probed with libblkid) when udevd is not running. */
+static int inventory_watch_udev(DeviceManager *m, const char *source) {
         int r;
 
-        m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
+        m->monitor = udev_monitor_new_from_netlink(m->udev, source);
         if (!m->monitor)
                 return negative_errno();
         r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "block", NULL);
@@ -542,16 +655,19 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                 goto fail;
 
         m->udevd_running = udevd_is_running();
-        if (m->udevd_running) {
-                /* Subscribe before enumerating, so nothing falls between the two. */
-                r = inventory_watch_udev(m);
-                if (r < 0) {
-                        log_dev(LOG_WARNING, "cannot monitor udev: %s; hot-plug is not followed", strerror(-r));
-                        m->udev_source = sd_event_source_unref(m->udev_source);
-                }
-        } else
-                log_dev(LOG_INFO, "systemd-udevd is not running: hot-plug is not followed, and udev properties "
-                        "(ID_FS_TYPE, ID_SERIAL, BENCHD_SCRATCH) are missing; probing signatures with libblkid");
+        /* Subscribe before enumerating, so nothing falls between the two. */
+        r = inventory_watch_udev(m, m->udevd_running ? "udev" : "kernel");
+        if (r < 0) {
+                log_dev(LOG_WARNING, "cannot monitor %s events: %s; hot-plug is not followed",
+                        m->udevd_running ? "udev" : "kernel", strerror(-r));
+                m->udev_source = sd_event_source_unref(m->udev_source);
+                if (m->monitor)
+                        m->monitor = udev_monitor_unref(m->monitor);
+        }
+        if (!m->udevd_running)
+                log_dev(LOG_INFO, "systemd-udevd is not running: udev properties (ID_FS_TYPE, ID_SERIAL, "
+                        "BENCHD_SCRATCH) are missing; %s, and signatures are probed with libblkid",
+                        m->udev_source ? "following the kernel's device events" : "hot-plug is not followed");
 
         r = inventory_watch_mounts(m);
         if (r < 0)
@@ -565,7 +681,8 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
                 log_dev(LOG_WARNING, "cannot enumerate block devices: %s", strerror(-r));
                 goto fail;
         }
-        log_dev(LOG_INFO, "%zu block devices%s", m->n_devices, m->udevd_running ? ", following udev" : "");
+        log_dev(LOG_INFO, "%zu block devices%s", m->n_devices, !m->udev_source ? "" :
+                m->udevd_running ? ", following udev" : ", following the kernel's device events");
         *ret = m;
         return 0;
 fail:
@@ -593,7 +710,7 @@ DeviceManager *device_manager_free(DeviceManager *m) {
         free(m->devices);
         sd_bus_unref(m->bus);
         sd_event_unref(m->event);
-        strv_free(m->scratch_paths);
+        scratch_list_clear(&m->scratch);
         free(m->conf_path);
         free(m);
         return NULL;
@@ -620,9 +737,49 @@ static int64_t inventory_record_name(DeviceManager *m, const char *name, char **
         return id;
 }
 
+/* Whether dev is marked scratch now, read afresh: the device's identity as it is (not as the
+ * inventory last saw it), judged by ScratchDevices= as bound so far, or its udev record's
+ * BENCHD_SCRATCH=1 when udevd keeps the records. *ret_note: why a name in ScratchDevices= that
+ * names it does not mark it (NULL: nothing to say). Binds nothing: it runs in a helper process. */
+static int inventory_scratch_now(DeviceManager *m, dev_t dev, bool *ret_scratch, char **ret_note) {
+        _cleanup_(scratch_list_clear) ScratchList list = {};
+        _cleanup_free_ char *reason = NULL;
+        struct udev_device *u;
+        ScratchDevice sd;
+        ScratchMatch match;
+        Device *d = NULL;
+        size_t at;
+        int r;
+
+        *ret_scratch = false;
+        *ret_note = NULL;
+        u = udev_device_new_from_devnum(m->udev, 'b', dev);
+        if (!u)
+                return 0;       /* unknown: not scratch */
+        r = device_new_from_udev(u, !m->udevd_running || !udev_device_get_is_initialized(u), &d);
+        udev_device_unref(u);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = scratch_list_copy(&m->scratch, &list);
+        if (r < 0)
+                goto out;
+        scratch_resolve(&list);
+        sd = scratch_device_of(d);
+        match = scratch_judge(&list, &sd, &at);
+        r = scratch_reason(&list, &sd, match, at, m->conf_path, &reason, ret_note);
+        if (r < 0)
+                goto out;
+        *ret_scratch = match == SCRATCH_MATCH_YES || d->udev_scratch;
+out:
+        device_free(d);
+        return r;
+}
+
 int device_manager_check_destructive(DeviceManager *m, dev_t dev, const char *own_fs_type, const char *own_fs_uuid,
                                     char **ret_reason, bool *ret_scratch) {
-        _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL;
+        _cleanup_free_ char *name = NULL, *reason = NULL, *node = NULL, *note = NULL;
         DeviceFacts f = {};
         VerdictFacts vf;
         bool scratch;
@@ -653,15 +810,13 @@ int device_manager_check_destructive(DeviceManager *m, dev_t dev, const char *ow
                 /* The filesystem this job's matrix entry made on the device a step ago: its own
                  * data, not the user's, so it does not count as a signature. */
                 blkid_info_clear(&f.blkid);
-        scratch = inventory_config_scratch(m, dev);
-        if (!scratch && m->udevd_running) {
-                struct udev_device *u = udev_device_new_from_devnum(m->udev, 'b', dev);
-                if (u) {
-                        scratch = streq_ptr(udev_device_get_property_value(u, "BENCHD_SCRATCH"), "1");
-                        udev_device_unref(u);
-                }
+        r = inventory_scratch_now(m, dev, &scratch, &note);
+        if (r < 0) {
+                device_facts_clear(&f);
+                return r;
         }
         device_facts_to_verdict(&f, scratch, m->conf_path, &vf);
+        vf.scratch_note = scratch ? NULL : note;
         r = verdict_compute(&vf, &reason);
         device_facts_clear(&f);
         if (r < 0)

@@ -25,6 +25,9 @@ typedef struct DeviceAppearance {
         const char *name;               /* kernel name, "sdb" */
         const char *node;               /* "/dev/sdb" */
         const char *identity;           /* devices.identity */
+        bool stable;                    /* it has a WWN or a serial: identity does not change with its
+                                         * size or name */
+        const char *model;              /* NULL: none reported */
         const char *firmware;           /* NULL: none reported */
         const char *autorun;            /* the BENCHD_AUTORUN value: a profile name, unchecked */
         bool scratch;                   /* BENCHD_SCRATCH=1 or ScratchDevices= */
@@ -48,8 +51,9 @@ DeviceManager *device_manager_free(DeviceManager *m);
 
 /* 0 when a destructive (writing) job may run on the block device dev (st_rdev), with whether it is
  * marked scratch in *ret_scratch (may be NULL); -EPERM with the verdict's reason in *ret_reason
- * (mounted, swap, held by dm/md, signature, read-only, ...). Gathers fresh facts every time: it is
- * called at SubmitJob and again at every step start. own_fs_type/own_fs_uuid (both or neither):
+ * (mounted, swap, held by dm/md, signature, read-only, ...). Gathers fresh facts every time (the
+ * device's identity for ScratchDevices=, its holders and mounts, a libblkid probe): it is called at
+ * SubmitJob and again at every step start, in a helper process. own_fs_type/own_fs_uuid (both or neither):
  * a filesystem of exactly this type and UUID, and nothing else, does not count as a signature: the
  * one an earlier step of the same matrix entry made (its later steps mount it again). */
 int device_manager_check_destructive(DeviceManager *m, dev_t dev, const char *own_fs_type, const char *own_fs_uuid,

@@ -7,13 +7,18 @@
  * SubmitJob makes apply the same rules.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libudev.h>
+#include <linux/loop.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "store/db.h"
 #include "devices/device-facts.h"
@@ -67,6 +72,7 @@ Device *device_free(Device *d) {
         free(d->wwn);
         free(d->firmware);
         free(d->identity);
+        free(d->bind_identity);
         free(d->backing_file);
         free(d->autorun);
         free(d->scheduler);
@@ -79,6 +85,7 @@ Device *device_free(Device *d) {
         strv_free(d->holders);
         strv_free(d->slaves);
         free(d->write_verdict);
+        free(d->scratch_reason);
         free(d);
         return NULL;
 }
@@ -103,10 +110,11 @@ const char *device_type_of(const char *name, const char *devtype) {
         return "disk";
 }
 
-/* A udev property, else the first sysfs attribute of the disk that exists. */
-static int identity_field(struct udev_device *u, const char *prop, const char *disk,
+/* A udev property (unless udev's records may be stale), else the first sysfs attribute of the disk
+ * that exists. */
+static int identity_field(struct udev_device *u, bool use_udev, const char *prop, const char *disk,
                           const char *const *attrs, char **ret) {
-        const char *v = udev_device_get_property_value(u, prop);
+        const char *v = use_udev ? udev_device_get_property_value(u, prop) : NULL;
         int r;
 
         if (v && *v)
@@ -136,6 +144,85 @@ int device_identity(const Device *d, char **ret) {
         else
                 r = asprintf(ret, "model:%s:%" PRIu64 ":%s", d->model ?: "", d->size, d->name);
         return r < 0 ? -ENOMEM : 0;
+}
+
+/* The inode and device of a loop device's backing file, as the kernel holds them: a file of the
+ * same name made since is another file. */
+static int loop_backing_inode(const char *disk, uint64_t *ret_ino, uint64_t *ret_dev) {
+        _cleanup_free_ char *node = NULL;
+        struct loop_info64 info = {};
+        struct stat st;
+        dev_t want;
+        int fd, r;
+
+        r = blockdev_devnum(NULL, disk, &want);
+        if (r < 0)
+                return r;
+        if (asprintf(&node, "/dev/%s", disk) < 0)
+                return -ENOMEM;
+        /* Read-only: no change event, no claim; a loop device opens without I/O. */
+        fd = open(node, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (!S_ISBLK(st.st_mode) || st.st_rdev != want)
+                r = -ENODEV;
+        else if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+                r = -errno;
+        close(fd);
+        if (r < 0)
+                return r;
+        *ret_ino = info.lo_inode;
+        *ret_dev = info.lo_device;
+        return 0;
+}
+
+int device_bind_identity(const Device *d, char **ret) {
+        _cleanup_free_ char *disk = NULL, *base = NULL, *backing = NULL;
+        uint64_t ino = 0, dev = 0, part;
+        int r;
+
+        *ret = NULL;
+        r = blockdev_whole_disk(NULL, d->name, &disk);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (startswith(disk, "loop")) {
+                if (blockdev_read(NULL, disk, "loop/backing_file", &backing) < 0 || !*backing)
+                        return 0;       /* a free slot: nothing to tell */
+                /* A loop device set up to detach at its last close (losetup --autoclear) would be
+                 * detached by our open if nobody else holds it: then its path alone. */
+                if (blockdev_read_u64(NULL, disk, "loop/autoclear", &part) >= 0 && part != 0)
+                        r = asprintf(&base, "loop-file:%s", backing);
+                else {
+                        r = loop_backing_inode(disk, &ino, &dev);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0)
+                                return 0;
+                        r = asprintf(&base, "loop-file:%s (inode %" PRIu64 " on %u:%u)", backing, ino,
+                                     major((dev_t) dev), minor((dev_t) dev));
+                }
+                if (r < 0) {
+                        base = NULL;
+                        return -ENOMEM;
+                }
+        } else if (!d->identity)
+                return 0;
+        else if (!(base = strdup(d->identity)))
+                return -ENOMEM;
+
+        if (!streq(disk, d->name)) {
+                if (blockdev_read_u64(NULL, d->name, "partition", &part) < 0)
+                        return 0;
+                if (asprintf(ret, "%s partition %" PRIu64, base, part) < 0) {
+                        *ret = NULL;
+                        return -ENOMEM;
+                }
+                return 0;
+        }
+        *ret = TAKE_PTR(base);
+        return 0;
 }
 
 int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
@@ -179,11 +266,11 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
         r = blockdev_whole_disk(NULL, name, &disk);
         if (r < 0)
                 return r;
-        if ((r = identity_field(u, "ID_VENDOR", disk, vendor_attrs, &d->vendor)) < 0 ||
-            (r = identity_field(u, "ID_MODEL", disk, model_attrs, &d->model)) < 0 ||
-            (r = identity_field(u, "ID_SERIAL_SHORT", disk, serial_attrs, &d->serial)) < 0 ||
-            (r = identity_field(u, "ID_WWN", disk, wwn_attrs, &d->wwn)) < 0 ||
-            (r = identity_field(u, "ID_REVISION", disk, fw_attrs, &d->firmware)) < 0)
+        if ((r = identity_field(u, !probe, "ID_VENDOR", disk, vendor_attrs, &d->vendor)) < 0 ||
+            (r = identity_field(u, !probe, "ID_MODEL", disk, model_attrs, &d->model)) < 0 ||
+            (r = identity_field(u, !probe, "ID_SERIAL_SHORT", disk, serial_attrs, &d->serial)) < 0 ||
+            (r = identity_field(u, !probe, "ID_WWN", disk, wwn_attrs, &d->wwn)) < 0 ||
+            (r = identity_field(u, !probe, "ID_REVISION", disk, fw_attrs, &d->firmware)) < 0)
                 return r;
         if (streq(d->type, "loop"))
                 (void) blockdev_read(NULL, name, "loop/backing_file", &d->backing_file);
@@ -235,6 +322,9 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
         r = device_identity(d, &d->identity);
         if (r < 0)
                 return r;
+        r = device_bind_identity(d, &d->bind_identity);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(d);
         return 0;
 }
@@ -270,10 +360,11 @@ static int update_bool(bool *field, bool value, const char *name, char ***change
         return push_changed(changed, name);
 }
 
-int device_update_dynamic(Device *d, const DeviceTables *tables, bool config_scratch,
+int device_update_dynamic(Device *d, const DeviceTables *tables, const DeviceScratch *config_scratch,
                           const char *conf_path, char ***changed) {
         _cleanup_strv_free_ char **holders = NULL, **slaves = NULL;
-        _cleanup_free_ char *verdict = NULL;
+        _cleanup_free_ char *verdict = NULL, *scratch_reason = NULL;
+        const DeviceScratch none = {};
         DeviceFacts f = {};
         VerdictFacts vf;
         bool in_use, swap, scratch;
@@ -295,9 +386,21 @@ int device_update_dynamic(Device *d, const DeviceTables *tables, bool config_scr
                 goto out;
         swap = strv_contains(f.swaps, d->name);
         in_use = f.n_mounts > 0 || strv_length(f.swaps) > 0 || strv_length(f.holders) > 0;
-        scratch = d->udev_scratch || config_scratch;
+        if (!config_scratch)
+                config_scratch = &none;
+        scratch = d->udev_scratch || config_scratch->listed;
+        /* Which setting marks it; the udev rule's word when ScratchDevices= does not. */
+        if (!config_scratch->listed && d->udev_scratch)
+                scratch_reason = strdup("BENCHD_SCRATCH=1 (udev)");
+        else if (config_scratch->reason)
+                scratch_reason = strdup(config_scratch->reason);
+        if (!scratch_reason && (config_scratch->reason || d->udev_scratch)) {
+                r = -ENOMEM;
+                goto out;
+        }
 
         device_facts_to_verdict(&f, scratch, conf_path, &vf);
+        vf.scratch_note = scratch ? NULL : config_scratch->note;
         vf.sig_type = d->fs_type;
         vf.sig_usage = d->fs_usage;
         vf.sig_uuid = d->fs_uuid;
@@ -319,6 +422,7 @@ int device_update_dynamic(Device *d, const DeviceTables *tables, bool config_scr
             (r = update_bool(&d->in_use, in_use, "InUse", changed)) < 0 ||
             (r = update_bool(&d->swap, swap, "Swap", changed)) < 0 ||
             (r = update_bool(&d->scratch, scratch, "Scratch", changed)) < 0 ||
+            (r = update_str(&d->scratch_reason, &scratch_reason, "ScratchReason", changed)) < 0 ||
             (r = update_bool(&d->read_only, f.read_only, "ReadOnly", changed)) < 0 ||
             (r = update_str(&d->write_verdict, &verdict, "WriteVerdict", changed)) < 0)
                 goto out;
@@ -429,6 +533,7 @@ const sd_bus_vtable device_vtable[] = {
         BOOL("InUse", in_use),
         BOOL("Swap", swap),
         BOOL("Scratch", scratch),
+        STR("ScratchReason", scratch_reason),
         STR("AutoRun", autorun),
         STR("WriteVerdict", write_verdict),
         SD_BUS_VTABLE_END,

@@ -30,6 +30,8 @@ typedef struct Device {
         char *type;             /* disk, partition, loop, md, dm, zram, rom, ... */
         char *vendor, *model, *serial, *wwn, *firmware;
         char *identity;         /* wwn:..., serial:..., model:...:size:name */
+        char *bind_identity;    /* what a ScratchDevices= path binds to (device_bind_identity());
+                                 * NULL when it cannot be told */
         int64_t db_id;          /* devices.id, -1 when not recorded */
         Db *db;                 /* borrowed, for the history count; may be NULL */
         char *backing_file;     /* loop devices */
@@ -46,6 +48,8 @@ typedef struct Device {
         char **mount_points;
         char **holders, **slaves;
         bool in_use, swap, scratch;
+        char *scratch_reason;   /* which setting marks it scratch, or why a name that names it does
+                                 * not (ScratchReason); NULL: nothing names it */
         char *write_verdict;    /* NULL: destructive writes allowed */
 } Device;
 
@@ -59,10 +63,17 @@ bool device_udev_is_exported(struct udev_device *d);
 int device_new_from_udev(struct udev_device *d, bool probe, Device **ret);
 Device *device_free(Device *d);
 
-/* The dynamic part. tables: the current mounts and swaps (NULL: read them now); config_scratch:
- * listed in ScratchDevices= (matched by dev_t). Appends the names of the properties that changed
- * to *changed if non-NULL. */
-int device_update_dynamic(Device *d, const struct DeviceTables *tables, bool config_scratch,
+/* What ScratchDevices= says of a device (devices/scratch.h, judged by the manager). */
+typedef struct DeviceScratch {
+        bool listed;            /* an entry marks it scratch */
+        const char *reason;     /* which one, or why the entry that names it does not; NULL: none does */
+        const char *note;       /* for a signature refusal: why a name that names it does not mark it */
+} DeviceScratch;
+
+/* The dynamic part. tables: the current mounts and swaps (NULL: read them now); scratch: what
+ * ScratchDevices= says of it (NULL: nothing). Appends the names of the properties that changed to
+ * *changed if non-NULL. */
+int device_update_dynamic(Device *d, const struct DeviceTables *tables, const DeviceScratch *scratch,
                           const char *conf_path, char ***changed);
 
 /* Appends to *changed the property names whose values differ between a and b. */
@@ -70,5 +81,12 @@ int device_diff(const Device *a, const Device *b, char ***changed);
 
 /* "wwn:<WWN>", else "serial:<serial>", else "model:<model>:<size>:<name>". */
 int device_identity(const Device *d, char **ret);
+
+/* What tells this device from another under the same name, for ScratchDevices= (scratch.h): a
+ * loop device's backing file with its inode and device ("loop-file:/srv/a.img (inode 12 on
+ * 254:0)", read with LOOP_GET_STATUS64; the path alone for one that detaches at its last close,
+ * which opening it could detach), else its identity; a partition's is its disk's followed by
+ * " partition N". NULL (and 0) when it cannot be told: a loop device without a backing file. */
+int device_bind_identity(const Device *d, char **ret);
 
 extern const sd_bus_vtable device_vtable[];

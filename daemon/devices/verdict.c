@@ -109,9 +109,9 @@ static int reason_signature(const VerdictFacts *f, char **ret) {
         if (r < 0)
                 return -ENOMEM;
 
-        if (asprintf(&s, "%s carries %s; wipe it with wipefs -a /dev/%s or mark it scratch with "
+        if (asprintf(&s, "%s carries %s; %s%swipe it with wipefs -a /dev/%s or mark it scratch with "
                      "BENCHD_SCRATCH=1 (udev) or ScratchDevices= in %s",
-                     f->name, what, f->name, conf) < 0)
+                     f->name, what, f->scratch_note ?: "", f->scratch_note ? "; " : "", f->name, conf) < 0)
                 return -ENOMEM;
         *ret = s;
         return 0;

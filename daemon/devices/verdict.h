@@ -32,6 +32,9 @@ typedef struct VerdictFacts {
         const char *sig_uuid;
         const char *pt_type;           /* PTTYPE: gpt, dos, ... */
         const char *conf_path;         /* shown in the advice; NULL: /etc/benchd/benchd.conf */
+        const char *scratch_note;      /* a device that is not scratch: why a ScratchDevices= name that
+                                        * names it does not mark it (scratch.h); said with a
+                                        * signature refusal. NULL: nothing to say */
 } VerdictFacts;
 
 /* 0 and *ret_reason = NULL when a destructive job may run; 1 and a reason that says what is wrong

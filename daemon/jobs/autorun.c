@@ -6,6 +6,11 @@
  * only when both firmwares are known, so a disk whose firmware udev stops (or starts) reporting is
  * not taken for a new one.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "jobs/autorun.h"
 #include "shared/util.h"
 
@@ -19,6 +24,22 @@ static const char *const eligibility_table[_AUTORUN_ELIGIBILITY_MAX] = {
 
 const char *autorun_eligibility_to_string(AutorunEligibility e) {
         return e >= 0 && e < _AUTORUN_ELIGIBILITY_MAX ? eligibility_table[e] : NULL;
+}
+
+int autorun_key(const char *identity, bool stable, const char *model, const char *name, char **ret) {
+        if (stable) {
+                if (!identity)
+                        return -EINVAL;
+                *ret = strdup(identity);
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (!name || !*name)
+                return -EINVAL;
+        if (asprintf(ret, "model:%s:%s", model ?: "", name) < 0) {
+                *ret = NULL;
+                return -ENOMEM;
+        }
+        return 0;
 }
 
 AutorunEligibility autorun_eligibility(const AutorunFacts *f) {

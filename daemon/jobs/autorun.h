@@ -17,6 +17,12 @@
 #include "shared/spec.h"
 #include "store/db.h"
 
+/* The key the autoruns table keeps a disk by: its identity (devices.identity) when it is stable (a
+ * WWN or a serial), else "model:<model>:<name>". A device with neither is known by its model and
+ * kernel name, not by its size, which devices.identity also holds: a loop device's image grown or a
+ * virtual disk resized is the same disk, benchmarked once, not once per size. */
+int autorun_key(const char *identity, bool stable, const char *model, const char *name, char **ret);
+
 /* Whether a sighting makes a disk one to benchmark. */
 typedef enum AutorunEligibility {
         AUTORUN_NEW_IDENTITY,   /* the devices table did not have the identity */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "jobs/caller-access.h"
+#include "shared/run-as.h"
 #include "shared/util.h"
 
 /* The encoding of system.posix_acl_access (linux/posix_acl_xattr.h): a little-endian header with
@@ -129,51 +130,16 @@ int caller_access_allows(const struct stat *st, const void *acl, size_t acl_size
 }
 
 int caller_groups(uid_t uid, gid_t **ret, size_t *ret_n) {
-        _cleanup_free_ char *buf = NULL;
-        _cleanup_free_ gid_t *gids = NULL;
-        struct passwd pw, *found = NULL;
-        long size_hint = sysconf(_SC_GETPW_R_SIZE_MAX);
-        size_t size = size_hint > 0 ? (size_t) size_hint : 4096;
-        int n, r;
+        gid_t gid;
+        int r;
 
-        for (;;) {
-                free(buf);
-                buf = malloc(size);
-                if (!buf)
-                        return -ENOMEM;
-                r = getpwuid_r(uid, &pw, buf, size, &found);
-                if (r != ERANGE)
-                        break;
-                if (size > 1024 * 1024)
-                        return -ERANGE;
-                size *= 2;
-        }
-        if (r != 0)
-                return -r;
-        if (!found) {
+        r = user_groups(uid, &gid, ret, ret_n);
+        if (r == -ESRCH) {
                 *ret = NULL;
                 *ret_n = 0;
                 return 0;
         }
-        n = 16;
-        for (;;) {
-                int want = n;
-                gid_t *g = reallocarray(gids, (size_t) n, sizeof(gid_t));
-
-                if (!g)
-                        return -ENOMEM;
-                gids = g;
-                if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &want) >= 0) {
-                        n = want;
-                        break;
-                }
-                if (want <= n || want > 65536)
-                        return -E2BIG;
-                n = want;
-        }
-        *ret = TAKE_PTR(gids);
-        *ret_n = (size_t) n;
-        return 0;
+        return r;
 }
 
 /* The access ACL of path: 0 with *ret NULL when it has none (or the filesystem keeps none). */
@@ -302,4 +268,109 @@ refuse:
                      is_directory ? "a directory" : "a file") < 0)
                 *ret_reason = NULL;
         return -EACCES;
+}
+
+/* The directory holding the path dir names, in place ("/" stays "/"). */
+static void path_up(char *dir) {
+        char *slash = strrchr(dir, '/');
+
+        if (!slash || slash == dir)
+                strcpy(dir, "/");
+        else
+                *slash = '\0';
+}
+
+int caller_may_reach(const char *path, uid_t uid, char **ret_reason) {
+        _cleanup_free_ char *rest = NULL, *denied = NULL;
+        _cleanup_free_ gid_t *gids = NULL;
+        char dir[PATH_MAX] = "/";
+        size_t n_gids = 0;
+        unsigned links = 0;
+        CallerIdentity who;
+        int r;
+
+        *ret_reason = NULL;
+        if (uid == 0 || !path || path[0] != '/')
+                return 0;
+        r = caller_groups(uid, &gids, &n_gids);
+        if (r < 0) {
+                if (asprintf(ret_reason, "cannot read the groups of uid %u from the user database to tell whether "
+                             "it may reach %s: %s", (unsigned) uid, path, strerror(-r)) < 0)
+                        *ret_reason = NULL;
+                return r;
+        }
+        who = (CallerIdentity) { .uid = uid, .gids = gids, .n_gids = n_gids };
+        rest = strdup(path);
+        if (!rest)
+                return -ENOMEM;
+
+        /* As the kernel walks a path for the caller: each component looked up in the directory
+         * reached so far, which needs search permission on it; symlinks followed through their
+         * text (the caller can read a link in a directory it may search). Wherever the caller
+         * would be stopped by something else (nothing there, not a directory, too many links, too
+         * long), what is there is the caller's to learn: the checks after this one say it. */
+        for (;;) {
+                char comp[NAME_MAX + 1], cand[PATH_MAX];
+                const char *p = rest;
+                size_t len;
+                struct stat st;
+
+                p += strspn(p, "/");
+                if (!*p)
+                        return 0;
+                len = strcspn(p, "/");
+                if (len > NAME_MAX)
+                        return 0;
+                memcpy(comp, p, len);
+                comp[len] = '\0';
+                memmove(rest, p + len, strlen(p + len) + 1);
+
+                r = check_one(dir, &who, CALLER_ACCESS_SEARCH, &denied);
+                if (r < 0) {
+                        *ret_reason = TAKE_PTR(denied);
+                        return r;
+                }
+                if (r == 0) {
+                        if (asprintf(ret_reason, "%s, a directory on the way to the target: benchd does not tell a "
+                                     "caller about what it may not reach, so choose a target you can reach (or have "
+                                     "root submit the job)", strna(denied)) < 0)
+                                *ret_reason = NULL;
+                        return -EACCES;
+                }
+                free(denied);
+                denied = NULL;
+
+                if (streq(comp, "."))
+                        continue;
+                if (streq(comp, "..")) {
+                        path_up(dir);
+                        continue;
+                }
+                if (snprintf(cand, sizeof(cand), "%s%s%s", dir, streq(dir, "/") ? "" : "/", comp) >= (int) sizeof(cand))
+                        return 0;
+                if (lstat(cand, &st) < 0)
+                        return 0;
+                if (S_ISLNK(st.st_mode)) {
+                        char link[PATH_MAX];
+                        ssize_t n;
+                        char *joined;
+
+                        if (++links > 40)
+                                return 0;
+                        n = readlink(cand, link, sizeof(link) - 1);
+                        if (n <= 0)
+                                return 0;
+                        link[n] = '\0';
+                        if (asprintf(&joined, "%s/%s", link, rest) < 0)
+                                return -ENOMEM;
+                        free(rest);
+                        rest = joined;
+                        if (link[0] == '/')
+                                strcpy(dir, "/");
+                        continue;
+                }
+                if (!S_ISDIR(st.st_mode))
+                        return 0;
+                strcpy(dir, cand);
+        }
 }

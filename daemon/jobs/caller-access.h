@@ -7,11 +7,16 @@
  * file target one the caller may read (and write, for a workload that writes). Block devices are
  * polkit's to allow (org.benchd.benchd1.submit to read, .destructive to write), not this.
  *
- * benchd keeps no CAP_SETUID (its unit drops it), so it cannot take the caller's identity and ask
- * the kernel; it evaluates the permissions the way the kernel does for a process with the caller's
- * uid and the groups the user database gives them: the mode bits, or the POSIX ACL where a file has
- * one (system.posix_acl_access). Other security modules (SELinux, AppArmor) are not consulted; they
- * can only deny more.
+ * These checks are the early, readable refusal, at SubmitJob and at each step's start; what holds
+ * is the kernel's word: a caller's step runs in a worker that has become the caller (run-as.h). They
+ * evaluate the permissions the way the kernel does for a process with the caller's uid and the
+ * groups the user database gives them: the mode bits, or the POSIX ACL where a file has one
+ * (system.posix_acl_access). Other security modules (SELinux, AppArmor) are not consulted; they can
+ * only deny more.
+ *
+ * What the caller cannot reach it learns nothing about: caller_may_reach() runs before anything
+ * else looks at the target, so a path beyond a directory the caller may not search gets one answer
+ * whether it exists, is a file, or has a size.
  */
 #pragma once
 
@@ -47,3 +52,10 @@ int caller_groups(uid_t uid, gid_t **ret, size_t *ret_n);
  * right; another negative errno with *ret_reason when it cannot be told (a component that cannot
  * be examined). uid 0 may always. */
 int caller_may_use(const char *path, bool is_directory, bool writes, uid_t uid, char **ret_reason);
+
+/* Could uid look path up itself: search permission on every directory the kernel would walk
+ * through for it, following symlinks as the kernel does? 0 yes (also when the walk would end
+ * otherwise, at a name that does not exist or is not a directory: the caller can learn that); -EACCES
+ * with *ret_reason naming the first directory it may not search, and only that, when not; another
+ * negative errno with *ret_reason when it cannot be told. uid 0 may always. */
+int caller_may_reach(const char *path, uid_t uid, char **ret_reason);

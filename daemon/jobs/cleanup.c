@@ -8,9 +8,14 @@
  * SQLite, stdio buffers) runs twice.
  *
  * The removal trusts nothing it finds: every entry is lstat()ed, must carry our prefix (at the
- * top), be owned by our euid and sit on the target's filesystem; directories are opened with
- * O_NOFOLLOW and checked to be the inode that was lstat()ed, so a rename or a symlink swapped in
- * meanwhile makes us stop rather than follow it.
+ * top), be owned by our euid and sit on the target's filesystem; directories are opened beneath
+ * the directory holding them (fd-beneath.h: no symlink, no other mount) and checked to be the
+ * inode that was lstat()ed, so a rename or a symlink swapped in meanwhile makes us stop rather
+ * than follow it.
+ *
+ * The child runs as the uid the job's steps ran as (run-as.h): for a caller other than root, the
+ * caller, whose files they are. "Owned by our euid" is then "owned by the caller", and whatever the
+ * caller could not remove itself, the child cannot either.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,7 +31,9 @@
 
 #include "jobs/cleanup.h"
 #include "jobs/helper.h"
+#include "shared/fd-beneath.h"
 #include "shared/log.h"
+#include "shared/run-as.h"
 
 /* Per-entry messages from one removal; the totals are logged by the parent. */
 #define CLEANUP_LOG_MAX 8u
@@ -100,9 +107,9 @@ static int remove_tree(Walk *w, int parent, const char *name, const struct stat 
 
         if (depth >= CLEANUP_DEPTH_MAX)
                 return walk_fail(w, name, -ELOOP);
-        fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        fd = openat_beneath(parent, name, O_RDONLY | O_DIRECTORY | O_NOCTTY, 0);
         if (fd < 0)
-                return walk_fail(w, name, negative_errno());
+                return walk_fail(w, name, fd);
         if (fstat(fd, &fst) < 0)
                 return walk_fail(w, name, negative_errno());
         if (fst.st_dev != st->st_dev || fst.st_ino != st->st_ino)
@@ -236,13 +243,16 @@ typedef struct CleanupReport {
         uint64_t skipped;
         uint64_t failed;
         int32_t error;
-        int32_t r;              /* of cleanup_job_files() */
+        int32_t r;              /* of cleanup_job_files(), or of run_as_user() */
+        uint32_t not_as_user;   /* 1: it could not become the uid it was to run as (logged there) */
+        uint32_t reserved;
 } CleanupReport;
 
 struct Cleanup {
         Helper *helper;
         uint64_t job_id;
         int step;
+        uid_t uid;
         char *target;
         uint64_t timeout_usec;
         CleanupDone cb;
@@ -256,16 +266,26 @@ struct Cleanup {
 static int cleanup_child(int fd, void *userdata) {
         const Cleanup *c = userdata;
         CleanupStats st = {};
+        _cleanup_free_ char *err = NULL;
         CleanupReport rep;
+        bool became;
         int r;
 
-        r = cleanup_job_files(c->target, c->job_id, c->step, &st);
+        r = run_as_user(c->uid, &err);
+        became = r >= 0;
+        if (r < 0)
+                log_warning("job %" PRIu64 ": cannot remove its files in %s as uid %u, whose files they are: %s; "
+                            "remove .benchd-%" PRIu64 "-* there by hand", c->job_id, CALLER_TEXT(c->target),
+                            (unsigned) c->uid, strna(err), c->job_id);
+        else
+                r = cleanup_job_files(c->target, c->job_id, c->step, &st);
         rep = (CleanupReport) {
                 .removed = st.removed,
                 .skipped = st.skipped,
                 .failed = st.failed,
                 .error = st.error,
                 .r = r,
+                .not_as_user = !became,
         };
         if (helper_report(fd, &rep, sizeof(rep)) < 0)
                 return EXIT_FAILURE;
@@ -322,6 +342,8 @@ static void cleanup_log_result(Cleanup *c, const CleanupResult *res, const Helpe
                              strna(sigabbrev_np(hr->status)));
                 return;
         }
+        if (res->not_as_user)
+                return; /* the child said why */
         if (s->removed == 0 && s->failed == 0 && s->skipped == 0) {
                 if (s->error < 0)
                         cleanup_log(c, LOG_WARNING, "cannot read %s to remove its files (%s): %s", CALLER_TEXT(c->target), files,
@@ -353,6 +375,7 @@ static void on_helper_done(Helper *h, const HelperResult *hr, void *userdata) {
                         .failed = rep.failed,
                         .error = rep.r < 0 ? rep.r : MIN(rep.error, 0),
                 };
+                res.not_as_user = rep.not_as_user != 0;
         }
         cleanup_log_result(c, &res, hr);
 
@@ -360,7 +383,7 @@ static void on_helper_done(Helper *h, const HelperResult *hr, void *userdata) {
         c->cb(c, &res, c->userdata);
 }
 
-int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uint64_t timeout_usec,
+int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uid_t uid, uint64_t timeout_usec,
                   CleanupDone cb, void *userdata, Cleanup **ret) {
         Cleanup *c;
         int r;
@@ -372,6 +395,7 @@ int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, ui
                 return -ENOMEM;
         c->job_id = job_id;
         c->step = step;
+        c->uid = uid;
         c->timeout_usec = timeout_usec;
         c->cb = cb;
         c->userdata = userdata;

@@ -27,7 +27,8 @@ typedef struct CleanupStats {
 
 /* The rules: in target (a directory; anything else has no files of ours and gives 0), the entries
  * named target/.benchd-<job>-* (step < 0) or target/.benchd-<job>-<step>-* that are regular files or
- * directories owned by our effective uid on target's filesystem; a directory goes with everything
+ * directories owned by our effective uid (the uid the job's steps ran as: cleanup_spawn() runs it
+ * as that user) on target's filesystem; a directory goes with everything
  * in it that is ours and on the same filesystem, at most CLEANUP_DEPTH_MAX levels down. Symlinks
  * are never followed: one inside our directory is unlinked, one at the top is not ours. Anything
  * else is left alone and counted in skipped (a directory holding it stays). Returns 0, or a negative errno when target could not
@@ -39,6 +40,7 @@ typedef struct CleanupResult {
         CleanupStats stats;     /* what the child reported; zero when it reported nothing */
         bool finished;          /* the child ran to the end and reported */
         bool timed_out;         /* killed by us after the timeout */
+        bool not_as_user;       /* finished without removing anything: it could not become the uid */
 } CleanupResult;
 
 /* Called once, after the child has been reaped; the Cleanup may be freed from here. */
@@ -47,10 +49,11 @@ typedef void (*CleanupDone)(Cleanup *c, const CleanupResult *result, void *userd
 /* Ample for 2^24 files on a slow disk; after it the child is killed and what is left is logged. */
 #define CLEANUP_TIMEOUT_USEC (30u * 60u * USEC_PER_SEC)
 
-/* Starts the removal of job_id's files (step < 0: of all its steps) in target in a child process;
+/* Starts the removal of job_id's files (step < 0: of all its steps) in target in a child process
+ * that runs as uid (run-as.h; 0: stays root), the uid the job's steps ran as, whose files they are;
  * the outcome is logged, and cb is called when the child is gone (removed everything, failed, or
  * was killed after timeout_usec). */
-int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uint64_t timeout_usec,
+int cleanup_spawn(sd_event *e, const char *target, uint64_t job_id, int step, uid_t uid, uint64_t timeout_usec,
                   CleanupDone cb, void *userdata, Cleanup **ret);
 /* Without calling back; a still-running child is sent SIGKILL and reaped by the event loop once
  * it has gone (helper_free()). */

@@ -92,6 +92,9 @@ Job *job_free(Job *j) {
         free(j->idents);
         free(j->members);
         proto_fs_info_clear(&j->entry_fs);
+        matrix_made_clear(&j->made);
+        free(j->prior_fs_type);
+        free(j->prior_fs_uuid);
         free(j->spec_json);
         free(j->path);
         free(j->phase);
@@ -546,6 +549,11 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
                 return;
         }
         j->have_entry_fs = true;
+        /* From now on its members carry it, whatever they carried before. */
+        r = matrix_made_record(&j->made, j->steps[j->core.step].devices, info->fs_type, info->uuid);
+        if (r < 0)
+                job_log(j, LOG_WARNING, "cannot keep which filesystem run %" PRIu64 " made (%s): a later entry on "
+                        "the same devices will find it there and refuse it", j->run_id, strerror(-r));
         job_queue_run_fs(j, j->run_id, info);
         job_log(j, LOG_INFO, "run %" PRIu64 ": %s made in %" PRIu64 " ms (%s), %" PRIu64 " of %" PRIu64
                 " bytes used after mkfs", j->run_id, info->fs_type, info->mkfs_usec / 1000, info->mkfs_command,
@@ -647,10 +655,19 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .layout = (char *) layout_to_string(step->layout),
                 .mkfs_options = (char *) (spec_map_get(&step->mkfs_options, fs) ?: ""),
                 .mount_options = (char *) (spec_map_get(&step->mount_options, fs) ?: ""),
-                .expect_uuid = make ? (char *) "" : j->entry_fs.uuid,
+                .expect_uuid = make ? j->prior_fs_uuid ?: (char *) "" : j->entry_fs.uuid,
                 .n_members = (uint32_t) n,
                 .members = members,
         };
+}
+
+/* Who a step's worker runs as: a caller other than root, for a step on a directory or file (see
+ * shared/run-as.h); root for a block device (polkit allowed it, and the device needs root) and a
+ * filesystem step (verdict NULL: mkfs and mount are root's work, on devices polkit allowed). */
+static uid_t job_step_run_as(const Job *j, const StepVerdict *verdict) {
+        if (!verdict || (verdict->check.kind != TARGET_DIRECTORY && verdict->check.kind != TARGET_FILE))
+                return 0;
+        return (uid_t) j->submitted_by;
 }
 
 static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_verdicts, char **text) {
@@ -756,6 +773,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         job_changed(j, "Runs", "Live");
 
         r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text,
+                         job_step_run_as(j, !matrix ? &verdicts[0] : NULL),
                          worker_timeout_usec(step) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
                                                       JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC),
                          &job_worker_callbacks, j, &j->worker);
@@ -831,14 +849,30 @@ static bool job_begin_step_async(Job *j, JobEvent *next, char **text) {
 
         if (spec_is_matrix(&j->steps[n])) {
                 /* Each member device is judged as a destructive write to it; a later step of an entry
-                 * also accepts the entry's own filesystem on them, and nothing else. */
+                 * also accepts the entry's own filesystem on them, and nothing else; an entry's first
+                 * step the filesystem an earlier entry made on them (the job's, and the worker
+                 * checks the same UUID again), and nothing else. */
                 JobSpec *units = NULL;
                 size_t n_units = 0;
                 VerdictOptions opts = { .worker_path = j->ctx->worker_path };
 
                 if (job_run_makes_fs(j)) {
+                        const MatrixMadeFs *prior = matrix_made_on(&j->made, j->steps[n].devices);
+
                         proto_fs_info_clear(&j->entry_fs);
                         j->have_entry_fs = false;
+                        free(j->prior_fs_type);
+                        free(j->prior_fs_uuid);
+                        j->prior_fs_type = prior ? strdup(prior->fs_type) : NULL;
+                        j->prior_fs_uuid = prior ? strdup(prior->uuid) : NULL;
+                        if (prior && (!j->prior_fs_type || !j->prior_fs_uuid)) {
+                                *text = strdup(strerror(ENOMEM));
+                                *next = (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_VERDICT,
+                                                     .text = *text, .error_name = BENCHD_ERROR_UNSAFE };
+                                return true;
+                        }
+                        opts.own_fs_type = j->prior_fs_type;
+                        opts.own_fs_uuid = j->prior_fs_uuid;
                 } else if (!j->have_entry_fs) {
                         *text = job_entry_text(j, "the filesystem the entry's first step made is not known (its worker "
                                                "did not report it), so this step cannot tell it from the user's data; "

@@ -18,6 +18,7 @@
 #include <systemd/sd-event.h>
 
 #include "jobs/job-core.h"
+#include "jobs/matrix.h"
 #include "jobs/supervisor.h"
 #include "jobs/verdict-query.h"
 #include "shared/job-state.h"
@@ -123,6 +124,11 @@ struct Job {
          * their runs record the same. */
         bool have_entry_fs;
         ProtoFsInfo entry_fs;
+        /* ... what each device carries of the job's since (matrix.h): an entry's first step may
+         * find an earlier entry's filesystem on its members, and erase exactly that; */
+        MatrixMade made;
+        /* ... and the one the current entry's first step found there: its type and UUID, or NULL. */
+        char *prior_fs_type, *prior_fs_uuid;
 
         /* The running step. */
         Worker *worker;

@@ -212,3 +212,73 @@ int matrix_member_specs(const JobSpec *s, bool with_checks, JobSpec **ret, size_
         *ret_n = n;
         return 0;
 }
+
+static MatrixMadeFs *made_find(const MatrixMade *m, const char *device) {
+        for (size_t i = 0; i < m->n; i++)
+                if (streq(m->made[i].device, device))
+                        return &m->made[i];
+        return NULL;
+}
+
+int matrix_made_record(MatrixMade *m, char *const *devices, const char *fs_type, const char *uuid) {
+        if (!fs_type || !*fs_type || !uuid || !*uuid)
+                return -EINVAL;
+        for (char *const *d = devices; d && *d; d++) {
+                MatrixMadeFs *f = made_find(m, *d);
+                char *t = strdup(fs_type), *u = strdup(uuid);
+
+                if (!t || !u) {
+                        free(t);
+                        free(u);
+                        return -ENOMEM;
+                }
+                if (!f) {
+                        MatrixMadeFs *a = realloc(m->made, (m->n + 1) * sizeof(MatrixMadeFs));
+                        char *dev = strdup(*d);
+
+                        if (!a || !dev) {
+                                if (a)
+                                        m->made = a;
+                                free(dev);
+                                free(t);
+                                free(u);
+                                return -ENOMEM;
+                        }
+                        m->made = a;
+                        f = &m->made[m->n++];
+                        *f = (MatrixMadeFs) { .device = dev };
+                }
+                free(f->fs_type);
+                free(f->uuid);
+                f->fs_type = t;
+                f->uuid = u;
+        }
+        return 0;
+}
+
+const MatrixMadeFs *matrix_made_on(const MatrixMade *m, char *const *devices) {
+        const MatrixMadeFs *found = NULL;
+
+        for (char *const *d = devices; d && *d; d++) {
+                const MatrixMadeFs *f = made_find(m, *d);
+
+                if (!f)
+                        continue;
+                if (found && (!streq(found->fs_type, f->fs_type) || !streq(found->uuid, f->uuid)))
+                        return NULL;
+                found = f;
+        }
+        return found;
+}
+
+void matrix_made_clear(MatrixMade *m) {
+        if (!m)
+                return;
+        for (size_t i = 0; i < m->n; i++) {
+                free(m->made[i].device);
+                free(m->made[i].fs_type);
+                free(m->made[i].uuid);
+        }
+        free(m->made);
+        *m = (MatrixMade) {};
+}

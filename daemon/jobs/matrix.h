@@ -50,3 +50,27 @@ char *matrix_entry_name(const JobSpec *step, size_t n_job_devices);
  * (scratch, or blank; never mounted, swap or held). with_checks: the first also keeps the matrix
  * keys, so that step_verdict() checks the system for them and tries mkfs (at SubmitJob). n ≥ 1. */
 int matrix_member_specs(const JobSpec *s, bool with_checks, JobSpec **ret, size_t *ret_n);
+
+/* What a matrix job left on its devices: for each device (its path in devices=), the filesystem
+ * the job made on it last. A later entry's first step finds it there (the device is not wiped
+ * between entries) and may erase exactly it, although the device is not scratch: it is the job's
+ * own, like the filesystem a later step of the same entry mounts again. */
+typedef struct MatrixMadeFs {
+        char *device;
+        char *fs_type;
+        char *uuid;
+} MatrixMadeFs;
+
+typedef struct MatrixMade {
+        MatrixMadeFs *made;
+        size_t n;
+} MatrixMade;
+
+/* The entry with members devices made fs_type with uuid on them: recorded for each, replacing what
+ * it had. -ENOMEM, -EINVAL for a NULL or empty type or UUID. */
+int matrix_made_record(MatrixMade *m, char *const *devices, const char *fs_type, const char *uuid);
+/* The filesystem the job made last on the members devices: what the entry's first step may find on
+ * them. NULL when it made none there, or when the members carry different ones of its
+ * filesystems (then none is taken for the job's own, and the verdict judges them as found). */
+const MatrixMadeFs *matrix_made_on(const MatrixMade *m, char *const *devices);
+void matrix_made_clear(MatrixMade *m);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The step verdict (step-verdict.h), in the order of how much is at stake: the target is what the
+ * The step verdict (step-verdict.h), in the order of how much is at stake: a caller other than
+ * root could reach the target (if not, it hears nothing more about it), the target is what the
  * spec allows (spec_check_target: kind, destructive=true, alignment, free space), it is the object
- * that was checked at submit, and a writing step on a block device passes the device verdict
- * (mounted, swap, holders, read-only, signatures unless scratch), with fresh facts every time.
+ * that was checked at submit, the caller could use it, and a writing step on a block device passes
+ * the device verdict (mounted, swap, holders, read-only, signatures unless scratch), with fresh
+ * facts every time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +34,19 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
         int r;
 
         *v = (StepVerdict) {};
-        /* First whether it is the same object at all: a directory swapped for a device must be
+        /* Before anything looks at the target for a caller other than root: whether the caller could
+         * look it up at all. Beyond a directory it may not search, every target gets this one
+         * answer, so that whether it exists, what it is and how long it is stay unsaid. */
+        if (opts && opts->caller_uid != 0) {
+                r = caller_may_reach(s->target, opts->caller_uid, &err);
+                if (r == -EACCES)
+                        return refuse(v, SD_BUS_ERROR_ACCESS_DENIED, r, err, "the caller may not reach the target");
+                if (r < 0)
+                        return refuse(v, BENCHD_ERROR_INVALID_SPEC, r, err,
+                                      "whether the caller may reach the target cannot be told");
+        }
+
+        /* Then whether it is the same object at all: a directory swapped for a device must be
          * refused as that, not judged as the device it now is. */
         if (submitted && submitted->kind >= 0) {
                 TargetCheck now;

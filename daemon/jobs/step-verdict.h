@@ -29,7 +29,8 @@ typedef struct StepVerdict {
 /* What a verdict is told besides the step (all may be NULL). */
 typedef struct VerdictOptions {
         /* A later step of a matrix entry: the filesystem the entry's first step made (its type and
-         * UUID) is the job's own and does not count as a signature on the members. */
+         * UUID) is the job's own and does not count as a signature on the members. The first step
+         * of a later entry: the same for the filesystem an earlier entry made on its members. */
         const char *own_fs_type;
         const char *own_fs_uuid;
         /* benchd-worker, for the trial mkfs of a matrix at SubmitJob. */

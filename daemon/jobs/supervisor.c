@@ -451,13 +451,13 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         return 0;
 }
 
-static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent) {
+static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent, const char *run_as_arg) {
         static char *const env[] = {
                 (char *) "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                 (char *) "LANG=C",
                 NULL,
         };
-        char *argv[] = { (char *) path, (char *) "--protocol-fd=3", NULL };
+        char *argv[] = { (char *) path, (char *) "--protocol-fd=3", (char *) run_as_arg, NULL };
         struct rlimit rl;
         sigset_t ss;
         int null_fd;
@@ -480,7 +480,8 @@ static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent) 
         rl = (struct rlimit) { 0, 0 };
         (void) setrlimit(RLIMIT_CORE, &rl);
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-                rl.rlim_cur = MIN(rl.rlim_max, (rlim_t) 4096);
+                /* A metadata step holds one descriptor per directory (spec-check.h). */
+                rl.rlim_cur = MIN(rl.rlim_max, (rlim_t) SPEC_WORKER_FILES_MAX);
                 rl.rlim_max = rl.rlim_cur;
                 (void) setrlimit(RLIMIT_NOFILE, &rl);
         }
@@ -500,9 +501,10 @@ static _Noreturn void worker_exec_child(int fd, const char *path, pid_t parent) 
 }
 
 int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step, const JobSpec *spec,
-                 const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
+                 const char *spec_text, uid_t run_as, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret) {
         _cleanup_close_ int pidfd = -1;
+        char run_as_arg[32];
         int pair[2], r;
         pid_t parent = getpid(), pid;
         Worker *w;
@@ -534,6 +536,7 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
                 return -ENOMEM;
         }
 
+        snprintf(run_as_arg, sizeof(run_as_arg), "--run-as=%u", (unsigned) run_as);
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
                 r = negative_errno();
                 worker_free(w);
@@ -549,7 +552,7 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
                 return r;
         }
         if (pid == 0)
-                worker_exec_child(pair[1], path, parent);
+                worker_exec_child(pair[1], path, parent, run_as != 0 ? run_as_arg : NULL);
 
         /* From here on worker_free() kills and reaps it, whatever fails. */
         close(pair[1]);
@@ -587,7 +590,11 @@ int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t st
         if (r < 0)
                 goto fail;
 
-        worker_log(w, LOG_INFO, "started %s (timeout %" PRIu64 " s)", path, timeout_usec / USEC_PER_SEC);
+        if (run_as != 0)
+                worker_log(w, LOG_INFO, "started %s as uid %u (timeout %" PRIu64 " s)", path, (unsigned) run_as,
+                           timeout_usec / USEC_PER_SEC);
+        else
+                worker_log(w, LOG_INFO, "started %s (timeout %" PRIu64 " s)", path, timeout_usec / USEC_PER_SEC);
         *ret = w;
         return 0;
 

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "jobs/worker-judge.h"
@@ -48,10 +49,12 @@ typedef struct WorkerCallbacks {
 #define WORKER_KILL_USEC (5 * USEC_PER_SEC)
 
 /* spec is the step's (finalized, with a workload): it bounds what the worker may report;
- * spec_text is what the worker is sent (spec_to_text() of it). -EINVAL for a spec without a
- * workload. A failure after fork() leaves no process behind: it is killed and reaped. */
+ * spec_text is what the worker is sent (spec_to_text() of it). run_as: 0, or the caller the worker
+ * becomes before it touches the target (--run-as; a directory or file step of a caller other than
+ * root, see shared/run-as.h); the guard must then be of a directory or file. -EINVAL for a spec
+ * without a workload. A failure after fork() leaves no process behind: it is killed and reaped. */
 int worker_spawn(sd_event *event, const char *path, uint64_t job_id, uint32_t step, const JobSpec *spec,
-                 const char *spec_text, uint64_t timeout_usec, const WorkerCallbacks *cb,
+                 const char *spec_text, uid_t run_as, uint64_t timeout_usec, const WorkerCallbacks *cb,
                  void *userdata, Worker **ret);
 /* What the worker is to verify about its target (sent with the SPEC). Call right after
  * worker_spawn(), before the event loop runs again; without it the guard is PROTO_GUARD_NONE. */

@@ -693,7 +693,8 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
                 return false;
         if (!proto_fs_options_valid(m->mkfs_options) || !proto_fs_options_valid(m->mount_options))
                 return false;
-        if (!fs_uuid_ok(m->expect_uuid) || (m->expect_uuid[0] == 0) != (m->stage == PROTO_FS_STAGE_MAKE))
+        /* MOUNT names the filesystem to mount; MAKE may name the one an earlier entry of the job made. */
+        if (!fs_uuid_ok(m->expect_uuid) || (m->stage == PROTO_FS_STAGE_MOUNT && m->expect_uuid[0] == 0))
                 return false;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 const ProtoFsMember *b = &m->members[i];

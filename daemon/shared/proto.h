@@ -29,7 +29,8 @@
  *
  * A filesystem step (FS_SETUP): in a private mount namespace of its own the worker claims every
  * member (O_EXCL), checks it is the device benchd checked (dev_t, diskseq), and at stage MAKE wipes
- * it (refused unless it is blank or scratch) and runs mkfs in a sandbox; at stage MOUNT it checks
+ * it (refused unless it is blank, scratch, or carries exactly the filesystem of an earlier entry of
+ * the job that expect_uuid names) and runs mkfs in a sandbox; at stage MOUNT it checks
  * the members carry the filesystem an earlier step of the job made (its type and UUID). It mounts
  * the filesystem there, reports FS_INFO, runs the SPEC's workload on a directory of it and
  * unmounts. The SPEC's own target and guard do not apply: the SPEC carries guard kind
@@ -241,7 +242,9 @@ typedef struct ProtoFsSetup {
         char *layout;
         char *mkfs_options;     /* raw text, split on blanks (no quoting); may be "" */
         char *mount_options;    /* mount(2) data; may be "" */
-        char *expect_uuid;      /* MOUNT: the UUID FS_INFO reported at MAKE, not ""; MAKE: "" */
+        char *expect_uuid;      /* MOUNT: the UUID FS_INFO reported at MAKE, not ""; MAKE: "", or the
+                                 * filesystem an earlier entry of the job made on the members, which
+                                 * they may carry (and which is wiped) although not scratch */
         uint32_t n_members;     /* 1..PROTO_FS_MEMBERS_MAX */
         ProtoFsMember *members;
 } ProtoFsSetup;
@@ -339,8 +342,8 @@ bool proto_phase_name_valid(const char *name);
 /* The field rules of the filesystem frames, shared by encoders, decoders, benchd (before it sends
  * a setup) and benchd-worker's --try-mkfs: fs_type 1..PROTO_FS_TYPE_MAX of [a-z0-9]; a known
  * layout that the filesystem has (raid* only for btrfs, one member for the others); options
- * bounded, valid UTF-8 and without control characters; a UUID of [0-9A-Za-z-] (empty exactly at
- * MAKE); members absolute paths, dev_t not 0 and distinct, flags known. */
+ * bounded, valid UTF-8 and without control characters; a UUID of [0-9A-Za-z-] (not empty at
+ * MOUNT); members absolute paths, dev_t not 0 and distinct, flags known. */
 bool proto_fs_type_valid(const char *s);
 bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_members);
 bool proto_fs_options_valid(const char *s);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -197,6 +198,20 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                             " (file_count %" PRIu32 " files and %" PRIu64 " %s); free inodes, %sor use a "
                             "filesystem with more inodes (e.g. mkfs.ext4 -N)", target, (uint64_t) sv.f_favail,
                             inodes, s->file_count, dirs, dirs == 1 ? "directory" : "directories", how);
+        }
+
+        /* Metadata's directories are held open by the worker, one descriptor each. */
+        if (s->workload == WORKLOAD_METADATA && s->dirs > 1) {
+                struct rlimit rl;
+                uint64_t files = SPEC_WORKER_FILES_MAX;
+
+                if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
+                        files = MIN(files, (uint64_t) rl.rlim_max);
+                if ((uint64_t) s->dirs + SPEC_WORKER_FILES_RESERVE > files)
+                        return fail(-EINVAL, reterr, "dirs=%" PRIu32 " needs as many directories held open, and a "
+                                    "worker may open %" PRIu64 " files here (RLIMIT_NOFILE); use at most dirs=%" PRIu64
+                                    ", or raise benchd's LimitNOFILE=", s->dirs, files,
+                                    files > SPEC_WORKER_FILES_RESERVE ? files - SPEC_WORKER_FILES_RESERVE : 0);
         }
         return 0;
 }

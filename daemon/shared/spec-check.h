@@ -32,6 +32,13 @@ typedef struct TargetCheck {
         uint64_t device_bytes;  /* a block device's size, for a spec with a workload; else 0 */
 } TargetCheck;
 
+/* The files a worker may open: benchd sets its workers' RLIMIT_NOFILE to this where its own hard
+ * limit allows (jobs/supervisor.c). A metadata step holds each of its dirs directories open
+ * (worker/target.c) besides at most SPEC_WORKER_FILES_RESERVE others, so dirs is checked against
+ * what this process's hard limit leaves of it. */
+#define SPEC_WORKER_FILES_MAX (4096u + SPEC_DIRS_MAX)
+#define SPEC_WORKER_FILES_RESERVE 64u
+
 /* 0 on success; -EINVAL (bad target or alignment), -ENOSPC (not enough room) or -EPERM (a writing
  * workload on a block device without destructive=true) with a message in *reterr saying what was
  * wrong and what would be right. destructive=true on a directory or file target is -EINVAL: it

@@ -46,6 +46,39 @@ int db_device_find(Db *db, const char *identity, char **ret_firmware) {
         return 1;
 }
 
+int db_device_find_model(Db *db, const char *model, const char *name, char **ret_firmware) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        const char *fw;
+        Binder b;
+        int r;
+
+        if (!name)
+                return db_fail_msg(db, -EINVAL, "device without a name");
+        /* devices.identity of such a device is model:<model>:<size>:<name>, with last_name its name. */
+        r = db_prepare(db, "SELECT firmware FROM devices WHERE identity GLOB 'model:*' AND wwn IS NULL AND "
+                       "serial IS NULL AND COALESCE(model, '') = ? AND last_name = ? "
+                       "ORDER BY last_seen_usec DESC LIMIT 1", &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_text(&b, model ?: "");
+        bind_text(&b, name);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_row(db, st);
+        if (r <= 0)
+                return r;
+        if (ret_firmware) {
+                fw = column_text(st, 0);
+                if (fw && !(*ret_firmware = strdup(fw)))
+                        return -ENOMEM;
+                if (!fw)
+                        *ret_firmware = NULL;
+        }
+        return 1;
+}
+
 int db_autorun_get(Db *db, const char *identity, const char *firmware, DbAutorunState *ret_state,
                    int64_t *ret_id, uint64_t *ret_job) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;

@@ -2,12 +2,14 @@
 /*
  * The latest figures of every series, for benchd's Prometheus textfile (bus/manager-metrics.c):
  * the newest succeeded run of each (device, workload, block_size, queue_depth, jobs, fs_type,
- * layout), found in one statement. The grouping walks the partial index runs_series
- * (schema/0009-metrics-series.sql: the series key and started_usec, succeeded runs only), named
- * with INDEXED BY because the planner otherwise prefers runs_status and sorts; the newest `limit`
- * groups are then joined with their run, device and job by primary key. The runs by status are
- * counted on runs_status. Both walk the whole history's index once, after runs end and at
- * start-up (README.md "Many machines").
+ * layout) measured on this host, found in one statement: runs imported from other hosts
+ * (origin_host) are theirs to export, or a fleet would count them twice. The grouping walks the
+ * partial index runs_local_series (schema/0015-local-metrics.sql: the series key and
+ * started_usec, this host's succeeded runs only), named with INDEXED BY because the planner
+ * otherwise prefers runs_status and sorts; the newest `limit` groups are then joined with their
+ * run, device and job by primary key. This host's runs by status are counted on runs_status
+ * (status, origin_host). Both walk the whole history's index once, reading no run rows, after runs
+ * end and at start-up (README.md "Many machines").
  */
 #include <errno.h>
 #include <math.h>
@@ -23,7 +25,7 @@ static const char latest_sql[] =
         "WITH grouped AS ("
         "  SELECT id, MAX(started_usec) AS started_usec, device_id, workload, block_size, queue_depth, jobs, "
         "         COALESCE(fs_type, '') AS fs, COALESCE(layout, '') AS lay "
-        "  FROM runs INDEXED BY runs_series WHERE status = 'succeeded' "
+        "  FROM runs INDEXED BY runs_local_series WHERE status = 'succeeded' AND origin_host IS NULL "
         "  GROUP BY device_id, workload, block_size, queue_depth, jobs, fs_type, layout), "
         "latest AS ("
         "  SELECT id, MAX(started_usec) AS started_usec FROM grouped "
@@ -123,7 +125,7 @@ int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]) {
         uint64_t counts[4] = {};
         int r, rc;
 
-        r = db_prepare(db, "SELECT status, COUNT(*) FROM runs GROUP BY status", &st);
+        r = db_prepare(db, "SELECT status, COUNT(*) FROM runs WHERE origin_host IS NULL GROUP BY status", &st);
         if (r < 0)
                 return r;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

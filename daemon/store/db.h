@@ -208,6 +208,9 @@ int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret);
 /* Whether the devices table has identity: 1 with its firmware as recorded (*ret_firmware NULL
  * when none was ever reported; may be NULL), 0 when it has not (*ret_firmware untouched). */
 int db_device_find(Db *db, const char *identity, char **ret_firmware);
+/* The same for a device without WWN or serial, by its model (NULL: none) and kernel name, whatever
+ * its size: 1 with the firmware of the newest such row, 0 when there is none. */
+int db_device_find_model(Db *db, const char *model, const char *name, char **ret_firmware);
 
 /* ---- autoruns (schema/0011-autoruns.sql; store/db-autorun.c) ----
  * A disk that appeared with a new identity or firmware and BENCHD_AUTORUN set: at most one job per
@@ -234,21 +237,35 @@ int db_autorun_set_reason(Db *db, int64_t id, const char *reason);
  * queued for it already. */
 int db_job_insert_autorun(Db *db, const DbJob *job, int64_t autorun_id, uint64_t *ret_id);
 
-/* ---- removals of job files under way (schema/0012-pending-removals.sql; store/db-removals.c) ----
+/* ---- removals of job files under way (schema/0012-pending-removals.sql, 0016; store/db-removals.c)
  * Written before a removal of .benchd-<job>-* starts and deleted once it has finished, so that a
- * benchd that dies meanwhile removes them at its next start. step -1: all the job's steps. */
+ * benchd that dies meanwhile removes them at its next start. step -1: all the job's steps. uid: the
+ * user the removal runs as, whose files it takes (the one the job's steps ran as). */
 typedef struct DbRemoval {
         uint64_t job_id;
         int step;
         const char *target;
+        uint32_t uid;
 } DbRemoval;
 
-/* Records the removal (again: its since_usec is kept). */
+/* Records the removal (again: its since_usec and uid are kept). */
 int db_removal_begin(Db *db, const DbRemoval *r, uint64_t now_usec);
 /* The removal has finished: its row goes, and with step -1 every row of the job in target. */
 int db_removal_end(Db *db, const DbRemoval *r);
 /* Every row, oldest first; cb's negative return stops and is returned. */
 int db_removal_foreach(Db *db, int (*cb)(const DbRemoval *r, void *userdata), void *userdata);
+
+/* ---- ScratchDevices= bindings (schema/0014-scratch-bindings.sql; store/db-scratch.c) ----
+ * A path in ScratchDevices= (spelling: /dev/sdb, /dev/disk/by-id/...) is bound to the identity of
+ * the device it named when benchd first saw it, for as long as benchd.conf keeps the modification
+ * time it had then (conf_mtime_nsec). */
+
+/* 1 with the identity spelling was bound to while benchd.conf had conf_mtime_nsec, 0 when it was
+ * not (never, or under another modification time). */
+int db_scratch_binding_get(Db *db, const char *spelling, int64_t conf_mtime_nsec, char **ret_identity);
+/* Records (or replaces) the binding. */
+int db_scratch_binding_set(Db *db, const char *spelling, const char *identity, int64_t conf_mtime_nsec,
+                           uint64_t now_usec);
 
 /* ---- pruning: samples of old runs go, everything else stays (db-prune.c) ----
  * In bounded steps, so the daemon's event loop stays responsive: each step is one transaction. */
@@ -444,8 +461,8 @@ int db_query_regressions(Db *db, const DbRegressionFilter *f, DbRowCallback cb, 
 
 /* ---- the latest figures for Prometheus (store/db-metrics.c) ---- */
 
-/* A series is what benchd exports to Prometheus as one label set: the succeeded runs of one
- * device (devices.id; runs without one form one series per remaining key), workload, block_size,
+/* A series is what benchd exports to Prometheus as one label set: the succeeded runs measured on
+ * this host (imported ones, with an origin_host, are their host's to export) of one device (devices.id; runs without one form one series per remaining key), workload, block_size,
  * queue_depth, jobs, fs_type and layout (NULL the same as ""). Its figures are those of its newest
  * run. Strings valid during the callback, never NULL (an unknown one is ""); a figure the run does
  * not have is NAN. */
@@ -479,6 +496,6 @@ typedef struct DbMetricSeries {
  * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_series index. Returns how many. */
 int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
                       void *userdata);
-/* The number of runs of each final status (succeeded, failed, cancelled, interrupted), in that
- * order, 0 for a status without runs. */
+/* The number of this host's runs (not imported) of each final status (succeeded, failed,
+ * cancelled, interrupted), in that order, 0 for a status without runs. */
 int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]);

@@ -154,9 +154,12 @@ struct Engine {
         const EngineSink *sink;
         pthread_mutex_t sink_lock;
 
-        int dirfd;                      /* directory targets */
+        int dirfd;                      /* directory targets: held from the check on (fd-beneath.h) */
         int target_fd;                  /* file and block targets: shared by every stream */
-        char *meta_dir;                 /* metadata: the directory we created */
+        char *meta_dir;                 /* metadata: the name of the directory we created in dirfd */
+        int meta_fd;                    /* ... held from its mkdirat() on; -1 when none */
+        int *meta_dir_fds;              /* dirs > 1: its d%05u subdirectories, held likewise */
+        unsigned n_meta_dir_fds;
         Stream *streams;
         unsigned n_streams;
         const IoEngineOps *io_ops;

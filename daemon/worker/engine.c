@@ -667,6 +667,7 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
                 .sink = sink,
                 .dirfd = -1,
                 .target_fd = -1,
+                .meta_fd = -1,
         };
         uint64_t seed;
         int r;

@@ -119,8 +119,9 @@ static const char *article(const char *word) {
         return strchr("aeiouxAEIOUX", word[0]) ? "an" : "a";
 }
 
-/* Stage MAKE: blank, or scratch (its signatures are wiped next). */
-static int member_check_make(const FsMember *b, char **reterr) {
+/* Stage MAKE: blank, scratch, or carrying exactly the job's own filesystem of an earlier entry
+ * (expect_uuid); its signatures are wiped next. */
+static int member_check_make(const FsMember *b, const char *own_uuid, char **reterr) {
         const char *path = b->m->path;
         FsSignature sig;
         int r;
@@ -134,7 +135,8 @@ static int member_check_make(const FsMember *b, char **reterr) {
         if (r < 0)
                 return fail(reterr, -EPERM, "cannot probe %s for signatures (%s); refusing to make a filesystem on it",
                             path, strerror(-r));
-        if (!sig.type[0] || (b->m->flags & PROTO_GUARD_SCRATCH))
+        if (!sig.type[0] || (b->m->flags & PROTO_GUARD_SCRATCH) ||
+            (own_uuid[0] && !sig.table && strcasecmp(sig.uuid, own_uuid) == 0))
                 return 0;
         return fail(reterr, -EPERM, "%s carries %s %s %s now; refusing to make a filesystem on it (wipe it with "
                     "wipefs -a, or mark it scratch)", path, article(sig.type), sig.type,
@@ -213,7 +215,8 @@ int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr) {
                         b[i].node = NULL;
                         return -ENOMEM;
                 }
-                r = make ? member_check_make(&b[i], reterr) : member_check_mount(&b[i], setup, reterr);
+                r = make ? member_check_make(&b[i], setup->expect_uuid, reterr) :
+                           member_check_mount(&b[i], setup, reterr);
                 if (r < 0)
                         return r;
         }

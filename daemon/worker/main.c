@@ -33,6 +33,7 @@
 #include "output.h"
 #include "shared/children.h"
 #include "shared/proto.h"
+#include "shared/run-as.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
 #include "shared/util.h"
@@ -286,7 +287,23 @@ static int guard_check(const JobSpec *spec, const ProtoGuard *g, const TargetChe
         return -PROTO_ERROR_UNSAFE;
 }
 
-static int run_protocol(int fd) {
+/* A caller's step (--run-as): only a directory or file target, never a filesystem step (which makes
+ * and mounts a filesystem on devices the caller was allowed to destroy: root's work) nor a block
+ * device (polkit's to allow, and opened as root). The worker becomes the caller before it looks at
+ * the target at all, so every open, create and remove from here on is the kernel's to allow as for
+ * the caller's own processes (run-as.h). Nothing before needs the caller's rights, and nothing after
+ * needs root's: the target's checks, the engine, /proc/stat and sysfs for the samples (readable by
+ * all), O_DIRECT and io_uring (no privilege), the cache drop of our own files (posix_fadvise). */
+static int become_caller(uid_t uid, bool fs_step, const ProtoGuard *g, char **reterr) {
+        if (uid == 0)
+                return 0;
+        if (fs_step || (g->kind != PROTO_GUARD_DIRECTORY && g->kind != PROTO_GUARD_FILE))
+                return reterr_set(reterr, -EINVAL, "--run-as is for a step on a directory or file target (guard kind "
+                                  "%" PRIu32 "%s)", g->kind, fs_step ? ", a filesystem step" : "");
+        return run_as_user(uid, reterr);
+}
+
+static int run_protocol(int fd, uid_t run_as) {
         _cleanup_free_ char *err = NULL, *prefix = NULL, *umount_err = NULL;
         _cleanup_(proto_fs_setup_clear) ProtoFsSetup fs = {};
         _cleanup_(proto_fs_info_clear) ProtoFsInfo fs_info = {};
@@ -358,6 +375,9 @@ static int run_protocol(int fd) {
                 r = -EINVAL;
                 err = strdup("a worker step needs a workload, not a profile");
         }
+        /* Before anything is touched (a filesystem step with --run-as is refused here, before mkfs). */
+        if (r >= 0)
+                r = become_caller(run_as, fs_step, &ps.guard, &err);
         if (r >= 0 && fs_step) {
                 r = fsprep_setup(&prep, &fs, &fs_opts, &fs_info, &err);
                 if (r >= 0) {
@@ -476,7 +496,7 @@ static int parse_duration_ms(const char *s, uint64_t *ret) {
 
 static void help(void) {
         printf("Usage: benchd-worker --target PATH --workload NAME [OPTIONS]\n"
-               "       benchd-worker --protocol-fd=FD\n"
+               "       benchd-worker --protocol-fd=FD [--run-as=UID]\n"
                "       benchd-worker --try-mkfs=FS [--layout=L] [--mkfs-options=TEXT] [--members=N] [--size=SIZE]\n"
                "\n"
                "Runs one benchmark step and prints its result (or, with --protocol-fd, talks to benchd).\n"
@@ -506,6 +526,7 @@ static void help(void) {
                "                          of --size (320M..1G, default 320M) in a private tmpfs; for\n"
                "                          btrfs --layout single, raid0, raid1 or raid10\n"
                "     --live               a line per sample on stderr\n"
+               "     --run-as UID         with --protocol-fd: run a directory or file step as that user\n"
                "  -h --help               this text\n"
                "     --version            the version\n");
 }
@@ -528,6 +549,7 @@ enum {
         ARG_LAYOUT,
         ARG_MKFS_OPTIONS,
         ARG_MEMBERS,
+        ARG_RUN_AS,
 };
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -603,6 +625,7 @@ static int run(int argc, char *argv[]) {
                 { "layout",      required_argument, NULL, ARG_LAYOUT },
                 { "mkfs-options", required_argument, NULL, ARG_MKFS_OPTIONS },
                 { "members",     required_argument, NULL, ARG_MEMBERS },
+                { "run-as",      required_argument, NULL, ARG_RUN_AS },
                 {}
         };
         const char *try_fs = NULL, *layout = NULL, *mkfs_options = NULL, *size_arg = NULL;
@@ -613,6 +636,8 @@ static int run(int argc, char *argv[]) {
         bool json = false, standalone = false;
         SampleLog log = {};
         int protocol_fd = -1, c, r;
+        bool have_run_as = false;
+        uid_t run_as = 0;
         JobSpec spec;
         TargetCheck tc;
         EngineResult res = {};
@@ -684,6 +709,17 @@ static int run(int argc, char *argv[]) {
                 case ARG_LIVE:
                         log.live = true;
                         continue;
+                case ARG_RUN_AS: {
+                        char *end;
+                        unsigned long id;
+                        errno = 0;
+                        id = strtoul(optarg, &end, 10);
+                        if (errno != 0 || *end || end == optarg || id >= (unsigned long) (uid_t) -1)
+                                return usage_error("--run-as: '%s' is not a uid", optarg);
+                        run_as = (uid_t) id;
+                        have_run_as = true;
+                        continue;
+                }
                 case ARG_PROTOCOL_FD: {
                         char *end;
                         long fd;
@@ -715,7 +751,7 @@ static int run(int argc, char *argv[]) {
                 return usage_error("unexpected argument '%s'", argv[optind]);
 
         if (try_fs) {
-                if (spec_options || protocol_fd >= 0)
+                if (spec_options || protocol_fd >= 0 || have_run_as)
                         return usage_error("%s", "--try-mkfs takes only --layout, --mkfs-options, --members and "
                                            "--size");
                 r = run_try_mkfs(try_fs, layout, mkfs_options, members, size_arg);
@@ -725,10 +761,12 @@ static int run(int argc, char *argv[]) {
         if (layout || mkfs_options || members)
                 return usage_error("%s", "--layout, --mkfs-options and --members go with --try-mkfs");
 
+        if (have_run_as && protocol_fd < 0)
+                return usage_error("%s", "--run-as goes with --protocol-fd (run as another user yourself)");
         if (protocol_fd >= 0) {
                 if (standalone)
                         return usage_error("%s", "--protocol-fd takes its spec from benchd, not from options");
-                r = run_protocol(protocol_fd);
+                r = run_protocol(protocol_fd, run_as);
                 spec_clear(&spec);
                 return r;
         }

@@ -6,6 +6,11 @@
  * delete them again in a random order. Every operation is timed; each of the six phases gets its
  * own ops/s and latency: a PhaseSummary, which protocol mode sends as a PHASE_RESULT frame (the
  * protocol's PHASE names the engine's stages, not the workload's), and a LOG line for humans.
+ *
+ * The directories are target.c's: made and opened before the workload starts, and held. Every
+ * operation here is one name (%010u) relative to one of those descriptors, so nothing is looked up
+ * through a path someone else could have changed: a directory renamed away keeps our files, a
+ * symlink put in a subdirectory's place is never followed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,16 +53,22 @@ static const MetaPhase meta_phases[] = {
 typedef struct Meta {
         Stream *stream;
         const JobSpec *spec;
-        int dirfd;
+        int dirfd;              /* dirs == 1: the files' directory */
+        const int *dir_fds;     /* dirs > 1: file i is in dir_fds[i % dirs] */
         void *buf;              /* file_size_max bytes of pattern */
         Histogram *h;
 } Meta;
 
-static void meta_name(const Meta *m, uint64_t i, char buf[static 64]) {
-        if (m->spec->dirs > 1)
-                snprintf(buf, 64, "d%05" PRIu64 "/%010" PRIu64, i % m->spec->dirs, i);
-        else
-                snprintf(buf, 64, "%010" PRIu64, i);
+/* File i's name, and the held directory it is in. */
+static int meta_name(const Meta *m, uint64_t i, char buf[static 16]) {
+        snprintf(buf, 16, "%010" PRIu64, i);
+        return m->spec->dirs > 1 ? m->dir_fds[i % m->spec->dirs] : m->dirfd;
+}
+
+/* The names meta_name() gives: ten digits. Anything else in our directories is not a file of the
+ * workload's. */
+static bool meta_name_ours(const char *name) {
+        return strlen(name) == 10 && strspn(name, "0123456789") == 10;
 }
 
 static uint64_t meta_file_size(Meta *m) {
@@ -67,8 +78,8 @@ static uint64_t meta_file_size(Meta *m) {
         return spec->file_size_min + prng_below(&m->stream->rng, spec->file_size_max - spec->file_size_min + 1);
 }
 
-static int meta_create(Meta *m, const char *name, uint64_t *ret_bytes) {
-        int fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+static int meta_create(Meta *m, int dirfd, const char *name, uint64_t *ret_bytes) {
+        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         uint64_t size = meta_file_size(m);
         int r = 0;
 
@@ -115,7 +126,7 @@ static int meta_one(Meta *m, const MetaPhase *p, int dirfd, const char *name) {
 
         switch (p->op) {
         case META_CREATE:
-                r = meta_create(m, name, &bytes);
+                r = meta_create(m, dirfd, name, &bytes);
                 break;
         case META_STAT:
                 r = meta_stat(m, dirfd, name, &bytes);
@@ -139,14 +150,10 @@ static int meta_stat_seq(Meta *m, const MetaPhase *p) {
         unsigned dirs = m->spec->dirs > 1 ? m->spec->dirs : 1;
 
         for (unsigned d = 0; d < dirs && !engine_should_stop(m->stream->engine); d++) {
-                char sub[16];
-                int fd;
+                int held = m->spec->dirs > 1 ? m->dir_fds[d] : m->dirfd;
+                /* A description of its own for readdir, of the directory we hold. */
+                int fd = openat(held, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-                if (m->spec->dirs > 1) {
-                        snprintf(sub, sizeof(sub), "d%05u", d);
-                        fd = openat(m->dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                } else
-                        fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (fd < 0)
                         return stream_fail(m->stream, -errno, "cannot open the metadata directory: %m");
                 DIR *dir = fdopendir(fd);
@@ -157,9 +164,9 @@ static int meta_stat_seq(Meta *m, const MetaPhase *p) {
                 struct dirent *de;
                 int r = 0;
                 while ((de = readdir(dir)) && !engine_should_stop(m->stream->engine)) {
-                        if (de->d_name[0] == '.' || de->d_name[0] == 'd')
+                        if (!meta_name_ours(de->d_name))
                                 continue;
-                        r = meta_one(m, p, dirfd(dir), de->d_name);
+                        r = meta_one(m, p, held, de->d_name);
                         if (r < 0)
                                 break;
                 }
@@ -187,9 +194,9 @@ static int meta_phase(Meta *m, const MetaPhase *p) {
                 if (r < 0)
                         return stream_fail(m->stream, r, "file_count must be positive");
                 for (uint64_t i = 0; i < n && !engine_should_stop(e); i++) {
-                        char name[64];
-                        meta_name(m, offset_gen_next(&order), name);
-                        r = meta_one(m, p, m->dirfd, name);
+                        char name[16];
+                        int dirfd = meta_name(m, offset_gen_next(&order), name);
+                        r = meta_one(m, p, dirfd, name);
                         if (r < 0)
                                 break;
                 }
@@ -229,25 +236,14 @@ int metadata_run(Stream *s) {
         const JobSpec *spec = e->spec;
         _cleanup_free_ Histogram *h = malloc(sizeof(Histogram));
         _cleanup_free_ void *buf = NULL;
-        _cleanup_close_ int dirfd = -1;
 
         if (!h || posix_memalign(&buf, 4096, MAX(spec->file_size_max, (uint64_t) 8)) != 0)
                 return stream_fail(s, -ENOMEM, "out of memory");
         pattern_fill(buf, MAX(spec->file_size_max, (uint64_t) 8) / 8 * 8, spec->pattern, spec->compress_pct, &s->rng);
-        if (!e->meta_dir)
+        if (e->meta_fd < 0 || (spec->dirs > 1 && e->n_meta_dir_fds != spec->dirs))
                 return stream_fail(s, -EINVAL, "metadata needs a directory target");
-        dirfd = openat(e->dirfd, e->meta_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dirfd < 0)
-                return stream_fail(s, -errno, "cannot open %s: %m", e->meta_dir);
 
-        for (unsigned d = 0; spec->dirs > 1 && d < spec->dirs; d++) {
-                char sub[16];
-                snprintf(sub, sizeof(sub), "d%05u", d);
-                if (mkdirat(dirfd, sub, 0700) < 0)
-                        return stream_fail(s, -errno, "cannot create %s/%s: %m", e->meta_dir, sub);
-        }
-
-        Meta m = { .stream = s, .spec = spec, .dirfd = dirfd, .buf = buf, .h = h };
+        Meta m = { .stream = s, .spec = spec, .dirfd = e->meta_fd, .dir_fds = e->meta_dir_fds, .buf = buf, .h = h };
         for (size_t i = 0; i < ELEMENTSOF(meta_phases) && !engine_should_stop(e); i++)
                 if (meta_phase(&m, &meta_phases[i]) < 0)
                         break;

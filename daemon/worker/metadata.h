@@ -7,5 +7,6 @@
 
 #include "engine-core.h"
 
-/* Runs the six phases in e->meta_dir; returns the stream's error. */
+/* Runs the six phases in the directories target_open() made and holds (e->meta_fd,
+ * e->meta_dir_fds); returns the stream's error. */
 int metadata_run(Stream *s);

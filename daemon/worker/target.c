@@ -5,6 +5,12 @@
  * when the daemon said destructive=true, and then O_EXCL), the layout that makes read phases read
  * real blocks with a cold page cache, and which block devices back the target for utilisation.
  *
+ * Under a directory target nothing is looked up by path twice (fd-beneath.h): the directory is held
+ * from its check on, metadata's directories from their mkdirat() on, and every file is one name
+ * relative to a held directory; the removal at the end checks that a name still names what we hold
+ * before it unlinks it. The target directory is the caller's (the worker may run as the caller,
+ * run-as.h), so any name in it may have been renamed or replaced in between.
+ *
  * What is opened is compared with what was checked (the TargetCheck, which the daemon's guard has
  * already been compared with): the same directory or file by dev+inode, the same block device by
  * dev_t and diskseq. A block device about to be written is opened O_EXCL — from then on nothing can
@@ -25,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -32,6 +39,7 @@
 #include "engine-core.h"
 #include "pattern.h"
 #include "shared/blockdev.h"
+#include "shared/fd-beneath.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 #include "target.h"
@@ -61,6 +69,67 @@ static bool needs_layout(const JobSpec *spec) {
                spec->workload != WORKLOAD_PUTC;
 }
 
+/* Metadata's own directory, <prefix>meta, and with dirs > 1 its subdirectories d00000, d00001, ...:
+ * each opened right after its mkdirat() and held, so that everything the workload does in them is
+ * relative to a descriptor (metadata.c), never to a name someone could have replaced meanwhile. */
+static int open_metadata_dirs(Engine *e, const char *prefix, char **reterr) {
+        const JobSpec *spec = e->spec;
+        struct rlimit rl;
+        bool made;
+        int r;
+
+        if (asprintf(&e->meta_dir, "%smeta", prefix) < 0)
+                return -ENOMEM;
+        r = mkdirat_held(e->dirfd, e->meta_dir, 0700, &e->meta_fd, &made);
+        if (r < 0) {
+                free(e->meta_dir);
+                e->meta_dir = NULL; /* not ours, or not ours any more: never removed by name */
+                if (made)
+                        return set_error(reterr, -EPERM, "%s/%smeta was replaced by another %s right after the worker "
+                                         "created it; refusing to use it", spec->target, prefix,
+                                         r == -ELOOP ? "object (a symlink)" : "directory");
+                return set_error(reterr, r, "cannot create %s/%smeta: %s", spec->target, prefix, strerror(-r));
+        }
+        if (spec->dirs <= 1)
+                return 0;
+
+        /* One descriptor per directory, besides the few the engine needs (spec_check_target() checked
+         * the hard limit; standalone, the soft one may be lower). */
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return -errno;
+        if (rl.rlim_cur != RLIM_INFINITY && (rlim_t) spec->dirs + SPEC_WORKER_FILES_RESERVE > rl.rlim_cur) {
+                rl.rlim_cur = MIN(rl.rlim_max, (rlim_t) spec->dirs + SPEC_WORKER_FILES_RESERVE);
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return -errno;
+        if (rl.rlim_cur != RLIM_INFINITY && (rlim_t) spec->dirs + SPEC_WORKER_FILES_RESERVE > rl.rlim_cur)
+                return set_error(reterr, -EMFILE, "dirs=%u needs as many open directories, and the worker may open "
+                                 "%llu files (RLIMIT_NOFILE); use at most dirs=%llu", spec->dirs,
+                                 (unsigned long long) rl.rlim_cur,
+                                 (unsigned long long) (rl.rlim_cur > SPEC_WORKER_FILES_RESERVE ?
+                                                       rl.rlim_cur - SPEC_WORKER_FILES_RESERVE : 0));
+        e->meta_dir_fds = malloc(spec->dirs * sizeof(int));
+        if (!e->meta_dir_fds)
+                return -ENOMEM;
+        for (unsigned d = 0; d < spec->dirs; d++) {
+                char sub[16];
+
+                snprintf(sub, sizeof(sub), "d%05u", d);
+                r = mkdirat_held(e->meta_fd, sub, 0700, &e->meta_dir_fds[d], &made);
+                if (r < 0) {
+                        if (made)
+                                return set_error(reterr, -EPERM, "%s/%s/%s was replaced by another %s right after the "
+                                                 "worker created it; refusing to use it", spec->target, e->meta_dir,
+                                                 sub, r == -ELOOP ? "object (a symlink)" : "directory");
+                        return set_error(reterr, r, "cannot create %s/%s/%s: %s", spec->target, e->meta_dir, sub,
+                                         strerror(-r));
+                }
+                e->n_meta_dir_fds = d + 1;
+        }
+        return 0;
+}
+
 static int open_directory_target(Engine *e, char **reterr) {
         const JobSpec *spec = e->spec;
         const char *prefix = e->opts->file_prefix ? e->opts->file_prefix : ".benchd-x-0-";
@@ -77,17 +146,8 @@ static int open_directory_target(Engine *e, char **reterr) {
                 return set_error(reterr, -EPERM, "%s is another directory than the one that was checked "
                                  "(the path was replaced); refusing to use it", spec->target);
 
-        if (spec->workload == WORKLOAD_METADATA) {
-                if (asprintf(&e->meta_dir, "%smeta", prefix) < 0)
-                        return -ENOMEM;
-                if (mkdirat(e->dirfd, e->meta_dir, 0700) < 0) {
-                        int r = -errno;
-                        free(e->meta_dir);
-                        e->meta_dir = NULL; /* not ours: never remove it */
-                        return set_error(reterr, r, "cannot create %s/%smeta: %s", spec->target, prefix, strerror(-r));
-                }
-                return 0;
-        }
+        if (spec->workload == WORKLOAD_METADATA)
+                return open_metadata_dirs(e, prefix, reterr);
 
         for (unsigned i = 0; i < e->n_streams; i++) {
                 Stream *s = &e->streams[i];
@@ -96,12 +156,13 @@ static int open_directory_target(Engine *e, char **reterr) {
                 if (asprintf(&name, "%s%u", prefix, i) < 0)
                         return -ENOMEM;
 
-                /* bonnie++'s seekers share one file. */
+                /* bonnie++'s seekers share one file, each through its own open file description:
+                 * reopened from the descriptor, not from its name, which may name another by now. */
                 if (spec->workload == WORKLOAD_SEEKS && i > 0) {
-                        s->fd = openat(e->dirfd, e->streams[0].name, (flags & ~(O_CREAT | O_EXCL)));
+                        s->fd = fd_reopen(e->streams[0].fd, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW));
                         if (s->fd < 0)
-                                return set_error(reterr, -errno, "cannot reopen %s/%s: %m", spec->target,
-                                                 e->streams[0].name);
+                                return set_error(reterr, s->fd, "cannot reopen %s/%s: %s", spec->target,
+                                                 e->streams[0].name, strerror(-s->fd));
                         s->region = spec->size;
                         continue;
                 }
@@ -416,43 +477,68 @@ int target_layout(Engine *e, char **reterr) {
         return 0;
 }
 
-/* Removes the entries of our own metadata directory (and its subdirectories), then it. */
-static void remove_tree_at(int dirfd, const char *name, unsigned depth) {
-        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return;
-        }
+/* Unlinks every entry of a directory we made and hold (the files the workload made in it);
+ * directories in it are left to remove_held_dir(). */
+static void remove_entries(int fd) {
+        int list_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct dirent *de;
-        while ((de = readdir(d))) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (de->d_type == DT_DIR && depth < 2)
-                        remove_tree_at(fd, de->d_name, depth + 1);
-                else
-                        (void) unlinkat(fd, de->d_name, 0);
+        DIR *d;
+
+        if (list_fd < 0)
+                return;
+        d = fdopendir(list_fd);
+        if (!d) {
+                close(list_fd);
+                return;
         }
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && de->d_type != DT_DIR)
+                        (void) unlinkat(fd, de->d_name, 0);
         closedir(d);
-        (void) unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Removes the directory name in parent while it is still the one fd holds (someone may have
+ * renamed ours away and put another in its place: that one is not ours). */
+static void remove_held_dir(int parent, const char *name, int fd) {
+        if (fd_is_entry(fd, parent, name) > 0)
+                (void) unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 void target_cleanup(Engine *e) {
         for (unsigned i = 0; i < e->n_streams; i++) {
                 Stream *s = &e->streams[i];
+                /* Our file while the name still names the file we hold. */
+                bool ours = s->name && e->dirfd >= 0 && s->fd >= 0 && s->fd != e->target_fd &&
+                            fd_is_entry(s->fd, e->dirfd, s->name) > 0;
+
                 if (s->fd >= 0 && s->fd != e->target_fd)
                         close(s->fd);
                 s->fd = -1;
-                if (s->name && e->dirfd >= 0)
+                if (ours)
                         (void) unlinkat(e->dirfd, s->name, 0);
         }
         if (e->target_fd >= 0)
                 close(e->target_fd);
         e->target_fd = -1;
-        if (e->meta_dir && e->dirfd >= 0)
-                remove_tree_at(e->dirfd, e->meta_dir, 0);
+
+        for (unsigned d = 0; d < e->n_meta_dir_fds; d++) {
+                char sub[16];
+
+                snprintf(sub, sizeof(sub), "d%05u", d);
+                remove_entries(e->meta_dir_fds[d]);
+                remove_held_dir(e->meta_fd, sub, e->meta_dir_fds[d]);
+                close(e->meta_dir_fds[d]);
+        }
+        free(e->meta_dir_fds);
+        e->meta_dir_fds = NULL;
+        e->n_meta_dir_fds = 0;
+        if (e->meta_fd >= 0) {
+                remove_entries(e->meta_fd);
+                if (e->meta_dir && e->dirfd >= 0)
+                        remove_held_dir(e->dirfd, e->meta_dir, e->meta_fd);
+                close(e->meta_fd);
+        }
+        e->meta_fd = -1;
         free(e->meta_dir);
         e->meta_dir = NULL;
         if (e->dirfd >= 0)

@@ -9,7 +9,8 @@
 # profile queues nothing and says which profiles there are, and once the rule is fixed the disk
 # still gets its one job; a profile that only writes queues nothing on a disk that is not scratch;
 # a scratch disk gets every step, writes included; a disk the database knew before its rule is not
-# benchmarked; AutoRun=no turns it all off.
+# benchmarked; a disk without WWN or serial is known by model and name, so resizing it three times
+# queues nothing more; AutoRun=no turns it all off.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -234,7 +235,26 @@ assert_eq 's "quick"' "$(bus get-property "$BUS_NAME" "$MANAGER_PATH/device/${F#
         "AutoRun of $F (the rule applies)"
 assert_eq 0 "$(sql "select count(*) from autoruns where device_name = '${F#/dev/}'")" "autoruns rows of $F"
 
-# ---- 9. AutoRun=no: a new disk is not benchmarked. -------------------------------------------------------
+# ---- 9. A disk without WWN or serial, resized: one job, not one per size. ----------------------------------
+IMG_G="$TEST_DIR/autorun-g.img"
+set_rule "$IMG_G" "" "" quick
+attach_image g
+G=$DEV G_NAME=${DEV#/dev/}
+job5=$(wait_udev_jobs "$G" 1)
+wait_job_state "$job5" succeeded 60
+for mib in 80 96 112; do
+        truncate -s "${mib}M" "$IMG_G"
+        losetup -c "$G"
+        [ "$(cat "/sys/class/block/$G_NAME/size")" = $((mib * 2048)) ] || fail "$G did not take the size ${mib}M"
+        udev_sync
+done
+assert_eq 4 "$(sql "select count(*) from devices where identity glob 'model:*:$G_NAME'")" \
+        "devices rows of $G, one per size"
+assert_eq 1 "$(udev_jobs "$G")" "jobs for $G after three new sizes"
+assert_eq "queued|$job5" "$(sql "select state, job_id from autoruns where identity = 'model::$G_NAME'")" \
+        "autoruns row of $G, by model and name"
+
+# ---- 10. AutoRun=no: a new disk is not benchmarked. -------------------------------------------------------
 printf '[Daemon]\nAutoRun=no\n' >"$CONF"
 stop_benchd
 start_benchd --profiles-dir="$PROFILES" --config="$CONF"
@@ -247,6 +267,6 @@ assert_eq 0 "$(udev_jobs "$E")" "jobs for $E with AutoRun=no"
 assert_eq 0 "$(sql "select count(*) from autoruns where identity = 'serial:$SERIAL-e'")" "autoruns rows with AutoRun=no"
 grep -aq "BENCHD_AUTORUN=quick is not acted on: AutoRun=no in benchd.conf" "$BENCHD_LOG" ||
         fail "benchd did not say AutoRun=no kept it from acting: $(grep -a "${E#/dev/}" "$BENCHD_LOG" | tail -n 3)"
-assert_eq 4 "$(sql "select count(*) from jobs where triggered_by = 'udev'")" "jobs triggered by udev in all"
+assert_eq 5 "$(sql "select count(*) from jobs where triggered_by = 'udev'")" "jobs triggered by udev in all"
 
 log "autorun: one job per identity and firmware, read-only unless scratch"

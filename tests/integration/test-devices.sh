@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The device inventory and the write-safety verdict (issue 4), against loop devices this test
-# makes: without udevd benchd still enumerates and says hot-plug is not followed; with udevd a
+# makes: without udevd benchd still enumerates and follows the kernel's own events; with udevd a
 # loop device's object appears when it is attached and goes when it is detached; mkfs changes
 # FsType, mount changes MountPoints and the verdict; a partition table shows partitions and
 # blocks writes to the disk; destructive jobs on mounted or signed devices are refused with
@@ -131,11 +131,22 @@ printf '# test configuration\nScratchDevices=%s\n' "$BLANK" >"$CONF"
 if ! udevadm control --ping --timeout=2 >/dev/null 2>&1; then
         start_benchd --config="$CONF"
         wait_for 5 dev_exists "$BLANK_NAME" || fail "$BLANK_NAME not enumerated without udevd"
-        grep -q "hot-plug is not followed" "$BENCHD_LOG" ||
-                fail "benchd did not log that hot-plug is not followed: $(tail -n 20 "$BENCHD_LOG")"
+        grep -q "systemd-udevd is not running: .*following the kernel's device events" "$BENCHD_LOG" ||
+                fail "benchd did not log that it follows the kernel's events: $(tail -n 20 "$BENCHD_LOG")"
         assert_eq 's ""' "$(dev_prop "$BLANK_NAME" WriteVerdict)" "verdict of a blank scratch device without udevd"
+        # Hot-plug without udevd: the kernel's own events, the signature probed by benchd.
+        _LOOP_N=$((_LOOP_N + 1))
+        img="$TEST_DIR/dev$_LOOP_N.img"
+        truncate -s 32M "$img"
+        mkfs.ext4 -q -F "$img"
+        KDEV=$(losetup -f --show "$img")
+        defer losetup -d "$KDEV"
+        wait_for 5 dev_exists "${KDEV#/dev/}" || fail "${KDEV#/dev/}, attached without udevd, has no object"
+        wait_prop 5 "${KDEV#/dev/}" FsType '"ext4"'
+        losetup -d "$KDEV"
+        wait_for 5 dev_gone "${KDEV#/dev/}" || fail "${KDEV#/dev/}, detached without udevd, still has an object"
         stop_benchd
-        log "without udevd: enumerated, and said so"
+        log "without udevd: enumerated, followed the kernel's events, and said so"
 else
         log "udevd runs already: the no-udevd case is not exercised"
 fi

@@ -72,7 +72,7 @@ EOF
 }
 
 start_bus
-# Device objects follow hot-plug only with udevd (without it benchd enumerates once at start).
+# Device objects follow hot-plug with udevd (without it, the kernel's events without udev's properties).
 start_udevd
 start_benchd
 

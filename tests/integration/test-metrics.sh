@@ -3,7 +3,8 @@
 #
 # benchd's results in Prometheus, through the real pieces: benchd with MetricsTextfileDir= a temp
 # directory writes benchd.prom at start-up and after each run; promtool accepts it; its values are
-# the database's; after a restart on a history with many series, a free-text filesystem name and
+# the database's; a run imported from another host (newer, in the same series) is not in it, nor
+# counted; after a restart on a history with many series, a free-text filesystem name and
 # an old run, the file is made again from the database, bounded to 1000 series, newest first, with
 # escaped label values. Debian's node_exporter serves it from its textfile collector, and a
 # Prometheus server scraping that node_exporter answers a PromQL query with the run's throughput.
@@ -100,6 +101,43 @@ run check_values "$PROM_FILE" "$RUN"
 log "$OUT"
 SUCCEEDED=$(sql "select count(*) from runs where status = 'succeeded'")
 assert_contains "$(cat "$PROM_FILE")" "benchd_runs_total{status=\"succeeded\"} $SUCCEEDED" "runs_total"
+
+# --- a run imported from another host is that host's to export, not this one's -----------------
+# The run again as another host measured it a minute later: the newest of the same series (the
+# same device identity, workload, block size, ...), so in the file it would stand for this host's.
+run benchctl export --format benchd "$RUN"
+[ "$RC" = 0 ] || fail "benchctl export --format benchd $RUN exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/run.json"
+python3 - "$TEST_DIR/run.json" "$TEST_DIR/other.json" <<'PY' || fail "cannot make the other host's document"
+import json, sys, uuid
+d = json.load(open(sys.argv[1]))
+d["host"] = "other-host"
+for r in d["runs"]:
+    r["uuid"] = str(uuid.uuid4())
+    r["started_usec"] += 60 * 1000000
+    env = json.loads(r["environment"])
+    env["host"] = "other-host"
+    r["environment"] = json.dumps(env)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run benchctl import "$TEST_DIR/other.json"
+[ "$RC" = 0 ] || fail "benchctl import exited $RC: $OUT"
+IMPORTED=$(sql "select id from runs where origin_host = 'other-host'")
+[ -n "$IMPORTED" ] || fail "no imported run: $OUT"
+assert_eq "$(sql "select device_id from runs where id = $RUN")" "$(sql "select device_id from runs where id = $IMPORTED")" \
+        "the imported run's device"
+# Written again at start-up, from the database.
+stop_benchd
+rm -f "$PROM_FILE"
+start_benchd --config="$TEST_DIR/benchd.conf"
+wait_for 10 test -s "$PROM_FILE" || fail "benchd did not write $PROM_FILE after the import"
+run promtool check metrics <"$PROM_FILE"
+[ "$RC" = 0 ] || fail "promtool check metrics refused the file after the import: $OUT"
+run check_values "$PROM_FILE" "$RUN"
+[ "$RC" = 0 ] || fail "after importing run $IMPORTED of other-host: $OUT"
+assert_contains "$(cat "$PROM_FILE")" "benchd_runs_total{status=\"succeeded\"} $SUCCEEDED" "runs_total after the import"
+assert_eq 1 "$(grep -c '^benchd_run_throughput_bytes_per_second{' "$PROM_FILE")" "series after the import"
+log "the run imported from other-host ($IMPORTED) is not in benchd.prom"
 
 # --- restart on a bigger history: the file comes from the database, bounded and escaped --------
 stop_benchd

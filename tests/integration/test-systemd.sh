@@ -20,7 +20,8 @@
 #   5. benchd-run@NAME.service runs the definition /etc/benchd/runs/NAME.conf, tagged NAME, and
 #      its timer is scheduled as the timer unit says;
 #   6. the journal keeps benchd's priorities (the <N> prefixes on its stderr stream);
-#   7. `systemd-analyze security` rates the installed benchd.service at most 3.0;
+#   7. `systemd-analyze security` rates the installed benchd.service at most 3.2 (3.0 before
+#      CAP_SETUID and CAP_SETGID, 0.3 of it, which let a caller's worker become the caller);
 #   8. the real polkitd (a JavaScript rule in /etc/polkit-1/rules.d) decides for unprivileged users:
 #      one allowed org.benchd.benchd1.submit submits, and cancels her own job; one without a rule
 #      gets AccessDenied for submitting and for cancelling hers; a destructive job on a loop device
@@ -280,8 +281,8 @@ in_ct systemd-analyze security --no-pager benchd.service >"$TEST_DIR/security.tx
 score=$(sed -n 's/.*Overall exposure level for benchd.service: \([0-9.]*\).*/\1/p' "$TEST_DIR/security.txt")
 [ -n "$score" ] || { cat "$TEST_DIR/security.txt" >&2; fail "systemd-analyze security printed no score"; }
 log "exposure score $score"
-python3 -c "import sys; sys.exit(0 if float('$score') <= 3.0 else 1)" ||
-        { grep -v '^  ✓' "$TEST_DIR/security.txt" >&2; fail "benchd.service's exposure is $score; expected at most 3.0"; }
+python3 -c "import sys; sys.exit(0 if float('$score') <= 3.2 else 1)" ||
+        { grep -v '^  ✓' "$TEST_DIR/security.txt" >&2; fail "benchd.service's exposure is $score; expected at most 3.2"; }
 
 # --- 8. polkit ------------------------------------------------------------------------------------
 log "8: the real polkitd authorises unprivileged users"

@@ -58,9 +58,10 @@ def member(path, flags=GUARD_SCRATCH, diskseq=None):
 
 
 class Worker:
-    def __init__(self, path):
+    def __init__(self, path, args=()):
+        """args: more options after --protocol-fd (e.g. --run-as=UID)."""
         self.sock, child = socket.socketpair()
-        self.proc = subprocess.Popen([path, f"--protocol-fd={child.fileno()}"], pass_fds=[child.fileno()])
+        self.proc = subprocess.Popen([path, f"--protocol-fd={child.fileno()}", *args], pass_fds=[child.fileno()])
         child.close()
 
     def recv_exact(self, n):

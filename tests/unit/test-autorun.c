@@ -170,6 +170,63 @@ START_TEST(test_device_find) {
 }
 END_TEST
 
+/* The autoruns key: a stable identity as it is; without one, model and name, never the size. */
+START_TEST(test_key) {
+        static const struct {
+                const char *identity;
+                bool stable;
+                const char *model, *name, *want;
+                int r;
+        } t[] = {
+                { "serial:S1", true, "SSD", "sdb", "serial:S1", 0 },
+                { "wwn:0x5000c500a1b2c3d4", true, NULL, "sdc", "wwn:0x5000c500a1b2c3d4", 0 },
+                /* The loop device: four sizes, one key. */
+                { "model::67108864:loop3", false, NULL, "loop3", "model::loop3", 0 },
+                { "model::134217728:loop3", false, NULL, "loop3", "model::loop3", 0 },
+                { "model:QEMU HARDDISK:10737418240:sdd", false, "QEMU HARDDISK", "sdd", "model:QEMU HARDDISK:sdd", 0 },
+                { "model:QEMU HARDDISK:21474836480:sdd", false, "QEMU HARDDISK", "sdd", "model:QEMU HARDDISK:sdd", 0 },
+                { NULL, true, NULL, "sdb", NULL, -EINVAL },
+                { "model::1:", false, NULL, "", NULL, -EINVAL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                _cleanup_free_ char *key = NULL;
+                int r = autorun_key(t[i].identity, t[i].stable, t[i].model, t[i].name, &key);
+
+                ck_assert_msg(r == t[i].r, "case %zu: %d", i, r);
+                if (r == 0)
+                        ck_assert_str_eq(key, t[i].want);
+        }
+}
+END_TEST
+
+/* Known under any size, by model and name, only for devices without WWN or serial. */
+START_TEST(test_device_find_model) {
+        _cleanup_(db_closep) Db *db = open_db();
+        char *fw = NULL;
+        int64_t id;
+
+        ck_assert_int_eq(db_device_find_model(db, NULL, "loop3", &fw), 0);
+        ck_assert_int_eq(db_device_upsert(db, &(DbDevice) { .identity = "model::67108864:loop3", .size = 67108864,
+                                                            .name = "loop3", .rotational = -1 }, &id), 0);
+        ck_assert_int_eq(db_device_find_model(db, NULL, "loop3", &fw), 1);
+        ck_assert_ptr_null(fw);
+        ck_assert_int_eq(db_device_find_model(db, "", "loop3", NULL), 1);
+        ck_assert_int_eq(db_device_find_model(db, NULL, "loop4", NULL), 0);
+        ck_assert_int_eq(db_device_find_model(db, "SSD", "loop3", NULL), 0);
+        ck_assert_int_eq(db_device_upsert(db, &(DbDevice) { .identity = "model:QEMU:1024:sdd", .model = "QEMU",
+                                                            .firmware = "2.5+", .size = 1024, .name = "sdd",
+                                                            .rotational = -1 }, &id), 0);
+        ck_assert_int_eq(db_device_find_model(db, "QEMU", "sdd", &fw), 1);
+        ck_assert_str_eq(fw, "2.5+");
+        free(fw);
+        /* A disk with a serial that was once named sdd is another disk. */
+        ck_assert_int_eq(db_device_upsert(db, &(DbDevice) { .identity = "serial:S9", .serial = "S9", .model = "X",
+                                                            .name = "sde", .rotational = -1 }, &id), 0);
+        ck_assert_int_eq(db_device_find_model(db, "X", "sde", NULL), 0);
+}
+END_TEST
+
 START_TEST(test_autorun_once) {
         _cleanup_(db_closep) Db *db = open_db();
         DbAutorunState state;
@@ -283,10 +340,12 @@ static Suite *autorun_suite(void) {
         tcase_add_loop_test(tc, test_eligibility, 0, ELEMENTSOF(eligibility_cases));
         tcase_add_loop_test(tc, test_plan, 0, ELEMENTSOF(plan_cases));
         tcase_add_test(tc, test_trigger_names);
+        tcase_add_test(tc, test_key);
         suite_add_tcase(s, tc);
 
         tcase_add_checked_fixture(store, setup, teardown);
         tcase_add_test(store, test_device_find);
+        tcase_add_test(store, test_device_find_model);
         tcase_add_test(store, test_autorun_once);
         tcase_add_test(store, test_autorun_survives_reopen);
         tcase_add_test(store, test_autorun_schema_checks);

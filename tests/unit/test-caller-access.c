@@ -6,7 +6,9 @@
  * deny, malformed ones refused), then on real directories and files made here: a directory the
  * caller may not write or whose parent it may not search is refused naming that directory, one
  * the caller owns or everyone may write is allowed, a file it may not read is refused, and an ACL
- * entry set with setxattr() grants what the mode bits do not.
+ * entry set with setxattr() grants what the mode bits do not; whether the caller could reach a
+ * path at all, through "..", symlinks and names that do not exist, with one answer for all that lies
+ * beyond a directory it may not search.
  */
 #include <check.h>
 #include <errno.h>
@@ -284,6 +286,64 @@ START_TEST(test_real_acl) {
 }
 END_TEST
 
+/* What lies beyond a directory the caller may not search gets one answer, naming that directory
+ * only, whatever is there; where the caller can look, the checks after this one speak. */
+START_TEST(test_real_reach) {
+        _cleanup_free_ char *shut = path_in("shut"), *file = path_in("shut/file"), *sub = path_in("shut/sub"),
+                           *open_dir = path_in("open"), *lnk = path_in("lnk"), *lnk_ok = path_in("lnk-ok");
+        const char *hidden[] = { "shut/nonexistent", "shut/file", "shut/sub/deeper", "shut/file/x", "lnk",
+                                 "open/../shut/file", "shut/../open" };
+        const char *visible[] = { "open/nonexistent", "open", "shut", "lnk-ok", "lnk-ok/nonexistent", "nonexistent",
+                                  "open/file/x", "./open//." };
+        char *reason = NULL, *first = NULL;
+        int fd;
+
+        ck_assert_int_eq(mkdir(shut, 0700), 0);
+        ck_assert_int_eq(mkdir(sub, 0777), 0);
+        ck_assert_int_eq(mkdir(open_dir, 0755), 0);
+        fd = open(file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(symlink(file, lnk), 0);
+        ck_assert_int_eq(symlink("open", lnk_ok), 0);
+        _cleanup_free_ char *open_file = path_in("open/file");
+        fd = open(open_file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+
+        for (size_t i = 0; i < ELEMENTSOF(hidden); i++) {
+                _cleanup_free_ char *p = path_in(hidden[i]);
+
+                ck_assert_msg(caller_may_reach(p, UID, &reason) == -EACCES, "%s", p);
+                ck_assert_msg(reason && strstr(reason, "may not search") && strstr(reason, shut) &&
+                              !strstr(reason, "nonexistent") && !strstr(reason, "/file") &&
+                              !strstr(reason, "/sub") && !strstr(reason, "deeper"), "%s: %s", p, strna(reason));
+                if (!first)
+                        first = TAKE_PTR(reason);
+                else {
+                        /* The same words for all: nothing of what is behind it. */
+                        ck_assert_str_eq(reason, first);
+                        free(reason);
+                        reason = NULL;
+                }
+        }
+        free(first);
+        for (size_t i = 0; i < ELEMENTSOF(visible); i++) {
+                _cleanup_free_ char *p = path_in(visible[i]);
+
+                ck_assert_msg(caller_may_reach(p, UID, &reason) == 0, "%s: %s", p, strna(reason));
+                ck_assert_ptr_null(reason);
+        }
+        /* Root reaches everything; so does the owner of the closed directory. */
+        ck_assert_int_eq(caller_may_reach(file, 0, &reason), 0);
+        if (geteuid() == 0) {
+                ck_assert_int_eq(chown(shut, UID, GID), 0);
+                ck_assert_int_eq(caller_may_reach(file, UID, &reason), 0);
+                ck_assert_ptr_null(reason);
+        }
+}
+END_TEST
+
 START_TEST(test_groups) {
         _cleanup_free_ gid_t *gids = NULL;
         size_t n = 99;
@@ -316,6 +376,7 @@ static Suite *caller_access_suite(void) {
         tcase_add_test(real, test_real_directories);
         tcase_add_test(real, test_real_files);
         tcase_add_test(real, test_real_acl);
+        tcase_add_test(real, test_real_reach);
         suite_add_tcase(s, real);
         return s;
 }

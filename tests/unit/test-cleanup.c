@@ -3,7 +3,8 @@
  * Tests of the removal of a job's files (daemon/jobs/cleanup.c): on a real temporary directory holding
  * files and directories of the job, of other jobs and steps, symlinks pointing outside, a fifo, a
  * tree deeper than the bound and (as root) entries of another user, exactly the job's own entries
- * go and the counts say so; and the background removal in a child process, watched by a real
+ * go and the counts say so; as root, the removal for a caller runs as the caller and takes only its
+ * files; and the background removal in a child process, watched by a real
  * sd-event loop, reports its counts, is killed at its timeout, and is killed by cleanup_free()
  * and then reaped by the loop, without a callback.
  */
@@ -12,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <libgen.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,7 +282,7 @@ START_TEST(test_spawn) {
         make_file(tmpdir, ".benchd-9-3-0");
         make_file(tmpdir, "user-file");
 
-        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 2, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 2, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
         ck_assert_ptr_nonnull(c);
         ck_assert_int_gt(cleanup_pid(c), 0);
         ck_assert_uint_eq(cleanup_job_id(c), 9);
@@ -303,7 +306,7 @@ START_TEST(test_spawn_unreadable) {
         Done d = {};
         _cleanup_free_ char *path = at(tmpdir, "missing");
 
-        ck_assert_int_eq(cleanup_spawn(e, path, 9, -1, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        ck_assert_int_eq(cleanup_spawn(e, path, 9, -1, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
         test_run_until_called(e, &d.calls);
         ck_assert(d.result.finished);
         ck_assert_int_eq(d.result.stats.error, -ENOENT);
@@ -349,7 +352,7 @@ START_TEST(test_spawn_timeout) {
         make_link(tmpdir, ".benchd-9-0-link", outside);  /* reported as not ours: a message */
         make_file(tmpdir, ".benchd-9-0-zz");
         saved = stderr_blocked(&rd);
-        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 200 * USEC_PER_MSEC, on_done, &d, &c), 0);
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 0, 200 * USEC_PER_MSEC, on_done, &d, &c), 0);
         stderr_restore(saved);
         test_run_until_called(e, &d.calls);
         close(rd);
@@ -370,7 +373,7 @@ START_TEST(test_free_kills) {
 
         make_link(tmpdir, ".benchd-9-0-link", outside);
         saved = stderr_blocked(&rd);
-        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
         stderr_restore(saved);
         pid = cleanup_pid(c);
         c = cleanup_free(c);
@@ -393,7 +396,7 @@ START_TEST(test_kill) {
 
         make_link(tmpdir, ".benchd-9-0-link", outside);
         saved = stderr_blocked(&rd);
-        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 0, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
         stderr_restore(saved);
         cleanup_kill(c);
         test_run_until_called(e, &d.calls);
@@ -401,6 +404,50 @@ START_TEST(test_kill) {
 
         ck_assert(!d.result.finished);
         ck_assert(!d.result.timed_out);
+        sd_event_unref(e);
+}
+END_TEST
+
+/* For a caller's job the removal runs as the caller: the caller's files go, root's with the job's
+ * names stay (not ours to the removal), and a uid without a passwd entry removes nothing. */
+START_TEST(test_spawn_as_user) {
+        _cleanup_free_ char *base = strdup(tmpdir);
+        sd_event *e = test_event_new();
+        Cleanup *c = NULL;
+        Done d = {};
+
+        if (!getpwuid(65534))
+                return; /* no user to be */
+        /* The caller may reach the target and write in it. */
+        ck_assert_int_eq(chmod(dirname(base), 0755), 0);
+        ck_assert_int_eq(chown(tmpdir, 65534, 65534), 0);
+        make_file(tmpdir, ".benchd-9-0-0");
+        give_away(tmpdir, ".benchd-9-0-0");
+        make_dir(tmpdir, ".benchd-9-0-meta");
+        make_file(tmpdir, ".benchd-9-0-meta/0000000001");
+        give_away(tmpdir, ".benchd-9-0-meta/0000000001");
+        give_away(tmpdir, ".benchd-9-0-meta");
+        make_file(tmpdir, ".benchd-9-0-root");
+
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 65534, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        test_run_until_called(e, &d.calls);
+        ck_assert(d.result.finished);
+        ck_assert(!d.result.not_as_user);
+        ck_assert_uint_eq(d.result.stats.removed, 3);
+        ck_assert_uint_eq(d.result.stats.skipped, 1);
+        ck_assert(!exists(tmpdir, ".benchd-9-0-0"));
+        ck_assert(!exists(tmpdir, ".benchd-9-0-meta"));
+        ck_assert(exists(tmpdir, ".benchd-9-0-root"));
+
+        d = (Done) {};
+        make_file(tmpdir, ".benchd-9-0-1");
+        give_away(tmpdir, ".benchd-9-0-1");
+        ck_assert_int_eq(cleanup_spawn(e, tmpdir, 9, 0, 41234, 60 * USEC_PER_SEC, on_done, &d, &c), 0);
+        test_run_until_called(e, &d.calls);
+        ck_assert(d.result.finished);
+        ck_assert(d.result.not_as_user);
+        ck_assert_uint_eq(d.result.stats.removed, 0);
+        ck_assert(exists(tmpdir, ".benchd-9-0-1"));
         sd_event_unref(e);
 }
 END_TEST
@@ -414,6 +461,7 @@ static Suite *cleanup_suite(bool need_root) {
         tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
         if (need_root) {
                 tcase_add_test(tc, test_other_user);
+                tcase_add_test(tc, test_spawn_as_user);
                 suite_add_tcase(s, tc);
                 return s;
         }

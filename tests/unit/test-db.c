@@ -1747,13 +1747,14 @@ START_TEST(test_job_foreach_newest) {
 }
 END_TEST
 
-/* Removals under way: recorded once, listed oldest first, a step's row ended alone, step -1 ending
- * every row of the job in that target (and no other), and the rows still there after a reopen. */
+/* Removals under way: recorded once (with the uid they run as, kept from the first record), listed
+ * oldest first, a step's row ended alone, step -1 ending every row of the job in that target (and
+ * no other), and the rows still there after a reopen. */
 static int collect_removal(const DbRemoval *r, void *userdata) {
         char *buf = userdata;
         size_t len = strlen(buf);
 
-        snprintf(buf + len, 512 - len, "%" PRIu64 ":%d:%s;", r->job_id, r->step, r->target);
+        snprintf(buf + len, 512 - len, "%" PRIu64 ":%d:%s:%" PRIu32 ";", r->job_id, r->step, r->target, r->uid);
         return 0;
 }
 
@@ -1761,31 +1762,93 @@ START_TEST(test_pending_removals) {
         Db *db = open_db();
         char list[512] = "";
 
-        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a" }, 100), 0);
-        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a" }, 300), 0);
-        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 1, "/srv/a" }, 200), 0);
-        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 2, "/srv/b" }, 250), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a", 1000 }, 100), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "/srv/a", 1000 }, 300), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 1, "/srv/a", 1000 }, 200), 0);
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 2, "/srv/b", 4294967294u }, 250), 0);
         ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 9, -1, "/srv/a" }, 50), 0);
         ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
-        ck_assert_str_eq(list, "9:-1:/srv/a;7:0:/srv/a;7:1:/srv/a;7:2:/srv/b;");
+        ck_assert_str_eq(list, "9:-1:/srv/a:0;7:0:/srv/a:1000;7:1:/srv/a:1000;7:2:/srv/b:4294967294;");
 
         ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, 1, "/srv/a" }), 0);
         db_close(db);
         db = open_db();
         list[0] = '\0';
         ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
-        ck_assert_str_eq(list, "9:-1:/srv/a;7:0:/srv/a;7:2:/srv/b;");
+        ck_assert_str_eq(list, "9:-1:/srv/a:0;7:0:/srv/a:1000;7:2:/srv/b:4294967294;");
         /* All of job 7's in /srv/a, not its /srv/b one, nor job 9's. */
         ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, -1, "/srv/a" }), 0);
         list[0] = '\0';
         ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
-        ck_assert_str_eq(list, "9:-1:/srv/a;7:2:/srv/b;");
+        ck_assert_str_eq(list, "9:-1:/srv/a:0;7:2:/srv/b:4294967294;");
 
+        ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 3, "/srv/a", UINT32_MAX }, 1), -EINVAL);
         ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 0, 0, "/srv/a" }, 1), -EINVAL);
         ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, -2, "/srv/a" }, 1), -EINVAL);
         ck_assert_int_eq(db_removal_begin(db, &(DbRemoval) { 7, 0, "" }, 1), -EINVAL);
         ck_assert_int_eq(db_removal_end(db, &(DbRemoval) { 7, 0, NULL }), -EINVAL);
         db_close(db);
+}
+END_TEST
+
+/* ScratchDevices= bindings: kept per path while benchd.conf keeps its modification time. */
+START_TEST(test_scratch_bindings) {
+        Db *db = open_db();
+        char *id = NULL;
+
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/a.img (inode 1 on 254:0)", 1000, 5), 0);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdb", "serial:A", 1000, 5), 0);
+        db_close(db);
+        db = open_db();
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/a.img (inode 1 on 254:0)");
+        free(id);
+        id = NULL;
+        /* benchd.conf written since: no binding, and a new one replaces the old. */
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 0);
+        ck_assert_ptr_null(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/loop2", "loop-file:/b.img (inode 2 on 254:0)", 2000, 6), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 1000, &id), 0);
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/loop2", 2000, &id), 1);
+        ck_assert_str_eq(id, "loop-file:/b.img (inode 2 on 254:0)");
+        free(id);
+        id = NULL;
+        ck_assert_int_eq(db_scratch_binding_get(db, "/dev/sdb", 1000, &id), 1);
+        ck_assert_str_eq(id, "serial:A");
+        free(id);
+        ck_assert_int_eq(db_scratch_binding_set(db, "/dev/sdc", "", 1000, 5), -EINVAL);
+        ck_assert_int_eq(db_scratch_binding_set(db, NULL, "serial:A", 1000, 5), -EINVAL);
+        db_close(db);
+}
+END_TEST
+
+/* A removal recorded by a benchd of schema version 13, when every step ran as root: after the
+ * migration it runs as uid 0, and a uid out of range is refused by the table itself. */
+START_TEST(test_migrate_removal_uid) {
+        char list[512] = "";
+        sqlite3 *s;
+
+        ck_assert_int_ge(db_schema_latest(), 16);
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        for (int v = 0; v < 13; v++)
+                raw_exec(s, schema_migrations[v]);
+        raw_exec(s, "PRAGMA user_version = 13");
+        raw_exec(s, "COMMIT");
+        raw_exec(s, "INSERT INTO pending_removals (job_id, step, target, since_usec) VALUES (3, -1, '/srv/x', 5)");
+        sqlite3_close(s);
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                ck_assert_int_eq(db_removal_foreach(db, collect_removal, list), 0);
+                ck_assert_str_eq(list, "3:-1:/srv/x:0;");
+        }
+        s = raw_open();
+        ck_assert_int_ne(sqlite3_exec(s, "INSERT INTO pending_removals (job_id, step, target, since_usec, uid) "
+                                         "VALUES (4, 0, '/srv/x', 5, -1)", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(s);
 }
 END_TEST
 
@@ -2144,6 +2207,8 @@ int main(void) {
         tcase_add_test(tc_runs, test_migrate_run_uuids);
         tcase_add_test(tc_runs, test_uuid_valid);
         tcase_add_test(tc_runs, test_pending_removals);
+        tcase_add_test(tc_runs, test_scratch_bindings);
+        tcase_add_test(tc_runs, test_migrate_removal_uid);
         tcase_add_test(tc_runs, test_job_foreach_newest);
         suite_add_tcase(s, tc_runs);
 

@@ -194,6 +194,40 @@ START_TEST(test_too_many_steps) {
 }
 END_TEST
 
+/* What a later entry's first step may find on its members: the filesystem the job made there last. */
+START_TEST(test_made) {
+        _cleanup_(matrix_made_clear) MatrixMade m = {};
+        char *l1[] = { (char *) "/dev/loop1", NULL }, *l2[] = { (char *) "/dev/loop2", NULL };
+        char *both[] = { (char *) "/dev/loop1", (char *) "/dev/loop2", NULL };
+        char *other[] = { (char *) "/dev/loop3", NULL };
+        const MatrixMadeFs *f;
+
+        ck_assert_ptr_null(matrix_made_on(&m, l1));
+        /* filesystems=ext4,xfs devices=loop1,loop2: ext4 on loop1, ext4 on loop2, then xfs on loop1 finds
+         * the first entry's ext4, not the second's. */
+        ck_assert_int_eq(matrix_made_record(&m, l1, "ext4", "u-1"), 0);
+        ck_assert_int_eq(matrix_made_record(&m, l2, "ext4", "u-2"), 0);
+        f = matrix_made_on(&m, l1);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->fs_type, "ext4");
+        ck_assert_str_eq(f->uuid, "u-1");
+        ck_assert_str_eq(matrix_made_on(&m, l2)->uuid, "u-2");
+        ck_assert_ptr_null(matrix_made_on(&m, other));
+        /* The next one replaces it. */
+        ck_assert_int_eq(matrix_made_record(&m, l1, "xfs", "u-3"), 0);
+        ck_assert_str_eq(matrix_made_on(&m, l1)->fs_type, "xfs");
+        ck_assert_str_eq(matrix_made_on(&m, l1)->uuid, "u-3");
+        ck_assert_uint_eq(m.n, 2);
+        /* Members that carry different filesystems of the job: none is taken for its own. */
+        ck_assert_ptr_null(matrix_made_on(&m, both));
+        /* One filesystem across both (btrfs raid1): its UUID on each. */
+        ck_assert_int_eq(matrix_made_record(&m, both, "btrfs", "u-4"), 0);
+        ck_assert_str_eq(matrix_made_on(&m, both)->uuid, "u-4");
+        ck_assert_int_eq(matrix_made_record(&m, both, "btrfs", ""), -EINVAL);
+        ck_assert_int_eq(matrix_made_record(&m, both, NULL, "u-5"), -EINVAL);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("matrix");
         TCase *tc = tcase_create("core");
@@ -202,6 +236,7 @@ int main(void) {
         tcase_add_test(tc, test_raid_layout);
         tcase_add_test(tc, test_one_device_name);
         tcase_add_test(tc, test_too_many_steps);
+        tcase_add_test(tc, test_made);
         suite_add_tcase(s, tc);
         return check_run(s);
 }

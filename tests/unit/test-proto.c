@@ -921,7 +921,9 @@ static const struct {
         { "17 members", 0, NULL, NULL, NULL, NULL, NULL, 17, NULL, 0, 0, -EBADMSG },
         { "stage 0", UINT32_MAX, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
         { "stage 3", 3, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG },
-        { "MAKE with a UUID", PROTO_FS_STAGE_MAKE, NULL, NULL, NULL, NULL, "5c1e3f2a", 0, NULL, 0, 0, -EBADMSG },
+        /* The filesystem an earlier entry made, which the members may carry. */
+        { "MAKE with a UUID", PROTO_FS_STAGE_MAKE, NULL, NULL, NULL, NULL, "5c1e3f2a", 0, NULL, 0, 0, 0 },
+        { "MAKE with a bad UUID", PROTO_FS_STAGE_MAKE, NULL, NULL, NULL, NULL, "5c1e 3f2a", 0, NULL, 0, 0, -EBADMSG },
         { "MOUNT without one", PROTO_FS_STAGE_MOUNT, NULL, NULL, NULL, NULL, "", 0, NULL, 0, 0, -EBADMSG },
         { "UUID with a slash", PROTO_FS_STAGE_MOUNT, NULL, NULL, NULL, NULL, "5c1e/3f2a", 0, NULL, 0, 0, -EBADMSG },
         { "options of 1025 bytes", 0, NULL, NULL, LONG_1024 "a", NULL, NULL, 0, NULL, 0, 0, -EBADMSG },

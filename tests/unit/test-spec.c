@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <ftw.h>
 #include <sys/sysmacros.h>
@@ -1446,6 +1447,31 @@ static const struct {
         { "/dev/null", { "workload=getc", NULL }, -EINVAL, "character device; workload getc", TARGET_FILE },
 };
 
+/* Metadata's directories are held open by the worker: dirs beyond what a worker may open here (the
+ * hard RLIMIT_NOFILE, lowered in this forked case) is refused, saying how many would do. */
+START_TEST(test_check_dirs_files) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL, *t = NULL;
+        struct rlimit rl = { 1024, 1024 };
+
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        ck_assert_int_ge(asprintf(&t, "target=%s", tmpdir), 0);
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, t, NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=metadata", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "file_count=4000", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "dirs=961", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, &err), 0);
+        ck_assert_int_eq(spec_check_target(&s, NULL, &err), -EINVAL);
+        ck_assert_msg(strstr(err, "dirs=961") && strstr(err, "may open 1024 files") && strstr(err, "at most dirs=960"),
+                      "%s", err);
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "dirs=960", NULL), 0);
+        ck_assert_msg(spec_check_target(&s, NULL, &err) == 0, "%s", strna(err));
+}
+END_TEST
+
 START_TEST(test_check_target) {
         _cleanup_spec_ JobSpec s;
         _cleanup_free_ char *err = NULL, *t = NULL;
@@ -2151,6 +2177,7 @@ static Suite *spec_suite(bool root) {
 
         tcase_add_unchecked_fixture(tcc, check_setup, check_teardown);
         tcase_add_loop_test(tcc, test_check_target, 0, ELEMENTSOF(check_cases));
+        tcase_add_test(tcc, test_check_dirs_files);
         tcase_add_test(tcc, test_needed_bytes);
         tcase_add_loop_test(tcc, test_check_same, 0, ELEMENTSOF(same_cases));
         tcase_add_test(tcc, test_check_identity);

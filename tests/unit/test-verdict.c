@@ -85,6 +85,17 @@ static const Case cases[] = {
         { "custom config path",
           { .name = "loop0", .sig_type = "xfs", .conf_path = "/tmp/x/benchd.conf" }, false,
           { "ScratchDevices= in /tmp/x/benchd.conf" } },
+        { "signature, and a scratch name that names another disk",
+          { .name = "loop2", .sig_type = "ext4", .scratch_note = "it is not the device ScratchDevices=/dev/loop2 "
+            "marked scratch (that is loop-file:/a.img)" }, false,
+          { "loop2 carries an ext4 signature; it is not the device ScratchDevices=/dev/loop2 marked scratch "
+            "(that is loop-file:/a.img); wipe it with wipefs -a /dev/loop2" } },
+        { "blank, and a scratch name that names another disk: blank is enough",
+          { .name = "loop2", .scratch_note = "it is not the device ScratchDevices=/dev/loop2 marked scratch" },
+          true, {} },
+        { "mounted, and a scratch name that names another disk: the mount is the reason",
+          { .name = "loop0", .mounts = mnt_self, .n_mounts = 1, .sig_type = "ext4", .scratch_note = "not it" },
+          false, { "mounted on /mnt" } },
         { "mount beats signature",
           { .name = "loop0", .mounts = mnt_self, .n_mounts = 1, .sig_type = "ext4" }, false,
           { "mounted" } },
