@@ -87,6 +87,22 @@ while read -r name arg; do
 done < <(sed -n 's/^ *{ "\([a-z-]*\)", *\(no\|required\|optional\)_argument,.*/\1 \2/p' "$src" | grep -v '^complete ')
 [ "${#want[@]}" -ge 25 ] || fail "found only ${#want[@]} options in $src's option table"
 expect "--" "$(sorted "${want[@]}")"
+# The options that take a value, long and short (getopt's string), are those whose next word the
+# completion reads as their value and not as the command.
+with_value=" ${_benchctl_options_with_value//$'\n'/ } "
+with_value=${with_value//$'\t'/ }
+while read -r name; do
+        [[ $with_value == *" --$name "* ]] || fail "--$name takes a value, but _benchctl_options_with_value lacks it"
+done < <(sed -n 's/^ *{ "\([a-z-]*\)", *required_argument,.*/\1/p' "$src" | grep -v '^complete$')
+optstring=$(sed -n 's/.*getopt_long(argc, argv, "\([^"]*\)".*/\1/p' "$src")
+[ -n "$optstring" ] || fail "no getopt_long option string in $src"
+for ((i = 0; i < ${#optstring}; i++)); do
+        c=${optstring:i:1}
+        [ "$c" != : ] && [ "${optstring:i+1:1}" = : ] || continue
+        [[ $with_value == *" -$c "* ]] || fail "-$c takes a value, but _benchctl_options_with_value lacks it"
+done
+expect "run -w write --label x sta" ""
+expect "--label x sta" "status"
 expect "sh" "show"
 expect "re" "regressions report results"
 expect "--wo" "--workload="
