@@ -49,6 +49,8 @@ const char *arg_baseline = NULL;
 double arg_confidence = 0;
 const char *arg_output = NULL;
 bool arg_open = false;
+/* --complete=WHAT: print completion candidates instead of running a verb (complete.c). */
+static const char *arg_complete = NULL;
 
 typedef struct Verb {
         const char *name;
@@ -237,6 +239,7 @@ enum {
         ARG_CONFIDENCE,
         ARG_OPEN,
         ARG_OLDER_THAN,
+        ARG_COMPLETE,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -273,6 +276,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "output",      required_argument, NULL, 'o' },
                 { "open",        no_argument,       NULL, ARG_OPEN },
                 { "older-than",  required_argument, NULL, ARG_OLDER_THAN },
+                { "complete",    required_argument, NULL, ARG_COMPLETE },
                 {}
         };
         int c;
@@ -421,6 +425,14 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_OPEN:
                         arg_open = true;
                         break;
+                case ARG_COMPLETE:
+                        if (!complete_kind_valid(optarg)) {
+                                text_fprintf(stderr, "benchctl: --complete: unknown list '%s'; use jobs, "
+                                             "active-jobs, runs, profiles, devices or spec\n", optarg);
+                                return -BENCHCTL_EXIT_USAGE;
+                        }
+                        arg_complete = optarg;
+                        break;
                 case ':':
                         text_fprintf(stderr, "benchctl: option '%s' needs an argument\n", argv[optind - 1]);
                         return -BENCHCTL_EXIT_USAGE;
@@ -447,6 +459,11 @@ int main(int argc, char *argv[]) {
                 goto finish;
         }
 
+        /* After every option: -H and --bus-address may follow it. */
+        if (arg_complete) {
+                r = complete_list(arg_complete);
+                goto finish;
+        }
         if (optind >= argc) {
                 fprintf(stderr, "benchctl: no command given; see benchctl --help\n");
                 r = BENCHCTL_EXIT_USAGE;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "shared/spec.h"
+
 enum {
         BENCHCTL_EXIT_OK = 0,
         BENCHCTL_EXIT_FAILURE = 1,     /* generic failure, or the job failed/was cancelled */
@@ -86,6 +88,14 @@ int verb_prune(int argc, char **argv);
 int verb_import(int argc, char **argv);
 int verb_device(int argc, char **argv);
 
+/* --complete=WHAT (complete.c): whether WHAT is a list it knows (jobs, active-jobs, runs,
+ * profiles, devices); the list, one "VALUE<TAB>DESCRIPTION" a line, nothing when benchd does not
+ * answer at once. Always exits 0. */
+bool complete_kind_valid(const char *what);
+/* The values a spec key takes when they are a few words (workload, layout, sync, booleans, ...),
+ * as a JSON array; NULL for open ones (verbs-jobs.c, "values" in `help spec --json`). */
+struct json_object *spec_key_values(SpecKey key);
+int complete_list(const char *what);
 /* Prints a JSON document on stdout as --json asked (pretty or short). */
 struct json_object;
 void print_json(struct json_object *o);

@@ -14,7 +14,7 @@
 #include "bus.h"
 #include "text.h"
 
-int bus_connect(sd_bus **ret) {
+int bus_open(sd_bus **ret, const char **ret_where) {
         sd_bus *bus = NULL;
         const char *where;
         int r;
@@ -41,12 +41,25 @@ int bus_connect(sd_bus **ret) {
                 r = sd_bus_open_system(&bus);
                 break;
         }
+        if (ret_where)
+                *ret_where = where;
         if (r < 0) {
                 sd_bus_unref(bus);
+                return r;
+        }
+        *ret = bus;
+        return 0;
+}
+
+int bus_connect(sd_bus **ret) {
+        const char *where = NULL;
+        int r;
+
+        r = bus_open(ret, &where);
+        if (r < 0) {
                 text_fprintf(stderr, "benchctl: cannot connect to %s: %s\n", where, strerror(-r));
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
-        *ret = bus;
         return 0;
 }
 

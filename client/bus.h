@@ -23,6 +23,9 @@
 #define BENCHD_ERROR_PREFIX "org.benchd.Benchd1.Error."
 
 
+/* Connects as arg_transport says, silently: 0, or a negative errno (ret_where, if given, names
+ * the bus for a message). */
+int bus_open(sd_bus **ret, const char **ret_where);
 /* Connects as arg_transport says. Returns 0, or prints why not and returns
  * BENCHCTL_EXIT_UNREACHABLE. */
 int bus_connect(sd_bus **ret);

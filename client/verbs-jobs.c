@@ -581,6 +581,53 @@ int verb_profiles(int argc, char **argv) {
         return BENCHCTL_EXIT_OK;
 }
 
+/* The values of a key that takes one of a few words, for shell completion ("values" in `help spec
+ * --json`): the workload and layout tables, the boolean words, sync's modes and calls, pattern's
+ * fixed values. Each candidate goes through the registry's own parser, so only what it accepts is
+ * listed; NULL for keys whose values are open (sizes, numbers, paths, text). */
+json_object *spec_key_values(SpecKey k) {
+        static const char *const syncs[] = { "none", "end", "each", "end:fsync", "end:fdatasync", "each:fsync",
+                                             "each:fdatasync" };
+        static const char *const patterns[] = { "random", "zero" };
+        static const char *const booleans[] = { "true", "false" };
+        const SpecKeyInfo *ki = spec_key_info(k);
+        const char *candidates[64];
+        size_t n = 0;
+        json_object *out;
+
+        if (k == SPEC_KEY_WORKLOAD)
+                for (Workload w = 0; w < _WORKLOAD_MAX && n < ELEMENTSOF(candidates); w++)
+                        candidates[n++] = workload_to_string(w);
+        else if (k == SPEC_KEY_LAYOUT)
+                for (Layout l = 0; l < _LAYOUT_MAX && n < ELEMENTSOF(candidates); l++)
+                        candidates[n++] = layout_to_string(l);
+        else if (k == SPEC_KEY_SYNC)
+                for (size_t i = 0; i < ELEMENTSOF(syncs); i++)
+                        candidates[n++] = syncs[i];
+        else if (k == SPEC_KEY_PATTERN)
+                for (size_t i = 0; i < ELEMENTSOF(patterns); i++)
+                        candidates[n++] = patterns[i];
+        else if (ki->kind == SPEC_KIND_BOOL)
+                for (size_t i = 0; i < ELEMENTSOF(booleans); i++)
+                        candidates[n++] = booleans[i];
+        if (n == 0)
+                return NULL;
+
+        out = json_object_new_array();
+        for (size_t i = 0; out && i < n; i++) {
+                _cleanup_free_ char *err = NULL;
+                JobSpec spec;
+                int r;
+
+                spec_init(&spec);
+                r = spec_set_from_string(&spec, ki->name, candidates[i], &err);
+                spec_clear(&spec);
+                if (r >= 0)
+                        json_object_array_add(out, json_object_new_string(candidates[i]));
+        }
+        return out;
+}
+
 /* `benchctl help spec`: every key of the spec registry, as the daemon reads it. */
 static int help_spec(void) {
         _cleanup_(table_freep) Table *t = NULL;
@@ -604,6 +651,9 @@ static int help_spec(void) {
                         json_object_object_add(o, "runs_column",
                                                ki->runs_column ? json_object_new_string(ki->runs_column) : NULL);
                         json_object_object_add(o, "description", json_object_new_string(ki->doc));
+                        json_object *values = spec_key_values(k);
+                        if (values)
+                                json_object_object_add(o, "values", values);
                         json_object_array_add(out, o);
                 }
                 print_json(out);

@@ -6,10 +6,13 @@
 # ensure_deps installs what is missing with apt-get (as root), so both commands work on a fresh
 # machine; it does nothing (and needs no network) when everything is there already.
 
+# The build's own (debian/control's Build-Depends are these, checked by tests/docs/debian-deps.py):
+# python3 runs the build's generators (schema, report assets, man pages), bash-completion's
+# pkg-config file says where the completion goes.
 BENCHD_BUILD_DEPS=(
-        meson ninja-build gcc pkg-config
+        meson ninja-build gcc pkg-config python3
         libsystemd-dev libudev-dev libmount-dev libblkid-dev libsqlite3-dev
-        liburing-dev libjson-c-dev libinih-dev check
+        liburing-dev libjson-c-dev libinih-dev check bash-completion
 )
 # libjs-chart.js: the Chart.js that benchctl report inlines into its pages.
 BENCHD_RUNTIME_DEPS=(
@@ -26,11 +29,13 @@ BENCHD_RUNTIME_DEPS=(
 # boots a Debian root with benchd's units installed), clang and libclang-rt-14-dev (fuzz-short
 # builds the libFuzzer targets of tests/fuzz/ with clang; -fsanitize=fuzzer links
 # libclang_rt.fuzzer-x86_64.a, which Debian 12 ships in libclang-rt-14-dev, not in clang itself),
-# strace (test-anchors counts the system calls of putc and getc).
+# strace (test-anchors counts the system calls of putc and getc), mandoc and man-db (the man pages
+# are linted with mandoc -T lint, their NAME sections read with lexgrog), debhelper, dpkg-dev and
+# lintian (test-package builds the Debian package with dpkg-buildpackage and checks it with lintian).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
         python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
-        clang libclang-rt-14-dev strace
+        clang libclang-rt-14-dev strace mandoc man-db debhelper dpkg-dev lintian
 )
 # What the benchmarks of tests/bench/ run beside benchd (not the test suite): fio (vs-fio,
 # anchors' crystal grid as KDiskMark runs it), ioping (anchors' ping), coreutils' dd and bonnie++

@@ -21,8 +21,10 @@
 
 NSPAWN_CACHE=${BENCHD_NSPAWN_CACHE:-/var/tmp/benchd-nspawn-root}
 NSPAWN_SUITE=bookworm
-# libpam-systemd: polkitd depends on default-logind | logind, which it provides in bookworm.
-NSPAWN_PACKAGES=systemd,dbus,systemd-sysv,polkitd,libpam-systemd,libsystemd0,libudev1,libmount1,libblkid1,libsqlite3-0,liburing2,libjson-c5,libinih1,e2fsprogs,util-linux
+# libpam-systemd: polkitd depends on default-logind | logind, which it provides in bookworm. The
+# package's dependencies are all here (udev among them), so test-systemd installs it without the
+# archive; man-db and bash-completion for its man pages and completion.
+NSPAWN_PACKAGES=systemd,dbus,systemd-sysv,polkitd,libpam-systemd,libsystemd0,libudev1,libmount1,libblkid1,libsqlite3-0,liburing2,libjson-c5,libinih1,e2fsprogs,util-linux,udev,man-db,bash-completion
 NSPAWN_STAMP="$NSPAWN_CACHE/.benchd-nspawn-stamp"
 
 # _nspawn_mirror: the Debian mirror to build the root from: BENCHD_NSPAWN_MIRROR, or the first mirror

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# benchd's units under a real, booted systemd (a Debian root in systemd-nspawn, see
-# nspawn-root.sh), as an administrator meets them after `meson install`:
-#   1. the first benchctl call activates benchd.service through D-Bus;
+# benchd's Debian package under a real, booted systemd (a Debian root in systemd-nspawn, see
+# nspawn-root.sh), as an administrator meets it: the package is built from the source tree
+# (deb.sh, once per state of its files) and installed in the booted container with
+# `apt-get install ./benchd_*.deb`, so what is tested is what an administrator installs.
+#   0. the installation: benchd.service neither enabled nor started, /var/lib/benchd made, the bus
+#      and systemd reloaded by the maintainer scripts; `man benchctl` renders and `man -k benchd`
+#      lists the six pages (mandb ran); the installed bash completion completes commands, spec
+#      keys and profiles, and pressing Tab does not start benchd;
+#   1. the first benchctl call activates benchd.service through D-Bus: the administrator's first
+#      `benchctl run --profile dd --target /var/tmp/x` (its output and apt's are in the log); the
+#      runs record the package's version, as the bus's Version property says it; completion then
+#      offers the job and run ids benchd knows;
 #   2. a job runs; `systemctl stop benchd` interrupts a longer one cleanly;
 #   3. SIGKILL of the main process: systemd restarts benchd (Restart=), the queue is kept and the
 #      running job marked interrupted;
@@ -18,17 +27,29 @@
 #      gets AccessDenied for submitting and for cancelling hers; a destructive job on a loop device
 #      needs org.benchd.benchd1.destructive (the rule reads the target from the details); a user
 #      the policy's defaults leave to a password gets InteractiveAuthorizationRequired, or, allowing
-#      interaction with no agent to ask, AccessDenied saying so.
+#      interaction with no agent to ask, AccessDenied saying so;
+#   9. `apt-get purge benchd` stops benchd and removes the package, what benchd made in
+#      /var/lib/benchd and the enabled timers' links, and keeps the database.
 # Skips without debootstrap's archive or where systemd-nspawn cannot run.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nspawn-root.sh"
+. "$(dirname "$0")/deb.sh"
 
 require_root
 require_cmd sqlite3 python3 timeout losetup sha256sum
 
+deb_build
+# nspawn_boot installs benchd into the root it boots through this hook: here only the package goes
+# in, to be installed with apt once the container runs, as an administrator would.
+_nspawn_install() {
+        mkdir -p "$1/var/cache/benchd-test"
+        cp "$DEB_FILE" "$1/var/cache/benchd-test/"
+}
 nspawn_root_build
 nspawn_boot
+CT_DEB=/var/cache/benchd-test/$(basename "$DEB_FILE")
+PKG_VERSION=$(dpkg-deb -f "$DEB_FILE" Version)
 
 DB="$NSPAWN_ROOT/var/lib/benchd/benchd.db"
 B=/var/tmp/bench
@@ -72,12 +93,81 @@ wait_active() {
 LONG=(--workload write --target "$B" --set size=256M --set block_size=32K --set runtime_ms=60000
       --set sample_ms=200)
 
+# --- 0. the package --------------------------------------------------------------------------------
+log "0: apt-get install ./$(basename "$DEB_FILE")"
+# The root has every dependency already (nspawn-root.sh's package list): apt installs the file alone.
+in_ct env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$CT_DEB" \
+        >"$TEST_DIR/apt-install.log" 2>&1 </dev/null ||
+        { cat "$TEST_DIR/apt-install.log" >&2; fail "apt-get install of the package failed"; }
+{ echo "# apt-get install -y ./$(basename "$DEB_FILE")"; cat "$TEST_DIR/apt-install.log"; } | sed 's/^/    /' >&2
+assert_eq "install ok installed $PKG_VERSION" "$(in_ct dpkg-query -W -f='${Status} ${Version}' benchd)" \
+        "dpkg's record of benchd"
+assert_eq disabled "$(in_ct systemctl is-enabled benchd.service 2>&1 || true)" "benchd.service after installation"
+assert_eq inactive "$(unit_prop benchd.service ActiveState)" "benchd.service after installation"
+# systemd knows the units (daemon-reload in postinst), the bus the activation file (dbus's trigger).
+assert_eq loaded "$(unit_prop benchd.service LoadState)" "benchd.service's LoadState"
+in_ct busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ListActivatableNames |
+        grep -q '"org.benchd.Benchd1"' || fail "the system bus does not list org.benchd.Benchd1 as activatable"
+assert_eq "755 root" "$(in_ct stat -c '%a %U' /var/lib/benchd)" "/var/lib/benchd made by the package (tmpfiles.d)"
+# The man pages: rendered by man, indexed by mandb (man-db's trigger).
+page=$(in_ct env MANWIDTH=80 man -P cat benchctl 2>&1) || fail "man benchctl failed: $page"
+assert_contains "$page" "benchctl - submit storage benchmarks to benchd" "man benchctl"
+assert_contains "$page" "benchd $PKG_VERSION" "man benchctl's footer"
+# The units' Documentation= names installed pages.
+for u in benchd.service benchd-run@x.service; do
+        docs=$(unit_prop "$u" Documentation | tr -d '"')
+        [ -n "$docs" ] || fail "$u has no Documentation="
+        for d in $docs; do
+                [[ $d =~ ^man:([^\(]+)\(([0-9])\)$ ]] || fail "$u: Documentation=$d is not a man page"
+                in_ct man -w "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]}" >/dev/null 2>&1 ||
+                        fail "$u: Documentation=$d names no installed page"
+        done
+done
+apropos=$(in_ct man -k benchd 2>&1 || true)
+for entry in "benchctl (1)" "benchd (8)" "benchd-worker (8)" "benchd.conf (5)" "benchd-spec (7)" \
+                "org.benchd.Benchd1 (5)"; do
+        assert_contains "$apropos" "$entry" "man -k benchd"
+done
+# The bash completion as installed, with bash-completion's helpers, driven as readline would.
+cp "$SOURCE_ROOT/tests/completion/driver.sh" "$NSPAWN_ROOT/var/cache/benchd-test/driver.sh"
+# ct_complete LINE...: the candidates for each LINE, one line of them per LINE.
+ct_complete() {
+        in_ct bash -c '. /usr/share/bash-completion/bash_completion
+                . /usr/share/bash-completion/completions/benchctl
+                . /var/cache/benchd-test/driver.sh
+                for l; do complete_line "$l"; printf "%s\n" "$CANDIDATES"; done' - "$@" </dev/null
+}
+mapfile -t got < <(ct_complete "benchctl sta" "benchctl run --set sync=end:f" "benchctl run --profile " \
+        "benchctl status ")
+assert_eq "status" "${got[0]}" "completion of 'benchctl sta'"
+assert_eq "fdatasync fsync" "${got[1]}" "completion of 'benchctl run --set sync=end:f'"
+assert_eq "bonnie crystal dd iozone ping quick" "${got[2]}" \
+        "completion of 'benchctl run --profile ' (the installed profiles, benchd not running)"
+assert_eq "" "${got[3]}" "completion of 'benchctl status ' with benchd not running"
+assert_eq inactive "$(unit_prop benchd.service ActiveState)" "benchd.service after completing job ids (Tab must not start it)"
+
 # --- 1. D-Bus activation ------------------------------------------------------------------------
-log "1: D-Bus activation"
+log "1: D-Bus activation by the administrator's first benchctl run"
 assert_eq inactive "$(unit_prop benchd.service ActiveState)" "benchd.service before any call"
-ct_benchctl jobs >/dev/null || fail "the first benchctl jobs failed (activation through the bus?)"
-assert_eq active "$(unit_prop benchd.service ActiveState)" "benchd.service after benchctl jobs"
+in_ct mkdir -p /var/tmp/x
+in_ct benchctl run --profile dd --target /var/tmp/x >"$TEST_DIR/first-run.log" 2>&1 </dev/null ||
+        { cat "$TEST_DIR/first-run.log" >&2; fail "the first benchctl run failed (activation through the bus?)"; }
+{ echo "# benchctl run --profile dd --target /var/tmp/x"; cat "$TEST_DIR/first-run.log"; } | sed 's/^/    /' >&2
+assert_eq active "$(unit_prop benchd.service ActiveState)" "benchd.service after benchctl run"
 [ -f "$DB" ] || fail "no database at /var/lib/benchd/benchd.db (StateDirectory=benchd)"
+assert_eq "2 succeeded" "$(sql "select count(*) || ' ' || group_concat(distinct status) from runs")" \
+        "the dd profile's runs"
+assert_eq "$PKG_VERSION" "$(sql "select distinct json_extract(environment, '$.benchd_version') from runs")" \
+        "benchd_version in the runs' environment"
+assert_eq "s \"$PKG_VERSION\"" "$(in_ct busctl get-property "$BUS_NAME" "$MANAGER_PATH" "$MANAGER_IFACE" Version)" \
+        "the Manager's Version property"
+assert_eq "" "$(in_ct find /var/tmp/x -mindepth 1)" "files left in /var/tmp/x after the dd profile"
+job=$(sql "select max(job_id) from runs")
+mapfile -t got < <(ct_complete "benchctl status " "benchctl show ")
+assert_contains " ${got[0]} " " $job " "completion of 'benchctl status ' (job ids from benchd)"
+for run in $(sql "select id from runs"); do
+        assert_contains " ${got[1]} " " $run " "completion of 'benchctl show ' (run ids from benchd)"
+done
 
 # --- 2. a job, and systemctl stop during one --------------------------------------------------------
 log "2: a job runs; systemctl stop interrupts a longer one"
@@ -329,5 +419,25 @@ refused "$ACCESS_DENIED" "dave's submit allowing interaction" \
         SubmitJob 'a{sv}' 4 target s "$B" workload s write size s 8M block_size s 32K
 assert_contains "$ERR" "no polkit authentication agent" "dave's AccessDenied with interaction and no agent"
 in_ct systemctl stop benchd-test-monitor.service
+
+# --- 9. purge ---------------------------------------------------------------------------------------
+log "9: apt-get purge benchd keeps the database"
+in_ct systemctl enable benchd-run@nightly.timer >/dev/null 2>&1 ||
+        fail "systemctl enable benchd-run@nightly.timer failed"
+in_ct test -L /etc/systemd/system/timers.target.wants/benchd-run@nightly.timer ||
+        fail "enabling benchd-run@nightly.timer made no link"
+in_ct touch /var/lib/benchd/stale-file
+n_runs=$(sql "select count(*) from runs")
+in_ct env DEBIAN_FRONTEND=noninteractive apt-get purge -y benchd >"$TEST_DIR/apt-purge.log" 2>&1 </dev/null ||
+        { cat "$TEST_DIR/apt-purge.log" >&2; fail "apt-get purge benchd failed"; }
+assert_eq inactive "$(unit_prop benchd.service ActiveState)" "benchd.service after the purge"
+assert_eq not-found "$(unit_prop benchd.service LoadState)" "benchd.service's unit after the purge"
+for f in /usr/sbin/benchd /usr/bin/benchctl /usr/libexec/benchd-worker /var/lib/benchd/stale-file \
+                /etc/systemd/system/timers.target.wants/benchd-run@nightly.timer; do
+        ! in_ct test -e "$f" -o -L "$f" || fail "$f is still there after apt-get purge benchd"
+done
+in_ct test -f /var/lib/benchd/benchd.db || fail "apt-get purge removed the database"
+assert_eq "$n_runs" "$(sql "select count(*) from runs")" "runs in the database after the purge"
+in_ct test -f /etc/benchd/runs/nightly.conf || fail "apt-get purge removed the administrator's /etc/benchd/runs/nightly.conf"
 
 log "all checks passed (boot took ${NSPAWN_BOOT_MS} ms)"
