@@ -374,7 +374,7 @@ for e, line in zip(d["entries"], lines):
     # The six metadata figures and the seeks a second, all there.
     for k in ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del", "seeks"):
         assert f[k] not in ("", None), (e["name"], k, f[k])
-    # A 2M file's seeks are the page cache's as often as not: bonnie++'s +++++ then, as it marks them.
+    # On a 2M file the page cache serves the seeks as often as not: +++++ then, as bonnie++ marks them.
     ops, served = db.execute("select ops_per_s, served_from from run_summary where job_id = ? and workload = \"seeks\" and fs_type = ?",
                              (d["job"], e["name"])).fetchone()
     want = "+++++" if served in ("page-cache", "backing-file") else ("%.0f" if ops >= 1000 else "%.1f") % ops
