@@ -568,15 +568,24 @@ static int keeper(char **argv, pid_t front) {
                 return 1;
         }
 
-        if (mkdir(tmp_root, 0755) < 0 && errno != EEXIST) {
-                say("cannot create %s: %m", tmp_root);
-                return 1;
-        }
-        (void) chmod(tmp_root, 0755);
-        if (snprintf(test_dir, sizeof(test_dir), "%s/%s.XXXXXX", tmp_root, arg_name) >= (int) sizeof(test_dir) ||
-            !mkdtemp(test_dir)) {
-                say("cannot create a directory in %s: %m", tmp_root);
-                return 1;
+        /* A test that ends removes the root when it is empty (below), which may fall between our
+         * mkdir() of it and our mkdtemp() in it: then make it again. Ours in it keeps it. */
+        for (unsigned attempt = 0;; attempt++) {
+                if (mkdir(tmp_root, 0755) < 0 && errno != EEXIST) {
+                        say("cannot create %s: %m", tmp_root);
+                        return 1;
+                }
+                (void) chmod(tmp_root, 0755);
+                if (snprintf(test_dir, sizeof(test_dir), "%s/%s.XXXXXX", tmp_root, arg_name) >= (int) sizeof(test_dir)) {
+                        say("the test's directory under %s has too long a name", tmp_root);
+                        return 1;
+                }
+                if (mkdtemp(test_dir))
+                        break;
+                if (errno != ENOENT || attempt >= 100) {
+                        say("cannot create a directory in %s: %m", tmp_root);
+                        return 1;
+                }
         }
         /* Others may traverse it: tests run clients as nobody against sockets in here. */
         (void) chmod(test_dir, 0755);

@@ -129,9 +129,11 @@ assert_eq "page-cache device" \
 python3 - "$TEST_DIR/read-false.json" "$TEST_DIR/read-true.json" <<'EOF' || fail "device counters of the reads"
 import json, sys
 warm, cold = (json.load(open(f))["result"] for f in sys.argv[1:])
-# warm: the device saw (next to) nothing of the 32 MiB; cold: all of it
+# warm: the device saw (next to) nothing of the 32 MiB; cold: (next to) all of it. Not all: a page
+# another reader holds (udev's probe, the loop device's own) is not dropped by POSIX_FADV_DONTNEED,
+# and the judgement's line is half.
 assert warm["device_bytes_read"] < warm["bytes_read"] // 2, warm
-assert cold["device_bytes_read"] >= cold["bytes_read"], cold
+assert cold["device_bytes_read"] >= cold["bytes_read"] * 9 // 10, cold
 EOF
 
 start_benchd
