@@ -367,15 +367,18 @@ for e, line in zip(d["entries"], lines):
     # Each entry its own: the name says which, the line is its view, the block write its runs.
     assert f["name"] == host + "-" + e["name"], (f["name"], host, e["name"])
     assert e["view"]["csv"] == line, (e["view"]["csv"], line)
-    b, us = db.execute("select bytes_written, duration_usec from runs where job_id = ? and workload = \"write\" and fs_type = ?",
-                       (d["job"], e["name"])).fetchone()
-    assert f["put_block"] == str(int(b / (us / 1e6) / 1024.0)), (e["name"], f["put_block"], b, us)
+    b, us, served = db.execute("select bytes_written, duration_usec, served_from from runs where job_id = ? and workload = \"write\" and fs_type = ?",
+                               (d["job"], e["name"])).fetchone()
+    want = "+++++" if served in ("page-cache", "backing-file") else str(int(b / (us / 1e6) / 1024.0))
+    assert f["put_block"] == want, (e["name"], f["put_block"], b, us, served)
     # The six metadata figures and the seeks a second, all there.
     for k in ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del", "seeks"):
         assert f[k] not in ("", None), (e["name"], k, f[k])
-    ops = db.execute("select ops_per_s from run_summary where job_id = ? and workload = \"seeks\" and fs_type = ?",
-                     (d["job"], e["name"])).fetchone()[0]
-    assert f["seeks"] == ("%.0f" if ops >= 1000 else "%.1f") % ops, (f["seeks"], ops)
+    # On a 2M file the page cache serves the seeks as often as not: +++++ then, as bonnie++ marks them.
+    ops, served = db.execute("select ops_per_s, served_from from run_summary where job_id = ? and workload = \"seeks\" and fs_type = ?",
+                             (d["job"], e["name"])).fetchone()
+    want = "+++++" if served in ("page-cache", "backing-file") else ("%.0f" if ops >= 1000 else "%.1f") % ops
+    assert f["seeks"] == want, (f["seeks"], ops, served)
 # bon_csv2html draws the two lines as two rows, named by host and entry: the seed table.
 names = re.findall(r"class=\"rowheader\">(?:<font[^>]*>)?(" + re.escape(host) + r"-ext[34])</td>", html)
 assert names == [host + "-ext3", host + "-ext4"], names
