@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * benchctl: the command line of benchd (DESIGN.md "Command line"), systemctl-style. This file owns
+ * benchctl: the command line of benchd (docs/DESIGN.md "Command line"), systemctl-style. This file owns
  * option parsing and the verb table only; the verbs live in verbs-*.c and talk to benchd through
  * bus.c. Options are one flat set, as in systemctl, so they may stand before or after the verb.
  */

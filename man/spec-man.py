@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """benchd-spec(7), the job spec keys, rendered from the spec registry as `benchctl help spec --json`
-gives it (the same source as the README's key table, tests/docs/readme-spec-keys.py): each key
+gives it (the same source as the key table of docs/DESIGN.md, tests/docs/spec-keys-table.py): each key
 with its type, D-Bus types, default, unit, bounds, values and the runs column that records it.
 
 Usage: spec-man.py BENCHCTL VERSION DATE OUTPUT"""

@@ -3,8 +3,8 @@
 -- benchd schema, version 7: regressions found without asking. After each succeeded run, benchd compares its
 -- figures with the comparable runs before it (same device identity, workload and parameters,
 -- filesystem and layout, succeeded) in the same baseline segment (same kernel release and device
--- firmware, from runs.environment), with the method that README.md "Regressions" describes, and
--- keeps here what it flagged. Units as in 0001-initial.sql.
+-- firmware, from runs.environment), with the method that docs/comparisons.md "Regressions found
+-- without asking" describes, and keeps here what it flagged. Units as in 0001-initial.sql.
 --
 --   runs.baseline_segment  what the check found about the run's segment: 'continues' (the segment
 --                          of the comparable run before it), or that the run starts a new one:

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 9: indexes for the Prometheus export (README.md "Many machines"). After
+-- benchd schema, version 9: indexes for the Prometheus export (docs/fleet.md "Many machines"). After
 -- each run benchd writes the newest succeeded run of every series (device, workload, block_size,
 -- queue_depth, jobs, fs_type, layout) and the runs by status; these indexes make both one index
 -- walk that reads no row of the table (about 60 ms for 200,000 runs instead of 600 ms).

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 10: runs that travel between hosts (README.md "Many machines").
+-- benchd schema, version 10: runs that travel between hosts (docs/fleet.md "Many machines").
 --
 --   uuid          the run's name on every host: a random (version 4) UUID in its canonical
 --                 lower-case 8-4-4-4-12 form, given by benchd when the run begins and kept by

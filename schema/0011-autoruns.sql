@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 11: benchmarks when a disk appears (README.md "Benchmarks when a disk
+-- benchd schema, version 11: benchmarks when a disk appears (docs/service.md "Benchmarks when a disk
 -- appears").
 --
 --   jobs.triggered_by  what queued the job: 'bus' (SubmitJob: benchctl, busctl, a

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 14: ScratchDevices= by identity (README.md "Safety rules").
+-- benchd schema, version 14: ScratchDevices= by identity (docs/DESIGN.md "Scratch is a disk, not a
+-- name").
 --
 --   scratch_bindings   one row per path in ScratchDevices= (a kernel name such as /dev/sdb or
 --                      /dev/loop2, a /dev/disk/by-id/ link): the identity of the device it named

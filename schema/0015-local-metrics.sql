@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 15: benchd.prom holds this host's own runs only (README.md "Many
+-- benchd schema, version 15: benchd.prom holds this host's own runs only (docs/fleet.md "Many
 -- machines"); runs imported from other hosts (origin_host set, version 10) are their own host's to
 -- export, or a fleet would count them twice. Leaving them out must not cost a read of every run
 -- row, so the export gets indexes that know origin_host:

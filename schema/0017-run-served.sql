@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
 -- benchd schema, version 17: whether a figure is the device's, and the worker's own CPU time
--- (README.md "Figures the device did not produce").
+-- (docs/views.md "Figures the device did not produce").
 --
 --   process_user_usec, process_sys_usec
 --                          CPU time of benchd-worker and its stream processes in the measured

@@ -3,7 +3,7 @@
 -- benchd schema, version 18: filesystem matrices in rounds. A matrix job that runs its steps more
 -- than once (repeat=, until_stddev=) runs them round after round: every entry once (all its
 -- steps, on a filesystem made afresh), then every entry again, the order of the entries
--- alternating from one round to the next (README.md "Rounds"). Each run records its round, so
+-- alternating from one round to the next (docs/matrices.md "Rounds"). Each run records its round, so
 -- that a comparison can pair the entries' runs of one round, which ran minutes apart, and let a
 -- drift of the machine that both share cancel.
 --

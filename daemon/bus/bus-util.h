@@ -61,8 +61,8 @@ typedef struct BusJobFilter {
         uint64_t limit;
 } BusJobFilter;
 int bus_message_read_job_filter(sd_bus_message *m, BusJobFilter *f, sd_bus_error *error);
-/* QueryRuns filter (DESIGN.md); unknown keys and wrong types fail with InvalidSpec. Strings point
- * into the message. */
+/* QueryRuns filter (docs/DESIGN.md "D-Bus API"); unknown keys and wrong types fail with
+ * InvalidSpec. Strings point into the message. */
 int bus_message_read_run_filter(sd_bus_message *m, DbRunFilter *f, sd_bus_error *error);
 /* CompareRuns options: baseline (s) and level (d); unknown keys and wrong types fail with
  * InvalidSpec. Fields the caller did not give are left as they were. */

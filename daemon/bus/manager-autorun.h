@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to manager.c, manager-autorun.c and benchd.c's wiring: benchmarks when a disk appears
- * (README.md "Benchmarks when a disk appears"). The device inventory tells the Manager of every
+ * (docs/service.md "Benchmarks when a disk appears"). The device inventory tells the Manager of every
  * whole disk whose udev rule sets BENCHD_AUTORUN=PROFILE, before it records the sighting; the
  * rules of jobs/autorun.h decide, the autoruns table remembers, and the job goes through the
  * same submission as SubmitJob's (manager_submit_internal()), triggered by "udev".

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ImportRuns: runs measured on another host, as benchctl export --format=benchd wrote them there,
- * added to this host's history (README.md "Many machines"), authorised like SubmitJob
+ * added to this host's history (docs/fleet.md "Many machines"), authorised like SubmitJob
  * (manager-import.h). The document is parsed by the store (db_import_document_parse(), which
  * tests/fuzz/fuzz-import.c feeds too) and its runs handed to it (db_runs_import(),
  * store/db-import.c), which checks every column and holds every run to the worker's plausibility

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Benchmarks when a disk appears (README.md "Benchmarks when a disk appears"): the pure rules.
+ * Benchmarks when a disk appears (docs/service.md "Benchmarks when a disk appears"): the pure rules.
  * A udev rule opts a disk in with ENV{BENCHD_AUTORUN}="PROFILE"; benchd then queues that profile
  * once when the disk appears with an identity the database did not know, or with a firmware other
  * than the one it recorded, and never twice for the same identity and firmware (the autoruns

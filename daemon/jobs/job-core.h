@@ -2,7 +2,7 @@
 /*
  * The life of a job as pure code: (stage, event) → (new stage, actions). A job is queued, then
  * running step by step, then succeeded, failed, cancelled or interrupted; on the way it waits
- * for the database whenever that refuses a write that may pass (README, "The database"), and a
+ * for the database whenever that refuses a write that may pass (docs/DESIGN.md, "The database"), and a
  * cancel or an interrupt may come in any stage. The core decides every transition and every
  * message a user reads about it; job.c does the actions (database writes, the step's verdict and
  * worker, timers, the owner's callbacks) and reports their outcome back as the next event. No

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Filesystem matrices (DESIGN.md "Job spec"): a job with filesystems= runs its steps once per
+ * Filesystem matrices (docs/DESIGN.md "Job spec"): a job with filesystems= runs its steps once per
  * entry, each entry a filesystem made on scratch devices. layout=single gives one entry per
  * filesystem and device (ext4 on loop1, ext4 on loop2, btrfs on loop1, ...: the seeds' "ext4 on one
  * partition, btrfs on the other", without the position of the partition mixed into it), a btrfs

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Profiles (DESIGN.md "Job spec"): INI files of named steps, each a set of spec keys, found by name
- * in a list of directories (the first that has NAME.ini wins, so /etc overrides /usr/share). A job
- * that names a profile becomes one JobSpec per step: the step's keys, then the keys the submitter
- * gave explicitly. Pure logic on files: no D-Bus, no event loop.
+ * Profiles (docs/DESIGN.md "Job spec"): INI files of named steps, each a set of spec keys, found by
+ * name in a list of directories (the first that has NAME.ini wins, so /etc overrides /usr/share). A
+ * job that names a profile becomes one JobSpec per step: the step's keys, then the keys the
+ * submitter gave explicitly. Pure logic on files: no D-Bus, no event loop.
  *
  *   [profile]
  *   description=32K O_DIRECT write with fsync, then read

@@ -6,7 +6,7 @@
  * table- and series-tested directly (tests/unit/test-regress.c). store/db-regress.c feeds it from
  * the runs table.
  *
- * The method (README.md "Regressions" says the same in plain words):
+ * The method (docs/comparisons.md "Regressions found without asking" says the same in plain words):
  *   - Segments. A run's segment key names what must not change under a baseline (benchd gives the
  *     kernel release and the device's firmware). Only the trailing runs with the new run's key
  *     count; a new run whose key differs from the latest run's starts a new baseline segment, and

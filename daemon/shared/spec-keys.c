@@ -5,8 +5,9 @@
  * its unit, which runs column records it, and one line of documentation. Everything else derives
  * from this table: parsing a typed value from D-Bus or JSON and a textual one from benchctl --set,
  * profile files and the worker protocol (spec.c), the text and JSON forms (spec-format.c), the D-Bus
- * types benchd accepts (bus-util.c), benchctl's --set typing and `benchctl help spec`, and the key
- * list in the README (checked against `benchctl help spec --markdown` by a test).
+ * types benchd accepts (bus-util.c), benchctl's --set typing and `benchctl help spec`, the man page
+ * benchd-spec(7), and the key table of docs/DESIGN.md "Job spec" (checked against `benchctl help
+ * spec --json` by tests/docs/spec-keys-table.py).
  *
  * Adding a key: a SpecKey in spec.h, a field in JobSpec, and a row here; a string key with rules of
  * its own also gets a parse and a text function below, a string list or map key a check of one

@@ -731,7 +731,8 @@ static int check_per_char(const JobSpec *s, char **reterr) {
         return 0;
 }
 
-/* Repeats and steady state (README "Repeats and steady state"), on a step's finalized spec. */
+/* Repeats and steady state (docs/workloads.md "Repeats and steady state"), on a step's finalized
+ * spec. */
 static int check_stability(const JobSpec *s, char **reterr) {
         uint32_t min_runs = MAX(s->repeat, SPEC_STABLE_RUNS_MIN);
         char a[SPEC_TEXT_MAX];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The job spec (DESIGN.md "Job spec"): one parsed, validated struct used by benchd (from the a{sv}
+ * The job spec (docs/DESIGN.md "Job spec"): one parsed, validated struct used by benchd (from the a{sv}
  * of SubmitJob and from the jobs table), by benchd-worker (from the daemon's text over the
  * socketpair, or its own command line) and by benchctl (--set key=value). Pure logic: no D-Bus,
  * no event loop, no filesystem access (target checks live in spec-check.h).
@@ -49,7 +49,7 @@ bool workload_on_directory(Workload w);
  * is an I/O. */
 bool workload_per_char(Workload w);
 
-/* How a filesystem matrix arranges its devices (DESIGN.md "Job spec"): one filesystem on one
+/* How a filesystem matrix arranges its devices (docs/DESIGN.md "Job spec"): one filesystem on one
  * device, btrfs's own RAID profiles over all of them, md RAID or LVM under the filesystem. */
 typedef enum Layout {
         LAYOUT_SINGLE,
@@ -188,7 +188,7 @@ typedef struct JobSpec {
         char **devices;         /* NULL-terminated, may be NULL */
         Layout layout;
         uint32_t positions;     /* position: offsets read, from the device's start to its end */
-        /* Stability (README "Repeats and steady state"). A step runs repeat times; with
+        /* Stability (docs/workloads.md "Repeats and steady state"). A step runs repeat times; with
          * until_stddev it runs again until the relative standard deviation of its main figure
          * (stability.h) over its runs is below until_stddev_milli / 1000 percent, at least
          * MAX(repeat, SPEC_STABLE_RUNS_MIN) and at most max_repeats times. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ImportRuns' store side: the runs of a "benchd-export" document (benchctl export --format=benchd,
- * README.md "Many machines") written into this host's history. The document comes from another
+ * docs/fleet.md "Many machines") written into this host's history. The document comes from another
  * host, so from anyone, and each run is judged whole before anything of the document is written:
  *
  *   1. every column and every field of its samples, histogram, phases and positions read from

@@ -9,7 +9,7 @@
  * otherwise prefers runs_status and sorts; the newest `limit` groups are then joined with their
  * run, device and job by primary key. This host's runs by status are counted on runs_status
  * (status, origin_host). Both walk the whole history's index once, reading no run rows, after runs
- * end and at start-up (README.md "Many machines").
+ * end and at start-up (docs/fleet.md "Many machines").
  */
 #include <errno.h>
 #include <math.h>

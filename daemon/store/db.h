@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The SQLite store (schema/ and DESIGN.md "SQLite"). benchd is its only writer. Opening applies
+ * The SQLite store (schema/ and docs/DESIGN.md "SQLite"). benchd is its only writer. Opening applies
  * the forward-only migrations by PRAGMA user_version; every statement is prepared with bound
  * parameters; SQLite result codes become negative errnos here and nowhere else. No D-Bus, no
  * event loop: unit-tested directly on a temporary file.
@@ -128,7 +128,7 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id);
 int db_uuid_new(char ret[static DB_UUID_STRING_MAX]);
 bool db_uuid_valid(const char *s);
 
-/* ImportRuns (db-import.c): the runs of a "benchd-export" document (README.md "Many machines"),
+/* ImportRuns (db-import.c): the runs of a "benchd-export" document (docs/fleet.md "Many machines"),
  * runs being its "runs" array, each run's object as benchctl export --format=benchd writes it: the
  * run's columns, its "samples", "histogram", "phases" and "positions". Untrusted, and judged whole
  * before anything is written: every column and field for its JSON type, range (integers 0 to

@@ -519,7 +519,7 @@ static void help(void) {
                "     --pattern P          random, zero or compressible:NN\n"
                "     --stride SIZE        stride-read step\n"
                "     --sample-ms N        sample interval (100..60000)\n"
-               "     --set KEY=VALUE      any job spec key (see DESIGN.md \"Job spec\")\n"
+               "     --set KEY=VALUE      any job spec key: benchd-spec(7), docs/DESIGN.md \"Job spec\"\n"
                "     --ioengine NAME      sync, io_uring or null (testing)\n"
                "     --json               print a JSON document instead of the summary\n"
                "     --try-mkfs FS        only run mkfs.FS as a filesystem step would, with --mkfs-options,\n"

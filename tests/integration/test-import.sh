@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Histories that merge across hosts (README.md "Many machines"): runs measured by one benchd are
+# Histories that merge across hosts (docs/fleet.md "Many machines"): runs measured by one benchd are
 # exported (benchctl export --format=benchd) and imported (benchctl import, ImportRuns) into
 # another benchd's database, and come out the same there: every column of the runs (but the ids,
 # job and device, which are the importing host's), every sample and every histogram bucket, compared

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# benchctl -H USER@HOST through a real sshd (README.md "Many machines"): sd-bus runs
+# benchctl -H USER@HOST through a real sshd (docs/fleet.md "Many machines"): sd-bus runs
 # `ssh -xT -- HOST systemd-stdio-bridge` and talks D-Bus over that pipe. The "remote" is this
 # machine: an sshd of the test's own on 127.0.0.1:<free port> (its host key, authorized keys and
 # pid file in the test directory, no PAM), whose authorized key forces the command
