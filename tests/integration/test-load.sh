@@ -256,7 +256,11 @@ round() {
         nobody_pid=$!
         defer kill_wait "$nobody_pid"
         nobody_full() { [ "$(nobody_queued)" -ge 4 ]; }
-        wait_for 60 nobody_full || fail "round $n: nobody's clients queued $(nobody_queued) jobs in 60 s, not 4"
+        wait_for 60 nobody_full ||
+                fail "round $n: nobody's clients queued $(nobody_queued) jobs in 60 s, not 4; the holder is" \
+                     "$(sql "select state from jobs where id = $HOLDER"), nobody's jobs by state:" \
+                     "$(sql "select group_concat(state || ' ' || n) from (select state, count(*) n from jobs where submitted_by = $NOBODY group by state)")," \
+                     "their clients said: $(tail -n 5 "$TEST_DIR/round$n.nobody.err"), the polkit stand-in: $(tail -n 5 "$PKLOG")"
         /usr/bin/python3 "$SOURCE_ROOT/tests/integration/load-client.py" --address "$BUS_ADDRESS" --target "$T" \
                 --clients "$ROOT_CLIENTS" --seconds "$ROUND_S" --seed "$((SEED + n))" --wait-jobs 150 \
                 --spare "$HOLDER" --loaded-file "$TEST_DIR/round$n.root.loaded" \
