@@ -24,6 +24,13 @@ require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv pgrep
 require_binaries "$BENCHCTL_BIN"
 /usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || skip "needs python3-dbus and python3-gi"
 NOBODY=$(id -u nobody 2>/dev/null) || skip "needs a user nobody"
+# nobody runs its clients from a copy in the test's directory: the source tree may be where nobody
+# cannot read (a clone under a 0700 directory, a home directory), and then its clients died at once
+# and queued nothing.
+NOBODY_CLIENT="$TEST_DIR/load-client.py"
+install -m 0644 "$SOURCE_ROOT/tests/integration/load-client.py" "$NOBODY_CLIENT"
+setpriv --reuid="$NOBODY" --regid="$(id -g "$NOBODY")" --clear-groups test -r "$NOBODY_CLIENT" ||
+        fail "nobody cannot read $NOBODY_CLIENT (the test's directory must be open to other users)"
 
 # How long each round loads benchd, and the clients in it (root, nobody).
 ROUND_S=${BENCHD_LOAD_SECONDS:-12}
@@ -250,7 +257,7 @@ round() {
         hold_queue "$n"
         log "round $n: $ROOT_CLIENTS root and $NOBODY_CLIENTS nobody clients, and benchctl, for $ROUND_S s"
         setpriv --reuid="$NOBODY" --regid="$(id -g "$NOBODY")" --clear-groups \
-                /usr/bin/python3 "$SOURCE_ROOT/tests/integration/load-client.py" --address "$BUS_ADDRESS" --target "$T" \
+                /usr/bin/python3 "$NOBODY_CLIENT" --address "$BUS_ADDRESS" --target "$T" \
                 --clients "$NOBODY_CLIENTS" --seconds "$ROUND_S" --seed "$((SEED + 100 + n))" --wait-jobs 150 --user-bound 4 \
                 --spare "$HOLDER" >"$TEST_DIR/round$n.nobody.json" 2>"$TEST_DIR/round$n.nobody.err" &
         nobody_pid=$!
