@@ -20,10 +20,10 @@
 #include <systemd/sd-bus.h>
 #include <sys/wait.h>
 
-#include "bus/bus-util.h"
 #include "jobs/helper.h"
 #include "jobs/profile.h"
 #include "jobs/verdict-query.h"
+#include "shared/bus-names.h"
 #include "shared/log.h"
 
 _Static_assert(PROFILE_STEPS_MAX <= VERDICT_QUERY_STEPS_MAX, "a job's steps fit one query");
