@@ -331,7 +331,7 @@ static int run(int argc, char *argv[]) {
 
         r = mkdir_parents(o.db_path);
         if (r < 0) {
-                log_error("cannot create the directory of %s: %s", o.db_path, strerror(-r));
+                log_error_errno(r, "cannot create the directory of %s: %m", o.db_path);
                 return r;
         }
         r = db_open_full(o.db_path, &db, &db_error);
@@ -342,19 +342,18 @@ static int run(int argc, char *argv[]) {
 
         r = sd_event_default(&event);
         if (r < 0) {
-                log_error("cannot create the event loop: %s", strerror(-r));
+                log_error_errno(r, "cannot create the event loop: %m");
                 return r;
         }
 
         r = bus_connect(o.bus_address, &bus);
         if (r < 0) {
-                log_error("cannot connect to the %s: %s", o.bus_address ? o.bus_address : "system bus",
-                          strerror(-r));
+                log_error_errno(r, "cannot connect to the %s: %m", o.bus_address ? o.bus_address : "system bus");
                 return r;
         }
         r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0) {
-                log_error("cannot attach the bus to the event loop: %s", strerror(-r));
+                log_error_errno(r, "cannot attach the bus to the event loop: %m");
                 return r;
         }
         (void) sd_bus_set_exit_on_disconnect(bus, true);
@@ -374,7 +373,7 @@ static int run(int argc, char *argv[]) {
         bool autorun;
         r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user, &autorun);
         if (r < 0) {
-                log_error("cannot read %s: %s", o.config_path, strerror(-r));
+                log_error_errno(r, "cannot read %s: %m", o.config_path);
                 return r;
         }
         if (metrics_dir[0])
@@ -393,7 +392,7 @@ static int run(int argc, char *argv[]) {
         };
         r = manager_new(event, bus, db, NULL, &mc, &m);
         if (r < 0) {
-                log_error("cannot register the bus objects: %s", strerror(-r));
+                log_error_errno(r, "cannot register the bus objects: %m");
                 goto finish;
         }
 
@@ -402,8 +401,7 @@ static int run(int argc, char *argv[]) {
                                &(DeviceCallbacks) { .appeared = manager_autorun_appeared, .userdata = m },
                                &devices);
         if (r < 0) {
-                log_error("the device inventory failed to start (%s); destructive jobs will be refused",
-                          strerror(-r));
+                log_error_errno(r, "the device inventory failed to start (%m); destructive jobs will be refused");
                 devices = NULL;
         }
 
@@ -413,7 +411,7 @@ static int run(int argc, char *argv[]) {
         if (r >= 0)
                 r = sd_event_add_signal(event, NULL, SIGINT, on_signal, m);
         if (r < 0) {
-                log_error("cannot watch signals: %s", strerror(-r));
+                log_error_errno(r, "cannot watch signals: %m");
                 goto finish;
         }
 
@@ -438,7 +436,7 @@ static int run(int argc, char *argv[]) {
         r = sd_event_loop(event);
         (void) sd_notify(false, "STOPPING=1");
         if (r < 0)
-                log_error("event loop failed: %s", strerror(-r));
+                log_error_errno(r, "event loop failed: %m");
 
 finish:
         m = manager_free(m);

@@ -75,8 +75,8 @@ static AutorunRequest *autorun_request_free(AutorunRequest *q) {
 static int autorun_id_set_reason(Manager *m, int64_t id, const char *reason) {
         int r = db_autorun_set_reason(m->db, id, reason);
         if (r < 0)
-                log_warning("autorun %" PRIi64 ": cannot record why it waits: %s (%s)", id, strerror(-r),
-                            db_last_error(m->db));
+                log_warning_errno(r, "autorun %" PRIi64 ": cannot record why it waits: %m (%s)", id,
+                                  db_last_error(m->db));
         return r;
 }
 
@@ -116,9 +116,10 @@ static int autorun_sighting(Manager *m, const DeviceAppearance *seen, DeviceAppe
                 return 1;
         r = db_device_find_model(m->db, seen->model, seen->name, ret_firmware);
         if (r < 0) {
-                log_warning(DISK_FMT ": cannot tell whether the database knows it (%s: %s); BENCHD_AUTORUN=%s is "
-                            "not acted on this time", DISK_ARGS(seen->name, *ret_key, seen->firmware),
-                            strerror(-r), db_last_error(m->db), seen->autorun);
+                log_warning_errno(r, DISK_FMT ": cannot tell whether the database knows it (%m: %s); "
+                                  "BENCHD_AUTORUN=%s is not acted on this time",
+                                  DISK_ARGS(seen->name, *ret_key, seen->firmware), db_last_error(m->db),
+                                  seen->autorun);
                 return 0;
         }
         ret->known = r > 0;
@@ -156,9 +157,9 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
                 return;
         r = db_autorun_get(m->db, a->identity, a->firmware, &state, &id, &job);
         if (r < 0) {
-                log_warning(DISK_FMT ": cannot read the autoruns table (%s: %s); BENCHD_AUTORUN=%s is not acted on "
-                            "this time", DISK_ARGS(a->name, a->identity, a->firmware), strerror(-r),
-                            db_last_error(m->db), a->autorun);
+                log_warning_errno(r, DISK_FMT ": cannot read the autoruns table (%m: %s); BENCHD_AUTORUN=%s is "
+                                  "not acted on this time", DISK_ARGS(a->name, a->identity, a->firmware),
+                                  db_last_error(m->db), a->autorun);
                 return;
         }
         e = autorun_eligibility(&(AutorunFacts) {
@@ -189,10 +190,10 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
         /* The mark first: from here on the sighting may update the devices table. */
         r = db_autorun_add(m->db, a->identity, a->firmware, a->autorun, a->name, now_usec(CLOCK_REALTIME), &id);
         if (r < 0) {
-                log_warning(DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but cannot be recorded in the autoruns "
-                            "table (%s: %s); nothing is queued, and it will not be benchmarked as new when it appears "
-                            "again", DISK_ARGS(a->name, a->identity, a->firmware),
-                            autorun_eligibility_to_string(e), a->autorun, strerror(-r), db_last_error(m->db));
+                log_warning_errno(r, DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but cannot be recorded in "
+                                  "the autoruns table (%m: %s); nothing is queued, and it will not be benchmarked as "
+                                  "new when it appears again", DISK_ARGS(a->name, a->identity, a->firmware),
+                                  autorun_eligibility_to_string(e), a->autorun, db_last_error(m->db));
                 return;
         }
         if (q) {
@@ -434,8 +435,8 @@ static int on_autorun_dispatch(sd_event_source *s, void *userdata) {
                 r = autorun_build(m, q, &spec, &steps, &n);
                 if (r <= 0) {
                         if (r < 0)
-                                log_warning(DISK_FMT ": cannot make its autorun job: %s; tried again when it next "
-                                            "appears", DISK_ARGS(q->name, q->identity, q->firmware), strerror(-r));
+                                log_warning_errno(r, DISK_FMT ": cannot make its autorun job: %m; tried again "
+                                                  "when it next appears", DISK_ARGS(q->name, q->identity, q->firmware));
                         autorun_request_free(q);
                         continue;
                 }

@@ -195,7 +195,7 @@ static void manager_settle_write(Manager *m, const StaleSettle *s) {
 
         r = db_job_set_state(m->db, s->id, s->state, s->started_usec, s->finished_usec, s->msg ?: "benchd stopped");
         if (r < 0)
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot mark it %s: %s", s->id, s->state, strerror(-r));
+                log_warning_errno(r, "job %" PRIu64 ": cannot mark it %s: %m", s->id, s->state);
         log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: now %s (%s)", s->id, s->state,
                  strna(s->msg));
 }
@@ -238,7 +238,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
 
         r = db_job_last_run(m->db, q->id, copy_last_run, &l);
         if (r < 0)
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot read its runs: %s (%s)", q->id, strerror(-r), db_last_error(m->db));
+                log_warning_errno(r, "job %" PRIu64 ": cannot read its runs: %m (%s)", q->id, db_last_error(m->db));
         if (r > 0 && l.found && !streq(l.status, "running")) {
                 if (l.ended_usec >= q->started_usec && l.ended_usec > 0)
                         finished = MIN(l.ended_usec, now);
@@ -302,9 +302,9 @@ static void manager_resume_removals(Manager *m) {
         int r = db_removal_foreach(m->db, resume_removal, m);
 
         if (r < 0)
-                log_full(LOG_WARNING, "cannot read the removals of job files under way: %s (%s); files of jobs a "
-                         "previous life was removing may be left (.benchd-* in their targets)", strerror(-r),
-                         db_last_error(m->db));
+                log_warning_errno(r, "cannot read the removals of job files under way: %m (%s); files of jobs a "
+                                  "previous life was removing may be left (.benchd-* in their targets)",
+                                  db_last_error(m->db));
 }
 
 int manager_load(Manager *m) {
@@ -316,7 +316,7 @@ int manager_load(Manager *m) {
         for (size_t i = 0; i < stale.n; i++)
                 manager_settle_stale_job(m, &stale.jobs[i], now);
         if (r < 0) {
-                log_full(LOG_WARNING, "cannot read the running jobs: %s", strerror(-r));
+                log_warning_errno(r, "cannot read the running jobs: %m");
                 return r;
         }
         manager_resume_removals(m);
@@ -324,14 +324,14 @@ int manager_load(Manager *m) {
         if (r > 0)
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
-                log_full(LOG_WARNING, "cannot mark stale runs interrupted: %s", strerror(-r));
+                log_warning_errno(r, "cannot mark stale runs interrupted: %m");
 
         r = db_job_foreach(m->db, "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)
                 if (!queued.jobs[i].copy_failed)
                         r = manager_restore_job(m, &queued.jobs[i]);
         if (r < 0) {
-                log_full(LOG_WARNING, "cannot restore the queued jobs: %s", strerror(-r));
+                log_warning_errno(r, "cannot restore the queued jobs: %m");
                 return r;
         }
         if (manager_queue_length(m) > 0)

@@ -210,15 +210,15 @@ static void metrics_write_now(Manager *m) {
 
         r = metrics_render(m->db, &text, &len);
         if (r < 0) {
-                log_warning("cannot read the latest figures for %s/%s: %s (%s); the file keeps its previous "
-                            "content", m->metrics_dir, MANAGER_METRICS_FILE, strerror(-r), db_last_error(m->db));
+                log_warning_errno(r, "cannot read the latest figures for %s/%s: %m (%s); the file keeps its previous "
+                                  "content", m->metrics_dir, MANAGER_METRICS_FILE, db_last_error(m->db));
                 return;
         }
         r = prom_replace_file(m->metrics_dir, MANAGER_METRICS_FILE, text, len);
         if (r < 0)
-                log_warning("cannot write %s/%s: %s; set MetricsTextfileDir= in benchd.conf to a writable "
-                            "directory node_exporter reads (--collector.textfile.directory), or empty to turn "
-                            "the export off", m->metrics_dir, MANAGER_METRICS_FILE, strerror(-r));
+                log_warning_errno(r, "cannot write %s/%s: %m; set MetricsTextfileDir= in benchd.conf to a writable "
+                                  "directory node_exporter reads (--collector.textfile.directory), or empty to turn "
+                                  "the export off", m->metrics_dir, MANAGER_METRICS_FILE);
 }
 
 static int on_metrics_write(sd_event_source *s, void *userdata) {

@@ -71,8 +71,8 @@ static int on_regression(const DbRegression *g, void *userdata) {
         if (r >= 0)
                 r = sd_bus_send(m->bus, s, NULL);
         if (r < 0)
-                log_warning("run %" PRIu64 ": cannot emit RegressionDetected: %s; the flag is stored all the same",
-                            g->run_id, strerror(-r));
+                log_warning_errno(r, "run %" PRIu64 ": cannot emit RegressionDetected: %m; the flag is stored all "
+                                  "the same", g->run_id);
         return 0;
 }
 
@@ -82,8 +82,8 @@ void manager_check_run(Manager *m, uint64_t run_id) {
 
         r = db_regress_check(m->db, run_id, &m->regress, now_usec(CLOCK_REALTIME), on_regression, m, &segment);
         if (r < 0) {
-                log_warning("run %" PRIu64 ": cannot check it for regressions: %s (%s); its figures are stored, "
-                            "only the check is missing", run_id, strerror(-r), db_last_error(m->db));
+                log_warning_errno(r, "run %" PRIu64 ": cannot check it for regressions: %m (%s); its figures are "
+                                  "stored, only the check is missing", run_id, db_last_error(m->db));
                 return;
         }
         /* The first run of a kind is every new block size of a sweep: not worth more than debug. */

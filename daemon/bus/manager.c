@@ -109,9 +109,9 @@ static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userd
                                 .target = cleanup_target(c),
                         });
                 if (r < 0)
-                        log_full(LOG_WARNING, "job %" PRIu64 ": cannot record that the removal of its files in %s "
-                                 "finished: %s (%s); the next start-up removes what is left of them again",
-                                 cleanup_job_id(c), CALLER_TEXT(cleanup_target(c)), strerror(-r), db_last_error(m->db));
+                        log_warning_errno(r, "job %" PRIu64 ": cannot record that the removal of its files in %s "
+                                          "finished: %m (%s); the next start-up removes what is left of them again",
+                                          cleanup_job_id(c), CALLER_TEXT(cleanup_target(c)), db_last_error(m->db));
         }
 
         /* A job a previous life left running is settled now that its files are gone (or the
@@ -145,9 +145,9 @@ int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int s
                                                    .uid = uid },
                              now_usec(CLOCK_REALTIME));
         if (r < 0)
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot record the removal of its files in %s: %s (%s); "
-                         "should benchd stop before it ends, remove .benchd-%" PRIu64 "-* there by hand",
-                         job_id, CALLER_TEXT(target), strerror(-r), db_last_error(m->db), job_id);
+                log_warning_errno(r, "job %" PRIu64 ": cannot record the removal of its files in %s: %m (%s); "
+                                  "should benchd stop before it ends, remove .benchd-%" PRIu64 "-* there by hand",
+                                  job_id, CALLER_TEXT(target), db_last_error(m->db), job_id);
         a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
         if (!a)
                 r = -ENOMEM;
@@ -157,8 +157,8 @@ int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int s
                                   &c);
         }
         if (r < 0) {
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot start removing its files in %s: %s; remove .benchd-%" PRIu64
-                     "-* there by hand", job_id, CALLER_TEXT(target), strerror(-r), job_id);
+                log_warning_errno(r, "job %" PRIu64 ": cannot start removing its files in %s: %m; remove "
+                                  ".benchd-%" PRIu64 "-* there by hand", job_id, CALLER_TEXT(target), job_id);
                 return r;
         }
         m->cleanups[m->n_cleanups++] = c;
@@ -528,7 +528,7 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
         if (r == -EALREADY)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s; nothing was queued", db_last_error(m->db));
         if (r < 0) {
-                log_full(LOG_WARNING, "cannot insert a job: %s (%s)", strerror(-r), strna(db_last_error(m->db)));
+                log_warning_errno(r, "cannot insert a job: %m (%s)", strna(db_last_error(m->db)));
                 return sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
                                          "cannot record the job in the database %s: %s (%s); nothing was queued, "
                                          "submit it again once the database can be written", m->db_path,
@@ -560,8 +560,7 @@ static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error 
         }
         r = sd_bus_reply_method_return(s->message, "to", id, j->path);
         if (r < 0)
-                log_full(LOG_WARNING, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %s", id,
-                         strerror(-r));
+                log_warning_errno(r, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %m", id);
         return 1;
 }
 
@@ -619,8 +618,7 @@ static int submit_check_targets(Submit *s, sd_bus_error *error) {
                 r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps,
                                         &(VerdictOptions) { .caller_uid = s->uid }, VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
         if (r < 0) {
-                log_full(LOG_WARNING, "cannot start checking target %s: %s", CALLER_TEXT(s->spec.target),
-                         strerror(-r));
+                log_warning_errno(r, "cannot start checking target %s: %m", CALLER_TEXT(s->spec.target));
                 if (r != -ENOMEM)
                         r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
                                               "cannot start checking target %s: %s; submit the job again",
@@ -1051,8 +1049,8 @@ static void on_prune_done(int r, const DbPrune *result, void *userdata) {
         if (r == -ECANCELED)
                 return; /* benchd is going, and the bus with it */
         if (r < 0) {
-                log_full(LOG_WARNING, "PruneSamples: failed after %" PRIu64 " samples of %" PRIu64 " runs: %s",
-                         result->samples, result->runs, strerror(-r));
+                log_warning_errno(r, "PruneSamples: failed after %" PRIu64 " samples of %" PRIu64 " runs: %m",
+                                  result->samples, result->runs);
                 (void) sd_bus_reply_method_errorf(message, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
                                                   "the database refused the removal of samples (%s) after %" PRIu64
                                                   " samples of %" PRIu64 " runs were removed; fix that and prune "

@@ -48,6 +48,7 @@
 #include "shared/log.h"
 
 #define log_dev(level, fmt, ...) log_full((level), "devices: " fmt, ##__VA_ARGS__)
+#define log_dev_errno(level, error, fmt, ...) log_full_errno((level), (error), "devices: " fmt, ##__VA_ARGS__)
 
 #define DEVICES_MAX 4096
 
@@ -126,9 +127,9 @@ static void inventory_load_conf(DeviceManager *m) {
                 }
                 r = m->db ? db_scratch_binding_get(m->db, e->spelling, m->conf_mtime_nsec, &e->bound) : 0;
                 if (r < 0)
-                        log_dev(LOG_WARNING, "ScratchDevices=%s: cannot read its binding (%s: %s); it is bound to "
-                                "the device it names when benchd sees it", e->spelling, strerror(-r),
-                                db_last_error(m->db));
+                        log_dev_errno(LOG_WARNING, r, "ScratchDevices=%s: cannot read its binding (%m: %s); it is "
+                                      "bound to the device it names when benchd sees it", e->spelling,
+                                      db_last_error(m->db));
                 if (r > 0)
                         log_dev(LOG_INFO, "scratch device (ScratchDevices=): %s, bound to %s (%s is unchanged "
                                 "since it was bound)", e->spelling, e->bound, m->conf_path);
@@ -196,9 +197,9 @@ static int inventory_scratch(DeviceManager *m, const Device *d, DeviceScratch *r
                         continue;
                 k = db_scratch_binding_set(m->db, e->spelling, e->bound, m->conf_mtime_nsec, now_usec(CLOCK_REALTIME));
                 if (k < 0)
-                        log_dev(LOG_WARNING, "ScratchDevices=%s: cannot store its binding (%s: %s); after a restart "
-                                "it is bound again to the device it names then", e->spelling, strerror(-k),
-                                db_last_error(m->db));
+                        log_dev_errno(LOG_WARNING, k, "ScratchDevices=%s: cannot store its binding (%m: %s); after a "
+                                      "restart it is bound again to the device it names then", e->spelling,
+                                      db_last_error(m->db));
         }
 
         match = scratch_judge(&m->scratch, &sd, &at);
@@ -295,7 +296,7 @@ static void inventory_record(DeviceManager *m, Device *d) {
         };
         r = db_device_upsert(m->db, &row, &id);
         if (r < 0) {
-                log_dev(LOG_WARNING, "cannot record %s (%s) in the database: %s", d->name, d->identity, strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot record %s (%s) in the database: %m", d->name, d->identity);
                 return;
         }
         d->db_id = id;
@@ -316,9 +317,9 @@ static void inventory_autorun(DeviceManager *m, const Device *d, bool first) {
         }
         r = db_device_find(m->db, d->identity, &known_firmware);
         if (r < 0) {
-                log_dev(LOG_WARNING, "%s (identity %s): cannot tell whether the database knows it (%s: %s); "
-                        "BENCHD_AUTORUN=%s is not acted on this time", d->name, d->identity, strerror(-r),
-                        db_last_error(m->db), d->autorun);
+                log_dev_errno(LOG_WARNING, r, "%s (identity %s): cannot tell whether the database knows it (%m: %s); "
+                              "BENCHD_AUTORUN=%s is not acted on this time", d->name, d->identity,
+                              db_last_error(m->db), d->autorun);
                 return;
         }
         m->callbacks.appeared(&(DeviceAppearance) {
@@ -349,7 +350,7 @@ static void inventory_remove(DeviceManager *m, const char *name) {
         m->n_devices--;
         r = sd_bus_emit_interfaces_removed(m->bus, path, DEVICE_INTERFACE, NULL);
         if (r < 0 && r != -ESRCH)
-                log_dev(LOG_WARNING, "cannot announce the removal of %s: %s", name, strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot announce the removal of %s: %m", name);
 }
 
 /* PropertiesChanged for the properties of d named in changed, if any. */
@@ -360,7 +361,7 @@ static void inventory_announce_changes(DeviceManager *m, Device *d, char **chang
                 return;
         r = sd_bus_emit_properties_changed_strv(m->bus, d->path, DEVICE_INTERFACE, changed);
         if (r < 0)
-                log_dev(LOG_WARNING, "cannot announce changes of %s: %s", d->name, strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot announce changes of %s: %m", d->name);
 }
 
 /* Builds the device anew from udev and puts it in place of the old value, announcing the
@@ -388,13 +389,13 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
                 return 0;
         }
         if (r < 0) {
-                log_dev(LOG_WARNING, "cannot read %s: %s", name, strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot read %s: %m", name);
                 return r;
         }
         scratch_resolve(&m->scratch);
         r = inventory_update_dynamic(m, d, tables, NULL);
         if (r < 0)
-                log_dev(LOG_WARNING, "cannot read the mounts and holders of %s: %s", name, strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot read the mounts and holders of %s: %m", name);
         inventory_autorun(m, d, inventory_index(m, name) < 0);
         inventory_record(m, d);
 
@@ -414,7 +415,7 @@ static int inventory_update(DeviceManager *m, struct udev_device *u, const Devic
                 r = sd_bus_emit_interfaces_added(m->bus, d->path, DEVICE_INTERFACE, NULL);
                 /* -ESRCH: the ObjectManager is registered after us at start-up; nobody listens yet. */
                 if (r < 0 && r != -ESRCH)
-                        log_dev(LOG_WARNING, "cannot announce %s: %s", name, strerror(-r));
+                        log_dev_errno(LOG_WARNING, r, "cannot announce %s: %m", name);
                 return 0;
         }
 
@@ -436,7 +437,7 @@ static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tabl
         if (!tables) {
                 r = device_tables_load(&own);
                 if (r < 0) {
-                        log_dev(LOG_WARNING, "cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
+                        log_dev_errno(LOG_WARNING, r, "cannot read /proc/self/mountinfo and /proc/swaps: %m");
                         return;
                 }
                 tables = &own;
@@ -449,7 +450,7 @@ static void inventory_refresh_dynamic(DeviceManager *m, const DeviceTables *tabl
                 r = inventory_update_dynamic(m, d, tables, &changed);
                 /* -ENOENT: vanished under us, its remove event is on its way. */
                 if (r < 0 && r != -ENOENT)
-                        log_dev(LOG_WARNING, "cannot refresh %s: %s", d->name, strerror(-r));
+                        log_dev_errno(LOG_WARNING, r, "cannot refresh %s: %m", d->name);
                 inventory_announce_changes(m, d, changed);
         }
 }
@@ -515,7 +516,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
          * after them; if that fails now, each device tries its own. */
         r = device_tables_load(&tables);
         if (r < 0) {
-                log_dev(LOG_WARNING, "cannot read /proc/self/mountinfo and /proc/swaps: %s", strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot read /proc/self/mountinfo and /proc/swaps: %m");
                 shared = NULL;
         }
 
@@ -540,7 +541,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 log_dev(LOG_WARNING, "udev events were lost (receive buffer overrun); re-enumerating");
                 r = inventory_enumerate(m);
                 if (r < 0)
-                        log_dev(LOG_WARNING, "cannot re-enumerate block devices: %s", strerror(-r));
+                        log_dev_errno(LOG_WARNING, r, "cannot re-enumerate block devices: %m");
                 return 0;
         }
         inventory_refresh_dynamic(m, shared);
@@ -658,8 +659,8 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
         /* Subscribe before enumerating, so nothing falls between the two. */
         r = inventory_watch_udev(m, m->udevd_running ? "udev" : "kernel");
         if (r < 0) {
-                log_dev(LOG_WARNING, "cannot monitor %s events: %s; hot-plug is not followed",
-                        m->udevd_running ? "udev" : "kernel", strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot monitor %s events: %m; hot-plug is not followed",
+                              m->udevd_running ? "udev" : "kernel");
                 m->udev_source = sd_event_source_unref(m->udev_source);
                 if (m->monitor)
                         m->monitor = udev_monitor_unref(m->monitor);
@@ -671,14 +672,14 @@ int device_manager_new(sd_bus *bus, sd_event *event, Db *db, const char *conf_pa
 
         r = inventory_watch_mounts(m);
         if (r < 0)
-                log_dev(LOG_WARNING, "cannot monitor mounts: %s; MountPoints are read at device events only", strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot monitor mounts: %m; MountPoints are read at device events only");
         r = inventory_watch_swaps(m);
         if (r < 0)
-                log_dev(LOG_WARNING, "cannot watch /proc/swaps: %s", strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot watch /proc/swaps: %m");
 
         r = inventory_enumerate(m);
         if (r < 0) {
-                log_dev(LOG_WARNING, "cannot enumerate block devices: %s", strerror(-r));
+                log_dev_errno(LOG_WARNING, r, "cannot enumerate block devices: %m");
                 goto fail;
         }
         log_dev(LOG_INFO, "%zu block devices%s", m->n_devices, !m->udev_source ? "" :

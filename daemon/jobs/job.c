@@ -35,6 +35,8 @@
 #include "shared/strv.h"
 
 #define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
+#define job_log_errno(j, level, error, fmt, ...) \
+        log_full_errno((level), (error), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
 
 #define CB(j) ((j)->ctx->callbacks)
 #define CB_CALL(j, name, ...) do { \
@@ -266,7 +268,7 @@ static void job_store_wait(Job *j, int r, bool give_up) {
         k = sd_event_add_time_relative(j->ctx->event, &j->store_retry_source, CLOCK_MONOTONIC, delay,
                                        USEC_PER_SEC / 10, on_store_retry, j);
         if (k < 0)
-                job_log(j, LOG_WARNING, "cannot arm the timer that retries the database: %s", strerror(-k));
+                job_log_errno(j, LOG_WARNING, k, "cannot arm the timer that retries the database: %m");
 }
 
 /* A write worked: the waiting is over. */
@@ -322,8 +324,8 @@ static JobEvent job_store_end(Job *j, JobState state, const char *error) {
                 /* Out of memory: write it directly, without the queue's order, and go on. */
                 r = db_job_set_state(j->ctx->db, j->id, s, j->started_usec, j->end_usec, error);
                 if (r < 0)
-                        job_log(j, LOG_WARNING, "cannot record state %s: %s (%s)", s, strerror(-r),
-                                strna(db_last_error(j->ctx->db)));
+                        job_log_errno(j, LOG_WARNING, r, "cannot record state %s: %m (%s)", s,
+                                      strna(db_last_error(j->ctx->db)));
                 return (JobEvent) { .type = JOB_EVENT_STORED };
         }
         return job_flush(j);
@@ -356,8 +358,8 @@ static JobEvent job_store_running(Job *j, char **text) {
         job_store_ok(j);
         j->started_usec = started;
         if (r < 0) {
-                job_log(j, LOG_WARNING, "cannot record state running: %s (%s)", strerror(-r),
-                        strna(db_last_error(j->ctx->db)));
+                job_log_errno(j, LOG_WARNING, r, "cannot record state running: %m (%s)",
+                              strna(db_last_error(j->ctx->db)));
                 if (asprintf(text, "%s (%s)", strerror(-r), strna(db_last_error(j->ctx->db))) < 0)
                         *text = NULL;
                 return (JobEvent) { .type = JOB_EVENT_STORE_REFUSED, .text = *text };
@@ -398,7 +400,7 @@ static void job_announce_end(Job *j) {
         r = sd_event_add_time_relative(j->ctx->event, &j->linger_source, CLOCK_MONOTONIC, JOB_LINGER_USEC,
                                        USEC_PER_SEC, on_linger_end, j);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot arm the removal timer: %s", strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot arm the removal timer: %m");
 
         CB_CALL(j, ended, result ?: state);
 }
@@ -437,8 +439,8 @@ static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
         /* Written in batches; while the database refuses writes, the retry timer writes them. */
         r = db_queue_add_samples(j->store, j->run_id, s, 1);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %s", s->t_ms,
-                        j->run_id, strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %m", s->t_ms,
+                              j->run_id);
         if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH)
                 (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 
@@ -458,8 +460,7 @@ static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *u
                 return;
         r = db_queue_add_phase(j->store, j->run_id, p);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep phase %s of run %" PRIu64 ": %s", p->name, j->run_id,
-                        strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep phase %s of run %" PRIu64 ": %m", p->name, j->run_id);
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
@@ -472,8 +473,8 @@ static void on_worker_position_result(Worker *w, const ProtoPositionResult *p, v
                 return;
         r = db_queue_add_position(j->store, j->run_id, p);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep position %" PRIu32 " of run %" PRIu64 ": %s", p->index,
-                        j->run_id, strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep position %" PRIu32 " of run %" PRIu64 ": %m", p->index,
+                              j->run_id);
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
@@ -579,8 +580,8 @@ static void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
         int r = db_queue_add_run_fs(j->store, run_id, &fs);
 
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep how the filesystem of run %" PRIu64 " was made: %s", run_id,
-                        strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep how the filesystem of run %" PRIu64 " was made: %m",
+                              run_id);
 }
 
 /* The filesystem of a matrix step is mounted. The first step of an entry made it: that is what every
@@ -595,16 +596,16 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         j->have_entry_fs = false;
         r = fs_info_copy(info, &j->entry_fs);
         if (r < 0) {
-                job_log(j, LOG_WARNING, "cannot keep how the filesystem of run %" PRIu64 " was made: %s", j->run_id,
-                        strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep how the filesystem of run %" PRIu64 " was made: %m",
+                              j->run_id);
                 return;
         }
         j->have_entry_fs = true;
         /* From now on its members carry it, whatever they carried before. */
         r = matrix_made_record(&j->made, j->steps[j->core.step].devices, info->fs_type, info->uuid);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep which filesystem run %" PRIu64 " made (%s): a later entry on "
-                        "the same devices will find it there and refuse it", j->run_id, strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep which filesystem run %" PRIu64 " made (%m): a later "
+                              "entry on the same devices will find it there and refuse it", j->run_id);
         job_queue_run_fs(j, j->run_id, info);
         job_log(j, LOG_INFO, "run %" PRIu64 ": %s made in %" PRIu64 " ms (%s), %" PRIu64 " of %" PRIu64
                 " bytes used after mkfs", j->run_id, info->fs_type, info->mkfs_usec / 1000, info->mkfs_command,
@@ -621,7 +622,7 @@ static void on_worker_steady_state(Worker *w, uint64_t t_ms, void *userdata) {
                 return;
         r = db_queue_add_run_steady(j->store, j->run_id, t_ms * USEC_PER_MSEC);
         if (r < 0)
-                job_log(j, LOG_WARNING, "cannot keep the steady state of run %" PRIu64 ": %s", j->run_id, strerror(-r));
+                job_log_errno(j, LOG_WARNING, r, "cannot keep the steady state of run %" PRIu64 ": %m", j->run_id);
         job_log(j, LOG_INFO, "run %" PRIu64 ": steady state reached after %" PRIu64 " ms; the step ends there",
                 j->run_id, t_ms);
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
@@ -648,15 +649,14 @@ static void job_finish_run(Job *j, JobState state, const char *error) {
         if (o && o->n_histogram > 0) {
                 r = db_queue_add_histogram(j->store, j->run_id, o->histogram, o->n_histogram);
                 if (r < 0)
-                        job_log(j, LOG_WARNING, "cannot keep the histogram of run %" PRIu64 ": %s", j->run_id,
-                                strerror(-r));
+                        job_log_errno(j, LOG_WARNING, r, "cannot keep the histogram of run %" PRIu64 ": %m", j->run_id);
         }
         r = db_queue_add_run_finish(j->store, j->run_id, status, error, result);
         if (r < 0) {
                 r = db_run_finish(j->ctx->db, j->run_id, status, error, result);
                 if (r < 0)
-                        job_log(j, LOG_WARNING, "cannot record the end of run %" PRIu64 ": %s (%s)", j->run_id,
-                                strerror(-r), strna(db_last_error(j->ctx->db)));
+                        job_log_errno(j, LOG_WARNING, r, "cannot record the end of run %" PRIu64 ": %m (%s)", j->run_id,
+                                      strna(db_last_error(j->ctx->db)));
         }
         if (r >= 0 && result) {
                 /* Announced once the queue has written it (job_flush()), in order. */
@@ -761,8 +761,8 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         if (j->ctx->devices) {
                 r = device_manager_resolve_target(j->ctx->devices, step->target, &ti);
                 if (r < 0)
-                        job_log(j, LOG_WARNING, "cannot resolve target %s: %s; the run records no device",
-                                step->target, strerror(-r));
+                        job_log_errno(j, LOG_WARNING, r, "cannot resolve target %s: %m; the run records no device",
+                                      step->target);
                 else
                         have_ti = true;
         }

@@ -52,9 +52,9 @@ static void retention_finish(Retention *r, int error) {
 
         if (q.scheduled && error != -ECANCELED) {
                 if (error < 0)
-                        log_full(LOG_WARNING, "SampleRetentionDays=%u: removing old samples failed after %" PRIu64
-                                 " samples of %" PRIu64 " runs: %s (%s); trying again in 24 hours", r->days,
-                                 q.prune.samples, q.prune.runs, strerror(-error), db_last_error(r->db));
+                        log_warning_errno(error, "SampleRetentionDays=%u: removing old samples failed after %" PRIu64
+                                          " samples of %" PRIu64 " runs: %m (%s); trying again in 24 hours", r->days,
+                                          q.prune.samples, q.prune.runs, db_last_error(r->db));
                 else if (q.prune.samples > 0)
                         log_full(LOG_INFO, "SampleRetentionDays=%u: removed %" PRIu64 " samples of %" PRIu64
                                  " runs older than %u days (their summaries and histograms stay)", r->days,
@@ -82,8 +82,8 @@ static void retention_step(Retention *r) {
                 return;
         if (k < 0)
                 /* The samples are gone; their pages are reused by new ones instead of given back. */
-                log_full(LOG_NOTICE, "giving the space of pruned samples back to the filesystem failed: %s (%s); "
-                         "SQLite reuses it for new samples", strerror(-k), db_last_error(r->db));
+                log_full_errno(LOG_NOTICE, k, "giving the space of pruned samples back to the filesystem failed: "
+                               "%m (%s); SQLite reuses it for new samples", db_last_error(r->db));
         retention_finish(r, 0);
 }
 
@@ -131,8 +131,7 @@ static void retention_schedule_now(Retention *r) {
                 return;
         k = retention_queue(r, now - age, true, NULL, NULL);
         if (k < 0)
-                log_full(LOG_WARNING, "SampleRetentionDays=%u: cannot queue the removal of old samples: %s", r->days,
-                         strerror(-k));
+                log_warning_errno(k, "SampleRetentionDays=%u: cannot queue the removal of old samples: %m", r->days);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {

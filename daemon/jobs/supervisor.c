@@ -99,6 +99,9 @@ static bool subreaper_tried;
 #define worker_log(w, level, fmt, ...) \
         log_full((level), "job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt, \
                  (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
+#define worker_log_errno(w, level, error, fmt, ...) \
+        log_full_errno((level), (error), "job %" PRIu64 " step %" PRIu32 " worker[%d]: " fmt, \
+                       (w)->job_id, (w)->step, (int) (w)->pid, ##__VA_ARGS__)
 
 pid_t worker_pid(Worker *w) {
         return w ? w->pid : 0;
@@ -286,7 +289,7 @@ static void worker_arm_kill(Worker *w, uint64_t after_usec) {
         r = sd_event_add_time_relative(w->event, &w->kill_source, CLOCK_MONOTONIC, after_usec, 0,
                                        on_worker_kill, w);
         if (r < 0) {
-                worker_log(w, LOG_WARNING, "cannot arm the kill timer (%s); sending SIGKILL now", strerror(-r));
+                worker_log_errno(w, LOG_WARNING, r, "cannot arm the kill timer (%m); sending SIGKILL now");
                 worker_signal_group(w, SIGKILL);
         }
 }
@@ -367,7 +370,7 @@ static void strays_arm(sd_event *event) {
                 }
         }
         if (r < 0)
-                log_warning("cannot arm the sweep for processes left by workers: %s", strerror(-r));
+                log_warning_errno(r, "cannot arm the sweep for processes left by workers: %m");
 }
 
 /* Kills and reaps every child of ours that is not a live worker or helper. Never blocks. */
@@ -390,7 +393,7 @@ static void strays_sweep(sd_event *event) {
 
         found = children_kill(keep, n, &reaped);
         if (found < 0) {
-                log_warning("cannot look for processes left by workers: %s", strerror(-found));
+                log_warning_errno(found, "cannot look for processes left by workers: %m");
                 return;
         }
         if (reaped > 0)

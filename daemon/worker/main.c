@@ -335,7 +335,7 @@ static int run_protocol(int fd, uid_t run_as) {
         r = proto_encode_hello(&hello, &buf, &len);
         r = send_frame(fd, r, buf, len);
         if (r < 0) {
-                log_error("cannot send HELLO: %s", strerror(-r));
+                log_error_errno(r, "cannot send HELLO: %m");
                 return EXIT_FAILURE;
         }
 
@@ -343,7 +343,7 @@ static int run_protocol(int fd, uid_t run_as) {
         r = proto_read_spec(&reader, fd, &ps);
         if (r < 0) {
                 proto_reader_clear(&reader);
-                log_error("cannot read the SPEC frame: %s", strerror(-r));
+                log_error_errno(r, "cannot read the SPEC frame: %m");
                 proto_send_error(fd, r, "the worker expected one SPEC frame");
                 return EXIT_FAILURE;
         }
@@ -352,7 +352,7 @@ static int run_protocol(int fd, uid_t run_as) {
                 r = proto_read_fs_setup(&reader, fd, &fs);
                 if (r < 0) {
                         proto_reader_clear(&reader);
-                        log_error("cannot read the FS_SETUP frame: %s", strerror(-r));
+                        log_error_errno(r, "cannot read the FS_SETUP frame: %m");
                         proto_send_error(fd, r, "the worker expected an FS_SETUP frame after a SPEC with filesystems=");
                         proto_spec_clear(&ps);
                         spec_clear(&spec);
@@ -383,7 +383,7 @@ static int run_protocol(int fd, uid_t run_as) {
                 if (r >= 0) {
                         r = proto_send_fs_info(fd, &fs_info);
                         if (r < 0)
-                                log_error("cannot send FS_INFO: %s", strerror(-r));
+                                log_error_errno(r, "cannot send FS_INFO: %m");
                 }
         }
         if (r >= 0)
@@ -420,7 +420,7 @@ static int run_protocol(int fd, uid_t run_as) {
                 r = proto_encode_result(&res.summary, &buf, &len);
                 r = send_frame(fd, r, buf, len);
                 if (r < 0)
-                        log_error("cannot send RESULT: %s", strerror(-r));
+                        log_error_errno(r, "cannot send RESULT: %m");
         } else
                 proto_send_error(fd, r, err);
 
@@ -825,7 +825,7 @@ static void reap_descendants(void) {
                 nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
         }
         if (n < 0)
-                log_error("cannot look for processes we started: %s", strerror(-n));
+                log_error_errno(n, "cannot look for processes we started: %m");
 }
 
 int main(int argc, char *argv[]) {
