@@ -1,13 +1,22 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The daemon's side of the benchd-worker protocol (daemon/shared/proto.h), for tests that talk to
 a real benchd-worker in --protocol-fd mode: spawn it, read its frames, send it one SPEC (and for a
-filesystem step the FS_SETUP after it), decode what comes back."""
+filesystem step the FS_SETUP after it), decode what comes back.
+
+A copy of the C description: tests/unit/test-worker-proto.py holds it to proto.h's numbers and
+names and to the bytes proto.c writes, so a frame type or field added there fails that test until
+it is added here."""
 import socket
 import struct
 import subprocess
 
-MAGIC, VERSION = 0x48434E42, 1
-HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT, FS_SETUP, FS_INFO = range(1, 12)
+MAGIC, VERSION, HEADER_SIZE = 0x48434E42, 1, 16
+(HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT, FS_SETUP, FS_INFO, POSITION_RESULT,
+ STEADY_STATE) = range(1, 14)
+# The frame types (enum ProtoType) by their names without PROTO_.
+TYPES = dict(HELLO=HELLO, SPEC=SPEC, PHASE=PHASE, SAMPLE=SAMPLE, HISTOGRAM=HISTOGRAM, RESULT=RESULT, ERROR=ERROR,
+             LOG=LOG, PHASE_RESULT=PHASE_RESULT, FS_SETUP=FS_SETUP, FS_INFO=FS_INFO,
+             POSITION_RESULT=POSITION_RESULT, STEADY_STATE=STEADY_STATE)
 GUARD_NONE, GUARD_DIRECTORY, GUARD_FILE, GUARD_BLOCK = range(4)
 GUARD_SCRATCH = 1
 FS_STAGE_MAKE, FS_STAGE_MOUNT = 1, 2
@@ -21,6 +30,61 @@ def _string(s):
 def _take_string(pl, o):
     n, = struct.unpack_from("<I", pl, o)
     return pl[o + 4:o + 4 + n].decode(), o + 4 + n
+
+
+def frame_bytes(typ, payload):
+    """A whole frame: the header, then the payload."""
+    return struct.pack("<IHHII", MAGIC, VERSION, typ, len(payload), 0) + payload
+
+
+def parse_frame(data):
+    """(type, payload) of one whole frame, checking its header."""
+    magic, ver, typ, ln, res = struct.unpack_from("<IHHII", data)
+    assert magic == MAGIC and ver == VERSION and res == 0, (magic, ver, res)
+    assert len(data) == HEADER_SIZE + ln, (len(data), ln)
+    return typ, data[HEADER_SIZE:]
+
+
+def encode_spec(job_id, step, text, guard=(GUARD_NONE, 0, 0, 0, 0)):
+    """A SPEC frame; guard: (kind, flags, dev, ino, diskseq) as the daemon sends it after the text."""
+    text = text.encode()
+    return frame_bytes(SPEC, struct.pack("<QII", job_id, step, len(text)) + text + struct.pack("<II3Q", *guard))
+
+
+def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid=""):
+    """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member()."""
+    payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
+                                                                       mount_options, expect_uuid))
+    payload += struct.pack("<I", len(members))
+    for path, dev, diskseq, flags in members:
+        payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
+    return frame_bytes(FS_SETUP, payload)
+
+
+def decode_hello(pl):
+    """A HELLO payload as a dict."""
+    version, pid = struct.unpack("<II", pl)
+    return {"version": version, "pid": pid}
+
+
+def decode_text(pl):
+    """A PHASE or LOG payload as a dict (level: LOG's syslog priority, 0 for PHASE)."""
+    level, = struct.unpack_from("<I", pl)
+    text, o = _take_string(pl, 4)
+    assert o == len(pl), (o, len(pl))
+    return {"level": level, "text": text}
+
+
+def decode_position_result(pl):
+    """A POSITION_RESULT payload (one offset of the position workload) as a dict."""
+    v = struct.unpack("<I5Q", pl)
+    return dict(zip(("index", "offset_bytes", "bytes", "duration_usec", "lat_mean_ns", "lat_max_ns"), v))
+
+
+def decode_steady_state(pl):
+    """A STEADY_STATE payload as a dict."""
+    t_ms, = struct.unpack("<Q", pl)
+    return {"t_ms": t_ms}
 
 
 def decode_error(pl):
@@ -75,7 +139,7 @@ class Worker:
 
     def frame(self):
         """(type, payload), or None at EOF."""
-        h = self.recv_exact(16)
+        h = self.recv_exact(HEADER_SIZE)
         if h is None:
             return None
         magic, ver, typ, ln, res = struct.unpack("<IHHII", h)
@@ -84,19 +148,13 @@ class Worker:
 
     def send_spec(self, job_id, step, text, guard=(GUARD_NONE, 0, 0, 0, 0)):
         """guard: (kind, flags, dev, ino, diskseq) as the daemon sends it after the text."""
-        text = text.encode()
-        payload = struct.pack("<QII", job_id, step, len(text)) + text + struct.pack("<II3Q", *guard)
-        self.sock.sendall(struct.pack("<IHHII", MAGIC, VERSION, SPEC, len(payload), 0) + payload)
+        self.sock.sendall(encode_spec(job_id, step, text, guard))
 
     def send_fs_setup(self, stage, fs_type, members, layout="single", mkfs_options="", mount_options="",
                       expect_uuid=""):
         """members: (path, dev, diskseq, flags) tuples, see member()."""
-        payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
-                                                                           mount_options, expect_uuid))
-        payload += struct.pack("<I", len(members))
-        for path, dev, diskseq, flags in members:
-            payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
-        self.sock.sendall(struct.pack("<IHHII", MAGIC, VERSION, FS_SETUP, len(payload), 0) + payload)
+        self.sock.sendall(encode_fs_setup(stage, fs_type, members, layout, mkfs_options, mount_options,
+                                          expect_uuid))
 
     def frames(self):
         """Every frame until EOF."""

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The worker protocol's frames as daemon/shared/proto.c encodes them, for test-worker-proto.py to
+ * hold the tests' Python copy (tests/integration/worker_proto.py) to: one JSON object, whose
+ * "frames" each give the type, the field values put in and the hex of the whole frame out. Every
+ * field gets a value of its own, so a field the copy reads or writes at another place, or with
+ * another width, shows as a difference.
+ */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/proto.h"
+
+static json_object *frames;
+
+static void add(const char *name, int type, int r, uint8_t *buf, size_t len, json_object *fields) {
+        json_object *o = json_object_new_object();
+        char *hex;
+
+        if (r < 0) {
+                fprintf(stderr, "proto-vectors: cannot encode %s: %s\n", name, strerror(-r));
+                exit(EXIT_FAILURE);
+        }
+        hex = malloc(2 * len + 1);
+        if (!hex)
+                exit(EXIT_FAILURE);
+        for (size_t i = 0; i < len; i++)
+                sprintf(hex + 2 * i, "%02x", buf[i]);
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "type", json_object_new_int(type));
+        json_object_object_add(o, "fields", fields);
+        json_object_object_add(o, "hex", json_object_new_string(hex));
+        json_object_array_add(frames, o);
+        free(hex);
+        free(buf);
+}
+
+static json_object *u64(uint64_t v) {
+        return json_object_new_uint64(v);
+}
+
+static json_object *str(const char *s) {
+        return json_object_new_string(s);
+}
+
+/* PHASE and LOG: the same payload. */
+static void add_text(const char *name, ProtoType type, uint32_t level, const char *text) {
+        ProtoText m = { .level = level, .text = (char *) text };
+        json_object *f = json_object_new_object();
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = proto_encode_text(type, &m, &buf, &len);
+        json_object_object_add(f, "level", u64(m.level));
+        json_object_object_add(f, "text", str(m.text));
+        add(name, type, r, buf, len, f);
+}
+
+int main(void) {
+        json_object *top = json_object_new_object(), *f, *a;
+        uint8_t *buf;
+        size_t len;
+        int r;
+
+        frames = json_object_new_array();
+
+        {
+                ProtoHello m = { .version = PROTO_VERSION, .pid = 4242 };
+                r = proto_encode_hello(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "version", u64(m.version));
+                json_object_object_add(f, "pid", u64(m.pid));
+                add("hello", PROTO_HELLO, r, buf, len, f);
+        }
+        {
+                ProtoSpec m = {
+                        .job_id = 0x0102030405060708u, .step = 7, .text = (char *) "workload=write\nsize=1M\n",
+                        .guard = { .kind = PROTO_GUARD_BLOCK, .flags = PROTO_GUARD_SCRATCH,
+                                   .dev = 0x1112131415161718u, .ino = 0x2122232425262728u,
+                                   .diskseq = 0x3132333435363738u },
+                };
+                r = proto_encode_spec(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "job_id", u64(m.job_id));
+                json_object_object_add(f, "step", u64(m.step));
+                json_object_object_add(f, "text", str(m.text));
+                a = json_object_new_array();
+                json_object_array_add(a, u64(m.guard.kind));
+                json_object_array_add(a, u64(m.guard.flags));
+                json_object_array_add(a, u64(m.guard.dev));
+                json_object_array_add(a, u64(m.guard.ino));
+                json_object_array_add(a, u64(m.guard.diskseq));
+                json_object_object_add(f, "guard", a);
+                add("spec", PROTO_SPEC, r, buf, len, f);
+        }
+        add_text("phase", PROTO_PHASE, 0, "measure");
+        add_text("log", PROTO_LOG, 6, "a line the worker logged");
+        {
+                ProtoError m = { .error = 28, .message = (char *) "no space left for the test file" };
+                r = proto_encode_error(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "error", u64((uint64_t) m.error));
+                json_object_object_add(f, "message", str(m.message));
+                add("error", PROTO_ERROR, r, buf, len, f);
+        }
+        {
+                ProtoPositionResult m = { .index = 3, .offset_bytes = 0x4142434445464748u, .bytes = 0x51525354u,
+                                          .duration_usec = 0x61626364u, .lat_mean_ns = 0x71727374u,
+                                          .lat_max_ns = 0x81828384u };
+                r = proto_encode_position_result(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "index", u64(m.index));
+                json_object_object_add(f, "offset_bytes", u64(m.offset_bytes));
+                json_object_object_add(f, "bytes", u64(m.bytes));
+                json_object_object_add(f, "duration_usec", u64(m.duration_usec));
+                json_object_object_add(f, "lat_mean_ns", u64(m.lat_mean_ns));
+                json_object_object_add(f, "lat_max_ns", u64(m.lat_max_ns));
+                add("position_result", PROTO_POSITION_RESULT, r, buf, len, f);
+        }
+        {
+                ProtoSteadyState m = { .t_ms = 0x0a0b0c0du };
+                r = proto_encode_steady_state(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "t_ms", u64(m.t_ms));
+                add("steady_state", PROTO_STEADY_STATE, r, buf, len, f);
+        }
+        {
+                ProtoFsMember members[] = {
+                        { .path = (char *) "/dev/loop3", .dev = 0x0700000003u, .diskseq = 91, .flags = PROTO_GUARD_SCRATCH },
+                        { .path = (char *) "/dev/loop14", .dev = 0x070000000eu, .diskseq = 0, .flags = 0 },
+                };
+                ProtoFsSetup m = {
+                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "btrfs", .layout = (char *) "raid1",
+                        .mkfs_options = (char *) "-n 16384", .mount_options = (char *) "noatime",
+                        .expect_uuid = (char *) "", .n_members = 2, .members = members,
+                };
+                r = proto_encode_fs_setup(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "stage", u64(m.stage));
+                json_object_object_add(f, "fs_type", str(m.fs_type));
+                json_object_object_add(f, "layout", str(m.layout));
+                json_object_object_add(f, "mkfs_options", str(m.mkfs_options));
+                json_object_object_add(f, "mount_options", str(m.mount_options));
+                json_object_object_add(f, "expect_uuid", str(m.expect_uuid));
+                a = json_object_new_array();
+                for (size_t i = 0; i < m.n_members; i++) {
+                        json_object *b = json_object_new_array();
+                        json_object_array_add(b, str(members[i].path));
+                        json_object_array_add(b, u64(members[i].dev));
+                        json_object_array_add(b, u64(members[i].diskseq));
+                        json_object_array_add(b, u64(members[i].flags));
+                        json_object_array_add(a, b);
+                }
+                json_object_object_add(f, "members", a);
+                add("fs_setup", PROTO_FS_SETUP, r, buf, len, f);
+        }
+        {
+                ProtoFsInfo m = {
+                        .fs_type = (char *) "ext4", .uuid = (char *) "0b5e6f0e-1c2d-4e3f-8a9b-0c1d2e3f4a5b",
+                        .mkfs_command = (char *) "mkfs.ext4 -F /dev/loop3", .mkfs_usec = 0x1a1b1c1du,
+                        .mkfs_output = (char *) "Creating filesystem\n", .mount_options = (char *) "rw,relatime",
+                        .size_bytes = 0x2a2b2c2du, .used_bytes = 0x3a3b3cu, .avail_bytes = 0x4a4b4c4du,
+                        .inodes = 0x5a5b5cu, .inodes_free = 0x6a6bu,
+                };
+                r = proto_encode_fs_info(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "fs_type", str(m.fs_type));
+                json_object_object_add(f, "uuid", str(m.uuid));
+                json_object_object_add(f, "mkfs_command", str(m.mkfs_command));
+                json_object_object_add(f, "mkfs_usec", u64(m.mkfs_usec));
+                json_object_object_add(f, "mkfs_output", str(m.mkfs_output));
+                json_object_object_add(f, "mount_options", str(m.mount_options));
+                json_object_object_add(f, "size_bytes", u64(m.size_bytes));
+                json_object_object_add(f, "used_bytes", u64(m.used_bytes));
+                json_object_object_add(f, "avail_bytes", u64(m.avail_bytes));
+                json_object_object_add(f, "inodes", u64(m.inodes));
+                json_object_object_add(f, "inodes_free", u64(m.inodes_free));
+                add("fs_info", PROTO_FS_INFO, r, buf, len, f);
+        }
+
+        json_object_object_add(top, "magic", u64(PROTO_MAGIC));
+        json_object_object_add(top, "version", u64(PROTO_VERSION));
+        json_object_object_add(top, "header_size", u64(PROTO_HEADER_SIZE));
+        json_object_object_add(top, "frames", frames);
+        puts(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN));
+        json_object_put(top);
+        return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
