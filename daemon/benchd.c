@@ -26,6 +26,7 @@
 #include "bus/manager.h"
 #include "bus/manager-autorun.h"
 #include "jobs/retention.h"
+#include "jobs/supervisor.h"
 #include "shared/log.h"
 #include "shared/regress.h"
 
@@ -180,6 +181,7 @@ typedef struct ConfContext {
         RegressConfig *regress;
         char **metrics_dir;
         unsigned *max_queued_per_user;
+        unsigned *step_grace_sec;
         bool *autorun;
 } ConfContext;
 
@@ -229,6 +231,20 @@ static int conf_handler(void *user, const char *section, const char *name, const
                         *c->max_queued_per_user = (unsigned) v;
                 return 1;
         }
+        if (streq(name, "StepTimeoutGraceSec")) {
+                char *end;
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(value, &end, 10);
+                if (errno != 0 || end == value || *end || value[0] == '-' || v < 1 || v > 3600)
+                        log_warning("%s: StepTimeoutGraceSec=%s: expected a number of seconds from 1 to 3600 "
+                                    "that a step may run past its runtime (or size estimate) before it is "
+                                    "stopped; the default (%u) is kept", c->path, value, *c->step_grace_sec);
+                else
+                        *c->step_grace_sec = (unsigned) v;
+                return 1;
+        }
         if (streq(name, "AutoRun")) {
                 int b = parse_boolean(value);
 
@@ -259,14 +275,16 @@ static int metrics_dir_default(char **ret) {
 }
 
 static int load_conf(const char *path, RegressConfig *regress, char **ret_metrics_dir,
-                     unsigned *max_queued_per_user, bool *autorun) {
+                     unsigned *max_queued_per_user, unsigned *step_grace_sec, bool *autorun) {
         _cleanup_free_ char *metrics_dir = NULL;
         ConfContext c = { .path = path, .regress = regress, .metrics_dir = &metrics_dir,
-                          .max_queued_per_user = max_queued_per_user, .autorun = autorun };
+                          .max_queued_per_user = max_queued_per_user, .step_grace_sec = step_grace_sec,
+                          .autorun = autorun };
         int r;
 
         *regress = REGRESS_CONFIG_DEFAULT;
         *max_queued_per_user = MANAGER_MAX_QUEUED_PER_USER_DEFAULT;
+        *step_grace_sec = WORKER_STEP_GRACE_SEC_DEFAULT;
         /* The udev rule that sets BENCHD_AUTORUN is the opt-in; AutoRun=no overrules every rule. */
         *autorun = true;
         r = metrics_dir_default(&metrics_dir);
@@ -369,9 +387,9 @@ static int run(int argc, char *argv[]) {
 
         char *dirs[] = { sysconf_profiles, (char *) o.profiles_dir, NULL };
         RegressConfig regress;
-        unsigned max_queued_per_user;
+        unsigned max_queued_per_user, step_grace_sec;
         bool autorun;
-        r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user, &autorun);
+        r = load_conf(o.config_path, &regress, &metrics_dir, &max_queued_per_user, &step_grace_sec, &autorun);
         if (r < 0) {
                 log_error_errno(r, "cannot read %s: %m", o.config_path);
                 return r;
@@ -385,6 +403,7 @@ static int run(int argc, char *argv[]) {
                 .profile_dirs = dirs,
                 .max_queue = o.max_queue,
                 .max_queued_per_user = max_queued_per_user,
+                .step_grace_usec = step_grace_sec * USEC_PER_SEC,
                 .regress = &regress,
                 .sample_retention_days = retention_days,
                 .metrics_dir = metrics_dir,

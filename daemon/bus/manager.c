@@ -1257,6 +1257,7 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 .db_path = m->db_path,
                 .devices = devices,
                 .worker_path = m->worker_path,
+                .step_grace_usec = config->step_grace_usec ?: WORKER_STEP_GRACE_SEC_DEFAULT * USEC_PER_SEC,
                 .callbacks = &manager_job_callbacks,
                 .userdata = m,
         };

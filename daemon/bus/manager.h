@@ -105,6 +105,7 @@ typedef struct ManagerConfig {
         char *const *profile_dirs;
         unsigned max_queue;
         unsigned max_queued_per_user;   /* 0: no bound */
+        uint64_t step_grace_usec;       /* StepTimeoutGraceSec= of benchd.conf; 0: the default */
         const RegressConfig *regress;   /* NULL: REGRESS_CONFIG_DEFAULT */
         unsigned sample_retention_days; /* SampleRetentionDays= of benchd.conf; 0: keep for ever */
         const char *metrics_dir;        /* benchd.prom goes here (node_exporter's textfile collector);

@@ -827,7 +827,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
 
         r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text,
                          job_step_run_as(j, !matrix ? &verdicts[0] : NULL),
-                         worker_timeout_usec(step) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
+                         worker_timeout_usec(step, j->ctx->step_grace_usec) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
                                                       JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC),
                          &job_worker_callbacks, j, &j->worker);
         if (r < 0) {

@@ -61,6 +61,7 @@ typedef struct JobContext {
         const char *db_path;            /* named in messages */
         DeviceManager *devices;         /* may be NULL when the inventory failed to start */
         const char *worker_path;
+        uint64_t step_grace_usec;       /* how long a step may run past worker_timeout_usec()'s estimate */
         const JobCallbacks *callbacks;
         void *userdata;
 } JobContext;

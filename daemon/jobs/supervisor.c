@@ -297,7 +297,7 @@ static void worker_arm_kill(Worker *w, uint64_t after_usec) {
 static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Worker *w = userdata;
 
-        if (worker_judge_fail(&w->judge, "the step timed out after %" PRIu64 " s (its runtime plus grace); "
+        if (worker_judge_fail(&w->judge, "the step timed out after %" PRIu64 " s (its runtime plus StepTimeoutGraceSec=); "
                               "the worker was stopped", w->timeout_usec / USEC_PER_SEC))
                 worker_log(w, LOG_WARNING, "%s", w->judge.failure);
         worker_signal_group(w, SIGTERM);
@@ -674,10 +674,10 @@ Worker *worker_free(Worker *w) {
         return NULL;
 }
 
-uint64_t worker_timeout_usec(const JobSpec *s) {
+uint64_t worker_timeout_usec(const JobSpec *s, uint64_t grace_usec) {
         /* 10 MB/s is 10^4 bytes per ms; reads lay out first, so count the bytes twice. */
         uint64_t bytes_ms = spec_needed_bytes(s) / 10000u;
-        uint64_t ms = 60000u;
+        uint64_t ms = grace_usec > 0 ? grace_usec / USEC_PER_MSEC : WORKER_STEP_GRACE_SEC_DEFAULT * 1000u;
 
         ms += MIN(s->runtime_ms + s->ramp_ms, SPEC_RUNTIME_MS_MAX);
         if (s->runtime_ms == 0 || workload_reads(s->workload))

@@ -77,6 +77,8 @@ void worker_stop(Worker *w, uint64_t kill_after_usec);
 Worker *worker_free(Worker *w);
 pid_t worker_pid(Worker *w);
 
+/* The grace a step gets past its estimate unless benchd.conf's StepTimeoutGraceSec= says otherwise. */
+#define WORKER_STEP_GRACE_SEC_DEFAULT 60u
 /* The timeout for a step: its runtime plus ramp, or for size-bounded steps an estimate at a
- * pessimistic 10 MB/s, plus a minute of grace; capped. */
-uint64_t worker_timeout_usec(const JobSpec *s);
+ * pessimistic 10 MB/s, plus grace_usec (0: WORKER_STEP_GRACE_SEC_DEFAULT); capped. */
+uint64_t worker_timeout_usec(const JobSpec *s, uint64_t grace_usec);

@@ -130,7 +130,7 @@ for case in "garbage|protocol violation by the worker: garbage instead of a fram
         "exit3|worker exited with status 3 without a result (it never said HELLO)" \
         "noexec|worker $TEST_DIR/fake-noexec could not be executed (exit status 127); check --worker" \
         "missing|cannot start the worker $TEST_DIR/fake-missing: No such file or directory" \
-        "hang|the step timed out after"; do
+        "hang|the step timed out after 5 s (its runtime plus StepTimeoutGraceSec=)"; do
         IFS='|' read -r fake why <<<"$case"
         # Under BENCHD_TEST_WRAP (valgrind), the tool emulates execve() in the forked child and
         # exits with a status of its own when that fails: 127 is not what the child says then.
@@ -138,11 +138,15 @@ for case in "garbage|protocol violation by the worker: garbage instead of a fram
                 log "not with BENCHD_TEST_WRAP: the '$fake' worker"
                 continue
         fi
-        start_benchd --worker="$TEST_DIR/fake-$fake"
         if [ "$fake" = hang ]; then
+                # A step of 1 s with 4 s of grace (benchd.conf's StepTimeoutGraceSec=; a minute
+                # by default) is stopped 5 s after it started.
+                printf '[Daemon]\nStepTimeoutGraceSec=4\n' >"$TEST_DIR/grace.conf"
+                start_benchd --worker="$TEST_DIR/fake-$fake" --config="$TEST_DIR/grace.conf"
                 id=$(long_job 1000 "fake-$fake") || fail "SubmitJob failed"
-                timeout=150
+                timeout=90
         else
+                start_benchd --worker="$TEST_DIR/fake-$fake"
                 id=$(long_job 5000 "fake-$fake") || fail "SubmitJob failed"
                 timeout=60
         fi

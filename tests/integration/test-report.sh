@@ -189,7 +189,7 @@ in_browser "$P" "iozone report"
 
 # ---- 3. bonnie: bon_csv2html's table ----
 log "3. a bonnie job"
-run_job --profile bonnie --target "$SCRATCH_DIR" --set size=4M --set runtime_ms=0 --set file_count=1024
+run_job --profile bonnie --target "$SCRATCH_DIR" --set size=1M --set runtime_ms=0 --set file_count=1024
 BONNIE_JOB=$job
 (cd "$OUTDIR" && benchctl report --job "$job" >/dev/null) || fail "report --job $job (bonnie) failed"
 P="$OUTDIR/benchd-job-$job.html"

@@ -80,8 +80,8 @@ assert_eq "dd|write,read|1" "$(json_get '"%s|%s|%d" % (d["view"], ",".join(x["wo
 DD_JOB=$job
 
 # ---- 2. bonnie: the table bon_csv2txt prints; the CSV line bon_csv2txt and bon_csv2html read ----
-# (4M: the per-character steps make a system call per character, as bonnie++ does)
-run_profile bonnie --set size=4M --set runtime_ms=0 --set file_count=1024
+# (1M: the per-character steps make a system call per character, as bonnie++ does)
+run_profile bonnie --set size=1M --set runtime_ms=0 --set file_count=1024
 run benchctl show --job "$job" --json
 [ "$RC" = 0 ] || fail "show --job $job --json (bonnie) exited $RC: $OUT"
 printf '%s\n' "$OUT" >"$TEST_DIR/bonnie.json"
@@ -101,7 +101,7 @@ def run(wl):
     return db.execute("select coalesce(bytes_read, 0) + coalesce(bytes_written, 0), duration_usec, process_cpu_pct, "
                       "served_from, lat_max_ns, ops_per_s, ops, jobs, size, bytes_written from run_summary "
                       "where job_id = ? and workload = ?", (job, wl)).fetchone()
-want = {"format_version": "1.98", "name": host, "concurrency": "1", "file_size": "4M", "io_chunk_size": "",
+want = {"format_version": "1.98", "name": host, "concurrency": "1", "file_size": "1M", "io_chunk_size": "",
         "num_files": "1", "max_size": "64", "min_size": "4", "file_chunk_size": "", "num_dirs": "4"}
 # %CP: the CPU time of the worker itself; +++++ and +++ for a test a cache served (served_from), as
 # bonnie++ marks a test it could not time. Rewrite is the read-modify-write of bonnie++, counted once.
@@ -338,7 +338,7 @@ assert_eq 2 "$RC" "--entry on a job that is no matrix: exit code"
 # ---- 8. the seed's ext3 against ext4: the bonnie profile as a matrix ----
 log "8. bonnie on ext3 and ext4 ($MATRIX_DEV)"
 run benchctl run --profile bonnie --set filesystems=ext3,ext4 --set devices="$MATRIX_DEV" --set destructive=true \
-        --set size=2M --set runtime_ms=0 --set file_count=256
+        --set size=1M --set runtime_ms=0 --set file_count=256
 [ "$RC" = 0 ] || fail "the bonnie matrix exited $RC: $OUT"
 job=$(sql "select max(id) from jobs")
 assert_eq 14 "$(sql "select count(*) from runs where job_id = $job and status = 'succeeded'")" "runs of the bonnie matrix"
@@ -374,7 +374,7 @@ for e, line in zip(d["entries"], lines):
     # The six metadata figures and the seeks a second, all there.
     for k in ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del", "seeks"):
         assert f[k] not in ("", None), (e["name"], k, f[k])
-    # On a 2M file the page cache serves the seeks as often as not: +++++ then, as bonnie++ marks them.
+    # On a 1M file the page cache serves the seeks as often as not: +++++ then, as bonnie++ marks them.
     ops, served = db.execute("select ops_per_s, served_from from run_summary where job_id = ? and workload = \"seeks\" and fs_type = ?",
                              (d["job"], e["name"])).fetchone()
     want = "+++++" if served in ("page-cache", "backing-file") else ("%.0f" if ops >= 1000 else "%.1f") % ops
