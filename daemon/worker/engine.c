@@ -659,13 +659,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         return 0;
 }
 
-/* The I/O engine the options name: "null" or "io_uring". Otherwise (no name, "sync", or a name
- * no engine has) pread/pwrite at depth 1 and io_uring above. */
-static const IoEngineOps *engine_io_ops(const char *name, uint32_t depth) {
+/* The I/O engine the options name ("null" or "io_uring", for tests of the machinery), else the
+ * one the spec's ioengine names; auto (or "sync" in the options): pread/pwrite at depth 1 and
+ * io_uring above. */
+static const IoEngineOps *engine_io_ops(const char *name, IoEngineKind kind, uint32_t depth) {
         const IoEngineOps *ops = name ? ioengine_find(name) : NULL;
 
         if (ops && !streq(ops->name, "sync"))
                 return ops;
+        if (kind != IOENGINE_AUTO)
+                return ioengine_find(ioengine_kind_to_string(kind));
         return ioengine_find(depth > 1 ? "io_uring" : "sync");
 }
 
@@ -747,7 +750,7 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         pthread_mutex_init(&e.sink_lock, NULL);
 
         e.depth = spec->queue_depth ? spec->queue_depth : 1;
-        e.io_ops = engine_io_ops(e.opts->ioengine, e.depth);
+        e.io_ops = engine_io_ops(e.opts->ioengine, spec->ioengine, e.depth);
 
         /* Metadata is one bonnie++-like process, ping and position one stream of offsets; every other
          * workload runs one stream per job. */
