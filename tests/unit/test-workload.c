@@ -328,6 +328,68 @@ START_TEST(test_engine_null) {
 }
 END_TEST
 
+/* ---- the sampler's wake-up grid and ping's requests between its points ---- */
+
+#define MS UINT64_C(1000000)
+
+START_TEST(test_wait_slices) {
+        /* A deadline within a slice: woken at the deadline itself. */
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1050 * MS, 100 * MS), 1050 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1100 * MS, 100 * MS), 1100 * MS);
+        /* Further: whole slices back from the deadline, after now and at most a slice on. */
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1250 * MS, 100 * MS), 1050 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1200 * MS, 100 * MS), 1100 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS + 1, 1200 * MS, 100 * MS), 1100 * MS);
+        ck_assert_uint_eq(wait_slice_end(1100 * MS, 1200 * MS + 1, 100 * MS), 1100 * MS + 1);
+        /* Whatever now is, the wake-ups of one wait fall on the deadline's grid. */
+        for (uint64_t now = 0; now < 2000 * MS; now += 7 * MS + 13) {
+                uint64_t w = wait_slice_end(now, 2000 * MS, 100 * MS);
+                ck_assert_uint_gt(w, now);
+                ck_assert_uint_le(w, now + 100 * MS);
+                ck_assert_uint_eq(w % (100 * MS), 0);
+        }
+        /* Past deadlines and no slice: the deadline. */
+        ck_assert_uint_eq(wait_slice_end(2000 * MS, 1000 * MS, 100 * MS), 1000 * MS);
+        ck_assert_uint_eq(wait_slice_end(0, 5000 * MS, 0), 5000 * MS);
+}
+END_TEST
+
+START_TEST(test_ping_offset) {
+        /* Sample intervals of whole slices: the wake-ups are 100 ms apart, the requests between. */
+        ck_assert_uint_eq(ping_request_offset(100 * MS, 100 * MS), 50 * MS);
+        ck_assert_uint_eq(ping_request_offset(1000 * MS, 100 * MS), 50 * MS);
+        ck_assert_uint_eq(ping_request_offset(60000 * MS, 100 * MS), 50 * MS);
+        /* 150 ms: after each deadline the next wake-up is 50 ms on (the next deadline less 100). */
+        ck_assert_uint_eq(ping_request_offset(150 * MS, 100 * MS), 25 * MS);
+        ck_assert_uint_eq(ping_request_offset(80 * MS, 0), 40 * MS);
+
+        /* Every request of a 100 ms or 1 s ping on a 100 ms grid lies 50 ms from its points. */
+        static const uint64_t samples[] = { 100 * MS, 1000 * MS, 2000 * MS };
+        for (size_t i = 0; i < ELEMENTSOF(samples); i++) {
+                uint64_t origin = 12345 * MS, interval = MIN(samples[i], 1000 * MS);
+                uint64_t off = ping_request_offset(samples[i], 100 * MS);
+                uint64_t t = ping_first_request(origin, off, interval, origin + 3 * MS);
+                for (unsigned k = 0; k < 50; k++, t += interval)
+                        ck_assert_uint_eq((t - origin) % (100 * MS), 50 * MS);
+        }
+}
+END_TEST
+
+START_TEST(test_ping_first_request) {
+        /* After the origin: the next point of origin + offset + j × interval. */
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1000), 1050);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1050), 1050);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1051), 1150);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1149), 1150);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1150), 1150);
+        /* Before it (a ramp): points of negative j, never before not_before. */
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 700), 750);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 750), 750);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 751), 850);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 0), 50);
+}
+END_TEST
+
 /* ---- the I/O engines on a real file ---- */
 
 #define ENGINE_BLOCKS 16u
@@ -626,6 +688,9 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_patterns);
         tcase_add_loop_test(tc, test_position_plan, 0, ELEMENTSOF(plan_cases));
         tcase_add_test(tc, test_position_plan_rejects);
+        tcase_add_test(tc, test_wait_slices);
+        tcase_add_test(tc, test_ping_offset);
+        tcase_add_test(tc, test_ping_first_request);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("engine");
