@@ -226,9 +226,10 @@ static int data_loop_run(DataLoop *l, OffsetGen *gen, uint64_t base, uint64_t bu
                                         return stream_fail(s, r, "reading /dev/zero failed: %s", strerror(-r));
                                 }
                         } else if (req->write && spec->refill_buffers)
-                                /* fio's refill_buffers: the whole buffer anew, before the clock starts
-                                 * but in the run's time, as fio fills it before it stamps start_time. */
-                                pattern_fill(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
+                                /* fio's refill_buffers: the whole buffer anew with fio's generator,
+                                 * before the clock starts but in the run's time, as fio fills it
+                                 * before it stamps start_time. */
+                                pattern_refill(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         else if (req->write)
                                 pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         req->start_ns = now_nsec(CLOCK_MONOTONIC);

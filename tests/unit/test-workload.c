@@ -206,6 +206,29 @@ START_TEST(test_patterns) {
         for (size_t off = 0; off < N; off += 4096)
                 ck_assert(memcmp(a + off, b + off, 4096) != 0);
 
+        /* refill_buffers: everything anew, no 4 KiB chunk equal to another or to before, few zeros. */
+        memcpy(b, a, N);
+        pattern_refill(b, N, PATTERN_RANDOM, 0, &p);
+        ck_assert_uint_lt(count_zero(b, N), N / 128);
+        for (size_t off = 0; off < N; off += 4096) {
+                ck_assert(memcmp(a + off, b + off, 4096) != 0);
+                for (size_t o2 = 0; o2 < off; o2 += 4096)
+                        ck_assert(memcmp(b + o2, b + off, 4096) != 0);
+        }
+        memcpy(a, b, N);
+        pattern_refill(b, N, PATTERN_RANDOM, 0, &p);
+        for (size_t off = 0; off < N; off += 8)
+                ck_assert_msg(memcmp(a + off, b + off, 8) != 0 || count_zero(a + off, 8) == 8,
+                              "word at %zu survived a refill", off);
+        pattern_refill(b, N, PATTERN_COMPRESSIBLE, 50, &p);
+        for (size_t off = 0; off < N; off += 4096) {
+                unsigned z = count_zero(b + off, 4096);
+                ck_assert_uint_ge(z, 2048);
+                ck_assert_uint_lt(z, 2048 + 64);
+        }
+        pattern_refill(b, N, PATTERN_ZERO, 0, &p);
+        ck_assert_uint_eq(count_zero(b, N), N);
+
         pattern_fill(a, N, PATTERN_ZERO, 0, &p);
         ck_assert_uint_eq(count_zero(a, N), N);
         pattern_refresh(a, N, PATTERN_ZERO, 0, &p);
