@@ -188,6 +188,31 @@ static const char *text_fallocate(const JobSpec *s, char buf[static SPEC_TEXT_MA
         return s->fallocate == FALLOCATE_NONE ? "none" : "native";
 }
 
+static const char *const ioengine_names[_IOENGINE_KIND_MAX] = {
+        [IOENGINE_AUTO] = "auto",
+        [IOENGINE_SYNC] = "sync",
+        [IOENGINE_IO_URING] = "io_uring",
+        [IOENGINE_LIBAIO] = "libaio",
+};
+
+const char *ioengine_kind_to_string(IoEngineKind k) {
+        return k >= 0 && k < _IOENGINE_KIND_MAX ? ioengine_names[k] : NULL;
+}
+
+static int parse_ioengine(JobSpec *s, const char *value, char **reterr) {
+        for (IoEngineKind k = 0; k < _IOENGINE_KIND_MAX; k++)
+                if (streq(value, ioengine_names[k])) {
+                        s->ioengine = k;
+                        return 0;
+                }
+        return spec_fail(reterr, "ioengine: '%s' is not an I/O engine; use auto (pread/pwrite at queue_depth 1, "
+                         "io_uring above), sync, io_uring or libaio", CALLER_TEXT(value));
+}
+
+static const char *text_ioengine(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        return ioengine_kind_to_string(s->ioengine) ?: "auto";
+}
+
 /* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
 static bool label_ok(const char *s) {
         while (*s) {
@@ -409,6 +434,10 @@ static void default_fallocate(JobSpec *s) {
         s->fallocate = FALLOCATE_NATIVE;
 }
 
+static void default_ioengine(JobSpec *s) {
+        s->ioengine = IOENGINE_AUTO;
+}
+
 static void default_until_stddev(JobSpec *s) {
         s->until_stddev_milli = 0;
 }
@@ -466,7 +495,7 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         [SPEC_KEY_QUEUE_DEPTH] = {
                 "queue_depth", SPEC_KIND_NUMBER, NUM(queue_depth, 1, SPEC_QUEUE_DEPTH_MAX),
                 .has_default = true, .default_value = 1, .default_text = "1", .runs_column = "queue_depth",
-                .doc = "I/Os in flight per stream (io_uring above 1)",
+                .doc = "I/Os in flight per stream (ioengine=auto: io_uring above 1)",
         },
         [SPEC_KEY_JOBS] = {
                 "jobs", SPEC_KIND_NUMBER, NUM(jobs, 1, SPEC_JOBS_MAX),
@@ -619,6 +648,20 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "drop the file's cached pages before the measured phase (fio's invalidate=); false leaves "
                        "a laid-out file in the page cache, as iozone's read tests find the file its write test "
                        "wrote",
+        },
+        [SPEC_KEY_IOENGINE] = {
+                "ioengine", SPEC_KIND_STRING, .parse = parse_ioengine, .text = text_ioengine,
+                .fill_default = default_ioengine, .default_text = "auto",
+                .doc = "how the block workloads queue their I/O (fio's ioengine=): auto, pread/pwrite at "
+                       "queue_depth 1 and io_uring above; sync (pread/pwrite, depth 1 only), io_uring, or libaio "
+                       "(Linux AIO, as fio's libaio and KDiskMark)",
+        },
+        [SPEC_KEY_REFILL_BUFFERS] = {
+                "refill_buffers", SPEC_KIND_BOOL, BOOL_FIELD(refill_buffers),
+                .has_default = true, .default_value = 0, .default_text = "false",
+                .doc = "regenerate every write's whole buffer before it is queued, outside its latency but inside "
+                       "the run's time (fio's refill_buffers, which KDiskMark sets); false: a fresh 8 bytes per "
+                       "4 KiB, enough that no two blocks written are alike",
         },
 };
 

@@ -102,6 +102,24 @@ bool workload_on_directory(Workload w) {
         return w >= 0 && w < _WORKLOAD_MAX && w != WORKLOAD_POSITION;
 }
 
+bool workload_queues_io(Workload w) {
+        switch (w) {
+        case WORKLOAD_READ:
+        case WORKLOAD_WRITE:
+        case WORKLOAD_RANDREAD:
+        case WORKLOAD_RANDWRITE:
+        case WORKLOAD_RANDRW:
+        case WORKLOAD_REWRITE:
+        case WORKLOAD_REREAD:
+        case WORKLOAD_BACKWARD_READ:
+        case WORKLOAD_STRIDE_READ:
+        case WORKLOAD_POSITION:
+                return true;
+        default:
+                return false;
+        }
+}
+
 bool workload_per_char(Workload w) {
         return w == WORKLOAD_PUTC || w == WORKLOAD_GETC;
 }
@@ -775,9 +793,39 @@ static int check_stability(const JobSpec *s, char **reterr) {
         return 0;
 }
 
+/* ioengine and refill_buffers shape the block workloads' queued writes: given to a workload
+ * that has none, they are refused rather than ignored. */
+static int check_engine(const JobSpec *s, char **reterr) {
+        const char *w = workload_to_string(s->workload);
+
+        if (s->ioengine != IOENGINE_AUTO && !workload_queues_io(s->workload))
+                return spec_fail(reterr, "ioengine: %s given, but workload %s makes one system call after another "
+                                 "and queues nothing; leave ioengine unset (auto)",
+                                 ioengine_kind_to_string(s->ioengine), w);
+        if (s->ioengine == IOENGINE_SYNC && s->queue_depth > 1)
+                return spec_fail(reterr, "ioengine: sync completes each I/O before it queues the next, so "
+                                 "queue_depth %" PRIu32 " cannot be kept; use queue_depth=1, or ioengine=io_uring "
+                                 "or libaio", s->queue_depth);
+        if (s->refill_buffers) {
+                if (!workload_queues_io(s->workload) || !workload_writes(s->workload))
+                        return spec_fail(reterr, "refill_buffers: true given, but workload %s writes no queued "
+                                         "blocks; set it only on write, randwrite, randrw or rewrite", w);
+                if (s->pattern == PATTERN_ZERO || s->pattern == PATTERN_DEV_ZERO)
+                        return spec_fail(reterr, "refill_buffers: true given with pattern=%s, whose buffers hold "
+                                         "zeros that no refill changes; use pattern=random or compressible:NN, or "
+                                         "leave refill_buffers unset",
+                                         s->pattern == PATTERN_ZERO ? "zero" : "dev-zero");
+        }
+        return 0;
+}
+
 static int check_workload(const JobSpec *s, char **reterr) {
         char a[32], b[32], c[32], d[32];
         int r;
+
+        r = check_engine(s, reterr);
+        if (r < 0)
+                return r;
 
         /* The registry lets block_size go down to 1 for the per-character workloads only. */
         if (workload_per_char(s->workload)) {

@@ -36,6 +36,10 @@ const char *workload_to_string(Workload w);
 Workload workload_from_string(const char *s);
 /* True when the workload writes to its target (and so needs destructive=true on a device). */
 bool workload_writes(Workload w);
+/* True for the block workloads, which keep queue_depth I/Os in flight through an I/O engine (the
+ * others make one system call after another: seeks, ping, metadata, the per-character tests,
+ * read-modify-write). */
+bool workload_queues_io(Workload w);
 /* True when the workload reads data that must be laid out first. */
 bool workload_reads(Workload w);
 /* True when the workload needs its file laid out before the measured phase: the readers, and
@@ -82,6 +86,17 @@ typedef enum FallocateMode {
         FALLOCATE_NONE,    /* no preallocation: the writes allocate */
         _FALLOCATE_MODE_MAX,
 } FallocateMode;
+
+/* The I/O engine of the data workloads' loop (fio's ioengine=). auto is benchd's own choice. */
+typedef enum IoEngineKind {
+        IOENGINE_AUTO,          /* pread/pwrite at queue_depth 1, io_uring above */
+        IOENGINE_SYNC,          /* pread/pwrite (fio's psync): depth 1 only */
+        IOENGINE_IO_URING,
+        IOENGINE_LIBAIO,        /* Linux AIO, io_submit/io_getevents (fio's libaio) */
+        _IOENGINE_KIND_MAX,
+} IoEngineKind;
+
+const char *ioengine_kind_to_string(IoEngineKind k);
 
 typedef enum SyncCall {
         SYNC_CALL_FSYNC,
@@ -202,6 +217,8 @@ typedef struct JobSpec {
         uint32_t steady_state_window_ms;
         FallocateMode fallocate;        /* files the worker creates */
         bool invalidate;                /* drop the file's pages before the measured phase */
+        IoEngineKind ioengine;          /* the data loop's engine */
+        bool refill_buffers;            /* every write's buffer regenerated whole (fio's refill_buffers) */
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -245,6 +262,8 @@ typedef enum SpecKey {
         SPEC_KEY_STEADY_STATE_WINDOW_MS,
         SPEC_KEY_FALLOCATE,
         SPEC_KEY_INVALIDATE,
+        SPEC_KEY_IOENGINE,
+        SPEC_KEY_REFILL_BUFFERS,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;

@@ -79,6 +79,9 @@ typedef enum StreamKind {
         _STREAM_KIND_MAX,
 } StreamKind;
 
+/* The sampler waits at most this long at a time, so a stop or a dead stream is seen soon. */
+#define ENGINE_WAIT_SLICE_NS (100 * NSEC_PER_MSEC)
+
 /* Room for a stream's failure message; a longer one is cut. */
 #define STREAM_ERROR_MESSAGE_MAX 512
 
@@ -115,6 +118,10 @@ typedef struct EngineShared {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool go;
+        /* Written before go, read-only after: when the measured phase begins (go plus the ramp),
+         * the origin of the sampler's wake-ups (workload.h), and its sample interval. */
+        uint64_t origin_ns;
+        uint64_t sample_ns;
         unsigned running;
         uint64_t last_done_ns;
         atomic_bool time_up;

@@ -337,9 +337,12 @@ static bool engine_wait(Engine *e, uint64_t deadline_ns) {
                 if (!running || engine_aborted(e) || now_nsec(CLOCK_MONOTONIC) >= deadline_ns)
                         break;
                 /* Bounded waits so a signal (which cannot touch the condition) or a dead stream
-                 * process is seen soon. */
+                 * process is seen soon, each ending on the grid the deadline fixes: the sampler
+                 * wakes only at points known in advance, which ping's requests keep clear of. */
                 struct timespec slice;
-                uint64_t limit = now_nsec(CLOCK_MONOTONIC) + 100 * NSEC_PER_MSEC;
+                uint64_t now = now_nsec(CLOCK_MONOTONIC);
+                uint64_t limit = deadline_ns == UINT64_MAX ? now + ENGINE_WAIT_SLICE_NS
+                                                           : wait_slice_end(now, deadline_ns, ENGINE_WAIT_SLICE_NS);
                 if (limit < deadline_ns)
                         slice = (struct timespec) { .tv_sec = (time_t) (limit / NSEC_PER_SEC),
                                                     .tv_nsec = (long) (limit % NSEC_PER_SEC) };
@@ -504,6 +507,8 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
 
         r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
         shared_lock(&sh->lock);
+        sh->origin_ns = now_nsec(CLOCK_MONOTONIC) + ramp_ns;
+        sh->sample_ns = sample_ns;
         sh->go = true;
         pthread_cond_broadcast(&sh->cond);
         pthread_mutex_unlock(&sh->lock);
@@ -511,7 +516,7 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         if (ramp_ns > 0 && r >= 0) {
                 uint64_t pb, po;
                 StreamCounters c;
-                engine_wait(e, now_nsec(CLOCK_MONOTONIC) + ramp_ns);
+                engine_wait(e, sh->origin_ns);
                 engine_collect(e, h, &c, false, &pb, &po);
                 (void) engine_phase(e, "measure"); /* a failure aborts the run by itself */
         }
@@ -532,8 +537,10 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         end_ns = spec->runtime_ms > 0 ? t0 + (spec->runtime_ms - MIN(spec->ramp_ms, spec->runtime_ms)) * NSEC_PER_MSEC
                                       : UINT64_MAX;
 
+        /* The deadlines count from the origin the streams know (ping places its requests between
+         * them), a moment before t0. */
         for (uint64_t k = 1;; k++) {
-                uint64_t deadline = MIN(t0 + k * sample_ns, end_ns);
+                uint64_t deadline = MIN(sh->origin_ns + k * sample_ns, end_ns);
                 bool running = engine_wait(e, deadline);
 
                 if (running && !engine_aborted(e) && now_nsec(CLOCK_MONOTONIC) < end_ns) {
@@ -552,7 +559,7 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                         }
                         /* Fallen behind (a stalled sink, a starved CPU)? Skip the missed deadlines
                          * rather than firing a burst of tiny intervals. */
-                        k = MAX(k, (now_nsec(CLOCK_MONOTONIC) - t0) / sample_ns);
+                        k = MAX(k, (now_nsec(CLOCK_MONOTONIC) - sh->origin_ns) / sample_ns);
                         continue;
                 }
 
@@ -659,13 +666,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
         return 0;
 }
 
-/* The I/O engine the options name: "null" or "io_uring". Otherwise (no name, "sync", or a name
- * no engine has) pread/pwrite at depth 1 and io_uring above. */
-static const IoEngineOps *engine_io_ops(const char *name, uint32_t depth) {
+/* The I/O engine the options name ("null" or "io_uring", for tests of the machinery), else the
+ * one the spec's ioengine names; auto (or "sync" in the options): pread/pwrite at depth 1 and
+ * io_uring above. */
+static const IoEngineOps *engine_io_ops(const char *name, IoEngineKind kind, uint32_t depth) {
         const IoEngineOps *ops = name ? ioengine_find(name) : NULL;
 
         if (ops && !streq(ops->name, "sync"))
                 return ops;
+        if (kind != IOENGINE_AUTO)
+                return ioengine_find(ioengine_kind_to_string(kind));
         return ioengine_find(depth > 1 ? "io_uring" : "sync");
 }
 
@@ -747,7 +757,7 @@ int engine_run(const JobSpec *spec, const TargetCheck *tc, const EngineOptions *
         pthread_mutex_init(&e.sink_lock, NULL);
 
         e.depth = spec->queue_depth ? spec->queue_depth : 1;
-        e.io_ops = engine_io_ops(e.opts->ioengine, e.depth);
+        e.io_ops = engine_io_ops(e.opts->ioengine, spec->ioengine, e.depth);
 
         /* Metadata is one bonnie++-like process, ping and position one stream of offsets; every other
          * workload runs one stream per job. */

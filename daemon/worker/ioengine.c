@@ -14,6 +14,7 @@
 static const IoEngineOps *const ioengines[] = {
         &ioengine_sync_ops,
         &ioengine_uring_ops,
+        &ioengine_libaio_ops,
         &ioengine_null_ops,
 };
 

@@ -2,8 +2,9 @@
 /*
  * I/O engines as a table of operations (fio's shape): the stream loop queues requests and reaps
  * completions without knowing whether they were done synchronously (pread/pwrite at depth 1), by
- * io_uring (depth > 1), or not at all (the null engine, for tests of the machinery). One engine per
- * file (ioengine-sync.c, ioengine-uring.c, ioengine-null.c), each found by its name through
+ * io_uring (depth > 1), by Linux AIO (fio's libaio, where a step asks for it with ioengine=), or
+ * not at all (the null engine, for tests of the machinery). One engine per file (ioengine-sync.c,
+ * ioengine-uring.c, ioengine-libaio.c, ioengine-null.c), each found by its name through
  * ioengine_find() (ioengine.c).
  */
 #pragma once
@@ -37,6 +38,7 @@ typedef struct IoEngineOps {
 /* Each engine's table, defined in its own file. */
 extern const IoEngineOps ioengine_sync_ops;
 extern const IoEngineOps ioengine_uring_ops;
+extern const IoEngineOps ioengine_libaio_ops;
 extern const IoEngineOps ioengine_null_ops;
 
 /* For engines that complete a request as it is queued (sync, null): the completions waiting to be
@@ -53,5 +55,5 @@ int io_done_list_push(IoDoneList *l, IoRequest *r);
 int io_done_list_reap(IoDoneList *l, IoRequest **done, unsigned max);
 void io_done_list_clear(IoDoneList *l);
 
-/* The engine called name ("sync", "io_uring", "null"), or NULL when none is. */
+/* The engine called name ("sync", "io_uring", "libaio", "null"), or NULL when none is. */
 const IoEngineOps *ioengine_find(const char *name);

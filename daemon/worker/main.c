@@ -520,7 +520,7 @@ static void help(void) {
                "     --stride SIZE        stride-read step\n"
                "     --sample-ms N        sample interval (100..60000)\n"
                "     --set KEY=VALUE      any job spec key: benchd-spec(7), docs/DESIGN.md \"Job spec\"\n"
-               "     --ioengine NAME      sync, io_uring or null (testing)\n"
+               "     --ioengine NAME      sync, io_uring, libaio or null (testing)\n"
                "     --json               print a JSON document instead of the summary\n"
                "     --try-mkfs FS        only run mkfs.FS as a filesystem step would, with --mkfs-options,\n"
                "                          on --members sparse images (default 1; raid0/raid1 2, raid10 4)\n"
@@ -681,7 +681,7 @@ static int run(int argc, char *argv[]) {
                         continue;
                 case ARG_IOENGINE:
                         if (!ioengine_find(optarg))
-                                return usage_error("--ioengine: '%s' is not one of sync, io_uring, null", optarg);
+                                return usage_error("--ioengine: '%s' is not one of sync, io_uring, libaio, null", optarg);
                         ioengine = optarg;
                         continue;
                 case ARG_JSON:

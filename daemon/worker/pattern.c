@@ -21,6 +21,25 @@ static void fill_random(uint8_t *b, size_t len, Prng *p) {
         }
 }
 
+#define GOLDEN_RATIO_64 UINT64_C(0x61C8864680B583EB)
+
+/* fio's __fill_random_buf() with CONFIG_SEED_BUCKETS 4: seeds seed × 1, 2, 3, 5, each word the
+ * previous of its chain times the golden ratio; a tail of fewer than four words from the first. */
+static void fill_fio(uint8_t *b, size_t len, uint64_t seed) {
+        uint64_t s[4] = { seed, seed * 2, seed * 3, seed * 5 };
+        size_t i = 0;
+
+        for (; i + 32 <= len; i += 32)
+                for (unsigned k = 0; k < 4; k++) {
+                        memcpy(b + i + 8 * k, &s[k], 8);
+                        s[k] *= GOLDEN_RATIO_64;
+                }
+        for (; i < len; i += 8) {
+                memcpy(b + i, &s[0], len - i < 8 ? len - i : 8);
+                s[0] *= GOLDEN_RATIO_64;
+        }
+}
+
 static size_t zero_part(uint32_t pct) {
         if (pct > 100)
                 pct = 100;
@@ -73,6 +92,29 @@ void pattern_refresh(void *buf, size_t len, PatternKind kind, uint32_t compress_
                         uint64_t v = prng_next(p);
                         memcpy(b + off, &v, 8);
                 }
+                break;
+        }
+}
+
+void pattern_refill(void *buf, size_t len, PatternKind kind, uint32_t compress_pct, Prng *p) {
+        uint8_t *b = buf;
+
+        switch (kind) {
+        case PATTERN_ZERO:
+        case PATTERN_DEV_ZERO:
+                memset(b, 0, len);
+                break;
+        case PATTERN_COMPRESSIBLE:
+                for (size_t off = 0; off < len; off += CHUNK) {
+                        size_t n = len - off < CHUNK ? len - off : CHUNK;
+                        size_t z = zero_part(compress_pct) < n ? zero_part(compress_pct) : n;
+                        memset(b + off, 0, z);
+                        fill_fio(b + off + z, n - z, prng_next(p) | 1);
+                }
+                break;
+        case PATTERN_RANDOM:
+        default:
+                fill_fio(b, len, prng_next(p) | 1);
                 break;
         }
 }

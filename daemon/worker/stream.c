@@ -225,7 +225,12 @@ static int data_loop_run(DataLoop *l, OffsetGen *gen, uint64_t base, uint64_t bu
                                         l->free_list[l->n_free++] = req;
                                         return stream_fail(s, r, "reading /dev/zero failed: %s", strerror(-r));
                                 }
-                        } else if (req->write)
+                        } else if (req->write && spec->refill_buffers)
+                                /* fio's refill_buffers: the whole buffer anew with fio's generator,
+                                 * before the clock starts but in the run's time, as fio fills it
+                                 * before it stamps start_time. */
+                                pattern_refill(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
+                        else if (req->write)
                                 pattern_refresh(req->buf, req->len, spec->pattern, spec->compress_pct, &s->rng);
                         req->start_ns = now_nsec(CLOCK_MONOTONIC);
                         if (stats && stats->ios == 0 && issued == 0)
@@ -494,35 +499,46 @@ static void sleep_until(Engine *e, uint64_t t_ns) {
 }
 
 /* ioping: one block read at a random offset every interval (1 s, or sample_ms when shorter),
- * after one that is not counted (ioping's warm-up, -a 1). */
+ * after one that is not counted (ioping's warm-up, -a 1). As ioping without -C, readahead is off
+ * and the block's cached pages are dropped before each request (untimed), so a read without
+ * direct I/O is the device's too. The requests fall halfway between two of the sampler's
+ * wake-ups (workload.h), where no other work of the worker's runs: ioping has no sampler. */
 int stream_ping(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
+        EngineShared *sh = e->shared;
         Buffers bufs = {};
         OffsetGen gen;
         uint64_t count = spec->runtime_ms > 0 ? UINT64_MAX : PING_COUNT;
         uint64_t interval_ns = (uint64_t) MIN(PING_INTERVAL_MS, spec->sample_ms ? spec->sample_ms : PING_INTERVAL_MS)
                                * NSEC_PER_MSEC;
-        uint64_t next = now_nsec(CLOCK_MONOTONIC);
+        uint64_t next;
         int r;
 
         r = stream_single_setup(s, &gen, &bufs);
         if (r < 0)
                 return r;
+        (void) posix_fadvise(s->fd, 0, 0, POSIX_FADV_RANDOM);
 
         /* ioping's warm-up request: the first, whatever it met on the way (a cold inode, an idle
          * device waking up), is not one of the figures. */
-        if (pread(s->fd, bufs.buf[0], spec->block_size, (off_t) offset_gen_next(&gen)) < 0) {
+        uint64_t warm = offset_gen_next(&gen);
+        (void) posix_fadvise(s->fd, (off_t) warm, (off_t) spec->block_size, POSIX_FADV_DONTNEED);
+        if (pread(s->fd, bufs.buf[0], spec->block_size, (off_t) warm) < 0) {
                 buffers_free(&bufs);
                 return stream_fail(s, -errno, "the warm-up read failed: %m");
         }
+        /* The first counted request half an interval to an interval and a half after the warm-up
+         * (ioping's: one interval). */
+        next = ping_first_request(sh->origin_ns, ping_request_offset(sh->sample_ns, ENGINE_WAIT_SLICE_NS),
+                                  interval_ns, now_nsec(CLOCK_MONOTONIC) + interval_ns / 2);
 
-        for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
-                next += interval_ns;
+        for (uint64_t i = 0; i < count && !engine_should_stop(e); i++, next += interval_ns) {
                 sleep_until(e, next);
                 if (engine_should_stop(e))
                         break;
                 IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
+                (void) posix_fadvise(s->fd, (off_t) req.offset, (off_t) req.len, POSIX_FADV_DONTNEED);
                 req.start_ns = now_nsec(CLOCK_MONOTONIC);
                 ssize_t n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
                 req.end_ns = now_nsec(CLOCK_MONOTONIC);

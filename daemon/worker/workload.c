@@ -163,3 +163,25 @@ uint64_t position_plan_offset(const PositionPlan *p, uint32_t i) {
 uint64_t position_plan_total(const PositionPlan *p) {
         return p->bytes * p->positions;
 }
+
+uint64_t wait_slice_end(uint64_t now_ns, uint64_t deadline_ns, uint64_t slice_ns) {
+        if (slice_ns == 0 || deadline_ns <= now_ns || deadline_ns - now_ns <= slice_ns)
+                return deadline_ns;
+        return deadline_ns - (deadline_ns - now_ns - 1) / slice_ns * slice_ns;
+}
+
+uint64_t ping_request_offset(uint64_t sample_ns, uint64_t slice_ns) {
+        uint64_t gap = slice_ns == 0 ? sample_ns : sample_ns % slice_ns;
+
+        if (gap == 0)
+                gap = slice_ns;
+        return gap / 2;
+}
+
+uint64_t ping_first_request(uint64_t origin, uint64_t offset, uint64_t interval, uint64_t not_before) {
+        uint64_t base = origin + offset;
+
+        if (not_before <= base)
+                return base - (base - not_before) / interval * interval;
+        return base + (not_before - base + interval - 1) / interval * interval;
+}

@@ -2,7 +2,8 @@
 /*
  * Where each I/O goes and in which direction: the offset generators of every workload, the
  * position workload's offsets and the rwmix choice, as pure functions over a small state (unit-tested for coverage, alignment, order
- * and bounds). No I/O here.
+ * and bounds), and when: the sampler's wake-up grid and ping's requests between its points. No
+ * I/O here.
  */
 #pragma once
 
@@ -73,3 +74,21 @@ uint64_t position_plan_total(const PositionPlan *p);
 static inline bool rwmix_is_read(Prng *p, uint32_t read_pct) {
         return prng_below(p, 100) < read_pct;
 }
+
+/* ---- the sampler's wake-ups, and where ping's requests go between them ----
+ *
+ * The sampler wakes at every sample deadline (origin + k × sample interval) and, to notice a stop
+ * or a dead stream, at most a slice later than its last wake-up; the slices are counted back from
+ * the deadline, so every wake-up falls on a grid fixed by the origin. */
+
+/* When a wait from now until deadline_ns next wakes: deadline_ns less whole slices, so that the
+ * wake-up is after now and at most slice_ns later. */
+uint64_t wait_slice_end(uint64_t now_ns, uint64_t deadline_ns, uint64_t slice_ns);
+
+/* Where a ping request goes after each sample deadline: halfway to the sampler's next wake-up,
+ * which is a slice later, or sample_ns modulo the slice where that is shorter. */
+uint64_t ping_request_offset(uint64_t sample_ns, uint64_t slice_ns);
+
+/* The first of ping's request times at or after not_before: origin + offset + j × interval for a
+ * whole number j (negative during a ramp). interval > 0. */
+uint64_t ping_first_request(uint64_t origin, uint64_t offset, uint64_t interval, uint64_t not_before);

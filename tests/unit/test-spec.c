@@ -168,7 +168,19 @@ START_TEST(test_names) {
         /* Then the allocation and cache keys of the anchor profiles. */
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_FALLOCATE), "fallocate");
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_INVALIDATE), "invalidate");
-        ck_assert_int_eq(SPEC_KEY_INVALIDATE, _SPEC_KEY_MAX - 1);
+        /* Then fio's engine and buffer keys (KDiskMark's libaio and refill_buffers). */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_IOENGINE), "ioengine");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_REFILL_BUFFERS), "refill_buffers");
+        ck_assert_int_eq(SPEC_KEY_REFILL_BUFFERS, _SPEC_KEY_MAX - 1);
+        ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_AUTO), "auto");
+        ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_LIBAIO), "libaio");
+        ck_assert_ptr_null(ioengine_kind_to_string(_IOENGINE_KIND_MAX));
+        /* The block workloads queue through an engine; the others make one call after another. */
+        ck_assert(workload_queues_io(WORKLOAD_READ) && workload_queues_io(WORKLOAD_RANDRW));
+        ck_assert(workload_queues_io(WORKLOAD_REWRITE) && workload_queues_io(WORKLOAD_POSITION));
+        ck_assert(!workload_queues_io(WORKLOAD_PING) && !workload_queues_io(WORKLOAD_SEEKS));
+        ck_assert(!workload_queues_io(WORKLOAD_READ_MODIFY_WRITE) && !workload_queues_io(WORKLOAD_PUTC));
+        ck_assert(!workload_queues_io(WORKLOAD_METADATA) && !workload_queues_io(_WORKLOAD_INVALID));
 }
 END_TEST
 
@@ -391,6 +403,12 @@ static const struct {
         { "fallocate=native", SPEC_KEY_FALLOCATE, FALLOCATE_NATIVE },
         { "invalidate=false", SPEC_KEY_INVALIDATE, 0 },
         { "invalidate=true", SPEC_KEY_INVALIDATE, 1 },
+        { "ioengine=auto", SPEC_KEY_IOENGINE, IOENGINE_AUTO },
+        { "ioengine=sync", SPEC_KEY_IOENGINE, IOENGINE_SYNC },
+        { "ioengine=io_uring", SPEC_KEY_IOENGINE, IOENGINE_IO_URING },
+        { "ioengine=libaio", SPEC_KEY_IOENGINE, IOENGINE_LIBAIO },
+        { "refill_buffers=true", SPEC_KEY_REFILL_BUFFERS, 1 },
+        { "refill_buffers=false", SPEC_KEY_REFILL_BUFFERS, 0 },
 };
 
 static uint64_t field_of(const JobSpec *s, SpecKey k) {
@@ -420,6 +438,8 @@ static uint64_t field_of(const JobSpec *s, SpecKey k) {
         case SPEC_KEY_STEADY_STATE_WINDOW_MS: return s->steady_state_window_ms;
         case SPEC_KEY_FALLOCATE:     return s->fallocate;
         case SPEC_KEY_INVALIDATE:    return s->invalidate;
+        case SPEC_KEY_IOENGINE:      return s->ioengine;
+        case SPEC_KEY_REFILL_BUFFERS: return s->refill_buffers;
         default:                     ck_abort_msg("no field for key %d", k);
         }
         return 0;
@@ -606,6 +626,11 @@ static const struct {
         { "fallocate", STR(""), "not an allocation mode" },
         { "fallocate", UINT(1), "expected a string" },
         { "invalidate", STR("maybe"), "invalidate" },
+        { "ioengine", STR("posixaio"), "ioengine: 'posixaio' is not an I/O engine; use auto (pread/pwrite at "
+          "queue_depth 1, io_uring above), sync, io_uring or libaio" },
+        { "ioengine", STR(""), "not an I/O engine" },
+        { "ioengine", UINT(1), "expected a string" },
+        { "refill_buffers", STR("always"), "refill_buffers" },
 };
 
 START_TEST(test_bad_typed) {
@@ -935,6 +960,24 @@ static const struct {
             "steady_state_window_ms=1500", NULL }, "holds fewer than two samples" },
         { { "target=/srv", "workload=write", "steady_state=bw:5", "runtime_ms=20000", "ramp_ms=5000", NULL },
           "steady_state_window_ms: 30000 is longer than the measured phase (runtime_ms 20000 - ramp_ms 5000)" },
+        /* ioengine and refill_buffers shape queued block I/O: refused where there is none, each with
+         * its good neighbour. */
+        { { "target=/srv", "workload=ping", "ioengine=libaio", NULL },
+          "ioengine: libaio given, but workload ping makes one system call after another and queues nothing" },
+        { { "target=/srv", "workload=seeks", "ioengine=sync", NULL }, "leave ioengine unset (auto)" },
+        { { "target=/srv", "workload=ping", "ioengine=auto", NULL }, NULL },
+        { { "target=/srv", "workload=randread", "ioengine=sync", "queue_depth=32", NULL },
+          "ioengine: sync completes each I/O before it queues the next, so queue_depth 32 cannot be kept" },
+        { { "target=/srv", "workload=randread", "ioengine=sync", NULL }, NULL },
+        { { "target=/srv", "workload=randread", "ioengine=libaio", "queue_depth=32", NULL }, NULL },
+        { { "target=/srv", "workload=read", "refill_buffers=true", NULL },
+          "refill_buffers: true given, but workload read writes no queued blocks; set it only on write" },
+        { { "target=/srv", "workload=read-modify-write", "refill_buffers=true", NULL }, "writes no queued blocks" },
+        { { "target=/srv", "workload=write", "pattern=zero", "refill_buffers=true", NULL },
+          "refill_buffers: true given with pattern=zero" },
+        { { "target=/srv", "workload=write", "pattern=dev-zero", "refill_buffers=true", NULL }, "pattern=dev-zero" },
+        { { "target=/srv", "workload=rewrite", "pattern=compressible:50", "refill_buffers=true", NULL }, NULL },
+        { { "target=/srv", "workload=read", "refill_buffers=false", NULL }, NULL },
 };
 
 START_TEST(test_bad_finalize) {
@@ -1252,7 +1295,9 @@ START_TEST(test_text_form) {
                          "max_repeats=10\n"
                          "steady_state_window_ms=30000\n"
                          "fallocate=native\n"
-                         "invalidate=true\n");
+                         "invalidate=true\n"
+                         "ioengine=auto\n"
+                         "refill_buffers=false\n");
         ck_assert_int_eq(spec_to_json(&s, &json), 0);
         ck_assert(strstr(json, "\"block_size\":8192"));
         ck_assert(strstr(json, "\"size\":1073741824"));

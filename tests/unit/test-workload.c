@@ -4,18 +4,22 @@
  * past the end, no repeats within a random pass), the position workload's plan (first at 0, last at
  * the device's end, aligned, increasing, no overlap, small devices refused), the rwmix ratio, buffer patterns, and the engine
  * machinery end to end with the null I/O engine (bytes and I/O counts, samples, files removed)
- * and with putc/getc on real files (a character an I/O, a latency per batch of characters).
+ * and with putc/getc on real files (a character an I/O, a latency per batch of characters), and
+ * each I/O engine on a real file (what it wrote is what it reads back, every request completed
+ * once, with its own result and a completion time after its start).
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "check-util.h"
+#include "ioengine.h"
 #include "pattern.h"
 #include "shared/proto-plausible.h"
 #include "shared/spec-check.h"
@@ -202,6 +206,29 @@ START_TEST(test_patterns) {
         for (size_t off = 0; off < N; off += 4096)
                 ck_assert(memcmp(a + off, b + off, 4096) != 0);
 
+        /* refill_buffers: everything anew, no 4 KiB chunk equal to another or to before, few zeros. */
+        memcpy(b, a, N);
+        pattern_refill(b, N, PATTERN_RANDOM, 0, &p);
+        ck_assert_uint_lt(count_zero(b, N), N / 128);
+        for (size_t off = 0; off < N; off += 4096) {
+                ck_assert(memcmp(a + off, b + off, 4096) != 0);
+                for (size_t o2 = 0; o2 < off; o2 += 4096)
+                        ck_assert(memcmp(b + o2, b + off, 4096) != 0);
+        }
+        memcpy(a, b, N);
+        pattern_refill(b, N, PATTERN_RANDOM, 0, &p);
+        for (size_t off = 0; off < N; off += 8)
+                ck_assert_msg(memcmp(a + off, b + off, 8) != 0 || count_zero(a + off, 8) == 8,
+                              "word at %zu survived a refill", off);
+        pattern_refill(b, N, PATTERN_COMPRESSIBLE, 50, &p);
+        for (size_t off = 0; off < N; off += 4096) {
+                unsigned z = count_zero(b + off, 4096);
+                ck_assert_uint_ge(z, 2048);
+                ck_assert_uint_lt(z, 2048 + 64);
+        }
+        pattern_refill(b, N, PATTERN_ZERO, 0, &p);
+        ck_assert_uint_eq(count_zero(b, N), N);
+
         pattern_fill(a, N, PATTERN_ZERO, 0, &p);
         ck_assert_uint_eq(count_zero(a, N), N);
         pattern_refresh(a, N, PATTERN_ZERO, 0, &p);
@@ -321,6 +348,175 @@ START_TEST(test_engine_null) {
         engine_result_clear(&res);
         spec_clear(&spec);
         rmdir(dir);
+}
+END_TEST
+
+/* ---- the sampler's wake-up grid and ping's requests between its points ---- */
+
+#define MS UINT64_C(1000000)
+
+START_TEST(test_wait_slices) {
+        /* A deadline within a slice: woken at the deadline itself. */
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1050 * MS, 100 * MS), 1050 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1100 * MS, 100 * MS), 1100 * MS);
+        /* Further: whole slices back from the deadline, after now and at most a slice on. */
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1250 * MS, 100 * MS), 1050 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS, 1200 * MS, 100 * MS), 1100 * MS);
+        ck_assert_uint_eq(wait_slice_end(1000 * MS + 1, 1200 * MS, 100 * MS), 1100 * MS);
+        ck_assert_uint_eq(wait_slice_end(1100 * MS, 1200 * MS + 1, 100 * MS), 1100 * MS + 1);
+        /* Whatever now is, the wake-ups of one wait fall on the deadline's grid. */
+        for (uint64_t now = 0; now < 2000 * MS; now += 7 * MS + 13) {
+                uint64_t w = wait_slice_end(now, 2000 * MS, 100 * MS);
+                ck_assert_uint_gt(w, now);
+                ck_assert_uint_le(w, now + 100 * MS);
+                ck_assert_uint_eq(w % (100 * MS), 0);
+        }
+        /* Past deadlines and no slice: the deadline. */
+        ck_assert_uint_eq(wait_slice_end(2000 * MS, 1000 * MS, 100 * MS), 1000 * MS);
+        ck_assert_uint_eq(wait_slice_end(0, 5000 * MS, 0), 5000 * MS);
+}
+END_TEST
+
+START_TEST(test_ping_offset) {
+        /* Sample intervals of whole slices: the wake-ups are 100 ms apart, the requests between. */
+        ck_assert_uint_eq(ping_request_offset(100 * MS, 100 * MS), 50 * MS);
+        ck_assert_uint_eq(ping_request_offset(1000 * MS, 100 * MS), 50 * MS);
+        ck_assert_uint_eq(ping_request_offset(60000 * MS, 100 * MS), 50 * MS);
+        /* 150 ms: after each deadline the next wake-up is 50 ms on (the next deadline less 100). */
+        ck_assert_uint_eq(ping_request_offset(150 * MS, 100 * MS), 25 * MS);
+        ck_assert_uint_eq(ping_request_offset(80 * MS, 0), 40 * MS);
+
+        /* Every request of a 100 ms or 1 s ping on a 100 ms grid lies 50 ms from its points. */
+        static const uint64_t samples[] = { 100 * MS, 1000 * MS, 2000 * MS };
+        for (size_t i = 0; i < ELEMENTSOF(samples); i++) {
+                uint64_t origin = 12345 * MS, interval = MIN(samples[i], 1000 * MS);
+                uint64_t off = ping_request_offset(samples[i], 100 * MS);
+                uint64_t t = ping_first_request(origin, off, interval, origin + 3 * MS);
+                for (unsigned k = 0; k < 50; k++, t += interval)
+                        ck_assert_uint_eq((t - origin) % (100 * MS), 50 * MS);
+        }
+}
+END_TEST
+
+START_TEST(test_ping_first_request) {
+        /* After the origin: the next point of origin + offset + j × interval. */
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1000), 1050);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1050), 1050);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1051), 1150);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1149), 1150);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 1150), 1150);
+        /* Before it (a ramp): points of negative j, never before not_before. */
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 700), 750);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 750), 750);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 751), 850);
+        ck_assert_uint_eq(ping_first_request(1000, 50, 100, 0), 50);
+}
+END_TEST
+
+/* ---- the I/O engines on a real file ---- */
+
+#define ENGINE_BLOCKS 16u
+#define ENGINE_BS 4096u
+
+/* Queues the blocks' requests depth at a time (refilling each slot as one completes, as the data
+ * loop does) and checks every completion; returns the number of completions. */
+static unsigned engine_pass(const IoEngineOps *ops, IoEngine *io, IoRequest *reqs, unsigned depth) {
+        IoRequest *done[ENGINE_BLOCKS];
+        bool seen[ENGINE_BLOCKS] = {};
+        unsigned next = 0, inflight = 0, completed = 0;
+
+        while (completed < ENGINE_BLOCKS) {
+                while (inflight < depth && next < ENGINE_BLOCKS) {
+                        reqs[next].start_ns = now_nsec(CLOCK_MONOTONIC);
+                        reqs[next].result = -1;
+                        ck_assert_int_eq(ops->queue(io, &reqs[next]), 0);
+                        next++;
+                        inflight++;
+                }
+                int n = ops->reap(io, 1, done, 1);
+                ck_assert_msg(n == 1, "%s: reap(1, 1) gave %d", ops->name, n);
+                IoRequest *r = done[0];
+                unsigned i = (unsigned) (r - reqs);
+                ck_assert_uint_lt(i, ENGINE_BLOCKS);
+                ck_assert_msg(!seen[i], "%s: request %u completed twice", ops->name, i);
+                seen[i] = true;
+                ck_assert_int_eq(r->result, ENGINE_BS);
+                ck_assert_uint_ge(r->end_ns, r->start_ns);
+                inflight--;
+                completed++;
+        }
+        return completed;
+}
+
+static const struct {
+        const char *engine;
+        unsigned depth;
+} engine_cases[] = {
+        { "sync", 1 },
+        { "io_uring", 4 },
+        { "io_uring", 1 },
+        { "libaio", 4 },
+        { "libaio", 1 },
+        { "libaio", ENGINE_BLOCKS },
+};
+
+START_TEST(test_ioengine_file) {
+        char path[] = "/tmp/test-workload-ioengine-XXXXXX";
+        const IoEngineOps *ops = ioengine_find(engine_cases[_i].engine);
+        unsigned depth = engine_cases[_i].depth;
+        IoRequest reqs[ENGINE_BLOCKS] = {};
+        void *wbuf[ENGINE_BLOCKS], *rbuf[ENGINE_BLOCKS];
+        IoEngine *io = NULL;
+        int fd, r;
+
+        ck_assert_ptr_nonnull(ops);
+        ck_assert_str_eq(ops->name, engine_cases[_i].engine);
+        fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(unlink(path), 0);
+
+        r = ops->open(fd, depth, &io);
+        if (r == -ENOSYS || r == -EPERM) {
+                /* Kernels built without it, or a seccomp filter that refuses it. */
+                fprintf(stderr, "skipped: the %s engine cannot start here: %s\n", ops->name, strerror(-r));
+                close(fd);
+                return;
+        }
+        ck_assert_msg(r == 0, "%s open: %s", ops->name, strerror(-r));
+
+        /* Writes, in a random order of offsets, each block with a content of its own. */
+        for (unsigned i = 0; i < ENGINE_BLOCKS; i++) {
+                ck_assert_int_eq(posix_memalign(&wbuf[i], 4096, ENGINE_BS), 0);
+                ck_assert_int_eq(posix_memalign(&rbuf[i], 4096, ENGINE_BS), 0);
+                memset(wbuf[i], 'a' + (int) i, ENGINE_BS);
+                memset(rbuf[i], 0, ENGINE_BS);
+                reqs[i] = (IoRequest) { .buf = wbuf[i], .offset = (uint64_t) ((i * 7) % ENGINE_BLOCKS) * ENGINE_BS,
+                                        .len = ENGINE_BS, .write = true };
+        }
+        ck_assert_uint_eq(engine_pass(ops, io, reqs, depth), ENGINE_BLOCKS);
+
+        /* Read back: each offset holds what its write carried. */
+        for (unsigned i = 0; i < ENGINE_BLOCKS; i++)
+                reqs[i] = (IoRequest) { .buf = rbuf[i], .offset = reqs[i].offset, .len = ENGINE_BS };
+        ck_assert_uint_eq(engine_pass(ops, io, reqs, depth), ENGINE_BLOCKS);
+        for (unsigned i = 0; i < ENGINE_BLOCKS; i++)
+                ck_assert_msg(memcmp(rbuf[i], wbuf[i], ENGINE_BS) == 0, "%s: block %u read back differs", ops->name,
+                              i);
+
+        /* Reading past the end completes with a short count, not an error of the engine. */
+        IoRequest past = { .buf = rbuf[0], .offset = (uint64_t) ENGINE_BLOCKS * ENGINE_BS, .len = ENGINE_BS };
+        IoRequest *done[1];
+        ck_assert_int_eq(ops->queue(io, &past), 0);
+        ck_assert_int_eq(ops->reap(io, 1, done, 1), 1);
+        ck_assert_ptr_eq(done[0], &past);
+        ck_assert_int_eq(past.result, 0);
+
+        ops->close(io);
+        for (unsigned i = 0; i < ENGINE_BLOCKS; i++) {
+                free(wbuf[i]);
+                free(rbuf[i]);
+        }
+        close(fd);
 }
 END_TEST
 
@@ -515,10 +711,14 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_patterns);
         tcase_add_loop_test(tc, test_position_plan, 0, ELEMENTSOF(plan_cases));
         tcase_add_test(tc, test_position_plan_rejects);
+        tcase_add_test(tc, test_wait_slices);
+        tcase_add_test(tc, test_ping_offset);
+        tcase_add_test(tc, test_ping_first_request);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("engine");
         tcase_add_loop_test(tc, test_engine_null, 0, ELEMENTSOF(null_cases));
+        tcase_add_loop_test(tc, test_ioengine_file, 0, ELEMENTSOF(engine_cases));
         tcase_add_loop_test(tc, test_engine_chars, 0, ELEMENTSOF(char_cases));
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
