@@ -1,16 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The metadata workload, as bonnie++ -n count:max:min:dirs does it: in our own directory
- * (<prefix>meta, spread over `dirs` subdirectories) create file_count files in name order, stat
- * them (and read their data) in directory order, delete them in name order; then create, stat and
- * delete them again in a random order. Every operation is timed; each of the six phases gets its
- * own ops/s and latency: a PhaseSummary, which protocol mode sends as a PHASE_RESULT frame (the
- * protocol's PHASE names the engine's stages, not the workload's), and a LOG line for humans.
+ * The metadata workload, as bonnie++ 2.00's -n count:max:min:dirs does it, in our own directory
+ * (<prefix>meta, its files spread over `dirs` subdirectories, filled one after another):
  *
- * The directories are target.c's: made and opened before the workload starts, and held. Every
- * operation here is one name (%010u) relative to one of those descriptors, so nothing is looked up
- * through a path someone else could have changed: a directory renamed away keeps our files, a
- * symlink put in a subdirectory's place is never followed.
+ *   create-seq   files 0, 1, ... named by their number in hex and 0-12 random letters after it,
+ *                so name order is creation order; then syncfs(), inside the phase's time
+ *   stat-seq     each directory read (readdir) and every entry stat()ed, its data read back
+ *   delete-seq   each directory read and every entry unlinked; then syncfs()
+ *   create-rand  files 0, 1, ... again, named by 0-12 random letters and then the hex number, so
+ *                name order is unrelated to creation order; then syncfs()
+ *   stat-rand    the files by name in a random order, each stat()ed and its data read back
+ *   delete-rand  the files by name in another random order, each unlinked; then syncfs()
+ *
+ * bonnie++ ends its create and delete tests with sync() inside their time; benchd flushes the
+ * target's filesystem alone (syncfs). Each operation is timed (the sequential stat and delete
+ * phases' with the readdir() that found the entry, as bonnie++'s are); the flush is in the
+ * phase's duration, not in an operation's latency. Each phase gets its own ops/s and latency: a
+ * PhaseSummary, which protocol mode sends as a PHASE_RESULT frame (the protocol's PHASE names the
+ * engine's stages, not the workload's), and a LOG line for humans. Names are computed from the
+ * phase's seed and the file's number (meta_file_name(), workload.c), outside the timed operation.
+ *
+ * The directories are target.c's: made and opened before the workload starts, and held through
+ * all six phases (bonnie++ removes its directories in the delete phases and makes new ones for
+ * create-rand). Every operation here is one name relative to one of those descriptors, so nothing
+ * is looked up through a path someone else could have changed: a directory renamed away keeps our
+ * files, a symlink put in a subdirectory's place is never followed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,21 +68,23 @@ typedef struct Meta {
         Stream *stream;
         const JobSpec *spec;
         int dirfd;              /* dirs == 1: the files' directory */
-        const int *dir_fds;     /* dirs > 1: file i is in dir_fds[i % dirs] */
+        const int *dir_fds;     /* dirs > 1: file i is in dir_fds[meta_file_dir(i)] */
         void *buf;              /* file_size_max bytes of pattern */
         Histogram *h;
+        uint64_t name_seed;     /* the last create phase's names: meta_file_name(name_seed, i, ...) */
+        bool random_names;
+        uint64_t created;       /* files 0 .. created-1 of the last create phase exist */
+        uint64_t found;         /* a readdir phase's entries */
 } Meta;
 
-/* File i's name, and the held directory it is in. */
-static int meta_name(const Meta *m, uint64_t i, char buf[static 16]) {
-        snprintf(buf, 16, "%010" PRIu64, i);
-        return m->spec->dirs > 1 ? m->dir_fds[i % m->spec->dirs] : m->dirfd;
+static int meta_dir_fd(const Meta *m, unsigned d) {
+        return m->spec->dirs > 1 ? m->dir_fds[d] : m->dirfd;
 }
 
-/* The names meta_name() gives: ten digits. Anything else in our directories is not a file of the
- * workload's. */
-static bool meta_name_ours(const char *name) {
-        return strlen(name) == 10 && strspn(name, "0123456789") == 10;
+/* File i's name, and the held directory it is in. */
+static int meta_name(const Meta *m, uint64_t i, char buf[static META_NAME_MAX + 1]) {
+        meta_file_name(m->name_seed, i, m->random_names, buf);
+        return meta_dir_fd(m, meta_file_dir(i, m->spec->file_count, MAX(m->spec->dirs, 1u)));
 }
 
 static uint64_t meta_file_size(Meta *m) {
@@ -119,9 +135,11 @@ static int meta_stat(Meta *m, int dirfd, const char *name, uint64_t *ret_bytes) 
         return 0;
 }
 
-static int meta_one(Meta *m, const MetaPhase *p, int dirfd, const char *name) {
+/* One operation on name in dirfd, timed from t (CLOCK_MONOTONIC ns: just before it, or before the
+ * readdir() that found the name). */
+static int meta_one(Meta *m, const MetaPhase *p, int dirfd, const char *name, uint64_t t) {
         Stream *s = m->stream;
-        uint64_t bytes = 0, t = now_nsec(CLOCK_MONOTONIC);
+        uint64_t bytes = 0;
         int r;
 
         switch (p->op) {
@@ -145,12 +163,15 @@ static int meta_one(Meta *m, const MetaPhase *p, int dirfd, const char *name) {
         return 0;
 }
 
-/* stat-seq walks the directories in readdir order, like `ls -l`. */
-static int meta_stat_seq(Meta *m, const MetaPhase *p) {
-        unsigned dirs = m->spec->dirs > 1 ? m->spec->dirs : 1;
+/* The sequential stat and delete phases: each directory in turn read with readdir(), the operation
+ * done on every entry as it is found (bonnie++ skips names starting with a dot; ours never do). */
+static int meta_readdir_phase(Meta *m, const MetaPhase *p) {
+        Engine *e = m->stream->engine;
+        unsigned dirs = MAX(m->spec->dirs, 1u);
 
-        for (unsigned d = 0; d < dirs && !engine_should_stop(m->stream->engine); d++) {
-                int held = m->spec->dirs > 1 ? m->dir_fds[d] : m->dirfd;
+        m->found = 0;
+        for (unsigned d = 0; d < dirs && !engine_should_stop(e); d++) {
+                int held = meta_dir_fd(m, d);
                 /* A description of its own for readdir, of the directory we hold. */
                 int fd = openat(held, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -162,47 +183,88 @@ static int meta_stat_seq(Meta *m, const MetaPhase *p) {
                         return stream_fail(m->stream, -ENOMEM, "out of memory");
                 }
                 struct dirent *de;
+                uint64_t t = now_nsec(CLOCK_MONOTONIC);
                 int r = 0;
-                while ((de = readdir(dir)) && !engine_should_stop(m->stream->engine)) {
-                        if (!meta_name_ours(de->d_name))
+                while (!engine_should_stop(e) && (de = readdir(dir))) {
+                        if (de->d_name[0] == '.')
                                 continue;
-                        r = meta_one(m, p, held, de->d_name);
+                        if (!meta_file_name_valid(de->d_name)) {
+                                r = stream_fail(m->stream, -EEXIST, "%s: the metadata directory holds '%s', which the "
+                                                "workload did not create", p->name, de->d_name);
+                                break;
+                        }
+                        r = meta_one(m, p, held, de->d_name, t);
                         if (r < 0)
                                 break;
+                        m->found++;
+                        t = now_nsec(CLOCK_MONOTONIC);
                 }
                 closedir(dir);
                 if (r < 0)
                         return r;
         }
+        if (!engine_should_stop(e) && m->found != m->created)
+                return stream_fail(m->stream, -EIO, "%s found %" PRIu64 " files in the metadata directories, "
+                                   "where %" PRIu64 " were created", p->name, m->found, m->created);
+        return 0;
+}
+
+/* Flushes the target's filesystem, as bonnie++'s sync() at the end of its create and delete tests
+ * does (sync() would flush every filesystem of the machine). */
+static int meta_sync(Meta *m, const MetaPhase *p) {
+        if (syncfs(m->dirfd) < 0)
+                return stream_fail(m->stream, -errno, "%s: syncfs failed: %m", p->name);
         return 0;
 }
 
 static int meta_phase(Meta *m, const MetaPhase *p) {
         Engine *e = m->stream->engine;
-        uint64_t n = m->spec->file_count, t0 = now_nsec(CLOCK_MONOTONIC);
+        uint64_t n = m->spec->file_count, t0;
         OffsetGen order;
         int r = 0;
 
         histogram_init(m->h);
         engine_log(e, LOG_INFO, "phase %s", p->name);
 
-        if (p->op == META_STAT && !p->random)
-                r = meta_stat_seq(m, p);
-        else {
-                r = offset_gen_init(&order, p->random ? OFFSET_RANDOM : OFFSET_SEQUENTIAL, n, 1, 0,
-                                    prng_next(&m->stream->rng));
+        if (p->op == META_CREATE) {
+                /* New names: bonnie++ makes them before it starts its clock. */
+                m->name_seed = prng_next(&m->stream->rng);
+                m->random_names = p->random;
+                m->created = 0;
+        }
+        if (p->random && p->op != META_CREATE && m->created > 0) {
+                r = offset_gen_init(&order, OFFSET_RANDOM, m->created, 1, 0, prng_next(&m->stream->rng));
                 if (r < 0)
-                        return stream_fail(m->stream, r, "file_count must be positive");
-                for (uint64_t i = 0; i < n && !engine_should_stop(e); i++) {
-                        char name[16];
-                        int dirfd = meta_name(m, offset_gen_next(&order), name);
-                        r = meta_one(m, p, dirfd, name);
+                        return stream_fail(m->stream, r, "cannot order %" PRIu64 " files", m->created);
+        }
+
+        t0 = now_nsec(CLOCK_MONOTONIC);
+        if (!p->random && p->op != META_CREATE)
+                r = meta_readdir_phase(m, p);
+        else {
+                /* Creates go in number order (so in name order for create-seq); stat-rand and
+                 * delete-rand take the files the create made in a random order. */
+                uint64_t count = p->op == META_CREATE ? n : m->created;
+
+                for (uint64_t k = 0; k < count && !engine_should_stop(e); k++) {
+                        char name[META_NAME_MAX + 1];
+                        uint64_t i = p->op == META_CREATE ? k : offset_gen_next(&order);
+                        int dirfd = meta_name(m, i, name);
+
+                        r = meta_one(m, p, dirfd, name, now_nsec(CLOCK_MONOTONIC));
                         if (r < 0)
                                 break;
+                        if (p->op == META_CREATE)
+                                m->created++;
                 }
         }
+        if (r >= 0 && p->op != META_STAT && !engine_should_stop(e))
+                r = meta_sync(m, p);
+        uint64_t t1 = now_nsec(CLOCK_MONOTONIC);
         if (r < 0)
                 return r;
+        if (p->op == META_DELETE)
+                m->created = 0;
 
         PhaseSummary *ps = realloc(e->phases, (e->n_phases + 1) * sizeof(PhaseSummary));
         if (!ps)
@@ -215,7 +277,7 @@ static int meta_phase(Meta *m, const MetaPhase *p) {
         uint64_t mean = (uint64_t) histogram_mean(m->h);
         *ps = (PhaseSummary) {
                 .ops = m->h->count,
-                .duration_usec = (now_nsec(CLOCK_MONOTONIC) - t0) / NSEC_PER_USEC,
+                .duration_usec = (t1 - t0) / NSEC_PER_USEC,
                 .lat_min_ns = min,
                 .lat_mean_ns = MAX(min, MIN(mean, max)),
                 .lat_p50_ns = histogram_percentile(m->h, 50),

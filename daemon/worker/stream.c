@@ -435,10 +435,13 @@ int stream_seeks(Stream *s) {
         return stream_error(s);
 }
 
-/* bonnie++'s Rewrite: read a block, dirty a byte of it, seek back and write it (here pread and
- * pwrite at its offset), block after block through the region; passes over it while time-based.
- * The read is recorded with the operation's latency, the write as its write-back, as a seek's
- * is; with sync=end the stream ends with the flush bonnie++'s close makes, inside the time. */
+/* bonnie++'s Rewrite: read a block, dirty a byte of it, seek back and write it, block after block
+ * through the region; passes over it while time-based. A stream's own file is worked through its
+ * file offset as bonnie++ does (read(2), lseek(2) back one block, write(2)); a file or device
+ * target's description is shared by every stream, so there each block is pread and pwritten at
+ * its offset. The read is recorded with the operation's latency, the write as its write-back, as
+ * a seek's is; with sync=end the stream ends with the flush bonnie++'s close makes, inside the
+ * time. */
 int stream_read_modify_write(Stream *s) {
         Engine *e = s->engine;
         const JobSpec *spec = e->spec;
@@ -455,6 +458,8 @@ int stream_read_modify_write(Stream *s) {
         r = buffers_alloc(s, 1, &bufs);
         if (r < 0)
                 return stream_fail(s, r, "out of memory");
+        bool own = s->fd != e->target_fd;
+        uint64_t pos = UINT64_MAX;      /* where the file offset is (own file) */
 
         for (uint64_t i = 0; i < count && !engine_should_stop(e); i++) {
                 IoRequest req = { .buf = bufs.buf[0], .offset = offset_gen_next(&gen), .len = (uint32_t) spec->block_size };
@@ -462,15 +467,26 @@ int stream_read_modify_write(Stream *s) {
                 ssize_t n;
 
                 req.start_ns = now_nsec(CLOCK_MONOTONIC);
-                n = pread(s->fd, req.buf, req.len, (off_t) req.offset);
+                if (own && pos != req.offset && lseek(s->fd, (off_t) req.offset, SEEK_SET) < 0) {
+                        req.result = -errno;
+                        (void) check_result(s, &req);
+                        break;
+                }
+                n = own ? read(s->fd, req.buf, req.len) : pread(s->fd, req.buf, req.len, (off_t) req.offset);
                 req.result = n < 0 ? -errno : n;
                 if (check_result(s, &req) < 0)
                         break;
                 ((uint8_t *) req.buf)[i % req.len]++;
                 wreq = req;
                 wreq.write = true;
-                n = pwrite(s->fd, wreq.buf, wreq.len, (off_t) wreq.offset);
+                if (own && lseek(s->fd, -(off_t) n, SEEK_CUR) < 0) {
+                        wreq.result = -errno;
+                        (void) check_result(s, &wreq);
+                        break;
+                }
+                n = own ? write(s->fd, wreq.buf, wreq.len) : pwrite(s->fd, wreq.buf, wreq.len, (off_t) wreq.offset);
                 wreq.result = n < 0 ? -errno : n;
+                pos = n > 0 ? wreq.offset + (uint64_t) n : UINT64_MAX;
                 if (check_result(s, &wreq) < 0)
                         break;
                 stream_record(s, now_nsec(CLOCK_MONOTONIC) - req.start_ns, false, req.len, 1);

@@ -5,8 +5,12 @@
  * xorshift-multiply mix so consecutive outputs are unrelated, with values >= n_blocks skipped
  * (fewer than one skip per offset on average). Every pass draws new constants. The position
  * workload's offsets are a plan computed from the device size alone (position_plan_*()).
+ * Metadata's file names are a hash of (seed, number), so no table of names is kept.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "shared/util.h"
 #include "workload.h"
@@ -184,4 +188,43 @@ uint64_t ping_first_request(uint64_t origin, uint64_t offset, uint64_t interval,
         if (not_before <= base)
                 return base - (base - not_before) / interval * interval;
         return base + (not_before - base + interval - 1) / interval * interval;
+}
+
+static const char meta_name_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+void meta_file_name(uint64_t seed, uint64_t i, bool random_names, char buf[static META_NAME_MAX + 1]) {
+        /* Each file's own stream of draws: splitmix64 over a state derived from the seed and i. */
+        uint64_t x = seed ^ (i * UINT64_C(0xd1b54a32d192ed03));
+        unsigned len = (unsigned) (splitmix64(&x) % (META_NAME_EXTRA_MAX + 1));
+        char extra[META_NAME_EXTRA_MAX + 1];
+
+        for (unsigned k = 0; k < len; k++)
+                extra[k] = meta_name_chars[splitmix64(&x) % (sizeof(meta_name_chars) - 1)];
+        extra[len] = 0;
+        if (random_names)
+                snprintf(buf, META_NAME_MAX + 1, "%s%010" PRIx64, extra, i & UINT64_C(0xffffffffff));
+        else
+                snprintf(buf, META_NAME_MAX + 1, "%010" PRIx64 "%s", i & UINT64_C(0xffffffffff), extra);
+}
+
+bool meta_file_name_valid(const char *name) {
+        size_t len = strlen(name);
+
+        if (len < META_NAME_HEX || len > META_NAME_MAX || strspn(name, meta_name_chars) != len)
+                return false;
+        /* Ten lower-case hex digits at the start (sequential) or at the end (random). */
+        return strspn(name, "0123456789abcdef") >= META_NAME_HEX ||
+               strspn(name + len - META_NAME_HEX, "0123456789abcdef") == META_NAME_HEX;
+}
+
+unsigned meta_file_dir(uint64_t i, uint64_t n, unsigned dirs) {
+        if (dirs <= 1 || n == 0)
+                return 0;
+        /* The first n mod dirs directories hold one file more than the others. */
+        uint64_t base = n / dirs, rem = n % dirs, boundary = rem * (base + 1);
+
+        i = MIN(i, n - 1);
+        if (i < boundary)
+                return (unsigned) (i / (base + 1));
+        return (unsigned) (rem + (i - boundary) / base);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Where each I/O goes and in which direction: the offset generators of every workload, the
- * position workload's offsets and the rwmix choice, as pure functions over a small state (unit-tested for coverage, alignment, order
- * and bounds), and when: the sampler's wake-up grid and ping's requests between its points. No
- * I/O here.
+ * position workload's offsets, the metadata workload's file names and directories, and the rwmix
+ * choice, as pure functions over a small state (unit-tested for coverage, alignment, order and
+ * bounds), and when: the sampler's wake-up grid and ping's requests between its points. No I/O
+ * here.
  */
 #pragma once
 
@@ -69,6 +70,23 @@ int position_plan_init(PositionPlan *p, uint64_t device_bytes, uint32_t position
 uint64_t position_plan_offset(const PositionPlan *p, uint32_t i);
 /* positions × bytes: what the whole sweep reads. */
 uint64_t position_plan_total(const PositionPlan *p);
+
+/* The metadata workload's file names, as bonnie++ -n makes them: the file's number as ten hex
+ * digits and 0 to META_NAME_EXTRA_MAX letters and digits (a-z, 0-9, A-Z), drawn per file, after
+ * them for the sequential phases (name order is then the order of creation) or before them for the
+ * random ones (name order unrelated to it). The name of file i is a function of (seed, i) alone, so
+ * a phase finds it again without a table of names; it never starts with a dot, and two files of
+ * one seed never share a name (the hex digits differ). i < 16^10. */
+#define META_NAME_HEX 10
+#define META_NAME_EXTRA_MAX 12
+#define META_NAME_MAX (META_NAME_HEX + META_NAME_EXTRA_MAX)
+void meta_file_name(uint64_t seed, uint64_t i, bool random_names, char buf[static META_NAME_MAX + 1]);
+/* True for what meta_file_name() can return (either order). */
+bool meta_file_name_valid(const char *name);
+/* The directory (0 .. dirs-1) of file i of n: bonnie++ fills its directories one after another, so
+ * files 0 .. n/dirs-1 go to the first, and so on (the first n mod dirs hold one more; with fewer
+ * files than directories, one each in the first n). */
+unsigned meta_file_dir(uint64_t i, uint64_t n, unsigned dirs);
 
 /* randrw: true for a read, with probability read_pct/100. */
 static inline bool rwmix_is_read(Prng *p, uint32_t read_pct) {

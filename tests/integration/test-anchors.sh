@@ -9,6 +9,10 @@
 #    leaves one unwritten extent over the whole size: filefrag -v (FIEMAP) reads both.
 # 2. putc makes one write(2) per character, as bonnie++ 2.00 does: strace -f -c counts them.
 # 3. bonnie's rewrite step reads and writes back every block, once.
+# 3b. bonnie's metadata step names, orders and flushes as bonnie++ -n does (strace): the
+#    sequential set named hex number first, created in number order filling the directories one
+#    after another, deleted in readdir order; the random set named hex number last, taken in a
+#    random order; a syncfs() ending each create and delete test.
 # 4. A read the page cache served (invalidate=false leaves the laid-out file cached) is marked
 #    page-cache, one that dropped it first device: standalone, and through benchd into SQLite,
 #    benchctl show RUN and the per-step view.
@@ -116,6 +120,55 @@ n = (8 << 20) // 8192
 assert r["ops"] == r["ios_read"] == r["ios_written"] == n, r
 assert r["bytes_read"] == r["bytes_written"] == 8 << 20, r
 EOF
+
+# ---- 3b. bonnie's metadata: bonnie++'s names, orders and flushes ----
+if command -v strace >/dev/null; then
+        mapfile -t META < <(step_keys bonnie metadata)
+        strace -f -qq -e trace=openat,unlinkat,syncfs -o "$TEST_DIR/meta.strace" \
+                "$WORKER_BIN" --target "$D" --json "${META[@]}" --set file_count=2048 >"$TEST_DIR/meta.json" \
+                2>"$TEST_DIR/meta.err" || fail "bonnie's metadata step under strace failed: $(cat "$TEST_DIR/meta.err")"
+        python3 - "$TEST_DIR/meta.strace" 2048 4 <<'EOF' || fail "bonnie's metadata step does not name, order or flush as bonnie++"
+import re, sys
+lines, n, dirs = open(sys.argv[1]).read().splitlines(), int(sys.argv[2]), int(sys.argv[3])
+creates, deletes, events = [], [], []
+for l in lines:
+    m = re.search(r'openat\((\d+), "([^"]+)", O_WRONLY\|O_CREAT\|O_EXCL', l)
+    if m:
+        creates.append((int(m.group(1)), m.group(2)))
+        events.append("c")
+    m = re.search(r'unlinkat\((\d+), "([^"]+)", 0(\)| <unfinished)', l)  # strace -f splits calls
+    if m:
+        deletes.append((int(m.group(1)), m.group(2)))
+        events.append("d")
+    if re.search(r'syncfs\(\d+', l):
+        events.append("s")
+assert len(creates) == 2 * n and len(deletes) == 2 * n, (len(creates), len(deletes))
+# create-seq, delete-seq, create-rand, delete-rand: each ends with a syncfs
+order = "".join(events)
+assert order == "c" * n + "s" + "d" * n + "s" + "c" * n + "s" + "d" * n + "s", re.sub(r"(.)\1+", r"\1+", order)
+seq, rnd = creates[:n], creates[n:]
+for k, (fd, name) in enumerate(seq):
+    assert re.fullmatch(r"[0-9a-f]{10}[A-Za-z0-9]{0,12}", name) and int(name[:10], 16) == k, (k, name)
+for k, (fd, name) in enumerate(rnd):
+    assert re.fullmatch(r"[A-Za-z0-9]{0,12}[0-9a-f]{10}", name) and int(name[-10:], 16) == k, (k, name)
+# the random names' extra characters come first: name order is not creation order
+assert sorted(rnd, key=lambda c: c[1]) != rnd
+# directories filled one after another: n/dirs files each, in runs
+for files in (seq, rnd):
+    fds = [fd for fd, _ in files]
+    runs = [fds[0]] + [b for a, b in zip(fds, fds[1:]) if a != b]
+    assert len(runs) == dirs == len(set(runs)), runs
+    assert all(fds.count(fd) == n // dirs for fd in runs), [fds.count(fd) for fd in runs]
+# delete-seq goes by readdir (ext4: hash order), a directory after another; delete-rand at random
+for made, gone in ((seq, deletes[:n]), (rnd, deletes[n:])):
+    assert sorted(made) == sorted(gone), "deleted other files than created"
+    assert gone != made, "deleted in creation order"
+fds = [fd for fd, _ in deletes[:n]]
+assert sum(a != b for a, b in zip(fds, fds[1:])) == dirs - 1, "delete-seq went back to a directory"
+EOF
+else
+        log "strace is not installed: the metadata step's names, orders and flushes are not checked"
+fi
 
 # ---- 4. a read from a warm page cache is marked ----
 for inv in false true; do

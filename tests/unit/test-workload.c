@@ -2,7 +2,9 @@
 /*
  * Offset generators (coverage of the region, alignment, sequential/backward/stride order, never
  * past the end, no repeats within a random pass), the position workload's plan (first at 0, last at
- * the device's end, aligned, increasing, no overlap, small devices refused), the rwmix ratio, buffer patterns, and the engine
+ * the device's end, aligned, increasing, no overlap, small devices refused), metadata's file names
+ * (bonnie++'s: hex number and random characters, name order = creation order for the sequential
+ * phases only, unique, reproducible) and directories (filled one after another), the rwmix ratio, buffer patterns, and the engine
  * machinery end to end with the null I/O engine (bytes and I/O counts, samples, files removed)
  * and with putc/getc on real files (a character an I/O, a latency per batch of characters), and
  * each I/O engine on a real file (what it wrote is what it reads back, every request completed
@@ -697,6 +699,114 @@ START_TEST(test_position_plan_rejects) {
 }
 END_TEST
 
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+START_TEST(test_meta_names) {
+        enum { N = 20000 };
+        static char names[N][META_NAME_MAX + 1];
+        static char *sorted[N];
+        unsigned lengths[META_NAME_EXTRA_MAX + 1] = {};
+        bool random_names = _i;
+
+        for (unsigned i = 0; i < N; i++) {
+                char hex[16], again[META_NAME_MAX + 1], other[META_NAME_MAX + 1];
+                size_t len;
+
+                meta_file_name(42, i, random_names, names[i]);
+                len = strlen(names[i]);
+                ck_assert_uint_ge(len, META_NAME_HEX);
+                ck_assert_uint_le(len, META_NAME_MAX);
+                lengths[len - META_NAME_HEX]++;
+                ck_assert_uint_eq(strspn(names[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), len);
+                ck_assert(meta_file_name_valid(names[i]));
+                /* The number in hex, at the start (sequential) or at the end (random). */
+                snprintf(hex, sizeof(hex), "%010x", i);
+                if (random_names)
+                        ck_assert_str_eq(names[i] + len - META_NAME_HEX, hex);
+                else
+                        ck_assert_int_eq(strncmp(names[i], hex, META_NAME_HEX), 0);
+                /* A function of (seed, i): found again without a table; another seed, other names. */
+                meta_file_name(42, i, random_names, again);
+                ck_assert_str_eq(again, names[i]);
+                meta_file_name(43, i, random_names, other);
+                if (i == 1000)
+                        ck_assert_str_ne(other, names[i]);
+                sorted[i] = names[i];
+        }
+        /* Every length of 0 to 12 extra characters occurs, about equally often. */
+        for (unsigned k = 0; k <= META_NAME_EXTRA_MAX; k++) {
+                ck_assert_uint_gt(lengths[k], N / (META_NAME_EXTRA_MAX + 1) / 2);
+                ck_assert_uint_lt(lengths[k], N / (META_NAME_EXTRA_MAX + 1) * 2);
+        }
+
+        /* Unique; in name order, the sequential names are in creation order and the random ones
+         * are not (about half the neighbours out of order). */
+        qsort(sorted, N, sizeof(sorted[0]), cmp_str);
+        unsigned in_order = 0;
+        for (unsigned i = 1; i < N; i++) {
+                ck_assert_str_ne(sorted[i - 1], sorted[i]);
+                in_order += sorted[i - 1] < sorted[i];
+        }
+        if (random_names) {
+                ck_assert_uint_gt(in_order, N / 3);
+                ck_assert_uint_lt(in_order, 2 * N / 3);
+        } else
+                ck_assert_uint_eq(in_order, N - 1);
+}
+END_TEST
+
+START_TEST(test_meta_name_valid) {
+        static const char *bad[] = {
+                "", ".", "..", ".benchd", "000000000", "00000000001234567890123",       /* 9, 23 long */
+                "0000000000-", "0000000000.tmp", "x000000000", "ABCDEF0123", "zzzzzzzzzzzzz",
+                "00000g0000abc", "abc0000000000/", "d00000",
+        };
+        static const char *good[] = {
+                "0000000000", "00000000ff", "0000000001CIq", "3o50000000000", "UZwpI6dSw0000000001",
+                "00000000000123456789AB",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ck_assert_msg(!meta_file_name_valid(bad[i]), "%s taken for a name of ours", bad[i]);
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                ck_assert_msg(meta_file_name_valid(good[i]), "%s not taken for a name of ours", good[i]);
+}
+END_TEST
+
+static const struct {
+        uint64_t n;
+        unsigned dirs;
+} dir_cases[] = {
+        { 32768, 4 }, { 32768, 1 }, { 10, 4 }, { 3, 8 }, { 1000, 7 }, { 1, 1 }, { 65536, 65536 },
+};
+
+START_TEST(test_meta_dirs) {
+        uint64_t n = dir_cases[_i].n;
+        unsigned dirs = dir_cases[_i].dirs, prev = 0;
+        _cleanup_free_ uint64_t *count = calloc(dirs, sizeof(uint64_t));
+
+        ck_assert_ptr_nonnull(count);
+        for (uint64_t i = 0; i < n; i++) {
+                unsigned d = meta_file_dir(i, n, dirs);
+                ck_assert_uint_lt(d, dirs);
+                /* One directory after another: never back to an earlier one, never one skipped
+                 * while files remain for it. */
+                ck_assert_uint_ge(d, prev);
+                ck_assert_uint_le(d, prev + 1);
+                prev = d;
+                count[d]++;
+        }
+        ck_assert_uint_eq(meta_file_dir(0, n, dirs), 0);
+        /* Filled evenly: the counts differ by at most one (dirs > n: the last ones stay empty). */
+        for (unsigned d = 0; d < dirs; d++) {
+                ck_assert_uint_ge(count[d], n / dirs);
+                ck_assert_uint_le(count[d], (n + dirs - 1) / dirs);
+        }
+}
+END_TEST
+
 static Suite *workload_suite(void) {
         Suite *s = suite_create("workload");
         TCase *tc = tcase_create("offsets");
@@ -714,6 +824,12 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_wait_slices);
         tcase_add_test(tc, test_ping_offset);
         tcase_add_test(tc, test_ping_first_request);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("metadata");
+        tcase_add_loop_test(tc, test_meta_names, 0, 2);
+        tcase_add_test(tc, test_meta_name_valid);
+        tcase_add_loop_test(tc, test_meta_dirs, 0, ELEMENTSOF(dir_cases));
         suite_add_tcase(s, tc);
 
         tc = tcase_create("engine");
