@@ -97,10 +97,12 @@ udev_sync() {
         wait_for 10 dev_exists "${LOOP_DEV#/dev/}" || fail "benchd did not see the sentinel ${LOOP_DEV#/dev/}"
 }
 
-# attach_image NAME: a 64 MiB image of random bytes and its loop device; sets IMG and DEV.
+# attach_image NAME: a 64 MiB image of random bytes and its loop device; sets IMG, DEV and SUM, the
+# image's checksum before it was attached (once attached, its autorun job may already be writing).
 attach_image() {
         IMG="$TEST_DIR/autorun-$1.img"
         [ -e "$IMG" ] || head -c 64M /dev/urandom >"$IMG"
+        SUM=$(sha256sum <"$IMG")
         DEV=$(losetup -f --show "$IMG")
         defer losetup -d "$DEV"
         log "$1: $DEV on $IMG"
@@ -132,7 +134,7 @@ IMG_A="$TEST_DIR/autorun-a.img"
 set_rule "$IMG_A" "$SERIAL-a" fw1 quick
 attach_image a
 A=$DEV A_NAME=${DEV#/dev/}
-sum_a=$(sha256sum <"$IMG_A")
+sum_a=$SUM
 job1=$(wait_udev_jobs "$A" 1)
 wait_job_state "$job1" succeeded 60
 assert_eq "read,randread" "$(workloads_of "$job1")" "steps of the autorun job on a disk that is not scratch"
@@ -201,7 +203,7 @@ IMG_C="$TEST_DIR/autorun-c.img"
 set_rule "$IMG_C" "$SERIAL-c" fw1 wonly
 attach_image c
 C=$DEV
-sum_c=$(sha256sum <"$IMG_C")
+sum_c=$SUM
 udev_sync
 assert_eq 0 "$(udev_jobs "$C")" "jobs for $C (profile wonly, not scratch)"
 grep -aq "every step of profile wonly writes and the disk is not marked scratch, so nothing is queued" "$BENCHD_LOG" ||
@@ -213,7 +215,7 @@ IMG_D="$TEST_DIR/autorun-d.img"
 set_rule "$IMG_D" "$SERIAL-d" fw1 quick 'ENV{BENCHD_SCRATCH}="1"'
 attach_image d
 D=$DEV
-sum_d=$(sha256sum <"$IMG_D")
+sum_d=$SUM
 job4=$(wait_udev_jobs "$D" 1)
 wait_job_state "$job4" succeeded 60
 assert_eq "write,read,randread" "$(workloads_of "$job4")" "steps of the autorun job on a scratch disk"
