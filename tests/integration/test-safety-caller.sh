@@ -182,7 +182,7 @@ META=(workload s metadata file_count u 60 dirs u 3 file_size_max u 0 sample_ms u
 race() {
         local label=$1 cancel=$2 id meta held=0 result before
         before=$(vault_state)
-        start_tracer 'mkdirat:\.benchd-[0-9]+-0-meta$' 'mkdirat:(^|/)d00000$' 'openat:(^|/)[0-9]{10}$:5'
+        start_tracer 'mkdirat:\.benchd-[0-9]+-0-meta$' 'mkdirat:(^|/)d00000$' 'openat:(^|/)[0-9a-f]{10}[0-9A-Za-z]{0,12}$:5'
         id=$(submit_as target s "$A" label s "$label" "${META[@]}") || fail "nobody could not submit $label"
         while tracer_event; do
                 case "$LINE" in
@@ -290,7 +290,7 @@ case_race_cancel() {
 held_job() {
         local path
 
-        start_tracer 'openat:(^|/)[0-9]{10}$:5'
+        start_tracer 'openat:(^|/)[0-9a-f]{10}[0-9A-Za-z]{0,12}$:5'
         ID=$(submit_as target s "$A" label s "$1" "${META[@]}") || fail "nobody could not submit $1"
         tracer_event
         case "$LINE" in
