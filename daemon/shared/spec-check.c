@@ -640,40 +640,88 @@ static bool path_exists(const char *root, const char *path) {
         return snprintf(p, sizeof(p), "%s%s", root, path) < (int) sizeof(p) && access(p, F_OK) >= 0;
 }
 
-/* md and LVM layouts: what they need of the machine, said when missing; and -EOPNOTSUPP when all
- * of it is there, because benchd does not build md arrays or volume groups yet: no machine this
- * was written on had md (no raid0/raid1 module, no /proc/mdstat) or mdadm, so that code could not
- * be tested, and untested code that runs mdadm --create on a caller's disks is not shipped. */
+/* md and LVM layouts: what they need of the machine, all of it said when missing (the md
+ * personality's module, /proc/mdstat, mdadm; device-mapper, lvm); and -EOPNOTSUPP when all of it is
+ * there, because this benchd does not build md arrays or volume groups yet. */
 static int check_layout_support(const JobSpec *s, const char *root, char **reterr) {
         const char *name = layout_to_string(s->layout);
-        char need[256];
+        char need[512] = "", module[16];
+        size_t n = 0;
+        int level = layout_md_level(s->layout);
 
-        if (s->layout == LAYOUT_MD_RAID0 || s->layout == LAYOUT_MD_RAID1) {
-                const char *module = s->layout == LAYOUT_MD_RAID0 ? "raid0" : "raid1";
-                bool md = path_exists(root, "/proc/mdstat") || module_known(root, module, false) > 0;
-                bool mdadm = tool_present(root, "mdadm");
+#define NEED(...) (n += (size_t) snprintf(need + MIN(n, sizeof(need)), sizeof(need) - MIN(n, sizeof(need)), \
+                                          "%s", n ? "; " : ""), \
+                   n += (size_t) snprintf(need + MIN(n, sizeof(need)), sizeof(need) - MIN(n, sizeof(need)), __VA_ARGS__))
+        if (level >= 0) {
+                bool mdstat = path_exists(root, "/proc/mdstat");
+                int known;
 
-                if (!md || !mdadm) {
-                        snprintf(need, sizeof(need), "%s%s%s%s%s", !md ? "the kernel's md RAID (module " : "",
-                                 !md ? module : "", !md ? ", /proc/mdstat absent)" : "", !md && !mdadm ? " and " : "",
-                                 !mdadm ? "mdadm (not installed)" : "");
-                        return fail(-EINVAL, reterr, "layout: %s needs %s: this machine cannot do it; use layout=%s "
-                                    "with btrfs or layout=single", name, need, module);
-                }
-        } else if (s->layout == LAYOUT_LVM) {
-                bool dm = path_exists(root, "/dev/mapper/control");
-                bool lvm = tool_present(root, "lvm");
-
-                if (!dm || !lvm) {
-                        snprintf(need, sizeof(need), "%s%s%s", !dm ? "device-mapper (/dev/mapper/control absent)" : "",
-                                 !dm && !lvm ? " and " : "", !lvm ? "lvm (not installed; Debian package lvm2)" : "");
-                        return fail(-EINVAL, reterr, "layout: lvm needs %s: this machine cannot do it; use "
-                                    "layout=single", need);
-                }
-        } else
+                snprintf(module, sizeof(module), "%s", level == 5 ? "raid456" : level == 10 ? "raid10" :
+                         level == 1 ? "raid1" : "raid0");
+                known = module_known(root, module, false);
+                /* Without /proc/mdstat md itself is missing; with it, the level's personality must be
+                 * built in or a module (when that cannot be told, it is assumed). */
+                if (!mdstat)
+                        NEED("the kernel's md RAID (/proc/mdstat absent, %s)", known > 0 ? "md_mod not loaded" :
+                             known == 0 ? "no md module" : "no module directory for this kernel");
+                else if (known == 0)
+                        NEED("the kernel's RAID%d personality (module %s not in this kernel's modules)", level, module);
+                if (!tool_present(root, "mdadm"))
+                        NEED("mdadm (not installed; Debian package mdadm)");
+        }
+        if (s->layout >= 0 && layout_is_lvm(s->layout)) {
+                if (!path_exists(root, "/dev/mapper/control"))
+                        NEED("device-mapper (/dev/mapper/control absent: the kernel has no dm_mod)");
+                if (!tool_present(root, "lvm"))
+                        NEED("lvm (not installed; Debian package lvm2)");
+        }
+#undef NEED
+        if (level < 0 && !(s->layout >= 0 && layout_is_lvm(s->layout)))
                 return 0;
+        if (n > 0)
+                return fail(-EINVAL, reterr, "layout: %s needs %s: this machine cannot do it; use a kernel and "
+                            "packages with them, or layout=single%s", name, need,
+                            level == 0 ? " or btrfs's raid0" : level == 1 ? " or btrfs's raid1" :
+                            level == 10 ? " or btrfs's raid10" : "");
         return fail(-EOPNOTSUPP, reterr, "layout: %s is not supported by this benchd yet; use layout=single, or "
                     "btrfs's own raid0, raid1 or raid10", name);
+}
+
+/* An LVM layout's lv_size fits the volume group: each physical volume gives its size less LVM's
+ * first MiB (label, metadata, alignment) in whole extents; over md-raid1+lvm there is one, the
+ * array, the smallest member less md's superblock and bitmap (taken as 2 MiB: more than 1.2
+ * metadata with an internal bitmap needs on these sizes). */
+static int check_lvm_fit(const JobSpec *s, char **reterr) {
+        uint64_t extent, total = 0, smallest = UINT64_MAX;
+        char a[32], b[32];
+        int r;
+
+        if (s->layout < 0 || !layout_is_lvm(s->layout) || s->lv_size == 0)
+                return 0;
+        r = spec_lvm_options_check(s->lvm_options ?: "", &extent, reterr);
+        if (r < 0)
+                return r;
+        for (char **d = s->devices; d && *d; d++) {
+                struct stat st;
+                uint64_t size;
+
+                if (stat(*d, &st) < 0 || block_device_size(*d, st.st_rdev, &size) < 0)
+                        return fail(-EINVAL, reterr, "devices: cannot tell the size of %s; lv_size needs it to "
+                                    "know that the logical volume fits", CALLER_TEXT(*d));
+                smallest = MIN(smallest, size);
+                if (s->layout == LAYOUT_LVM && size > (UINT64_C(1) << 20))
+                        total += (size - (UINT64_C(1) << 20)) / extent * extent;
+        }
+        if (s->layout == LAYOUT_MD_RAID1_LVM && smallest > (UINT64_C(3) << 20))
+                total = (smallest - (UINT64_C(3) << 20)) / extent * extent;
+        if (u64_add_sat(s->lv_size, extent - 1) / extent * extent > total)
+                return fail(-EINVAL, reterr, "lv_size: %s does not fit in the volume group of %s, which holds at most "
+                            "%s (in extents of %s); use lv_size=%s or less, or 0 for the whole group",
+                            format_bytes(a, sizeof(a), s->lv_size),
+                            s->layout == LAYOUT_LVM ? "the devices" : "the RAID1 array",
+                            format_bytes(b, sizeof(b), total), spec_size_text(extent, (char[32]) {}),
+                            spec_size_text(total, (char[32]) {}));
+        return 0;
 }
 
 static const char *node_kind_phrase(mode_t m) {
@@ -745,9 +793,11 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         }
 
         r = check_layout_support(s, root, reterr);
-        if (r < 0)
-                return r;
-        return check_devices(s, reterr);
+        if (r >= 0)
+                r = check_devices(s, reterr);
+        if (r >= 0)
+                r = check_lvm_fit(s, reterr);
+        return r;
 }
 
 int spec_check_matrix(const JobSpec *s, char **reterr) {

@@ -240,9 +240,74 @@ static int parse_layout(JobSpec *s, const char *value, char **reterr) {
 
         if (l < 0)
                 return spec_fail(reterr, "layout: '%s' is not a layout; use single, raid0, raid1 or raid10 (btrfs), "
-                                 "md-raid0, md-raid1 or lvm, e.g. layout=raid1", CALLER_TEXT(value));
+                                 "md-raid0, md-raid1, md-raid5, md-raid10, lvm or md-raid1+lvm, e.g. "
+                                 "layout=raid1", CALLER_TEXT(value));
         s->layout = l;
         return 0;
+}
+
+/* One printable line, bounded: what md_options and lvm_options hold before their own checks. */
+static int options_line(const char *key, const char *value, char **reterr) {
+        if (strlen(value) > SPEC_MAP_VALUE_MAX)
+                return spec_fail(reterr, "%s: longer than %u bytes; give fewer options", key, SPEC_MAP_VALUE_MAX);
+        if (!label_ok(value))
+                return spec_fail(reterr, "%s: '%s' contains control characters or invalid UTF-8; give options "
+                                 "as one line of text", key, CALLER_TEXT(value));
+        return 0;
+}
+
+static int parse_md_options(JobSpec *s, const char *value, char **reterr) {
+        int r = options_line("md_options", value, reterr);
+
+        if (r >= 0)
+                r = spec_md_options_check(value, reterr);
+        if (r < 0)
+                return r;
+        /* Blank options are none. */
+        return replace_string(&s->md_options, value[strspn(value, " \t")] ? value : "");
+}
+
+static int parse_lvm_options(JobSpec *s, const char *value, char **reterr) {
+        int r = options_line("lvm_options", value, reterr);
+
+        if (r >= 0)
+                r = spec_lvm_options_check(value, NULL, reterr);
+        if (r < 0)
+                return r;
+        return replace_string(&s->lvm_options, value[strspn(value, " \t")] ? value : "");
+}
+
+static int parse_md_resync(JobSpec *s, const char *value, char **reterr) {
+        MdResync m = md_resync_from_string(value);
+
+        if (m < 0)
+                return spec_fail(reterr, "md_resync: '%s' is not a resync mode; use wait (mdadm's initial resync, "
+                                 "finished before mkfs) or assume-clean (mdadm --assume-clean: none)",
+                                 CALLER_TEXT(value));
+        s->md_resync = m;
+        return 0;
+}
+
+/* Written for the md layouts (every run of one records it), and when not the default, wait (0). */
+static const char *text_md_resync(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (s->md_resync == MD_RESYNC_WAIT && !(s->layout >= 0 && layout_is_md(s->layout)))
+                return NULL;
+        return md_resync_to_string(s->md_resync);
+}
+
+static int parse_lv_size(JobSpec *s, const char *value, char **reterr) {
+        uint64_t v;
+
+        if (parse_size(value, &v) < 0 || v > SPEC_SIZE_MAX)
+                return spec_fail(reterr, "lv_size: '%s' is not a size up to 16T; use e.g. lv_size=2G, or 0 for the "
+                                 "whole volume group", CALLER_TEXT(value));
+        s->lv_size = v;
+        return 0;
+}
+
+/* Written when not 0 (0: the whole group). */
+static const char *text_lv_size(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        return s->lv_size ? spec_size_text(s->lv_size, buf) : NULL;
 }
 
 /* NULL (no value) until a layout is given or a matrix is finalized. */
@@ -597,7 +662,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "layout", SPEC_KIND_STRING, .optional = true, .parse = parse_layout, .text = text_layout,
                 .default_text = "single",
                 .doc = "how a filesystem matrix uses its devices: single, raid0, raid1 or raid10 (btrfs's own), "
-                       "md-raid0, md-raid1 or lvm",
+                       "md-raid0, md-raid1, md-raid5 or md-raid10 (an md array of all devices), lvm (a volume group "
+                       "of all devices, a linear logical volume per entry) or md-raid1+lvm",
         },
         [SPEC_KEY_POSITIONS] = {
                 "positions", SPEC_KIND_NUMBER, NUM(positions, SPEC_POSITIONS_MIN, SPEC_POSITIONS_MAX),
@@ -662,6 +728,30 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "regenerate every write's whole buffer before it is queued, outside its latency but inside "
                        "the run's time (fio's refill_buffers, which KDiskMark sets); false: a fresh 8 bytes per "
                        "4 KiB, enough that no two blocks written are alike",
+        },
+        [SPEC_KEY_MD_OPTIONS] = {
+                "md_options", SPEC_KIND_STRING, .optional = true, .parse = parse_md_options,
+                .offset = offsetof(JobSpec, md_options),
+                .doc = "md layouts: mdadm --create options, of --chunk=SIZE, --bitmap=internal|none, "
+                       "--metadata=VERSION and --layout=NAME (blank-separated)",
+        },
+        [SPEC_KEY_LVM_OPTIONS] = {
+                "lvm_options", SPEC_KIND_STRING, .optional = true, .parse = parse_lvm_options,
+                .offset = offsetof(JobSpec, lvm_options),
+                .doc = "LVM layouts: --physicalextentsize=SIZE (vgcreate), --dataalignment=SIZE and "
+                       "--metadatasize=SIZE (pvcreate), blank-separated",
+        },
+        [SPEC_KEY_LV_SIZE] = {
+                "lv_size", SPEC_KIND_STRING, .optional = true, .parse = parse_lv_size, .text = text_lv_size,
+                .unit = "bytes", .default_text = "0 (the whole group)",
+                .doc = "LVM layouts: the size of each entry's logical volume, rounded up to whole extents; 0, "
+                       "all of the volume group",
+        },
+        [SPEC_KEY_MD_RESYNC] = {
+                "md_resync", SPEC_KIND_STRING, .optional = true, .parse = parse_md_resync,
+                .text = text_md_resync, .default_text = "wait",
+                .doc = "md layouts: wait, the array's initial resync finished before mkfs; assume-clean, "
+                       "mdadm --assume-clean (no resync); recorded on every run",
         },
 };
 

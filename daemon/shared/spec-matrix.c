@@ -33,6 +33,9 @@ static const char *const layout_table[_LAYOUT_MAX] = {
         [LAYOUT_MD_RAID0] = "md-raid0",
         [LAYOUT_MD_RAID1] = "md-raid1",
         [LAYOUT_LVM] = "lvm",
+        [LAYOUT_MD_RAID5] = "md-raid5",
+        [LAYOUT_MD_RAID10] = "md-raid10",
+        [LAYOUT_MD_RAID1_LVM] = "md-raid1+lvm",
 };
 
 const char *layout_to_string(Layout l) {
@@ -52,7 +55,13 @@ unsigned layout_devices_min(Layout l) {
         case LAYOUT_RAID1:
         case LAYOUT_MD_RAID0:
         case LAYOUT_MD_RAID1:
+        case LAYOUT_MD_RAID10:          /* mdadm's near-2 layout on two devices */
+        case LAYOUT_MD_RAID1_LVM:
                 return 2;
+        case LAYOUT_MD_RAID5:
+                /* mdadm makes a RAID5 of two (a mirror with parity's overhead); benchd wants the
+                 * layout it names: data and parity striped over at least three. */
+                return 3;
         case LAYOUT_RAID10:
                 /* btrfs-progs v6.2 (what Debian 12 ships) makes -d raid10 -m raid10 on two devices
                  * (checked on two 300M files); older ones wanted four. */
@@ -60,6 +69,155 @@ unsigned layout_devices_min(Layout l) {
         default:
                 return 1;
         }
+}
+
+int layout_md_level(Layout l) {
+        switch (l) {
+        case LAYOUT_MD_RAID0:
+                return 0;
+        case LAYOUT_MD_RAID1:
+        case LAYOUT_MD_RAID1_LVM:
+                return 1;
+        case LAYOUT_MD_RAID5:
+                return 5;
+        case LAYOUT_MD_RAID10:
+                return 10;
+        default:
+                return -1;
+        }
+}
+
+bool layout_is_md(Layout l) {
+        return layout_md_level(l) >= 0;
+}
+
+bool layout_is_lvm(Layout l) {
+        return l == LAYOUT_LVM || l == LAYOUT_MD_RAID1_LVM;
+}
+
+static const char *const md_resync_table[_MD_RESYNC_MAX] = {
+        [MD_RESYNC_WAIT] = "wait",
+        [MD_RESYNC_ASSUME_CLEAN] = "assume-clean",
+};
+
+const char *md_resync_to_string(MdResync m) {
+        return m >= 0 && m < _MD_RESYNC_MAX ? md_resync_table[m] : NULL;
+}
+
+MdResync md_resync_from_string(const char *s) {
+        for (MdResync m = 0; s && m < _MD_RESYNC_MAX; m++)
+                if (streq(md_resync_table[m], s))
+                        return m;
+        return _MD_RESYNC_INVALID;
+}
+
+/* ---- md_options and lvm_options ---- */
+
+/* A size word of an option ("64K", "4M"): bytes, or -EINVAL. */
+static int option_size(const char *v, uint64_t *ret) {
+        return parse_size(v, ret) < 0 || *ret == 0 ? -EINVAL : 0;
+}
+
+static bool power_of_two(uint64_t v) {
+        return v && !(v & (v - 1));
+}
+
+static bool word_chars_ok(const char *v) {
+        if (!*v)
+                return false;
+        for (; *v; v++)
+                if (!((*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') || *v == '-' || *v == '.'))
+                        return false;
+        return true;
+}
+
+/* md_options: blank-separated --chunk=SIZE, --bitmap=internal|none, --metadata=VERSION and
+ * --layout=NAME, each at most once; nothing else reaches mdadm (no --force, --run, other devices,
+ * --homehost, --name or --config: those are benchd's). */
+int spec_md_options_check(const char *value, char **reterr) {
+        static const char *const names[] = { "--chunk=", "--bitmap=", "--metadata=", "--layout=" };
+        _cleanup_free_ char *copy = strdup(value);
+        bool seen[ELEMENTSOF(names)] = {};
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                size_t i;
+                const char *v;
+
+                for (i = 0; i < ELEMENTSOF(names); i++)
+                        if (strncmp(w, names[i], strlen(names[i])) == 0)
+                                break;
+                if (i == ELEMENTSOF(names))
+                        return spec_fail(reterr, "md_options: '%s' is not an option benchd passes to mdadm; use "
+                                         "--chunk=SIZE, --bitmap=internal|none, --metadata=0.90|1.0|1.1|1.2 or "
+                                         "--layout=NAME, e.g. md_options=--chunk=64K --bitmap=none",
+                                         CALLER_TEXT(w));
+                if (seen[i])
+                        return spec_fail(reterr, "md_options: %s is given twice; give it once", names[i]);
+                seen[i] = true;
+                v = w + strlen(names[i]);
+                if (i == 0) {
+                        uint64_t chunk;
+                        if (option_size(v, &chunk) < 0 || !power_of_two(chunk) || chunk < 4096 ||
+                            chunk > (UINT64_C(64) << 20))
+                                return spec_fail(reterr, "md_options: --chunk=%s is not a chunk size mdadm takes; "
+                                                 "use a power of two from 4K to 64M, e.g. --chunk=512K",
+                                                 CALLER_TEXT(v));
+                } else if (i == 1) {
+                        if (!streq(v, "internal") && !streq(v, "none"))
+                                return spec_fail(reterr, "md_options: --bitmap=%s is not a bitmap benchd makes; use "
+                                                 "--bitmap=internal or --bitmap=none (a bitmap file would be "
+                                                 "on the host)", CALLER_TEXT(v));
+                } else if (i == 2) {
+                        if (!streq(v, "0.90") && !streq(v, "1.0") && !streq(v, "1.1") && !streq(v, "1.2"))
+                                return spec_fail(reterr, "md_options: --metadata=%s is not an md superblock "
+                                                 "version; use 0.90, 1.0, 1.1 or 1.2", CALLER_TEXT(v));
+                } else if (!word_chars_ok(v))
+                        return spec_fail(reterr, "md_options: --layout=%s is not a layout name; use mdadm's, "
+                                         "e.g. --layout=f2 (md-raid10) or --layout=left-symmetric (md-raid5)",
+                                         CALLER_TEXT(v));
+        }
+        return 0;
+}
+
+/* lvm_options: --physicalextentsize=SIZE (vgcreate), --dataalignment=SIZE and
+ * --metadatasize=SIZE (pvcreate), each at most once. */
+int spec_lvm_options_check(const char *value, uint64_t *ret_extent, char **reterr) {
+        static const char *const names[] = { "--physicalextentsize=", "--dataalignment=", "--metadatasize=" };
+        _cleanup_free_ char *copy = strdup(value);
+        bool seen[ELEMENTSOF(names)] = {};
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        if (ret_extent)
+                *ret_extent = UINT64_C(4) << 20;
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                uint64_t v;
+                size_t i;
+
+                for (i = 0; i < ELEMENTSOF(names); i++)
+                        if (strncmp(w, names[i], strlen(names[i])) == 0)
+                                break;
+                if (i == ELEMENTSOF(names))
+                        return spec_fail(reterr, "lvm_options: '%s' is not an option benchd passes to LVM; use "
+                                         "--physicalextentsize=SIZE (vgcreate), --dataalignment=SIZE or "
+                                         "--metadatasize=SIZE (pvcreate), e.g. lvm_options=--physicalextentsize=1M",
+                                         CALLER_TEXT(w));
+                if (seen[i])
+                        return spec_fail(reterr, "lvm_options: %s is given twice; give it once", names[i]);
+                seen[i] = true;
+                if (option_size(w + strlen(names[i]), &v) < 0 || (i == 0 && (!power_of_two(v) || v < 1024 ||
+                                                                              v > (UINT64_C(16) << 30))))
+                        return spec_fail(reterr, "lvm_options: %s is not a size LVM takes there; use %s, e.g. "
+                                         "%s4M", CALLER_TEXT(w), i == 0 ? "a power of two from 1K to 16G" : "a size",
+                                         names[i]);
+                if (i == 0 && ret_extent)
+                        *ret_extent = v;
+        }
+        return 0;
 }
 
 /* btrfs's own RAID profiles, and the md layout to suggest for other filesystems (NULL: none). */
@@ -260,6 +418,36 @@ static int set_target(JobSpec *s, const char *value) {
         return 0;
 }
 
+/* md_options, md_resync, lvm_options and lv_size go with the layouts that use them. */
+static int check_md_lvm_keys(const JobSpec *s, char **reterr) {
+        const char *name = layout_to_string(s->layout) ?: "single";
+        bool md = s->layout >= 0 && layout_is_md(s->layout), lvm = s->layout >= 0 && layout_is_lvm(s->layout);
+
+        if (!md && s->md_options)
+                return spec_fail(reterr, "md_options: applies to the md layouts, not layout=%s; use layout=md-raid0, "
+                                 "md-raid1, md-raid5, md-raid10 or md-raid1+lvm, or leave md_options out", name);
+        if (!md && s->md_resync != MD_RESYNC_WAIT)
+                return spec_fail(reterr, "md_resync: applies to the md layouts, not layout=%s; use layout=md-raid1 "
+                                 "(or another md-*), or leave md_resync out", name);
+        if (!lvm && s->lvm_options)
+                return spec_fail(reterr, "lvm_options: applies to layout=lvm and md-raid1+lvm, not layout=%s; "
+                                 "use one of those, or leave lvm_options out", name);
+        if (!lvm && s->lv_size)
+                return spec_fail(reterr, "lv_size: applies to layout=lvm and md-raid1+lvm, not layout=%s; use one "
+                                 "of those, or leave lv_size out", name);
+        if (md && s->md_options && (layout_md_level(s->layout) == 1) && strstr(s->md_options, "--chunk="))
+                return spec_fail(reterr, "md_options: --chunk does not apply to %s (mdadm refuses a chunk size for "
+                                 "RAID1); leave --chunk out, or use md-raid0, md-raid5 or md-raid10", name);
+        if (md && s->md_options && layout_md_level(s->layout) == 0 && strstr(s->md_options, "--bitmap=internal"))
+                return spec_fail(reterr, "md_options: --bitmap=internal does not apply to md-raid0 (RAID0 has no "
+                                 "redundancy to track; mdadm refuses it); leave --bitmap out");
+        if (md && s->md_options && layout_md_level(s->layout) != 5 && layout_md_level(s->layout) != 10 &&
+            strstr(s->md_options, "--layout="))
+                return spec_fail(reterr, "md_options: --layout applies to md-raid5 and md-raid10, not %s; leave it "
+                                 "out", name);
+        return 0;
+}
+
 /* The matrix keys without filesystems mean nothing: say which key and what it needs. */
 static int check_no_matrix(const JobSpec *s, char **reterr) {
         if (spec_has_value(s, SPEC_KEY_DEVICES))
@@ -274,7 +462,7 @@ static int check_no_matrix(const JobSpec *s, char **reterr) {
         if (spec_has_value(s, SPEC_KEY_MOUNT_OPTIONS))
                 return spec_fail(reterr, "mount_options: applies to filesystem matrices; give filesystems=%s,... "
                                  "too, or leave mount_options out", s->mount_options.keys[0]);
-        return 0;
+        return check_md_lvm_keys(s, reterr);
 }
 
 /* devices from target, or target from devices; both given: target is one of them. */
@@ -368,6 +556,9 @@ int spec_finalize_matrix(JobSpec *s, char **reterr) {
                 s->set_mask |= KEY_BIT(SPEC_KEY_LAYOUT);
         }
         r = check_layout(s, reterr);
+        if (r < 0)
+                return r;
+        r = check_md_lvm_keys(s, reterr);
         if (r < 0)
                 return r;
 

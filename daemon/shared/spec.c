@@ -573,6 +573,8 @@ void spec_clear(JobSpec *s) {
         free(s->target);
         free(s->profile);
         free(s->label);
+        free(s->md_options);
+        free(s->lvm_options);
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
                 uint8_t *p = (uint8_t *) s + spec_key_table[k].offset;
 
@@ -589,7 +591,7 @@ int spec_copy(const JobSpec *s, JobSpec *ret) {
         bool ok = true;
 
         /* Nothing of s is shared, so that spec_clear(&c) on failure frees only copies. */
-        c.target = c.profile = c.label = NULL;
+        c.target = c.profile = c.label = c.md_options = c.lvm_options = NULL;
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
                 uint8_t *p = (uint8_t *) &c + spec_key_table[k].offset;
 
@@ -601,7 +603,9 @@ int spec_copy(const JobSpec *s, JobSpec *ret) {
 
         ok = strdup_or_null(s->target, &c.target) >= 0 &&
              strdup_or_null(s->profile, &c.profile) >= 0 &&
-             strdup_or_null(s->label, &c.label) >= 0;
+             strdup_or_null(s->label, &c.label) >= 0 &&
+             strdup_or_null(s->md_options, &c.md_options) >= 0 &&
+             strdup_or_null(s->lvm_options, &c.lvm_options) >= 0;
         for (SpecKey k = 0; ok && k < _SPEC_KEY_MAX; k++) {
                 const SpecKeyInfo *ki = &spec_key_table[k];
                 uint8_t *p = (uint8_t *) &c + ki->offset;

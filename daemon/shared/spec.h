@@ -62,7 +62,10 @@ typedef enum Layout {
         LAYOUT_RAID10,          /* btrfs -d raid10 -m raid10 */
         LAYOUT_MD_RAID0,        /* mdadm --level=0 under any filesystem */
         LAYOUT_MD_RAID1,
-        LAYOUT_LVM,             /* one logical volume over the devices */
+        LAYOUT_LVM,             /* one volume group over the devices, a linear logical volume per entry */
+        LAYOUT_MD_RAID5,        /* mdadm --level=5 */
+        LAYOUT_MD_RAID10,       /* mdadm --level=10 */
+        LAYOUT_MD_RAID1_LVM,    /* md RAID1 over the devices, LVM on the array */
         _LAYOUT_MAX,
         _LAYOUT_INVALID = -22,
 } Layout;
@@ -71,6 +74,23 @@ const char *layout_to_string(Layout l);
 Layout layout_from_string(const char *s);
 /* The fewest devices a layout can be made of. */
 unsigned layout_devices_min(Layout l);
+/* Whether the layout builds an md array (md-raid*, md-raid1+lvm), an LVM volume group (lvm,
+ * md-raid1+lvm); the md level of an md layout (0, 1, 5, 10; -1 for others). */
+bool layout_is_md(Layout l);
+bool layout_is_lvm(Layout l);
+int layout_md_level(Layout l);
+
+/* How a new md array's members are brought in step (md_resync=): mdadm's initial resync, waited
+ * for before the filesystem is made; or --assume-clean, none (RAID0 has none either way). */
+typedef enum MdResync {
+        MD_RESYNC_WAIT,
+        MD_RESYNC_ASSUME_CLEAN,
+        _MD_RESYNC_MAX,
+        _MD_RESYNC_INVALID = -22,
+} MdResync;
+
+const char *md_resync_to_string(MdResync m);
+MdResync md_resync_from_string(const char *s);
 
 typedef enum SyncMode {
         SYNC_NONE,
@@ -219,6 +239,13 @@ typedef struct JobSpec {
         bool invalidate;                /* drop the file's pages before the measured phase */
         IoEngineKind ioengine;          /* the data loop's engine */
         bool refill_buffers;            /* every write's buffer regenerated whole (fio's refill_buffers) */
+        /* md and LVM layouts (docs/matrices.md "md RAID and LVM"): the words benchd passes to mdadm
+         * --create and to pvcreate/vgcreate, the logical volume's size (0: the whole group), and
+         * how the array's initial resync is handled. NULL/0 when not given. */
+        char *md_options;
+        char *lvm_options;
+        uint64_t lv_size;
+        MdResync md_resync;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -264,6 +291,10 @@ typedef enum SpecKey {
         SPEC_KEY_INVALIDATE,
         SPEC_KEY_IOENGINE,
         SPEC_KEY_REFILL_BUFFERS,
+        SPEC_KEY_MD_OPTIONS,
+        SPEC_KEY_LVM_OPTIONS,
+        SPEC_KEY_LV_SIZE,
+        SPEC_KEY_MD_RESYNC,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
@@ -415,6 +446,11 @@ const char *steady_state_kind_to_string(SteadyStateKind k);
  * for any options of a filesystem whose mkfs benchd has no list for (only ext2, ext3, ext4, btrfs
  * and xfs have one). -ENOMEM. */
 int spec_mkfs_options_check(const char *fs, const char *options, char **reterr);
+/* md_options and lvm_options (spec-matrix.c): only the words benchd passes on, each checked; -EINVAL
+ * with a message naming the word and what would do. lvm_options also gives the extent size
+ * (--physicalextentsize, else LVM's 4 MiB), when ret_extent is not NULL. */
+int spec_md_options_check(const char *value, char **reterr);
+int spec_lvm_options_check(const char *value, uint64_t *ret_extent, char **reterr);
 
 /* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
  * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */

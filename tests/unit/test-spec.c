@@ -121,7 +121,8 @@ START_TEST(test_names) {
         ck_assert(!workload_on_directory(_WORKLOAD_INVALID));
 
         static const char *const layouts[_LAYOUT_MAX] = {
-                "single", "raid0", "raid1", "raid10", "md-raid0", "md-raid1", "lvm",
+                "single", "raid0", "raid1", "raid10", "md-raid0", "md-raid1", "lvm", "md-raid5", "md-raid10",
+                "md-raid1+lvm",
         };
         for (Layout l = 0; l < _LAYOUT_MAX; l++) {
                 ck_assert_str_eq(layout_to_string(l), layouts[l]);
@@ -135,6 +136,14 @@ START_TEST(test_names) {
         ck_assert_uint_eq(layout_devices_min(LAYOUT_RAID1), 2);
         ck_assert_uint_eq(layout_devices_min(LAYOUT_RAID10), 2);
         ck_assert_uint_eq(layout_devices_min(LAYOUT_LVM), 1);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_MD_RAID5), 3);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_MD_RAID10), 2);
+        ck_assert_uint_eq(layout_devices_min(LAYOUT_MD_RAID1_LVM), 2);
+        ck_assert_int_eq(layout_md_level(LAYOUT_MD_RAID1_LVM), 1);
+        ck_assert_int_eq(layout_md_level(LAYOUT_MD_RAID5), 5);
+        ck_assert_int_eq(layout_md_level(LAYOUT_LVM), -1);
+        ck_assert(layout_is_lvm(LAYOUT_MD_RAID1_LVM) && layout_is_md(LAYOUT_MD_RAID1_LVM));
+        ck_assert(!layout_is_md(LAYOUT_LVM) && !layout_is_lvm(LAYOUT_RAID1));
         ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_FILESYSTEMS)->kind), "strings");
         ck_assert_str_eq(spec_kind_to_string(spec_key_info(SPEC_KEY_MKFS_OPTIONS)->kind), "map");
         ck_assert(strstr(spec_kind_bus_types(SPEC_KIND_MAP), "a{ss}"));
@@ -171,7 +180,10 @@ START_TEST(test_names) {
         /* Then fio's engine and buffer keys (KDiskMark's libaio and refill_buffers). */
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_IOENGINE), "ioengine");
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_REFILL_BUFFERS), "refill_buffers");
-        ck_assert_int_eq(SPEC_KEY_REFILL_BUFFERS, _SPEC_KEY_MAX - 1);
+        /* Then the md and LVM layouts' keys. */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_MD_OPTIONS), "md_options");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_MD_RESYNC), "md_resync");
+        ck_assert_int_eq(SPEC_KEY_MD_RESYNC, _SPEC_KEY_MAX - 1);
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_AUTO), "auto");
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_LIBAIO), "libaio");
         ck_assert_ptr_null(ioengine_kind_to_string(_IOENGINE_KIND_MAX));
@@ -1037,7 +1049,103 @@ static const struct {
           "layout: raid10 needs at least 2 devices, devices has 1" },
         { { "target=/dev/a", "workload=write", "filesystems=ext4", "destructive=true", "layout=md-raid0", NULL },
           "layout: md-raid0 needs at least 2 devices" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=md-raid5", NULL },
+          "layout: md-raid5 needs at least 3 devices, devices has 2; add another device or use layout=single" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a", "layout=md-raid1+lvm", NULL },
+          "layout: md-raid1+lvm needs at least 2 devices" },
+        /* md and LVM keys go with their layouts, and only what benchd passes on. */
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a", "md_options=--chunk=64K",
+            NULL }, "md_options: applies to the md layouts, not layout=single; use layout=md-raid0" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a", "md_resync=assume-clean",
+            NULL }, "md_resync: applies to the md layouts, not layout=single" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=md-raid1",
+            "lv_size=1G", NULL }, "lv_size: applies to layout=lvm and md-raid1+lvm, not layout=md-raid1" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=raid0",
+            "filesystems=btrfs", "lvm_options=--physicalextentsize=1M", NULL },
+          "lvm_options: applies to layout=lvm and md-raid1+lvm, not layout=raid0" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=md-raid1",
+            "md_options=--chunk=64K", NULL }, "md_options: --chunk does not apply to md-raid1 (mdadm refuses a "
+                                             "chunk size for RAID1)" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=md-raid0",
+            "md_options=--bitmap=internal", NULL }, "--bitmap=internal does not apply to md-raid0" },
+        { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "layout=md-raid1",
+            "md_options=--layout=f2", NULL }, "md_options: --layout applies to md-raid5 and md-raid10, not md-raid1" },
+        { { "target=/srv", "workload=write", "md_options=--chunk=64K", NULL }, "md_options: applies to the md layouts" },
 };
+
+/* md_options and lvm_options take only the words benchd passes on. */
+static const struct {
+        const char *assignment, *needle;
+} bad_md_lvm_options[] = {
+        { "md_options=--force", "md_options: '--force' is not an option benchd passes to mdadm; use --chunk=SIZE" },
+        { "md_options=--chunk=64K /dev/sda", "md_options: '/dev/sda' is not an option benchd passes to mdadm" },
+        { "md_options=--chunk=3K", "md_options: --chunk=3K is not a chunk size mdadm takes; use a power of two" },
+        { "md_options=--chunk=128M", "--chunk=128M is not a chunk size" },
+        { "md_options=--chunk=64K --chunk=128K", "md_options: --chunk= is given twice" },
+        { "md_options=--bitmap=/tmp/bm", "md_options: --bitmap=/tmp/bm is not a bitmap benchd makes" },
+        { "md_options=--metadata=2.0", "md_options: --metadata=2.0 is not an md superblock version" },
+        { "md_options=--layout=f2;x", "md_options: --layout=f2;x is not a layout name" },
+        { "md_options=--homehost=other", "'--homehost=other' is not an option benchd passes to mdadm" },
+        { "lvm_options=--stripes=2", "lvm_options: '--stripes=2' is not an option benchd passes to LVM" },
+        { "lvm_options=--physicalextentsize=3M", "lvm_options: --physicalextentsize=3M is not a size LVM takes there; "
+                                                 "use a power of two from 1K to 16G" },
+        { "lvm_options=--dataalignment=x", "lvm_options: --dataalignment=x is not a size" },
+        { "md_resync=fast", "md_resync: 'fast' is not a resync mode; use wait" },
+        { "lv_size=lots", "lv_size: 'lots' is not a size" },
+};
+
+START_TEST(test_bad_md_lvm_options) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, bad_md_lvm_options[_i].assignment, &err), -EINVAL);
+        ck_assert_msg(strstr(err, bad_md_lvm_options[_i].needle), "'%s' lacks '%s'", err,
+                      bad_md_lvm_options[_i].needle);
+}
+END_TEST
+
+/* A good md and LVM spec, and its text: md_resync written for md layouts, lv_size when not 0. */
+START_TEST(test_md_lvm_text) {
+        _cleanup_spec_ JobSpec s, back;
+        _cleanup_free_ char *err = NULL, *text = NULL, *text2 = NULL, *json = NULL;
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "filesystems=ext4", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "destructive=true", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "devices=/dev/a,/dev/b", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "layout=md-raid1+lvm", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "md_options=--bitmap=none --metadata=1.2", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "lvm_options=--physicalextentsize=1M", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "lv_size=64M", NULL), 0);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_msg(strstr(text, "\nmd_resync=wait\n") && strstr(text, "\nlv_size=64M\n") &&
+                      strstr(text, "\nmd_options=--bitmap=none --metadata=1.2\n") &&
+                      strstr(text, "\nlvm_options=--physicalextentsize=1M\n"), "%s", text);
+        ck_assert_int_eq(spec_to_json(&s, &json), 0);
+        spec_init(&back);
+        ck_assert_msg(spec_from_json(&back, json, &err) == 0, "%s", strna(err));
+        ck_assert_msg(spec_finalize(&back, &err) == 0, "%s", strna(err));
+        ck_assert(spec_equal(&s, &back));
+        ck_assert_int_eq(spec_to_text(&back, &text2), 0);
+        ck_assert_str_eq(text, text2);
+
+        /* A single-layout job's text has neither. */
+        spec_clear(&s);
+        free(text);
+        text = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "filesystems=ext4", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "destructive=true", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "devices=/dev/a", NULL), 0);
+        ck_assert_msg(spec_finalize(&s, &err) == 0, "%s", strna(err));
+        ck_assert_int_eq(spec_to_text(&s, &text), 0);
+        ck_assert_msg(!strstr(text, "md_resync") && !strstr(text, "lv_size") && !strstr(text, "md_options"), "%s",
+                      text);
+}
+END_TEST
 
 START_TEST(test_bad_matrix) {
         _cleanup_spec_ JobSpec s;
@@ -2087,27 +2195,45 @@ static const struct {
           { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
         /* md and LVM: what is missing, and "not yet" when nothing is. */
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
-          "layout: md-raid1 needs the kernel's md RAID (module raid1, /proc/mdstat absent) and mdadm (not "
-          "installed): this machine cannot do it; use layout=raid1 with btrfs or layout=single" },
+          "layout: md-raid1 needs the kernel's md RAID (/proc/mdstat absent, no module directory for this "
+          "kernel); mdadm (not installed; Debian package mdadm): this machine cannot do it; use a kernel and "
+          "packages with them, or layout=single or btrfs's raid1" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "proc/mdstat", NOEXE, "Personalities :\n" } },
           { "filesystems=ext4", "layout=md-raid0", NULL }, -EINVAL,
-          "layout: md-raid0 needs mdadm (not installed): this machine cannot do it; use layout=raid0 with btrfs" },
+          "layout: md-raid0 needs mdadm (not installed; Debian package mdadm): this machine cannot do it" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" } },
           { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
-          "needs the kernel's md RAID (module raid1, /proc/mdstat absent): this machine" },
+          "needs the kernel's md RAID (/proc/mdstat absent, no module directory for this kernel): this machine" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
+          "needs the kernel's md RAID (/proc/mdstat absent, md_mod not loaded)" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid1", NULL }, -EOPNOTSUPP,
           "layout: md-raid1 is not supported by this benchd yet" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
+          "layout: md-raid5 needs the kernel's RAID5 personality (module raid456 not in this kernel's modules)" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" } },
           { "filesystems=ext4", "layout=md-raid0", NULL }, -EOPNOTSUPP, "md-raid0 is not supported" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL,
-          "layout: lvm needs device-mapper (/dev/mapper/control absent) and lvm (not installed; Debian package "
-          "lvm2): this machine cannot do it; use layout=single" },
+          "layout: lvm needs device-mapper (/dev/mapper/control absent: the kernel has no dm_mod); lvm (not "
+          "installed; Debian package lvm2): this machine cannot do it; use a kernel and packages with them, or "
+          "layout=single" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" } },
           { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "layout: lvm needs lvm (not installed" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
           { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet" },
+        /* md-raid1+lvm needs both, and says all that is missing. */
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
+          { "filesystems=ext4", "layout=md-raid1+lvm", NULL }, -EINVAL,
+          "layout: md-raid1+lvm needs the kernel's md RAID (/proc/mdstat absent, no module directory for this "
+          "kernel); mdadm (not installed; Debian package mdadm): this machine" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" } },
+          { "filesystems=ext4", "layout=md-raid1+lvm", NULL }, -EINVAL,
+          "layout: md-raid1+lvm needs device-mapper (/dev/mapper/control absent: the kernel has no dm_mod); lvm" },
         /* btrfs RAID needs nothing but btrfs. */
         { { { "usr/sbin/mkfs.btrfs", EXE, "" } }, { "filesystems=btrfs", "layout=raid1", NULL }, -EINVAL,
           "not a block device" },
@@ -2236,6 +2362,8 @@ static Suite *spec_suite(void) {
         tcase_add_test(tc, test_finalize_unaligned_buffered);
         tcase_add_loop_test(tc, test_finalize_buffers, 0, ELEMENTSOF(buffer_cases));
         tcase_add_loop_test(tc, test_bad_matrix, 0, ELEMENTSOF(bad_matrix));
+        tcase_add_loop_test(tc, test_bad_md_lvm_options, 0, ELEMENTSOF(bad_md_lvm_options));
+        tcase_add_test(tc, test_md_lvm_text);
         tcase_add_loop_test(tc, test_good_matrix, 0, ELEMENTSOF(good_matrix));
         tcase_add_test(tc, test_matrix_devices_bytes);
         tcase_add_test(tc, test_assignment_syntax);
