@@ -63,6 +63,18 @@ static const char *verdict_text(json_object *dev) {
         return scratch ? "ok (scratch)" : "ok";
 }
 
+/* The TYPE cell: the type, and for md and dm devices what they are and their members
+ * ("md raid1 of vdc, vdd", "dm lvm vg/lv of md127"). */
+static const char *type_text(json_object *dev, char *buf, size_t size) {
+        const char *type = rec_str(dev, "Type") ?: "", *volume = rec_str(dev, "Volume");
+        _cleanup_free_ char *members = rec_to_text(dev, "Slaves");
+
+        if (!volume || !*volume)
+                return type;
+        snprintf(buf, size, "%s %s%s%s", type, volume, members && *members ? " of " : "", members ?: "");
+        return buf;
+}
+
 int verb_devices(int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *devices = NULL;
@@ -98,11 +110,11 @@ int verb_devices(int argc, char **argv) {
                 json_object *dev = json_object_array_get_idx(devices, i);
                 _cleanup_free_ char *mounts = rec_to_text(dev, "MountPoints");
                 const char *model = rec_str(dev, "Model"), *fs = rec_str(dev, "FsType");
-                char a[FORMAT_BUF_MAX];
+                char a[FORMAT_BUF_MAX], type[256];
                 uint64_t size;
 
                 table_add_cell(t, rec_str(dev, "Name"));
-                table_add_cell(t, rec_str(dev, "Type"));
+                table_add_cell(t, type_text(dev, type, sizeof(type)));
                 table_add_cell(t, rec_u64(dev, "Size", &size) ? format_bytes(a, sizeof a, size) : "");
                 table_add_cell(t, model && *model ? model : "-");
                 table_add_cell(t, fs && *fs ? fs : "-");

@@ -31,11 +31,15 @@ BENCHD_RUNTIME_DEPS=(
 # libclang_rt.fuzzer-x86_64.a, which Debian 12 ships in libclang-rt-14-dev, not in clang itself),
 # strace (test-anchors counts the system calls of putc and getc), mandoc and man-db (the man pages
 # are linted with mandoc -T lint, their NAME sections read with lexgrog), debhelper, dpkg-dev and
-# lintian (test-package builds the Debian package with dpkg-buildpackage and checks it with lintian).
+# lintian (test-package builds the Debian package with dpkg-buildpackage and checks it with lintian),
+# qemu-system-x86, linux-image-amd64, busybox-static and cpio (tests/vm/ boots Debian's kernel in a
+# VM from a busybox initramfs; the kernel is only read, never booted here), mdadm and lvm2 (the md
+# RAID and LVM layouts; in the VM, and named by test-layouts where the kernel lacks md).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
         python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
         clang libclang-rt-14-dev strace mandoc man-db debhelper dpkg-dev lintian
+        qemu-system-x86 linux-image-amd64 busybox-static cpio mdadm lvm2
 )
 # What the benchmarks of tests/bench/ run beside benchd (not the test suite): fio (vs-fio,
 # anchors' crystal grid as KDiskMark runs it), ioping (anchors' ping), coreutils' dd and bonnie++

@@ -66,6 +66,7 @@ Device *device_free(Device *d) {
         free(d->sys_path);
         strv_free(d->symlinks);
         free(d->type);
+        free(d->volume);
         free(d->vendor);
         free(d->model);
         free(d->serial);
@@ -108,6 +109,33 @@ const char *device_type_of(const char *name, const char *devtype) {
         if (startswith(name, "nbd"))
                 return "nbd";
         return "disk";
+}
+
+/* What an md or dm device is: udev's MD_LEVEL, or DM_VG_NAME and DM_LV_NAME (LVM), or DM_NAME;
+ * sysfs's md/level and dm/name when udev's records may be stale. */
+static int device_volume(struct udev_device *u, bool probe, const char *name, const char *type, char **ret) {
+        const char *level = NULL, *vg = NULL, *lv = NULL, *dm = NULL;
+        _cleanup_free_ char *sys = NULL;
+
+        *ret = NULL;
+        if (streq_ptr(type, "md")) {
+                level = probe ? NULL : udev_device_get_property_value(u, "MD_LEVEL");
+                if (!level && blockdev_read(NULL, name, "md/level", &sys) >= 0)
+                        level = sys;
+                return level && *level ? strdup_nonempty(level, ret) : 0;
+        }
+        if (!streq_ptr(type, "dm"))
+                return 0;
+        if (!probe) {
+                vg = udev_device_get_property_value(u, "DM_VG_NAME");
+                lv = udev_device_get_property_value(u, "DM_LV_NAME");
+                dm = udev_device_get_property_value(u, "DM_NAME");
+        }
+        if (vg && *vg && lv && *lv)
+                return asprintf(ret, "lvm %s/%s", vg, lv) < 0 ? -ENOMEM : 0;
+        if (!dm && blockdev_read(NULL, name, "dm/name", &sys) >= 0)
+                dm = sys;
+        return dm && *dm ? strdup_nonempty(dm, ret) : 0;
 }
 
 /* A udev property (unless udev's records may be stale), else the first sysfs attribute of the disk
@@ -319,6 +347,10 @@ int device_new_from_udev(struct udev_device *u, bool probe, Device **ret) {
                         return r;
         }
 
+        r = device_volume(u, probe, d->name, d->type, &d->volume);
+        if (r < 0)
+                return r;
+
         r = device_identity(d, &d->identity);
         if (r < 0)
                 return r;
@@ -502,6 +534,7 @@ const sd_bus_vtable device_vtable[] = {
         STR("SysPath", sys_path),
         STRV("Symlinks", symlinks),
         STR("Type", type),
+        STR("Volume", volume),
         STR("Vendor", vendor),
         STR("Model", model),
         STR("Serial", serial),

@@ -28,6 +28,8 @@ typedef struct Device {
         char *sys_path;
         char **symlinks;
         char *type;             /* disk, partition, loop, md, dm, zram, rom, ... */
+        char *volume;           /* md: its RAID level ("raid1"); dm: "lvm VG/LV" for a logical volume,
+                                 * else its dm name; NULL for other devices */
         char *vendor, *model, *serial, *wwn, *firmware;
         char *identity;         /* wwn:..., serial:..., model:...:size:name */
         char *bind_identity;    /* what a ScratchDevices= path binds to (device_bind_identity());
