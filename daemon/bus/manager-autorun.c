@@ -153,7 +153,7 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
                          DISK_ARGS(a->name, a->identity, a->firmware), a->autorun);
                 return;
         }
-        if (m->stopping)
+        if (manager_is_stopping(m))
                 return;
         r = db_autorun_get(m->db, a->identity, a->firmware, &state, &id, &job);
         if (r < 0) {
@@ -428,7 +428,7 @@ static int on_autorun_dispatch(sd_event_source *s, void *userdata) {
                 next = q->next;
                 if (q->submitting)
                         continue;
-                if (m->stopping) {
+                if (manager_is_stopping(m)) {
                         autorun_request_free(q);
                         continue;
                 }

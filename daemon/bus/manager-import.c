@@ -117,7 +117,7 @@ int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *er
                 return r;
         if (uid == 0)
                 return import_now(m, message, uid, error);
-        if (m->stopping)
+        if (manager_is_stopping(m))
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                                         "benchd is shutting down; import again once it runs");
         if (m->n_imports >= IMPORT_WAITING_MAX)

@@ -14,8 +14,11 @@
 /* manager.c */
 /* Looks at the queue on the next loop iteration. */
 void manager_schedule(Manager *m);
-/* Appends j to the Manager's jobs (the queue is in order of submission). */
-void manager_link_job(Manager *m, Job *j);
+/* A queued job of a previous life, restored: appended to the queue (in order of submission) and
+ * announced. A negative errno when the queue cannot take it: then j is the caller's to free. */
+int manager_add_restored(Manager *m, Job *j);
+/* The previous life's queue is restored: the scheduler looks at it. */
+void manager_loaded(Manager *m);
 /* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (whose
  * files they are), recorded in pending_removals until it has finished. 1 when the removal runs, 0
  * when there is nothing to remove, a negative errno when it could not be started. */

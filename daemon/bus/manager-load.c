@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus/job-object.h"
 #include "bus/manager-internal.h"
 #include "bus/manager-metrics.h"
 #include "bus/manager.h"
@@ -126,9 +125,10 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 return r;
         }
         j->trigger = q->trigger;
-        manager_link_job(m, j);
-        job_object_added(m->bus, j);
-        return 0;
+        r = manager_add_restored(m, j);
+        if (r < 0)
+                job_free(j);
+        return r;
 }
 
 /* ---- settling the jobs a previous life left "running" ---- */
@@ -338,6 +338,6 @@ int manager_load(Manager *m) {
                 log_full(LOG_INFO, "%u queued job(s) restored", manager_queue_length(m));
         /* The file is whole from the start, whatever a previous life left. */
         manager_write_metrics(m);
-        manager_schedule(m);
+        manager_loaded(m);
         return 0;
 }

@@ -17,17 +17,11 @@
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "jobs/job.h"
+#include "jobs/queue.h"
 #include "shared/regress.h"
 #include "jobs/retention.h"
 
 typedef struct Manager Manager;
-
-/* SubmitJob calls that may wait for the checks of their targets at one time; more are refused
- * with QueueFull. */
-#define MANAGER_SUBMITS_CHECKING_MAX 16u
-
-/* Cancellations of another user's job that may wait for polkit at one time. */
-#define MANAGER_CANCELS_ASKING_MAX 16u
 
 /* MaxQueuedJobsPerUser= (benchd.conf) when not set: the queued jobs of one user but root. */
 #define MANAGER_MAX_QUEUED_PER_USER_DEFAULT 16u
@@ -55,16 +49,14 @@ struct Manager {
         char *db_path;
         char *worker_path;
         char **profile_dirs;            /* highest priority first */
-        unsigned max_queue;
-        unsigned max_queued_per_user;   /* 0: no bound */
         RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
         Retention *retention;           /* SampleRetentionDays= and PruneSamples */
         char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
 
-        Job *jobs_head, *jobs_tail;     /* by id */
-        Job *running;
-        bool stopping;
-        bool stop_extended;             /* the shutdown timeout was extended for cleanups */
+        /* The queue's decisions (jobs/queue.h): the jobs' order and states, the calls on their way
+         * in, whether benchd stops. manager.c feeds it and does what it says. */
+        Queue queue;
+        Job *jobs_head, *jobs_tail;     /* the Job objects, in the queue's order */
         /* Removals of ended steps' files still running: no job starts while there are any, so that
          * no benchmark measures their I/O. */
         Cleanup **cleanups;
@@ -73,13 +65,11 @@ struct Manager {
          * is done; until then their rows say "running" (manager_load()). */
         StaleSettle *settles;
         size_t n_settles;
-        /* SubmitJob calls waiting for the verdicts of their steps (verdict-query.h), each holding
-         * its message: answered when the verdicts come, or at shutdown. */
+        /* SubmitJob calls on their way in (polkit, the verdicts of their steps, the insert), each
+         * holding its message: answered when the core says, at the latest at shutdown. */
         Submit *submits;
-        unsigned n_submits;
         /* Cancellations of others' jobs waiting for polkit, each holding its message. */
         CancelCall *cancels;
-        unsigned n_cancels;
         ImportCall *imports;            /* ImportRuns calls waiting for polkit (manager-import.c) */
         unsigned n_imports;
         /* Benchmarks when a disk appears (manager-autorun.c): benchd.conf's AutoRun=, and the disks
@@ -156,3 +146,5 @@ int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_
  * allowed org.benchd.benchd1.cancel. Answers message (now, or later: then returns 1). */
 int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error);
 unsigned manager_queue_length(Manager *m);
+/* Whether benchd stops (SIGTERM): nothing new is accepted. */
+bool manager_is_stopping(Manager *m);

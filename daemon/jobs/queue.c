@@ -24,7 +24,6 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
-#define MSG_SUBMIT_STOPPING "benchd is shutting down; submit the job again once it runs"
 
 void queue_init(Queue *q, const QueueConfig *config) {
         *q = (Queue) { .config = *config, .next_key = 1 };
@@ -212,7 +211,7 @@ static int on_submit(Queue *q, const QueueEvent *e, QueueActions *a) {
 
         if (q->stopping) {
                 refuse(a, 0, -ECANCELED, QUEUE_ERROR_FAILED,
-                       e->internal ? "benchd is shutting down" : MSG_SUBMIT_STOPPING);
+                       e->internal ? "benchd is shutting down" : QUEUE_MSG_SUBMIT_STOPPING);
                 return 0;
         }
         /* The order of the checks is the order they were made in before they were here, so that
@@ -588,7 +587,7 @@ static int on_stop(Queue *q, QueueActions *a) {
                 uint64_t key = s->key;
 
                 forget_submit(q, s);
-                refuse(a, key, -ECANCELED, QUEUE_ERROR_FAILED, MSG_SUBMIT_STOPPING);
+                refuse(a, key, -ECANCELED, QUEUE_ERROR_FAILED, QUEUE_MSG_SUBMIT_STOPPING);
         }
         while (q->n_cancels > 0) {
                 QueueCancel *c = &q->cancels[q->n_cancels - 1];

@@ -49,6 +49,9 @@
 #define QUEUE_ERROR_ACCESS_DENIED "org.freedesktop.DBus.Error.AccessDenied"
 #define QUEUE_ERROR_LIMITS_EXCEEDED "org.freedesktop.DBus.Error.LimitsExceeded"
 
+/* What a submission is told while benchd stops. */
+#define QUEUE_MSG_SUBMIT_STOPPING "benchd is shutting down; submit the job again once it runs"
+
 typedef struct QueueConfig {
         unsigned max_queue;             /* MaxQueue: queued jobs, all users */
         unsigned max_queued_per_user;   /* MaxQueuedJobsPerUser=: 0, no bound; root has none */
