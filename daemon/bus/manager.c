@@ -443,10 +443,12 @@ static int submit_ask_polkit(Manager *m, Submit *s) {
 /* REFUSE of s: answered with the refusal (or the internal submitter told); freed. */
 static void submit_refuse(Submit *s, const QueueAction *x) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        /* The core's errno, not the error name's: -ECANCELED tells the internal submitter that benchd
+         * stops (manager-autorun.c tries again at the next start). */
         int r = x->error;
 
         if (x->error_name)
-                r = sd_bus_error_set(&error, x->error_name, x->text);
+                (void) sd_bus_error_set(&error, x->error_name, x->text);
         if (!s->message) {
                 if (s->done)
                         s->done(s->manager, r, 0, sd_bus_error_is_set(&error) ? error.message : NULL, s->done_userdata);
