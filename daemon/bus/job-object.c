@@ -12,7 +12,7 @@
 
 #include "bus/bus-util.h"
 #include "bus/job-object.h"
-#include "bus/manager.h"
+#include "jobs/queue.h"
 #include "shared/strv.h"
 
 static const char *const job_interfaces[] = { BENCHD_JOB_INTERFACE, NULL };
@@ -30,9 +30,12 @@ void job_object_changed(sd_bus *bus, Job *j, const char *const *properties) {
 }
 
 int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state) {
-        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
-                                 "job %" PRIu64 " has already ended (%s); only queued or running jobs can "
-                                 "be cancelled", id, state);
+        _cleanup_free_ char *text = NULL;
+
+        /* The queue core's words, which it says itself when polkit was asked first. */
+        if (queue_not_cancellable_text(id, state, &text) < 0)
+                return -ENOMEM;
+        return sd_bus_error_set(error, BENCHD_ERROR_NOT_CANCELLABLE, text);
 }
 
 int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error) {
@@ -181,7 +184,7 @@ static int property_get_live(sd_bus *bus, const char *path, const char *interfac
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error);
 
-const sd_bus_vtable job_vtable[] = {
+static const sd_bus_vtable job_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
@@ -283,33 +286,33 @@ int job_append_properties(Job *j, sd_bus_message *m) {
         return sd_bus_message_close_container(m);
 }
 
-int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                    void **found, sd_bus_error *error) {
-        Manager *m = userdata;
+static int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                           void **found, sd_bus_error *error) {
+        const JobObjectOwner *owner = userdata;
         uint64_t id;
         Job *j;
 
         if (bus_job_path_parse(path, &id) < 0)
                 return 0;
-        j = manager_find_job(m, id);
+        j = owner->find(owner->userdata, id);
         if (!j)
                 return 0;
         *found = j;
         return 1;
 }
 
-int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                        sd_bus_error *error) {
-        Manager *m = userdata;
+static int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                               sd_bus_error *error) {
+        const JobObjectOwner *owner = userdata;
         size_t n = 0, i = 0;
         char **l;
 
-        for (Job *j = m->jobs_head; j; j = j->next)
+        for (Job *j = owner->first(owner->userdata); j; j = j->next)
                 n++;
         l = calloc(n + 1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (Job *j = m->jobs_head; j; j = j->next) {
+        for (Job *j = owner->first(owner->userdata); j; j = j->next) {
                 l[i] = strdup(j->path);
                 if (!l[i]) {
                         strv_free(l);
@@ -322,7 +325,23 @@ int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***n
 }
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        /* userdata is the job found; the owner is the userdata of the vtable's slot. */
+        const JobObjectOwner *owner = sd_bus_slot_get_userdata(sd_bus_get_current_slot(sd_bus_message_get_bus(message)));
         Job *j = userdata;
 
-        return manager_cancel(j->ctx->userdata, message, j, error);
+        if (!owner)
+                return -ESRCH;
+        return owner->cancel(owner->userdata, message, j, error);
+}
+
+int job_objects_add(sd_bus *bus, const JobObjectOwner *owner, sd_bus_slot **ret_vtable_slot,
+                    sd_bus_slot **ret_enumerator_slot) {
+        int r;
+
+        r = sd_bus_add_fallback_vtable(bus, ret_vtable_slot, BENCHD_JOB_PREFIX, BENCHD_JOB_INTERFACE, job_vtable,
+                                       job_object_find, (void *) owner);
+        if (r >= 0)
+                r = sd_bus_add_node_enumerator(bus, ret_enumerator_slot, BENCHD_JOB_PREFIX, job_node_enumerator,
+                                               (void *) owner);
+        return r;
 }

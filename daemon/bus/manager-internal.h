@@ -8,8 +8,36 @@
 
 #include <stdint.h>
 
+#include "bus/manager-autorun.h"
+#include "bus/manager-import.h"
+#include "bus/manager-metrics.h"
 #include "bus/manager.h"
 #include "jobs/job.h"
+
+/* A job a previous life left "running", settled (its state written) once its files are removed. */
+typedef struct StaleSettle {
+        uint64_t id;
+        uint64_t started_usec;
+        uint64_t finished_usec;
+        const char *state;      /* job_state_to_string()'s */
+        char *msg;
+} StaleSettle;
+
+/* What manager-load.c keeps in the Manager: the jobs being settled. */
+typedef struct SettleState {
+        StaleSettle *settles;
+        size_t n_settles;
+} SettleState;
+
+/* The parts of the Manager that are the other files' (manager.c has the struct). */
+AutorunState *manager_autorun_state(Manager *m);
+ImportState *manager_import_state(Manager *m);
+MetricsState *manager_metrics_state(Manager *m);
+SettleState *manager_settle_state(Manager *m);
+/* What every job is given. */
+const JobContext *manager_job_context(Manager *m);
+/* Whether the removal of all of job_id's files in target runs. */
+bool manager_removing_all(Manager *m, uint64_t job_id, const char *target);
 
 /* manager.c */
 /* Looks at the queue on the next loop iteration. */

@@ -36,12 +36,64 @@
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
+#include "jobs/cleanup.h"
 #include "jobs/queue.h"
+#include "jobs/retention.h"
 #include "jobs/submit.h"
 #include "shared/spec-check.h"
 #include "jobs/verdict-query.h"
 #include "shared/log.h"
 #include "shared/strv.h"
+
+typedef struct Submit Submit;
+typedef struct CancelCall CancelCall;
+
+/* The Manager: private to this file; the other manager-*.c files read it through the accessors
+ * below and keep their own state in the part of it that is theirs (manager_*_state()). */
+struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        Db *db;
+        DeviceManager *devices;         /* may be NULL when the inventory failed to start */
+        JobContext job_context;         /* what every job is given (the strings are these) */
+        char *db_path;
+        char *worker_path;
+        char **profile_dirs;            /* highest priority first */
+        RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
+        Retention *retention;           /* SampleRetentionDays= and PruneSamples */
+        char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
+
+        /* The queue's decisions (jobs/queue.h): the jobs' order and states, the calls on their way
+         * in, whether benchd stops. manager.c feeds it and does what it says. */
+        Queue queue;
+        Job *jobs_head, *jobs_tail;     /* the Job objects, in the queue's order */
+        /* Removals of ended steps' files still running: no job starts while there are any, so that
+         * no benchmark measures their I/O. */
+        Cleanup **cleanups;
+        size_t n_cleanups;
+        /* Jobs of a previous life whose state is written when their files' removal (in cleanups)
+         * is done; until then their rows say "running" (manager-load.c). */
+        SettleState settle_state;
+        /* SubmitJob calls on their way in (polkit, the verdicts of their steps, the insert), each
+         * holding its message: answered when the core says, at the latest at shutdown. */
+        Submit *submits;
+        /* Cancellations of others' jobs waiting for polkit, each holding its message. */
+        CancelCall *cancels;
+        ImportState import_state;       /* ImportRuns calls waiting for polkit (manager-import.c) */
+        /* Benchmarks when a disk appears (manager-autorun.c): benchd.conf's AutoRun=, and the disks
+         * that appeared new. */
+        bool autorun;
+        AutorunState autorun_state;
+        MetricsState metrics_state;     /* the deferred rewrite of benchd.prom (manager-metrics.c) */
+
+        sd_event_source *dispatch_source;
+        sd_event_source *exit_source;
+        sd_bus_slot *manager_slot;
+        JobObjectOwner job_owner;       /* what the job objects ask of it (job-object.h) */
+        sd_bus_slot *job_slot;
+        sd_bus_slot *enumerator_slot;
+        sd_bus_slot *object_manager_slot;
+};
 
 /* A SubmitJob call on its way in (polkit, the verdicts of its steps, the insert); or benchd's own
  * submission (manager_submit_internal(): no message, done is called instead of a reply). key is the
@@ -104,6 +156,66 @@ unsigned manager_queue_length(Manager *m) {
 
 bool manager_is_stopping(Manager *m) {
         return queue_is_stopping(&m->queue);
+}
+
+sd_event *manager_event(Manager *m) {
+        return m->event;
+}
+
+sd_bus *manager_bus(Manager *m) {
+        return m->bus;
+}
+
+Db *manager_db(Manager *m) {
+        return m->db;
+}
+
+const char *manager_db_path(Manager *m) {
+        return m->db_path;
+}
+
+char *const *manager_profile_dirs(Manager *m) {
+        return m->profile_dirs;
+}
+
+const RegressConfig *manager_regress_config(Manager *m) {
+        return &m->regress;
+}
+
+const char *manager_metrics_dir(Manager *m) {
+        return m->metrics_dir;
+}
+
+bool manager_autorun_enabled(Manager *m) {
+        return m->autorun;
+}
+
+const JobContext *manager_job_context(Manager *m) {
+        return &m->job_context;
+}
+
+AutorunState *manager_autorun_state(Manager *m) {
+        return &m->autorun_state;
+}
+
+ImportState *manager_import_state(Manager *m) {
+        return &m->import_state;
+}
+
+MetricsState *manager_metrics_state(Manager *m) {
+        return &m->metrics_state;
+}
+
+SettleState *manager_settle_state(Manager *m) {
+        return &m->settle_state;
+}
+
+bool manager_removing_all(Manager *m, uint64_t job_id, const char *target) {
+        for (size_t i = 0; i < m->n_cleanups; i++)
+                if (cleanup_job_id(m->cleanups[i]) == job_id && cleanup_step(m->cleanups[i]) < 0 &&
+                    streq_ptr(cleanup_target(m->cleanups[i]), target))
+                        return true;
+        return false;
 }
 
 static void manager_emit_changed(Manager *m) {
@@ -1187,6 +1299,20 @@ void manager_stop(Manager *m) {
         manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_STOP }, NULL);
 }
 
+/* What the job objects ask of the Manager (JobObjectOwner). */
+static Job *job_owner_find(void *userdata, uint64_t id) {
+        return manager_find_job(userdata, id);
+}
+
+static Job *job_owner_first(void *userdata) {
+        Manager *m = userdata;
+        return m->jobs_head;
+}
+
+static int job_owner_cancel(void *userdata, sd_bus_message *message, Job *j, sd_bus_error *error) {
+        return manager_cancel(userdata, message, j, error);
+}
+
 int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 const ManagerConfig *config, Manager **ret) {
         Manager *m;
@@ -1240,14 +1366,16 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                         return -ENOMEM;
                 }
 
+        m->job_owner = (JobObjectOwner) {
+                .find = job_owner_find,
+                .first = job_owner_first,
+                .cancel = job_owner_cancel,
+                .userdata = m,
+        };
         r = sd_bus_add_object_vtable(bus, &m->manager_slot, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
                                      manager_vtable, m);
         if (r >= 0)
-                r = sd_bus_add_fallback_vtable(bus, &m->job_slot, BENCHD_JOB_PREFIX, BENCHD_JOB_INTERFACE,
-                                               job_vtable, job_object_find, m);
-        if (r >= 0)
-                r = sd_bus_add_node_enumerator(bus, &m->enumerator_slot, BENCHD_JOB_PREFIX,
-                                               job_node_enumerator, m);
+                r = job_objects_add(bus, &m->job_owner, &m->job_slot, &m->enumerator_slot);
         if (r >= 0)
                 r = sd_bus_add_object_manager(bus, &m->object_manager_slot, BENCHD_MANAGER_PATH);
         if (r >= 0) {
