@@ -36,7 +36,7 @@
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
-#include "jobs/cleanup.h"
+#include "jobs/removals.h"
 #include "jobs/queue.h"
 #include "jobs/retention.h"
 #include "jobs/submit.h"
@@ -68,10 +68,9 @@ struct Manager {
         Queue queue;
         Job *jobs_head, *jobs_tail;     /* the Job objects, in the queue's order */
         /* Removals of ended steps' files still running: no job starts while there are any, so that
-         * no benchmark measures their I/O. */
-        Cleanup **cleanups;
-        size_t n_cleanups;
-        /* Jobs of a previous life whose state is written when their files' removal (in cleanups)
+         * no benchmark measures their I/O (the core counts them). */
+        Removals *removals;
+        /* Jobs of a previous life whose state is written when their files' removal (in removals)
          * is done; until then their rows say "running" (manager-load.c). */
         SettleState settle_state;
         /* SubmitJob calls on their way in (polkit, the verdicts of their steps, the insert), each
@@ -211,11 +210,7 @@ SettleState *manager_settle_state(Manager *m) {
 }
 
 bool manager_removing_all(Manager *m, uint64_t job_id, const char *target) {
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                if (cleanup_job_id(m->cleanups[i]) == job_id && cleanup_step(m->cleanups[i]) < 0 &&
-                    streq_ptr(cleanup_target(m->cleanups[i]), target))
-                        return true;
-        return false;
+        return removals_has_all(m->removals, job_id, target);
 }
 
 static void manager_emit_changed(Manager *m) {
@@ -234,73 +229,27 @@ static int on_dispatch(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userdata) {
+static void on_removal_done(Removals *r, uint64_t job_id, void *userdata) {
         Manager *m = userdata;
-        int r;
-
-        /* Finished with nothing of ours left: the record of it goes. Otherwise (killed after its
-         * timeout, files it could not unlink) the next start-up tries again. */
-        if (result->finished && result->stats.failed == 0) {
-                r = db_removal_end(m->db, &(DbRemoval) {
-                                .job_id = cleanup_job_id(c),
-                                .step = cleanup_step(c),
-                                .target = cleanup_target(c),
-                        });
-                if (r < 0)
-                        log_warning_errno(r, "job %" PRIu64 ": cannot record that the removal of its files in %s "
-                                          "finished: %m (%s); the next start-up removes what is left of them again",
-                                          cleanup_job_id(c), CALLER_TEXT(cleanup_target(c)), db_last_error(m->db));
-        }
 
         /* A job a previous life left running is settled now that its files are gone (or the
          * removal gave up: what it could not remove is logged). */
-        manager_settle_removed(m, cleanup_job_id(c));
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                if (m->cleanups[i] == c) {
-                        m->cleanups[i] = m->cleanups[--m->n_cleanups];
-                        break;
-                }
-        cleanup_free(c);
+        manager_settle_removed(m, job_id);
         manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CLEANUP_DONE }, NULL);
 }
 
 /* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (the
  * submitter: a caller's steps on a directory ran as the caller, so the files are the caller's;
- * cleanup.h); logged. Recorded first in pending_removals, with the uid, so that a benchd that dies
- * before the removal finishes removes them at its next start (manager_resume_removals()), whatever
- * the job's state by then. Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there
- * is nothing to remove, a negative errno when it could not be started. */
+ * cleanup.h); logged, and recorded in pending_removals until it has finished (removals.h). Returns 1
+ * when the removal runs (on_removal_done() follows), 0 when there is nothing to remove, a negative
+ * errno when it could not be started. */
 int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step, uint32_t uid) {
-        Cleanup **a, *c;
-        int r;
+        int r = removals_start(m->removals, target, job_id, step, uid);
 
-        if (!target)
-                return 0;
-        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target,
-                                                   .uid = uid },
-                             now_usec(CLOCK_REALTIME));
-        if (r < 0)
-                log_warning_errno(r, "job %" PRIu64 ": cannot record the removal of its files in %s: %m (%s); "
-                                  "should benchd stop before it ends, remove .benchd-%" PRIu64 "-* there by hand",
-                                  job_id, CALLER_TEXT(target), db_last_error(m->db), job_id);
-        a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
-        if (!a)
-                r = -ENOMEM;
-        else {
-                m->cleanups = a;
-                r = cleanup_spawn(m->event, target, job_id, step, (uid_t) uid, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m,
-                                  &c);
-        }
-        if (r < 0) {
-                log_warning_errno(r, "job %" PRIu64 ": cannot start removing its files in %s: %m; remove "
-                                  ".benchd-%" PRIu64 "-* there by hand", job_id, CALLER_TEXT(target), job_id);
-                return r;
-        }
-        m->cleanups[m->n_cleanups++] = c;
-        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CLEANUP_STARTED }, NULL);
-        return 1;
+        if (r > 0)
+                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CLEANUP_STARTED }, NULL);
+        return r;
 }
-
 
 static void manager_unlink_job(Manager *m, Job *j) {
         if (j->prev)
@@ -868,10 +817,7 @@ static void cancel_refuse(CancelCall *c, const QueueAction *x) {
 static void do_exit(Manager *m, const QueueAction *x) {
         if (x->worker)
                 log_full(LOG_WARNING, "the worker did not go away in time; exiting anyway");
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                log_full(LOG_INFO, "job %" PRIu64 ": still removing its files in %s at shutdown; stopping that, remove "
-                     "what is left of .benchd-%" PRIu64 "-* there by hand", cleanup_job_id(m->cleanups[i]),
-                     CALLER_TEXT(cleanup_target(m->cleanups[i])), cleanup_job_id(m->cleanups[i]));
+        removals_log_abandoned(m->removals);
         (void) sd_event_exit(m->event, 0);
 }
 
@@ -1347,7 +1293,9 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 .callbacks = &manager_job_callbacks,
                 .userdata = m,
         };
-        r = retention_new(event, db, config->sample_retention_days, &m->retention);
+        r = removals_new(event, db, on_removal_done, m, &m->removals);
+        if (r >= 0)
+                r = retention_new(event, db, config->sample_retention_days, &m->retention);
         if (r < 0) {
                 manager_free(m);
                 return r;
@@ -1410,9 +1358,7 @@ Manager *manager_free(Manager *m) {
         while (m->cancels)
                 cancel_call_free(m->cancels);
         manager_imports_abort(m);
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                cleanup_free(m->cleanups[i]);
-        free(m->cleanups);
+        m->removals = removals_free(m->removals);
         manager_settles_clear(m);
         queue_clear(&m->queue);
         m->retention = retention_free(m->retention);
