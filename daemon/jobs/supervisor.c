@@ -166,6 +166,19 @@ static int worker_send_spec(Worker *w) {
         return proto_write_all(w->fd, buf, len);
 }
 
+int worker_send_start(Worker *w, uint64_t start_usec) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!w || w->fd < 0 || w->eof)
+                return -ESRCH;
+        r = proto_encode_start(&(ProtoStart) { .start_usec = start_usec }, &buf, &len);
+        if (r < 0)
+                return r;
+        return proto_write_all(w->fd, buf, len);
+}
+
 /* Returns false when the worker was dropped. */
 static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         _cleanup_(worker_verdict_clear) WorkerVerdict v = {};

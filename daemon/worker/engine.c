@@ -505,7 +505,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 }
         }
 
-        r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
+        /* A fleet step (docs/fleet.md "Fleet runs") is prepared once its ramp ran (its streams go on
+         * until the start), or without a ramp before its streams begin; then it waits for the
+         * start benchd sends at the fleet's start time, and measures from there. */
+        bool fleet = spec->fleet_uuid != NULL;
+        if (fleet && ramp_ns == 0) {
+                r = engine_wait_start(e);
+                if (r >= 0)
+                        r = engine_phase(e, "measure");
+        } else
+                r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
         shared_lock(&sh->lock);
         sh->origin_ns = now_nsec(CLOCK_MONOTONIC) + ramp_ns;
         sh->sample_ns = sample_ns;
@@ -518,6 +527,13 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 StreamCounters c;
                 engine_wait(e, sh->origin_ns);
                 engine_collect(e, h, &c, false, &pb, &po);
+                if (fleet && engine_wait_start(e) >= 0) {
+                        /* What ran while the step waited is ramp too; the samples count from now. */
+                        engine_collect(e, h, &c, false, &pb, &po);
+                        shared_lock(&sh->lock);
+                        sh->origin_ns = now_nsec(CLOCK_MONOTONIC);
+                        pthread_mutex_unlock(&sh->lock);
+                }
                 (void) engine_phase(e, "measure"); /* a failure aborts the run by itself */
         }
 
