@@ -11,7 +11,8 @@
 #   4. started, the measured phase begins no earlier than the given time, and the run records the
 #      start time, offset, round trip and corrected flag it was given; a second Start is NotReady;
 #   5. a fleet step with a ramp is ready after its ramp and measures from its start;
-#   6. the fleet keys' errors: fleet_host without fleet_uuid, a uuid that is none.
+#   6. a fleet job cancelled while it waits ends cancelled, its worker gone and its files removed;
+#   7. the fleet keys' errors: fleet_host without fleet_uuid, a uuid that is none.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -120,8 +121,22 @@ assert_eq "$start|20000|1|host-b" \
         "the corrected run's fleet columns"
 assert_le "$start" "$(sql "select started_usec from runs where id = $run_id")" "the ramped run began measuring at its start"
 
-# ---- 6. spec errors ----
-log "6. the fleet keys' errors"
+# ---- 6. cancelled while it waits ----
+log "6. a fleet job cancelled while it waits for its start"
+job=$(submit_busctl target s "$T" workload s write size s 4M runtime_ms t 1500 fleet_uuid s "$UUID") ||
+        fail "SubmitJob of a fleet job to cancel failed"
+wait_for 60 phase_is "$job" ready || fail "job $job did not reach Phase ready: $(job_prop "$job" Phase)"
+run benchctl cancel "$job"
+[ "$RC" = 0 ] || fail "benchctl cancel of a waiting fleet job exited $RC: $OUT"
+wait_job_state "$job" cancelled 20
+assert_eq "" "$(worker_pids)" "workers left after the cancel"
+# The job's files go in a helper process once it ended: wait for its line in the log.
+wait_for 20 grep -q "job $job: removed [0-9]* leftover" "$BENCHD_LOG" ||
+        fail "benchd did not remove the cancelled job's files: $(tail -n 5 "$BENCHD_LOG")"
+assert_eq "" "$(find "$T" -name ".benchd-$job-*")" "files left after the cancel"
+
+# ---- 7. spec errors ----
+log "7. the fleet keys' errors"
 run benchctl submit --workload write --target "$T" --set fleet_host=h
 assert_contains "$OUT" "fleet_host: given without fleet_uuid" "fleet_host alone"
 run benchctl submit --workload write --target "$T" --set fleet_uuid=nope
