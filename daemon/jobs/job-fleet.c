@@ -104,6 +104,11 @@ int job_fleet_start(Job *j, uint64_t start_usec, int64_t clock_offset_us, uint64
         if (r < 0)
                 job_log_errno(j, LOG_WARNING, r, "cannot record the fleet start of run %" PRIu64 ": %m (%s)", j->run_id,
                               strna(db_last_error(j->ctx->db)));
+        uint64_t mono = now_usec(CLOCK_MONOTONIC);
+        r = worker_extend_timeout(j->worker, (mono > j->fleet_ready_usec ? mono - j->fleet_ready_usec : 0) +
+                                             (start_usec > now ? start_usec - now : 0));
+        if (r < 0)
+                job_log_errno(j, LOG_WARNING, r, "cannot move the step's timeout past its wait: %m");
         /* Accuracy 1 us: the start is what a fleet run is about. */
         r = sd_event_add_time(j->ctx->event, &j->fleet_timer, CLOCK_REALTIME, start_usec, 1, on_fleet_timer, j);
         if (r < 0)
@@ -114,6 +119,11 @@ int job_fleet_start(Job *j, uint64_t start_usec, int64_t clock_offset_us, uint64
                 " us, round trip %" PRIu64 " us%s)", job_current_step(j), start_usec, (int64_t) (start_usec - now),
                 clock_offset_us, rtt_us, corrected ? ", corrected" : "");
         return 0;
+}
+
+void job_fleet_phase(Job *j, const char *phase) {
+        if (streq(phase, "ready"))
+                j->fleet_ready_usec = now_usec(CLOCK_MONOTONIC);
 }
 
 void job_fleet_step_end(Job *j) {

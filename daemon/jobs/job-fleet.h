@@ -23,9 +23,14 @@ void job_fleet_run_begun(Job *j, const JobSpec *step, uint64_t run_id);
 /* Job.Start: the step is ready (-EBUSY with a message otherwise: not a fleet job, not ready yet,
  * or started already); the offset within the step's fleet_clock_tolerance_ms unless corrected
  * (-ERANGE with a message naming the offset); start_usec within JOB_FLEET_START_* of now on this
- * host's clock (-EINVAL). Then the run records what it was given and the timer is armed. */
+ * host's clock (-EINVAL). Then the run records what it was given, the timer is armed, and the step's
+ * timeout moves later by the time it waited and will wait: it bounds the wait for a start (a step
+ * never started fails at it), and then the run, as for any step. */
 int job_fleet_start(Job *j, uint64_t start_usec, int64_t clock_offset_us, uint64_t rtt_us, bool corrected,
                     char **reterr);
+
+/* The step's worker reported a phase: at ready, the wait for the start begins. */
+void job_fleet_phase(Job *j, const char *phase);
 
 /* The step ended (or the job went): the timer goes. */
 void job_fleet_step_end(Job *j);

@@ -430,6 +430,7 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
 
         free(j->phase);
         j->phase = strdup(phase);
+        job_fleet_phase(j, phase);
         job_changed(j, "Phase");
 }
 
