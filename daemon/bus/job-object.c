@@ -12,6 +12,7 @@
 
 #include "bus/bus-util.h"
 #include "bus/job-object.h"
+#include "jobs/job-fleet.h"
 #include "jobs/queue.h"
 #include "shared/strv.h"
 
@@ -183,11 +184,15 @@ static int property_get_live(sd_bus *bus, const char *path, const char *interfac
 }
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error);
+static int method_start(sd_bus_message *message, void *userdata, sd_bus_error *error);
 
 static const sd_bus_vtable job_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Start",
+                                SD_BUS_ARGS("t", start_usec, "x", clock_offset_us, "t", rtt_us, "b", corrected),
+                                SD_BUS_NO_RESULT, method_start, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Id", "t", NULL, offsetof(Job, id), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profile", "s", property_get_profile, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -344,4 +349,34 @@ int job_objects_add(sd_bus *bus, const JobObjectOwner *owner, sd_bus_slot **ret_
                 r = sd_bus_add_node_enumerator(bus, ret_enumerator_slot, BENCHD_JOB_PREFIX, job_node_enumerator,
                                                (void *) owner);
         return r;
+}
+
+/* A fleet step's start (jobs/job-fleet.h): the submitter's or root's to give. */
+static int method_start(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *err = NULL;
+        Job *j = userdata;
+        uint64_t start_usec, rtt_us;
+        int64_t offset_us;
+        uint32_t uid;
+        int corrected, r;
+
+        r = sd_bus_message_read(message, "txtb", &start_usec, &offset_us, &rtt_us, &corrected);
+        if (r < 0)
+                return r;
+        r = bus_sender_uid(message, "starting fleet jobs", &uid, error);
+        if (r < 0)
+                return r;
+        if (uid != 0 && uid != j->submitted_by)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "job %" PRIu64 " was submitted by uid "
+                                         "%" PRIu32 "; only its submitter and root may start it", j->id,
+                                         j->submitted_by);
+        r = job_fleet_start(j, start_usec, offset_us, rtt_us, corrected, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return sd_bus_error_setf(error, r == -EBUSY ? BENCHD_ERROR_NOT_READY :
+                                                r == -ERANGE ? BENCHD_ERROR_CLOCK_OFFSET :
+                                                r == -EINVAL ? SD_BUS_ERROR_INVALID_ARGS : SD_BUS_ERROR_FAILED,
+                                         "%s", err ?: strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
 }

@@ -1160,6 +1160,12 @@ static int property_get_database_path(sd_bus *bus, const char *path, const char 
         return sd_bus_message_append(reply, "s", m->db_path);
 }
 
+/* This host's wall clock, for benchctl's offset measurement of a fleet run (docs/fleet.md "Fleet
+ * runs"): read as late as possible, right before the reply goes. */
+static int method_get_clock(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return sd_bus_reply_method_return(message, "t", now_usec(CLOCK_REALTIME));
+}
+
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("SubmitJob",
@@ -1214,6 +1220,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("s", name),
                                 SD_BUS_RESULT("aa{sv}", steps),
                                 method_get_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetClock",
+                                SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("t", realtime_usec),
+                                method_get_clock, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListRegressions",
                                 SD_BUS_ARGS("a{sv}", filter),
                                 SD_BUS_RESULT("aa{sv}", regressions),
