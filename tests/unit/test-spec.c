@@ -1019,6 +1019,9 @@ static const struct {
           "devices: a filesystem matrix needs the block devices to make its filesystems on; give devices=" },
         { { "workload=write", "filesystems=ext4", "destructive=true", "devices=/dev/a,/dev/b", "target=/dev/c", NULL },
           "target: /dev/c is not one of devices (/dev/a, /dev/b); leave target out" },
+        /* found by fuzz-spec: the device came from target and its comma split it in two on reading back */
+        { { "target=/dev/a,b", "workload=write", "filesystems=ext4", "destructive=true", NULL },
+          "target: '/dev/a,b' contains a comma, and a filesystem matrix takes its device from target" },
         { { "target=/dev/a", "workload=write", "filesystems=ext4", NULL },
           "filesystems: a filesystem matrix runs mkfs on its devices, which erases them; set destructive=true "
           "(devices must be marked scratch or carry no data)" },
