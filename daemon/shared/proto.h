@@ -226,6 +226,20 @@ typedef struct ProtoSteadyState {
         uint64_t t_ms;
 } ProtoSteadyState;
 
+/* One of the worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE), tagged by its
+ * description (proto-record.h), which says which member is set. Nothing in it is owned. */
+typedef struct ProtoRecordDesc ProtoRecordDesc;
+
+typedef struct ProtoRecord {
+        const ProtoRecordDesc *desc;
+        union {
+                ProtoSample sample;
+                ProtoPhaseResult phase_result;
+                ProtoPositionResult position_result;
+                ProtoSteadyState steady_state;
+        };
+} ProtoRecord;
+
 /* ---- filesystem matrix steps ---- */
 
 #define PROTO_FS_TYPE_MAX 16u           /* fs_type: 1..16 of [a-z0-9] ("ext4", "xfs", "btrfs") */
