@@ -431,50 +431,37 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
         job_changed(j, "Phase");
 }
 
-static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
-        Job *j = userdata;
-        double step_progress = isfinite(s->progress) ? s->progress : 0.0;
-        int r;
-
-        /* Written in batches; while the database refuses writes, the retry timer writes them. */
-        r = db_queue_add_samples(j->store, j->run_id, s, 1);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %m", s->t_ms,
-                              j->run_id);
-        if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH)
-                (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-
-        j->live = *s;
-        j->have_live = true;
-        job_set_progress(j, step_progress);
-        job_changed(j, "Progress", "Live");
-}
-
-/* Stored at once (the run's row exists since the step began), so a run that fails later keeps
- * the phases it finished; unless the database refuses writes, then it waits with the rest. */
-static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *userdata) {
+/* One of the worker's records: queued for the run as its description says (samples in batches,
+ * the rest at once, so a run that fails later keeps the phases and offsets it finished); while
+ * the database refuses writes, the retry timer writes them. What a record means for the job
+ * besides: a sample is the live figure and the progress; a steady state ends the step. */
+static void on_worker_record(Worker *w, const ProtoRecord *rec, void *userdata) {
+        bool sample = rec->desc == &proto_record_sample;
         Job *j = userdata;
         int r;
 
-        if (j->run_id == 0)
+        /* Samples are queued even without a run row, so that their loss is noted. */
+        if (j->run_id == 0 && !sample)
                 return;
-        r = db_queue_add_phase(j->store, j->run_id, p);
+        r = db_queue_add_record(j->store, j->run_id, rec);
         if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep phase %s of run %" PRIu64 ": %m", p->name, j->run_id);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
-/* Stored as they come, as phases are, so a run stopped half-way keeps the offsets it read. */
-static void on_worker_position_result(Worker *w, const ProtoPositionResult *p, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0)
-                return;
-        r = db_queue_add_position(j->store, j->run_id, p);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep position %" PRIu32 " of run %" PRIu64 ": %m", p->index,
+                job_log_errno(j, LOG_WARNING, r, "cannot keep a %s record of run %" PRIu64 ": %m", rec->desc->name,
                               j->run_id);
+
+        if (sample) {
+                const ProtoSample *s = &rec->sample;
+
+                if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH)
+                        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
+                j->live = *s;
+                j->have_live = true;
+                job_set_progress(j, isfinite(s->progress) ? s->progress : 0.0);
+                job_changed(j, "Progress", "Live");
+                return;
+        }
+        if (rec->desc == &proto_record_steady_state)
+                job_log(j, LOG_INFO, "run %" PRIu64 ": steady state reached after %" PRIu64 " ms; the step ends there",
+                        j->run_id, rec->steady_state.t_ms);
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
@@ -613,29 +600,11 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
-/* The step is steady (steady_state=) and its worker ends it: the run records when. */
-static void on_worker_steady_state(Worker *w, uint64_t t_ms, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0)
-                return;
-        r = db_queue_add_run_steady(j->store, j->run_id, t_ms * USEC_PER_MSEC);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep the steady state of run %" PRIu64 ": %m", j->run_id);
-        job_log(j, LOG_INFO, "run %" PRIu64 ": steady state reached after %" PRIu64 " ms; the step ends there",
-                j->run_id, t_ms);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
 static const WorkerCallbacks job_worker_callbacks = {
         .phase = on_worker_phase,
-        .sample = on_worker_sample,
+        .record = on_worker_record,
         .finished = on_worker_finished,
-        .phase_result = on_worker_phase_result,
-        .position_result = on_worker_position_result,
         .fs_info = on_worker_fs_info,
-        .steady_state = on_worker_steady_state,
 };
 
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
