@@ -106,6 +106,16 @@ def decode_record(typ, pl):
     return d
 
 
+def encode_record(typ, **fields):
+    """A whole frame of a record (a type of RECORDS, by number), its fields by name in any order."""
+    name = next(k for k, v in TYPES.items() if v == typ)
+    assert set(fields) == {f for f, _ in RECORDS[name]}, (name, sorted(fields))
+    payload = b""
+    for field, kind in RECORDS[name]:
+        payload += _string(fields[field]) if kind == "string" else struct.pack(_WIDTHS[kind], fields[field])
+    return frame_bytes(typ, payload)
+
+
 def decode_position_result(pl):
     """A POSITION_RESULT payload (one offset of the position workload) as a dict."""
     return decode_record(POSITION_RESULT, pl)

@@ -10,7 +10,8 @@
 #   proto.c's bytes, to the fields proto.c was given;
 # - the described records (daemon/shared/proto-record.c: SAMPLE, PHASE_RESULT, POSITION_RESULT,
 #   STEADY_STATE, and any added there) have the same fields in the same order and widths in
-#   worker_proto.RECORDS, and its decode_record() reads the frame the C table encodes.
+#   worker_proto.RECORDS, its decode_record() reads the frame the C table encodes and its
+#   encode_record() writes it byte for byte (fake-worker.py sends its records with it).
 # The frames come from proto-vectors (tests/unit/proto-vectors.c), which links daemon/shared.
 #
 # Usage: test-worker-proto.py PROTO-VECTORS SOURCE-ROOT
@@ -120,6 +121,11 @@ for f in v["frames"]:
         except Exception as e:
             got = f"{type(e).__name__}: {e}"
         check(got == fields, f"{name}: worker_proto decodes {got}, proto.c encoded {fields}")
+        try:
+            mine = fn("encode_record")(typ, **fields)
+        except Exception as e:
+            mine = f"{type(e).__name__}: {e}".encode()
+        check(mine == raw, f"{name}: worker_proto.encode_record writes\n  {mine.hex()}\nproto.c writes\n  {raw.hex()}")
         continue
     if name in decoders:
         try:
