@@ -313,15 +313,15 @@ int proto_record_encode(const ProtoRecordDesc *d, const void *m, uint8_t **ret, 
 }
 
 int proto_record_decode_as(const ProtoRecordDesc *d, const ProtoFrame *f, void *m) {
-        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoRecord aside = {};         /* filled here, so that *m is untouched by a frame refused */
+        uint8_t *buf = (uint8_t *) &aside.sample;
         Cursor c;
 
         if (!d || cursor_begin(&c, f, d->type) < 0)
                 return -EBADMSG;
-        /* Filled aside, so that *m is untouched by a frame refused. */
-        buf = calloc(1, d->size);
-        if (!buf)
-                return -ENOMEM;
+        /* Every described record is a member of ProtoRecord's union (proto.h). */
+        if (d->size > sizeof(ProtoRecord) - offsetof(ProtoRecord, sample))
+                return -EINVAL;
         for (size_t i = 0; i < d->n_fields; i++) {
                 const ProtoField *fl = &d->fields[i];
                 uint8_t *p = buf + fl->offset;

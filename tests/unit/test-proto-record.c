@@ -231,6 +231,8 @@ START_TEST(test_descriptions) {
                 ck_assert(d->type > 0 && d->type < _PROTO_TYPE_MAX);
                 ck_assert(d->table || d->run_update);
                 ck_assert_ptr_nonnull(d->noun);
+                /* It is a member of ProtoRecord's union, so a tagged record can hold it. */
+                ck_assert_uint_le(d->size, sizeof(ProtoRecord) - offsetof(ProtoRecord, sample));
                 for (size_t j = 0; j < k; j++)
                         ck_assert(proto_records[j]->type != d->type);
                 for (size_t i = 0; i < d->n_fields; i++) {
