@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The benchd <-> benchd-worker wire protocol: framing (ProtoReader), encoders and decoders.
+ * The benchd <-> benchd-worker wire protocol: framing (ProtoReader), and the encoders and decoders
+ * of the frames with logic of their own (HELLO, SPEC, PHASE/LOG, HISTOGRAM, RESULT, ERROR). The
+ * worker's records follow their descriptions (proto-record.c), the filesystem frames are in
+ * proto-fs.c, the byte packing all three share in proto-internal.h.
  *
  * Every integer is packed byte by byte in little-endian order and doubles travel as their IEEE 754
  * bit pattern in a u64, so no C struct layout ever crosses the socket. The daemon reads frames from
