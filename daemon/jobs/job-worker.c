@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
 #include "jobs/rounds.h"
@@ -28,6 +29,7 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
 
         free(j->phase);
         j->phase = strdup(phase);
+        job_fleet_phase(j, phase);
         job_changed(j, "Phase");
 }
 

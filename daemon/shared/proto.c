@@ -299,6 +299,22 @@ int proto_encode_error(const ProtoError *m, uint8_t **ret, size_t *ret_len) {
         return packer_finish(&k, ret, ret_len);
 }
 
+/* START (daemon -> worker, a fleet step): not a record of the worker's, so written out here. */
+#define PROTO_START_SIZE 8u
+
+int proto_encode_start(const ProtoStart *m, uint8_t **ret, size_t *ret_len) {
+        Packer k;
+        int r;
+
+        if (m->start_usec > (uint64_t) INT64_MAX)
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_START, PROTO_START_SIZE);
+        if (r < 0)
+                return r;
+        pack_u64(&k, m->start_usec);
+        return packer_finish(&k, ret, ret_len);
+}
+
 /* ---- decoders ---- */
 
 int proto_decode_hello(const ProtoFrame *f, ProtoHello *ret) {
@@ -479,6 +495,19 @@ int proto_decode_error(const ProtoFrame *f, ProtoError *ret) {
                 free(m.message);
                 return -EBADMSG;
         }
+        *ret = m;
+        return 0;
+}
+
+int proto_decode_start(const ProtoFrame *f, ProtoStart *ret) {
+        ProtoStart m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_START) < 0)
+                return -EBADMSG;
+        m.start_usec = take_u64(&c);
+        if (!cursor_done(&c) || m.start_usec > (uint64_t) INT64_MAX)
+                return -EBADMSG;
         *ret = m;
         return 0;
 }
