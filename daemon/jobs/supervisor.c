@@ -166,6 +166,35 @@ static int worker_send_spec(Worker *w) {
         return proto_write_all(w->fd, buf, len);
 }
 
+int worker_send_start(Worker *w, uint64_t start_usec) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!w || w->fd < 0 || w->eof)
+                return -ESRCH;
+        r = proto_encode_start(&(ProtoStart) { .start_usec = start_usec }, &buf, &len);
+        if (r < 0)
+                return r;
+        return proto_write_all(w->fd, buf, len);
+}
+
+int worker_extend_timeout(Worker *w, uint64_t by_usec) {
+        uint64_t at;
+        int r;
+
+        if (!w || !w->timeout_source)
+                return -ESRCH;
+        r = sd_event_source_get_time(w->timeout_source, &at);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_time(w->timeout_source, at > UINT64_MAX - by_usec ? UINT64_MAX - 1 : at + by_usec);
+        if (r < 0)
+                return r;
+        w->timeout_usec = w->timeout_usec > UINT64_MAX - by_usec ? UINT64_MAX - 1 : w->timeout_usec + by_usec;
+        return 0;
+}
+
 /* Returns false when the worker was dropped. */
 static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         _cleanup_(worker_verdict_clear) WorkerVerdict v = {};
@@ -187,17 +216,9 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 if (w->cb.phase)
                         w->cb.phase(w, v.text, w->userdata);
                 return true;
-        case WORKER_VERDICT_SAMPLE:
-                if (w->cb.sample)
-                        w->cb.sample(w, &v.sample, w->userdata);
-                return true;
-        case WORKER_VERDICT_PHASE_RESULT:
-                if (w->cb.phase_result)
-                        w->cb.phase_result(w, &v.phase_result, w->userdata);
-                return true;
-        case WORKER_VERDICT_POSITION_RESULT:
-                if (w->cb.position_result)
-                        w->cb.position_result(w, &v.position_result, w->userdata);
+        case WORKER_VERDICT_RECORD:
+                if (w->cb.record)
+                        w->cb.record(w, &v.record, w->userdata);
                 return true;
         case WORKER_VERDICT_FS_INFO:
                 worker_log(w, LOG_INFO, "%s filesystem %s ready: %" PRIu64 " bytes, %" PRIu64 " used%s%s",
@@ -205,11 +226,6 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                            v.fs_info.mkfs_command[0] ? "; made by " : "", v.fs_info.mkfs_command);
                 if (w->cb.fs_info)
                         w->cb.fs_info(w, &v.fs_info, w->userdata);
-                return true;
-        case WORKER_VERDICT_STEADY_STATE:
-                /* Logged by the job, with the run it ends. */
-                if (w->cb.steady_state)
-                        w->cb.steady_state(w, v.steady_state.t_ms, w->userdata);
                 return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));

@@ -5,6 +5,10 @@
  * lengths, validated fields. What a decoded frame says must then also be plausible for the step
  * (proto-plausible.h: against the spec, the clock and the frames before it).
  *
+ * The worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE) are each described
+ * once, field by field, in proto-record.c (proto-record.h); their encoders and decoders below
+ * follow that description.
+ *
  * Frame: 16-byte header, all integers little-endian:
  *   u32 magic "BNCH" (0x48434e42), u16 version, u16 type, u32 payload length, u32 reserved (0)
  * followed by the payload. Payloads are fixed sequences of little-endian fields (doubles as IEEE
@@ -22,8 +26,13 @@
  *             (each of the position workload's offsets, in order, as it ends), STEADY_STATE (at most
  *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
+ *   A fleet step (its spec text has a "fleet_uuid=" line) prepares, sends PHASE("ready") after
+ *   layout and ramp (its streams still running when it had a ramp), and waits:
+ *   daemon -> START(start_usec), sent when the CLOCK_REALTIME timer Job.Start armed fires; the
+ *             worker begins its measured phase (PHASE("measure")) when it reads it.
  *
- * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), SPEC's trailing guard and
+ * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), START (14),
+ * PHASE ready, SPEC's trailing guard and
  * RESULT's fields after device (CPU time, device counters, served) were added without
  * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
  * the wrong length, so benchd and benchd-worker ship (and are installed) together.
@@ -72,6 +81,7 @@ typedef enum ProtoType {
         PROTO_FS_INFO = 11,
         PROTO_POSITION_RESULT = 12,
         PROTO_STEADY_STATE = 13,
+        PROTO_START = 14,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -226,6 +236,26 @@ typedef struct ProtoSteadyState {
         uint64_t t_ms;
 } ProtoSteadyState;
 
+/* A fleet step's start (daemon -> worker): the wall-clock time (CLOCK_REALTIME, usec) its measured
+ * phase was to begin at, on this host's clock; the daemon sends it when that time has come. */
+typedef struct ProtoStart {
+        uint64_t start_usec;
+} ProtoStart;
+
+/* One of the worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE), tagged by its
+ * description (proto-record.h), which says which member is set. Nothing in it is owned. */
+typedef struct ProtoRecordDesc ProtoRecordDesc;
+
+typedef struct ProtoRecord {
+        const ProtoRecordDesc *desc;
+        union {
+                ProtoSample sample;
+                ProtoPhaseResult phase_result;
+                ProtoPositionResult position_result;
+                ProtoSteadyState steady_state;
+        };
+} ProtoRecord;
+
 /* ---- filesystem matrix steps ---- */
 
 #define PROTO_FS_TYPE_MAX 16u           /* fs_type: 1..16 of [a-z0-9] ("ext4", "xfs", "btrfs") */
@@ -328,6 +358,8 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
 /* -EINVAL for a t_ms above INT64_MAX / 1000. */
 int proto_encode_steady_state(const ProtoSteadyState *m, uint8_t **ret, size_t *ret_len);
+/* -EINVAL for a start_usec above INT64_MAX. */
+int proto_encode_start(const ProtoStart *m, uint8_t **ret, size_t *ret_len);
 
 /* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
  * any violation. Owned members are malloc'd; free with the matching *_clear(). */
@@ -344,6 +376,8 @@ int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
 int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret);
 /* Nothing owned: no clear function. */
 int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret);
+/* Nothing owned: no clear function. */
+int proto_decode_start(const ProtoFrame *f, ProtoStart *ret);
 int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret);
 int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 /* True for a name PHASE_RESULT may carry. */

@@ -476,6 +476,14 @@ static int settle_devices(JobSpec *s, char **reterr) {
                         return spec_fail(reterr, "devices: a filesystem matrix needs the block devices to make its "
                                          "filesystems on; give devices=/dev/...,/dev/... (or target=/dev/... for "
                                          "one device)");
+                /* devices= is written with commas between its paths (--set, the worker's spec, the
+                 * jobs table), so a target with a comma would read back as two devices; found by
+                 * tests/fuzz/fuzz-spec.c. */
+                if (strchr(s->target, ','))
+                        return spec_fail(reterr, "target: '%s' contains a comma, and a filesystem matrix takes its "
+                                         "device from target, where commas separate devices; name the device by "
+                                         "a path without one (/dev/sdX, /dev/disk/by-id/...)",
+                                         CALLER_TEXT(s->target));
                 r = strv_push(&s->devices, s->target);
                 if (r < 0)
                         return r;

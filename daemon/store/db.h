@@ -115,7 +115,22 @@ typedef struct DbRunFs {
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
-/* The run reached its steady state usec into its measured phase (steady_state = 1). -ENOENT for an
+/* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
+ * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */
+typedef struct DbRunFleet {
+        const char *uuid;
+        const char *host;
+        bool started;             /* false: the four columns below are stored as NULL */
+        int64_t clock_offset_us;
+        uint64_t rtt_us;
+        uint64_t start_usec;
+        bool corrected;
+} DbRunFleet;
+
+int db_run_set_fleet(Db *db, uint64_t run_id, const DbRunFleet *f);
+
+/* The run reached its steady state usec (whole ms, as STEADY_STATE says it) into its measured
+ * phase (steady_state = 1). -ENOENT for an
  * unknown run, or one that did not ask for a steady state. */
 int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec);
 
@@ -176,6 +191,16 @@ typedef struct DbRunEnd {
  * negative return). */
 int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
                     void *userdata);
+
+/* n records of the description d (shared/proto-record.h; records: n structs of d->size bytes) of
+ * the run, stored as the description says (db-record.c), in one transaction (the caller's, when
+ * one is open): all or nothing. -ENOENT for an unknown run (or, for a description that updates
+ * the run's row, a run that does not take it), -EEXIST for a row the run has, -ERANGE for a number
+ * SQLite cannot hold, -EINVAL for a name the description refuses. */
+int db_records_insert(Db *db, uint64_t run_id, const ProtoRecordDesc *d, const void *records, size_t n);
+/* The implied-interval rule of stored samples (db-record.c): whether interval_us is what
+ * 1000 × (t_ms − prev_ms) says, to within 1 ms and 1 %, so that the row stores NULL. */
+bool db_interval_implied(uint64_t interval_us, uint64_t t_ms, uint64_t prev_ms);
 
 /* One transaction for the batch. Stored compactly in sample_data (schema/README.md): read back
  * (db_get_samples(), the samples view) percentages to 0.01, the queue to 0.001, interval_us to
@@ -337,6 +362,7 @@ typedef struct DbRunFilter {
         uint64_t since_usec;     /* 0: any */
         uint64_t until_usec;     /* 0: any */
         const char *status;
+        const char *fleet_uuid;  /* the runs of one fleet run (schema version 19), NULL: any */
         uint64_t limit;          /* 0: default 100; capped at 10000 */
         uint64_t offset;
 } DbRunFilter;

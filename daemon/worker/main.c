@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "output.h"
 #include "shared/children.h"
 #include "shared/proto.h"
+#include "shared/proto-record.h"
 #include "shared/run-as.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -63,6 +65,7 @@ static void install_signals(void) {
 
 typedef struct ProtoSink {
         int fd;
+        uint64_t start_usec;    /* a fleet step: the START's, once it came */
 } ProtoSink;
 
 static int send_frame(int fd, int r, uint8_t *buf, size_t len) {
@@ -91,30 +94,26 @@ static int proto_sink_log(void *userdata, int priority, const char *text) {
         return send_frame(p->fd, r, buf, len);
 }
 
-static int proto_sink_sample(void *userdata, const ProtoSample *s) {
-        ProtoSink *p = userdata;
+/* One of the worker's records (shared/proto-record.h), framed as its description says. */
+static int proto_sink_record(ProtoSink *p, const ProtoRecordDesc *d, const void *m) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        int r = proto_encode_sample(s, &buf, &len);
+        int r = proto_record_encode(d, m, &buf, &len);
         return send_frame(p->fd, r, buf, len);
+}
+
+static int proto_sink_sample(void *userdata, const ProtoSample *s) {
+        return proto_sink_record(userdata, &proto_record_sample, s);
 }
 
 /* One of the position workload's offsets, as it ends. */
 static int proto_sink_position_result(void *userdata, const ProtoPositionResult *pr) {
-        ProtoSink *p = userdata;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = proto_encode_position_result(pr, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(userdata, &proto_record_position_result, pr);
 }
 
 /* The step is steady: it ends now. */
 static int proto_sink_steady_state(void *userdata, uint64_t t_ms) {
-        ProtoSink *p = userdata;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = t_ms }, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(userdata, &proto_record_steady_state, &(ProtoSteadyState) { .t_ms = t_ms });
 }
 
 /* One of the metadata workload's phases, as it ends. */
@@ -129,13 +128,9 @@ static int proto_sink_phase_result(void *userdata, const PhaseSummary *ps) {
                 .lat_p99_ns = ps->lat_p99_ns,
                 .lat_max_ns = ps->lat_max_ns,
         };
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r;
 
         snprintf(m.name, sizeof(m.name), "%s", ps->name);
-        r = proto_encode_phase_result(&m, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(p, &proto_record_phase_result, &m);
 }
 
 static int proto_send_error(int fd, int error, const char *message) {
@@ -207,6 +202,55 @@ static int proto_read_fs_setup(ProtoReader *reader, int fd, ProtoFsSetup *ret) {
         if (r < 0)
                 return r;
         return frame.type == PROTO_FS_SETUP ? proto_decode_fs_setup(&frame, ret) : -EBADMSG;
+}
+
+/* A fleet step waits for START (daemon/shared/proto.h). The worker is told to stop by SIGTERM,
+ * which poll() does not restart: it is checked between waits. */
+static int proto_sink_wait_start(void *userdata) {
+        ProtoSink *p = userdata;
+        ProtoReader reader;
+        ProtoFrame frame;
+        ProtoStart m;
+        int r;
+
+        proto_reader_init(&reader);
+        for (;;) {
+                struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+                if (engine_stop_requested()) {
+                        r = -ECANCELED;
+                        break;
+                }
+                r = proto_reader_next(&reader, &frame);
+                if (r < 0)
+                        break;
+                if (r > 0) {
+                        r = frame.type == PROTO_START ? proto_decode_start(&frame, &m) : -EBADMSG;
+                        if (r >= 0)
+                                p->start_usec = m.start_usec;
+                        break;
+                }
+                r = poll(&pfd, 1, -1);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0) {
+                        r = -errno;
+                        break;
+                }
+                r = proto_reader_fill(&reader, p->fd);
+                if (r == -EAGAIN || r == -EINTR)
+                        continue;
+                if (r < 0)
+                        break;
+                if (r == 0) {
+                        r = -ECONNRESET;
+                        break;
+                }
+        }
+        proto_reader_clear(&reader);
+        if (r < 0 && r != -ECANCELED)
+                log_error_errno(r, "cannot read the START frame of a fleet step: %m");
+        return r < 0 ? r : 0;
 }
 
 /* A filesystem step's spec has a "filesystems=" line; then FS_SETUP follows the SPEC. */
@@ -324,6 +368,7 @@ static int run_protocol(int fd, uid_t run_as) {
                 .phase_result = proto_sink_phase_result,
                 .position_result = proto_sink_position_result,
                 .steady_state = proto_sink_steady_state,
+                .wait_start = proto_sink_wait_start,
         };
         int r;
 
