@@ -32,6 +32,10 @@ ERRORS = {
     "NoSpace": "The target's filesystem lacks the space (or inodes) the job needs, or the database's "
                "filesystem is full.",
     "NotCancellable": "The job has ended already.",
+    "NotReady": "Job.Start: the job is no fleet job, its step is not ready yet (Phase is not ready), or it "
+                "was given its start already.",
+    "ClockOffset": "Job.Start: the clock offset the caller measured is beyond the step's "
+                   "fleet_clock_tolerance_ms and the start was not corrected by it.",
 }
 
 # The other errors benchd replies with, from D-Bus itself.

@@ -421,7 +421,7 @@ static bool key_in(const char *key, const char *const *keys, size_t n) {
 static int read_run_filter_entry(sd_bus_message *message, const char *key, const char *contents,
                                  void *userdata, sd_bus_error *error) {
         static const char *const string_keys[] = { "device", "workload", "profile", "fs_type", "label",
-                                                   "tag", "status" };
+                                                   "tag", "status", "fleet_uuid" };
         static const char *const u64_keys[] = { "job", "since_usec", "until_usec", "limit", "offset" };
         DbRunFilter *f = userdata;
         bool is_string = key_in(key, string_keys, ELEMENTSOF(string_keys));
@@ -433,7 +433,7 @@ static int read_run_filter_entry(sd_bus_message *message, const char *key, const
         if (!is_string && !is_u64)
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
                                          "unknown QueryRuns filter '%s'; the keys are device, "
-                                         "workload, profile, fs_type, label, tag, status (s) and "
+                                         "workload, profile, fs_type, label, tag, status, fleet_uuid (s) and "
                                          "job, since_usec, until_usec, limit, offset (t)", CALLER_TEXT(key));
         if (!streq(contents, is_string ? "s" : "t"))
                 return sd_bus_error_setf(error, BENCHD_ERROR_INVALID_SPEC,
@@ -457,6 +457,8 @@ static int read_run_filter_entry(sd_bus_message *message, const char *key, const
                 f->tag = sv;
         else if (streq(key, "status"))
                 f->status = sv;
+        else if (streq(key, "fleet_uuid"))
+                f->fleet_uuid = sv;
         else if (streq(key, "job"))
                 f->job = uv;
         else if (streq(key, "since_usec"))

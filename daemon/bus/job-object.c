@@ -12,7 +12,8 @@
 
 #include "bus/bus-util.h"
 #include "bus/job-object.h"
-#include "bus/manager.h"
+#include "jobs/job-fleet.h"
+#include "jobs/queue.h"
 #include "shared/strv.h"
 
 static const char *const job_interfaces[] = { BENCHD_JOB_INTERFACE, NULL };
@@ -30,9 +31,12 @@ void job_object_changed(sd_bus *bus, Job *j, const char *const *properties) {
 }
 
 int job_error_not_cancellable(sd_bus_error *error, uint64_t id, const char *state) {
-        return sd_bus_error_setf(error, BENCHD_ERROR_NOT_CANCELLABLE,
-                                 "job %" PRIu64 " has already ended (%s); only queued or running jobs can "
-                                 "be cancelled", id, state);
+        _cleanup_free_ char *text = NULL;
+
+        /* The queue core's words, which it says itself when polkit was asked first. */
+        if (queue_not_cancellable_text(id, state, &text) < 0)
+                return -ENOMEM;
+        return sd_bus_error_set(error, BENCHD_ERROR_NOT_CANCELLABLE, text);
 }
 
 int job_cancel_or_error(Job *j, uint32_t uid, sd_bus_error *error) {
@@ -180,11 +184,15 @@ static int property_get_live(sd_bus *bus, const char *path, const char *interfac
 }
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error);
+static int method_start(sd_bus_message *message, void *userdata, sd_bus_error *error);
 
-const sd_bus_vtable job_vtable[] = {
+static const sd_bus_vtable job_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Cancel", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_cancel,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Start",
+                                SD_BUS_ARGS("t", start_usec, "x", clock_offset_us, "t", rtt_us, "b", corrected),
+                                SD_BUS_NO_RESULT, method_start, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Id", "t", NULL, offsetof(Job, id), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profile", "s", property_get_profile, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -283,33 +291,33 @@ int job_append_properties(Job *j, sd_bus_message *m) {
         return sd_bus_message_close_container(m);
 }
 
-int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                    void **found, sd_bus_error *error) {
-        Manager *m = userdata;
+static int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                           void **found, sd_bus_error *error) {
+        const JobObjectOwner *owner = userdata;
         uint64_t id;
         Job *j;
 
         if (bus_job_path_parse(path, &id) < 0)
                 return 0;
-        j = manager_find_job(m, id);
+        j = owner->find(owner->userdata, id);
         if (!j)
                 return 0;
         *found = j;
         return 1;
 }
 
-int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                        sd_bus_error *error) {
-        Manager *m = userdata;
+static int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                               sd_bus_error *error) {
+        const JobObjectOwner *owner = userdata;
         size_t n = 0, i = 0;
         char **l;
 
-        for (Job *j = m->jobs_head; j; j = j->next)
+        for (Job *j = owner->first(owner->userdata); j; j = j->next)
                 n++;
         l = calloc(n + 1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (Job *j = m->jobs_head; j; j = j->next) {
+        for (Job *j = owner->first(owner->userdata); j; j = j->next) {
                 l[i] = strdup(j->path);
                 if (!l[i]) {
                         strv_free(l);
@@ -322,7 +330,53 @@ int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***n
 }
 
 static int method_cancel(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        /* userdata is the job found; the owner is the userdata of the vtable's slot. */
+        const JobObjectOwner *owner = sd_bus_slot_get_userdata(sd_bus_get_current_slot(sd_bus_message_get_bus(message)));
         Job *j = userdata;
 
-        return manager_cancel(j->ctx->userdata, message, j, error);
+        if (!owner)
+                return -ESRCH;
+        return owner->cancel(owner->userdata, message, j, error);
+}
+
+int job_objects_add(sd_bus *bus, const JobObjectOwner *owner, sd_bus_slot **ret_vtable_slot,
+                    sd_bus_slot **ret_enumerator_slot) {
+        int r;
+
+        r = sd_bus_add_fallback_vtable(bus, ret_vtable_slot, BENCHD_JOB_PREFIX, BENCHD_JOB_INTERFACE, job_vtable,
+                                       job_object_find, (void *) owner);
+        if (r >= 0)
+                r = sd_bus_add_node_enumerator(bus, ret_enumerator_slot, BENCHD_JOB_PREFIX, job_node_enumerator,
+                                               (void *) owner);
+        return r;
+}
+
+/* A fleet step's start (jobs/job-fleet.h): the submitter's or root's to give. */
+static int method_start(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *err = NULL;
+        Job *j = userdata;
+        uint64_t start_usec, rtt_us;
+        int64_t offset_us;
+        uint32_t uid;
+        int corrected, r;
+
+        r = sd_bus_message_read(message, "txtb", &start_usec, &offset_us, &rtt_us, &corrected);
+        if (r < 0)
+                return r;
+        r = bus_sender_uid(message, "starting fleet jobs", &uid, error);
+        if (r < 0)
+                return r;
+        if (uid != 0 && uid != j->submitted_by)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "job %" PRIu64 " was submitted by uid "
+                                         "%" PRIu32 "; only its submitter and root may start it", j->id,
+                                         j->submitted_by);
+        r = job_fleet_start(j, start_usec, offset_us, rtt_us, corrected, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return sd_bus_error_setf(error, r == -EBUSY ? BENCHD_ERROR_NOT_READY :
+                                                r == -ERANGE ? BENCHD_ERROR_CLOCK_OFFSET :
+                                                r == -EINVAL ? SD_BUS_ERROR_INVALID_ARGS : SD_BUS_ERROR_FAILED,
+                                         "%s", err ?: strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
 }

@@ -8,16 +8,25 @@
  */
 #pragma once
 
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #include "jobs/job.h"
 
-extern const sd_bus_vtable job_vtable[];
-/* userdata: the Manager. */
-int job_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                    void **found, sd_bus_error *error);
-int job_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                        sd_bus_error *error);
+/* What the job objects need of their owner (the Manager), which registers them; the owner calls
+ * the functions below, never the other way round. */
+typedef struct JobObjectOwner {
+        Job *(*find)(void *userdata, uint64_t id);
+        Job *(*first)(void *userdata);  /* the jobs, in order: then j->next */
+        /* Job.Cancel: answers message, now or later (then returns 1), as CancelJob does. */
+        int (*cancel)(void *userdata, sd_bus_message *message, Job *j, sd_bus_error *error);
+        void *userdata;
+} JobObjectOwner;
+
+/* Registers the objects of the owner's jobs under BENCHD_JOB_PREFIX: their vtable and the node
+ * enumerator. owner must outlive the slots. */
+int job_objects_add(sd_bus *bus, const JobObjectOwner *owner, sd_bus_slot **ret_vtable_slot,
+                    sd_bus_slot **ret_enumerator_slot);
 
 /* InterfacesAdded, InterfacesRemoved of the job's object. */
 void job_object_added(sd_bus *bus, Job *j);

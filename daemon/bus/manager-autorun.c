@@ -26,6 +26,7 @@
 
 #include "bus/manager-autorun.h"
 #include "bus/manager.h"
+#include "bus/manager-internal.h"
 #include "jobs/autorun.h"
 #include "jobs/profile.h"
 #include "shared/log.h"
@@ -50,10 +51,10 @@ static AutorunRequest *autorun_request_free(AutorunRequest *q) {
                 if (q->prev)
                         q->prev->next = q->next;
                 else
-                        q->manager->autoruns = q->next;
+                        manager_autorun_state(q->manager)->autoruns = q->next;
                 if (q->next)
                         q->next->prev = q->prev;
-                q->manager->n_autoruns--;
+                manager_autorun_state(q->manager)->n_autoruns--;
         }
         free(q->name);
         free(q->node);
@@ -73,10 +74,10 @@ static AutorunRequest *autorun_request_free(AutorunRequest *q) {
 /* Why a waiting row has no job, kept in autoruns.reason for sqlite3 readers: 1 when that is news
  * (another reason than the row had), 0 when not, negative (logged) when it cannot be recorded. */
 static int autorun_id_set_reason(Manager *m, int64_t id, const char *reason) {
-        int r = db_autorun_set_reason(m->db, id, reason);
+        int r = db_autorun_set_reason(manager_db(m), id, reason);
         if (r < 0)
                 log_warning_errno(r, "autorun %" PRIi64 ": cannot record why it waits: %m (%s)", id,
-                                  db_last_error(m->db));
+                                  db_last_error(manager_db(m)));
         return r;
 }
 
@@ -88,7 +89,7 @@ static int autorun_set_reason(Manager *m, const AutorunRequest *q, const char *r
 }
 
 static AutorunRequest *autorun_find(Manager *m, const char *identity) {
-        for (AutorunRequest *q = m->autoruns; q; q = q->next)
+        for (AutorunRequest *q = manager_autorun_state(m)->autoruns; q; q = q->next)
                 if (streq(q->identity, identity))
                         return q;
         return NULL;
@@ -114,11 +115,11 @@ static int autorun_sighting(Manager *m, const DeviceAppearance *seen, DeviceAppe
         ret->identity = *ret_key;
         if (seen->stable)
                 return 1;
-        r = db_device_find_model(m->db, seen->model, seen->name, ret_firmware);
+        r = db_device_find_model(manager_db(m), seen->model, seen->name, ret_firmware);
         if (r < 0) {
                 log_warning_errno(r, DISK_FMT ": cannot tell whether the database knows it (%m: %s); "
                                   "BENCHD_AUTORUN=%s is not acted on this time",
-                                  DISK_ARGS(seen->name, *ret_key, seen->firmware), db_last_error(m->db),
+                                  DISK_ARGS(seen->name, *ret_key, seen->firmware), db_last_error(manager_db(m)),
                                   seen->autorun);
                 return 0;
         }
@@ -148,18 +149,18 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
         if (r <= 0)
                 return;
         a = &keyed;
-        if (!m->autorun) {
+        if (!manager_autorun_enabled(m)) {
                 log_full(level, DISK_FMT ": BENCHD_AUTORUN=%s is not acted on: AutoRun=no in benchd.conf",
                          DISK_ARGS(a->name, a->identity, a->firmware), a->autorun);
                 return;
         }
-        if (m->stopping)
+        if (manager_is_stopping(m))
                 return;
-        r = db_autorun_get(m->db, a->identity, a->firmware, &state, &id, &job);
+        r = db_autorun_get(manager_db(m), a->identity, a->firmware, &state, &id, &job);
         if (r < 0) {
                 log_warning_errno(r, DISK_FMT ": cannot read the autoruns table (%m: %s); BENCHD_AUTORUN=%s is "
                                   "not acted on this time", DISK_ARGS(a->name, a->identity, a->firmware),
-                                  db_last_error(m->db), a->autorun);
+                                  db_last_error(manager_db(m)), a->autorun);
                 return;
         }
         e = autorun_eligibility(&(AutorunFacts) {
@@ -188,12 +189,12 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
         }
 
         /* The mark first: from here on the sighting may update the devices table. */
-        r = db_autorun_add(m->db, a->identity, a->firmware, a->autorun, a->name, now_usec(CLOCK_REALTIME), &id);
+        r = db_autorun_add(manager_db(m), a->identity, a->firmware, a->autorun, a->name, now_usec(CLOCK_REALTIME), &id);
         if (r < 0) {
                 log_warning_errno(r, DISK_FMT " appeared (%s) with BENCHD_AUTORUN=%s, but cannot be recorded in "
                                   "the autoruns table (%m: %s); nothing is queued, and it will not be benchmarked as "
                                   "new when it appears again", DISK_ARGS(a->name, a->identity, a->firmware),
-                                  autorun_eligibility_to_string(e), a->autorun, db_last_error(m->db));
+                                  autorun_eligibility_to_string(e), a->autorun, db_last_error(manager_db(m)));
                 return;
         }
         if (q) {
@@ -204,7 +205,7 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
                 (void) autorun_id_set_reason(m, id, "appeared while another autorun of the disk was under way");
                 return;
         }
-        if (m->n_autoruns >= MANAGER_AUTORUNS_MAX) {
+        if (manager_autorun_state(m)->n_autoruns >= MANAGER_AUTORUNS_MAX) {
                 log_warning(DISK_FMT " appeared (%s), but %u disks wait for their autorun already; recorded, tried "
                             "again when it next appears or changes (udevadm trigger --action=change %s)",
                             DISK_ARGS(a->name, a->identity, a->firmware), autorun_eligibility_to_string(e),
@@ -233,14 +234,14 @@ void manager_autorun_appeared(const DeviceAppearance *seen, void *userdata) {
         q->scratch = a->scratch;
         q->first = a->first;
         q->manager = m;
-        q->next = m->autoruns;
-        if (m->autoruns)
-                m->autoruns->prev = q;
-        m->autoruns = q;
-        m->n_autoruns++;
+        q->next = manager_autorun_state(m)->autoruns;
+        if (manager_autorun_state(m)->autoruns)
+                manager_autorun_state(m)->autoruns->prev = q;
+        manager_autorun_state(m)->autoruns = q;
+        manager_autorun_state(m)->n_autoruns++;
         log_debug(DISK_FMT " appeared (%s): autorun %" PRIi64 " of profile %s recorded",
                   DISK_ARGS(q->name, q->identity, q->firmware), q->why, id, q->profile);
-        (void) sd_event_source_set_enabled(m->autorun_source, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(manager_autorun_state(m)->autorun_source, SD_EVENT_ONESHOT);
 }
 
 static void on_autorun_submitted(Manager *m, int r, uint64_t id, const char *message, void *userdata) {
@@ -314,7 +315,7 @@ static int autorun_build(Manager *m, AutorunRequest *q, JobSpec *ret_spec, JobSp
         bool writes = false;
         int r;
 
-        r = profile_load(m->profile_dirs, q->profile, &p, &err);
+        r = profile_load(manager_profile_dirs(m), q->profile, &p, &err);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -419,7 +420,7 @@ static int autorun_build(Manager *m, AutorunRequest *q, JobSpec *ret_spec, JobSp
 static int on_autorun_dispatch(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
-        for (AutorunRequest *q = m->autoruns, *next; q; q = next) {
+        for (AutorunRequest *q = manager_autorun_state(m)->autoruns, *next; q; q = next) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                 JobSpec spec, *steps = NULL;
                 size_t n = 0;
@@ -428,7 +429,7 @@ static int on_autorun_dispatch(sd_event_source *s, void *userdata) {
                 next = q->next;
                 if (q->submitting)
                         continue;
-                if (m->stopping) {
+                if (manager_is_stopping(m)) {
                         autorun_request_free(q);
                         continue;
                 }
@@ -454,14 +455,14 @@ static int on_autorun_dispatch(sd_event_source *s, void *userdata) {
 int manager_autorun_init(Manager *m) {
         int r;
 
-        r = sd_event_add_defer(m->event, &m->autorun_source, on_autorun_dispatch, m);
+        r = sd_event_add_defer(manager_event(m), &manager_autorun_state(m)->autorun_source, on_autorun_dispatch, m);
         if (r < 0)
                 return r;
-        return sd_event_source_set_enabled(m->autorun_source, SD_EVENT_OFF);
+        return sd_event_source_set_enabled(manager_autorun_state(m)->autorun_source, SD_EVENT_OFF);
 }
 
 void manager_autorun_clear(Manager *m) {
-        while (m->autoruns)
-                autorun_request_free(m->autoruns);
-        m->autorun_source = sd_event_source_disable_unref(m->autorun_source);
+        while (manager_autorun_state(m)->autoruns)
+                autorun_request_free(manager_autorun_state(m)->autoruns);
+        manager_autorun_state(m)->autorun_source = sd_event_source_disable_unref(manager_autorun_state(m)->autorun_source);
 }

@@ -23,3 +23,14 @@ void manager_autorun_clear(Manager *m);
 /* The most disks waiting to be submitted at once; more are recorded as waiting and tried again
  * when they next appear or change. */
 #define MANAGER_AUTORUNS_MAX 64u
+
+typedef struct AutorunRequest AutorunRequest;
+
+/* What manager-autorun.c keeps in the Manager (manager_autorun_state()): the disks that appeared new,
+ * waiting to be submitted (from a defer source, so that none is submitted before the queue of a
+ * previous life is loaded) or being checked. */
+typedef struct AutorunState {
+        AutorunRequest *autoruns;
+        unsigned n_autoruns;
+        sd_event_source *autorun_source;
+} AutorunState;

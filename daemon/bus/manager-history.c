@@ -28,7 +28,7 @@ int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *
         _cleanup_strv_free_ char **names = NULL;
         int r;
 
-        r = profile_list(m->profile_dirs, &names);
+        r = profile_list(manager_profile_dirs(m), &names);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);
@@ -41,7 +41,7 @@ int method_list_profiles(sd_bus_message *message, void *userdata, sd_bus_error *
                 _cleanup_(profile_freep) Profile *p = NULL;
                 _cleanup_free_ char *err = NULL;
 
-                r = profile_load(m->profile_dirs, *n, &p, &err);
+                r = profile_load(manager_profile_dirs(m), *n, &p, &err);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -69,7 +69,7 @@ int method_get_profile(sd_bus_message *message, void *userdata, sd_bus_error *er
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        r = profile_load(m->profile_dirs, name, &p, &err);
+        r = profile_load(manager_profile_dirs(m), name, &p, &err);
         if (r == -ENOMEM)
                 return r;
         if (r == -ENOENT)
@@ -125,7 +125,7 @@ int method_query_runs(sd_bus_message *message, void *userdata, sd_bus_error *err
         r = bus_message_read_run_filter(message, &f, error);
         if (r < 0)
                 return r;
-        return bus_reply_rows(message, m->db, walk_runs, &f, "runs", error);
+        return bus_reply_rows(message, manager_db(m), walk_runs, &f, "runs", error);
 }
 
 /* One figure of a cell: "mib_per_s" → {n, mean, stddev, ci_low, ci_high, diff_pct, p_value, test,
@@ -256,7 +256,7 @@ int method_compare_runs(sd_bus_message *message, void *userdata, sd_bus_error *e
                                          "confidence level %g is out of range; give a fraction from %g to %g, "
                                          "e.g. 0.95 for 95%%", o.level, COMPARE_LEVEL_MIN, COMPARE_LEVEL_MAX);
 
-        r = db_compare_runs(m->db, by, &f, compare_add, &c);
+        r = db_compare_runs(manager_db(m), by, &f, compare_add, &c);
         if (r == -E2BIG)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "the runs asked for make more than %u cells (rows × groups) to compare; "
@@ -264,18 +264,18 @@ int method_compare_runs(sd_bus_message *message, void *userdata, sd_bus_error *e
                                          COMPARE_CELLS_MAX);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot compare runs: %s",
-                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(m->db));
+                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(manager_db(m)));
         /* The pairs of runs made in the same round: too many of them (a history of many matrices),
          * or a round no cell has (a run that ended between the two statements), and the cells are
          * compared without them. */
-        r = db_compare_rounds(m->db, by, &f, compare_add_round, &c);
+        r = db_compare_rounds(manager_db(m), by, &f, compare_add_round, &c);
         if (r == -E2BIG || r == -ENOENT) {
                 log_debug("CompareRuns by %s: %s; compared without pairs", by,
                           r == -E2BIG ? "more rounds than the table keeps" : "a round of no cell");
                 compare_drop_rounds(&c);
         } else if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "cannot compare runs: %s",
-                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(m->db));
+                                         r == -ENOMEM ? strerror(ENOMEM) : db_last_error(manager_db(m)));
         r = compare_finish(&c, o.baseline, o.level);
         if (r == -ENOENT) {
                 _cleanup_free_ char *groups = NULL;
@@ -427,9 +427,9 @@ int method_get_run(sd_bus_message *message, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         run.reply = reply;
-        run.db = m->db;
+        run.db = manager_db(m);
         run.id = id;
-        r = db_get_run(m->db, id, append_run_with_lists, &run);
+        r = db_get_run(manager_db(m), id, append_run_with_lists, &run);
         if (r < 0)
                 return run_read_error(error, id, "", r);
         return sd_bus_send(NULL, reply, NULL);
@@ -468,7 +468,7 @@ static int append_sample_page(Manager *m, uint64_t id, uint64_t from_ms, SampleP
         r = sd_bus_message_open_container(page->reply, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        r = db_get_samples_page(m->db, id, from_ms, page->max + 1, append_sample, page);
+        r = db_get_samples_page(manager_db(m), id, from_ms, page->max + 1, append_sample, page);
         if (r < 0 && !(r == -ECANCELED && page->more))
                 return run_read_error(error, id, "the samples of", r);
         return sd_bus_message_close_container(page->reply);
@@ -499,7 +499,7 @@ int method_get_samples(sd_bus_message *message, void *userdata, sd_bus_error *er
                                          "run %" PRIu64 " has more than %u samples, more than one reply "
                                          "carries; read them in pages with GetSamplesPage(%" PRIu64 ", from_ms, "
                                          "limit), or query the samples table of %s with sqlite3",
-                                         id, BENCHD_SAMPLES_PER_REPLY, id, m->db_path);
+                                         id, BENCHD_SAMPLES_PER_REPLY, id, manager_db_path(m));
         return sd_bus_send(NULL, reply, NULL);
 }
 
@@ -554,7 +554,7 @@ int method_get_histogram(sd_bus_message *message, void *userdata, sd_bus_error *
         r = sd_bus_message_open_container(reply, 'a', "(tt)");
         if (r < 0)
                 return r;
-        r = db_get_histogram(m->db, id, append_bucket, reply);
+        r = db_get_histogram(manager_db(m), id, append_bucket, reply);
         if (r < 0)
                 return run_read_error(error, id, "the histogram of", r);
         r = sd_bus_message_close_container(reply);

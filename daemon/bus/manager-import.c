@@ -17,6 +17,7 @@
 #include "bus/bus-polkit.h"
 #include "bus/manager-import.h"
 #include "bus/manager.h"
+#include "bus/manager-internal.h"
 #include "shared/bus-names.h"
 #include "shared/json-util.h"
 #include "shared/log.h"
@@ -42,14 +43,14 @@ static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_
         if (r < 0)
                 return r;
 
-        r = db_runs_import(m->db, runs, host, now_usec(CLOCK_REALTIME), &imported, &skipped);
+        r = db_runs_import(manager_db(m), runs, host, now_usec(CLOCK_REALTIME), &imported, &skipped);
         if (r < 0) {
                 log_full(LOG_WARNING, "ImportRuns by uid %" PRIu32 ": the document from %s refused: %s", uid,
-                         CALLER_TEXT(host), db_last_error(m->db));
+                         CALLER_TEXT(host), db_last_error(manager_db(m)));
                 return sd_bus_error_setf(error,
                                          r == -EINVAL || r == -E2BIG ? SD_BUS_ERROR_INVALID_ARGS :
                                          r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
-                                         "%s", db_last_error(m->db));
+                                         "%s", db_last_error(manager_db(m)));
         }
         log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 ": %" PRIu64 " runs from %s imported, %" PRIu64
                  " known already", uid, imported, CALLER_TEXT(host), skipped);
@@ -72,11 +73,11 @@ static ImportCall *import_call_free(ImportCall *c) {
         if (c->prev)
                 c->prev->next = c->next;
         else if (c->manager)
-                c->manager->imports = c->next;
+                manager_import_state(c->manager)->imports = c->next;
         if (c->next)
                 c->next->prev = c->prev;
         if (c->manager)
-                c->manager->n_imports--;
+                manager_import_state(c->manager)->n_imports--;
         polkit_query_free(c->polkit);
         sd_bus_message_unref(c->message);
         free(c);
@@ -117,10 +118,10 @@ int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *er
                 return r;
         if (uid == 0)
                 return import_now(m, message, uid, error);
-        if (m->stopping)
+        if (manager_is_stopping(m))
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                                         "benchd is shutting down; import again once it runs");
-        if (m->n_imports >= IMPORT_WAITING_MAX)
+        if (manager_import_state(m)->n_imports >= IMPORT_WAITING_MAX)
                 return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
                                          "%u ImportRuns calls wait for polkit already; import again once they "
                                          "are answered", IMPORT_WAITING_MAX);
@@ -128,7 +129,7 @@ int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *er
         if (!c)
                 return -ENOMEM;
         c->uid = uid;
-        r = polkit_query_start(m->bus, message, BENCHD_ACTION_SUBMIT, "importing runs", NULL, on_import_polkit, c,
+        r = polkit_query_start(manager_bus(m), message, BENCHD_ACTION_SUBMIT, "importing runs", NULL, on_import_polkit, c,
                                &c->polkit);
         if (r < 0) {
                 import_call_free(c);
@@ -140,17 +141,17 @@ int method_import_runs(sd_bus_message *message, void *userdata, sd_bus_error *er
         }
         c->message = sd_bus_message_ref(message);
         c->manager = m;
-        c->next = m->imports;
-        if (m->imports)
-                m->imports->prev = c;
-        m->imports = c;
-        m->n_imports++;
+        c->next = manager_import_state(m)->imports;
+        if (manager_import_state(m)->imports)
+                manager_import_state(m)->imports->prev = c;
+        manager_import_state(m)->imports = c;
+        manager_import_state(m)->n_imports++;
         return 1;
 }
 
 void manager_imports_abort(Manager *m) {
-        while (m->imports) {
-                ImportCall *c = m->imports;
+        while (manager_import_state(m)->imports) {
+                ImportCall *c = manager_import_state(m)->imports;
 
                 (void) sd_bus_reply_method_errorf(c->message, SD_BUS_ERROR_FAILED,
                                                   "benchd is shutting down; import again once it runs");

@@ -11,6 +11,14 @@
 #define IMPORT_WAITING_MAX 8u
 
 typedef struct Manager Manager;
+typedef struct ImportCall ImportCall;
+
+/* What manager-import.c keeps in the Manager (manager_import_state()): the ImportRuns calls waiting
+ * for polkit. */
+typedef struct ImportState {
+        ImportCall *imports;
+        unsigned n_imports;
+} ImportState;
 
 /* Authorised like SubmitJob: root at once, anyone else when polkit allows org.benchd.benchd1.submit
  * (asked without waiting; the call is answered when polkit answers). */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus/job-object.h"
 #include "bus/manager-internal.h"
 #include "bus/manager-metrics.h"
 #include "bus/manager.h"
@@ -114,10 +113,10 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                              err ?: strerror(-r)) < 0)
                         msg = NULL;
                 log_full(LOG_WARNING, "job %" PRIu64 ": %s", q->id, strna(msg));
-                (void) db_job_set_state(m->db, q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
+                (void) db_job_set_state(manager_db(m), q->id, "failed", 0, now_usec(CLOCK_REALTIME), msg);
                 return 0;
         }
-        r = job_new(&m->job_context, q->id, &spec, steps, idents, members, n_steps, q->spec_json, q->submitted_by,
+        r = job_new(manager_job_context(m), q->id, &spec, steps, idents, members, n_steps, q->spec_json, q->submitted_by,
                     q->submitted_usec, &j);
         if (r < 0) {
                 spec_array_free(steps, n_steps);
@@ -126,9 +125,10 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
                 return r;
         }
         j->trigger = q->trigger;
-        manager_link_job(m, j);
-        job_object_added(m->bus, j);
-        return 0;
+        r = manager_add_restored(m, j);
+        if (r < 0)
+                job_free(j);
+        return r;
 }
 
 /* ---- settling the jobs a previous life left "running" ---- */
@@ -193,7 +193,7 @@ static void last_run_clear(LastRun *l) {
 static void manager_settle_write(Manager *m, const StaleSettle *s) {
         int r;
 
-        r = db_job_set_state(m->db, s->id, s->state, s->started_usec, s->finished_usec, s->msg ?: "benchd stopped");
+        r = db_job_set_state(manager_db(m), s->id, s->state, s->started_usec, s->finished_usec, s->msg ?: "benchd stopped");
         if (r < 0)
                 log_warning_errno(r, "job %" PRIu64 ": cannot mark it %s: %m", s->id, s->state);
         log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: now %s (%s)", s->id, s->state,
@@ -201,22 +201,22 @@ static void manager_settle_write(Manager *m, const StaleSettle *s) {
 }
 
 void manager_settle_removed(Manager *m, uint64_t job_id) {
-        for (size_t i = 0; i < m->n_settles; i++)
-                if (m->settles[i].id == job_id) {
-                        manager_settle_write(m, &m->settles[i]);
-                        stale_settle_clear(&m->settles[i]);
-                        m->settles[i] = m->settles[--m->n_settles];
+        for (size_t i = 0; i < manager_settle_state(m)->n_settles; i++)
+                if (manager_settle_state(m)->settles[i].id == job_id) {
+                        manager_settle_write(m, &manager_settle_state(m)->settles[i]);
+                        stale_settle_clear(&manager_settle_state(m)->settles[i]);
+                        manager_settle_state(m)->settles[i] = manager_settle_state(m)->settles[--manager_settle_state(m)->n_settles];
                         return;
                 }
 }
 
 void manager_settles_clear(Manager *m) {
         /* Not settled: their removal did not finish, and the next start-up begins it again. */
-        for (size_t i = 0; i < m->n_settles; i++)
-                stale_settle_clear(&m->settles[i]);
-        free(m->settles);
-        m->settles = NULL;
-        m->n_settles = 0;
+        for (size_t i = 0; i < manager_settle_state(m)->n_settles; i++)
+                stale_settle_clear(&manager_settle_state(m)->settles[i]);
+        free(manager_settle_state(m)->settles);
+        manager_settle_state(m)->settles = NULL;
+        manager_settle_state(m)->n_settles = 0;
 }
 
 /* benchd stopped while the job ran, or before it could store the job's end (the database refused
@@ -236,9 +236,9 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         uint64_t finished = now;
         int r;
 
-        r = db_job_last_run(m->db, q->id, copy_last_run, &l);
+        r = db_job_last_run(manager_db(m), q->id, copy_last_run, &l);
         if (r < 0)
-                log_warning_errno(r, "job %" PRIu64 ": cannot read its runs: %m (%s)", q->id, db_last_error(m->db));
+                log_warning_errno(r, "job %" PRIu64 ": cannot read its runs: %m (%s)", q->id, db_last_error(manager_db(m)));
         if (r > 0 && l.found && !streq(l.status, "running")) {
                 if (l.ended_usec >= q->started_usec && l.ended_usec > 0)
                         finished = MIN(l.ended_usec, now);
@@ -266,9 +266,9 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
                 .state = job_state_to_string(job_state_from_string(state)) ?: "interrupted",
                 .msg = TAKE_PTR(msg),
         };
-        a = realloc(m->settles, (m->n_settles + 1) * sizeof(StaleSettle));
+        a = realloc(manager_settle_state(m)->settles, (manager_settle_state(m)->n_settles + 1) * sizeof(StaleSettle));
         if (a)
-                m->settles = a;
+                manager_settle_state(m)->settles = a;
         if (!a || manager_cleanup_files(m, q->target, q->id, -1, q->submitted_by) <= 0) {
                 /* Nothing to remove, or the removal cannot be waited for: settled at once. */
                 manager_settle_write(m, &settle);
@@ -277,7 +277,7 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
         }
         log_full(LOG_INFO, "job %" PRIu64 " was running when benchd stopped: %s once its files in %s are removed",
                  q->id, settle.state, CALLER_TEXT(q->target));
-        m->settles[m->n_settles++] = settle;
+        manager_settle_state(m)->settles[manager_settle_state(m)->n_settles++] = settle;
 }
 
 /* A removal a previous life began and did not see finish: begun again, unless the job is being
@@ -285,13 +285,11 @@ static void manager_settle_stale_job(Manager *m, const SavedJob *q, uint64_t now
 static int resume_removal(const DbRemoval *r, void *userdata) {
         Manager *m = userdata;
 
-        for (size_t i = 0; i < m->n_settles; i++)
-                if (m->settles[i].id == r->job_id)
+        for (size_t i = 0; i < manager_settle_state(m)->n_settles; i++)
+                if (manager_settle_state(m)->settles[i].id == r->job_id)
                         return 0;
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                if (cleanup_job_id(m->cleanups[i]) == r->job_id && cleanup_step(m->cleanups[i]) < 0 &&
-                    streq_ptr(cleanup_target(m->cleanups[i]), r->target))
-                        return 0;
+        if (manager_removing_all(m, r->job_id, r->target))
+                return 0;
         log_full(LOG_INFO, "job %" PRIu64 ": removing its files in %s (%s), which a previous life of benchd began "
                  "removing and did not finish", r->job_id, CALLER_TEXT(r->target), r->step < 0 ? "all steps" : "a step");
         (void) manager_cleanup_files(m, r->target, r->job_id, r->step, r->uid);
@@ -299,12 +297,12 @@ static int resume_removal(const DbRemoval *r, void *userdata) {
 }
 
 static void manager_resume_removals(Manager *m) {
-        int r = db_removal_foreach(m->db, resume_removal, m);
+        int r = db_removal_foreach(manager_db(m), resume_removal, m);
 
         if (r < 0)
                 log_warning_errno(r, "cannot read the removals of job files under way: %m (%s); files of jobs a "
                                   "previous life was removing may be left (.benchd-* in their targets)",
-                                  db_last_error(m->db));
+                                  db_last_error(manager_db(m)));
 }
 
 int manager_load(Manager *m) {
@@ -312,7 +310,7 @@ int manager_load(Manager *m) {
         uint64_t now = now_usec(CLOCK_REALTIME);
         int r;
 
-        r = db_job_foreach(m->db, "running", collect_job, &stale);
+        r = db_job_foreach(manager_db(m), "running", collect_job, &stale);
         for (size_t i = 0; i < stale.n; i++)
                 manager_settle_stale_job(m, &stale.jobs[i], now);
         if (r < 0) {
@@ -320,13 +318,13 @@ int manager_load(Manager *m) {
                 return r;
         }
         manager_resume_removals(m);
-        r = db_run_interrupt_stale(m->db);
+        r = db_run_interrupt_stale(manager_db(m));
         if (r > 0)
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
 
-        r = db_job_foreach(m->db, "queued", collect_job, &queued);
+        r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)
                 if (!queued.jobs[i].copy_failed)
                         r = manager_restore_job(m, &queued.jobs[i]);
@@ -338,6 +336,6 @@ int manager_load(Manager *m) {
                 log_full(LOG_INFO, "%u queued job(s) restored", manager_queue_length(m));
         /* The file is whole from the start, whatever a previous life left. */
         manager_write_metrics(m);
-        manager_schedule(m);
+        manager_loaded(m);
         return 0;
 }

@@ -24,6 +24,7 @@
 
 #include "bus/manager-metrics.h"
 #include "bus/manager.h"
+#include "bus/manager-internal.h"
 #include "shared/log.h"
 #include "shared/prom-text.h"
 
@@ -208,17 +209,17 @@ static void metrics_write_now(Manager *m) {
         size_t len = 0;
         int r;
 
-        r = metrics_render(m->db, &text, &len);
+        r = metrics_render(manager_db(m), &text, &len);
         if (r < 0) {
                 log_warning_errno(r, "cannot read the latest figures for %s/%s: %m (%s); the file keeps its previous "
-                                  "content", m->metrics_dir, MANAGER_METRICS_FILE, db_last_error(m->db));
+                                  "content", manager_metrics_dir(m), MANAGER_METRICS_FILE, db_last_error(manager_db(m)));
                 return;
         }
-        r = prom_replace_file(m->metrics_dir, MANAGER_METRICS_FILE, text, len);
+        r = prom_replace_file(manager_metrics_dir(m), MANAGER_METRICS_FILE, text, len);
         if (r < 0)
                 log_warning_errno(r, "cannot write %s/%s: %m; set MetricsTextfileDir= in benchd.conf to a writable "
                                   "directory node_exporter reads (--collector.textfile.directory), or empty to turn "
-                                  "the export off", m->metrics_dir, MANAGER_METRICS_FILE);
+                                  "the export off", manager_metrics_dir(m), MANAGER_METRICS_FILE);
 }
 
 static int on_metrics_write(sd_event_source *s, void *userdata) {
@@ -229,24 +230,24 @@ static int on_metrics_write(sd_event_source *s, void *userdata) {
 void manager_write_metrics(Manager *m) {
         int r;
 
-        if (!m->metrics_dir || !m->metrics_dir[0])
+        if (!manager_metrics_dir(m) || !manager_metrics_dir(m)[0])
                 return;
-        if (!m->metrics_source) {
-                r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics_write, m);
+        if (!manager_metrics_state(m)->metrics_source) {
+                r = sd_event_add_defer(manager_event(m), &manager_metrics_state(m)->metrics_source, on_metrics_write, m);
                 if (r < 0) {
                         metrics_write_now(m);
                         return;
                 }
         }
-        (void) sd_event_source_set_enabled(m->metrics_source, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(manager_metrics_state(m)->metrics_source, SD_EVENT_ONESHOT);
 }
 
 void manager_metrics_flush(Manager *m) {
         int enabled = SD_EVENT_OFF;
 
-        if (!m->metrics_source)
+        if (!manager_metrics_state(m)->metrics_source)
                 return;
-        if (sd_event_source_get_enabled(m->metrics_source, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+        if (sd_event_source_get_enabled(manager_metrics_state(m)->metrics_source, &enabled) >= 0 && enabled != SD_EVENT_OFF)
                 metrics_write_now(m);
-        m->metrics_source = sd_event_source_disable_unref(m->metrics_source);
+        manager_metrics_state(m)->metrics_source = sd_event_source_disable_unref(manager_metrics_state(m)->metrics_source);
 }

@@ -6,7 +6,14 @@
  */
 #pragma once
 
+#include <systemd/sd-event.h>
+
 typedef struct Manager Manager;
+
+/* What manager-metrics.c keeps in the Manager (manager_metrics_state()): the deferred rewrite. */
+typedef struct MetricsState {
+        sd_event_source *metrics_source;
+} MetricsState;
 
 /* The file node_exporter reads, in MetricsTextfileDir=. */
 #define MANAGER_METRICS_FILE "benchd.prom"

@@ -62,14 +62,14 @@ static int on_regression(const DbRegression *g, void *userdata) {
                     g->device_name ?: "", g->device_name ? ")" : "", g->metric, g->value, g->baseline_median,
                     g->change_pct, g->baseline_mad, g->baseline_n);
 
-        r = sd_bus_message_new_signal(m->bus, &s, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
+        r = sd_bus_message_new_signal(manager_bus(m), &s, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
                                       "RegressionDetected");
         if (r >= 0)
                 r = sd_bus_message_append(s, "t", g->run_id);
         if (r >= 0)
                 r = append_details(s, g);
         if (r >= 0)
-                r = sd_bus_send(m->bus, s, NULL);
+                r = sd_bus_send(manager_bus(m), s, NULL);
         if (r < 0)
                 log_warning_errno(r, "run %" PRIu64 ": cannot emit RegressionDetected: %m; the flag is stored all "
                                   "the same", g->run_id);
@@ -80,10 +80,10 @@ void manager_check_run(Manager *m, uint64_t run_id) {
         const char *segment = NULL;
         int r;
 
-        r = db_regress_check(m->db, run_id, &m->regress, now_usec(CLOCK_REALTIME), on_regression, m, &segment);
+        r = db_regress_check(manager_db(m), run_id, manager_regress_config(m), now_usec(CLOCK_REALTIME), on_regression, m, &segment);
         if (r < 0) {
                 log_warning_errno(r, "run %" PRIu64 ": cannot check it for regressions: %m (%s); its figures are "
-                                  "stored, only the check is missing", run_id, db_last_error(m->db));
+                                  "stored, only the check is missing", run_id, db_last_error(manager_db(m)));
                 return;
         }
         /* The first run of a kind is every new block size of a sweep: not worth more than debug. */
@@ -109,5 +109,5 @@ int method_list_regressions(sd_bus_message *message, void *userdata, sd_bus_erro
         r = bus_message_read_regression_filter(message, &f, error);
         if (r < 0)
                 return r;
-        return bus_reply_rows(message, m->db, walk_regressions, &f, "regressions", error);
+        return bus_reply_rows(message, manager_db(m), walk_regressions, &f, "regressions", error);
 }

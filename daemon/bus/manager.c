@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The Manager object and the queue. Handlers parse the message, authorise, call the logic in
- * spec.c, spec-check.c, profile.c and db.c, and reply; SubmitJob replies later, once the checks of
+ * The Manager object. Its handlers parse the message, authorise, call and reply, as systemd's
+ * timedated handlers do; what the queue decides (admission and quotas, the stages of a SubmitJob
+ * call, which job starts, cancellations, shutdown) is jobs/queue.c's pure core, and this file is
+ * its shell: it feeds the core events (a call, polkit's answer, the verdicts of the targets, a job
+ * that started or ended, a removal of files that ended, SIGTERM, the bound on shutdown) and does
+ * the actions the core answers with (manager_handle()). SubmitJob replies later, once the checks of
  * its targets, which may hang on a slow disk, have come back from a helper process
- * (verdict-query.c), so that the loop never waits for a disk. The scheduler starts one job at a
- * time from a defer source so that no job is started from inside a handler or another job's
- * callback, and none while the files of an ended step are still being removed (cleanup.c), so that
- * no benchmark measures that unlinking.
+ * (verdict-query.c), so that the loop never waits for a disk. The scheduler looks at the queue from
+ * a defer source so that no job is started from inside a handler or another job's callback.
  * Start-up (settling what a previous life left running, resuming its removals, restoring the queue)
  * is manager-load.c's. The read-only methods (profiles and history) are in manager-history.c, the regression check of
  * each succeeded run and ListRegressions in manager-regress.c; the vtable here lists them all, so
@@ -34,22 +36,110 @@
 #include "jobs/profile.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
+#include "jobs/removals.h"
+#include "jobs/queue.h"
+#include "jobs/retention.h"
+#include "jobs/submit.h"
 #include "shared/spec-check.h"
 #include "jobs/verdict-query.h"
 #include "shared/log.h"
 #include "shared/strv.h"
 
+typedef struct Submit Submit;
+typedef struct CancelCall CancelCall;
+
+/* The Manager: private to this file; the other manager-*.c files read it through the accessors
+ * below and keep their own state in the part of it that is theirs (manager_*_state()). */
+struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        Db *db;
+        DeviceManager *devices;         /* may be NULL when the inventory failed to start */
+        JobContext job_context;         /* what every job is given (the strings are these) */
+        char *db_path;
+        char *worker_path;
+        char **profile_dirs;            /* highest priority first */
+        RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
+        Retention *retention;           /* SampleRetentionDays= and PruneSamples */
+        char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
+
+        /* The queue's decisions (jobs/queue.h): the jobs' order and states, the calls on their way
+         * in, whether benchd stops. manager.c feeds it and does what it says. */
+        Queue queue;
+        Job *jobs_head, *jobs_tail;     /* the Job objects, in the queue's order */
+        /* Removals of ended steps' files still running: no job starts while there are any, so that
+         * no benchmark measures their I/O (the core counts them). */
+        Removals *removals;
+        /* Jobs of a previous life whose state is written when their files' removal (in removals)
+         * is done; until then their rows say "running" (manager-load.c). */
+        SettleState settle_state;
+        /* SubmitJob calls on their way in (polkit, the verdicts of their steps, the insert), each
+         * holding its message: answered when the core says, at the latest at shutdown. */
+        Submit *submits;
+        /* Cancellations of others' jobs waiting for polkit, each holding its message. */
+        CancelCall *cancels;
+        ImportState import_state;       /* ImportRuns calls waiting for polkit (manager-import.c) */
+        /* Benchmarks when a disk appears (manager-autorun.c): benchd.conf's AutoRun=, and the disks
+         * that appeared new. */
+        bool autorun;
+        AutorunState autorun_state;
+        MetricsState metrics_state;     /* the deferred rewrite of benchd.prom (manager-metrics.c) */
+
+        sd_event_source *dispatch_source;
+        sd_event_source *exit_source;
+        sd_bus_slot *manager_slot;
+        JobObjectOwner job_owner;       /* what the job objects ask of it (job-object.h) */
+        sd_bus_slot *job_slot;
+        sd_bus_slot *enumerator_slot;
+        sd_bus_slot *object_manager_slot;
+};
+
+/* A SubmitJob call on its way in (polkit, the verdicts of its steps, the insert); or benchd's own
+ * submission (manager_submit_internal(): no message, done is called instead of a reply). key is the
+ * queue core's name of it, 0 until the core admitted it. */
+struct Submit {
+        Manager *manager;
+        Submit *prev, *next;    /* in manager->submits, once admitted */
+        uint64_t key;
+        sd_bus_message *message;
+        JobSpec spec;
+        JobSpec *steps;
+        size_t n_steps;
+        uint32_t uid;
+        JobTrigger trigger;
+        int64_t autorun_id;     /* > 0: the autoruns row the job is queued for, in one transaction */
+        ManagerSubmitDone done;
+        void *done_userdata;
+        PolkitQuery *polkit;
+        VerdictQuery *query;
+};
 
 /* A cancellation of another user's job waiting for polkit (see CancelJob below). */
 struct CancelCall {
         Manager *manager;
         CancelCall *prev, *next;        /* in manager->cancels */
+        uint64_t key;                   /* the queue core's */
         sd_bus_message *message;
         uint64_t id;
         uint32_t uid;
         PolkitQuery *polkit;
 };
 
+/* The call an event is handled in, if any: what the core refuses of it (key 0, or the key it was
+ * given in this call: sync_key) is returned to the caller through error and r, not replied to. */
+typedef struct ManagerCall {
+        sd_bus_error *error;
+        int r;
+        uint64_t sync_key;
+        Submit *submit;                 /* SUBMIT: the call's, until the core gives it a key */
+        sd_bus_message *message;        /* CANCEL: the call, answered by CANCEL_JOB */
+        const char *result;             /* JOB_ENDED: JobRemoved's result */
+        const StepVerdict *verdicts;    /* VERDICTS: what INSERT identifies the targets by */
+        size_t n_verdicts;
+} ManagerCall;
+
+static void manager_handle(Manager *m, const QueueEvent *e, ManagerCall *call);
+static Submit *submit_free(Submit *s);
 static CancelCall *cancel_call_free(CancelCall *c);
 
 Job *manager_find_job(Manager *m, uint64_t id) {
@@ -60,11 +150,67 @@ Job *manager_find_job(Manager *m, uint64_t id) {
 }
 
 unsigned manager_queue_length(Manager *m) {
-        unsigned n = 0;
-        for (Job *j = m->jobs_head; j; j = j->next)
-                if (job_get_state(j) == JOB_QUEUED)
-                        n++;
-        return n;
+        return queue_length(&m->queue);
+}
+
+bool manager_is_stopping(Manager *m) {
+        return queue_is_stopping(&m->queue);
+}
+
+sd_event *manager_event(Manager *m) {
+        return m->event;
+}
+
+sd_bus *manager_bus(Manager *m) {
+        return m->bus;
+}
+
+Db *manager_db(Manager *m) {
+        return m->db;
+}
+
+const char *manager_db_path(Manager *m) {
+        return m->db_path;
+}
+
+char *const *manager_profile_dirs(Manager *m) {
+        return m->profile_dirs;
+}
+
+const RegressConfig *manager_regress_config(Manager *m) {
+        return &m->regress;
+}
+
+const char *manager_metrics_dir(Manager *m) {
+        return m->metrics_dir;
+}
+
+bool manager_autorun_enabled(Manager *m) {
+        return m->autorun;
+}
+
+const JobContext *manager_job_context(Manager *m) {
+        return &m->job_context;
+}
+
+AutorunState *manager_autorun_state(Manager *m) {
+        return &m->autorun_state;
+}
+
+ImportState *manager_import_state(Manager *m) {
+        return &m->import_state;
+}
+
+MetricsState *manager_metrics_state(Manager *m) {
+        return &m->metrics_state;
+}
+
+SettleState *manager_settle_state(Manager *m) {
+        return &m->settle_state;
+}
+
+bool manager_removing_all(Manager *m, uint64_t job_id, const char *target) {
+        return removals_has_all(m->removals, job_id, target);
 }
 
 static void manager_emit_changed(Manager *m) {
@@ -79,95 +225,33 @@ void manager_schedule(Manager *m) {
 }
 
 static int on_dispatch(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
-        if (m->stopping || m->running || m->n_cleanups > 0)
-                return 0;
-        for (Job *j = m->jobs_head; j; j = j->next)
-                if (job_get_state(j) == JOB_QUEUED) {
-                        job_start(j);
-                        return 0;
-                }
+        manager_handle(userdata, &(QueueEvent) { .type = QUEUE_EVENT_DISPATCH }, NULL);
         return 0;
 }
 
-static void manager_exit_if_done(Manager *m) {
-        if (m->stopping && !m->running && m->n_cleanups == 0)
-                (void) sd_event_exit(m->event, 0);
-}
-
-static void on_cleanup_done(Cleanup *c, const CleanupResult *result, void *userdata) {
+static void on_removal_done(Removals *r, uint64_t job_id, void *userdata) {
         Manager *m = userdata;
-        int r;
-
-        /* Finished with nothing of ours left: the record of it goes. Otherwise (killed after its
-         * timeout, files it could not unlink) the next start-up tries again. */
-        if (result->finished && result->stats.failed == 0) {
-                r = db_removal_end(m->db, &(DbRemoval) {
-                                .job_id = cleanup_job_id(c),
-                                .step = cleanup_step(c),
-                                .target = cleanup_target(c),
-                        });
-                if (r < 0)
-                        log_warning_errno(r, "job %" PRIu64 ": cannot record that the removal of its files in %s "
-                                          "finished: %m (%s); the next start-up removes what is left of them again",
-                                          cleanup_job_id(c), CALLER_TEXT(cleanup_target(c)), db_last_error(m->db));
-        }
 
         /* A job a previous life left running is settled now that its files are gone (or the
          * removal gave up: what it could not remove is logged). */
-        manager_settle_removed(m, cleanup_job_id(c));
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                if (m->cleanups[i] == c) {
-                        m->cleanups[i] = m->cleanups[--m->n_cleanups];
-                        break;
-                }
-        cleanup_free(c);
-        if (m->stopping)
-                manager_exit_if_done(m);
-        else
-                manager_schedule(m);
+        manager_settle_removed(m, job_id);
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CLEANUP_DONE }, NULL);
 }
 
 /* Removes job_id's files in target (step < 0: of all its steps) in the background, as uid (the
  * submitter: a caller's steps on a directory ran as the caller, so the files are the caller's;
- * cleanup.h); logged. Recorded first in pending_removals, with the uid, so that a benchd that dies
- * before the removal finishes removes them at its next start (manager_resume_removals()), whatever
- * the job's state by then. Returns 1 when the removal runs (on_cleanup_done() follows), 0 when there
- * is nothing to remove, a negative errno when it could not be started. */
+ * cleanup.h); logged, and recorded in pending_removals until it has finished (removals.h). Returns 1
+ * when the removal runs (on_removal_done() follows), 0 when there is nothing to remove, a negative
+ * errno when it could not be started. */
 int manager_cleanup_files(Manager *m, const char *target, uint64_t job_id, int step, uint32_t uid) {
-        Cleanup **a, *c;
-        int r;
+        int r = removals_start(m->removals, target, job_id, step, uid);
 
-        if (!target)
-                return 0;
-        r = db_removal_begin(m->db, &(DbRemoval) { .job_id = job_id, .step = step < 0 ? -1 : step, .target = target,
-                                                   .uid = uid },
-                             now_usec(CLOCK_REALTIME));
-        if (r < 0)
-                log_warning_errno(r, "job %" PRIu64 ": cannot record the removal of its files in %s: %m (%s); "
-                                  "should benchd stop before it ends, remove .benchd-%" PRIu64 "-* there by hand",
-                                  job_id, CALLER_TEXT(target), db_last_error(m->db), job_id);
-        a = realloc(m->cleanups, (m->n_cleanups + 1) * sizeof(Cleanup *));
-        if (!a)
-                r = -ENOMEM;
-        else {
-                m->cleanups = a;
-                r = cleanup_spawn(m->event, target, job_id, step, (uid_t) uid, CLEANUP_TIMEOUT_USEC, on_cleanup_done, m,
-                                  &c);
-        }
-        if (r < 0) {
-                log_warning_errno(r, "job %" PRIu64 ": cannot start removing its files in %s: %m; remove "
-                                  ".benchd-%" PRIu64 "-* there by hand", job_id, CALLER_TEXT(target), job_id);
-                return r;
-        }
-        m->cleanups[m->n_cleanups++] = c;
-        return 1;
+        if (r > 0)
+                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CLEANUP_STARTED }, NULL);
+        return r;
 }
 
-/* Unlinks an ended job, removes its object (InterfacesRemoved) and frees it. */
-static void manager_remove_job(Manager *m, Job *j) {
-        job_object_removed(m->bus, j);
+static void manager_unlink_job(Manager *m, Job *j) {
         if (j->prev)
                 j->prev->next = j->next;
         else
@@ -176,55 +260,26 @@ static void manager_remove_job(Manager *m, Job *j) {
                 j->next->prev = j->prev;
         else
                 m->jobs_tail = j->prev;
+        j->prev = j->next = NULL;
+}
+
+/* Unlinks an ended job, removes its object (InterfacesRemoved) and frees it. */
+static void manager_remove_job(Manager *m, Job *j) {
+        job_object_removed(m->bus, j);
+        manager_unlink_job(m, j);
         job_free(j);
 }
 
 /* ---- what the jobs tell the Manager (JobCallbacks) ---- */
 
 static void on_job_started(Job *j, void *userdata) {
-        Manager *m = userdata;
-
-        m->running = j;
-        manager_emit_changed(m);
-        (void) sd_notifyf(false, "STATUS=Running job %" PRIu64 " (%u queued)", j->id, manager_queue_length(m));
-}
-
-/* Ended jobs linger for JOB_LINGER_USEC, but a burst of jobs that fail at once must not grow the
- * daemon without bound. */
-static void manager_trim_ended(Manager *m, Job *keep) {
-        unsigned n = 0;
-
-        for (Job *j = m->jobs_head; j; j = j->next)
-                if (job_state_is_final(job_get_state(j)))
-                        n++;
-        for (Job *j = m->jobs_head, *next; j && n > JOB_LINGER_MAX; j = next) {
-                next = j->next;
-                if (j != keep && job_state_is_final(job_get_state(j))) {
-                        manager_remove_job(m, j);
-                        n--;
-                }
-        }
+        manager_handle(userdata, &(QueueEvent) { .type = QUEUE_EVENT_JOB_STARTED, .job = j->id }, NULL);
 }
 
 static void on_job_ended(Job *j, const char *result, void *userdata) {
-        Manager *m = userdata;
-
-        (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE, "JobRemoved",
-                                  "tos", j->id, j->path, result);
-        manager_trim_ended(m, j);
-        if (m->running == j)
-                m->running = NULL;
-        manager_emit_changed(m);
-        /* benchd_runs_total counts failed and cancelled runs too, which run_stored does not see. */
-        if (!streq_ptr(job_state_to_string(j->core.state), "succeeded"))
-                manager_write_metrics(m);
-        if (!m->running)
-                (void) sd_notifyf(false, "STATUS=Idle (%u queued)", manager_queue_length(m));
-        if (m->stopping) {
-                manager_exit_if_done(m);
-                return;
-        }
-        manager_schedule(m);
+        manager_handle(userdata, &(QueueEvent) { .type = QUEUE_EVENT_JOB_ENDED, .job = j->id,
+                                                 .state = job_get_state(j) },
+                       &(ManagerCall) { .result = result });
 }
 
 static void on_job_run_stored(Job *j, uint64_t run_id, void *userdata) {
@@ -253,7 +308,7 @@ static void on_job_give_up(Job *j, void *userdata) {
 }
 
 static void on_job_expired(Job *j, void *userdata) {
-        manager_remove_job(userdata, j);
+        manager_handle(userdata, &(QueueEvent) { .type = QUEUE_EVENT_JOB_EXPIRED, .job = j->id }, NULL);
 }
 
 static const JobCallbacks manager_job_callbacks = {
@@ -267,7 +322,8 @@ static const JobCallbacks manager_job_callbacks = {
         .expired = on_job_expired,
 };
 
-void manager_link_job(Manager *m, Job *j) {
+/* Appends j to the jobs (the core's queue has it in the same order). */
+static void manager_link_job(Manager *m, Job *j) {
         j->prev = m->jobs_tail;
         j->next = NULL;
         if (m->jobs_tail)
@@ -277,70 +333,24 @@ void manager_link_job(Manager *m, Job *j) {
         m->jobs_tail = j;
 }
 
-/* The job's steps: the profile's, or the spec itself; for a filesystem matrix those once per
- * entry (matrix.h). reterr/-errno as profile_*(). */
-static int manager_expand_base(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n,
-                               char **reterr) {
-        if (spec->profile) {
-                _cleanup_(profile_freep) Profile *p = NULL;
-                int r;
+int manager_add_restored(Manager *m, Job *j) {
+        ManagerCall call = {};
 
-                r = profile_load(m->profile_dirs, spec->profile, &p, reterr);
-                if (r < 0)
-                        return r;
-                return profile_expand(p, spec, ret_steps, ret_n, reterr);
+        manager_link_job(m, j);
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_RESTORED, .job = j->id, .uid = j->submitted_by }, &call);
+        if (call.r < 0) {
+                /* Not in the queue: not ours either (the caller frees it). */
+                manager_unlink_job(m, j);
+                return call.r;
         }
-
-        JobSpec *steps = calloc(1, sizeof(JobSpec));
-        int r;
-
-        if (!steps)
-                return -ENOMEM;
-        spec_init(&steps[0]);
-        r = spec_copy(spec, &steps[0]);
-        if (r >= 0)
-                r = spec_finalize(&steps[0], reterr);
-        if (r < 0) {
-                spec_array_free(steps, 1);
-                return r;
-        }
-        *ret_steps = steps;
-        *ret_n = 1;
         return 0;
 }
 
-int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n, char **reterr) {
-        JobSpec *base = NULL;
-        size_t n_base = 0;
-        int r;
-
-        r = manager_expand_base(m, spec, &base, &n_base, reterr);
-        if (r < 0 || !spec_is_matrix(spec)) {
-                if (r >= 0) {
-                        *ret_steps = base;
-                        *ret_n = n_base;
-                }
-                return r;
-        }
-        r = matrix_expand(spec, base, n_base, ret_steps, ret_n, reterr);
-        spec_array_free(base, n_base);
-        return r;
+void manager_loaded(Manager *m) {
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_LOADED }, NULL);
 }
-
-/* What a refusal of verdict i of the n of a SubmitJob names first: for a job of several steps the
- * step ("step 1 (read): "); for a filesystem matrix, judged device by device, the device, in the
- * order of devices= ("device 2 of 2, /dev/loop5: "). Nothing for a single verdict. */
-static const char *verdict_prefix(const JobSpec *spec, const JobSpec *steps, size_t n_steps, size_t n, size_t i,
-                                  char *buf, size_t size) {
-        if (n <= 1)
-                return "";
-        if (spec_is_matrix(spec) && i < strv_length(spec->devices))
-                snprintf(buf, size, "device %zu of %zu, %s: ", i + 1, n, CALLER_TEXT(spec->devices[i]));
-        else if (!spec_is_matrix(spec) && i < n_steps)
-                snprintf(buf, size, "step %zu (%s): ", i, strna(workload_to_string(steps[i].workload)));
-        else
-                return "";
-        return buf;
+int manager_expand(Manager *m, const JobSpec *spec, JobSpec **ret_steps, size_t *ret_n, char **reterr) {
+        return submit_expand(m->profile_dirs, spec, ret_steps, ret_n, reterr);
 }
 
 /* ---- SubmitJob ----
@@ -352,26 +362,15 @@ static const char *verdict_prefix(const JobSpec *spec, const JobSpec *steps, siz
  * may; anyone else is asked of polkit (bus-polkit.h), without waiting for it, for
  * org.benchd.benchd1.submit, or for org.benchd.benchd1.destructive alone when the job overwrites a
  * device (destructive=true, every filesystem matrix): that one is the stricter, and one question
- * means one password prompt. At most MANAGER_SUBMITS_CHECKING_MAX calls wait at a time, polkit's
- * answer or the targets' verdict. */
+ * means one password prompt. Which of these a call goes through, and what refuses it, the queue
+ * core decides (queue.h); the stages here are its requests. */
 
-/* A SubmitJob call waiting for the verdicts of its steps; or benchd's own submission
- * (manager_submit_internal(): no message, done is called instead of a reply). */
-struct Submit {
-        Manager *manager;
-        Submit *prev, *next;    /* in manager->submits */
-        sd_bus_message *message;
-        JobSpec spec;
-        JobSpec *steps;
-        size_t n_steps;
-        uint32_t uid;
-        JobTrigger trigger;
-        int64_t autorun_id;     /* > 0: the autoruns row the job is queued for, in one transaction */
-        ManagerSubmitDone done;
-        void *done_userdata;
-        PolkitQuery *polkit;
-        VerdictQuery *query;
-};
+static Submit *submit_find(Manager *m, uint64_t key) {
+        for (Submit *s = m->submits; s; s = s->next)
+                if (s->key == key)
+                        return s;
+        return NULL;
+}
 
 static Submit *submit_free(Submit *s) {
         if (!s)
@@ -384,7 +383,6 @@ static Submit *submit_free(Submit *s) {
                         s->manager->submits = s->next;
                 if (s->next)
                         s->next->prev = s->prev;
-                s->manager->n_submits--;
         }
         polkit_query_free(s->polkit);
         verdict_query_free(s->query);
@@ -395,210 +393,56 @@ static Submit *submit_free(Submit *s) {
         return NULL;
 }
 
-static int manager_check_queue(Manager *m, sd_bus_error *error) {
-        if (manager_queue_length(m) >= m->max_queue)
-                return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                         "the queue is full (%u jobs waiting); wait for jobs to finish or "
-                                         "cancel some", m->max_queue);
-        return 0;
+/* The call is the Manager's from here, as the core's key: submit_free() unlinks it. */
+static void submit_link(Manager *m, Submit *s, uint64_t key) {
+        s->key = key;
+        s->manager = m;
+        s->next = m->submits;
+        if (m->submits)
+                m->submits->prev = s;
+        m->submits = s;
 }
 
-/* The jobs uid has queued, and (with_checking) its SubmitJob calls still being authorised or
- * checked. */
-static unsigned manager_user_queued(Manager *m, uint32_t uid, bool with_checking) {
-        unsigned n = 0;
-
-        for (Job *j = m->jobs_head; j; j = j->next)
-                if (job_get_state(j) == JOB_QUEUED && j->submitted_by == uid)
-                        n++;
-        for (Submit *s = m->submits; with_checking && s; s = s->next)
-                if (s->uid == uid)
-                        n++;
-        return n;
-}
-
-/* MaxQueuedJobsPerUser=: no user but root, which the queue's own bound holds, fills the queue
- * alone. */
-static int manager_check_user_queue(Manager *m, uint32_t uid, bool with_checking, sd_bus_error *error) {
-        unsigned n;
-
-        if (uid == 0 || m->max_queued_per_user == 0)
-                return 0;
-        n = manager_user_queued(m, uid, with_checking);
-        if (n >= m->max_queued_per_user)
-                return sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                         "user %" PRIu32 " has %u jobs queued, at most %u; wait for them to run "
-                                         "or cancel some (benchctl jobs, benchctl cancel ID), or raise "
-                                         "MaxQueuedJobsPerUser= in benchd.conf", uid, n, m->max_queued_per_user);
-        return 0;
-}
-
-/* A matrix job was judged device by device (v[i] for s->spec.devices[i]); each step's target is its
- * first member, and its members are the devices its devices= lists. */
-static int submit_matrix_idents(const Submit *s, const StepVerdict *v, size_t n, TargetCheck **ret_idents,
-                                TargetCheck **ret_members) {
-        _cleanup_free_ TargetCheck *idents = calloc(s->n_steps, sizeof(TargetCheck)),
-                                   *members = calloc(s->n_steps * JOB_STEP_MEMBERS_MAX, sizeof(TargetCheck));
-
-        if (!idents || !members)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->n_steps; i++) {
-                size_t k = 0;
-
-                for (char **d = s->steps[i].devices; d && *d && k < JOB_STEP_MEMBERS_MAX; d++, k++) {
-                        int at = strv_find_index(s->spec.devices, *d);
-
-                        if (at < 0 || (size_t) at >= n)
-                                return -EINVAL;
-                        members[i * JOB_STEP_MEMBERS_MAX + k] = v[at].check;
-                }
-                idents[i] = members[i * JOB_STEP_MEMBERS_MAX];
-        }
-        *ret_idents = TAKE_PTR(idents);
-        *ret_members = TAKE_PTR(members);
-        return 0;
-}
-
-/* The job, its steps judged: queued and answered (1), or refused (a negative errno, with error set
- * when it says more). */
-static int submit_queue(Submit *s, const StepVerdict *v, size_t n, sd_bus_error *error) {
-        Manager *m = s->manager;
-        _cleanup_free_ char *json = NULL, *steps_json = NULL;
-        _cleanup_free_ TargetCheck *idents = NULL, *members = NULL;
-        uint64_t id, now;
+/* INSERT: the job's row and its Job (submit.h), linked last. */
+static int submit_do_insert(Submit *s, const ManagerCall *call, Job **ret, const char **ret_error_name,
+                            char **ret_text) {
         Job *j;
         int r;
 
-        /* Each step's target identity, to be compared at the step's start. */
-        for (size_t i = 0; i < n; i++) {
-                char pfx[256];
-
-                if (!v[i].error_name)
-                        continue;
-                if (v[i].error == -ENOMEM || !v[i].reason)
-                        return -ENOMEM;
-                return sd_bus_error_setf(error, v[i].error_name, "%s%s",
-                                         verdict_prefix(&s->spec, s->steps, s->n_steps, n, i, pfx, sizeof(pfx)),
-                                         v[i].reason);
-        }
-        if (spec_is_matrix(&s->spec)) {
-                /* One verdict per device of the job: each step's members are some of them. */
-                r = submit_matrix_idents(s, v, n, &idents, &members);
-                if (r < 0)
-                        return r;
-                n = s->n_steps;
-        } else {
-                idents = calloc(n, sizeof(TargetCheck));
-                if (!idents)
-                        return -ENOMEM;
-                for (size_t i = 0; i < n; i++)
-                        idents[i] = v[i].check;
-        }
-
-        /* Again: the queue may have filled while the targets were checked. */
-        r = manager_check_queue(m, error);
-        if (r >= 0)
-                r = manager_check_user_queue(m, s->uid, false, error);
+        r = submit_insert(&s->manager->job_context, &(SubmitInsert) {
+                        .spec = &s->spec,
+                        .steps = &s->steps,
+                        .n_steps = &s->n_steps,
+                        .uid = s->uid,
+                        .trigger = s->trigger,
+                        .autorun_id = s->autorun_id,
+                        .verdicts = call->verdicts,
+                        .n_verdicts = call->n_verdicts,
+                }, &j, ret_error_name, ret_text);
         if (r < 0)
                 return r;
-
-        r = spec_to_json(&s->spec, &json);
-        if (r >= 0)
-                r = job_steps_to_json(s->steps, idents, members, n, &steps_json);
-        if (r < 0)
-                return r;
-
-        now = now_usec(CLOCK_REALTIME);
-        DbJob dj = {
-                .state = "queued",
-                .profile = s->spec.profile,
-                .workload = s->spec.profile ? NULL : workload_to_string(s->spec.workload),
-                .spec_json = json,
-                .target = s->spec.target,
-                .label = s->spec.label,
-                .submitted_by = s->uid,
-                .submitted_usec = now,
-                .steps_json = steps_json,
-                .triggered_by = job_trigger_to_string(s->trigger),
-        };
-        if (s->autorun_id > 0)
-                r = db_job_insert_autorun(m->db, &dj, s->autorun_id, &id);
-        else
-                r = db_job_insert(m->db, &dj, &id);
-        if (r == -EALREADY)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s; nothing was queued", db_last_error(m->db));
-        if (r < 0) {
-                log_warning_errno(r, "cannot insert a job: %m (%s)", strna(db_last_error(m->db)));
-                return sd_bus_error_setf(error, r == -ENOSPC ? BENCHD_ERROR_NO_SPACE : SD_BUS_ERROR_FAILED,
-                                         "cannot record the job in the database %s: %s (%s); nothing was queued, "
-                                         "submit it again once the database can be written", m->db_path,
-                                         strerror(-r), db_last_error(m->db));
-        }
-
-        r = job_new(&m->job_context, id, &s->spec, s->steps, idents, members, n, json, s->uid, now, &j);
-        if (r < 0) {
-                (void) db_job_set_state(m->db, id, "failed", 0, now, "out of memory");
-                return r;
-        }
-        s->steps = NULL;
-        s->n_steps = 0;
-        idents = NULL;
-        members = NULL;
-        j->trigger = s->trigger;
-        manager_link_job(m, j);
-        job_object_added(m->bus, j);
-        manager_emit_changed(m);
-        manager_schedule(m);
-        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 " (triggered by %s): %s", id, s->uid,
-                 job_trigger_to_string(s->trigger), json);
-
-        if (!s->message) {
-                if (s->done)
-                        s->done(m, 0, id, NULL, s->done_userdata);
-                s->done = NULL;
-                return 1;
-        }
-        r = sd_bus_reply_method_return(s->message, "to", id, j->path);
-        if (r < 0)
-                log_warning_errno(r, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %m", id);
-        return 1;
+        manager_link_job(s->manager, j);
+        *ret = j;
+        return 0;
 }
 
-static void submit_fail(Submit *s, int r, const sd_bus_error *error);
-
+/* The verdicts of a submission's targets are back: the core decides, and asks for the insert. */
 static void on_submit_verdicts(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         Submit *s = userdata;
-        int r;
 
-        r = submit_queue(s, verdicts, n, &error);
-        if (r < 0)
-                submit_fail(s, r, &error);
-        else
-                submit_free(s);
+        manager_handle(s->manager, &(QueueEvent) {
+                        .type = QUEUE_EVENT_VERDICTS,
+                        .key = s->key,
+                        .verdicts = verdicts,
+                        .n_verdicts = n,
+                        .spec = &s->spec,
+                        .steps = s->steps,
+                        .n_steps = s->n_steps,
+                }, &(ManagerCall) { .verdicts = verdicts, .n_verdicts = n });
 }
 
-/* Shutdown: every call still waiting is answered, and its check killed. */
-static void manager_submits_abort(Manager *m) {
-        while (m->submits) {
-                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-
-                (void) sd_bus_error_set(&error, SD_BUS_ERROR_FAILED,
-                                        "benchd is shutting down; submit the job again once it runs");
-                submit_fail(m->submits, -ECANCELED, &error);
-        }
-        while (m->cancels) {
-                CancelCall *c = m->cancels;
-
-                (void) sd_bus_reply_method_errorf(c->message, SD_BUS_ERROR_FAILED,
-                                                  "benchd is shutting down; job %" PRIu64 " is interrupted "
-                                                  "anyway", c->id);
-                cancel_call_free(c);
-        }
-}
-
-/* The checks of the job's targets, in a helper process; on_submit_verdicts() answers the call. */
-static int submit_check_targets(Submit *s, sd_bus_error *error) {
+/* CHECK_TARGETS: the checks of the job's targets, in a helper process; on_submit_verdicts() follows. */
+static int submit_check_targets(Submit *s) {
         Manager *m = s->manager;
         int r;
 
@@ -617,43 +461,26 @@ static int submit_check_targets(Submit *s, sd_bus_error *error) {
         } else
                 r = verdict_query_start(m->event, m->devices, s->steps, NULL, s->n_steps,
                                         &(VerdictOptions) { .caller_uid = s->uid }, VERDICT_QUERY_TIMEOUT_USEC, on_submit_verdicts, s, &s->query);
-        if (r < 0) {
+        if (r < 0)
                 log_warning_errno(r, "cannot start checking target %s: %m", CALLER_TEXT(s->spec.target));
-                if (r != -ENOMEM)
-                        r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-                                              "cannot start checking target %s: %s; submit the job again",
-                                              CALLER_TEXT(s->spec.target), strerror(-r));
-        }
         return r;
 }
 
-/* Answers the call with the refusal (or tells the internal submitter) and frees s. */
-static void submit_fail(Submit *s, int r, const sd_bus_error *error) {
-        if (!s->message) {
-                if (s->done)
-                        s->done(s->manager, r, 0, error && sd_bus_error_is_set(error) ? error->message : NULL,
-                                s->done_userdata);
-        } else if (error && sd_bus_error_is_set(error))
-                (void) sd_bus_reply_method_error(s->message, error);
-        else
-                (void) sd_bus_reply_method_errno(s->message, r, NULL);
-        submit_free(s);
-}
-
 static void on_submit_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, void *userdata) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         Submit *s = userdata;
+        bool named = r < 0 && perror && sd_bus_error_is_set(perror);
 
         s->polkit = polkit_query_free(s->polkit);
-        if (r < 0) {
+        if (r < 0)
                 log_full(LOG_INFO, "SubmitJob by uid %" PRIu32 " refused: %s", s->uid,
                          perror ? strna(perror->message) : strerror(-r));
-                submit_fail(s, r, perror);
-                return;
-        }
-        r = submit_check_targets(s, &error);
-        if (r < 0)
-                submit_fail(s, r, &error);
+        manager_handle(s->manager, &(QueueEvent) {
+                        .type = QUEUE_EVENT_POLKIT,
+                        .key = s->key,
+                        .error = MIN(r, 0),
+                        .error_name = named ? perror->name : NULL,
+                        .text = named ? perror->message : NULL,
+                }, NULL);
 }
 
 /* The action a job needs (see above). */
@@ -661,14 +488,68 @@ static const char *submit_action(const JobSpec *spec) {
         return spec->destructive || spec_is_matrix(spec) ? BENCHD_ACTION_DESTRUCTIVE : BENCHD_ACTION_SUBMIT;
 }
 
-/* The call is the Manager's from here: submit_free() unlinks it. */
-static void submit_link(Manager *m, Submit *s) {
-        s->manager = m;
-        s->next = m->submits;
-        if (m->submits)
-                m->submits->prev = s;
-        m->submits = s;
-        m->n_submits++;
+/* ASK_POLKIT. */
+static int submit_ask_polkit(Manager *m, Submit *s) {
+        const char *details[] = {
+                "target", s->spec.target ?: "",
+                s->spec.profile ? "profile" : "workload",
+                s->spec.profile ?: workload_to_string(s->spec.workload) ?: "",
+                NULL,
+        };
+
+        return polkit_query_start(m->bus, s->message, submit_action(&s->spec), "submitting this job", details,
+                                  on_submit_polkit, s, &s->polkit);
+}
+
+/* REFUSE of s: answered with the refusal (or the internal submitter told); freed. */
+static void submit_refuse(Submit *s, const QueueAction *x) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        /* The core's errno, not the error name's: -ECANCELED tells the internal submitter that benchd
+         * stops (manager-autorun.c tries again at the next start). */
+        int r = x->error;
+
+        if (x->error_name)
+                (void) sd_bus_error_set(&error, x->error_name, x->text);
+        if (!s->message) {
+                if (s->done)
+                        s->done(s->manager, r, 0, sd_bus_error_is_set(&error) ? error.message : NULL, s->done_userdata);
+        } else if (sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(s->message, &error);
+        else
+                (void) sd_bus_reply_method_errno(s->message, r, NULL);
+        submit_free(s);
+}
+
+/* REPLY of s: its job is queued. */
+static void submit_reply(Submit *s, Job *j) {
+        Manager *m = s->manager;
+        int r;
+
+        log_full(LOG_INFO, "job %" PRIu64 " queued by uid %" PRIu32 " (triggered by %s): %s", j->id, s->uid,
+                 job_trigger_to_string(s->trigger), j->spec_json);
+        if (!s->message) {
+                if (s->done)
+                        s->done(m, 0, j->id, NULL, s->done_userdata);
+                s->done = NULL;
+        } else {
+                r = sd_bus_reply_method_return(s->message, "to", j->id, j->path);
+                if (r < 0)
+                        log_warning_errno(r, "job %" PRIu64 ": cannot answer the SubmitJob call that queued it: %m",
+                                          j->id);
+        }
+        submit_free(s);
+}
+
+/* Hands s (its spec and steps read) to the core: admitted, it is the Manager's; refused, freed
+ * with the refusal in error. Returns what the handler returns. */
+static int submit_enter(Manager *m, Submit *s, bool internal, sd_bus_error *error) {
+        ManagerCall call = { .error = error, .submit = s };
+
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_SUBMIT, .uid = s->uid, .internal = internal }, &call);
+        if (call.submit)
+                /* Refused before it got a key. */
+                submit_free(call.submit);
+        return call.r < 0 ? call.r : 1;
 }
 
 static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -680,9 +561,9 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
 
         spec_init(&spec);
 
-        if (m->stopping)
-                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
-                                        "benchd is shutting down; submit the job again once it runs");
+        /* Nothing is read of a call that cannot be queued anyway (the core says the same). */
+        if (manager_is_stopping(m))
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, QUEUE_MSG_SUBMIT_STOPPING);
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
@@ -707,46 +588,10 @@ static int method_submit_job(sd_bus_message *message, void *userdata, sd_bus_err
                 goto fail;
         }
 
-        /* Nothing is asked or forked for a call that cannot be queued anyway. */
-        r = manager_check_queue(m, error);
-        if (r >= 0)
-                r = manager_check_user_queue(m, s->uid, true, error);
-        if (r < 0)
-                goto fail;
-        if (m->n_submits >= MANAGER_SUBMITS_CHECKING_MAX) {
-                r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                      "too many jobs being checked (%u SubmitJob calls wait for their "
-                                      "authorisation or the check of their targets); submit again once they "
-                                      "are answered", MANAGER_SUBMITS_CHECKING_MAX);
-                goto fail;
-        }
-
-        /* The call is the Submit's now; on_submit_polkit() or on_submit_verdicts() answers it. */
         s->spec = spec;
         spec_init(&spec);
         s->message = sd_bus_message_ref(message);
-        submit_link(m, s);
-
-        if (s->uid == 0)
-                r = submit_check_targets(s, error);
-        else {
-                const char *details[] = {
-                        "target", s->spec.target ?: "",
-                        s->spec.profile ? "profile" : "workload",
-                        s->spec.profile ?: workload_to_string(s->spec.workload) ?: "",
-                        NULL,
-                };
-
-                r = polkit_query_start(m->bus, message, submit_action(&s->spec), "submitting this job",
-                                       details, on_submit_polkit, s, &s->polkit);
-                if (r < 0 && r != -ENOMEM)
-                        r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                              "cannot ask polkit whether the caller may submit jobs: %s; "
-                                              "try again, or run it as root", strerror(-r));
-        }
-        if (r < 0)
-                goto fail;
-        return 1;
+        return submit_enter(m, s, false, error);
 
 fail:
         submit_free(s);
@@ -758,19 +603,11 @@ int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_
         Submit *s;
         int r;
 
-        if (m->stopping)
-                r = sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "benchd is shutting down");
-        else if (m->n_submits >= MANAGER_SUBMITS_CHECKING_MAX)
-                r = sd_bus_error_setf(error, BENCHD_ERROR_QUEUE_FULL,
-                                      "%u SubmitJob calls wait for the check of their targets already",
-                                      MANAGER_SUBMITS_CHECKING_MAX);
-        else
-                r = manager_check_queue(m, error);
-        s = r >= 0 ? calloc(1, sizeof(*s)) : NULL;
+        s = calloc(1, sizeof(*s));
         if (!s) {
                 spec_array_free(steps, n_steps);
                 spec_clear(spec);
-                return r < 0 ? r : -ENOMEM;
+                return -ENOMEM;
         }
         s->spec = *spec;
         spec_init(spec);
@@ -779,13 +616,10 @@ int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_
         s->uid = 0;
         s->trigger = trigger;
         s->autorun_id = autorun_id;
-        submit_link(m, s);
 
-        r = submit_check_targets(s, error);
-        if (r < 0) {
-                submit_free(s);
+        r = submit_enter(m, s, true, error);
+        if (r < 0)
                 return r;
-        }
         /* Only now: a refusal above is the caller's to report, not done's. */
         s->done = done;
         s->done_userdata = userdata;
@@ -809,8 +643,15 @@ static int lookup_job(const DbJob *dj, void *userdata) {
 /* ---- CancelJob and Job.Cancel ----
  *
  * Root and the user who submitted the job cancel it at once; anyone else needs
- * org.benchd.benchd1.cancel, asked of polkit without waiting. The job is looked up again by its id
- * when polkit answers: it may have ended, or gone, meanwhile. */
+ * org.benchd.benchd1.cancel, asked of polkit without waiting (the core decides which). The job is
+ * looked up again by its id when polkit answers: it may have ended, or gone, meanwhile. */
+
+static CancelCall *cancel_find(Manager *m, uint64_t key) {
+        for (CancelCall *c = m->cancels; c; c = c->next)
+                if (c->key == key)
+                        return c;
+        return NULL;
+}
 
 static CancelCall *cancel_call_free(CancelCall *c) {
         if (!c)
@@ -821,8 +662,6 @@ static CancelCall *cancel_call_free(CancelCall *c) {
                 c->manager->cancels = c->next;
         if (c->next)
                 c->next->prev = c->prev;
-        if (c->manager)
-                c->manager->n_cancels--;
         polkit_query_free(c->polkit);
         sd_bus_message_unref(c->message);
         free(c);
@@ -830,76 +669,45 @@ static CancelCall *cancel_call_free(CancelCall *c) {
 }
 
 static void on_cancel_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, void *userdata) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         CancelCall *c = userdata;
-        Job *j;
+        bool named = r < 0 && perror && sd_bus_error_is_set(perror);
 
         c->polkit = polkit_query_free(c->polkit);
-        if (r < 0) {
+        if (r < 0)
                 log_full(LOG_INFO, "cancelling job %" PRIu64 " by uid %" PRIu32 " refused: %s", c->id, c->uid,
                          perror ? strna(perror->message) : strerror(-r));
-                if (perror && sd_bus_error_is_set(perror))
-                        (void) sd_bus_reply_method_error(c->message, perror);
-                else
-                        (void) sd_bus_reply_method_errno(c->message, r, NULL);
-                cancel_call_free(c);
-                return;
-        }
-        j = manager_find_job(c->manager, c->id);
-        if (!j)
-                r = job_error_not_cancellable(&error, c->id, "and is gone, while polkit was asked");
-        else
-                r = job_cancel_or_error(j, c->uid, &error);
-        if (r < 0 && sd_bus_error_is_set(&error))
-                (void) sd_bus_reply_method_error(c->message, &error);
-        else if (r < 0)
-                (void) sd_bus_reply_method_errno(c->message, r, NULL);
-        else
-                (void) sd_bus_reply_method_return(c->message, NULL);
-        cancel_call_free(c);
+        manager_handle(c->manager, &(QueueEvent) {
+                        .type = QUEUE_EVENT_CANCEL_POLKIT,
+                        .key = c->key,
+                        .error = MIN(r, 0),
+                        .error_name = named ? perror->name : NULL,
+                        .text = named ? perror->message : NULL,
+                }, NULL);
 }
 
-int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error) {
+/* ASK_POLKIT_CANCEL: 0, or a negative errno when polkit cannot be asked. */
+static int cancel_ask_polkit(Manager *m, const QueueAction *x, sd_bus_message *message) {
         _cleanup_free_ char *id = NULL;
+        Job *j = manager_find_job(m, x->job);
         CancelCall *c;
-        uint32_t uid;
         int r;
 
-        r = bus_sender_uid(message, "cancelling jobs", &uid, error);
-        if (r < 0)
-                return r;
-        if (uid == 0 || uid == j->submitted_by) {
-                r = job_cancel_or_error(j, uid, error);
-                if (r < 0)
-                        return r;
-                return sd_bus_reply_method_return(message, NULL);
-        }
-        if (job_state_is_final(job_get_state(j)))
-                return job_error_not_cancellable(error, j->id, job_state_to_string(job_get_state(j)));
-        if (m->stopping)
-                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "benchd is shutting down; the job is "
-                                        "interrupted anyway");
-        if (m->n_cancels >= MANAGER_CANCELS_ASKING_MAX)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "too many cancellations wait for polkit (%u); cancel again once they "
-                                         "are answered", MANAGER_CANCELS_ASKING_MAX);
+        if (!j || !message)
+                return -ESRCH;
         if (asprintf(&id, "%" PRIu64, j->id) < 0)
                 return -ENOMEM;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
+        c->key = x->key;
         c->id = j->id;
-        c->uid = uid;
+        c->uid = x->uid;
         r = polkit_query_start(m->bus, message, BENCHD_ACTION_CANCEL, "cancelling another user's job",
                                (const char *[]) { "job_id", id, "target", j->spec.target ?: "", NULL },
                                on_cancel_polkit, c, &c->polkit);
         if (r < 0) {
                 cancel_call_free(c);
-                if (r == -ENOMEM)
-                        return r;
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                         "cannot ask polkit whether the caller may cancel job %" PRIu64 ": %s; "
-                                         "try again, or run it as root", j->id, strerror(-r));
+                return r;
         }
         c->message = sd_bus_message_ref(message);
         c->manager = m;
@@ -907,8 +715,19 @@ int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *er
         if (m->cancels)
                 m->cancels->prev = c;
         m->cancels = c;
-        m->n_cancels++;
-        return 1;
+        return 0;
+}
+
+int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error) {
+        ManagerCall call = { .error = error, .message = message };
+        uint32_t uid;
+        int r;
+
+        r = bus_sender_uid(message, "cancelling jobs", &uid, error);
+        if (r < 0)
+                return r;
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CANCEL, .job = j->id, .uid = uid }, &call);
+        return call.r < 0 ? call.r : 1;
 }
 
 static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -945,6 +764,240 @@ static int method_cancel_job(sd_bus_message *message, void *userdata, sd_bus_err
                                          "there is no job %" PRIu64 "; ListJobs shows the queued and "
                                          "running jobs", id);
         return manager_cancel(m, message, j, error);
+}
+
+/* ---- the shell of the queue core ---- */
+
+/* A refusal for the call being handled: returned through call->error. */
+static void call_refuse(ManagerCall *call, const QueueAction *x) {
+        if (!call || !call->error)
+                return;
+        call->r = x->error_name ? sd_bus_error_set(call->error, x->error_name, x->text) : x->error;
+}
+
+static bool call_is_sync(const ManagerCall *call, uint64_t key) {
+        return call && (key == 0 || key == call->sync_key);
+}
+
+/* CANCEL_JOB: the job is cancelled now, and the call (of the event, or a CancelCall's) answered. */
+static void do_cancel_job(Manager *m, const QueueAction *x, ManagerCall *call) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        Job *j = manager_find_job(m, x->job);
+        CancelCall *c = x->key ? cancel_find(m, x->key) : NULL;
+        int r;
+
+        if (!c) {
+                /* The handler's own call: its error is returned. */
+                if (!call || !call->message)
+                        return;
+                r = j ? job_cancel_or_error(j, x->uid, call->error) : -ESRCH;
+                call->r = r < 0 ? r : sd_bus_reply_method_return(call->message, NULL);
+                return;
+        }
+        r = j ? job_cancel_or_error(j, x->uid, &error) : -ESRCH;
+        if (r < 0 && sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(c->message, &error);
+        else if (r < 0)
+                (void) sd_bus_reply_method_errno(c->message, r, NULL);
+        else
+                (void) sd_bus_reply_method_return(c->message, NULL);
+        cancel_call_free(c);
+}
+
+/* REFUSE_CANCEL of a CancelCall. */
+static void cancel_refuse(CancelCall *c, const QueueAction *x) {
+        if (x->error_name)
+                (void) sd_bus_reply_method_errorf(c->message, x->error_name, "%s", x->text);
+        else
+                (void) sd_bus_reply_method_errno(c->message, x->error, NULL);
+        cancel_call_free(c);
+}
+
+/* How the shutdown ends: the loop exits, and what is left is logged. */
+static void do_exit(Manager *m, const QueueAction *x) {
+        if (x->worker)
+                log_full(LOG_WARNING, "the worker did not go away in time; exiting anyway");
+        removals_log_abandoned(m->removals);
+        (void) sd_event_exit(m->event, 0);
+}
+
+static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        manager_handle(userdata, &(QueueEvent) { .type = QUEUE_EVENT_EXIT_TIMEOUT }, NULL);
+        return 0;
+}
+
+static void do_arm_exit(Manager *m, const QueueAction *x) {
+        if (!m->exit_source) {
+                (void) sd_event_add_time_relative(m->event, &m->exit_source, CLOCK_MONOTONIC, x->usec, 0,
+                                                  on_exit_timeout, m);
+                return;
+        }
+        if (sd_event_source_set_time_relative(m->exit_source, x->usec) < 0 ||
+            sd_event_source_set_enabled(m->exit_source, SD_EVENT_ONESHOT) < 0)
+                /* Cannot wait longer: go now. */
+                do_exit(m, &(QueueAction) { .type = QUEUE_ACTION_EXIT });
+}
+
+/* Feeds e to the queue core and does what it answers; the outcome of a request is fed back at once
+ * when it is known at once (a query that cannot start, the insert). call: the call e is handled in,
+ * or NULL for an event of the loop. */
+static void manager_handle(Manager *m, const QueueEvent *e, ManagerCall *call) {
+        QueueActions a;
+        int r;
+
+        r = queue_handle(&m->queue, e, &a);
+        if (r < 0) {
+                log_warning_errno(r, "the queue refused event %s: %m", strna(queue_event_type_to_string(e->type)));
+                if (call)
+                        call->r = r;
+                return;
+        }
+        for (size_t i = 0; i < a.n; i++) {
+                const QueueAction *x = &a.actions[i];
+                Submit *s = NULL;
+                Job *j = x->job ? manager_find_job(m, x->job) : NULL;
+
+                switch (x->type) {
+                case QUEUE_ACTION_ASK_POLKIT:
+                case QUEUE_ACTION_CHECK_TARGETS:
+                case QUEUE_ACTION_INSERT:
+                case QUEUE_ACTION_REFUSE:
+                case QUEUE_ACTION_REPLY:
+                        s = x->key ? submit_find(m, x->key) : NULL;
+                        if (!s && call && call->submit && x->type != QUEUE_ACTION_REFUSE) {
+                                /* Admitted: the call's Submit is the Manager's now. */
+                                s = TAKE_PTR(call->submit);
+                                submit_link(m, s, x->key);
+                                call->sync_key = x->key;
+                        }
+                        break;
+                default:
+                        break;
+                }
+
+                switch (x->type) {
+                case QUEUE_ACTION_ASK_POLKIT:
+                        r = s ? submit_ask_polkit(m, s) : -ESRCH;
+                        if (r < 0)
+                                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_POLKIT_FAILED, .key = x->key,
+                                                                  .error = r }, call);
+                        break;
+                case QUEUE_ACTION_CHECK_TARGETS:
+                        r = s ? submit_check_targets(s) : -ESRCH;
+                        if (r < 0)
+                                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CHECK_FAILED, .key = x->key,
+                                                                  .error = r, .target = s ? s->spec.target : NULL },
+                                               call);
+                        break;
+                case QUEUE_ACTION_INSERT: {
+                        _cleanup_free_ char *text = NULL;
+                        const char *name = NULL;
+
+                        j = NULL;
+                        r = s && call ? submit_do_insert(s, call, &j, &name, &text) : -ESRCH;
+                        if (r < 0)
+                                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_INSERT_FAILED, .key = x->key,
+                                                                  .error = r, .error_name = name, .text = text },
+                                               call);
+                        else
+                                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_INSERTED, .key = x->key,
+                                                                  .job = j->id }, call);
+                        break;
+                }
+                case QUEUE_ACTION_REFUSE:
+                        if (!s && call && call->submit) {
+                                /* Refused before it got a key: submit_enter() frees it. */
+                                call_refuse(call, x);
+                                break;
+                        }
+                        if (!s)
+                                break;
+                        if (call_is_sync(call, x->key) && (s->message || !s->done)) {
+                                /* Refused within the call that made it: the caller is answered. */
+                                call_refuse(call, x);
+                                submit_free(s);
+                        } else
+                                submit_refuse(s, x);
+                        break;
+                case QUEUE_ACTION_REPLY:
+                        if (s && j)
+                                submit_reply(s, j);
+                        break;
+                case QUEUE_ACTION_JOB_QUEUED:
+                        if (j)
+                                job_object_added(m->bus, j);
+                        break;
+                case QUEUE_ACTION_CHANGED:
+                        manager_emit_changed(m);
+                        break;
+                case QUEUE_ACTION_SCHEDULE:
+                        manager_schedule(m);
+                        break;
+                case QUEUE_ACTION_START:
+                        if (j)
+                                job_start(j);
+                        break;
+                case QUEUE_ACTION_NOTIFY_RUNNING:
+                        (void) sd_notifyf(false, "STATUS=Running job %" PRIu64 " (%u queued)", x->job, x->n);
+                        break;
+                case QUEUE_ACTION_NOTIFY_IDLE:
+                        (void) sd_notifyf(false, "STATUS=Idle (%u queued)", x->n);
+                        break;
+                case QUEUE_ACTION_JOB_REMOVED:
+                        if (j)
+                                (void) sd_bus_emit_signal(m->bus, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
+                                                          "JobRemoved", "tos", j->id, j->path,
+                                                          call && call->result ? call->result
+                                                                               : job_state_to_string(job_get_state(j)));
+                        break;
+                case QUEUE_ACTION_WRITE_METRICS:
+                        manager_write_metrics(m);
+                        break;
+                case QUEUE_ACTION_FORGET_JOB:
+                        if (j)
+                                manager_remove_job(m, j);
+                        break;
+                case QUEUE_ACTION_CANCEL_JOB:
+                        do_cancel_job(m, x, call);
+                        break;
+                case QUEUE_ACTION_REFUSE_CANCEL: {
+                        CancelCall *c = x->key ? cancel_find(m, x->key) : NULL;
+
+                        if (c)
+                                cancel_refuse(c, x);
+                        else if (call_is_sync(call, x->key))
+                                call_refuse(call, x);
+                        break;
+                }
+                case QUEUE_ACTION_ASK_POLKIT_CANCEL:
+                        r = cancel_ask_polkit(m, x, call ? call->message : NULL);
+                        if (r < 0) {
+                                if (call)
+                                        call->sync_key = x->key;
+                                manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_CANCEL_POLKIT_FAILED,
+                                                                  .key = x->key, .error = r }, call);
+                        } else if (call)
+                                call->r = 1;
+                        break;
+                case QUEUE_ACTION_STOPPING:
+                        log_full(LOG_INFO, "stopping");
+                        manager_imports_abort(m);
+                        break;
+                case QUEUE_ACTION_INTERRUPT:
+                        if (j)
+                                /* The worker gets SIGKILL after 3 s. */
+                                job_interrupt(j);
+                        break;
+                case QUEUE_ACTION_ARM_EXIT:
+                        do_arm_exit(m, x);
+                        break;
+                case QUEUE_ACTION_EXIT:
+                        do_exit(m, x);
+                        break;
+                default:
+                        break;
+                }
+        }
 }
 
 typedef struct ListJobsContext {
@@ -1037,7 +1090,7 @@ static int property_get_running_job(sd_bus *bus, const char *path, const char *i
                                     const char *property, sd_bus_message *reply, void *userdata,
                                     sd_bus_error *error) {
         Manager *m = userdata;
-        return sd_bus_message_append(reply, "t", m->running ? m->running->id : UINT64_C(0));
+        return sd_bus_message_append(reply, "t", m->queue.running);
 }
 
 /* ---- PruneSamples ---- */
@@ -1080,7 +1133,7 @@ static int method_prune_samples(sd_bus_message *message, void *userdata, sd_bus_
                 return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
                                          "pruning samples needs root (uid 0); you are uid %" PRIu32 ": run "
                                          "benchctl prune as root", uid);
-        if (m->stopping)
+        if (manager_is_stopping(m))
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                                         "benchd is shutting down; prune again once it runs");
         if (before == 0 || before > (uint64_t) INT64_MAX)
@@ -1105,6 +1158,12 @@ static int property_get_database_path(sd_bus *bus, const char *path, const char 
                                       sd_bus_error *error) {
         Manager *m = userdata;
         return sd_bus_message_append(reply, "s", m->db_path);
+}
+
+/* This host's wall clock, for benchctl's offset measurement of a fleet run (docs/fleet.md "Fleet
+ * runs"): read as late as possible, right before the reply goes. */
+static int method_get_clock(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return sd_bus_reply_method_return(message, "t", now_usec(CLOCK_REALTIME));
 }
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -1161,6 +1220,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("s", name),
                                 SD_BUS_RESULT("aa{sv}", steps),
                                 method_get_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetClock",
+                                SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("t", realtime_usec),
+                                method_get_clock, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListRegressions",
                                 SD_BUS_ARGS("a{sv}", filter),
                                 SD_BUS_RESULT("aa{sv}", regressions),
@@ -1181,53 +1244,29 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END
 };
 
-/* How long shutdown waits for the worker to go, and then for the removal of files to end. */
-#define MANAGER_STOP_WORKER_USEC (10 * USEC_PER_SEC)
-#define MANAGER_STOP_CLEANUP_USEC (50 * USEC_PER_SEC)
-
-static int on_exit_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        if (!m->running && m->n_cleanups > 0 && !m->stop_extended) {
-                /* The worker went in time; the removal of its files may take a while longer. */
-                m->stop_extended = true;
-                if (sd_event_source_set_time_relative(s, MANAGER_STOP_CLEANUP_USEC) >= 0 &&
-                    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0)
-                        return 0;
-        }
-        if (m->running)
-                log_full(LOG_WARNING, "the worker did not go away in time; exiting anyway");
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                log_full(LOG_INFO, "job %" PRIu64 ": still removing its files in %s at shutdown; stopping that, remove "
-                     "what is left of .benchd-%" PRIu64 "-* there by hand", cleanup_job_id(m->cleanups[i]),
-                     CALLER_TEXT(cleanup_target(m->cleanups[i])), cleanup_job_id(m->cleanups[i]));
-        return sd_event_exit(m->event, 0);
-}
 
 void manager_set_devices(Manager *m, DeviceManager *devices) {
         m->devices = devices;
         m->job_context.devices = devices;
 }
 
+/* SIGTERM: the core refuses what waits, interrupts the running job and arms the bound. */
 void manager_stop(Manager *m) {
-        if (m->stopping)
-                return;
-        m->stopping = true;
-        log_full(LOG_INFO, "stopping");
-        manager_submits_abort(m);
-        manager_imports_abort(m);
-        if (!m->running && m->n_cleanups == 0) {
-                (void) sd_event_exit(m->event, 0);
-                return;
-        }
-        if (m->running)
-                /* The worker gets SIGKILL after 3 s; give up waiting for it after 10 s. */
-                job_interrupt(m->running);
-        else
-                m->stop_extended = true;
-        (void) sd_event_add_time_relative(m->event, &m->exit_source, CLOCK_MONOTONIC,
-                                          m->running ? MANAGER_STOP_WORKER_USEC : MANAGER_STOP_CLEANUP_USEC, 0,
-                                          on_exit_timeout, m);
+        manager_handle(m, &(QueueEvent) { .type = QUEUE_EVENT_STOP }, NULL);
+}
+
+/* What the job objects ask of the Manager (JobObjectOwner). */
+static Job *job_owner_find(void *userdata, uint64_t id) {
+        return manager_find_job(userdata, id);
+}
+
+static Job *job_owner_first(void *userdata) {
+        Manager *m = userdata;
+        return m->jobs_head;
+}
+
+static int job_owner_cancel(void *userdata, sd_bus_message *message, Job *j, sd_bus_error *error) {
+        return manager_cancel(userdata, message, j, error);
 }
 
 int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
@@ -1243,8 +1282,11 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
         m->bus = sd_bus_ref(bus);
         m->db = db;
         m->devices = devices;
-        m->max_queue = config->max_queue;
-        m->max_queued_per_user = config->max_queued_per_user;
+        queue_init(&m->queue, &(QueueConfig) {
+                        .max_queue = config->max_queue,
+                        .max_queued_per_user = config->max_queued_per_user,
+                        .linger_max = JOB_LINGER_MAX,
+                });
         m->autorun = config->autorun;
         m->regress = config->regress ? *config->regress : REGRESS_CONFIG_DEFAULT;
         m->db_path = strdup(config->db_path);
@@ -1261,7 +1303,9 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                 .callbacks = &manager_job_callbacks,
                 .userdata = m,
         };
-        r = retention_new(event, db, config->sample_retention_days, &m->retention);
+        r = removals_new(event, db, on_removal_done, m, &m->removals);
+        if (r >= 0)
+                r = retention_new(event, db, config->sample_retention_days, &m->retention);
         if (r < 0) {
                 manager_free(m);
                 return r;
@@ -1280,14 +1324,16 @@ int manager_new(sd_event *event, sd_bus *bus, Db *db, DeviceManager *devices,
                         return -ENOMEM;
                 }
 
+        m->job_owner = (JobObjectOwner) {
+                .find = job_owner_find,
+                .first = job_owner_first,
+                .cancel = job_owner_cancel,
+                .userdata = m,
+        };
         r = sd_bus_add_object_vtable(bus, &m->manager_slot, BENCHD_MANAGER_PATH, BENCHD_MANAGER_INTERFACE,
                                      manager_vtable, m);
         if (r >= 0)
-                r = sd_bus_add_fallback_vtable(bus, &m->job_slot, BENCHD_JOB_PREFIX, BENCHD_JOB_INTERFACE,
-                                               job_vtable, job_object_find, m);
-        if (r >= 0)
-                r = sd_bus_add_node_enumerator(bus, &m->enumerator_slot, BENCHD_JOB_PREFIX,
-                                               job_node_enumerator, m);
+                r = job_objects_add(bus, &m->job_owner, &m->job_slot, &m->enumerator_slot);
         if (r >= 0)
                 r = sd_bus_add_object_manager(bus, &m->object_manager_slot, BENCHD_MANAGER_PATH);
         if (r >= 0) {
@@ -1322,10 +1368,9 @@ Manager *manager_free(Manager *m) {
         while (m->cancels)
                 cancel_call_free(m->cancels);
         manager_imports_abort(m);
-        for (size_t i = 0; i < m->n_cleanups; i++)
-                cleanup_free(m->cleanups[i]);
-        free(m->cleanups);
+        m->removals = removals_free(m->removals);
         manager_settles_clear(m);
+        queue_clear(&m->queue);
         m->retention = retention_free(m->retention);
         sd_event_source_disable_unref(m->dispatch_source);
         sd_event_source_disable_unref(m->exit_source);

@@ -4,7 +4,9 @@
  * lives in SQLite and is mirrored in memory, the SubmitJob calls waiting for the checks of their
  * targets, the one-step-at-a-time scheduler, the method handlers of the Manager interface, and the
  * daemon's shutdown. It owns the jobs: it gives each one its JobContext and hears back from it
- * through the JobCallbacks there, never the other way round.
+ * through the JobCallbacks there, never the other way round. What the queue does is decided by
+ * jobs/queue.h; the struct is manager.c's, and the other manager-*.c files use the accessors below
+ * and manager-internal.h.
  */
 #pragma once
 
@@ -13,91 +15,15 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "jobs/cleanup.h"
 #include "store/db.h"
 #include "devices/device-manager.h"
 #include "jobs/job.h"
 #include "shared/regress.h"
-#include "jobs/retention.h"
 
 typedef struct Manager Manager;
 
-/* SubmitJob calls that may wait for the checks of their targets at one time; more are refused
- * with QueueFull. */
-#define MANAGER_SUBMITS_CHECKING_MAX 16u
-
-/* Cancellations of another user's job that may wait for polkit at one time. */
-#define MANAGER_CANCELS_ASKING_MAX 16u
-
 /* MaxQueuedJobsPerUser= (benchd.conf) when not set: the queued jobs of one user but root. */
 #define MANAGER_MAX_QUEUED_PER_USER_DEFAULT 16u
-
-/* A job a previous life left "running", settled (its state written) once its files are removed. */
-typedef struct StaleSettle {
-        uint64_t id;
-        uint64_t started_usec;
-        uint64_t finished_usec;
-        const char *state;      /* job_state_to_string()'s */
-        char *msg;
-} StaleSettle;
-
-typedef struct Submit Submit;
-typedef struct CancelCall CancelCall;
-typedef struct ImportCall ImportCall;
-typedef struct AutorunRequest AutorunRequest;
-
-struct Manager {
-        sd_event *event;
-        sd_bus *bus;
-        Db *db;
-        DeviceManager *devices;         /* may be NULL when the inventory failed to start */
-        JobContext job_context;         /* what every job is given (the strings are these) */
-        char *db_path;
-        char *worker_path;
-        char **profile_dirs;            /* highest priority first */
-        unsigned max_queue;
-        unsigned max_queued_per_user;   /* 0: no bound */
-        RegressConfig regress;          /* benchd.conf's Regression*= (manager-regress.c) */
-        Retention *retention;           /* SampleRetentionDays= and PruneSamples */
-        char *metrics_dir;              /* benchd.conf's MetricsTextfileDir= (manager-metrics.c); NULL: off */
-
-        Job *jobs_head, *jobs_tail;     /* by id */
-        Job *running;
-        bool stopping;
-        bool stop_extended;             /* the shutdown timeout was extended for cleanups */
-        /* Removals of ended steps' files still running: no job starts while there are any, so that
-         * no benchmark measures their I/O. */
-        Cleanup **cleanups;
-        size_t n_cleanups;
-        /* Jobs of a previous life whose state is written when their files' removal (in cleanups)
-         * is done; until then their rows say "running" (manager_load()). */
-        StaleSettle *settles;
-        size_t n_settles;
-        /* SubmitJob calls waiting for the verdicts of their steps (verdict-query.h), each holding
-         * its message: answered when the verdicts come, or at shutdown. */
-        Submit *submits;
-        unsigned n_submits;
-        /* Cancellations of others' jobs waiting for polkit, each holding its message. */
-        CancelCall *cancels;
-        unsigned n_cancels;
-        ImportCall *imports;            /* ImportRuns calls waiting for polkit (manager-import.c) */
-        unsigned n_imports;
-        /* Benchmarks when a disk appears (manager-autorun.c): benchd.conf's AutoRun=, and the disks
-         * that appeared new, waiting to be submitted (from a defer source, so that none is
-         * submitted before the queue of a previous life is loaded) or being checked. */
-        bool autorun;
-        AutorunRequest *autoruns;
-        unsigned n_autoruns;
-        sd_event_source *autorun_source;
-        sd_event_source *metrics_source; /* the deferred rewrite of benchd.prom (manager-metrics.c) */
-
-        sd_event_source *dispatch_source;
-        sd_event_source *exit_source;
-        sd_bus_slot *manager_slot;
-        sd_bus_slot *job_slot;
-        sd_bus_slot *enumerator_slot;
-        sd_bus_slot *object_manager_slot;
-};
 
 typedef struct ManagerConfig {
         const char *db_path;
@@ -156,3 +82,17 @@ int manager_submit_internal(Manager *m, JobSpec *spec, JobSpec *steps, size_t n_
  * allowed org.benchd.benchd1.cancel. Answers message (now, or later: then returns 1). */
 int manager_cancel(Manager *m, sd_bus_message *message, Job *j, sd_bus_error *error);
 unsigned manager_queue_length(Manager *m);
+
+/* What the Manager's other files (manager-*.c) read of it; the struct is manager.c's. */
+sd_event *manager_event(Manager *m);
+sd_bus *manager_bus(Manager *m);
+Db *manager_db(Manager *m);
+const char *manager_db_path(Manager *m);
+char *const *manager_profile_dirs(Manager *m);
+const RegressConfig *manager_regress_config(Manager *m);
+/* MetricsTextfileDir= of benchd.conf; NULL: off. */
+const char *manager_metrics_dir(Manager *m);
+/* AutoRun= of benchd.conf. */
+bool manager_autorun_enabled(Manager *m);
+/* Whether benchd stops (SIGTERM): nothing new is accepted. */
+bool manager_is_stopping(Manager *m);

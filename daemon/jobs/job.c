@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "jobs/job.h"
+#include "jobs/job-fleet.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
 #include "jobs/rounds.h"
@@ -87,6 +88,7 @@ Job *job_free(Job *j) {
         worker_free(j->worker);
         sd_event_source_disable_unref(j->linger_source);
         sd_event_source_disable_unref(j->store_retry_source);
+        sd_event_source_disable_unref(j->fleet_timer);
         db_queue_free(j->store);
         free(j->runs_unstored);
         job_core_clear(&j->core);
@@ -428,6 +430,7 @@ static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
 
         free(j->phase);
         j->phase = strdup(phase);
+        job_fleet_phase(j, phase);
         job_changed(j, "Phase");
 }
 
@@ -673,6 +676,7 @@ static void job_finish_run(Job *j, JobState state, const char *error) {
         j->run_id = 0;
         free(j->phase);
         j->phase = NULL;
+        job_fleet_step_end(j);
 }
 
 /* The rest of BEGIN_STEP, once the step's verdict allowed it: its run, its worker. */
@@ -812,6 +816,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
         }
         job_store_ok(j);
+        job_fleet_run_begun(j, step, run_id);
         /* A later step (or repeat) of a matrix entry runs on the filesystem its first run made: its
          * run records the same. */
         if (matrix && !job_run_makes_fs(j) && j->have_entry_fs)

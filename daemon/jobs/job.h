@@ -152,6 +152,10 @@ struct Job {
         uint64_t end_usec;              /* when it ended (stored as finished_usec) */
 
         sd_event_source *linger_source;
+
+        /* A fleet step (job-fleet.h): the CLOCK_REALTIME timer Job.Start armed, which sends START. */
+        sd_event_source *fleet_timer;
+        uint64_t fleet_ready_usec;      /* CLOCK_MONOTONIC: when the step said PHASE ready */
 };
 
 /* Takes ownership of the steps (n_steps ≥ 1), their identities (members: NULL, or as job-steps.h

@@ -182,6 +182,33 @@ static int profile_unknown_error(char *const *dirs, const char *name, char **ret
         return -ENOENT;
 }
 
+/* inih reads a line into a buffer of ini_max_line bytes (200 in Debian's build) and parses what did
+ * not fit as a line of its own, so an over-long line fails as a "syntax error" on text the author
+ * never wrote, or worse, parses. Measure every line first and name the one that is too long. */
+static int profile_check_lines(const char *path, int *ret_line, size_t *ret_len, size_t *ret_max) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0, max = ini_max_line > 3 ? (size_t) ini_max_line - 3 : 0;
+        ssize_t l;
+        int no = 0;
+
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while ((l = getline(&line, &n, f)) >= 0) {
+                no++;
+                while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+                        l--;
+                if ((size_t) l > max) {
+                        *ret_line = no;
+                        *ret_len = (size_t) l;
+                        *ret_max = max;
+                        return 1;
+                }
+        }
+        return 0;
+}
+
 int profile_load(char *const *dirs, const char *name, Profile **ret, char **reterr) {
         _cleanup_(profile_freep) Profile *p = NULL;
         ParseState st = {};
@@ -201,6 +228,22 @@ int profile_load(char *const *dirs, const char *name, Profile **ret, char **rete
                 return profile_unknown_error(dirs, name, reterr);
         if (r < 0)
                 return r;
+
+        int long_line = 0;
+        size_t long_len = 0, long_max = 0;
+        r = profile_check_lines(p->path, &long_line, &long_len, &long_max);
+        if (r < 0) {
+                if (asprintf(reterr, "profile %s: cannot read %s: %s", name, p->path, strerror(-r)) < 0)
+                        return -ENOMEM;
+                return -EIO;
+        }
+        if (r > 0) {
+                if (asprintf(reterr, "profile %s: %s line %d: the line is %zu characters long; a profile line "
+                             "may have at most %zu: shorten it, or split a comment over several lines",
+                             name, p->path, long_line, long_len, long_max) < 0)
+                        return -ENOMEM;
+                return -EINVAL;
+        }
 
         st.profile = p;
         spec_init(&st.scratch);

@@ -166,6 +166,35 @@ static int worker_send_spec(Worker *w) {
         return proto_write_all(w->fd, buf, len);
 }
 
+int worker_send_start(Worker *w, uint64_t start_usec) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!w || w->fd < 0 || w->eof)
+                return -ESRCH;
+        r = proto_encode_start(&(ProtoStart) { .start_usec = start_usec }, &buf, &len);
+        if (r < 0)
+                return r;
+        return proto_write_all(w->fd, buf, len);
+}
+
+int worker_extend_timeout(Worker *w, uint64_t by_usec) {
+        uint64_t at;
+        int r;
+
+        if (!w || !w->timeout_source)
+                return -ESRCH;
+        r = sd_event_source_get_time(w->timeout_source, &at);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_time(w->timeout_source, at > UINT64_MAX - by_usec ? UINT64_MAX - 1 : at + by_usec);
+        if (r < 0)
+                return r;
+        w->timeout_usec = w->timeout_usec > UINT64_MAX - by_usec ? UINT64_MAX - 1 : w->timeout_usec + by_usec;
+        return 0;
+}
+
 /* Returns false when the worker was dropped. */
 static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
         _cleanup_(worker_verdict_clear) WorkerVerdict v = {};

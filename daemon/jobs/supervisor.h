@@ -76,6 +76,11 @@ void worker_stop(Worker *w, uint64_t kill_after_usec);
  * everything without calling back. */
 Worker *worker_free(Worker *w);
 pid_t worker_pid(Worker *w);
+/* A fleet step's START (shared/proto.h): its measured phase begins now, start_usec being the
+ * time it was given. One frame of 24 bytes on the socket, which the worker is waiting to read. */
+int worker_send_start(Worker *w, uint64_t start_usec);
+/* Moves the step's timeout by_usec later (a fleet step's wait for its start is not its run). */
+int worker_extend_timeout(Worker *w, uint64_t by_usec);
 
 /* The grace a step gets past its estimate unless benchd.conf's StepTimeoutGraceSec= says otherwise. */
 #define WORKER_STEP_GRACE_SEC_DEFAULT 60u

@@ -32,6 +32,7 @@ int worker_judge_init(WorkerJudge *j, const JobSpec *spec) {
                 .limits = limits,
         };
         proto_tally_init(&j->tally);
+        j->tally.fleet = spec->fleet_uuid != NULL;
         return 0;
 }
 
@@ -64,7 +65,7 @@ const char *worker_frame_type_name(uint16_t t) {
                 [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
                 [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
                 [PROTO_POSITION_RESULT] = "POSITION_RESULT", [PROTO_STEADY_STATE] = "STEADY_STATE",
-                [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO",
+                [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO", [PROTO_START] = "START",
         };
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
 }
@@ -152,7 +153,7 @@ static WorkerVerdictKind judge_phase(WorkerJudge *j, const ProtoFrame *f, Worker
         r = proto_decode_text(f, &t);
         if (r < 0 || !t.text) {
                 proto_text_clear(&t);
-                return violation(j, v, "malformed PHASE frame (phases are layout, ramp, measure, cleanup)");
+                return violation(j, v, "malformed PHASE frame (phases are layout, ramp, ready, measure, cleanup)");
         }
         r = proto_phase_plausible(&j->tally, t.text, &err);
         if (r < 0) {

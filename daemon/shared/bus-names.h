@@ -18,3 +18,5 @@
 #define BENCHD_ERROR_QUEUE_FULL      "org.benchd.Benchd1.Error.QueueFull"
 #define BENCHD_ERROR_NO_SPACE        "org.benchd.Benchd1.Error.NoSpace"
 #define BENCHD_ERROR_NOT_CANCELLABLE "org.benchd.Benchd1.Error.NotCancellable"
+#define BENCHD_ERROR_NOT_READY       "org.benchd.Benchd1.Error.NotReady"
+#define BENCHD_ERROR_CLOCK_OFFSET    "org.benchd.Benchd1.Error.ClockOffset"

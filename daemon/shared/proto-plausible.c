@@ -309,6 +309,7 @@ static const char *latency_unit(const ProtoLimits *l) {
 static const char *const stage_names[_PROTO_STAGE_MAX] = {
         [PROTO_STAGE_LAYOUT] = "layout",
         [PROTO_STAGE_RAMP] = "ramp",
+        [PROTO_STAGE_READY] = "ready",
         [PROTO_STAGE_MEASURE] = "measure",
         [PROTO_STAGE_CLEANUP] = "cleanup",
 };
@@ -324,13 +325,19 @@ int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr) {
                 if (phase && streq(phase, stage_names[s]))
                         break;
         if (s >= _PROTO_STAGE_MAX)
-                return fail(reterr, "PHASE names none of layout, ramp, measure, cleanup");
+                return fail(reterr, "PHASE names none of layout, ramp, ready, measure, cleanup");
+        if (s == PROTO_STAGE_READY && !t->fleet)
+                return fail(reterr, "PHASE ready from a step that is no fleet step; only a step with fleet_uuid "
+                            "waits for its start");
+        if (s == PROTO_STAGE_MEASURE && t->fleet && t->stage < PROTO_STAGE_READY)
+                return fail(reterr, "PHASE %s of a fleet step before PHASE ready; a fleet step begins its measured "
+                            "phase only at the start it is sent", stage_names[s]);
         if (t->fs_setup && !t->fs_info)
                 return fail(reterr, "PHASE %s before FS_INFO; a filesystem step reports the filesystem it mounted "
                             "before the step begins", stage_names[s]);
         if (s <= t->stage)
-                return fail(reterr, "PHASE %s after %s; the phases come in the order layout, ramp, measure, "
-                            "cleanup, each at most once", stage_names[s], stage_names[t->stage]);
+                return fail(reterr, "PHASE %s after %s; the phases come in the order layout, ramp, (ready,) "
+                            "measure, cleanup, each at most once", stage_names[s], stage_names[t->stage]);
         t->stage = s;
         return 0;
 }

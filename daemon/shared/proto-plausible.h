@@ -99,6 +99,7 @@ typedef enum ProtoStage {
         PROTO_STAGE_NONE = -1,
         PROTO_STAGE_LAYOUT,
         PROTO_STAGE_RAMP,
+        PROTO_STAGE_READY,              /* a fleet step only: prepared, waiting for START */
         PROTO_STAGE_MEASURE,
         PROTO_STAGE_CLEANUP,
         _PROTO_STAGE_MAX,
@@ -107,6 +108,8 @@ typedef enum ProtoStage {
 /* Everything a worker said so far in the step that later frames are judged against. */
 typedef struct ProtoTally {
         ProtoStage stage;               /* the last PHASE */
+        bool fleet;                     /* a fleet step (fleet_uuid): PHASE ready comes before measure,
+                                         * and only then */
         uint64_t n_samples;
         uint64_t last_t_ms;             /* of the last SAMPLE, when n_samples > 0 */
         double last_progress;

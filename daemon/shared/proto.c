@@ -629,6 +629,21 @@ int proto_encode_steady_state(const ProtoSteadyState *m, uint8_t **ret, size_t *
         return packer_finish(&k, ret, ret_len);
 }
 
+#define PROTO_START_SIZE 8u
+
+int proto_encode_start(const ProtoStart *m, uint8_t **ret, size_t *ret_len) {
+        Packer k;
+        int r;
+
+        if (m->start_usec > (uint64_t) INT64_MAX)
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_START, PROTO_START_SIZE);
+        if (r < 0)
+                return r;
+        pack_u64(&k, m->start_usec);
+        return packer_finish(&k, ret, ret_len);
+}
+
 /* ---- filesystem frames: the field rules ---- */
 
 /* At most max bytes of valid UTF-8 without control characters (but \n and \t when text). */
@@ -1058,6 +1073,19 @@ int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret) {
                 return -EBADMSG;
         m.t_ms = take_u64(&c);
         if (!cursor_done(&c) || m.t_ms > PROTO_STEADY_T_MS_MAX)
+                return -EBADMSG;
+        *ret = m;
+        return 0;
+}
+
+int proto_decode_start(const ProtoFrame *f, ProtoStart *ret) {
+        ProtoStart m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_START) < 0)
+                return -EBADMSG;
+        m.start_usec = take_u64(&c);
+        if (!cursor_done(&c) || m.start_usec > (uint64_t) INT64_MAX)
                 return -EBADMSG;
         *ret = m;
         return 0;

@@ -22,8 +22,13 @@
  *             (each of the position workload's offsets, in order, as it ends), STEADY_STATE (at most
  *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
+ *   A fleet step (its spec text has a "fleet_uuid=" line) prepares, sends PHASE("ready") after
+ *   layout and ramp (its streams still running when it had a ramp), and waits:
+ *   daemon -> START(start_usec), sent when the CLOCK_REALTIME timer Job.Start armed fires; the
+ *             worker begins its measured phase (PHASE("measure")) when it reads it.
  *
- * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), SPEC's trailing guard and
+ * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), START (14),
+ * PHASE ready, SPEC's trailing guard and
  * RESULT's fields after device (CPU time, device counters, served) were added without
  * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
  * the wrong length, so benchd and benchd-worker ship (and are installed) together.
@@ -72,6 +77,7 @@ typedef enum ProtoType {
         PROTO_FS_INFO = 11,
         PROTO_POSITION_RESULT = 12,
         PROTO_STEADY_STATE = 13,
+        PROTO_START = 14,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -226,6 +232,12 @@ typedef struct ProtoSteadyState {
         uint64_t t_ms;
 } ProtoSteadyState;
 
+/* A fleet step's start (daemon -> worker): the wall-clock time (CLOCK_REALTIME, usec) its measured
+ * phase was to begin at, on this host's clock; the daemon sends it when that time has come. */
+typedef struct ProtoStart {
+        uint64_t start_usec;
+} ProtoStart;
+
 /* ---- filesystem matrix steps ---- */
 
 #define PROTO_FS_TYPE_MAX 16u           /* fs_type: 1..16 of [a-z0-9] ("ext4", "xfs", "btrfs") */
@@ -328,6 +340,8 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
 /* -EINVAL for a t_ms above INT64_MAX / 1000. */
 int proto_encode_steady_state(const ProtoSteadyState *m, uint8_t **ret, size_t *ret_len);
+/* -EINVAL for a start_usec above INT64_MAX. */
+int proto_encode_start(const ProtoStart *m, uint8_t **ret, size_t *ret_len);
 
 /* Decoders check the frame type, the exact payload length and every field's range; -EBADMSG on
  * any violation. Owned members are malloc'd; free with the matching *_clear(). */
@@ -344,6 +358,8 @@ int proto_decode_phase_result(const ProtoFrame *f, ProtoPhaseResult *ret);
 int proto_decode_position_result(const ProtoFrame *f, ProtoPositionResult *ret);
 /* Nothing owned: no clear function. */
 int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret);
+/* Nothing owned: no clear function. */
+int proto_decode_start(const ProtoFrame *f, ProtoStart *ret);
 int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret);
 int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 /* True for a name PHASE_RESULT may carry. */

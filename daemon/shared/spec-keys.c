@@ -282,6 +282,55 @@ static int parse_milli_pct(const char *value, uint32_t *ret) {
         return 0;
 }
 
+/* A fleet run's uuid, as benchctl makes it: 8-4-4-4-12 lowercase hex digits. */
+static int parse_fleet_uuid(JobSpec *s, const char *value, char **reterr) {
+        size_t n = strlen(value);
+        bool ok = n == 36;
+
+        for (size_t i = 0; ok && i < n; i++)
+                ok = (i == 8 || i == 13 || i == 18 || i == 23) ? value[i] == '-'
+                                                                : (isdigit((unsigned char) value[i]) ||
+                                                                   (value[i] >= 'a' && value[i] <= 'f'));
+        if (n > 0 && !ok)
+                return spec_fail(reterr, "fleet_uuid: '%s' is not a uuid; give 36 characters of lowercase hex digits "
+                                 "and dashes, e.g. 0f8fad5b-d9cb-469f-a165-70867728950e", CALLER_TEXT(value));
+        return replace_string(&s->fleet_uuid, value);
+}
+
+/* The host's name as benchctl was given it ([USER@]HOST): printable, no spaces. */
+static int parse_fleet_host(JobSpec *s, const char *value, char **reterr) {
+        if (strlen(value) > SPEC_FLEET_HOST_MAX)
+                return spec_fail(reterr, "fleet_host: longer than %u bytes; use the host's name as ssh knows it",
+                                 SPEC_FLEET_HOST_MAX);
+        for (const char *p = value; *p; p++)
+                if ((unsigned char) *p <= 0x20 || *p == 0x7f)
+                        return spec_fail(reterr, "fleet_host: '%s' contains a space or control character; use the "
+                                         "host's name as ssh knows it, e.g. bench1 or root@bench1",
+                                         CALLER_TEXT(value));
+        return replace_string(&s->fleet_host, value);
+}
+
+static int parse_fleet_tolerance(JobSpec *s, const char *value, char **reterr) {
+        char *end = NULL;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(value, &end, 10);
+        if (!isdigit((unsigned char) value[0]) || errno != 0 || !end || *end != 0 || v < 1 ||
+            v > SPEC_FLEET_TOLERANCE_MS_MAX)
+                return spec_fail(reterr, "fleet_clock_tolerance_ms: '%s' is not a number of milliseconds from 1 to %u",
+                                 CALLER_TEXT(value), SPEC_FLEET_TOLERANCE_MS_MAX);
+        s->fleet_clock_tolerance_ms = (uint32_t) v;
+        return 0;
+}
+
+static const char *text_fleet_tolerance(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (s->fleet_clock_tolerance_ms == 0)
+                return NULL;
+        snprintf(buf, SPEC_TEXT_MAX, "%" PRIu32, s->fleet_clock_tolerance_ms);
+        return buf;
+}
+
 static int parse_until_stddev(JobSpec *s, const char *value, char **reterr) {
         if (parse_milli_pct(value, &s->until_stddev_milli) < 0)
                 return spec_fail(reterr, "until_stddev: '%s' is not a percentage; use 0 (off) to 100 with at most "
@@ -662,6 +711,24 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "regenerate every write's whole buffer before it is queued, outside its latency but inside "
                        "the run's time (fio's refill_buffers, which KDiskMark sets); false: a fresh 8 bytes per "
                        "4 KiB, enough that no two blocks written are alike",
+        },
+        [SPEC_KEY_FLEET_UUID] = {
+                "fleet_uuid", SPEC_KIND_STRING, .optional = true, .parse = parse_fleet_uuid,
+                .offset = offsetof(JobSpec, fleet_uuid), .runs_column = "fleet_uuid",
+                .doc = "the fleet run this job is one host's part of (set by benchctl run -H HOST -H HOST ...): "
+                       "each step prepares, reports phase ready and starts its measured phase at the time "
+                       "Job.Start gives",
+        },
+        [SPEC_KEY_FLEET_HOST] = {
+                "fleet_host", SPEC_KIND_STRING, .optional = true, .parse = parse_fleet_host,
+                .offset = offsetof(JobSpec, fleet_host), .runs_column = "fleet_host",
+                .doc = "with fleet_uuid: this host's name in the fleet run, as benchctl was given it",
+        },
+        [SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS] = {
+                "fleet_clock_tolerance_ms", SPEC_KIND_STRING, .optional = true, .parse = parse_fleet_tolerance,
+                .text = text_fleet_tolerance, .unit = "ms", .default_text = "50",
+                .doc = "with fleet_uuid: how far this host's clock may be from benchctl's (1 to 60000); a start "
+                       "beyond it is refused unless it is corrected by the measured offset",
         },
 };
 

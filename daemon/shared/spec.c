@@ -573,6 +573,8 @@ void spec_clear(JobSpec *s) {
         free(s->target);
         free(s->profile);
         free(s->label);
+        free(s->fleet_uuid);
+        free(s->fleet_host);
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
                 uint8_t *p = (uint8_t *) s + spec_key_table[k].offset;
 
@@ -589,7 +591,7 @@ int spec_copy(const JobSpec *s, JobSpec *ret) {
         bool ok = true;
 
         /* Nothing of s is shared, so that spec_clear(&c) on failure frees only copies. */
-        c.target = c.profile = c.label = NULL;
+        c.target = c.profile = c.label = c.fleet_uuid = c.fleet_host = NULL;
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
                 uint8_t *p = (uint8_t *) &c + spec_key_table[k].offset;
 
@@ -601,7 +603,9 @@ int spec_copy(const JobSpec *s, JobSpec *ret) {
 
         ok = strdup_or_null(s->target, &c.target) >= 0 &&
              strdup_or_null(s->profile, &c.profile) >= 0 &&
-             strdup_or_null(s->label, &c.label) >= 0;
+             strdup_or_null(s->label, &c.label) >= 0 &&
+             strdup_or_null(s->fleet_uuid, &c.fleet_uuid) >= 0 &&
+             strdup_or_null(s->fleet_host, &c.fleet_host) >= 0;
         for (SpecKey k = 0; ok && k < _SPEC_KEY_MAX; k++) {
                 const SpecKeyInfo *ki = &spec_key_table[k];
                 uint8_t *p = (uint8_t *) &c + ki->offset;
@@ -720,6 +724,10 @@ static int check_common(const JobSpec *s, char **reterr) {
         if (s->file_size_min > s->file_size_max)
                 return spec_fail(reterr, "file_size_min: %" PRIu64 " is larger than file_size_max %" PRIu64 "; use "
                                  "file_size_min <= file_size_max", s->file_size_min, s->file_size_max);
+        if (!s->fleet_uuid && (s->fleet_host || s->fleet_clock_tolerance_ms > 0))
+                return spec_fail(reterr, "%s: given without fleet_uuid; the fleet keys describe a job of a fleet run "
+                                 "(benchctl run -H HOST -H HOST ...), give fleet_uuid too or leave them out",
+                                 s->fleet_host ? "fleet_host" : "fleet_clock_tolerance_ms");
         return 0;
 }
 

@@ -133,6 +133,9 @@ typedef enum SteadyStateKind {
 #define SPEC_SAMPLE_MS_MIN      100u
 #define SPEC_SAMPLE_MS_MAX      60000u
 #define SPEC_LABEL_MAX          256u
+#define SPEC_FLEET_HOST_MAX     255u
+#define SPEC_FLEET_TOLERANCE_MS_DEFAULT 50u
+#define SPEC_FLEET_TOLERANCE_MS_MAX     60000u
 #define SPEC_TAGS_MAX           32u
 #define SPEC_TAG_LEN_MAX        64u
 #define SPEC_PATH_MAX           4096u
@@ -219,6 +222,13 @@ typedef struct JobSpec {
         bool invalidate;                /* drop the file's pages before the measured phase */
         IoEngineKind ioengine;          /* the data loop's engine */
         bool refill_buffers;            /* every write's buffer regenerated whole (fio's refill_buffers) */
+        /* A fleet run (docs/fleet.md): one uuid over every host's job, this host's name in it, and
+         * how far this host's clock may be from benchctl's before the start is refused (0: unset,
+         * SPEC_FLEET_TOLERANCE_MS_DEFAULT). A step of a job with fleet_uuid reports PHASE ready and
+         * begins its measured phase only at the time Job.Start gives. */
+        char *fleet_uuid;
+        char *fleet_host;
+        uint32_t fleet_clock_tolerance_ms;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -264,6 +274,9 @@ typedef enum SpecKey {
         SPEC_KEY_INVALIDATE,
         SPEC_KEY_IOENGINE,
         SPEC_KEY_REFILL_BUFFERS,
+        SPEC_KEY_FLEET_UUID,
+        SPEC_KEY_FLEET_HOST,
+        SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
@@ -324,6 +337,10 @@ const char *spec_kind_bus_types(SpecKind kind);
 const char *spec_size_text(uint64_t v, char buf[static 32]);
 /* The value of a size, number or boolean key of s (0 for other keys). */
 uint64_t spec_number_of(const JobSpec *s, SpecKey k);
+/* fleet_clock_tolerance_ms, or its default when unset. */
+static inline uint32_t spec_fleet_tolerance_ms(const JobSpec *s) {
+        return s->fleet_clock_tolerance_ms > 0 ? s->fleet_clock_tolerance_ms : SPEC_FLEET_TOLERANCE_MS_DEFAULT;
+}
 /* The list of a strv key (NULL for other keys, or none), the map of a map key (NULL for others). */
 char **spec_strv_of(const JobSpec *s, SpecKey k);
 const SpecMap *spec_map_of(const JobSpec *s, SpecKey k);

@@ -51,7 +51,10 @@ typedef enum ImportKind {
         IMPORT_REAL,     /* a finite JSON number */
         IMPORT_TEXT,     /* a JSON string, at most DB_IMPORT_TEXT_MAX bytes */
         IMPORT_JSON,     /* a JSON string holding JSON, or the object/array itself; at most 1 MiB */
+        IMPORT_OFFSET,   /* a JSON integer of either sign, at most IMPORT_OFFSET_MAX from 0 (a clock offset) */
 } ImportKind;
+
+#define IMPORT_OFFSET_MAX (INT64_C(86400) * 1000000)
 
 typedef struct ImportColumn {
         const char *name;
@@ -128,6 +131,13 @@ static const ImportColumn import_columns[] = {
         { "backing_bytes_read", IMPORT_INT, false },
         { "backing_bytes_written", IMPORT_INT, false },
         { "served_from", IMPORT_TEXT, false },
+        /* A fleet run's (schema/0019-fleet.sql): gathered from each host by benchctl. */
+        { "fleet_uuid", IMPORT_TEXT, false },
+        { "fleet_host", IMPORT_TEXT, false },
+        { "fleet_clock_offset_us", IMPORT_OFFSET, false },
+        { "fleet_rtt_us", IMPORT_INT, false },
+        { "fleet_start_usec", IMPORT_INT, false },
+        { "fleet_start_corrected", IMPORT_INT, false },
 };
 
 #define N_COLUMNS ELEMENTSOF(import_columns)
@@ -267,6 +277,16 @@ static int read_column(json_object *run, const ImportColumn *c, ImportValue *ret
                 break;
         case IMPORT_REAL:
                 r = read_real(o, what, &v.d, reterr);
+                break;
+        case IMPORT_OFFSET:
+                if (!json_object_is_type(o, json_type_int) ||
+                    (v.i = json_object_get_int64(o)) < -IMPORT_OFFSET_MAX || v.i > IMPORT_OFFSET_MAX)
+                        r = reterr_set(reterr, -EINVAL, "%s is %s: it should be an integer from -%" PRIi64 " to %" PRIi64
+                                       " (microseconds, a day either way)", what,
+                                       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+                                       IMPORT_OFFSET_MAX, IMPORT_OFFSET_MAX);
+                else
+                        r = 0;
                 break;
         case IMPORT_TEXT:
                 r = read_text(o, what, DB_IMPORT_TEXT_MAX, &v.s, &v.len, reterr);
@@ -746,6 +766,7 @@ static int bind_value(sqlite3_stmt *st, int idx, const ImportColumn *c, const Im
                 return sqlite3_bind_null(st, idx);
         switch (c->kind) {
         case IMPORT_INT:
+        case IMPORT_OFFSET:
                 return sqlite3_bind_int64(st, idx, v->i);
         case IMPORT_REAL:
                 /* -1: unknown, stored as NULL as the daemon stores its own. */

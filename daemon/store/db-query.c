@@ -263,6 +263,7 @@ static void query_filter(Query *q, const DbRunFilter *f) {
         query_text(q, "fs_type = ?", f->fs_type);
         query_text(q, "label = ?", f->label);
         query_text(q, "status = ?", f->status);
+        query_text(q, "fleet_uuid = ?", f->fleet_uuid);
         /* run_tags (schema version 8) holds the strings of runs.tags, one row each. */
         query_text(q, "id IN (SELECT run_id FROM run_tags WHERE tag = ?)", f->tag);
         if (f->job > 0) {

@@ -115,6 +115,20 @@ typedef struct DbRunFs {
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
+/* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
+ * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */
+typedef struct DbRunFleet {
+        const char *uuid;
+        const char *host;
+        bool started;             /* false: the four columns below are stored as NULL */
+        int64_t clock_offset_us;
+        uint64_t rtt_us;
+        uint64_t start_usec;
+        bool corrected;
+} DbRunFleet;
+
+int db_run_set_fleet(Db *db, uint64_t run_id, const DbRunFleet *f);
+
 /* The run reached its steady state usec into its measured phase (steady_state = 1). -ENOENT for an
  * unknown run, or one that did not ask for a steady state. */
 int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec);
@@ -337,6 +351,7 @@ typedef struct DbRunFilter {
         uint64_t since_usec;     /* 0: any */
         uint64_t until_usec;     /* 0: any */
         const char *status;
+        const char *fleet_uuid;  /* the runs of one fleet run (schema version 19), NULL: any */
         uint64_t limit;          /* 0: default 100; capped at 10000 */
         uint64_t offset;
 } DbRunFilter;

@@ -119,6 +119,17 @@ int engine_phase(Engine *e, const char *name) {
         return r;
 }
 
+int engine_wait_start(Engine *e) {
+        int r = engine_phase(e, "ready");
+
+        /* Not under the sink's lock: the streams may log while the step waits. */
+        if (r >= 0 && e->sink && e->sink->wait_start)
+                r = e->sink->wait_start(e->sink->userdata);
+        if (r < 0)
+                atomic_store(&e->shared->abort, true);
+        return r;
+}
+
 int engine_sample(Engine *e, const ProtoSample *sample) {
         int r = 0;
 

@@ -44,6 +44,10 @@ typedef struct EngineSink {
         /* steady_state (may be NULL): the step's figure met its steady_state criterion over the
          * window the sample at t_ms completed; the measured phase ends now. */
         int (*steady_state)(void *userdata, uint64_t t_ms);
+        /* wait_start (may be NULL: starts at once): a fleet step is prepared (PHASE ready was
+         * sent); blocks until benchd says the measured phase begins (START), or the worker is told
+         * to stop (-ECANCELED). */
+        int (*wait_start)(void *userdata);
 } EngineSink;
 
 /* Metadata workloads report one of these per phase (create-seq, stat-seq, ...); in protocol mode
@@ -219,6 +223,8 @@ bool engine_aborted(Engine *e);
 
 /* The sink, one call at a time. A failing phase, sample or phase result aborts the run. */
 int engine_phase(Engine *e, const char *name);
+/* A fleet step (fleet_uuid): PHASE ready, then the sink's wait_start. A failure aborts the run. */
+int engine_wait_start(Engine *e);
 int engine_sample(Engine *e, const ProtoSample *sample);
 int engine_log(Engine *e, int priority, const char *fmt, ...) _printf_(3, 4);
 /* Hands one finished workload phase (metadata) to the sink. */

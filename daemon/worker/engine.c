@@ -505,7 +505,17 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 }
         }
 
-        r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
+        /* A fleet step (docs/fleet.md "Fleet runs") is prepared once its ramp ran (its streams go on
+         * until the start), or without a ramp before its streams begin; then it waits for the
+         * start benchd sends at the fleet's start time, and measures from there. */
+        bool fleet = spec->fleet_uuid != NULL, began = true;
+        if (fleet && ramp_ns == 0) {
+                r = engine_wait_start(e);
+                began = r >= 0;
+                if (r >= 0)
+                        r = engine_phase(e, "measure");
+        } else
+                r = engine_phase(e, ramp_ns > 0 ? "ramp" : "measure");
         shared_lock(&sh->lock);
         sh->origin_ns = now_nsec(CLOCK_MONOTONIC) + ramp_ns;
         sh->sample_ns = sample_ns;
@@ -518,7 +528,16 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 StreamCounters c;
                 engine_wait(e, sh->origin_ns);
                 engine_collect(e, h, &c, false, &pb, &po);
-                (void) engine_phase(e, "measure"); /* a failure aborts the run by itself */
+                if (fleet) {
+                        began = engine_wait_start(e) >= 0;
+                        /* What ran while the step waited is ramp too; the samples count from now. */
+                        engine_collect(e, h, &c, false, &pb, &po);
+                        shared_lock(&sh->lock);
+                        sh->origin_ns = now_nsec(CLOCK_MONOTONIC);
+                        pthread_mutex_unlock(&sh->lock);
+                }
+                if (began)
+                        (void) engine_phase(e, "measure"); /* a failure aborts the run by itself */
         }
 
         struct rusage ru0, ru1;
@@ -541,7 +560,8 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
          * them), a moment before t0. */
         for (uint64_t k = 1;; k++) {
                 uint64_t deadline = MIN(sh->origin_ns + k * sample_ns, end_ns);
-                bool running = engine_wait(e, deadline);
+                /* A fleet step stopped while it waited for its start measured nothing. */
+                bool running = began && engine_wait(e, deadline);
 
                 if (running && !engine_aborted(e) && now_nsec(CLOCK_MONOTONIC) < end_ns) {
                         ProtoSample last;
@@ -570,7 +590,7 @@ static int engine_measure(Engine *e, EngineResult *res, char **reterr) {
                 snapshot_take(e, &cur);
                 if (sh->last_done_ns > t0 && sh->last_done_ns < cur.t_ns && spec->runtime_ms == 0)
                         cur.t_ns = sh->last_done_ns;
-                if (cur.t_ns > prev.t_ns)
+                if (began && cur.t_ns > prev.t_ns)
                         sample_emit(e, &prev, &cur, t0, h, total, &totals, NULL);
                 break;
         }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ static void install_signals(void) {
 
 typedef struct ProtoSink {
         int fd;
+        uint64_t start_usec;    /* a fleet step: the START's, once it came */
 } ProtoSink;
 
 static int send_frame(int fd, int r, uint8_t *buf, size_t len) {
@@ -209,6 +211,55 @@ static int proto_read_fs_setup(ProtoReader *reader, int fd, ProtoFsSetup *ret) {
         return frame.type == PROTO_FS_SETUP ? proto_decode_fs_setup(&frame, ret) : -EBADMSG;
 }
 
+/* A fleet step waits for START (daemon/shared/proto.h). The worker is told to stop by SIGTERM,
+ * which poll() does not restart: it is checked between waits. */
+static int proto_sink_wait_start(void *userdata) {
+        ProtoSink *p = userdata;
+        ProtoReader reader;
+        ProtoFrame frame;
+        ProtoStart m;
+        int r;
+
+        proto_reader_init(&reader);
+        for (;;) {
+                struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+                if (engine_stop_requested()) {
+                        r = -ECANCELED;
+                        break;
+                }
+                r = proto_reader_next(&reader, &frame);
+                if (r < 0)
+                        break;
+                if (r > 0) {
+                        r = frame.type == PROTO_START ? proto_decode_start(&frame, &m) : -EBADMSG;
+                        if (r >= 0)
+                                p->start_usec = m.start_usec;
+                        break;
+                }
+                r = poll(&pfd, 1, -1);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0) {
+                        r = -errno;
+                        break;
+                }
+                r = proto_reader_fill(&reader, p->fd);
+                if (r == -EAGAIN || r == -EINTR)
+                        continue;
+                if (r < 0)
+                        break;
+                if (r == 0) {
+                        r = -ECONNRESET;
+                        break;
+                }
+        }
+        proto_reader_clear(&reader);
+        if (r < 0 && r != -ECANCELED)
+                log_error_errno(r, "cannot read the START frame of a fleet step: %m");
+        return r < 0 ? r : 0;
+}
+
 /* A filesystem step's spec has a "filesystems=" line; then FS_SETUP follows the SPEC. */
 static bool spec_text_is_fs_step(const char *text) {
         for (const char *p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -324,6 +375,7 @@ static int run_protocol(int fd, uid_t run_as) {
                 .phase_result = proto_sink_phase_result,
                 .position_result = proto_sink_position_result,
                 .steady_state = proto_sink_steady_state,
+                .wait_start = proto_sink_wait_start,
         };
         int r;
 

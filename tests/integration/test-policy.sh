@@ -15,8 +15,9 @@ require_cmd dbus-daemon busctl python3 sqlite3 losetup mkfs.ext4 setpriv
 require_binaries
 
 READ_ONLY=" Manager.ListJobs Manager.ListProfiles Manager.GetProfile Manager.QueryRuns Manager.GetRun"
-READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns Manager.ListRegressions "
-MUTATING=" Manager.SubmitJob Manager.CancelJob Manager.PruneSamples Manager.ImportRuns Job.Cancel "
+READ_ONLY+=" Manager.GetSamples Manager.GetSamplesPage Manager.GetHistogram Manager.CompareRuns Manager.ListRegressions"
+READ_ONLY+=" Manager.GetClock "
+MUTATING=" Manager.SubmitJob Manager.CancelJob Manager.PruneSamples Manager.ImportRuns Job.Cancel Job.Start "
 
 POLICY="$SOURCE_ROOT/dbus/org.benchd.Benchd1.conf"
 start_bus "$POLICY"
@@ -100,6 +101,7 @@ args_for() {
                         sig=${sig#t}
                         ;;
                 u*) ARGS+=(0); sig=${sig#u} ;;
+                x*) ARGS+=(0); sig=${sig#x} ;;
                 s*) ARGS+=(dd); sig=${sig#s} ;;
                 b*) ARGS+=(false); sig=${sig#b} ;;
                 *) fail "test-policy.sh has no argument for type '${sig}' yet: add one to args_for" ;;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The daemon's side of the benchd-worker protocol (daemon/shared/proto.h), for tests that talk to
 a real benchd-worker in --protocol-fd mode: spawn it, read its frames, send it one SPEC (and for a
-filesystem step the FS_SETUP after it), decode what comes back.
+filesystem step the FS_SETUP after it; for a fleet step the START once it is ready), decode what
+comes back.
 
 A copy of the C description: tests/unit/test-worker-proto.py holds it to proto.h's numbers and
 names and to the bytes proto.c writes, so a frame type or field added there fails that test until
@@ -12,11 +13,11 @@ import subprocess
 
 MAGIC, VERSION, HEADER_SIZE = 0x48434E42, 1, 16
 (HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT, FS_SETUP, FS_INFO, POSITION_RESULT,
- STEADY_STATE) = range(1, 14)
+ STEADY_STATE, START) = range(1, 15)
 # The frame types (enum ProtoType) by their names without PROTO_.
 TYPES = dict(HELLO=HELLO, SPEC=SPEC, PHASE=PHASE, SAMPLE=SAMPLE, HISTOGRAM=HISTOGRAM, RESULT=RESULT, ERROR=ERROR,
              LOG=LOG, PHASE_RESULT=PHASE_RESULT, FS_SETUP=FS_SETUP, FS_INFO=FS_INFO,
-             POSITION_RESULT=POSITION_RESULT, STEADY_STATE=STEADY_STATE)
+             POSITION_RESULT=POSITION_RESULT, STEADY_STATE=STEADY_STATE, START=START)
 GUARD_NONE, GUARD_DIRECTORY, GUARD_FILE, GUARD_BLOCK = range(4)
 GUARD_SCRATCH = 1
 FS_STAGE_MAKE, FS_STAGE_MOUNT = 1, 2
@@ -49,6 +50,11 @@ def encode_spec(job_id, step, text, guard=(GUARD_NONE, 0, 0, 0, 0)):
     """A SPEC frame; guard: (kind, flags, dev, ino, diskseq) as the daemon sends it after the text."""
     text = text.encode()
     return frame_bytes(SPEC, struct.pack("<QII", job_id, step, len(text)) + text + struct.pack("<II3Q", *guard))
+
+
+def encode_start(start_usec):
+    """A START frame: a fleet step's measured phase begins (start_usec, CLOCK_REALTIME)."""
+    return frame_bytes(START, struct.pack("<Q", start_usec))
 
 
 def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid=""):

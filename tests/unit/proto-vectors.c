@@ -128,6 +128,13 @@ int main(void) {
                 add("steady_state", PROTO_STEADY_STATE, r, buf, len, f);
         }
         {
+                ProtoStart m = { .start_usec = 0x0102030405060708u };
+                r = proto_encode_start(&m, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "start_usec", u64(m.start_usec));
+                add("start", PROTO_START, r, buf, len, f);
+        }
+        {
                 ProtoFsMember members[] = {
                         { .path = (char *) "/dev/loop3", .dev = 0x0700000003u, .diskseq = 91, .flags = PROTO_GUARD_SCRATCH },
                         { .path = (char *) "/dev/loop14", .dev = 0x070000000eu, .diskseq = 0, .flags = 0 },

@@ -318,6 +318,10 @@ END_TEST
 
 /* ---- bad profile files ---- */
 
+/* 200 characters: inih (Debian's build) reads at most 197 of a line. */
+#define L10 "0123456789"
+#define L200 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10 L10
+
 static const struct {
         const char *what;
         const char *name;       /* written as NAME.ini unless text is NULL */
@@ -356,6 +360,9 @@ static const struct {
         { "syntax error", "badsyntax",
           "[step one]\nworkload=read\nthis is not an assignment\n", NULL,
           -EINVAL, { "@", "line 3", "syntax error" } },
+        { "line longer than inih reads", "longline",
+          "[profile]\ndescription=" L200 "\n[step one]\nworkload=read\n", NULL,
+          -EINVAL, { "@", "line 2", "212 characters long", "at most 197" } },
         { "empty file", "empty", "", NULL,
           -EINVAL, { "@", "has no [step NAME] sections", "profile empty" } },
         { "only a description", "nosteps", "[profile]\ndescription=nothing to do\n", NULL,

@@ -146,8 +146,25 @@ static const struct {
         { "measure,ramp", "PHASE ramp after measure" },
         { "measure,measure", "PHASE measure after measure" },
         { "cleanup,layout", "PHASE layout after cleanup" },
-        { "warmup", "PHASE names none of layout, ramp, measure, cleanup" },
+        { "warmup", "PHASE names none of layout, ramp, ready, measure, cleanup" },
         { "", "PHASE names none of" },
+        { "layout,ready", "PHASE ready from a step that is no fleet step" },
+};
+
+/* A fleet step (fleet_uuid): ready comes after layout and ramp and before measure, and measure only
+ * after it. */
+static const struct {
+        const char *phases;
+        const char *want;
+} fleet_phase_cases[] = {
+        { "layout,ready,measure,cleanup", NULL },
+        { "layout,ramp,ready,measure,cleanup", NULL },
+        { "ready,measure", NULL },
+        { "layout,cleanup", NULL },
+        { "layout,measure", "PHASE measure of a fleet step before PHASE ready" },
+        { "layout,ramp,measure", "PHASE measure of a fleet step before PHASE ready" },
+        { "layout,ready,ramp", "PHASE ramp after ready" },
+        { "layout,ready,measure,ready", "PHASE ready after measure" },
 };
 
 START_TEST(test_phase) {
@@ -170,6 +187,24 @@ START_TEST(test_phase) {
                         ck_assert_int_eq(r, 0);
         }
         expect(phase_cases[_i].phases, r, err, phase_cases[_i].want);
+}
+END_TEST
+
+START_TEST(test_fleet_phase) {
+        _cleanup_free_ char *copy = strdup(fleet_phase_cases[_i].phases), *err = NULL;
+        char *save = NULL, *p, *next;
+        ProtoTally t;
+        int r = 0;
+
+        proto_tally_init(&t);
+        t.fleet = true;
+        for (p = strtok_r(copy, ",", &save); p; p = next) {
+                next = strtok_r(NULL, ",", &save);
+                r = proto_phase_plausible(&t, p, next ? NULL : &err);
+                if (next)
+                        ck_assert_int_eq(r, 0);
+        }
+        expect(fleet_phase_cases[_i].phases, r, err, fleet_phase_cases[_i].want);
 }
 END_TEST
 
@@ -977,6 +1012,7 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_limits, 0, ELEMENTSOF(limit_cases));
         tcase_add_test(tc, test_limits_invalid);
         tcase_add_loop_test(tc, test_phase, 0, ELEMENTSOF(phase_cases));
+        tcase_add_loop_test(tc, test_fleet_phase, 0, ELEMENTSOF(fleet_phase_cases));
         tcase_add_loop_test(tc, test_fs_info, 0, ELEMENTSOF(fs_info_cases));
         tcase_add_test(tc, test_fs_phase_order);
         tcase_add_loop_test(tc, test_sample, 0, ELEMENTSOF(sample_cases));

@@ -1189,7 +1189,7 @@ END_TEST
 /* Every frame type there is. */
 static const ProtoType all_types[] = {
         PROTO_HELLO, PROTO_SPEC, PROTO_PHASE, PROTO_SAMPLE, PROTO_HISTOGRAM, PROTO_RESULT, PROTO_ERROR,
-        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT, PROTO_STEADY_STATE,
+        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT, PROTO_STEADY_STATE, PROTO_START,
 };
 
 static void clear_any(ProtoType type, void *m) {
@@ -1219,6 +1219,7 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_PHASE_RESULT: return proto_decode_phase_result(f, ret);
         case PROTO_POSITION_RESULT: return proto_decode_position_result(f, ret);
         case PROTO_STEADY_STATE: return proto_decode_steady_state(f, ret);
+        case PROTO_START:     return proto_decode_start(f, ret);
         case PROTO_FS_SETUP:  return proto_decode_fs_setup(f, ret);
         case PROTO_FS_INFO:   return proto_decode_fs_info(f, ret);
         default:              return -EINVAL;
@@ -1250,6 +1251,9 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
         case PROTO_STEADY_STATE:
                 ck_assert_int_eq(proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = 9000 }, buf, len), 0);
                 break;
+        case PROTO_START:
+                ck_assert_int_eq(proto_encode_start(&(ProtoStart) { .start_usec = 1700000000000000 }, buf, len), 0);
+                break;
         case PROTO_FS_SETUP:  ck_assert_int_eq(proto_encode_fs_setup(&fs_setup_ok, buf, len), 0); break;
         case PROTO_FS_INFO:   ck_assert_int_eq(proto_encode_fs_info(&fs_info_ok, buf, len), 0); break;
         default:              ck_abort();
@@ -1272,6 +1276,7 @@ START_TEST(test_payload_lengths) {
                 ProtoPhaseResult p;
                 ProtoPositionResult pos;
                 ProtoSteadyState ss;
+                ProtoStart st;
                 ProtoFsSetup fs;
                 ProtoFsInfo fi;
         } m;

@@ -171,7 +171,11 @@ START_TEST(test_names) {
         /* Then fio's engine and buffer keys (KDiskMark's libaio and refill_buffers). */
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_IOENGINE), "ioengine");
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_REFILL_BUFFERS), "refill_buffers");
-        ck_assert_int_eq(SPEC_KEY_REFILL_BUFFERS, _SPEC_KEY_MAX - 1);
+        /* Then a fleet run's keys (docs/fleet.md "Fleet runs"). */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_FLEET_UUID), "fleet_uuid");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_FLEET_HOST), "fleet_host");
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS), "fleet_clock_tolerance_ms");
+        ck_assert_int_eq(SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS, _SPEC_KEY_MAX - 1);
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_AUTO), "auto");
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_LIBAIO), "libaio");
         ck_assert_ptr_null(ioengine_kind_to_string(_IOENGINE_KIND_MAX));
@@ -1199,6 +1203,41 @@ START_TEST(test_assignment_syntax) {
 }
 END_TEST
 
+/* A fleet run's keys: what they take, and that they need fleet_uuid. */
+START_TEST(test_fleet_keys) {
+        _cleanup_spec_ JobSpec s;
+        _cleanup_free_ char *err = NULL;
+
+        spec_init(&s);
+        ck_assert_int_eq(spec_set_assignment(&s, "target=/srv", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_uuid=0F8FAD5B-D9CB-469F-A165-70867728950E", &err), -EINVAL);
+        ck_assert(strstr(err, "fleet_uuid: '0F8FAD5B-D9CB-469F-A165-70867728950E' is not a uuid"));
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_host=a b", &err), -EINVAL);
+        ck_assert(strstr(err, "fleet_host: 'a b' contains a space"));
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_clock_tolerance_ms=0", &err), -EINVAL);
+        ck_assert(strstr(err, "from 1 to 60000"));
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_clock_tolerance_ms=60001", NULL), -EINVAL);
+        ck_assert_uint_eq(spec_fleet_tolerance_ms(&s), SPEC_FLEET_TOLERANCE_MS_DEFAULT);
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_host=bench1", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, &err), -EINVAL);
+        ck_assert(strstr(err, "fleet_host: given without fleet_uuid"));
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_uuid=0f8fad5b-d9cb-469f-a165-70867728950e", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "fleet_clock_tolerance_ms=250", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, &err), 0);
+        ck_assert_str_eq(s.fleet_host, "bench1");
+        ck_assert_uint_eq(spec_fleet_tolerance_ms(&s), 250);
+}
+END_TEST
+
 /* ---- round trips ---- */
 
 static const char *const roundtrip_cases[][20] = {
@@ -1222,6 +1261,8 @@ static const char *const roundtrip_cases[][20] = {
         { "target=/srv", "workload=randread", "repeat=4", "until_stddev=2.125", "max_repeats=20", "runtime_ms=60000",
           "steady_state=iops_slope:0.5", "steady_state_window_ms=10000", "sample_ms=500", NULL },
         { "target=/srv", "profile=dd", "repeat=3", "until_stddev=0.001", NULL },
+        { "target=/srv", "workload=write", "fleet_uuid=0f8fad5b-d9cb-469f-a165-70867728950e",
+          "fleet_host=root@bench1", "fleet_clock_tolerance_ms=20", NULL },
 };
 
 START_TEST(test_roundtrip) {
@@ -2226,6 +2267,7 @@ static Suite *spec_suite(void) {
         tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_label_long);
+        tcase_add_test(tc, test_fleet_keys);
         tcase_add_test(tc, test_typed_good);
         tcase_add_test(tc, test_map_value_long);
         tcase_add_test(tc, test_map_assignment);

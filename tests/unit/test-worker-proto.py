@@ -5,7 +5,7 @@
 # description (daemon/shared/proto.h, daemon/shared/proto.c), so that the copy cannot lag:
 # - every frame type of enum ProtoType, guard kind, FS stage and the magic/version have the same
 #   name (without PROTO_) and number in the copy, and the copy names no frame type C lacks;
-# - each frame the copy writes (SPEC, FS_SETUP) is byte for byte the frame proto.c encodes from
+# - each frame the copy writes (SPEC, FS_SETUP, START) is byte for byte the frame proto.c encodes from
 #   the same fields, and each frame it reads (HELLO, PHASE, LOG, ERROR, POSITION_RESULT,
 #   STEADY_STATE, FS_INFO) decodes, from proto.c's bytes, to the fields proto.c was given.
 # The frames come from proto-vectors (tests/unit/proto-vectors.c), which links daemon/shared.
@@ -105,6 +105,8 @@ for f in v["frames"]:
             mine = fn("encode_fs_setup")(fields["stage"], fields["fs_type"], [tuple(x) for x in fields["members"]],
                                          fields["layout"], fields["mkfs_options"], fields["mount_options"],
                                          fields["expect_uuid"])
+        elif name == "start":
+            mine = fn("encode_start")(fields["start_usec"])
     except Exception as e:
         failures.append(f"{name}: worker_proto cannot write it: {type(e).__name__}: {e}")
         continue
@@ -121,7 +123,7 @@ for f in v["frames"]:
         failures.append(f"{name}: proto-vectors wrote a frame this test does not know")
         continue
     check(mine == raw, f"{name}: worker_proto writes\n  {mine.hex()}\nproto.c writes\n  {raw.hex()}")
-check(seen == {"spec", "fs_setup"} | set(decoders), f"proto-vectors wrote {sorted(seen)}")
+check(seen == {"spec", "fs_setup", "start"} | set(decoders), f"proto-vectors wrote {sorted(seen)}")
 
 for line in failures:
     print("FAIL:", line)
