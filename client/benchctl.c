@@ -33,6 +33,10 @@ const char *arg_label = NULL;
 char **arg_tags = NULL;
 char **arg_sets = NULL;
 bool arg_wait = false;
+char **arg_hosts = NULL;
+const char *arg_hosts_file = NULL;
+bool arg_allow_missing = false;
+bool arg_clock_correct = false;
 const char *arg_device = NULL;
 const char *arg_fs_type = NULL;
 const char *arg_entry = NULL;
@@ -240,6 +244,9 @@ enum {
         ARG_OPEN,
         ARG_OLDER_THAN,
         ARG_COMPLETE,
+        ARG_HOSTS,
+        ARG_ALLOW_MISSING,
+        ARG_CLOCK_CORRECT,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -277,6 +284,9 @@ static int parse_argv(int argc, char *argv[]) {
                 { "open",        no_argument,       NULL, ARG_OPEN },
                 { "older-than",  required_argument, NULL, ARG_OLDER_THAN },
                 { "complete",    required_argument, NULL, ARG_COMPLETE },
+                { "hosts",       required_argument, NULL, ARG_HOSTS },
+                { "allow-missing", no_argument,     NULL, ARG_ALLOW_MISSING },
+                { "clock-correct", no_argument,     NULL, ARG_CLOCK_CORRECT },
                 {}
         };
         int c;
@@ -314,6 +324,17 @@ static int parse_argv(int argc, char *argv[]) {
                 case 'H':
                         arg_transport = BUS_TRANSPORT_REMOTE;
                         arg_address = optarg;
+                        if (argv_push(&arg_hosts, optarg) < 0)
+                                return -BENCHCTL_EXIT_FAILURE;
+                        break;
+                case ARG_HOSTS:
+                        arg_hosts_file = optarg;
+                        break;
+                case ARG_ALLOW_MISSING:
+                        arg_allow_missing = true;
+                        break;
+                case ARG_CLOCK_CORRECT:
+                        arg_clock_correct = true;
                         break;
                 case ARG_SYSTEM:
                         arg_transport = BUS_TRANSPORT_SYSTEM;
@@ -479,6 +500,14 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
+        if (verb->func != verb_run && ((arg_hosts && arg_hosts[1]) || arg_hosts_file || arg_allow_missing ||
+                                       arg_clock_correct)) {
+                text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run); give %s one -H HOST\n",
+                             verb->name, arg_hosts_file ? "--hosts" : arg_allow_missing ? "--allow-missing" :
+                             arg_clock_correct ? "--clock-correct" : "more than one -H", verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
         n_args = argc - optind - 1;
         if (n_args < verb->min_args || (verb->max_args >= 0 && n_args > verb->max_args)) {
                 if (verb->min_args == verb->max_args && verb->min_args == 0)
@@ -498,5 +527,6 @@ int main(int argc, char *argv[]) {
 finish:
         free(arg_sets);
         free(arg_tags);
+        free(arg_hosts);
         return r;
 }
