@@ -499,6 +499,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
         int64_t tolerance_us = 50 * 1000;
         json_object *v;
         struct sigaction sa = { .sa_handler = fleet_signal }, old_int, old_term;
+        bool start_failed = false;
         int r, ret = BENCHCTL_EXIT_OK;
 
         r = job_spec_build(&spec);
@@ -603,9 +604,13 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
                         ret = BENCHCTL_EXIT_FAILURE;
                         break;
                 }
-                if (fleet_stop) {
-                        fprintf(stderr, "benchctl: run: %s; cancelling the job on every host\n",
-                                strsignal(fleet_stop));
+                if (fleet_stop || start_failed) {
+                        if (start_failed)
+                                fprintf(stderr, "benchctl: run: a host refused its start; cancelling the job on "
+                                        "every host\n");
+                        else
+                                fprintf(stderr, "benchctl: run: %s; cancelling the job on every host\n",
+                                        strsignal(fleet_stop));
                         for (size_t i = 0; i < n; i++)
                                 host_cancel(&hosts[i]);
                         ret = BENCHCTL_EXIT_FAILURE;
@@ -639,7 +644,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
                                 if (!keys[i])
                                         continue;
                                 if (host_start(&hosts[i], start, TAKE_PTR(keys[i])) < 0)
-                                        ret = BENCHCTL_EXIT_FAILURE;
+                                        start_failed = true;
                         }
                         n_steps++;
                 }

@@ -258,6 +258,17 @@ int verb_run(int argc, char **argv) {
         /* Several hosts (or a list of them): a fleet run (verbs-fleet.c). */
         if ((arg_hosts && arg_hosts[1]) || arg_hosts_file)
                 return fleet_run(arg_hosts, arg_hosts_file, arg_allow_missing, arg_clock_correct);
+        if (arg_allow_missing || arg_clock_correct) {
+                /* One host: a fleet of one (its start timed and tagged as any fleet's), not the
+                 * options silently ignored. */
+                if (!arg_hosts || arg_transport != BUS_TRANSPORT_REMOTE) {
+                        fprintf(stderr, "benchctl: run: %s is for a fleet run; give the hosts with -H HOST "
+                                "(repeated) or --hosts FILE\n",
+                                arg_allow_missing ? "--allow-missing" : "--clock-correct");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return fleet_run(arg_hosts, NULL, arg_allow_missing, arg_clock_correct);
+        }
         return do_submit(true);
 }
 
