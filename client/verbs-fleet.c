@@ -47,10 +47,17 @@ typedef struct FleetHost {
         json_object *runs;     /* QueryRuns at the end, oldest first */
 } FleetHost;
 
-static volatile sig_atomic_t fleet_stop = 0;
+/* SIGINT and SIGTERM are blocked during a fleet run and taken with sigtimedwait() between the bus
+ * calls, so that none is cut short by one: the cancel that follows must reach every host. */
+static int fleet_stop = 0;
 
-static void fleet_signal(int sig) {
-        fleet_stop = sig;
+static void fleet_signal_check(const sigset_t *set, uint64_t wait_usec) {
+        struct timespec ts = { .tv_sec = (time_t) (wait_usec / 1000000), .tv_nsec = (long) (wait_usec % 1000000) * 1000 };
+        int sig;
+
+        sig = sigtimedwait(set, NULL, &ts);
+        if (sig > 0 && !fleet_stop)
+                fleet_stop = sig;
 }
 
 static uint64_t realtime_usec(void) {
@@ -498,7 +505,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
         sd_id128_t id;
         int64_t tolerance_us = 50 * 1000;
         json_object *v;
-        struct sigaction sa = { .sa_handler = fleet_signal }, old_int, old_term;
+        sigset_t stop_set, old_mask;
         bool start_failed = false;
         int r, ret = BENCHCTL_EXIT_OK;
 
@@ -574,9 +581,14 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
         sd_id128_to_uuid_string(id, uuid);
         json_object_object_add(spec, "fleet_uuid", json_object_new_string(uuid));
 
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        for (size_t i = 0; i < n && !fleet_stop; i++) {
+        sigemptyset(&stop_set);
+        sigaddset(&stop_set, SIGINT);
+        sigaddset(&stop_set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &stop_set, &old_mask);
+        for (size_t i = 0; i < n; i++) {
+                fleet_signal_check(&stop_set, 0);
+                if (fleet_stop)
+                        break;
                 if (!hosts[i].bus)
                         continue;
                 ret = host_submit(&hosts[i], spec);
@@ -650,7 +662,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
                 }
                 for (size_t i = 0; i < n; i++)
                         free(keys[i]);
-                usleep(FLEET_POLL_USEC);
+                fleet_signal_check(&stop_set, FLEET_POLL_USEC);
         }
 
         steps = json_object_new_array();
@@ -690,8 +702,9 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
                 print_summary(hosts, n, uuid, steps);
 
 restore:
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        /* A signal that came after the last check is taken here, not by its default action. */
+        fleet_signal_check(&stop_set, 0);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
 finish:
         for (size_t i = 0; i < n; i++) {
                 sd_bus_flush_close_unref(hosts[i].bus);

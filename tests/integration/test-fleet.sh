@@ -12,6 +12,7 @@
 #      same on every host (their clocks are one clock: offset within the tolerance, not corrected);
 #   3. the "all hosts" throughput is the sum of the hosts' over the interval when every host was
 #      measuring, as this test computes it from each host's SQLite samples;
+#   3b. SIGINT to benchctl cancels the job on every host;
 #   4. a host whose benchd is not running is refused by name, and nothing is queued on any host;
 #      with --allow-missing the run goes on with the others.
 
@@ -180,6 +181,33 @@ got=$(sed -n 's/^  all hosts, step 0: \([0-9.]*\) MiB\/s.*/\1/p' <<<"$OUT")
 [ -n "$got" ] || fail "the summary has no all-hosts throughput: $OUT"
 assert_eq "$expected" "$got" "the all-hosts MiB/s (the hosts' sum over the common interval)"
 assert_contains "$OUT" "first done root@h" "the first host done"
+
+# ---- 3b. SIGINT ----
+log "3b. SIGINT cancels the job on every host"
+jobs_before=$(count_jobs)
+# ip and env exec: $! is benchctl's pid.
+ip netns exec "$NS" env PATH="$S/bin:$PATH" "$BENCHCTL_BIN" run -H root@h1 -H root@h2 --workload write \
+        --target "$FLEET_T" --set size=4M --set block_size=64K --set direct=true --set runtime_ms=600000 \
+        >"$TOP/int.out" 2>&1 &
+INT_PID=$!
+defer kill_wait "$INT_PID"
+both_running() {
+        local h
+        for h in h1 h2; do
+                [ "$(hsql "$h" "select count(*) from jobs where state = 'running' and id > 1")" -gt 0 ] || return 1
+        done
+}
+wait_for 60 both_running || fail "the fleet job did not run on h1 and h2: $(cat "$TOP/int.out")"
+kill -INT "$INT_PID"
+rc=0
+wait "$INT_PID" || rc=$?
+assert_eq 1 "$rc" "benchctl's exit status after SIGINT"
+assert_contains "$(cat "$TOP/int.out")" "cancelling the job on every host" "what benchctl said"
+for h in h1 h2; do
+        ended_cancelled() { [ "$(hsql "$1" "select state from jobs order by id desc limit 1")" = cancelled ]; }
+        wait_for 30 ended_cancelled "$h" || fail "$h's fleet job was not cancelled: $(hsql "$h" "select id, state from jobs"); benchctl said: $(cat "$TOP/int.out")"
+done
+assert_eq "$((jobs_before + 2))" "$(count_jobs)" "jobs after the interrupted run (one per host)"
 
 # ---- 4. a host without benchd ----
 log "4. a host whose benchd is not running is refused by name"
