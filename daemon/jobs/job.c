@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "jobs/job.h"
+#include "jobs/job-internal.h"
 #include "jobs/job-fleet.h"
 #include "jobs/job-steps.h"
 #include "jobs/matrix.h"
@@ -34,10 +34,6 @@
 #include "shared/log.h"
 #include "shared/stability.h"
 #include "shared/strv.h"
-
-#define job_log(j, level, fmt, ...) log_full((level), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
-#define job_log_errno(j, level, error, fmt, ...) \
-        log_full_errno((level), (error), "job %" PRIu64 ": " fmt, (j)->id, ##__VA_ARGS__)
 
 #define CB(j) ((j)->ctx->callbacks)
 #define CB_CALL(j, name, ...) do { \
@@ -120,7 +116,7 @@ const char *job_workload(const Job *j) {
 /* Whether the current run makes its matrix entry's filesystem: the entry's first step, and its first
  * run (a repeat of it mounts what the first run made, like the entry's later steps); in rounds, at
  * every visit of the entry (the entries before it in the round made theirs on the same devices). */
-static bool job_run_makes_fs(const Job *j) {
+bool job_run_makes_fs(const Job *j) {
         return matrix_step_starts_entry(j->steps, j->core.step) && (j->core.rounds || j->core.repeat == 0);
 }
 
@@ -140,7 +136,7 @@ char *job_entry_place(const Job *j) {
 
 /* Progress over every run the job plans (until_stddev: its max_repeats): the runs before the current
  * one, and fraction of it. */
-static void job_set_progress(Job *j, double fraction) {
+void job_set_progress(Job *j, double fraction) {
         uint64_t total = 0, done = 0;
 
         fraction = isfinite(fraction) ? MAX(0.0, MIN(1.0, fraction)) : 0.0;
@@ -162,10 +158,9 @@ static void job_set_progress(Job *j, double fraction) {
         j->progress = total > 0 ? MIN(1.0, ((double) done + fraction) / (double) total) : 0.0;
 }
 
-static void job_changed_strv(Job *j, const char *const *names) {
+void job_changed_strv(Job *j, const char *const *names) {
         CB_CALL(j, changed, names);
 }
-#define job_changed(j, ...) job_changed_strv((j), (const char *const[]) { __VA_ARGS__, NULL })
 
 static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
@@ -175,7 +170,6 @@ static int on_linger_end(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int job_dispatch(Job *j, JobEvent e);
 
 /* ---- storing ---- */
 
@@ -425,222 +419,6 @@ static char *spec_tags_json(const JobSpec *s) {
         return ret;
 }
 
-static void on_worker_phase(Worker *w, const char *phase, void *userdata) {
-        Job *j = userdata;
-
-        free(j->phase);
-        j->phase = strdup(phase);
-        job_fleet_phase(j, phase);
-        job_changed(j, "Phase");
-}
-
-static void on_worker_sample(Worker *w, const ProtoSample *s, void *userdata) {
-        Job *j = userdata;
-        double step_progress = isfinite(s->progress) ? s->progress : 0.0;
-        int r;
-
-        /* Written in batches; while the database refuses writes, the retry timer writes them. */
-        r = db_queue_add_samples(j->store, j->run_id, s, 1);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep sample t_ms=%" PRIu64 " of run %" PRIu64 ": %m", s->t_ms,
-                              j->run_id);
-        if (db_queue_n_samples(j->store) >= JOB_SAMPLE_BATCH)
-                (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-
-        j->live = *s;
-        j->have_live = true;
-        job_set_progress(j, step_progress);
-        job_changed(j, "Progress", "Live");
-}
-
-/* Stored at once (the run's row exists since the step began), so a run that fails later keeps
- * the phases it finished; unless the database refuses writes, then it waits with the rest. */
-static void on_worker_phase_result(Worker *w, const ProtoPhaseResult *p, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0)
-                return;
-        r = db_queue_add_phase(j->store, j->run_id, p);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep phase %s of run %" PRIu64 ": %m", p->name, j->run_id);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
-/* Stored as they come, as phases are, so a run stopped half-way keeps the offsets it read. */
-static void on_worker_position_result(Worker *w, const ProtoPositionResult *p, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0)
-                return;
-        r = db_queue_add_position(j->store, j->run_id, p);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep position %" PRIu32 " of run %" PRIu64 ": %m", p->index,
-                              j->run_id);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
-/* "ext4 loop1: " before what a matrix step's failure says, so the job's error names the entry it
- * was on; NULL (and text as it is) for other steps. */
-static char *job_entry_text(Job *j, const char *text) {
-        _cleanup_free_ char *name = NULL;
-        char *t;
-
-        if (!text || !spec_is_matrix(&j->steps[j->core.step]))
-                return NULL;
-        name = matrix_entry_name(&j->steps[j->core.step], strv_length(j->spec.devices));
-        if (!name || asprintf(&t, "%s (entry %" PRIu32 " of the matrix): %s", name,
-                              matrix_step_entry(j->steps, j->core.step) + 1, text) < 0)
-                return NULL;
-        return t;
-}
-
-/* In rounds: where step's figures are kept, NULL without memory (until_stddev then judges none). */
-static double *job_round_figures(Job *j, uint32_t step, uint32_t **ret_n) {
-        size_t per = rounds_max(j->steps, j->n_steps);
-
-        if (!j->round_figures) {
-                j->round_figures = calloc(j->n_steps * per, sizeof(double));
-                j->round_n_figures = calloc(j->n_steps, sizeof(uint32_t));
-                if (!j->round_figures || !j->round_n_figures) {
-                        free(j->round_figures);
-                        free(j->round_n_figures);
-                        j->round_figures = NULL;
-                        j->round_n_figures = NULL;
-                        return NULL;
-                }
-        }
-        *ret_n = &j->round_n_figures[step];
-        return &j->round_figures[(size_t) step * per];
-}
-
-static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata) {
-        Job *j = userdata;
-        _cleanup_free_ char *text = job_entry_text(j, o->error);
-        double *figures = j->figures, v = NAN;
-        size_t n_figures = j->n_figures;
-        uint32_t *n_round = NULL;
-
-        if (o->status == WORKER_SUCCEEDED && o->result) {
-                const ProtoResult *res = o->result;
-                FigureKind k = workload_main_figure(j->steps[j->core.step].workload);
-
-                v = figure_value(k, res->bytes_read + res->bytes_written, res->ios_read + res->ios_written, res->ops,
-                                 res->duration_usec);
-        }
-        /* The step's figures so far, for the core to judge its stability (until_stddev). */
-        if (j->core.rounds) {
-                figures = job_round_figures(j, j->core.step, &n_round);
-                if (figures && !isnan(v) && *n_round < rounds_max(j->steps, j->n_steps)) {
-                        figures[*n_round] = v;
-                        (*n_round)++;
-                }
-                n_figures = figures ? *n_round : 0;
-        } else if (!isnan(v) && j->n_figures < ELEMENTSOF(j->figures)) {
-                j->figures[j->n_figures++] = v;
-                n_figures = j->n_figures;
-        }
-        /* FINISH_RUN takes the result and histogram from here. */
-        j->outcome = o;
-        (void) job_dispatch(j, (JobEvent) {
-                .type = JOB_EVENT_WORKER_ENDED,
-                .status = o->status,
-                .text = text ?: o->error,
-                .unsafe = o->unsafe,
-                .figures = figures,
-                .n_figures = n_figures,
-        });
-        j->outcome = NULL;
-}
-
-static int fs_info_copy(const ProtoFsInfo *from, ProtoFsInfo *to) {
-        *to = *from;
-        to->fs_type = strdup(from->fs_type ?: "");
-        to->uuid = strdup(from->uuid ?: "");
-        to->mkfs_command = strdup(from->mkfs_command ?: "");
-        to->mkfs_output = strdup(from->mkfs_output ?: "");
-        to->mount_options = strdup(from->mount_options ?: "");
-        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options) {
-                proto_fs_info_clear(to);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
-        DbRunFs fs = {
-                .mkfs_command = info->mkfs_command,
-                .mkfs_output = info->mkfs_output,
-                .fs_uuid = info->uuid,
-                .mkfs_usec = info->mkfs_usec,
-                .size_bytes = info->size_bytes,
-                .used_bytes = info->used_bytes,
-                .avail_bytes = info->avail_bytes,
-                .inodes = info->inodes,
-                .inodes_free = info->inodes_free,
-        };
-        int r = db_queue_add_run_fs(j->store, run_id, &fs);
-
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep how the filesystem of run %" PRIu64 " was made: %m",
-                              run_id);
-}
-
-/* The filesystem of a matrix step is mounted. The first step of an entry made it: that is what every
- * run of the entry records, and the UUID the entry's later steps expect to find on the members. */
-static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0 || !job_run_makes_fs(j))
-                return;
-        proto_fs_info_clear(&j->entry_fs);
-        j->have_entry_fs = false;
-        r = fs_info_copy(info, &j->entry_fs);
-        if (r < 0) {
-                job_log_errno(j, LOG_WARNING, r, "cannot keep how the filesystem of run %" PRIu64 " was made: %m",
-                              j->run_id);
-                return;
-        }
-        j->have_entry_fs = true;
-        /* From now on its members carry it, whatever they carried before. */
-        r = matrix_made_record(&j->made, j->steps[j->core.step].devices, info->fs_type, info->uuid);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep which filesystem run %" PRIu64 " made (%m): a later "
-                              "entry on the same devices will find it there and refuse it", j->run_id);
-        job_queue_run_fs(j, j->run_id, info);
-        job_log(j, LOG_INFO, "run %" PRIu64 ": %s made in %" PRIu64 " ms (%s), %" PRIu64 " of %" PRIu64
-                " bytes used after mkfs", j->run_id, info->fs_type, info->mkfs_usec / 1000, info->mkfs_command,
-                info->used_bytes, info->size_bytes);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
-/* The step is steady (steady_state=) and its worker ends it: the run records when. */
-static void on_worker_steady_state(Worker *w, uint64_t t_ms, void *userdata) {
-        Job *j = userdata;
-        int r;
-
-        if (j->run_id == 0)
-                return;
-        r = db_queue_add_run_steady(j->store, j->run_id, t_ms * USEC_PER_MSEC);
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep the steady state of run %" PRIu64 ": %m", j->run_id);
-        job_log(j, LOG_INFO, "run %" PRIu64 ": steady state reached after %" PRIu64 " ms; the step ends there",
-                j->run_id, t_ms);
-        (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
-}
-
-static const WorkerCallbacks job_worker_callbacks = {
-        .phase = on_worker_phase,
-        .sample = on_worker_sample,
-        .finished = on_worker_finished,
-        .phase_result = on_worker_phase_result,
-        .position_result = on_worker_position_result,
-        .fs_info = on_worker_fs_info,
-        .steady_state = on_worker_steady_state,
-};
-
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
  * goes. */
 static void job_finish_run(Job *j, JobState state, const char *error) {
@@ -874,7 +652,6 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         return (JobEvent) { .type = JOB_EVENT_STEP_STARTED };
 }
 
-static int job_dispatch(Job *j, JobEvent e);
 
 /* The step's verdict has come from the helper process: refused, or on with the run and worker. */
 static void on_step_verdict(VerdictQuery *q, StepVerdict *verdicts, size_t n, void *userdata) {
@@ -1036,7 +813,7 @@ static bool job_act(Job *j, const JobAction *a, JobEvent *next, char **text) {
 
 /* Hands e to the core and does what it says, then the same with the outcome of its request, until
  * one comes without. Returns the core's REPLY (the answer to a cancel), else 0. */
-static int job_dispatch(Job *j, JobEvent e) {
+int job_dispatch(Job *j, JobEvent e) {
         _cleanup_free_ char *text = NULL;       /* e's, when a request made it */
         int reply = 0;
 

@@ -216,17 +216,9 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 if (w->cb.phase)
                         w->cb.phase(w, v.text, w->userdata);
                 return true;
-        case WORKER_VERDICT_SAMPLE:
-                if (w->cb.sample)
-                        w->cb.sample(w, &v.sample, w->userdata);
-                return true;
-        case WORKER_VERDICT_PHASE_RESULT:
-                if (w->cb.phase_result)
-                        w->cb.phase_result(w, &v.phase_result, w->userdata);
-                return true;
-        case WORKER_VERDICT_POSITION_RESULT:
-                if (w->cb.position_result)
-                        w->cb.position_result(w, &v.position_result, w->userdata);
+        case WORKER_VERDICT_RECORD:
+                if (w->cb.record)
+                        w->cb.record(w, &v.record, w->userdata);
                 return true;
         case WORKER_VERDICT_FS_INFO:
                 worker_log(w, LOG_INFO, "%s filesystem %s ready: %" PRIu64 " bytes, %" PRIu64 " used%s%s",
@@ -234,11 +226,6 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                            v.fs_info.mkfs_command[0] ? "; made by " : "", v.fs_info.mkfs_command);
                 if (w->cb.fs_info)
                         w->cb.fs_info(w, &v.fs_info, w->userdata);
-                return true;
-        case WORKER_VERDICT_STEADY_STATE:
-                /* Logged by the job, with the run it ends. */
-                if (w->cb.steady_state)
-                        w->cb.steady_state(w, v.steady_state.t_ms, w->userdata);
                 return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));

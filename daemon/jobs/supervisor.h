@@ -18,6 +18,7 @@
 
 #include "jobs/worker-judge.h"
 #include "shared/proto.h"
+#include "shared/proto-record.h"
 #include "shared/spec.h"
 #include "shared/util.h"
 
@@ -25,24 +26,19 @@ typedef struct Worker Worker;
 
 typedef struct WorkerCallbacks {
         void (*phase)(Worker *w, const char *phase, void *userdata);
-        void (*sample)(Worker *w, const ProtoSample *sample, void *userdata);
+        /* One of the worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE;
+         * record->desc says which: shared/proto-record.h), validated: a well-formed frame within the
+         * bounds of its description, and plausible for the step (its description's rule,
+         * proto-plausible.h: samples in order and within the spec and the clock, each phase once,
+         * positions in order inside the device when worker_set_device() told its size, a steady
+         * state only when asked). May be NULL. */
+        void (*record)(Worker *w, const ProtoRecord *record, void *userdata);
         /* The Worker may be freed from here. */
         void (*finished)(Worker *w, const WorkerOutcome *outcome, void *userdata);
-        /* One of the workload's own phases (metadata), validated: a well-formed frame, a name not
-         * seen before in this step, at most WORKER_PHASE_RESULTS_MAX of them, figures the spec
-         * and the clock allow. May be NULL. */
-        void (*phase_result)(Worker *w, const ProtoPhaseResult *result, void *userdata);
-        /* One of the position workload's offsets, validated: a well-formed frame, its index after
-         * the one before and below positions, its offset after the end of the one before and inside
-         * the device (when worker_set_device() told its size), at most size bytes. May be NULL. */
-        void (*position_result)(Worker *w, const ProtoPositionResult *result, void *userdata);
         /* The filesystem a filesystem step (worker_set_fs_setup()) made or mounted, validated: sent
          * once, before the step's first PHASE, for the fs_type asked for, its figures consistent
          * (proto_fs_info_plausible()). May be NULL. */
         void (*fs_info)(Worker *w, const ProtoFsInfo *info, void *userdata);
-        /* The step reached its steady state (steady_state=) at t_ms into its measured phase,
-         * validated (proto_steady_state_plausible()); the worker ends it there. May be NULL. */
-        void (*steady_state)(Worker *w, uint64_t t_ms, void *userdata);
 } WorkerCallbacks;
 
 /* timeout_usec: from spawn to the end; then SIGTERM, and SIGKILL WORKER_KILL_USEC later. */

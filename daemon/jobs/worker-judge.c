@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The worker judge (worker-judge.h). A small state machine over decoded frames: HELLO first, with
- * our protocol version; then FS_INFO (filesystem steps), PHASE, SAMPLE, LOG, PHASE_RESULT,
- * POSITION_RESULT, STEADY_STATE and HISTOGRAM, each decoded strictly (proto.c) and then held to the step's spec, the clock and the
- * frames before it (proto-plausible.c); then one RESULT or ERROR, after which any frame is a
+ * our protocol version; then FS_INFO (filesystem steps), PHASE, LOG, HISTOGRAM and the described
+ * records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE: proto-record.h, one path for all),
+ * each decoded strictly (proto.c, proto-record.c) and then held to the step's spec, the clock and
+ * the frames before it (proto-plausible.c); then one RESULT or ERROR, after which any frame is a
  * violation. The first failure wins and is what the user reads; a violation also means nothing
  * more of what the worker said is kept (its histogram goes with it). The outcome is decided in one place, after the
  * process is reaped, so a worker that writes its result and then crashes, or is killed while its
@@ -62,11 +63,14 @@ void worker_judge_expect_fs(WorkerJudge *j, const ProtoFsSetup *setup) {
 const char *worker_frame_type_name(uint16_t t) {
         static const char *const names[] = {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
-                [PROTO_SAMPLE] = "SAMPLE", [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT",
-                [PROTO_ERROR] = "ERROR", [PROTO_LOG] = "LOG", [PROTO_PHASE_RESULT] = "PHASE_RESULT",
-                [PROTO_POSITION_RESULT] = "POSITION_RESULT", [PROTO_STEADY_STATE] = "STEADY_STATE",
-                [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO", [PROTO_START] = "START",
+                [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT", [PROTO_ERROR] = "ERROR",
+                [PROTO_LOG] = "LOG", [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO",
+                [PROTO_START] = "START",
         };
+        const ProtoRecordDesc *d = proto_record_desc(t);
+
+        if (d)
+                return d->name;
         return t < ELEMENTSOF(names) && names[t] ? names[t] : "unknown";
 }
 
@@ -182,62 +186,25 @@ static WorkerVerdictKind judge_log(WorkerJudge *j, const ProtoFrame *f, WorkerVe
         return v->kind = WORKER_VERDICT_LOG;
 }
 
-static WorkerVerdictKind judge_sample(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
+/* A described record (proto-record.h): decoded by its table, then held to the step by its rule:
+ * samples in order and within what the spec and the clock allow, each phase once, positions in
+ * order inside the device, a steady state only when asked. */
+static WorkerVerdictKind judge_record(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
                                       WorkerVerdict *v) {
-        char *err = NULL;
+        const ProtoRecordDesc *d = proto_record_desc(f->type);
+        char what[64], *err = NULL;
         int r;
 
-        if (proto_decode_sample(f, &v->sample) < 0)
-                return violation(j, v, "malformed SAMPLE frame");
-        /* In order, no more often than the shortest interval allows, and within what the spec and
-         * the clock allow. */
-        r = proto_sample_plausible(&j->tally, &v->sample, &j->limits, clock, &err);
-        if (r < 0)
-                return implausible(j, v, r, err);
-        return v->kind = WORKER_VERDICT_SAMPLE;
-}
-
-static WorkerVerdictKind judge_phase_result(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
-                                            WorkerVerdict *v) {
-        char *err = NULL;
-        int r;
-
-        if (proto_decode_phase_result(f, &v->phase_result) < 0)
-                return violation(j, v, "malformed PHASE_RESULT frame");
-        /* Each phase once, at most PROTO_PHASE_RESULTS_MAX, and only what file_count and the clock
-         * allow. */
-        r = proto_phase_result_plausible(&j->tally, &v->phase_result, &j->limits, clock, &err);
-        if (r < 0)
-                return implausible(j, v, r, err);
-        return v->kind = WORKER_VERDICT_PHASE_RESULT;
-}
-
-static WorkerVerdictKind judge_position_result(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
-                                               WorkerVerdict *v) {
-        char *err = NULL;
-        int r;
-
-        if (proto_decode_position_result(f, &v->position_result) < 0)
-                return violation(j, v, "malformed POSITION_RESULT frame");
-        /* In order, each once, at most positions of them, inside the device, at most size bytes. */
-        r = proto_position_result_plausible(&j->tally, &v->position_result, &j->limits, clock, &err);
-        if (r < 0)
-                return implausible(j, v, r, err);
-        return v->kind = WORKER_VERDICT_POSITION_RESULT;
-}
-
-static WorkerVerdictKind judge_steady_state(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
-                                            WorkerVerdict *v) {
-        char *err = NULL;
-        int r;
-
-        if (proto_decode_steady_state(f, &v->steady_state) < 0)
-                return violation(j, v, "malformed STEADY_STATE frame");
-        /* Only when asked, once, at the latest sample once the window is full. */
-        r = proto_steady_state_plausible(&j->tally, &v->steady_state, &j->limits, clock, &err);
-        if (r < 0)
-                return implausible(j, v, r, err);
-        return v->kind = WORKER_VERDICT_STEADY_STATE;
+        if (proto_record_decode(f, &v->record) < 0) {
+                snprintf(what, sizeof(what), "malformed %s frame", d ? d->name : "record");
+                return violation(j, v, what);
+        }
+        if (d->plausible) {
+                r = d->plausible(&j->tally, &v->record.sample, &j->limits, clock, &err);
+                if (r < 0)
+                        return implausible(j, v, r, err);
+        }
+        return v->kind = WORKER_VERDICT_RECORD;
 }
 
 static WorkerVerdictKind judge_fs_info(WorkerJudge *j, const ProtoFrame *f, const ProtoClock *clock,
@@ -348,14 +315,6 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
                 return judge_phase(j, f, ret);
         case PROTO_LOG:
                 return judge_log(j, f, ret);
-        case PROTO_SAMPLE:
-                return judge_sample(j, f, clock, ret);
-        case PROTO_PHASE_RESULT:
-                return judge_phase_result(j, f, clock, ret);
-        case PROTO_POSITION_RESULT:
-                return judge_position_result(j, f, clock, ret);
-        case PROTO_STEADY_STATE:
-                return judge_steady_state(j, f, clock, ret);
         case PROTO_FS_INFO:
                 return judge_fs_info(j, f, clock, ret);
         case PROTO_HISTOGRAM:
@@ -365,6 +324,8 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
         case PROTO_ERROR:
                 return judge_error(j, f, ret);
         default:
+                if (proto_record_desc(f->type))
+                        return judge_record(j, f, clock, ret);
                 snprintf(what, sizeof(what), "unexpected %s frame (type %u)", worker_frame_type_name(f->type),
                          f->type);
                 return violation(j, ret, what);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "shared/proto-plausible.h"
+#include "shared/proto-record.h"
 #include "shared/proto.h"
 #include "shared/spec.h"
 
@@ -77,11 +78,9 @@ typedef enum WorkerVerdictKind {
                                          * LOG beyond WORKER_LOG_MAX) */
         WORKER_VERDICT_SEND_SPEC,       /* HELLO accepted: answer with the SPEC */
         WORKER_VERDICT_PHASE,           /* text: the engine's stage, for the owner */
-        WORKER_VERDICT_SAMPLE,          /* sample, for the owner */
-        WORKER_VERDICT_PHASE_RESULT,    /* phase_result, for the owner */
-        WORKER_VERDICT_POSITION_RESULT, /* position_result, for the owner */
+        WORKER_VERDICT_RECORD,          /* record (SAMPLE, PHASE_RESULT, ...: proto-record.h), for
+                                         * the owner */
         WORKER_VERDICT_FS_INFO,         /* fs_info, for the owner */
-        WORKER_VERDICT_STEADY_STATE,    /* steady_state: the step reached it, for the owner */
         WORKER_VERDICT_LOG,             /* text at level, for our log */
         WORKER_VERDICT_LOGS_DROPPED,    /* the first LOG beyond WORKER_LOG_MAX: say so, once */
         WORKER_VERDICT_VIOLATION,       /* kill it: j->failure says what it did (when new_failure) */
@@ -91,10 +90,7 @@ typedef struct WorkerVerdict {
         WorkerVerdictKind kind;
         int level;                      /* LOG: syslog priority */
         char *text;                     /* PHASE, LOG: owned, sanitized (valid UTF-8, no controls) */
-        ProtoSample sample;
-        ProtoPhaseResult phase_result;
-        ProtoPositionResult position_result;
-        ProtoSteadyState steady_state;
+        ProtoRecord record;             /* RECORD: decoded, within its bounds, plausible */
         ProtoFsInfo fs_info;            /* FS_INFO: owned */
         uint32_t hello_pid;             /* SEND_SPEC: the pid HELLO names (only logged if it differs) */
         bool new_failure;               /* VIOLATION: j->failure was set by it (else an earlier one stands) */

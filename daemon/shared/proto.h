@@ -5,6 +5,10 @@
  * lengths, validated fields. What a decoded frame says must then also be plausible for the step
  * (proto-plausible.h: against the spec, the clock and the frames before it).
  *
+ * The worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE) are each described
+ * once, field by field, in proto-record.c (proto-record.h); their encoders and decoders below
+ * follow that description.
+ *
  * Frame: 16-byte header, all integers little-endian:
  *   u32 magic "BNCH" (0x48434e42), u16 version, u16 type, u32 payload length, u32 reserved (0)
  * followed by the payload. Payloads are fixed sequences of little-endian fields (doubles as IEEE
@@ -237,6 +241,20 @@ typedef struct ProtoSteadyState {
 typedef struct ProtoStart {
         uint64_t start_usec;
 } ProtoStart;
+
+/* One of the worker's records (SAMPLE, PHASE_RESULT, POSITION_RESULT, STEADY_STATE), tagged by its
+ * description (proto-record.h), which says which member is set. Nothing in it is owned. */
+typedef struct ProtoRecordDesc ProtoRecordDesc;
+
+typedef struct ProtoRecord {
+        const ProtoRecordDesc *desc;
+        union {
+                ProtoSample sample;
+                ProtoPhaseResult phase_result;
+                ProtoPositionResult position_result;
+                ProtoSteadyState steady_state;
+        };
+} ProtoRecord;
 
 /* ---- filesystem matrix steps ---- */
 

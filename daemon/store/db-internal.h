@@ -24,13 +24,10 @@ typedef enum DbStmt {
         STMT_JOB_SET_STATE,
         STMT_RUN_BEGIN,
         STMT_RUN_SET_FS,
-        STMT_RUN_SET_STEADY,
         STMT_RUN_FINISH,
         STMT_RUN_FINISH_RESULT,
         STMT_RUN_INTERRUPT_STALE,
         STMT_RUN_EXISTS,
-        STMT_SAMPLE_INSERT,
-        STMT_RUN_BLOCK_SIZE,
         STMT_SAMPLE_PREV,
         STMT_SAMPLE_KEEP_NEXT,
         STMT_HISTOGRAM_DELETE,
@@ -61,6 +58,8 @@ _printf_(3, 4) int db_fail_msg(Db *db, int r, const char *fmt, ...);
 
 /* A statement prepared for one call; the caller finalizes it (_cleanup_finalize_). */
 int db_prepare(Db *db, const char *sql, sqlite3_stmt **ret);
+/* The cached statement id; the caller resets it (_cleanup_reset_) when done. */
+int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret);
 /* Steps a statement expected to return one row: 1 with the row, 0 without, or -errno. */
 int db_step_row(Db *db, sqlite3_stmt *st);
 /* Steps a statement expected to finish without rows (or whose rows we ignore): 0 or -errno. */

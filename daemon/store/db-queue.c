@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A job's writes the database has not taken yet (db-queue.h). An array of entries, oldest first;
- * consecutive samples of one run share an entry, so a flush writes them in one transaction (as
+ * A job's writes the database has not taken yet (db-queue.h). An array of entries, oldest first.
+ * The worker's records (shared/proto-record.h) take one kind of entry, whatever their type: their
+ * description says how they batch, what a loss note calls them and how they are stored
+ * (db_records_insert()). Consecutive samples of one run share an entry, so a flush writes them in one transaction (as
  * the batches were written before there was a queue). A flush writes entry after entry and
  * removes each one that is done, so a failure in the middle leaves exactly the rest.
  *
@@ -17,33 +19,30 @@
 #include <string.h>
 
 #include "store/db-queue.h"
+#include "shared/proto-record.h"
 
 typedef enum DbQueueKind {
-        DB_QUEUE_SAMPLES,
-        DB_QUEUE_PHASE,
-        DB_QUEUE_POSITION,
+        DB_QUEUE_RECORDS,
         DB_QUEUE_HISTOGRAM,
         DB_QUEUE_RUN_FINISH,
         DB_QUEUE_JOB_STATE,
         DB_QUEUE_RUN_FS,
-        DB_QUEUE_RUN_STEADY,
 } DbQueueKind;
 
 typedef struct DbQueueEntry {
         DbQueueKind kind;
         uint64_t id;                    /* the run, or for DB_QUEUE_JOB_STATE the job */
 
-        ProtoSample *samples;           /* DB_QUEUE_SAMPLES */
-        size_t n_samples, n_allocated;
-        ProtoPhaseResult phase;         /* DB_QUEUE_PHASE */
-        ProtoPositionResult position;   /* DB_QUEUE_POSITION */
+        const ProtoRecordDesc *desc;    /* DB_QUEUE_RECORDS: of what kind (shared/proto-record.h) */
+        uint8_t *records;               /* n_records of desc->size bytes */
+        size_t n_records, n_allocated;
         ProtoHistogramEntry *histogram; /* DB_QUEUE_HISTOGRAM */
         size_t n_histogram;
         char *status;                   /* DB_QUEUE_RUN_FINISH: run status, DB_QUEUE_JOB_STATE: job state */
         char *error;
         bool have_result;               /* DB_QUEUE_RUN_FINISH */
         ProtoResult result;             /* .device owned */
-        uint64_t started_usec;          /* DB_QUEUE_JOB_STATE; DB_QUEUE_RUN_STEADY: when it was reached */
+        uint64_t started_usec;          /* DB_QUEUE_JOB_STATE */
         uint64_t finished_usec;
         DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
         char *fs_command, *fs_output, *fs_uuid;
@@ -58,14 +57,14 @@ typedef struct DbQueueLoss {
 struct DbQueue {
         DbQueueEntry *entries;
         size_t n_entries, n_allocated;
-        size_t n_samples;               /* over all entries */
-        uint64_t n_dropped;             /* samples refused because of DB_QUEUE_SAMPLES_MAX */
+        size_t n_samples;               /* records that batch (samples), over all entries */
+        uint64_t n_dropped;             /* of them refused because of their batch_max */
         DbQueueLoss losses[DB_QUEUE_LOSSES_MAX];
         size_t n_losses;
 };
 
 static void entry_clear(DbQueueEntry *e) {
-        free(e->samples);
+        free(e->records);
         free(e->histogram);
         free(e->status);
         free(e->error);
@@ -217,66 +216,88 @@ static DbQueueEntry *queue_push(DbQueue *q, DbQueueKind kind, uint64_t id, const
         return e;
 }
 
-int db_queue_add_samples(DbQueue *q, uint64_t run_id, const ProtoSample *samples, size_t n) {
-        DbQueueEntry *e = q->n_entries > 0 ? &q->entries[q->n_entries - 1] : NULL;
-        size_t room = DB_QUEUE_SAMPLES_MAX - MIN(q->n_samples, (size_t) DB_QUEUE_SAMPLES_MAX), take;
+/* "samples of run 7", "phase create-seq of run 7", "position 3 of run 7". */
+static void record_what(const ProtoRecordDesc *d, const void *m, uint64_t run_id, char *buf, size_t size) {
+        const ProtoField *f = proto_record_field(d, d->label_field);
 
-        take = MIN(n, room);
+        if (!f)
+                snprintf(buf, size, "%s of run %" PRIu64, d->noun, run_id);
+        else if (f->kind == PROTO_FIELD_NAME)
+                snprintf(buf, size, "%s %s of run %" PRIu64, d->noun, (const char *) m + f->offset, run_id);
+        else
+                snprintf(buf, size, "%s %" PRIu64 " of run %" PRIu64, d->noun, proto_field_u64(f, m), run_id);
+}
+
+int db_queue_add_records(DbQueue *q, uint64_t run_id, const ProtoRecordDesc *d, const void *records, size_t n) {
+        DbQueueEntry *e = q->n_entries > 0 ? &q->entries[q->n_entries - 1] : NULL;
+        size_t take = n;
+        char what[96];
+
+        if (n == 0)
+                return 0;
+        /* Records that do not batch: an entry each. */
+        if (d->batch_max == 0) {
+                for (size_t i = 0; i < n; i++) {
+                        const uint8_t *m = (const uint8_t *) records + i * d->size;
+                        uint8_t *copy = malloc(d->size);
+
+                        if (!copy)
+                                return -ENOMEM;
+                        memcpy(copy, m, d->size);
+                        record_what(d, m, run_id, what, sizeof(what));
+                        e = queue_push(q, DB_QUEUE_RECORDS, run_id, what);
+                        if (!e) {
+                                free(copy);
+                                if (q->n_entries < DB_QUEUE_ENTRIES_MAX)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                        e->desc = d;
+                        e->records = copy;
+                        e->n_records = e->n_allocated = 1;
+                }
+                return 0;
+        }
+
+        /* Records that batch (samples): consecutive ones of a run share an entry, at most batch_max
+         * of them wait. */
+        take = MIN(n, d->batch_max - MIN(q->n_samples, d->batch_max));
         if (take < n) {
                 q->n_dropped += n - take;
-                queue_lose(q, n - take, true, "samples of run %" PRIu64 " (more than %u waited for the database)",
-                           run_id, DB_QUEUE_SAMPLES_MAX);
+                queue_lose(q, n - take, true, "%s of run %" PRIu64 " (more than %zu waited for the database)", d->noun,
+                           run_id, d->batch_max);
         }
         if (take == 0)
                 return 0;
 
-        if (!e || e->kind != DB_QUEUE_SAMPLES || e->id != run_id) {
-                char what[64];
-
-                snprintf(what, sizeof(what), "samples of run %" PRIu64, run_id);
-                e = queue_push(q, DB_QUEUE_SAMPLES, run_id, what);
+        if (!e || e->kind != DB_QUEUE_RECORDS || e->desc != d || e->id != run_id) {
+                record_what(d, records, run_id, what, sizeof(what));
+                e = queue_push(q, DB_QUEUE_RECORDS, run_id, what);
                 if (!e)
                         return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
+                e->desc = d;
         }
-        if (e->n_samples + take > e->n_allocated) {
-                size_t want = MIN(MAX(e->n_allocated * 2, e->n_samples + take), (size_t) DB_QUEUE_SAMPLES_MAX);
-                ProtoSample *a = realloc(e->samples, want * sizeof(ProtoSample));
+        if (e->n_records + take > e->n_allocated) {
+                size_t want = MIN(MAX(e->n_allocated * 2, e->n_records + take), d->batch_max);
+                uint8_t *a = realloc(e->records, want * d->size);
                 if (!a) {
-                        if (e->n_samples == 0)
+                        if (e->n_records == 0)
                                 q->n_entries--; /* the entry just pushed: nothing in it yet */
                         return -ENOMEM;
                 }
-                e->samples = a;
+                e->records = a;
                 e->n_allocated = want;
         }
-        memcpy(e->samples + e->n_samples, samples, take * sizeof(ProtoSample));
-        e->n_samples += take;
+        memcpy(e->records + e->n_records * d->size, records, take * d->size);
+        e->n_records += take;
         q->n_samples += take;
         return 0;
 }
 
-int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phase) {
-        char what[96];
-        DbQueueEntry *e;
-
-        snprintf(what, sizeof(what), "phase %s of run %" PRIu64, phase->name, run_id);
-        e = queue_push(q, DB_QUEUE_PHASE, run_id, what);
-        if (!e)
-                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
-        e->phase = *phase;
-        return 0;
-}
-
-int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position) {
-        char what[96];
-        DbQueueEntry *e;
-
-        snprintf(what, sizeof(what), "position %" PRIu32 " of run %" PRIu64, position->index, run_id);
-        e = queue_push(q, DB_QUEUE_POSITION, run_id, what);
-        if (!e)
-                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
-        e->position = *position;
-        return 0;
+int db_queue_add_record(DbQueue *q, uint64_t run_id, const ProtoRecord *record) {
+        if (!record || !record->desc)
+                return -EINVAL;
+        return db_queue_add_records(q, run_id, record->desc, &record->sample, 1);
 }
 
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
@@ -295,18 +316,6 @@ int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         e->fs.mkfs_command = e->fs_command = TAKE_PTR(command);
         e->fs.mkfs_output = e->fs_output = TAKE_PTR(output);
         e->fs.fs_uuid = e->fs_uuid = TAKE_PTR(uuid);
-        return 0;
-}
-
-int db_queue_add_run_steady(DbQueue *q, uint64_t run_id, uint64_t usec) {
-        char what[96];
-        DbQueueEntry *e;
-
-        snprintf(what, sizeof(what), "the steady state of run %" PRIu64, run_id);
-        e = queue_push(q, DB_QUEUE_RUN_STEADY, run_id, what);
-        if (!e)
-                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
-        e->started_usec = usec;
         return 0;
 }
 
@@ -381,35 +390,44 @@ static const char *reason(Db *db, int r, char *buf, size_t size) {
         return buf;
 }
 
-/* One transaction for the entry's samples. When the database refuses that for good, the samples
- * go one by one, so one bad sample (a duplicate t_ms) costs only itself. */
-static int flush_samples(DbQueue *q, Db *db, DbQueueEntry *e) {
-        char why[640];
+/* The entry's records. Those that batch (samples) go in one transaction; when the database
+ * refuses that for good, they go one by one, so one bad sample (a duplicate t_ms) costs only
+ * itself. */
+static int flush_records(DbQueue *q, Db *db, DbQueueEntry *e) {
+        const ProtoRecordDesc *d = e->desc;
+        char why[640], what[96];
         size_t i;
         int r;
 
-        r = db_samples_insert(db, e->id, e->samples, e->n_samples);
+        r = db_records_insert(db, e->id, d, e->records, e->n_records);
         if (r >= 0 || db_error_is_transient(r)) {
                 if (r >= 0) {
-                        q->n_samples -= e->n_samples;
-                        e->n_samples = 0;
+                        if (d->batch_max > 0)
+                                q->n_samples -= e->n_records;
+                        e->n_records = 0;
                 }
                 return r;
         }
+        if (d->batch_max == 0) {
+                record_what(d, e->records, e->id, what, sizeof(what));
+                queue_lose(q, 1, false, "%s (%s)", what, reason(db, r, why, sizeof(why)));
+                e->n_records = 0;
+                return 0;
+        }
 
-        for (i = 0; i < e->n_samples; i++) {
-                r = db_samples_insert(db, e->id, e->samples + i, 1);
+        for (i = 0; i < e->n_records; i++) {
+                r = db_records_insert(db, e->id, d, e->records + i * d->size, 1);
                 if (r < 0 && db_error_is_transient(r))
                         break;
                 if (r < 0)
-                        queue_lose(q, 1, true, "samples of run %" PRIu64 " (%s)", e->id,
+                        queue_lose(q, 1, true, "%s of run %" PRIu64 " (%s)", d->noun, e->id,
                                    reason(db, r, why, sizeof(why)));
         }
         /* The ones written or dropped go; the rest (after a transient failure) stay. */
-        memmove(e->samples, e->samples + i, (e->n_samples - i) * sizeof(ProtoSample));
-        e->n_samples -= i;
+        memmove(e->records, e->records + i * d->size, (e->n_records - i) * d->size);
+        e->n_records -= i;
         q->n_samples -= i;
-        return e->n_samples == 0 ? 0 : r;
+        return e->n_records == 0 ? 0 : r;
 }
 
 static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
@@ -418,30 +436,12 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
         int r;
 
         switch (e->kind) {
-        case DB_QUEUE_SAMPLES:
-                return flush_samples(q, db, e);
-        case DB_QUEUE_PHASE:
-                r = db_run_phase_insert(db, e->id, &e->phase);
-                if (r < 0 && !db_error_is_transient(r))
-                        queue_lose(q, 1, false, "phase %s of run %" PRIu64 " (%s)", e->phase.name, e->id,
-                                   reason(db, r, why, sizeof(why)));
-                break;
-        case DB_QUEUE_POSITION:
-                r = db_run_position_insert(db, e->id, &e->position);
-                if (r < 0 && !db_error_is_transient(r))
-                        queue_lose(q, 1, false, "position %" PRIu32 " of run %" PRIu64 " (%s)", e->position.index,
-                                   e->id, reason(db, r, why, sizeof(why)));
-                break;
+        case DB_QUEUE_RECORDS:
+                return flush_records(q, db, e);
         case DB_QUEUE_RUN_FS:
                 r = db_run_set_fs(db, e->id, &e->fs);
                 if (r < 0 && !db_error_is_transient(r))
                         queue_lose(q, 1, false, "how the filesystem of run %" PRIu64 " was made (%s)", e->id,
-                                   reason(db, r, why, sizeof(why)));
-                break;
-        case DB_QUEUE_RUN_STEADY:
-                r = db_run_set_steady_state(db, e->id, e->started_usec);
-                if (r < 0 && !db_error_is_transient(r))
-                        queue_lose(q, 1, false, "the steady state of run %" PRIu64 " (%s)", e->id,
                                    reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:

@@ -22,7 +22,8 @@
 #include "shared/proto.h"
 #include "shared/util.h"
 
-/* Samples waiting at most (about 7 minutes at the shortest interval, 100 ms; 136 bytes each). */
+/* Samples waiting at most (about 7 minutes at the shortest interval, 100 ms; 136 bytes each): the
+ * sample description's batch_max (shared/proto-record.c), which test-db-record holds to this. */
 #define DB_QUEUE_SAMPLES_MAX 4096u
 /* Other writes waiting at most (phase and position results, histograms, run ends, job states). */
 #define DB_QUEUE_ENTRIES_MAX 256u
@@ -37,13 +38,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DbQueue *, db_queue_free);
 
 /* Each add copies what it is given; only -ENOMEM fails (and then nothing was added). What is beyond
  * the bounds is not added but noted as lost, and the add returns 0. */
-int db_queue_add_samples(DbQueue *q, uint64_t run_id, const ProtoSample *samples, size_t n);
-int db_queue_add_phase(DbQueue *q, uint64_t run_id, const ProtoPhaseResult *phase);
-int db_queue_add_position(DbQueue *q, uint64_t run_id, const ProtoPositionResult *position);
+/* One of the worker's records of the run (a sample, a phase or position result, a steady state:
+ * record->desc says which), as its description says: records that batch (samples, batch_max) share
+ * an entry with the run's records before them and at most batch_max wait; the others take an
+ * entry each. -EINVAL for a record without a description. */
+int db_queue_add_record(DbQueue *q, uint64_t run_id, const ProtoRecord *record);
+/* n records of description d (n structs of d->size bytes), as db_queue_add_record() each. */
+int db_queue_add_records(DbQueue *q, uint64_t run_id, const ProtoRecordDesc *d, const void *records, size_t n);
 /* As db_run_set_fs(). */
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs);
-/* The run reached its steady state usec into its measured phase (db_run_set_steady_state()). */
-int db_queue_add_run_steady(DbQueue *q, uint64_t run_id, uint64_t usec);
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 /* As db_run_finish(); result may be NULL. */
 int db_queue_add_run_finish(DbQueue *q, uint64_t run_id, const char *status, const char *error,

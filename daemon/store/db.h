@@ -129,7 +129,8 @@ typedef struct DbRunFleet {
 
 int db_run_set_fleet(Db *db, uint64_t run_id, const DbRunFleet *f);
 
-/* The run reached its steady state usec into its measured phase (steady_state = 1). -ENOENT for an
+/* The run reached its steady state usec (whole ms, as STEADY_STATE says it) into its measured
+ * phase (steady_state = 1). -ENOENT for an
  * unknown run, or one that did not ask for a steady state. */
 int db_run_set_steady_state(Db *db, uint64_t run_id, uint64_t usec);
 
@@ -190,6 +191,16 @@ typedef struct DbRunEnd {
  * negative return). */
 int db_job_last_run(Db *db, uint64_t job_id, int (*cb)(const DbRunEnd *run, void *userdata),
                     void *userdata);
+
+/* n records of the description d (shared/proto-record.h; records: n structs of d->size bytes) of
+ * the run, stored as the description says (db-record.c), in one transaction (the caller's, when
+ * one is open): all or nothing. -ENOENT for an unknown run (or, for a description that updates
+ * the run's row, a run that does not take it), -EEXIST for a row the run has, -ERANGE for a number
+ * SQLite cannot hold, -EINVAL for a name the description refuses. */
+int db_records_insert(Db *db, uint64_t run_id, const ProtoRecordDesc *d, const void *records, size_t n);
+/* The implied-interval rule of stored samples (db-record.c): whether interval_us is what
+ * 1000 × (t_ms − prev_ms) says, to within 1 ms and 1 %, so that the row stores NULL. */
+bool db_interval_implied(uint64_t interval_us, uint64_t t_ms, uint64_t prev_ms);
 
 /* One transaction for the batch. Stored compactly in sample_data (schema/README.md): read back
  * (db_get_samples(), the samples view) percentages to 0.01, the queue to 0.001, interval_us to

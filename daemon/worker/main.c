@@ -34,6 +34,7 @@
 #include "output.h"
 #include "shared/children.h"
 #include "shared/proto.h"
+#include "shared/proto-record.h"
 #include "shared/run-as.h"
 #include "shared/spec-check.h"
 #include "shared/spec.h"
@@ -93,30 +94,26 @@ static int proto_sink_log(void *userdata, int priority, const char *text) {
         return send_frame(p->fd, r, buf, len);
 }
 
-static int proto_sink_sample(void *userdata, const ProtoSample *s) {
-        ProtoSink *p = userdata;
+/* One of the worker's records (shared/proto-record.h), framed as its description says. */
+static int proto_sink_record(ProtoSink *p, const ProtoRecordDesc *d, const void *m) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        int r = proto_encode_sample(s, &buf, &len);
+        int r = proto_record_encode(d, m, &buf, &len);
         return send_frame(p->fd, r, buf, len);
+}
+
+static int proto_sink_sample(void *userdata, const ProtoSample *s) {
+        return proto_sink_record(userdata, &proto_record_sample, s);
 }
 
 /* One of the position workload's offsets, as it ends. */
 static int proto_sink_position_result(void *userdata, const ProtoPositionResult *pr) {
-        ProtoSink *p = userdata;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = proto_encode_position_result(pr, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(userdata, &proto_record_position_result, pr);
 }
 
 /* The step is steady: it ends now. */
 static int proto_sink_steady_state(void *userdata, uint64_t t_ms) {
-        ProtoSink *p = userdata;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = proto_encode_steady_state(&(ProtoSteadyState) { .t_ms = t_ms }, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(userdata, &proto_record_steady_state, &(ProtoSteadyState) { .t_ms = t_ms });
 }
 
 /* One of the metadata workload's phases, as it ends. */
@@ -131,13 +128,9 @@ static int proto_sink_phase_result(void *userdata, const PhaseSummary *ps) {
                 .lat_p99_ns = ps->lat_p99_ns,
                 .lat_max_ns = ps->lat_max_ns,
         };
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r;
 
         snprintf(m.name, sizeof(m.name), "%s", ps->name);
-        r = proto_encode_phase_result(&m, &buf, &len);
-        return send_frame(p->fd, r, buf, len);
+        return proto_sink_record(p, &proto_record_phase_result, &m);
 }
 
 static int proto_send_error(int fd, int error, const char *message) {

@@ -18,13 +18,16 @@
 #   utf8          a LOG and an ERROR in UTF-8 with a control character and an invalid byte
 #   orphan-MODE   first a child that calls setsid() and sleeps, named benchd-test-orphan:DIR
 #                 (DIR: where this program lives) with its pid in DIR/orphan-MODE.pid; then MODE
+#
+# The frame numbers and the SAMPLE frames come from worker_proto.py, the tests' copy of the
+# protocol that test-worker-proto holds to daemon/shared/proto*.c; test-faults.sh puts its
+# directory on sys.path in the line after the shebang.
 import os
 import struct
 import sys
 import time
 
-MAGIC, VERSION = 0x48434E42, 1
-HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT = 1, 2, 3, 4, 5, 6, 7, 8, 9
+from worker_proto import MAGIC, VERSION, HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, encode_record
 
 START = time.monotonic()
 mode = os.path.basename(sys.argv[0]).split("fake-py-", 1)[1]
@@ -67,9 +70,12 @@ def now_ms():
 
 def sample(t_ms, interval_us, written, ios, progress, iowait=12.5, user=1.5, sys_=3.25,
            lat=(50000, 40000, 90000, 120000)):
+    """A whole SAMPLE frame."""
     mean, p50, p99, mx = lat if ios else (0, 0, 0, 0)
-    return struct.pack("<11Q6d", t_ms, interval_us, 0, written, 0, ios, 0, mean, p50, p99, mx,
-                       iowait, user, sys_, -1.0, -1.0, progress)
+    return encode_record(SAMPLE, t_ms=t_ms, interval_us=interval_us, bytes_read=0, bytes_written=written,
+                         ios_read=0, ios_written=ios, ops=0, lat_mean_ns=mean, lat_p50_ns=p50, lat_p99_ns=p99,
+                         lat_max_ns=mx, iowait_pct=iowait, cpu_user_pct=user, cpu_sys_pct=sys_, dev_util_pct=-1.0,
+                         dev_queue=-1.0, progress=progress)
 
 
 # The 256 honest latencies: each value the midpoint of its histogram bucket (index), so the
@@ -137,10 +143,10 @@ if mode in ("honest", "result-p99"):
     half = size // 2
     time.sleep(0.05)
     t1 = now_ms()
-    send(SAMPLE, sample(t1, t1 * 1000, half, ios // 2, 0.5, lat=(45000, 40063, 89855, 89855)))
+    os.write(fd, sample(t1, t1 * 1000, half, ios // 2, 0.5, lat=(45000, 40063, 89855, 89855)))
     time.sleep(0.05)
     t2 = now_ms()
-    send(SAMPLE, sample(t2, (t2 - t1) * 1000, size - half, ios - ios // 2, 1.0, lat=(58000, 40063, 120063, 120063)))
+    os.write(fd, sample(t2, (t2 - t1) * 1000, size - half, ios - ios // 2, 1.0, lat=(58000, 40063, 120063, 120063)))
     send(PHASE, struct.pack("<I", 0) + string("cleanup"))
     send(HISTOGRAM, histogram([(i, c) for _, i, c in LATENCIES]))
     if mode == "result-p99":
@@ -157,9 +163,9 @@ elif mode == "rate":
     # One honest sample first: what came before the lie is kept.
     time.sleep(0.02)
     t1 = now_ms()
-    send(SAMPLE, sample(t1, t1 * 1000, 4 * bs, 4, 0.1))
+    os.write(fd, sample(t1, t1 * 1000, 4 * bs, 4, 0.1))
     blocks = 10 ** 15 // bs
-    send(SAMPLE, sample(t1 + 100, 100000, blocks * bs, blocks, 0.2))
+    os.write(fd, sample(t1 + 100, 100000, blocks * bs, blocks, 0.2))
 else:
     sys.exit("unknown mode " + mode)
 time.sleep(30)

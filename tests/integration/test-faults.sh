@@ -168,7 +168,8 @@ done
 # ---- 4. fake workers that speak the protocol: what benchd stores, and what it refuses ----
 py=$(command -v /usr/bin/python3 python3 | head -n1)
 for mode in honest label; do
-        { printf '#!%s\n' "$py"; cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
+        { printf '#!%s\nimport sys; sys.path.insert(0, "%s/tests/integration")\n' "$py" "$SOURCE_ROOT"
+          cat "$SOURCE_ROOT/tests/integration/fake-worker.py"; } >"$TEST_DIR/fake-py-$mode"
         chmod 0755 "$TEST_DIR/fake-py-$mode"
 done
 

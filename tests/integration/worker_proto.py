@@ -81,16 +81,55 @@ def decode_text(pl):
     return {"level": level, "text": text}
 
 
+# The worker's records (daemon/shared/proto-record.c): each frame type's fields in wire order, with
+# their widths. test-worker-proto holds this to the C table; decode_record() follows it.
+RECORDS = {
+    "SAMPLE": (("t_ms", "u64"), ("interval_us", "u64"), ("bytes_read", "u64"), ("bytes_written", "u64"),
+               ("ios_read", "u64"), ("ios_written", "u64"), ("ops", "u64"), ("lat_mean_ns", "u64"),
+               ("lat_p50_ns", "u64"), ("lat_p99_ns", "u64"), ("lat_max_ns", "u64"), ("iowait_pct", "f64"),
+               ("cpu_user_pct", "f64"), ("cpu_sys_pct", "f64"), ("dev_util_pct", "f64"), ("dev_queue", "f64"),
+               ("progress", "f64")),
+    "PHASE_RESULT": (("name", "string"), ("ops", "u64"), ("duration_usec", "u64"), ("lat_min_ns", "u64"),
+                     ("lat_mean_ns", "u64"), ("lat_p50_ns", "u64"), ("lat_p99_ns", "u64"), ("lat_max_ns", "u64")),
+    "POSITION_RESULT": (("index", "u32"), ("offset_bytes", "u64"), ("bytes", "u64"), ("duration_usec", "u64"),
+                        ("lat_mean_ns", "u64"), ("lat_max_ns", "u64")),
+    "STEADY_STATE": (("t_ms", "u64"),),
+}
+_WIDTHS = {"u32": "<I", "u64": "<Q", "f64": "<d"}
+
+
+def decode_record(typ, pl):
+    """A record's payload (a type of RECORDS, by number) as a dict of its fields."""
+    name = next(k for k, v in TYPES.items() if v == typ)
+    d, o = {}, 0
+    for field, kind in RECORDS[name]:
+        if kind == "string":
+            d[field], o = _take_string(pl, o)
+        else:
+            d[field], = struct.unpack_from(_WIDTHS[kind], pl, o)
+            o += struct.calcsize(_WIDTHS[kind])
+    assert o == len(pl), (name, o, len(pl))
+    return d
+
+
+def encode_record(typ, **fields):
+    """A whole frame of a record (a type of RECORDS, by number), its fields by name in any order."""
+    name = next(k for k, v in TYPES.items() if v == typ)
+    assert set(fields) == {f for f, _ in RECORDS[name]}, (name, sorted(fields))
+    payload = b""
+    for field, kind in RECORDS[name]:
+        payload += _string(fields[field]) if kind == "string" else struct.pack(_WIDTHS[kind], fields[field])
+    return frame_bytes(typ, payload)
+
+
 def decode_position_result(pl):
     """A POSITION_RESULT payload (one offset of the position workload) as a dict."""
-    v = struct.unpack("<I5Q", pl)
-    return dict(zip(("index", "offset_bytes", "bytes", "duration_usec", "lat_mean_ns", "lat_max_ns"), v))
+    return decode_record(POSITION_RESULT, pl)
 
 
 def decode_steady_state(pl):
     """A STEADY_STATE payload as a dict."""
-    t_ms, = struct.unpack("<Q", pl)
-    return {"t_ms": t_ms}
+    return decode_record(STEADY_STATE, pl)
 
 
 def decode_error(pl):

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record-example.h"
 #include "shared/proto.h"
+#include "shared/proto-record.h"
 
 static json_object *frames;
 
@@ -60,7 +62,7 @@ static void add_text(const char *name, ProtoType type, uint32_t level, const cha
 }
 
 int main(void) {
-        json_object *top = json_object_new_object(), *f, *a;
+        json_object *top = json_object_new_object(), *f, *a, *records;
         uint8_t *buf;
         size_t len;
         int r;
@@ -106,26 +108,39 @@ int main(void) {
                 json_object_object_add(f, "message", str(m.message));
                 add("error", PROTO_ERROR, r, buf, len, f);
         }
-        {
-                ProtoPositionResult m = { .index = 3, .offset_bytes = 0x4142434445464748u, .bytes = 0x51525354u,
-                                          .duration_usec = 0x61626364u, .lat_mean_ns = 0x71727374u,
-                                          .lat_max_ns = 0x81828384u };
-                r = proto_encode_position_result(&m, &buf, &len);
+        /* The described records (proto-record.h): each as the table makes it, and the table itself. */
+        records = json_object_new_array();
+        for (size_t k = 0; proto_records[k]; k++) {
+                const ProtoRecordDesc *d = proto_records[k];
+                json_object *desc = json_object_new_object(), *fl = json_object_new_array();
+                uint8_t m[256];
+
+                record_example(d, m);
+                r = proto_record_encode(d, m, &buf, &len);
                 f = json_object_new_object();
-                json_object_object_add(f, "index", u64(m.index));
-                json_object_object_add(f, "offset_bytes", u64(m.offset_bytes));
-                json_object_object_add(f, "bytes", u64(m.bytes));
-                json_object_object_add(f, "duration_usec", u64(m.duration_usec));
-                json_object_object_add(f, "lat_mean_ns", u64(m.lat_mean_ns));
-                json_object_object_add(f, "lat_max_ns", u64(m.lat_max_ns));
-                add("position_result", PROTO_POSITION_RESULT, r, buf, len, f);
-        }
-        {
-                ProtoSteadyState m = { .t_ms = 0x0a0b0c0du };
-                r = proto_encode_steady_state(&m, &buf, &len);
-                f = json_object_new_object();
-                json_object_object_add(f, "t_ms", u64(m.t_ms));
-                add("steady_state", PROTO_STEADY_STATE, r, buf, len, f);
+                for (size_t i = 0; i < d->n_fields; i++) {
+                        const ProtoField *x = &d->fields[i];
+                        json_object *pair = json_object_new_array();
+                        static const char *const kinds[] = {
+                                [PROTO_FIELD_U32] = "u32", [PROTO_FIELD_U64] = "u64",
+                                [PROTO_FIELD_F64] = "f64", [PROTO_FIELD_NAME] = "string",
+                        };
+
+                        json_object_array_add(pair, str(x->name));
+                        json_object_array_add(pair, str(kinds[x->kind]));
+                        json_object_array_add(fl, pair);
+                        if (x->kind == PROTO_FIELD_F64)
+                                json_object_object_add(f, x->name, json_object_new_double(proto_field_f64(x, m)));
+                        else if (x->kind == PROTO_FIELD_NAME)
+                                json_object_object_add(f, x->name, str((const char *) m + x->offset));
+                        else
+                                json_object_object_add(f, x->name, u64(proto_field_u64(x, m)));
+                }
+                json_object_object_add(desc, "name", str(d->name));
+                json_object_object_add(desc, "type", json_object_new_int(d->type));
+                json_object_object_add(desc, "fields", fl);
+                json_object_array_add(records, desc);
+                add(d->name, d->type, r, buf, len, f);
         }
         {
                 ProtoStart m = { .start_usec = 0x0102030405060708u };
@@ -192,6 +207,7 @@ int main(void) {
         json_object_object_add(top, "version", u64(PROTO_VERSION));
         json_object_object_add(top, "header_size", u64(PROTO_HEADER_SIZE));
         json_object_object_add(top, "frames", frames);
+        json_object_object_add(top, "records", records);
         puts(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN));
         json_object_put(top);
         return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -19,6 +19,7 @@
 
 #include "store/db-internal.h"
 #include "check-util.h"
+#include "shared/proto-record.h"
 #include "store/db-queue.h"
 #include "store/db.h"
 #include "shared/util.h"
@@ -92,7 +93,7 @@ static ProtoSample sample_at(uint64_t t_ms) {
 static void add_samples(DbQueue *q, uint64_t run, uint64_t from, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 ProtoSample s = sample_at(from + i);
-                ck_assert_int_eq(db_queue_add_samples(q, run, &s, 1), 0);
+                ck_assert_int_eq(db_queue_add_records(q, run, &proto_record_sample, &s, 1), 0);
         }
 }
 
@@ -146,8 +147,8 @@ START_TEST(test_flush_in_order) {
         ck_assert_int_eq(db_queue_flush(q, db), 0);
 
         add_samples(q, run, 1, 25);
-        ck_assert_int_eq(db_queue_add_phase(q, run, &p), 0);
-        ck_assert_int_eq(db_queue_add_position(q, run, &pos), 0);
+        ck_assert_int_eq(db_queue_add_records(q, run, &proto_record_phase_result, &p, 1), 0);
+        ck_assert_int_eq(db_queue_add_records(q, run, &proto_record_position_result, &pos, 1), 0);
         add_samples(q, run, 26, 5);
         ck_assert_int_eq(db_queue_add_histogram(q, run, h, ELEMENTSOF(h)), 0);
         ck_assert_int_eq(db_queue_add_run_finish(q, run, "succeeded", NULL, &res), 0);
@@ -267,7 +268,7 @@ START_TEST(test_refused_for_good) {
 
         ck_assert_int_eq(db_queue_new(&q), 0);
         add_samples(q, run, 1, 5);
-        ck_assert_int_eq(db_queue_add_samples(q, run, &dup, 1), 0);
+        ck_assert_int_eq(db_queue_add_records(q, run, &proto_record_sample, &dup, 1), 0);
         add_samples(q, run, 6, 4);
         add_samples(q, 4242, 1, 3);
         ck_assert_int_eq(db_queue_add_histogram(q, 4242, h, 1), 0);
@@ -310,7 +311,7 @@ START_TEST(test_bounds) {
         refuse_writes(db, true);
         for (unsigned i = 0; i < DB_QUEUE_ENTRIES_MAX + 40; i++) {
                 snprintf(p.name, sizeof(p.name), "phase-%c%c", 'a' + i / 26 % 26, 'a' + i % 26);
-                ck_assert_int_eq(db_queue_add_phase(q, run, &p), 0);
+                ck_assert_int_eq(db_queue_add_records(q, run, &proto_record_phase_result, &p, 1), 0);
         }
         ck_assert_int_eq(db_queue_flush(q, db), -EROFS);
         ck_assert(db_queue_has_losses(q));

@@ -749,15 +749,21 @@ static void expand(const char *in, char *out, size_t size) {
         out[k] = 0;
 }
 
-static char letter(WorkerVerdictKind k) {
+/* A record's letter by its type: S(ample), R(esult of a phase), Q (position), Y (steady). */
+static char letter(const WorkerVerdict *v) {
         static const char letters[] = {
                 [WORKER_VERDICT_NONE] = '.', [WORKER_VERDICT_SEND_SPEC] = 'H', [WORKER_VERDICT_PHASE] = 'P',
-                [WORKER_VERDICT_SAMPLE] = 'S', [WORKER_VERDICT_PHASE_RESULT] = 'R',
-                [WORKER_VERDICT_POSITION_RESULT] = 'Q', [WORKER_VERDICT_LOG] = 'L',
-                [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
-                [WORKER_VERDICT_FS_INFO] = 'F', [WORKER_VERDICT_STEADY_STATE] = 'Y',
+                [WORKER_VERDICT_LOG] = 'L', [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
+                [WORKER_VERDICT_FS_INFO] = 'F',
         };
-        return letters[k];
+        static const char records[] = {
+                [PROTO_SAMPLE] = 'S', [PROTO_PHASE_RESULT] = 'R', [PROTO_POSITION_RESULT] = 'Q',
+                [PROTO_STEADY_STATE] = 'Y',
+        };
+
+        if (v->kind == WORKER_VERDICT_RECORD)
+                return records[v->record.desc->type];
+        return letters[v->kind];
 }
 
 static JobSpec spec_of(const char *text) {
@@ -796,7 +802,7 @@ static void judge_stream(WorkerJudge *j, const Stream *s, const ProtoClock *cloc
 
                         ck_assert_int_eq(kind, v.kind);
                         ck_assert_uint_lt(k + 1, size);
-                        verdicts[k++] = letter(kind);
+                        verdicts[k++] = letter(&v);
                         dropped = kind == WORKER_VERDICT_VIOLATION;
                         continue;
                 }
@@ -874,7 +880,7 @@ START_TEST(test_passed_on) {
         Stream s = {};
         ProtoFrame f;
         const WorkerVerdictKind want[] = { WORKER_VERDICT_SEND_SPEC, WORKER_VERDICT_PHASE, WORKER_VERDICT_LOG,
-                                           WORKER_VERDICT_SAMPLE };
+                                           WORKER_VERDICT_RECORD };
 
         hello(&s);
         phase(&s, "measure");
@@ -901,9 +907,10 @@ START_TEST(test_passed_on) {
                         ck_assert_int_eq(v.level, 4);
                         ck_assert_str_eq(v.text, "a?[2Jb");
                         break;
-                case WORKER_VERDICT_SAMPLE:
-                        ck_assert_uint_eq(v.sample.t_ms, 50);
-                        ck_assert_uint_eq(v.sample.bytes_written, SIZE / 2);
+                case WORKER_VERDICT_RECORD:
+                        ck_assert_ptr_eq(v.record.desc, &proto_record_sample);
+                        ck_assert_uint_eq(v.record.sample.t_ms, 50);
+                        ck_assert_uint_eq(v.record.sample.bytes_written, SIZE / 2);
                         break;
                 default:
                         break;

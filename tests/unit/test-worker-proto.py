@@ -5,9 +5,13 @@
 # description (daemon/shared/proto.h, daemon/shared/proto.c), so that the copy cannot lag:
 # - every frame type of enum ProtoType, guard kind, FS stage and the magic/version have the same
 #   name (without PROTO_) and number in the copy, and the copy names no frame type C lacks;
-# - each frame the copy writes (SPEC, FS_SETUP, START) is byte for byte the frame proto.c encodes from
-#   the same fields, and each frame it reads (HELLO, PHASE, LOG, ERROR, POSITION_RESULT,
-#   STEADY_STATE, FS_INFO) decodes, from proto.c's bytes, to the fields proto.c was given.
+# - each frame the copy writes (SPEC, FS_SETUP, START) is byte for byte the frame proto.c encodes
+#   from the same fields, and each frame it reads (HELLO, PHASE, LOG, ERROR, FS_INFO) decodes, from
+#   proto.c's bytes, to the fields proto.c was given;
+# - the described records (daemon/shared/proto-record.c: SAMPLE, PHASE_RESULT, POSITION_RESULT,
+#   STEADY_STATE, and any added there) have the same fields in the same order and widths in
+#   worker_proto.RECORDS, its decode_record() reads the frame the C table encodes and its
+#   encode_record() writes it byte for byte (fake-worker.py sends its records with it).
 # The frames come from proto-vectors (tests/unit/proto-vectors.c), which links daemon/shared.
 #
 # Usage: test-worker-proto.py PROTO-VECTORS SOURCE-ROOT
@@ -83,10 +87,13 @@ decoders = {
     "phase": "decode_text",
     "log": "decode_text",
     "error": "decode_error",
-    "position_result": "decode_position_result",
-    "steady_state": "decode_steady_state",
     "fs_info": "decode_fs_info",
 }
+# The described records: the same fields, in the same order and widths, as the C table.
+c_records = {r["name"]: tuple(tuple(x) for x in r["fields"]) for r in v["records"]}
+check(getattr(wp, "RECORDS", None) == c_records,
+      f"records: worker_proto.RECORDS is {getattr(wp, 'RECORDS', None)}, proto-record.c has {c_records}")
+
 seen = set()
 for f in v["frames"]:
     name, fields, raw = f["name"], f["fields"], bytes.fromhex(f["hex"])
@@ -110,6 +117,18 @@ for f in v["frames"]:
     except Exception as e:
         failures.append(f"{name}: worker_proto cannot write it: {type(e).__name__}: {e}")
         continue
+    if name in c_records:
+        try:
+            got = fn("decode_record")(typ, payload)
+        except Exception as e:
+            got = f"{type(e).__name__}: {e}"
+        check(got == fields, f"{name}: worker_proto decodes {got}, proto.c encoded {fields}")
+        try:
+            mine = fn("encode_record")(typ, **fields)
+        except Exception as e:
+            mine = f"{type(e).__name__}: {e}".encode()
+        check(mine == raw, f"{name}: worker_proto.encode_record writes\n  {mine.hex()}\nproto.c writes\n  {raw.hex()}")
+        continue
     if name in decoders:
         try:
             got = fn(decoders[name])(payload)
@@ -123,7 +142,7 @@ for f in v["frames"]:
         failures.append(f"{name}: proto-vectors wrote a frame this test does not know")
         continue
     check(mine == raw, f"{name}: worker_proto writes\n  {mine.hex()}\nproto.c writes\n  {raw.hex()}")
-check(seen == {"spec", "fs_setup", "start"} | set(decoders), f"proto-vectors wrote {sorted(seen)}")
+check(seen == {"spec", "fs_setup", "start"} | set(decoders) | set(c_records), f"proto-vectors wrote {sorted(seen)}")
 
 for line in failures:
     print("FAIL:", line)

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The filesystem frames of the worker protocol (proto.h, "filesystem matrix steps"): FS_SETUP and
+ * FS_INFO, their field rules (shared by the encoders, the decoders, benchd before it sends a setup
+ * and benchd-worker's --try-mkfs), copies and clears.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto-internal.h"
+#include "util.h"
+
+/* ---- filesystem frames: the field rules ---- */
+
+/* At most max bytes of valid UTF-8 without control characters (but \n and \t when text). */
+static bool fs_string_ok(const char *s, size_t max, bool text) {
+        size_t n;
+
+        if (!s)
+                return false;
+        n = strnlen(s, max + 1);
+        if (n > max)
+                return false;
+        for (const char *p = s; *p;) {
+                size_t k = utf8_char_len(p);
+
+                if (k == 0)
+                        return false;
+                if (utf8_is_control(p, k) && !(text && (*p == '\n' || *p == '\t')))
+                        return false;
+                p += k;
+        }
+        return true;
+}
+
+bool proto_fs_type_valid(const char *s) {
+        size_t n;
+
+        if (!s)
+                return false;
+        n = strnlen(s, PROTO_FS_TYPE_MAX + 1);
+        if (n == 0 || n > PROTO_FS_TYPE_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+                        return false;
+        return true;
+}
+
+bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_members) {
+        bool btrfs;
+
+        if (!proto_fs_type_valid(fs_type) || !layout || n_members == 0 || n_members > PROTO_FS_MEMBERS_MAX)
+                return false;
+        btrfs = streq(fs_type, "btrfs");
+        if (!btrfs)
+                return streq(layout, "single") && n_members == 1;
+        return streq(layout, "single") || streq(layout, "raid0") || streq(layout, "raid1") ||
+               streq(layout, "raid10");
+}
+
+bool proto_fs_options_valid(const char *s) {
+        return fs_string_ok(s, PROTO_FS_OPTIONS_MAX, false);
+}
+
+static bool fs_uuid_ok(const char *s) {
+        size_t n;
+
+        if (!s)
+                return false;
+        n = strnlen(s, PROTO_FS_UUID_MAX + 1);
+        if (n > PROTO_FS_UUID_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+                      s[i] == '-'))
+                        return false;
+        return true;
+}
+
+bool proto_fs_setup_valid(const ProtoFsSetup *m) {
+        if (!m || (m->stage != PROTO_FS_STAGE_MAKE && m->stage != PROTO_FS_STAGE_MOUNT))
+                return false;
+        if (!proto_fs_layout_valid(m->fs_type, m->layout, m->n_members) || !m->members)
+                return false;
+        if (!proto_fs_options_valid(m->mkfs_options) || !proto_fs_options_valid(m->mount_options))
+                return false;
+        /* MOUNT names the filesystem to mount; MAKE may name the one an earlier entry of the job made. */
+        if (!fs_uuid_ok(m->expect_uuid) || (m->stage == PROTO_FS_STAGE_MOUNT && m->expect_uuid[0] == 0))
+                return false;
+        for (uint32_t i = 0; i < m->n_members; i++) {
+                const ProtoFsMember *b = &m->members[i];
+
+                if (!fs_string_ok(b->path, PROTO_FS_PATH_MAX, false) || b->path[0] != '/')
+                        return false;
+                if (b->dev == 0 || (b->flags & ~PROTO_GUARD_SCRATCH))
+                        return false;
+                for (uint32_t j = 0; j < i; j++)
+                        if (m->members[j].dev == b->dev)
+                                return false;
+        }
+        return true;
+}
+
+bool proto_fs_info_valid(const ProtoFsInfo *m) {
+        return m && proto_fs_type_valid(m->fs_type) && fs_uuid_ok(m->uuid) &&
+               fs_string_ok(m->mkfs_command, PROTO_STRING_MAX, false) &&
+               fs_string_ok(m->mkfs_output, PROTO_FS_OUTPUT_MAX, true) &&
+               fs_string_ok(m->mount_options, PROTO_FS_OPTIONS_MAX, false);
+}
+
+int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len) {
+        size_t len;
+        Packer k;
+        int r;
+
+        if (!proto_fs_setup_valid(m))
+                return -EINVAL;
+        /* Valid strings are bounded far below PROTO_MAX_PAYLOAD all together. */
+        len = 4 + 5 * 4 + strlen(m->fs_type) + strlen(m->layout) + strlen(m->mkfs_options) +
+              strlen(m->mount_options) + strlen(m->expect_uuid) + 4;
+        for (uint32_t i = 0; i < m->n_members; i++)
+                len += 4 + strlen(m->members[i].path) + 8 + 8 + 4;
+        r = packer_begin(&k, PROTO_FS_SETUP, len);
+        if (r < 0)
+                return r;
+        pack_u32(&k, m->stage);
+        pack_string(&k, m->fs_type, strlen(m->fs_type));
+        pack_string(&k, m->layout, strlen(m->layout));
+        pack_string(&k, m->mkfs_options, strlen(m->mkfs_options));
+        pack_string(&k, m->mount_options, strlen(m->mount_options));
+        pack_string(&k, m->expect_uuid, strlen(m->expect_uuid));
+        pack_u32(&k, m->n_members);
+        for (uint32_t i = 0; i < m->n_members; i++) {
+                const ProtoFsMember *b = &m->members[i];
+
+                pack_string(&k, b->path, strlen(b->path));
+                pack_u64(&k, b->dev);
+                pack_u64(&k, b->diskseq);
+                pack_u32(&k, b->flags);
+        }
+        return packer_finish(&k, ret, ret_len);
+}
+
+int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
+        Packer k;
+        int r;
+
+        if (!proto_fs_info_valid(m))
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_FS_INFO, 5 * 4 + strlen(m->fs_type) + strlen(m->uuid) + strlen(m->mkfs_command) +
+                         strlen(m->mkfs_output) + strlen(m->mount_options) + 6 * 8);
+        if (r < 0)
+                return r;
+        pack_string(&k, m->fs_type, strlen(m->fs_type));
+        pack_string(&k, m->uuid, strlen(m->uuid));
+        pack_string(&k, m->mkfs_command, strlen(m->mkfs_command));
+        pack_u64(&k, m->mkfs_usec);
+        pack_string(&k, m->mkfs_output, strlen(m->mkfs_output));
+        pack_string(&k, m->mount_options, strlen(m->mount_options));
+        pack_u64(&k, m->size_bytes);
+        pack_u64(&k, m->used_bytes);
+        pack_u64(&k, m->avail_bytes);
+        pack_u64(&k, m->inodes);
+        pack_u64(&k, m->inodes_free);
+        return packer_finish(&k, ret, ret_len);
+}
+
+int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret) {
+        ProtoFsSetup m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_FS_SETUP) < 0)
+                return -EBADMSG;
+        m.stage = take_u32(&c);
+        m.fs_type = take_string(&c, PROTO_FS_TYPE_MAX);
+        m.layout = take_string(&c, PROTO_FS_TYPE_MAX);
+        m.mkfs_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
+        m.mount_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
+        m.expect_uuid = take_string(&c, PROTO_FS_UUID_MAX);
+        m.n_members = take_u32(&c);
+        if (c.bad || m.n_members == 0 || m.n_members > PROTO_FS_MEMBERS_MAX)
+                goto bad;
+        m.members = calloc(m.n_members, sizeof(ProtoFsMember));
+        if (!m.members) {
+                proto_fs_setup_clear(&m);
+                return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < m.n_members; i++) {
+                m.members[i].path = take_string(&c, PROTO_FS_PATH_MAX);
+                m.members[i].dev = take_u64(&c);
+                m.members[i].diskseq = take_u64(&c);
+                m.members[i].flags = take_u32(&c);
+        }
+        if (!cursor_done(&c) || !proto_fs_setup_valid(&m))
+                goto bad;
+        *ret = m;
+        return 0;
+
+bad:
+        proto_fs_setup_clear(&m);
+        return -EBADMSG;
+}
+
+int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret) {
+        ProtoFsInfo m = {};
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_FS_INFO) < 0)
+                return -EBADMSG;
+        m.fs_type = take_string(&c, PROTO_FS_TYPE_MAX);
+        m.uuid = take_string(&c, PROTO_FS_UUID_MAX);
+        m.mkfs_command = take_string(&c, PROTO_STRING_MAX);
+        m.mkfs_usec = take_u64(&c);
+        m.mkfs_output = take_string(&c, PROTO_FS_OUTPUT_MAX);
+        m.mount_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
+        m.size_bytes = take_u64(&c);
+        m.used_bytes = take_u64(&c);
+        m.avail_bytes = take_u64(&c);
+        m.inodes = take_u64(&c);
+        m.inodes_free = take_u64(&c);
+        if (!cursor_done(&c) || !proto_fs_info_valid(&m)) {
+                proto_fs_info_clear(&m);
+                return -EBADMSG;
+        }
+        *ret = m;
+        return 0;
+}
+
+void proto_fs_setup_clear(ProtoFsSetup *m) {
+        free(m->fs_type);
+        free(m->layout);
+        free(m->mkfs_options);
+        free(m->mount_options);
+        free(m->expect_uuid);
+        for (uint32_t i = 0; m->members && i < m->n_members; i++)
+                free(m->members[i].path);
+        free(m->members);
+        *m = (ProtoFsSetup) {};
+}
+
+void proto_fs_info_clear(ProtoFsInfo *m) {
+        free(m->fs_type);
+        free(m->uuid);
+        free(m->mkfs_command);
+        free(m->mkfs_output);
+        free(m->mount_options);
+        *m = (ProtoFsInfo) {};
+}
+
+int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
+        ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members };
+
+        if (!proto_fs_setup_valid(m))
+                return -EINVAL;
+        c.fs_type = strdup(m->fs_type);
+        c.layout = strdup(m->layout);
+        c.mkfs_options = strdup(m->mkfs_options);
+        c.mount_options = strdup(m->mount_options);
+        c.expect_uuid = strdup(m->expect_uuid);
+        c.members = calloc(m->n_members, sizeof(ProtoFsMember));
+        if (!c.fs_type || !c.layout || !c.mkfs_options || !c.mount_options || !c.expect_uuid || !c.members)
+                goto oom;
+        for (uint32_t i = 0; i < m->n_members; i++) {
+                c.members[i] = m->members[i];
+                c.members[i].path = strdup(m->members[i].path);
+                if (!c.members[i].path)
+                        goto oom;
+        }
+        *ret = c;
+        return 0;
+
+oom:
+        proto_fs_setup_clear(&c);
+        return -ENOMEM;
+}
