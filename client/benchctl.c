@@ -33,6 +33,10 @@ const char *arg_label = NULL;
 char **arg_tags = NULL;
 char **arg_sets = NULL;
 bool arg_wait = false;
+char **arg_hosts = NULL;
+const char *arg_hosts_file = NULL;
+bool arg_allow_missing = false;
+bool arg_clock_correct = false;
 const char *arg_device = NULL;
 const char *arg_fs_type = NULL;
 const char *arg_entry = NULL;
@@ -88,6 +92,9 @@ static void help(void) {
                "  submit --workload W|--profile P --target PATH [--set K=V...] [--wait]\n"
                "                           Queue a benchmark job\n"
                "  run ...                  Same as submit --wait\n"
+               "  run -H HOST -H HOST ...  A fleet run: the job on every host at once, each step\n"
+               "  run --hosts FILE ...     started at one time; the hosts' runs and their sum over the\n"
+               "                           interval every host measured (--allow-missing, --clock-correct)\n"
                "  jobs                     List queued, running and recent jobs (--all: every job)\n"
                "  status ID                Show a job\n"
                "  watch ID                 Follow a job until it ends\n"
@@ -138,7 +145,11 @@ static void help(void) {
                "  -s --set=KEY=VALUE       Set a job spec key (block_size=32K, direct=true, ...)\n"
                "     --label=TEXT          Label the job's runs\n"
                "     --tag=TAG             Tag the job's runs (repeatable)\n"
-               "     --wait                Wait for the job and show its progress\n\n"
+               "     --wait                Wait for the job and show its progress\n"
+               "     --hosts=FILE          run: a fleet run on the hosts of FILE, one [USER@]HOST a line\n"
+               "     --allow-missing       run: a fleet run goes on without the hosts that do not answer\n"
+               "     --clock-correct       run: start a host whose clock is beyond fleet_clock_tolerance_ms\n"
+               "                           by its measured offset instead of refusing it\n\n"
                "Filters (results, export, compare --by, report; --status and --limit also for jobs):\n"
                "     --device=NAME --workload=NAME --profile=NAME --fs-type=TYPE\n"
                "     --label=TEXT --tag=TAG --job=ID --status=STATUS\n"
@@ -160,7 +171,7 @@ static void help(void) {
                "     --no-pager            Accepted for compatibility (benchctl never pages)\n"
                "     --system              Talk to benchd on the system bus (default)\n"
                "     --bus-address=ADDR    Talk to benchd on this bus instead\n"
-               "  -H --host=[USER@]HOST    Talk to benchd on a remote host (ssh)\n"
+               "  -H --host=[USER@]HOST    Talk to benchd on a remote host (ssh); run: repeat for a fleet\n"
                "  -h --help                Show this help\n"
                "     --version             Show the version\n\n"
                "Exit status: 0 ok, 1 failure (or the job failed), 2 usage error,\n"
@@ -240,6 +251,9 @@ enum {
         ARG_OPEN,
         ARG_OLDER_THAN,
         ARG_COMPLETE,
+        ARG_HOSTS,
+        ARG_ALLOW_MISSING,
+        ARG_CLOCK_CORRECT,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -277,6 +291,9 @@ static int parse_argv(int argc, char *argv[]) {
                 { "open",        no_argument,       NULL, ARG_OPEN },
                 { "older-than",  required_argument, NULL, ARG_OLDER_THAN },
                 { "complete",    required_argument, NULL, ARG_COMPLETE },
+                { "hosts",       required_argument, NULL, ARG_HOSTS },
+                { "allow-missing", no_argument,     NULL, ARG_ALLOW_MISSING },
+                { "clock-correct", no_argument,     NULL, ARG_CLOCK_CORRECT },
                 {}
         };
         int c;
@@ -314,6 +331,17 @@ static int parse_argv(int argc, char *argv[]) {
                 case 'H':
                         arg_transport = BUS_TRANSPORT_REMOTE;
                         arg_address = optarg;
+                        if (argv_push(&arg_hosts, optarg) < 0)
+                                return -BENCHCTL_EXIT_FAILURE;
+                        break;
+                case ARG_HOSTS:
+                        arg_hosts_file = optarg;
+                        break;
+                case ARG_ALLOW_MISSING:
+                        arg_allow_missing = true;
+                        break;
+                case ARG_CLOCK_CORRECT:
+                        arg_clock_correct = true;
                         break;
                 case ARG_SYSTEM:
                         arg_transport = BUS_TRANSPORT_SYSTEM;
@@ -479,6 +507,14 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
+        if (verb->func != verb_run && ((arg_hosts && arg_hosts[1]) || arg_hosts_file || arg_allow_missing ||
+                                       arg_clock_correct)) {
+                text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run); give %s one -H HOST\n",
+                             verb->name, arg_hosts_file ? "--hosts" : arg_allow_missing ? "--allow-missing" :
+                             arg_clock_correct ? "--clock-correct" : "more than one -H", verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
         n_args = argc - optind - 1;
         if (n_args < verb->min_args || (verb->max_args >= 0 && n_args > verb->max_args)) {
                 if (verb->min_args == verb->max_args && verb->min_args == 0)
@@ -498,5 +534,6 @@ int main(int argc, char *argv[]) {
 finish:
         free(arg_sets);
         free(arg_tags);
+        free(arg_hosts);
         return r;
 }

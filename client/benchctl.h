@@ -47,6 +47,10 @@ extern const char *arg_label;          /* also a results filter */
 extern char **arg_tags;                /* --tag (repeatable); the first is the results filter */
 extern char **arg_sets;                /* --set key=value assignments, in order */
 extern bool arg_wait;
+extern char **arg_hosts;               /* every -H HOST, in order (the last one is arg_address) */
+extern const char *arg_hosts_file;     /* run --hosts FILE */
+extern bool arg_allow_missing;         /* run with several hosts: go on without those unreachable */
+extern bool arg_clock_correct;         /* run with several hosts: start by the measured clock offset */
 
 /* Query filters. */
 extern const char *arg_device;
@@ -68,6 +72,13 @@ extern const char *arg_output;         /* report -o FILE */
 extern bool arg_open;                  /* report --open */
 
 /* Verbs: argv[0] is the verb name. */
+struct json_object;
+/* The job spec from --workload, --profile, --target, --label, --set, --tag (verbs-jobs.c); 0, or
+ * prints the error and returns an exit code. */
+int job_spec_build(struct json_object **ret);
+/* benchctl run with several hosts (verbs-fleet.c). */
+int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct);
+
 int verb_submit(int argc, char **argv);
 int verb_run(int argc, char **argv);
 int verb_help(int argc, char **argv);

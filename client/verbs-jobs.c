@@ -116,7 +116,7 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         return 0;
 }
 
-static int build_spec(json_object **ret) {
+int job_spec_build(json_object **ret) {
         _cleanup_json_ json_object *spec = json_object_new_object();
         _cleanup_(spec_clear) JobSpec scratch;
         int r;
@@ -203,7 +203,7 @@ static int do_submit(bool wait) {
         uint64_t id;
         int r;
 
-        r = build_spec(&spec);
+        r = job_spec_build(&spec);
         if (r != 0)
                 return r;
         r = bus_connect(&bus);
@@ -255,6 +255,20 @@ int verb_submit(int argc, char **argv) {
 }
 
 int verb_run(int argc, char **argv) {
+        /* Several hosts (or a list of them): a fleet run (verbs-fleet.c). */
+        if ((arg_hosts && arg_hosts[1]) || arg_hosts_file)
+                return fleet_run(arg_hosts, arg_hosts_file, arg_allow_missing, arg_clock_correct);
+        if (arg_allow_missing || arg_clock_correct) {
+                /* One host: a fleet of one (its start timed and tagged as any fleet's), not the
+                 * options silently ignored. */
+                if (!arg_hosts || arg_transport != BUS_TRANSPORT_REMOTE) {
+                        fprintf(stderr, "benchctl: run: %s is for a fleet run; give the hosts with -H HOST "
+                                "(repeated) or --hosts FILE\n",
+                                arg_allow_missing ? "--allow-missing" : "--clock-correct");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return fleet_run(arg_hosts, NULL, arg_allow_missing, arg_clock_correct);
+        }
         return do_submit(true);
 }
 
