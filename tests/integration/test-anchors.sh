@@ -7,6 +7,8 @@
 #    engine (no write lands) in a directory marked append-only (the worker cannot remove its
 #    file), the file it leaves has no extent at all, where the default (fallocate=native, fio's)
 #    leaves one unwritten extent over the whole size: filefrag -v (FIEMAP) reads both.
+# 1b. crystal's write steps overwrite a file written whole before the measured phase (no
+#    unwritten extent), as KDiskMark's fio overwrites the file its prepare laid out.
 # 2. putc makes one write(2) per character, as bonnie++ 2.00 does: strace -f -c counts them.
 # 3. bonnie's rewrite step reads and writes back every block, once.
 # 3b. bonnie's metadata step names, orders and flushes as bonnie++ -n does (strace): the
@@ -79,6 +81,25 @@ for mode in profile native; do
                 [ "$n" -ge 1 ] && [ "$n" = "$unwritten" ] && [ "$size" = $((16 << 20)) ] ||
                         fail "fallocate=native left $n extents ($unwritten unwritten) of $size bytes, expected preallocated unwritten extents of 16 MiB"
         fi
+done
+# 1b. crystal's writes overwrite a file written whole before their measured phase, as KDiskMark's
+# fio finds its file (its `fio --create_only=1` prepare lays the file out with writes, then every
+# test overwrites it): no unwritten extent left for the measured writes to convert. The null
+# engine lands none of the measured writes, so the file is what the layout left.
+for step in seq1m-q1t1-write rnd4k-q1t1-write; do
+        mapfile -t CRYSTAL < <(step_keys crystal "$step")
+        d="$KEEP/$step"
+        mkdir "$d"
+        chattr +a "$d"
+        "$WORKER_BIN" --target "$d" --ioengine null --json "${CRYSTAL[@]}" --set size=16M --set runtime_ms=300 \
+                >"$TEST_DIR/keep-$step.json" 2>"$TEST_DIR/keep-$step.err" ||
+                fail "crystal $step with the null engine failed: $(cat "$TEST_DIR/keep-$step.err")"
+        f=$(find "$d" -name '.benchd-*' -type f)
+        [ -n "$f" ] || fail "the append-only directory kept no file of crystal's $step"
+        read -r n unwritten size < <(extents "$f")
+        log "crystal $step: $f: $n extents, $unwritten unwritten, size $size"
+        [ "$n" -ge 1 ] && [ "$unwritten" = 0 ] && [ "$size" = $((16 << 20)) ] ||
+                fail "crystal $step measured on a file with $n extents, $unwritten unwritten, $size bytes: expected 16 MiB written whole before the measured phase"
 done
 chattr -R -a "$KEEP"
 rm -rf "$KEEP"
