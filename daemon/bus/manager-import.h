@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to manager.c and manager-import.c: the ImportRuns handler (benchctl import), which
+ * Private to the Manager's files (manager*.c): the ImportRuns handler (benchctl import), which
  * manager.c's vtable lists. userdata is the Manager.
  */
 #pragma once

@@ -14,10 +14,12 @@
 
 #include "bus/manager-internal.h"
 #include "bus/manager-metrics.h"
+#include "bus/manager-queue.h"
 #include "bus/manager.h"
 #include "jobs/cleanup.h"
 #include "jobs/job-steps.h"
 #include "jobs/rounds.h"
+#include "jobs/submit.h"
 #include "shared/log.h"
 #include "shared/stability.h"
 #include "shared/util.h"
@@ -93,7 +95,7 @@ static int manager_restore_job(Manager *m, const SavedJob *q) {
         if (r >= 0 && q->steps_json)
                 r = job_steps_from_json(q->steps_json, &steps, &idents, &members, &n_steps, &err);
         else if (r >= 0) {
-                r = manager_expand(m, &spec, &steps, &n_steps, &err);
+                r = submit_expand(manager_profile_dirs(m), &spec, &steps, &n_steps, &err);
                 if (r >= 0) {
                         idents = calloc(n_steps, sizeof(TargetCheck));
                         if (!idents)
@@ -151,7 +153,7 @@ static bool saved_job_last_run(Manager *m, const SavedJob *q, uint32_t step, uin
                 if (job_steps_from_json(q->steps_json, &steps, &idents, &members, &n, &err) < 0)
                         return false;
         } else if (!q->spec_json || spec_from_json(&spec, q->spec_json, &err) < 0 || spec_finalize(&spec, &err) < 0 ||
-                   manager_expand(m, &spec, &steps, &n, &err) < 0)
+                   submit_expand(manager_profile_dirs(m), &spec, &steps, &n, &err) < 0)
                 return false;
 
         if (step < n && rounds_apply(steps, n))

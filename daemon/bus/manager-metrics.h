@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to manager.c and manager-metrics.c: benchd's figures for Prometheus, written as
+ * Private to the Manager's files (manager*.c): benchd's figures for Prometheus, written as
  * MetricsTextfileDir=/benchd.prom for node_exporter's textfile collector (docs/fleet.md "Many
  * machines" lists the metrics and their labels).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to manager.c and manager-regress.c: the regression check after each succeeded run (its
+ * Private to the Manager's files (manager*.c): the regression check after each succeeded run (its
  * flags logged and announced with the Manager's RegressionDetected signal) and the
  * ListRegressions handler, which manager.c's vtable lists. userdata is the Manager.
  */

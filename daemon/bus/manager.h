@@ -5,8 +5,9 @@
  * targets, the one-step-at-a-time scheduler, the method handlers of the Manager interface, and the
  * daemon's shutdown. It owns the jobs: it gives each one its JobContext and hears back from it
  * through the JobCallbacks there, never the other way round. What the queue does is decided by
- * jobs/queue.h; the struct is manager.c's, and the other manager-*.c files use the accessors below
- * and manager-internal.h.
+ * jobs/queue.h and carried out by manager-queue.c (which defines manager_stop(),
+ * manager_submit_internal() and manager_cancel() below); the struct is manager.c's, and the other
+ * manager-*.c files use the accessors below and manager-internal.h.
  */
 #pragma once
 
