@@ -328,13 +328,17 @@ case_cancel() {
 case_kill() {
         log "the worker killed in the middle of the creates: benchd-cleanup, as nobody, removes the files"
         held_job kill-mid-create
-        # The held thread dies with the rest: the tracer holds it no more, nothing to let go.
+        # The held thread dies with the rest. The tracer is not needed after the kill, so it goes
+        # first: a tracee killed in a ptrace stop may report its end to the tracer before benchd, and
+        # once (in a suite run with a core kept busy) benchd never heard of this worker's end,
+        # killed it again at its step timeout, and the job stayed running. Without a tracer the
+        # kernel tells benchd directly, which is what a user's kill -9 does.
         kill -KILL "$WORKER"
+        stop_tracer
         case "$(wait_job_removed "$ID" 60)" in
         failed*) ;;
         *) fail "the job whose worker was killed should fail" ;;
         esac
-        stop_tracer
         assert_job_files_gone "$ID"
         grep -q "job $ID: removed [1-9][0-9]* leftover files and directories" "$BENCHD_LOG" ||
                 fail "benchd-cleanup did not report removing job $ID's files: $(grep "job $ID:" "$BENCHD_LOG" | tail -n 5)"
