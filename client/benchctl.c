@@ -20,39 +20,8 @@
 #include "shared/util.h"
 #include "text.h"
 
-bool arg_json = false;
 /* json-c JSON_C_TO_STRING_* for --json=pretty|short; only print_json() reads it. */
 static int arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
-bool arg_legend = true;
-BusTransport arg_transport = BUS_TRANSPORT_SYSTEM;
-const char *arg_address = NULL;
-const char *arg_workload = NULL;
-const char *arg_profile = NULL;
-const char *arg_target = NULL;
-const char *arg_label = NULL;
-char **arg_tags = NULL;
-char **arg_sets = NULL;
-bool arg_wait = false;
-char **arg_hosts = NULL;
-const char *arg_hosts_file = NULL;
-bool arg_allow_missing = false;
-bool arg_clock_correct = false;
-const char *arg_device = NULL;
-const char *arg_fs_type = NULL;
-const char *arg_entry = NULL;
-const char *arg_status = NULL;
-uint64_t arg_job = 0;
-uint64_t arg_since_usec = 0;
-uint64_t arg_until_usec = 0;
-uint64_t arg_older_than_usec = 0;
-uint64_t arg_limit = 0;
-bool arg_all = false;
-ExportFormat arg_format = EXPORT_CSV;
-const char *arg_by = NULL;
-const char *arg_baseline = NULL;
-double arg_confidence = 0;
-const char *arg_output = NULL;
-bool arg_open = false;
 /* --complete=WHAT: print completion candidates instead of running a verb (complete.c). */
 static const char *arg_complete = NULL;
 
@@ -60,7 +29,7 @@ typedef struct Verb {
         const char *name;
         int min_args; /* not counting the verb */
         int max_args; /* -1: unlimited */
-        int (*func)(int argc, char **argv);
+        int (*func)(int argc, char **argv, const BenchctlOptions *opts);
 } Verb;
 
 static const Verb verbs[] = {
@@ -257,7 +226,7 @@ enum {
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
-static int parse_argv(int argc, char *argv[]) {
+static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
@@ -317,105 +286,105 @@ static int parse_argv(int argc, char *argv[]) {
                                              optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
-                        arg_json = true;
+                        arg->json = true;
                         break;
                 case ARG_NO_LEGEND:
-                        arg_legend = false;
+                        arg->legend = false;
                         break;
                 case ARG_NO_PAGER:
                         break;
                 case ARG_BUS_ADDRESS:
-                        arg_transport = BUS_TRANSPORT_ADDRESS;
-                        arg_address = optarg;
+                        arg->transport = BUS_TRANSPORT_ADDRESS;
+                        arg->address = optarg;
                         break;
                 case 'H':
-                        arg_transport = BUS_TRANSPORT_REMOTE;
-                        arg_address = optarg;
-                        if (argv_push(&arg_hosts, optarg) < 0)
+                        arg->transport = BUS_TRANSPORT_REMOTE;
+                        arg->address = optarg;
+                        if (argv_push(&arg->hosts, optarg) < 0)
                                 return -BENCHCTL_EXIT_FAILURE;
                         break;
                 case ARG_HOSTS:
-                        arg_hosts_file = optarg;
+                        arg->hosts_file = optarg;
                         break;
                 case ARG_ALLOW_MISSING:
-                        arg_allow_missing = true;
+                        arg->allow_missing = true;
                         break;
                 case ARG_CLOCK_CORRECT:
-                        arg_clock_correct = true;
+                        arg->clock_correct = true;
                         break;
                 case ARG_SYSTEM:
-                        arg_transport = BUS_TRANSPORT_SYSTEM;
-                        arg_address = NULL;
+                        arg->transport = BUS_TRANSPORT_SYSTEM;
+                        arg->address = NULL;
                         break;
                 case 'w':
-                        arg_workload = optarg;
+                        arg->workload = optarg;
                         break;
                 case 'p':
-                        arg_profile = optarg;
+                        arg->profile = optarg;
                         break;
                 case 't':
-                        arg_target = optarg;
+                        arg->target = optarg;
                         break;
                 case 's':
-                        if (argv_push(&arg_sets, optarg) < 0)
+                        if (argv_push(&arg->sets, optarg) < 0)
                                 return -BENCHCTL_EXIT_FAILURE;
                         break;
                 case ARG_LABEL:
-                        arg_label = optarg;
+                        arg->label = optarg;
                         break;
                 case ARG_TAG:
-                        if (argv_push(&arg_tags, optarg) < 0)
+                        if (argv_push(&arg->tags, optarg) < 0)
                                 return -BENCHCTL_EXIT_FAILURE;
                         break;
                 case ARG_WAIT:
-                        arg_wait = true;
+                        arg->wait = true;
                         break;
                 case ARG_DEVICE:
-                        arg_device = optarg;
+                        arg->device = optarg;
                         break;
                 case ARG_FS_TYPE:
-                        arg_fs_type = optarg;
+                        arg->fs_type = optarg;
                         break;
                 case ARG_ENTRY:
-                        arg_entry = optarg;
+                        arg->entry = optarg;
                         break;
                 case ARG_STATUS:
-                        arg_status = optarg;
+                        arg->status = optarg;
                         break;
                 case ARG_JOB:
-                        if (parse_id_arg("--job", optarg, &arg_job) < 0)
+                        if (parse_id_arg("--job", optarg, &arg->job) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case ARG_SINCE:
-                        if (parse_time_arg("--since", optarg, &arg_since_usec) < 0)
+                        if (parse_time_arg("--since", optarg, &arg->since_usec) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case ARG_UNTIL:
-                        if (parse_time_arg("--until", optarg, &arg_until_usec) < 0)
+                        if (parse_time_arg("--until", optarg, &arg->until_usec) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case ARG_OLDER_THAN:
-                        if (parse_time_arg("--older-than", optarg, &arg_older_than_usec) < 0)
+                        if (parse_time_arg("--older-than", optarg, &arg->older_than_usec) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case 'n':
-                        if (parse_id_arg("--limit", optarg, &arg_limit) < 0)
+                        if (parse_id_arg("--limit", optarg, &arg->limit) < 0)
                                 return -BENCHCTL_EXIT_USAGE;
                         break;
                 case 'a':
-                        arg_all = true;
+                        arg->all = true;
                         break;
                 case ARG_FORMAT:
                         if (streq(optarg, "csv"))
-                                arg_format = EXPORT_CSV;
+                                arg->format = EXPORT_CSV;
                         else if (streq(optarg, "json"))
-                                arg_format = EXPORT_JSON;
+                                arg->format = EXPORT_JSON;
                         else if (streq(optarg, "benchd"))
-                                arg_format = EXPORT_BENCHD;
+                                arg->format = EXPORT_BENCHD;
                         else if (streq(optarg, "bonnie-csv"))
-                                arg_format = EXPORT_BONNIE_CSV;
+                                arg->format = EXPORT_BONNIE_CSV;
                         else if (streq(optarg, "iozone"))
-                                arg_format = EXPORT_IOZONE;
+                                arg->format = EXPORT_IOZONE;
                         else {
                                 text_fprintf(stderr, "benchctl: --format: unknown format '%s'; use csv, json, "
                                              "benchd, bonnie-csv or iozone\n", optarg);
@@ -423,7 +392,7 @@ static int parse_argv(int argc, char *argv[]) {
                         }
                         break;
                 case ARG_BASELINE:
-                        arg_baseline = optarg;
+                        arg->baseline = optarg;
                         break;
                 case ARG_CONFIDENCE: {
                         char *end = NULL;
@@ -441,17 +410,17 @@ static int parse_argv(int argc, char *argv[]) {
                                              "from 50%% to 99.99%%, e.g. 95, 99%% or 0.9\n", optarg);
                                 return -BENCHCTL_EXIT_USAGE;
                         }
-                        arg_confidence = v;
+                        arg->confidence = v;
                         break;
                 }
                 case ARG_BY:
-                        arg_by = optarg;
+                        arg->by = optarg;
                         break;
                 case 'o':
-                        arg_output = optarg;
+                        arg->output = optarg;
                         break;
                 case ARG_OPEN:
-                        arg_open = true;
+                        arg->open = true;
                         break;
                 case ARG_COMPLETE:
                         if (!complete_kind_valid(optarg)) {
@@ -478,10 +447,15 @@ static int parse_argv(int argc, char *argv[]) {
 }
 
 int main(int argc, char *argv[]) {
+        BenchctlOptions opts = {
+                .legend = true,
+                .transport = BUS_TRANSPORT_SYSTEM,
+                .format = EXPORT_CSV,
+        };
         const Verb *verb = NULL;
         int r, n_args;
 
-        r = parse_argv(argc, argv);
+        r = parse_argv(argc, argv, &opts);
         if (r <= 0) {
                 r = -r;
                 goto finish;
@@ -489,7 +463,7 @@ int main(int argc, char *argv[]) {
 
         /* After every option: -H and --bus-address may follow it. */
         if (arg_complete) {
-                r = complete_list(arg_complete);
+                r = complete_list(&opts, arg_complete);
                 goto finish;
         }
         if (optind >= argc) {
@@ -507,11 +481,11 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        if (verb->func != verb_run && ((arg_hosts && arg_hosts[1]) || arg_hosts_file || arg_allow_missing ||
-                                       arg_clock_correct)) {
+        if (verb->func != verb_run && ((opts.hosts && opts.hosts[1]) || opts.hosts_file || opts.allow_missing ||
+                                       opts.clock_correct)) {
                 text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run); give %s one -H HOST\n",
-                             verb->name, arg_hosts_file ? "--hosts" : arg_allow_missing ? "--allow-missing" :
-                             arg_clock_correct ? "--clock-correct" : "more than one -H", verb->name);
+                             verb->name, opts.hosts_file ? "--hosts" : opts.allow_missing ? "--allow-missing" :
+                             opts.clock_correct ? "--clock-correct" : "more than one -H", verb->name);
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
@@ -529,11 +503,11 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        r = verb->func(n_args + 1, argv + optind);
+        r = verb->func(n_args + 1, argv + optind, &opts);
 
 finish:
-        free(arg_sets);
-        free(arg_tags);
-        free(arg_hosts);
+        free(opts.sets);
+        free(opts.tags);
+        free(opts.hosts);
         return r;
 }

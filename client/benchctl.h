@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What benchctl's verbs share: the parsed command line (arg_*), the exit codes, and the verb entry
- * points. Verbs return an exit code (EXIT_*) and print their own errors, because the code depends
+ * What benchctl's verbs share: the parsed command line (BenchctlOptions), the exit codes, and the
+ * verb entry points. Verbs return an exit code (EXIT_*) and print their own errors, because the code depends
  * on which D-Bus error came back (see bus_error_exit()).
  */
 #pragma once
@@ -33,71 +33,75 @@ typedef enum ExportFormat {
         EXPORT_IOZONE,         /* iozone -R's report of a job (--job) */
 } ExportFormat;
 
-/* Global options. */
-extern bool arg_json;
-extern bool arg_legend;
-extern BusTransport arg_transport;
-extern const char *arg_address;        /* --bus-address or -H host */
+/* The parsed command line (benchctl.c fills it), passed to every verb; nothing else is global. */
+typedef struct BenchctlOptions {
+        /* Global options. */
+        bool json;
+        bool legend;
+        BusTransport transport;
+        const char *address;        /* --bus-address or -H host */
 
-/* submit/run. */
-extern const char *arg_workload;       /* also a results filter */
-extern const char *arg_profile;        /* also a results filter */
-extern const char *arg_target;
-extern const char *arg_label;          /* also a results filter */
-extern char **arg_tags;                /* --tag (repeatable); the first is the results filter */
-extern char **arg_sets;                /* --set key=value assignments, in order */
-extern bool arg_wait;
-extern char **arg_hosts;               /* every -H HOST, in order (the last one is arg_address) */
-extern const char *arg_hosts_file;     /* run --hosts FILE */
-extern bool arg_allow_missing;         /* run with several hosts: go on without those unreachable */
-extern bool arg_clock_correct;         /* run with several hosts: start by the measured clock offset */
+        /* submit/run. */
+        const char *workload;       /* also a results filter */
+        const char *profile;        /* also a results filter */
+        const char *target;
+        const char *label;          /* also a results filter */
+        char **tags;                /* --tag (repeatable); the first is the results filter */
+        char **sets;                /* --set key=value assignments, in order */
+        bool wait;
+        char **hosts;               /* every -H HOST, in order (the last one is address) */
+        const char *hosts_file;     /* run --hosts FILE */
+        bool allow_missing;         /* run with several hosts: go on without those unreachable */
+        bool clock_correct;         /* run with several hosts: start by the measured clock offset */
 
-/* Query filters. */
-extern const char *arg_device;
-extern const char *arg_fs_type;
-extern const char *arg_entry;           /* show/export/report --job: a filesystem matrix entry ("ext4") */
-extern const char *arg_status;
-extern uint64_t arg_job;
-extern uint64_t arg_since_usec;
-extern uint64_t arg_until_usec;
-extern uint64_t arg_older_than_usec;   /* prune --older-than: a point in time, 0 not given */
-extern uint64_t arg_limit;
-extern bool arg_all;
-extern ExportFormat arg_format;
-extern const char *arg_by;             /* compare --by COLUMN */
-extern const char *arg_baseline;       /* compare --by and compare/show --job: the group or column the
-                                         * others are measured against */
-extern double arg_confidence;          /* compare --by: the confidence level (0: benchd's default, 95%) */
-extern const char *arg_output;         /* report -o FILE */
-extern bool arg_open;                  /* report --open */
+        /* Query filters. */
+        const char *device;
+        const char *fs_type;
+        const char *entry;           /* show/export/report --job: a filesystem matrix entry ("ext4") */
+        const char *status;
+        uint64_t job;
+        uint64_t since_usec;
+        uint64_t until_usec;
+        uint64_t older_than_usec;   /* prune --older-than: a point in time, 0 not given */
+        uint64_t limit;
+        bool all;
+        ExportFormat format;
+        const char *by;             /* compare --by COLUMN */
+        const char *baseline;       /* compare --by and compare/show --job: the group or column the
+                                     * others are measured against */
+        double confidence;          /* compare --by: the confidence level (0: benchd's default, 95%) */
+        const char *output;         /* report -o FILE */
+        bool open;                  /* report --open */
+} BenchctlOptions;
 
 /* Verbs: argv[0] is the verb name. */
 struct json_object;
 /* The job spec from --workload, --profile, --target, --label, --set, --tag (verbs-jobs.c); 0, or
  * prints the error and returns an exit code. */
-int job_spec_build(struct json_object **ret);
+int job_spec_build(const BenchctlOptions *opts, struct json_object **ret);
 /* benchctl run with several hosts (verbs-fleet.c). */
-int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct);
+int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing,
+              bool clock_correct);
 
-int verb_submit(int argc, char **argv);
-int verb_run(int argc, char **argv);
-int verb_help(int argc, char **argv);
-int verb_jobs(int argc, char **argv);
-int verb_status(int argc, char **argv);
-int verb_watch(int argc, char **argv);
-int verb_cancel(int argc, char **argv);
-int verb_profiles(int argc, char **argv);
-int verb_results(int argc, char **argv);
-int verb_show(int argc, char **argv);
-int verb_samples(int argc, char **argv);
-int verb_export(int argc, char **argv);
-int verb_compare(int argc, char **argv);
-int verb_regressions(int argc, char **argv);
-int verb_report(int argc, char **argv);
-int verb_devices(int argc, char **argv);
-int verb_prune(int argc, char **argv);
-int verb_import(int argc, char **argv);
-int verb_device(int argc, char **argv);
+int verb_submit(int argc, char **argv, const BenchctlOptions *opts);
+int verb_run(int argc, char **argv, const BenchctlOptions *opts);
+int verb_help(int argc, char **argv, const BenchctlOptions *opts);
+int verb_jobs(int argc, char **argv, const BenchctlOptions *opts);
+int verb_status(int argc, char **argv, const BenchctlOptions *opts);
+int verb_watch(int argc, char **argv, const BenchctlOptions *opts);
+int verb_cancel(int argc, char **argv, const BenchctlOptions *opts);
+int verb_profiles(int argc, char **argv, const BenchctlOptions *opts);
+int verb_results(int argc, char **argv, const BenchctlOptions *opts);
+int verb_show(int argc, char **argv, const BenchctlOptions *opts);
+int verb_samples(int argc, char **argv, const BenchctlOptions *opts);
+int verb_export(int argc, char **argv, const BenchctlOptions *opts);
+int verb_compare(int argc, char **argv, const BenchctlOptions *opts);
+int verb_regressions(int argc, char **argv, const BenchctlOptions *opts);
+int verb_report(int argc, char **argv, const BenchctlOptions *opts);
+int verb_devices(int argc, char **argv, const BenchctlOptions *opts);
+int verb_prune(int argc, char **argv, const BenchctlOptions *opts);
+int verb_import(int argc, char **argv, const BenchctlOptions *opts);
+int verb_device(int argc, char **argv, const BenchctlOptions *opts);
 
 /* --complete=WHAT (complete.c): whether WHAT is a list it knows (jobs, active-jobs, runs,
  * profiles, devices); the list, one "VALUE<TAB>DESCRIPTION" a line, nothing when benchd does not
@@ -106,7 +110,7 @@ bool complete_kind_valid(const char *what);
 /* The values a spec key takes when they are a few words (workload, layout, sync, booleans, ...),
  * as a JSON array; NULL for open ones (verbs-jobs.c, "values" in `help spec --json`). */
 struct json_object *spec_key_values(SpecKey key);
-int complete_list(const char *what);
+int complete_list(const BenchctlOptions *opts, const char *what);
 /* Prints a JSON document on stdout as --json asked (pretty or short). */
 struct json_object;
 void print_json(struct json_object *o);

@@ -14,26 +14,26 @@
 #include "bus.h"
 #include "text.h"
 
-int bus_open(sd_bus **ret, const char **ret_where) {
+int bus_open(const BenchctlOptions *opts, sd_bus **ret, const char **ret_where) {
         sd_bus *bus = NULL;
         const char *where;
         int r;
 
-        switch (arg_transport) {
+        switch (opts->transport) {
         case BUS_TRANSPORT_ADDRESS:
-                where = arg_address;
+                where = opts->address;
                 r = sd_bus_new(&bus);
                 if (r < 0)
                         break;
-                r = sd_bus_set_address(bus, arg_address);
+                r = sd_bus_set_address(bus, opts->address);
                 if (r >= 0)
                         r = sd_bus_set_bus_client(bus, 1);
                 if (r >= 0)
                         r = sd_bus_start(bus);
                 break;
         case BUS_TRANSPORT_REMOTE:
-                where = arg_address;
-                r = sd_bus_open_system_remote(&bus, arg_address);
+                where = opts->address;
+                r = sd_bus_open_system_remote(&bus, opts->address);
                 break;
         case BUS_TRANSPORT_SYSTEM:
         default:
@@ -51,11 +51,11 @@ int bus_open(sd_bus **ret, const char **ret_where) {
         return 0;
 }
 
-int bus_connect(sd_bus **ret) {
+int bus_connect(const BenchctlOptions *opts, sd_bus **ret) {
         const char *where = NULL;
         int r;
 
-        r = bus_open(ret, &where);
+        r = bus_open(opts, ret, &where);
         if (r < 0) {
                 text_fprintf(stderr, "benchctl: cannot connect to %s: %s\n", where, strerror(-r));
                 return BENCHCTL_EXIT_UNREACHABLE;

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 
+#include "benchctl.h"
 #include "shared/util.h"
 #include "shared/json-util.h"
 
@@ -23,12 +24,12 @@
 #define BENCHD_ERROR_PREFIX "org.benchd.Benchd1.Error."
 
 
-/* Connects as arg_transport says, silently: 0, or a negative errno (ret_where, if given, names
+/* Connects as opts->transport says, silently: 0, or a negative errno (ret_where, if given, names
  * the bus for a message). */
-int bus_open(sd_bus **ret, const char **ret_where);
-/* Connects as arg_transport says. Returns 0, or prints why not and returns
+int bus_open(const BenchctlOptions *opts, sd_bus **ret, const char **ret_where);
+/* Connects as opts->transport says. Returns 0, or prints why not and returns
  * BENCHCTL_EXIT_UNREACHABLE. */
-int bus_connect(sd_bus **ret);
+int bus_connect(const BenchctlOptions *opts, sd_bus **ret);
 
 /* Prints "benchctl: <what>: <message>" (the daemon's message whole, escaped as text.h says) and
  * returns the exit code that matches the error: NotFound/UnknownObject -> 4, no benchd on the bus

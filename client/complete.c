@@ -191,7 +191,7 @@ bool complete_kind_valid(const char *what) {
         return false;
 }
 
-int complete_list(const char *what) {
+int complete_list(const BenchctlOptions *opts, const char *what) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
@@ -201,9 +201,9 @@ int complete_list(const char *what) {
                 return BENCHCTL_EXIT_OK;
         }
         /* ssh may ask for a password or a host key: not at a key press. */
-        if (arg_transport == BUS_TRANSPORT_REMOTE)
+        if (opts->transport == BUS_TRANSPORT_REMOTE)
                 return BENCHCTL_EXIT_OK;
-        r = bus_open(&bus, NULL);
+        r = bus_open(opts, &bus, NULL);
         if (r < 0)
                 return BENCHCTL_EXIT_OK;
         if (streq(what, "jobs"))

@@ -32,16 +32,16 @@ static json_object *fetch_profile(const JobRuns *j) {
         return steps;
 }
 
-int job_runs_load(uint64_t job, JobRuns *ret) {
+int job_runs_load(const BenchctlOptions *opts, uint64_t job, JobRuns *ret) {
         _cleanup_json_ json_object *filter = json_object_new_object();
-        JobRuns j = { .job = job, .fetch_run = fetch_run, .fetch_profile = fetch_profile };
+        JobRuns j = { .job = job, .opts = opts, .fetch_run = fetch_run, .fetch_profile = fetch_profile };
         int r;
 
         if (!filter)
                 return BENCHCTL_EXIT_FAILURE;
         json_object_object_add(filter, "job", json_object_new_uint64(job));
         json_object_object_add(filter, "limit", json_object_new_uint64(JOB_RUNS_MAX));
-        r = bus_connect(&j.bus);
+        r = bus_connect(opts, &j.bus);
         if (r != 0)
                 return r;
         r = query_runs(j.bus, filter, &j.runs);

@@ -30,7 +30,7 @@ static int run_order(const void *a, const void *b) {
 }
 
 bool job_wants_json(const JobRuns *j) {
-        return arg_json || j->json_sink;
+        return j->opts->json || j->json_sink;
 }
 
 void job_json_emit(const JobRuns *j, json_object *o) {

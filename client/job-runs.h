@@ -50,6 +50,7 @@ struct JobRuns {
         const char *profile;    /* of the job, NULL for a single workload */
         json_object *env;       /* environment of the first succeeded run; NULL if unknown */
         json_object *first;     /* GetRun of that run */
+        const BenchctlOptions *opts; /* the command line: --json, --no-legend */
         json_object **json_sink; /* set: a view hands its --json object here instead of printing it */
         JobEntry *entries;      /* a matrix job's entries in entry order; NULL and 0 for other jobs */
         size_t n_entries;
@@ -64,7 +65,7 @@ struct JobRuns {
 /* Connects, loads the job's runs (QueryRuns {"job": job}) and the first succeeded run's
  * environment (job-runs-bus.c). Returns 0 or an exit code after printing why (a job without runs:
  * NOT_FOUND). */
-int job_runs_load(uint64_t job, JobRuns *ret);
+int job_runs_load(const BenchctlOptions *opts, uint64_t job, JobRuns *ret);
 /* j->runs set (a reference it now owns): sorts out the succeeded runs, the profile and the
  * entries. 0, or -ENOMEM. */
 int job_runs_index(JobRuns *j);

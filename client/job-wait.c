@@ -35,6 +35,7 @@ struct JobWait {
         char *result;           /* from JobRemoved */
         bool done;
         bool daemon_gone;
+        bool json;              /* --json */
         bool tty;
         bool line_shown;
 };
@@ -246,7 +247,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         return 0;
 }
 
-int job_wait_new(sd_bus *bus, JobWait **ret) {
+int job_wait_new(sd_bus *bus, bool json, JobWait **ret) {
         _cleanup_(job_wait_freep) JobWait *w = NULL;
         int r;
 
@@ -254,7 +255,8 @@ int job_wait_new(sd_bus *bus, JobWait **ret) {
         if (!w)
                 return BENCHCTL_EXIT_FAILURE;
         w->bus = sd_bus_ref(bus);
-        w->tty = isatty(STDOUT_FILENO) && !arg_json;
+        w->json = json;
+        w->tty = isatty(STDOUT_FILENO) && !json;
 
         r = sd_bus_match_signal(bus, &w->slot_removed, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH,
                                 BENCHD_MANAGER_IFACE, "JobRemoved", on_job_removed, w);
@@ -418,7 +420,7 @@ static int print_result(JobWait *w) {
         if (!job_state_is_final(job_state_from_string(state)))
                 state = w->result ?: state ?: "unknown";
 
-        if (arg_json) {
+        if (w->json) {
                 /* JSON of the job as it ended; State from JobRemoved when the object lagged. */
                 bool ok = streq(state, "succeeded");
                 if (!w->props)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
@@ -16,7 +17,7 @@
 typedef struct JobWait JobWait;
 
 /* Subscribes to the signals. Returns 0, or prints the error and returns an exit code (>0). */
-int job_wait_new(sd_bus *bus, JobWait **ret);
+int job_wait_new(sd_bus *bus, bool json, JobWait **ret);
 JobWait *job_wait_free(JobWait *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(JobWait *, job_wait_free);
 

@@ -23,9 +23,8 @@
 #include "shared/util.h"
 #include "views-format.h"
 
-/* What benchctl.c defines for the views. */
-bool arg_json = false;
-bool arg_legend = true;
+/* The command line the views see: no --json, with legends. */
+static const BenchctlOptions opts = { .legend = true };
 
 void print_json(json_object *o) {
         printf("%s\n", json_object_to_json_string(o));
@@ -120,7 +119,7 @@ static char *csv_field(const char *text, size_t n, size_t i) {
 }
 
 START_TEST(test_matrix_entries) {
-        _cleanup_(job_runs_clear) JobRuns j = {};
+        _cleanup_(job_runs_clear) JobRuns j = { .opts = &opts };
         JobRuns n = {};
 
         make_job(&j);
@@ -145,7 +144,7 @@ START_TEST(test_matrix_entries) {
 END_TEST
 
 START_TEST(test_bonnie_csv_per_entry) {
-        _cleanup_(job_runs_clear) JobRuns j = {};
+        _cleanup_(job_runs_clear) JobRuns j = { .opts = &opts };
         _cleanup_free_ char *csv = NULL, *f0 = NULL, *f1 = NULL, *b0 = NULL, *b1 = NULL;
         char path[] = "/tmp/test-client-views-XXXXXX";
         int r, fd;
@@ -199,7 +198,7 @@ START_TEST(test_bonnie_csv_per_entry) {
 END_TEST
 
 START_TEST(test_iozone_report_per_entry) {
-        _cleanup_(job_runs_clear) JobRuns j = {};
+        _cleanup_(job_runs_clear) JobRuns j = { .opts = &opts };
         _cleanup_free_ char *text = NULL;
         const char *second;
         int r;
@@ -226,7 +225,7 @@ START_TEST(test_iozone_report_per_entry) {
 END_TEST
 
 START_TEST(test_select_entries) {
-        _cleanup_(job_runs_clear) JobRuns j = {}, plain = {};
+        _cleanup_(job_runs_clear) JobRuns j = { .opts = &opts }, plain = { .opts = &opts };
         _cleanup_free_ char *csv = NULL, *err = NULL, *err2 = NULL;
         int r;
 

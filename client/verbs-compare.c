@@ -78,7 +78,7 @@ static int compare_json(json_object *runs) {
         return BENCHCTL_EXIT_OK;
 }
 
-static int compare_runs(int argc, char **argv) {
+static int compare_runs(const BenchctlOptions *opts, int argc, char **argv) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *runs = json_object_new_array();
         _cleanup_(table_freep) Table *t = NULL;
@@ -89,7 +89,7 @@ static int compare_runs(int argc, char **argv) {
 
         if (!runs)
                 return BENCHCTL_EXIT_FAILURE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
@@ -102,7 +102,7 @@ static int compare_runs(int argc, char **argv) {
                         return r;
                 json_object_array_add(runs, run);
         }
-        if (arg_json)
+        if (opts->json)
                 return compare_json(runs);
 
         /* One column per run, the first is the base of the percentages. */
@@ -157,7 +157,7 @@ static int compare_runs(int argc, char **argv) {
                                                 format_diff_pct(b, sizeof b, base, v));
                 }
         }
-        table_print(t, arg_legend);
+        table_print(t, opts->legend);
         return BENCHCTL_EXIT_OK;
 }
 
@@ -273,7 +273,7 @@ static unsigned tests_used(json_object *cells, uint64_t *ret_min_pairs, uint64_t
 }
 
 /* One table per figure: a row per workload shape, a column per group. */
-static int compare_groups_print(json_object *groups, const char *baseline, json_object *cells, const char *by,
+static int compare_groups_print(const BenchctlOptions *opts, json_object *groups, const char *baseline, json_object *cells, const char *by,
                                 double level) {
         _cleanup_json_ json_object *rows = json_object_new_array();
         size_t n_groups = json_object_array_length(groups), n_rows, printed = 0;
@@ -343,7 +343,7 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
                         printf("\n");
                 table_print(t, true);
         }
-        if (arg_legend) {
+        if (opts->legend) {
                 double pct = level * 100;
                 uint64_t lo, hi;
                 unsigned used = tests_used(cells, &lo, &hi);
@@ -366,7 +366,7 @@ static int compare_groups_print(json_object *groups, const char *baseline, json_
 /* Manager.CompareRuns by by over the filter's runs, as compare --by --json prints it (and as
  * benchctl report embeds it): {by, level, baseline, groups, cells}. 0 with *ret, or an exit code
  * after saying why. */
-int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object **ret) {
+int compare_call(const BenchctlOptions *opts, sd_bus *bus, const char *by, json_object *filter, json_object **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_json_ json_object *groups = NULL, *baseline = NULL, *cells = NULL, *out = NULL;
@@ -379,10 +379,10 @@ int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object *
                 r = bus_append_filter(m, filter);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && arg_baseline)
-                r = sd_bus_message_append(m, "{sv}", "baseline", "s", arg_baseline);
-        if (r >= 0 && arg_confidence > 0)
-                r = sd_bus_message_append(m, "{sv}", "level", "d", arg_confidence);
+        if (r >= 0 && opts->baseline)
+                r = sd_bus_message_append(m, "{sv}", "baseline", "s", opts->baseline);
+        if (r >= 0 && opts->confidence > 0)
+                r = sd_bus_message_append(m, "{sv}", "level", "d", opts->confidence);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0) {
@@ -405,7 +405,7 @@ int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object *
         if (!out)
                 return BENCHCTL_EXIT_FAILURE;
         json_object_object_add(out, "by", json_object_new_string(by));
-        json_object_object_add(out, "level", json_object_new_double(arg_confidence > 0 ? arg_confidence : 0.95));
+        json_object_object_add(out, "level", json_object_new_double(opts->confidence > 0 ? opts->confidence : 0.95));
         json_object_object_add(out, "baseline", TAKE_PTR(baseline));
         json_object_object_add(out, "groups", TAKE_PTR(groups));
         json_object_object_add(out, "cells", TAKE_PTR(cells));
@@ -413,42 +413,42 @@ int compare_call(sd_bus *bus, const char *by, json_object *filter, json_object *
         return 0;
 }
 
-int compare_groups_json(sd_bus *bus, json_object **ret) {
+int compare_groups_json(const BenchctlOptions *opts, sd_bus *bus, json_object **ret) {
         _cleanup_json_ json_object *filter = NULL;
 
-        if (arg_limit > 0) {
+        if (opts->limit > 0) {
                 fprintf(stderr, "benchctl: compare --by counts every run that matches the filters, so --limit "
                         "does not apply; narrow the runs with --since, --until, --job or the other filters\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        if (run_filter_from_args(&filter) < 0)
+        if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        return compare_call(bus, arg_by, filter, ret);
+        return compare_call(opts, bus, opts->by, filter, ret);
 }
 
-int compare_print(json_object *out) {
+int compare_print(const BenchctlOptions *opts, json_object *out) {
         json_object *groups = NULL, *baseline = NULL, *cells = NULL;
         double level = rec_double_or(out, "level", 0.95);
 
         json_object_object_get_ex(out, "groups", &groups);
         json_object_object_get_ex(out, "baseline", &baseline);
         json_object_object_get_ex(out, "cells", &cells);
-        return compare_groups_print(groups, json_object_get_string(baseline), cells, rec_str(out, "by") ?: "?", level);
+        return compare_groups_print(opts, groups, json_object_get_string(baseline), cells, rec_str(out, "by") ?: "?", level);
 }
 
-static int compare_groups(void) {
+static int compare_groups(const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *out = NULL;
         json_object *cells = NULL;
         int r;
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        r = compare_groups_json(bus, &out);
+        r = compare_groups_json(opts, bus, &out);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 print_json(out);
                 return BENCHCTL_EXIT_OK;
         }
@@ -457,27 +457,27 @@ static int compare_groups(void) {
                 fprintf(stderr, "benchctl: compare: no succeeded runs match the filters\n");
                 return BENCHCTL_EXIT_NOT_FOUND;
         }
-        return compare_print(out);
+        return compare_print(opts, out);
 }
 
-int verb_compare(int argc, char **argv) {
-        if (arg_job > 0 && !arg_by && argc == 1)
-                return matrix_compare(arg_job);
-        if (arg_baseline && !arg_job && !arg_by) {
+int verb_compare(int argc, char **argv, const BenchctlOptions *opts) {
+        if (opts->job > 0 && !opts->by && argc == 1)
+                return matrix_compare(opts, opts->job);
+        if (opts->baseline && !opts->job && !opts->by) {
                 fprintf(stderr, "benchctl: compare --baseline goes with --by COLUMN (a group) or --job ID "
                         "(a filesystem matrix entry)\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        if (arg_by) {
+        if (opts->by) {
                 if (argc > 1) {
                         fprintf(stderr, "benchctl: compare takes either RUN ids or --by COLUMN with filters, not both\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return compare_groups();
+                return compare_groups(opts);
         }
         if (argc < 3) {
                 fprintf(stderr, "benchctl: compare needs at least two RUN ids, or --by COLUMN (e.g. --by fs_type)\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        return compare_runs(argc, argv);
+        return compare_runs(opts, argc, argv);
 }

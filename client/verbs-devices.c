@@ -75,7 +75,7 @@ static const char *type_text(json_object *dev, char *buf, size_t size) {
         return buf;
 }
 
-int verb_devices(int argc, char **argv) {
+int verb_devices(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *devices = NULL;
         _cleanup_(table_freep) Table *t = NULL;
@@ -83,20 +83,20 @@ int verb_devices(int argc, char **argv) {
         size_t n;
         int r;
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = get_devices(bus, &devices);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 print_json(devices);
                 return BENCHCTL_EXIT_OK;
         }
 
         n = json_object_array_length(devices);
         if (n == 0) {
-                if (arg_legend)
+                if (opts->legend)
                         printf("No block devices known to benchd.\n");
                 return BENCHCTL_EXIT_OK;
         }
@@ -121,8 +121,8 @@ int verb_devices(int argc, char **argv) {
                 table_add_cell(t, mounts && *mounts ? mounts : "-");
                 table_add_cell(t, verdict_text(dev));
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu device%s listed.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
 }
@@ -169,7 +169,7 @@ static bool device_matches(json_object *dev, const char *name) {
         return false;
 }
 
-int verb_device(int argc, char **argv) {
+int verb_device(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *devices = NULL, *filter = json_object_new_object(), *runs = NULL;
         json_object *dev = NULL;
@@ -181,7 +181,7 @@ int verb_device(int argc, char **argv) {
 
         if (!filter)
                 return BENCHCTL_EXIT_FAILURE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = get_devices(bus, &devices);
@@ -193,7 +193,7 @@ int verb_device(int argc, char **argv) {
                         break;
                 }
         /* A local /dev/disk/by-* path udev did not tell benchd about: follow it here. */
-        if (!dev && arg_transport != BUS_TRANSPORT_REMOTE && strncmp(name, "/dev/", 5) == 0) {
+        if (!dev && opts->transport != BUS_TRANSPORT_REMOTE && strncmp(name, "/dev/", 5) == 0) {
                 _cleanup_free_ char *resolved = realpath(name, NULL);
                 for (size_t i = 0; resolved && i < json_object_array_length(devices); i++)
                         if (device_matches(json_object_array_get_idx(devices, i), resolved)) {
@@ -215,7 +215,7 @@ int verb_device(int argc, char **argv) {
                 return r;
         n_runs = json_object_array_length(runs);
 
-        if (arg_json) {
+        if (opts->json) {
                 json_object *out = json_object_get(dev);
                 json_object_object_add(out, "HistoryRuns", json_object_new_uint64(n_runs));
                 print_json(out);

@@ -497,7 +497,7 @@ static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_obj
         }
 }
 
-int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
+int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
         _cleanup_json_ json_object *spec = NULL, *steps = NULL;
         FleetHost *hosts = NULL;
         size_t n = 0, live = 0, n_steps = 0;
@@ -509,7 +509,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
         bool start_failed = false;
         int r, ret = BENCHCTL_EXIT_OK;
 
-        r = job_spec_build(&spec);
+        r = job_spec_build(opts, &spec);
         if (r != 0)
                 return r;
         for (char **a = host_args; a && *a; a++)
@@ -594,7 +594,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
                 ret = host_submit(&hosts[i], spec);
                 if (ret != 0)
                         break;
-                if (!arg_json)
+                if (!opts->json)
                         text_fprintf(stderr, "%s: job %" PRIu64 " queued (clock %+.3f ms, rtt %.3f ms).\n",
                                      hosts[i].name, hosts[i].job, hosts[i].offset_us / 1000.0,
                                      hosts[i].rtt_us / 1000.0);
@@ -678,7 +678,7 @@ int fleet_run(char **host_args, const char *hosts_file, bool allow_missing, bool
         }
         for (size_t s = 0; s < n_steps; s++)
                 json_object_array_add(steps, fleet_step(hosts, n, s) ?: json_object_new_object());
-        if (arg_json) {
+        if (opts->json) {
                 _cleanup_json_ json_object *o = json_object_new_object(), *hs = json_object_new_array();
                 json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
                 for (size_t i = 0; i < n; i++) {

@@ -116,7 +116,7 @@ static int spec_add(json_object *spec, JobSpec *scratch, const char *origin, con
         return 0;
 }
 
-int job_spec_build(json_object **ret) {
+int job_spec_build(const BenchctlOptions *opts, json_object **ret) {
         _cleanup_json_ json_object *spec = json_object_new_object();
         _cleanup_(spec_clear) JobSpec scratch;
         int r;
@@ -129,10 +129,10 @@ int job_spec_build(json_object **ret) {
         const struct {
                 const char *option, *key, *value;
         } options[] = {
-                { "--workload", "workload", arg_workload },
-                { "--profile",  "profile",  arg_profile },
-                { "--target",   "target",   arg_target },
-                { "--label",    "label",    arg_label },
+                { "--workload", "workload", opts->workload },
+                { "--profile",  "profile",  opts->profile },
+                { "--target",   "target",   opts->target },
+                { "--label",    "label",    opts->label },
         };
         for (size_t i = 0; i < ELEMENTSOF(options); i++) {
                 _cleanup_free_ char *a = NULL;
@@ -144,7 +144,7 @@ int job_spec_build(json_object **ret) {
                 if (r != 0)
                         return r;
         }
-        for (char **s = arg_sets; s && *s; s++) {
+        for (char **s = opts->sets; s && *s; s++) {
                 _cleanup_free_ char *origin = NULL;
                 if (asprintf(&origin, "--set %s", *s) < 0)
                         return BENCHCTL_EXIT_FAILURE;
@@ -153,7 +153,7 @@ int job_spec_build(json_object **ret) {
                         return r;
         }
         /* --tag adds to whatever --set tags= gave. */
-        if (arg_tags) {
+        if (opts->tags) {
                 json_object *tags = NULL;
                 if (!json_object_object_get_ex(spec, "tags", &tags)) {
                         tags = json_object_new_array();
@@ -161,7 +161,7 @@ int job_spec_build(json_object **ret) {
                                 return BENCHCTL_EXIT_FAILURE;
                         json_object_object_add(spec, "tags", tags);
                 }
-                for (char **t = arg_tags; *t; t++) {
+                for (char **t = opts->tags; *t; t++) {
                         _cleanup_(spec_clear) JobSpec check;
                         _cleanup_free_ char *err = NULL;
                         spec_init(&check);
@@ -193,7 +193,7 @@ int job_spec_build(json_object **ret) {
         return 0;
 }
 
-static int do_submit(bool wait) {
+static int do_submit(const BenchctlOptions *opts, bool wait) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -203,14 +203,14 @@ static int do_submit(bool wait) {
         uint64_t id;
         int r;
 
-        r = job_spec_build(&spec);
+        r = job_spec_build(opts, &spec);
         if (r != 0)
                 return r;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         if (wait) {
-                r = job_wait_new(bus, &w); /* before SubmitJob: a fast job must not end unseen */
+                r = job_wait_new(bus, opts->json, &w); /* before SubmitJob: a fast job must not end unseen */
                 if (r != 0)
                         return r;
         }
@@ -236,7 +236,7 @@ static int do_submit(bool wait) {
         }
 
         if (!wait) {
-                if (arg_json) {
+                if (opts->json) {
                         _cleanup_json_ json_object *o = json_object_new_object();
                         json_object_object_add(o, "id", json_object_new_uint64(id));
                         json_object_object_add(o, "job", json_object_new_string(path));
@@ -245,34 +245,34 @@ static int do_submit(bool wait) {
                         printf("Job %" PRIu64 " queued.\n", id);
                 return BENCHCTL_EXIT_OK;
         }
-        if (!arg_json && isatty(STDOUT_FILENO) == 0)
+        if (!opts->json && isatty(STDOUT_FILENO) == 0)
                 fprintf(stderr, "Job %" PRIu64 " queued, waiting for it to end.\n", id);
         return job_wait_run(w, id);
 }
 
-int verb_submit(int argc, char **argv) {
-        return do_submit(arg_wait);
+int verb_submit(int argc, char **argv, const BenchctlOptions *opts) {
+        return do_submit(opts, opts->wait);
 }
 
-int verb_run(int argc, char **argv) {
+int verb_run(int argc, char **argv, const BenchctlOptions *opts) {
         /* Several hosts (or a list of them): a fleet run (verbs-fleet.c). */
-        if ((arg_hosts && arg_hosts[1]) || arg_hosts_file)
-                return fleet_run(arg_hosts, arg_hosts_file, arg_allow_missing, arg_clock_correct);
-        if (arg_allow_missing || arg_clock_correct) {
+        if ((opts->hosts && opts->hosts[1]) || opts->hosts_file)
+                return fleet_run(opts, opts->hosts, opts->hosts_file, opts->allow_missing, opts->clock_correct);
+        if (opts->allow_missing || opts->clock_correct) {
                 /* One host: a fleet of one (its start timed and tagged as any fleet's), not the
                  * options silently ignored. */
-                if (!arg_hosts || arg_transport != BUS_TRANSPORT_REMOTE) {
+                if (!opts->hosts || opts->transport != BUS_TRANSPORT_REMOTE) {
                         fprintf(stderr, "benchctl: run: %s is for a fleet run; give the hosts with -H HOST "
                                 "(repeated) or --hosts FILE\n",
-                                arg_allow_missing ? "--allow-missing" : "--clock-correct");
+                                opts->allow_missing ? "--allow-missing" : "--clock-correct");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return fleet_run(arg_hosts, NULL, arg_allow_missing, arg_clock_correct);
+                return fleet_run(opts, opts->hosts, NULL, opts->allow_missing, opts->clock_correct);
         }
-        return do_submit(true);
+        return do_submit(opts, true);
 }
 
-int verb_watch(int argc, char **argv) {
+int verb_watch(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(job_wait_freep) JobWait *w = NULL;
         uint64_t id;
@@ -280,10 +280,10 @@ int verb_watch(int argc, char **argv) {
 
         if (parse_id_arg("job id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        r = job_wait_new(bus, &w);
+        r = job_wait_new(bus, opts->json, &w);
         if (r != 0)
                 return r;
         return job_wait_run(w, id);
@@ -302,7 +302,7 @@ static const char *job_what(json_object *job, char *buf, size_t l) {
         return buf;
 }
 
-int verb_jobs(int argc, char **argv) {
+int verb_jobs(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
         _cleanup_(table_freep) Table *t = NULL;
@@ -313,29 +313,29 @@ int verb_jobs(int argc, char **argv) {
 
         if (!filter)
                 return BENCHCTL_EXIT_FAILURE;
-        if (arg_all)
+        if (opts->all)
                 json_object_object_add(filter, "all", json_object_new_boolean(true));
-        if (arg_status)
-                json_object_object_add(filter, "state", json_object_new_string(arg_status));
-        if (arg_limit > 0)
-                json_object_object_add(filter, "limit", json_object_new_uint64(arg_limit));
+        if (opts->status)
+                json_object_object_add(filter, "state", json_object_new_string(opts->status));
+        if (opts->limit > 0)
+                json_object_object_add(filter, "limit", json_object_new_uint64(opts->limit));
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = bus_call_manager_filter_json(bus, "list jobs", "ListJobs", filter, &jobs);
         if (r != 0)
                 return r;
 
-        if (arg_json) {
+        if (opts->json) {
                 print_json(jobs);
                 return BENCHCTL_EXIT_OK;
         }
 
         n = json_object_array_length(jobs);
         if (n == 0) {
-                if (arg_legend)
-                        printf("No jobs%s.\n", arg_all ? "" : " (benchctl jobs --all shows older ones)");
+                if (opts->legend)
+                        printf("No jobs%s.\n", opts->all ? "" : " (benchctl jobs --all shows older ones)");
                 return BENCHCTL_EXIT_OK;
         }
         if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
@@ -361,8 +361,8 @@ int verb_jobs(int argc, char **argv) {
                 else
                         table_add_cell(t, "");
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu job%s listed.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
 }
@@ -395,7 +395,7 @@ static void job_repeats_text(json_object *job, char *buf, size_t size) {
                          matrix ? "rounds of every entry, the order alternating" : "runs of each step");
 }
 
-int verb_status(int argc, char **argv) {
+int verb_status(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *job = NULL;
         char a[FORMAT_BUF_MAX * 2], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX];
@@ -407,7 +407,7 @@ int verb_status(int argc, char **argv) {
 
         if (parse_id_arg("job id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = job_get(bus, id, &job);
@@ -415,7 +415,7 @@ int verb_status(int argc, char **argv) {
                 return r;
         job_add_runs_from_history(bus, id, job);
 
-        if (arg_json) {
+        if (opts->json) {
                 print_json(job);
                 return BENCHCTL_EXIT_OK;
         }
@@ -480,11 +480,11 @@ int verb_status(int argc, char **argv) {
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_cancel(int argc, char **argv) {
+int verb_cancel(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r, ret = BENCHCTL_EXIT_OK;
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         for (int i = 1; i < argc; i++) {
@@ -516,7 +516,7 @@ int verb_cancel(int argc, char **argv) {
 }
 
 /* profiles NAME: the steps of one profile, each with the spec keys it sets. */
-static int show_profile(sd_bus *bus, const char *name) {
+static int show_profile(const BenchctlOptions *opts, sd_bus *bus, const char *name) {
         _cleanup_json_ json_object *steps = NULL;
         char what[128];
         size_t n;
@@ -526,7 +526,7 @@ static int show_profile(sd_bus *bus, const char *name) {
         r = bus_call_manager_json(bus, what, "GetProfile", &steps, "s", name);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 print_json(steps);
                 return BENCHCTL_EXIT_OK;
         }
@@ -550,7 +550,7 @@ static int show_profile(sd_bus *bus, const char *name) {
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_profiles(int argc, char **argv) {
+int verb_profiles(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *profiles = NULL;
         _cleanup_(table_freep) Table *t = NULL;
@@ -558,16 +558,16 @@ int verb_profiles(int argc, char **argv) {
         size_t n;
         int r;
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         if (argc > 1)
-                return show_profile(bus, argv[1]);
+                return show_profile(opts, bus, argv[1]);
         r = bus_call_manager_json(bus, "list profiles", "ListProfiles", &profiles, NULL);
         if (r != 0)
                 return r;
 
-        if (arg_json) {
+        if (opts->json) {
                 /* a(ss) arrives as [[name, description], ...]; make it self-describing. */
                 _cleanup_json_ json_object *out = json_object_new_array();
                 for (size_t i = 0; out && i < json_object_array_length(profiles); i++) {
@@ -589,8 +589,8 @@ int verb_profiles(int argc, char **argv) {
                 table_add_cell(t, json_object_get_string(json_object_array_get_idx(p, 0)));
                 table_add_cell(t, json_object_get_string(json_object_array_get_idx(p, 1)));
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu profile%s listed.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
 }
@@ -643,11 +643,11 @@ json_object *spec_key_values(SpecKey k) {
 }
 
 /* `benchctl help spec`: every key of the spec registry, as the daemon reads it. */
-static int help_spec(void) {
+static int help_spec(const BenchctlOptions *opts) {
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "KEY", "TYPE", "DEFAULT", "UNIT", "DESCRIPTION" };
 
-        if (arg_json) {
+        if (opts->json) {
                 _cleanup_json_ json_object *out = json_object_new_array();
                 for (SpecKey k = 0; out && k < _SPEC_KEY_MAX; k++) {
                         const SpecKeyInfo *ki = spec_key_info(k);
@@ -696,22 +696,22 @@ static int help_spec(void) {
                 table_add_cell(t, ki->unit ?: "-");
                 table_add_cellf(t, "%s%s", ki->doc, range);
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%d keys. Set them with --set KEY=VALUE (maps: KEY.NAME=VALUE, one entry each); sizes "
                        "take K, M, G and T (powers of two).\n",
                        (int) _SPEC_KEY_MAX);
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_help(int argc, char **argv) {
+int verb_help(int argc, char **argv, const BenchctlOptions *opts) {
         if (argc < 2) {
                 fprintf(stderr, "benchctl: help takes a topic: spec (the job spec keys); see benchctl --help "
                         "for the commands\n");
                 return BENCHCTL_EXIT_USAGE;
         }
         if (streq(argv[1], "spec"))
-                return help_spec();
+                return help_spec(opts);
         text_fprintf(stderr, "benchctl: no help on '%s'; the topics are: spec\n", argv[1]);
         return BENCHCTL_EXIT_USAGE;
 }

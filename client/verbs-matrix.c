@@ -36,20 +36,20 @@
 #include "text.h"
 #include "verbs-views.h"
 
-int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret) {
+int matrix_compare_json(const BenchctlOptions *opts, sd_bus *bus, uint64_t job, json_object **ret) {
         _cleanup_json_ json_object *filter = NULL, *out = NULL;
         json_object *cells = NULL;
         int r;
 
-        if (arg_limit > 0) {
+        if (opts->limit > 0) {
                 fprintf(stderr, "benchctl: compare --job compares every run of the job, so --limit does not "
                         "apply; narrow the rows with --workload, or leave it out\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        if (run_filter_from_args(&filter) < 0)
+        if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         json_object_object_add(filter, "job", json_object_new_uint64(job));
-        r = compare_call(bus, "matrix", filter, &out);
+        r = compare_call(opts, bus, "matrix", filter, &out);
         if (r != 0)
                 return r;
         json_object_object_get_ex(out, "cells", &cells);
@@ -65,24 +65,24 @@ int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret) {
         return 0;
 }
 
-int matrix_compare(uint64_t job) {
+int matrix_compare(const BenchctlOptions *opts, uint64_t job) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *out = NULL;
         int r;
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        r = matrix_compare_json(bus, job, &out);
+        r = matrix_compare_json(opts, bus, job, &out);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 print_json(out);
                 return BENCHCTL_EXIT_OK;
         }
-        if (arg_legend)
+        if (opts->legend)
                 printf("Job %" PRIu64 ": a filesystem matrix, its entries compared\n\n", job);
-        return compare_print(out);
+        return compare_print(opts, out);
 }
 
 /* How many filesystems the entry's runs were on: one per visit (fs_uuid; a matrix in rounds makes
@@ -132,6 +132,7 @@ static json_object *entry_to_json(const JobRuns *j, const JobEntry *e) {
 }
 
 static int print_entries_table(const JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = {
                 "ENTRY", "MEMBERS", "MKFS", "MADE", "SIZE", "USED", "USE%", "AVAIL", "INODES",
@@ -175,9 +176,9 @@ static int print_entries_table(const JobRuns *j) {
                 else
                         table_add_cell(t, "-");
         }
-        if (table_print(t, arg_legend) < 0)
+        if (table_print(t, opts->legend) < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        if (arg_legend)
+        if (opts->legend)
                 printf("\nMKFS: how long mkfs took; MADE: how many times the entry's filesystem was made (afresh at "
                        "each visit of a matrix in rounds); SIZE, USED, USE%% (of used + available, as df), AVAIL, "
                        "INODES: right after the first mkfs.\n");
@@ -185,6 +186,7 @@ static int print_entries_table(const JobRuns *j) {
 }
 
 int matrix_show(JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
         _cleanup_json_ json_object *compare = NULL, *entries = NULL;
         size_t shown = 0;
         int r;
@@ -230,7 +232,7 @@ int matrix_show(JobRuns *j) {
                         return r;
         }
 
-        r = matrix_compare_json(j->bus, j->job, &compare);
+        r = matrix_compare_json(opts, j->bus, j->job, &compare);
         if (r != 0)
                 return r;
         if (entries) {
@@ -252,5 +254,5 @@ int matrix_show(JobRuns *j) {
         if (r != 0)
                 return r;
         printf("\nThe entries compared (benchctl compare --job %" PRIu64 ")\n\n", j->job);
-        return compare_print(compare);
+        return compare_print(opts, compare);
 }

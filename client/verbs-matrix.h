@@ -11,10 +11,10 @@
 
 /* compare --job ID: the job's entries compared (CompareRuns by matrix, with the filters, --baseline
  * and --confidence of the command line). A BENCHCTL_EXIT_* code. */
-int matrix_compare(uint64_t job);
+int matrix_compare(const BenchctlOptions *opts, uint64_t job);
 /* What `compare --job ID --json` prints, as an object (*ret): compare --by's, plus "job". Returns
  * 0 or an exit code after printing why. */
-int matrix_compare_json(sd_bus *bus, uint64_t job, json_object **ret);
+int matrix_compare_json(const BenchctlOptions *opts, sd_bus *bus, uint64_t job, json_object **ret);
 /* show --job ID of a matrix job, loaded: each chosen entry's view, how each filesystem was made,
  * the comparison (--json: {job, profile, view: "matrix", entries: [{..., view}], compare}). */
 int matrix_show(JobRuns *j);

@@ -18,21 +18,21 @@
 #include "record.h"
 #include "table.h"
 
-static int regression_filter_from_args(json_object **ret) {
+static int regression_filter_from_args(const BenchctlOptions *opts, json_object **ret) {
         json_object *f = json_object_new_object();
 
         if (!f)
                 return -ENOMEM;
-        if (arg_device)
-                json_object_object_add(f, "device", json_object_new_string(arg_device));
-        if (arg_workload)
-                json_object_object_add(f, "workload", json_object_new_string(arg_workload));
-        if (arg_since_usec > 0)
-                json_object_object_add(f, "since_usec", json_object_new_uint64(arg_since_usec));
-        if (arg_until_usec > 0)
-                json_object_object_add(f, "until_usec", json_object_new_uint64(arg_until_usec));
-        if (arg_limit > 0)
-                json_object_object_add(f, "limit", json_object_new_uint64(arg_limit));
+        if (opts->device)
+                json_object_object_add(f, "device", json_object_new_string(opts->device));
+        if (opts->workload)
+                json_object_object_add(f, "workload", json_object_new_string(opts->workload));
+        if (opts->since_usec > 0)
+                json_object_object_add(f, "since_usec", json_object_new_uint64(opts->since_usec));
+        if (opts->until_usec > 0)
+                json_object_object_add(f, "until_usec", json_object_new_uint64(opts->until_usec));
+        if (opts->limit > 0)
+                json_object_object_add(f, "limit", json_object_new_uint64(opts->limit));
         *ret = f;
         return 0;
 }
@@ -66,7 +66,7 @@ static const char *metric_name(const char *metric) {
         return metric ?: "-";
 }
 
-int verb_regressions(int argc, char **argv) {
+int verb_regressions(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *filter = NULL, *rows = NULL;
         _cleanup_(table_freep) Table *t = NULL;
@@ -77,23 +77,23 @@ int verb_regressions(int argc, char **argv) {
         size_t n;
         int r;
 
-        if (regression_filter_from_args(&filter) < 0)
+        if (regression_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = bus_call_manager_filter_json(bus, "list regressions", "ListRegressions", filter, &rows);
         if (r != 0)
                 return r;
 
-        if (arg_json) {
+        if (opts->json) {
                 print_json(rows);
                 return BENCHCTL_EXIT_OK;
         }
 
         n = json_object_array_length(rows);
         if (n == 0) {
-                if (arg_legend)
+                if (opts->legend)
                         printf("No regressions found.\n");
                 return BENCHCTL_EXIT_OK;
         }
@@ -129,8 +129,8 @@ int verb_regressions(int argc, char **argv) {
                 table_add_cell(t, format_diff_pct(a, sizeof a, median, value));
                 table_add_cellf(t, "%" PRIu64, rec_u64_or(g, "run_id", 0));
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu regression%s listed (baseline: the median of the comparable runs before; "
                        "benchctl show RUN for a run).\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;

@@ -82,18 +82,18 @@ static int read_chart_js(char **ret, const char **ret_path) {
 
 /* " --device 'sdb' --since @1764480000": the filters of the command line, as options that select
  * the same runs later (a relative --since as the time it meant). */
-static void filter_options(FILE *f) {
+static void filter_options(const BenchctlOptions *opts, FILE *f) {
         const struct {
                 const char *opt;
                 const char *value;
         } s[] = {
-                { "--device", arg_device },
-                { "--workload", arg_workload },
-                { "--profile", arg_profile },
-                { "--fs-type", arg_fs_type },
-                { "--label", arg_label },
-                { "--tag", arg_tags ? arg_tags[0] : NULL },
-                { "--status", arg_status },
+                { "--device", opts->device },
+                { "--workload", opts->workload },
+                { "--profile", opts->profile },
+                { "--fs-type", opts->fs_type },
+                { "--label", opts->label },
+                { "--tag", opts->tags ? opts->tags[0] : NULL },
+                { "--status", opts->status },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(s); i++) {
@@ -107,18 +107,18 @@ static void filter_options(FILE *f) {
                                 fputc(*c, f);
                 fputc('\'', f);
         }
-        if (arg_job > 0)
-                fprintf(f, " --job %" PRIu64, arg_job);
-        if (arg_since_usec > 0)
-                fprintf(f, " --since @%" PRIu64, arg_since_usec / USEC_PER_SEC);
-        if (arg_until_usec > 0)
-                fprintf(f, " --until @%" PRIu64, (arg_until_usec + USEC_PER_SEC - 1) / USEC_PER_SEC);
-        if (arg_limit > 0)
-                fprintf(f, " --limit %" PRIu64, arg_limit);
+        if (opts->job > 0)
+                fprintf(f, " --job %" PRIu64, opts->job);
+        if (opts->since_usec > 0)
+                fprintf(f, " --since @%" PRIu64, opts->since_usec / USEC_PER_SEC);
+        if (opts->until_usec > 0)
+                fprintf(f, " --until @%" PRIu64, (opts->until_usec + USEC_PER_SEC - 1) / USEC_PER_SEC);
+        if (opts->limit > 0)
+                fprintf(f, " --limit %" PRIu64, opts->limit);
 }
 
 /* "PREFIX [filters] --json" */
-static json_object *source_string(const char *prefix) {
+static json_object *source_string(const BenchctlOptions *opts, const char *prefix) {
         _cleanup_free_ char *s = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&s, &len);
@@ -127,7 +127,7 @@ static json_object *source_string(const char *prefix) {
         if (!f)
                 return NULL;
         fputs(prefix, f);
-        filter_options(f);
+        filter_options(opts, f);
         fputs(" --json", f);
         if (fclose(f) != 0)
                 return NULL;
@@ -203,8 +203,8 @@ static int report_runs(Report *rep, sd_bus *bus, const uint64_t *ids, size_t n) 
 }
 
 /* "benchctl show --job 12 --entry 'ext4' --json": the command that prints the view (its options
- * quoted as filter_options() quotes them). */
-static json_object *view_source(void) {
+ * quoted as filter_options(opts) quotes them). */
+static json_object *view_source(const BenchctlOptions *opts) {
         _cleanup_free_ char *s = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&s, &len);
@@ -212,14 +212,14 @@ static json_object *view_source(void) {
                 const char *opt;
                 const char *value;
         } o[] = {
-                { "--entry", arg_entry },
-                { "--fs-type", arg_fs_type },
-                { "--baseline", arg_baseline },
+                { "--entry", opts->entry },
+                { "--fs-type", opts->fs_type },
+                { "--baseline", opts->baseline },
         };
 
         if (!f)
                 return NULL;
-        fprintf(f, "benchctl show --job %" PRIu64, arg_job);
+        fprintf(f, "benchctl show --job %" PRIu64, opts->job);
         for (size_t i = 0; i < ELEMENTSOF(o); i++) {
                 if (!o[i].value)
                         continue;
@@ -231,31 +231,31 @@ static json_object *view_source(void) {
                                 fputc(*c, f);
                 fputc('\'', f);
         }
-        if (arg_confidence > 0)
-                fprintf(f, " --confidence %.6g", arg_confidence);
+        if (opts->confidence > 0)
+                fprintf(f, " --confidence %.6g", opts->confidence);
         fputs(" --json", f);
         if (fclose(f) != 0)
                 return NULL;
         return json_object_new_string(s);
 }
 
-static int report_job(Report *rep) {
+static int report_job(const BenchctlOptions *opts, Report *rep) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         _cleanup_free_ uint64_t *ids = NULL;
         json_object *o = NULL;
         size_t n_ok = 0;
         int r;
 
-        r = job_runs_load_selected(arg_job, "report", &j);
+        r = job_runs_load_selected(opts, opts->job, "report", &j);
         if (r != 0)
                 return r;
-        json_object_object_add(rep->data, "job", json_object_new_uint64(arg_job));
+        json_object_object_add(rep->data, "job", json_object_new_uint64(opts->job));
         json_object_object_add(rep->data, "profile", j.profile ? json_object_new_string(j.profile) : NULL);
         r = job_view_json(&j, &o);
         if (r != 0)
                 return r;
         json_object_object_add(rep->data, "view", o);
-        json_object_object_add(rep->sources, "view", view_source());
+        json_object_object_add(rep->sources, "view", view_source(opts));
 
         /* The runs' own sections, for a job of a few (of the chosen entries). */
         ids = calloc(MAX(j.n_ok, (size_t) 1), sizeof(uint64_t));
@@ -294,7 +294,7 @@ static int report_job(Report *rep) {
                                 fprintf(f, "%s%s", shown++ > 0 ? ", " : "", j.entries[k].place);
                 if (fclose(f) != 0)
                         return BENCHCTL_EXIT_FAILURE;
-                if (asprintf(&rep->title, "Job %" PRIu64 " (filesystem matrix%s%s%s): %s", arg_job,
+                if (asprintf(&rep->title, "Job %" PRIu64 " (filesystem matrix%s%s%s): %s", opts->job,
                              j.profile ? ", " : "", j.profile ?: "", j.profile ? " profile" : "", places) < 0)
                         rep->title = NULL;
         } else {
@@ -302,34 +302,34 @@ static int report_job(Report *rep) {
                 _cleanup_free_ char *what = run_title(first, !j.profile);
                 const char *kind = j.profile;
 
-                if (asprintf(&rep->title, "Job %" PRIu64 "%s%s%s%s%s", arg_job, kind ? " (" : "", kind ?: "",
+                if (asprintf(&rep->title, "Job %" PRIu64 "%s%s%s%s%s", opts->job, kind ? " (" : "", kind ?: "",
                              kind ? ")" : "", kind ? " on " : ": ", what ?: "") < 0)
                         rep->title = NULL;
         }
         return 0;
 }
 
-static int report_compare(Report *rep, sd_bus *bus) {
+static int report_compare(const BenchctlOptions *opts, Report *rep, sd_bus *bus) {
         json_object *o = NULL;
         int r;
 
-        r = compare_groups_json(bus, &o);
+        r = compare_groups_json(opts, bus, &o);
         if (r != 0)
                 return r;
         json_object_object_add(rep->data, "compare", o);
-        json_object_object_add(rep->data, "by", json_object_new_string(arg_by));
+        json_object_object_add(rep->data, "by", json_object_new_string(opts->by));
         {
                 _cleanup_free_ char *prefix = NULL;
                 char level[32] = "";
 
-                /* The level compare_groups_json() asked for too, so the command gives these data. */
-                if (arg_confidence > 0)
-                        snprintf(level, sizeof(level), " --confidence %.6g", arg_confidence);
-                if (asprintf(&prefix, "benchctl compare --by %s%s", arg_by, level) < 0)
+                /* The level compare_groups_json(opts) asked for too, so the command gives these data. */
+                if (opts->confidence > 0)
+                        snprintf(level, sizeof(level), " --confidence %.6g", opts->confidence);
+                if (asprintf(&prefix, "benchctl compare --by %s%s", opts->by, level) < 0)
                         return BENCHCTL_EXIT_FAILURE;
-                json_object_object_add(rep->sources, "compare", source_string(prefix));
+                json_object_object_add(rep->sources, "compare", source_string(opts, prefix));
         }
-        if (asprintf(&rep->title, "Runs compared by %s", arg_by) < 0)
+        if (asprintf(&rep->title, "Runs compared by %s", opts->by) < 0)
                 rep->title = NULL;
         return 0;
 }
@@ -345,7 +345,7 @@ static json_object *regressions(sd_bus *bus, json_object *filter) {
         return o;
 }
 
-static int report_history(Report *rep, sd_bus *bus) {
+static int report_history(const BenchctlOptions *opts, Report *rep, sd_bus *bus) {
         _cleanup_json_ json_object *filter = NULL;
         json_object *runs = NULL, *reg;
         _cleanup_free_ char *sel = NULL;
@@ -353,38 +353,38 @@ static int report_history(Report *rep, sd_bus *bus) {
         FILE *f;
         int r;
 
-        if (run_filter_from_args(&filter) < 0)
+        if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
         r = query_runs(bus, filter, &runs);
         if (r != 0)
                 return r;
         json_object_object_add(rep->data, "results", runs);
-        json_object_object_add(rep->sources, "results", source_string("benchctl results"));
+        json_object_object_add(rep->sources, "results", source_string(opts, "benchctl results"));
         /* A hook for the regressions: marked on the figures when the daemon lists them. */
         reg = regressions(bus, filter);
         json_object_object_add(rep->data, "regressions", reg);
         if (reg)
-                json_object_object_add(rep->sources, "regressions", source_string("benchctl regressions"));
+                json_object_object_add(rep->sources, "regressions", source_string(opts, "benchctl regressions"));
 
         /* "History: write on sdb since 2026-11-01 12:00:00 (12 runs)" */
         f = open_memstream(&sel, &len);
         if (!f)
                 return BENCHCTL_EXIT_FAILURE;
-        fprintf(f, "%s%s%s%s%s%s%s", arg_workload ?: "runs", arg_profile ? " of profile " : "", arg_profile ?: "",
-                arg_device ? " on " : "", arg_device ?: "", arg_fs_type ? " on " : "", arg_fs_type ?: "");
-        if (arg_label)
-                fprintf(f, " labelled %s", arg_label);
-        if (arg_tags && arg_tags[0])
-                fprintf(f, " tagged %s", arg_tags[0]);
-        if (arg_job > 0)
-                fprintf(f, " of job %" PRIu64, arg_job);
-        if (arg_since_usec > 0) {
+        fprintf(f, "%s%s%s%s%s%s%s", opts->workload ?: "runs", opts->profile ? " of profile " : "", opts->profile ?: "",
+                opts->device ? " on " : "", opts->device ?: "", opts->fs_type ? " on " : "", opts->fs_type ?: "");
+        if (opts->label)
+                fprintf(f, " labelled %s", opts->label);
+        if (opts->tags && opts->tags[0])
+                fprintf(f, " tagged %s", opts->tags[0]);
+        if (opts->job > 0)
+                fprintf(f, " of job %" PRIu64, opts->job);
+        if (opts->since_usec > 0) {
                 char a[FORMAT_BUF_MAX];
-                fprintf(f, " since %s", format_timestamp(a, sizeof a, arg_since_usec));
+                fprintf(f, " since %s", format_timestamp(a, sizeof a, opts->since_usec));
         }
-        if (arg_until_usec > 0) {
+        if (opts->until_usec > 0) {
                 char a[FORMAT_BUF_MAX];
-                fprintf(f, " until %s", format_timestamp(a, sizeof a, arg_until_usec));
+                fprintf(f, " until %s", format_timestamp(a, sizeof a, opts->until_usec));
         }
         if (fclose(f) != 0)
                 return BENCHCTL_EXIT_FAILURE;
@@ -451,28 +451,28 @@ static int open_report(const char *path) {
         return 0;
 }
 
-int verb_report(int argc, char **argv) {
+int verb_report(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(report_clear) Report rep = {};
         _cleanup_free_ char *chart_js = NULL, *escaped = NULL, *name = NULL;
         _cleanup_free_ uint64_t *ids = NULL;
         ReportSelection sel = {
-                .job = arg_job,
-                .by = arg_by,
-                .device = arg_device,
-                .workload = arg_workload,
-                .profile = arg_profile,
-                .fs_type = arg_fs_type,
-                .label = arg_label,
+                .job = opts->job,
+                .by = opts->by,
+                .device = opts->device,
+                .workload = opts->workload,
+                .profile = opts->profile,
+                .fs_type = opts->fs_type,
+                .label = opts->label,
         };
         const char *chart_js_path = NULL, *path;
         char generator[64];
         int r;
 
         if (argc > 1) {
-                if (arg_job > 0 || arg_by) {
+                if (opts->job > 0 || opts->by) {
                         text_fprintf(stderr, "benchctl: report takes RUN ids, or --job ID, or --by COLUMN with filters, "
-                                     "or filters alone (a history), not RUN ids with %s\n", arg_by ? "--by" : "--job");
+                                     "or filters alone (a history), not RUN ids with %s\n", opts->by ? "--by" : "--job");
                         return BENCHCTL_EXIT_USAGE;
                 }
                 sel.kind = REPORT_RUNS;
@@ -484,13 +484,13 @@ int verb_report(int argc, char **argv) {
                                 return BENCHCTL_EXIT_USAGE;
                 sel.runs = ids;
                 sel.n_runs = argc - 1;
-        } else if (arg_by)
+        } else if (opts->by)
                 sel.kind = REPORT_COMPARE;
-        else if (arg_job > 0)
+        else if (opts->job > 0)
                 sel.kind = REPORT_JOB;
         else
                 sel.kind = REPORT_HISTORY;
-        if (arg_baseline && sel.kind != REPORT_JOB) {
+        if (opts->baseline && sel.kind != REPORT_JOB) {
                 fprintf(stderr, "benchctl: report --baseline goes with --job ID (a filesystem matrix job)\n");
                 return BENCHCTL_EXIT_USAGE;
         }
@@ -514,13 +514,13 @@ int verb_report(int argc, char **argv) {
         json_object_object_add(rep.data, "sources", rep.sources);
 
         if (sel.kind == REPORT_JOB)
-                r = report_job(&rep);
+                r = report_job(opts, &rep);
         else {
-                r = bus_connect(&bus);
+                r = bus_connect(opts, &bus);
                 if (r != 0)
                         return r;
                 r = sel.kind == REPORT_RUNS ? report_runs(&rep, bus, sel.runs, sel.n_runs) :
-                    sel.kind == REPORT_COMPARE ? report_compare(&rep, bus) : report_history(&rep, bus);
+                    sel.kind == REPORT_COMPARE ? report_compare(opts, &rep, bus) : report_history(opts, &rep, bus);
         }
         if (r != 0)
                 return r;
@@ -532,8 +532,8 @@ int verb_report(int argc, char **argv) {
                                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
         if (!escaped)
                 return BENCHCTL_EXIT_FAILURE;
-        if (arg_output)
-                path = arg_output;
+        if (opts->output)
+                path = opts->output;
         else {
                 if (report_file_name(&sel, &name) < 0)
                         return BENCHCTL_EXIT_FAILURE;
@@ -555,7 +555,7 @@ int verb_report(int argc, char **argv) {
                 return BENCHCTL_EXIT_FAILURE;
         }
         text_printf("%s\n", path);
-        if (arg_open)
+        if (opts->open)
                 return open_report(path);
         return BENCHCTL_EXIT_OK;
 }

@@ -21,33 +21,33 @@
 #include "verbs-views.h"
 #include "text.h"
 
-int run_filter_from_args(json_object **ret) {
+int run_filter_from_args(const BenchctlOptions *opts, json_object **ret) {
         json_object *f = json_object_new_object();
 
         if (!f)
                 return -ENOMEM;
-        if (arg_device)
-                json_object_object_add(f, "device", json_object_new_string(arg_device));
-        if (arg_workload)
-                json_object_object_add(f, "workload", json_object_new_string(arg_workload));
-        if (arg_profile)
-                json_object_object_add(f, "profile", json_object_new_string(arg_profile));
-        if (arg_fs_type)
-                json_object_object_add(f, "fs_type", json_object_new_string(arg_fs_type));
-        if (arg_label)
-                json_object_object_add(f, "label", json_object_new_string(arg_label));
-        if (arg_tags && arg_tags[0])
-                json_object_object_add(f, "tag", json_object_new_string(arg_tags[0]));
-        if (arg_status)
-                json_object_object_add(f, "status", json_object_new_string(arg_status));
-        if (arg_job > 0)
-                json_object_object_add(f, "job", json_object_new_uint64(arg_job));
-        if (arg_since_usec > 0)
-                json_object_object_add(f, "since_usec", json_object_new_uint64(arg_since_usec));
-        if (arg_until_usec > 0)
-                json_object_object_add(f, "until_usec", json_object_new_uint64(arg_until_usec));
-        if (arg_limit > 0)
-                json_object_object_add(f, "limit", json_object_new_uint64(arg_limit));
+        if (opts->device)
+                json_object_object_add(f, "device", json_object_new_string(opts->device));
+        if (opts->workload)
+                json_object_object_add(f, "workload", json_object_new_string(opts->workload));
+        if (opts->profile)
+                json_object_object_add(f, "profile", json_object_new_string(opts->profile));
+        if (opts->fs_type)
+                json_object_object_add(f, "fs_type", json_object_new_string(opts->fs_type));
+        if (opts->label)
+                json_object_object_add(f, "label", json_object_new_string(opts->label));
+        if (opts->tags && opts->tags[0])
+                json_object_object_add(f, "tag", json_object_new_string(opts->tags[0]));
+        if (opts->status)
+                json_object_object_add(f, "status", json_object_new_string(opts->status));
+        if (opts->job > 0)
+                json_object_object_add(f, "job", json_object_new_uint64(opts->job));
+        if (opts->since_usec > 0)
+                json_object_object_add(f, "since_usec", json_object_new_uint64(opts->since_usec));
+        if (opts->until_usec > 0)
+                json_object_object_add(f, "until_usec", json_object_new_uint64(opts->until_usec));
+        if (opts->limit > 0)
+                json_object_object_add(f, "limit", json_object_new_uint64(opts->limit));
         *ret = f;
         return 0;
 }
@@ -159,7 +159,7 @@ static char *run_where(json_object *run) {
         return strdup(target);
 }
 
-int verb_results(int argc, char **argv) {
+int verb_results(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *filter = NULL, *runs = NULL;
         _cleanup_(table_freep) Table *t = NULL;
@@ -170,23 +170,23 @@ int verb_results(int argc, char **argv) {
         size_t n;
         int r;
 
-        if (run_filter_from_args(&filter) < 0)
+        if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = query_runs(bus, filter, &runs);
         if (r != 0)
                 return r;
 
-        if (arg_json) {
+        if (opts->json) {
                 print_json(runs);
                 return BENCHCTL_EXIT_OK;
         }
 
         n = json_object_array_length(runs);
         if (n == 0) {
-                if (arg_legend)
+                if (opts->legend)
                         printf("No runs found.\n");
                 return BENCHCTL_EXIT_OK;
         }
@@ -219,13 +219,13 @@ int verb_results(int argc, char **argv) {
                 table_add_cell(t, format_latency_ns(a, sizeof a, run_latency_ns(run, "p99")));
                 table_add_cell(t, rec_str(run, "status"));
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu run%s listed.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
 }
 
-static int print_samples_table(json_object *samples) {
+static int print_samples_table(const BenchctlOptions *opts, json_object *samples) {
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = {
                 "T", "MiB/s", "IOPS", "MEAN", "P50", "P99", "MAX", "IOWAIT", "USER", "SYS", "UTIL"
@@ -255,8 +255,8 @@ static int print_samples_table(json_object *samples) {
                 table_add_cell(t, format_pct(a, sizeof a, rec_double_or(s, "dev_util_pct", NAN)));
                 prev = t_ms;
         }
-        table_print(t, arg_legend);
-        if (arg_legend)
+        table_print(t, opts->legend);
+        if (opts->legend)
                 printf("\n%zu sample%s.\n", n, n == 1 ? "" : "s");
         return BENCHCTL_EXIT_OK;
 }
@@ -466,7 +466,7 @@ static void print_histogram(json_object *buckets) {
 }
 
 /* The metadata workload's phases (GetRun's "phases"), one row each, bonnie++'s order. */
-static int print_phases_table(json_object *phases) {
+static int print_phases_table(const BenchctlOptions *opts, json_object *phases) {
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "PHASE", "OPS", "TIME", "OPS/S", "MEAN", "P50", "P99", "MAX" };
         size_t n = json_object_array_length(phases);
@@ -489,7 +489,7 @@ static int print_phases_table(json_object *phases) {
                 table_add_cell(t, format_latency_ns(a, sizeof a, rec_double_or(p, "lat_max_ns", NAN)));
         }
         printf("\nPhases:\n");
-        table_print(t, arg_legend);
+        table_print(t, opts->legend);
         return BENCHCTL_EXIT_OK;
 }
 
@@ -502,7 +502,7 @@ static double position_pct(json_object *p, uint64_t end) {
 /* The position workload's offsets (GetRun's "positions"), one row each from the start of the
  * device, then the slowest and the fastest. MB/s are decimal (10^6 B/s), as run_position_summary's
  * mb_per_s and GNOME Disks' benchmark show them. */
-static int print_positions_table(json_object *positions) {
+static int print_positions_table(const BenchctlOptions *opts, json_object *positions) {
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "POSITION", "OFFSET", "MB/s", "LAT-AVG", "LAT-MAX" };
         size_t n = json_object_array_length(positions), slow = SIZE_MAX, fast = SIZE_MAX;
@@ -536,7 +536,7 @@ static int print_positions_table(json_object *positions) {
                         fast = i;
         }
         printf("\nPositions:\n");
-        table_print(t, arg_legend);
+        table_print(t, opts->legend);
         if (slow != SIZE_MAX) {
                 json_object *ps = json_object_array_get_idx(positions, slow),
                             *pf = json_object_array_get_idx(positions, fast);
@@ -551,7 +551,7 @@ static int print_positions_table(json_object *positions) {
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_show(int argc, char **argv) {
+int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
         json_object *phases = NULL, *positions = NULL; /* borrowed from run */
@@ -561,18 +561,18 @@ int verb_show(int argc, char **argv) {
         /* show --job ID: a filesystem matrix (verbs-matrix.c), or the job's runs in its profile's
          * shape (verbs-views.c). */
         if (argc < 2) {
-                if (arg_job == 0) {
+                if (opts->job == 0) {
                         fprintf(stderr, "benchctl: show needs a run id, or --job ID for a job's runs\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return job_view(arg_job);
+                return job_view(opts, opts->job);
         }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 r = run_details(bus, id, &run);
                 if (r != 0)
                         return r;
@@ -592,14 +592,14 @@ int verb_show(int argc, char **argv) {
         /* The metadata workload's phases; --json has them as the run's "phases" already. */
         if (json_object_object_get_ex(run, "phases", &phases) && json_object_is_type(phases, json_type_array) &&
             json_object_array_length(phases) > 0) {
-                r = print_phases_table(phases);
+                r = print_phases_table(opts, phases);
                 if (r != 0)
                         return r;
         }
         /* The position workload's offsets; --json has them as the run's "positions". */
         if (json_object_object_get_ex(run, "positions", &positions) &&
             json_object_is_type(positions, json_type_array) && json_object_array_length(positions) > 0) {
-                r = print_positions_table(positions);
+                r = print_positions_table(opts, positions);
                 if (r != 0)
                         return r;
         }
@@ -607,66 +607,66 @@ int verb_show(int argc, char **argv) {
                 print_histogram(histogram);
         if (json_object_array_length(samples) > 0) {
                 printf("\n");
-                return print_samples_table(samples);
+                return print_samples_table(opts, samples);
         }
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_samples(int argc, char **argv) {
+int verb_samples(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *samples = NULL;
         uint64_t id;
         int r;
 
         if (argc == 1) {
-                if (arg_job == 0) {
+                if (opts->job == 0) {
                         fprintf(stderr, "benchctl: samples needs a RUN id (or show --job ID for a job's runs)\n");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return job_view(arg_job);
+                return job_view(opts, opts->job);
         }
         if (parse_id_arg("run id", argv[1], &id) < 0)
                 return BENCHCTL_EXIT_USAGE;
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = get_samples(bus, id, &samples);
         if (r != 0)
                 return r;
-        if (arg_json) {
+        if (opts->json) {
                 print_json(samples);
                 return BENCHCTL_EXIT_OK;
         }
         if (json_object_array_length(samples) == 0) {
-                if (arg_legend)
+                if (opts->legend)
                         printf("Run %" PRIu64 " has no samples.\n", id);
                 return BENCHCTL_EXIT_OK;
         }
-        return print_samples_table(samples);
+        return print_samples_table(opts, samples);
 }
 
 /* prune --older-than=TIME: PruneSamples, which answers when the samples are gone and their space
  * given back; that takes seconds per million samples, so the call may wait long. */
 #define PRUNE_TIMEOUT_USEC (3600ULL * 1000000ULL)
 
-int verb_prune(int argc, char **argv) {
+int verb_prune(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         uint64_t runs = 0, samples = 0;
         int r;
 
-        if (arg_older_than_usec == 0) {
+        if (opts->older_than_usec == 0) {
                 fprintf(stderr, "benchctl: prune needs --older-than=TIME, e.g. --older-than=90d or "
                                 "--older-than=2026-11-01\n");
                 return BENCHCTL_EXIT_USAGE;
         }
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         r = bus_new_manager_call(bus, "PruneSamples", &m);
         if (r >= 0)
-                r = sd_bus_message_append(m, "t", arg_older_than_usec);
+                r = sd_bus_message_append(m, "t", opts->older_than_usec);
         if (r >= 0)
                 r = sd_bus_call(bus, m, PRUNE_TIMEOUT_USEC, &error, &reply);
         if (r >= 0)
@@ -674,7 +674,7 @@ int verb_prune(int argc, char **argv) {
         if (r < 0)
                 return bus_error_exit("prune samples", &error, r);
 
-        if (arg_json) {
+        if (opts->json) {
                 _cleanup_json_ json_object *o = json_object_new_object();
 
                 if (!o)
@@ -784,21 +784,21 @@ static int export_benchd(sd_bus *bus, json_object *runs) {
         return BENCHCTL_EXIT_OK;
 }
 
-int verb_export(int argc, char **argv) {
+int verb_export(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_json_ json_object *runs = NULL;
         int r;
 
         /* A job in an anchor's own format (verbs-views.c). */
-        if (arg_format == EXPORT_BONNIE_CSV || arg_format == EXPORT_IOZONE) {
-                if (arg_job == 0 || argc > 1) {
+        if (opts->format == EXPORT_BONNIE_CSV || opts->format == EXPORT_IOZONE) {
+                if (opts->job == 0 || argc > 1) {
                         text_fprintf(stderr, "benchctl: export --format=%s writes one job: give --job ID and no run ids\n",
-                                     arg_format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
+                                     opts->format == EXPORT_IOZONE ? "iozone" : "bonnie-csv");
                         return BENCHCTL_EXIT_USAGE;
                 }
-                return job_export(arg_job, arg_format);
+                return job_export(opts, opts->job, opts->format);
         }
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         if (argc > 1) {
@@ -817,20 +817,20 @@ int verb_export(int argc, char **argv) {
                 }
         } else {
                 _cleanup_json_ json_object *filter = NULL;
-                if (run_filter_from_args(&filter) < 0)
+                if (run_filter_from_args(opts, &filter) < 0)
                         return BENCHCTL_EXIT_FAILURE;
                 r = query_runs(bus, filter, &runs);
                 if (r != 0)
                         return r;
         }
 
-        if (arg_format == EXPORT_BENCHD)
+        if (opts->format == EXPORT_BENCHD)
                 return export_benchd(bus, runs);
-        if (arg_json || arg_format == EXPORT_JSON) {
+        if (opts->json || opts->format == EXPORT_JSON) {
                 print_json(runs);
                 return BENCHCTL_EXIT_OK;
         }
-        r = export_csv(stdout, runs, arg_legend);
+        r = export_csv(stdout, runs, opts->legend);
         if (r < 0) {
                 text_fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
                 return BENCHCTL_EXIT_FAILURE;
@@ -843,7 +843,7 @@ int verb_export(int argc, char **argv) {
 #define IMPORT_FILE_MAX (64u * 1024u * 1024u)
 #define IMPORT_TIMEOUT_USEC (3600ULL * 1000000ULL)
 
-int verb_import(int argc, char **argv) {
+int verb_import(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -900,7 +900,7 @@ int verb_import(int argc, char **argv) {
                 return BENCHCTL_EXIT_FAILURE;
         }
 
-        r = bus_connect(&bus);
+        r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
         {
@@ -917,7 +917,7 @@ int verb_import(int argc, char **argv) {
         if (r < 0)
                 return bus_error_exit("import runs", &error, r);
 
-        if (arg_json) {
+        if (opts->json) {
                 _cleanup_json_ json_object *o = json_object_new_object();
 
                 if (!o)

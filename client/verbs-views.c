@@ -130,6 +130,7 @@ static void crystal_cells(Table *t, const CrystalFigures *c) {
 }
 
 static int view_crystal(const JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
         static const char *const headers[] = {
                 "TEST", "READ MB/s", "READ IOPS", "READ µs", "WRITE MB/s", "WRITE IOPS", "WRITE µs",
         };
@@ -192,9 +193,9 @@ static int view_crystal(const JobRuns *j) {
                 printf("No read, write, randread or randwrite runs.\n");
                 return BENCHCTL_EXIT_OK;
         }
-        table_print(t, arg_legend);
+        table_print(t, opts->legend);
         print_job_cache_notes(j);
-        if (arg_legend)
+        if (opts->legend)
                 printf("\nMB/s = 10^6 bytes/s; µs = mean latency; Q = queue depth, T = threads (jobs).\n");
         return BENCHCTL_EXIT_OK;
 }
@@ -406,6 +407,7 @@ static double run_mb_per_s(json_object *run) {
 }
 
 static int view_steps(const JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
         static const char *const headers[] = { "STEP", "WORKLOAD", "BS", "N", "MB/s", "±", "IOPS", "P99", "MB/s OF EACH RUN" };
         _cleanup_(table_freep) Table *t = NULL;
         _cleanup_json_ json_object *steps = json_object_new_array();
@@ -479,9 +481,9 @@ static int view_steps(const JobRuns *j) {
                 printf("No run succeeded.\n");
                 return BENCHCTL_EXIT_OK;
         }
-        table_print(t, arg_legend);
+        table_print(t, opts->legend);
         print_job_cache_notes(j);
-        if (arg_legend)
+        if (opts->legend)
                 printf("\nMB/s = 10^6 bytes/s, the mean over the step's N runs (± their standard deviation).\n");
         return BENCHCTL_EXIT_OK;
 }
@@ -508,20 +510,20 @@ int job_view_one(const JobRuns *j) {
 
 /* The filters of results that a whole job's view does not take: an error naming the one given and
  * what would be right, rather than a view that silently shows something else. */
-static int refuse_run_filters(const char *what) {
+static int refuse_run_filters(const BenchctlOptions *opts, const char *what) {
         const struct {
                 const char *opt;
                 bool given;
         } f[] = {
-                { "--device", arg_device },
-                { "--workload", arg_workload },
-                { "--profile", arg_profile },
-                { "--label", arg_label },
-                { "--tag", arg_tags && arg_tags[0] },
-                { "--status", arg_status },
-                { "--since", arg_since_usec > 0 },
-                { "--until", arg_until_usec > 0 },
-                { "--limit", arg_limit > 0 },
+                { "--device", opts->device },
+                { "--workload", opts->workload },
+                { "--profile", opts->profile },
+                { "--label", opts->label },
+                { "--tag", opts->tags && opts->tags[0] },
+                { "--status", opts->status },
+                { "--since", opts->since_usec > 0 },
+                { "--until", opts->until_usec > 0 },
+                { "--limit", opts->limit > 0 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(f); i++)
@@ -534,18 +536,18 @@ static int refuse_run_filters(const char *what) {
         return 0;
 }
 
-int job_runs_load_selected(uint64_t job, const char *what, JobRuns *ret) {
+int job_runs_load_selected(const BenchctlOptions *opts, uint64_t job, const char *what, JobRuns *ret) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         _cleanup_free_ char *err = NULL;
         int r;
 
-        r = refuse_run_filters(what);
+        r = refuse_run_filters(opts, what);
         if (r != 0)
                 return r;
-        r = job_runs_load(job, &j);
+        r = job_runs_load(opts, job, &j);
         if (r != 0)
                 return r;
-        r = job_runs_select_entries(&j, arg_entry, arg_fs_type, &err);
+        r = job_runs_select_entries(&j, opts->entry, opts->fs_type, &err);
         if (r < 0) {
                 text_fprintf(stderr, "benchctl: %s --job %" PRIu64 ": %s\n", what, job, err ?: strerror(-r));
                 return r == -ENOENT ? BENCHCTL_EXIT_NOT_FOUND : BENCHCTL_EXIT_USAGE;
@@ -559,11 +561,11 @@ int job_view_loaded(JobRuns *j) {
         return j->n_entries > 0 ? matrix_show(j) : job_view_one(j);
 }
 
-int job_view(uint64_t job) {
+int job_view(const BenchctlOptions *opts, uint64_t job) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         int r;
 
-        r = job_runs_load_selected(job, "show", &j);
+        r = job_runs_load_selected(opts, job, "show", &j);
         if (r != 0)
                 return r;
         return job_view_loaded(&j);
@@ -584,11 +586,11 @@ int job_view_json(JobRuns *j, json_object **ret) {
         return 0;
 }
 
-int job_export(uint64_t job, ExportFormat format) {
+int job_export(const BenchctlOptions *opts, uint64_t job, ExportFormat format) {
         _cleanup_(job_runs_clear) JobRuns j = {};
         int r;
 
-        r = job_runs_load_selected(job, "export", &j);
+        r = job_runs_load_selected(opts, job, "export", &j);
         if (r != 0)
                 return r;
         return format == EXPORT_BONNIE_CSV ? export_bonnie_csv(&j, stdout) : export_iozone(&j, stdout);
