@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The verdict tests/bench/anchors gives each figure, from its pairs (benchd, tool).
+
+  within target  the median of the per-pair ratios benchd/tool, widened by both tools' spreads,
+                 lies inside the target: ±10% for block, sequential and random figures, ±20% for
+                 per-character and metadata figures (bounds included)
+  explained      not within target, and the difference is a deliberate one the profile file
+                 documents: the verdict names it (EXPLAINED; each phrase is in the profile file,
+                 which tests/unit/test-anchors-verdict.py checks)
+  outside        the widened ratio lies wholly outside the target
+  undecided      the widened ratio straddles a bound of the target: the pairs cannot decide
+  shown          latency and %CP figures, which have no target
+  no ratio       no pair with both figures (the tool printed +++++, too fast to time)
+
+The widened ratio: with r the median of the pair ratios and s_b, s_t the two spreads (half the
+range of a tool's values over their median), the ratio may be anywhere in
+[r (1 - s_b) / (1 + s_t), r (1 + s_b) / (1 - s_t)]: each tool's figure anywhere in its own spread.
+"""
+
+import math
+import statistics
+
+# Figure classes and their targets (issue 23's): None is shown, not judged.
+TARGETS = {"block": 0.10, "seq": 0.10, "rand": 0.10, "char": 0.20, "meta": 0.20, "lat": None, "cpu": None}
+
+# Deliberate differences, documented in daemon/profiles/PROFILE.ini: (profile, figure) -> (name, the
+# phrase of the profile file that documents it).
+EXPLAINED = {}
+
+EPS = 1e-9
+
+
+def spread(values):
+    """Half the range over the median, as a fraction (nan with fewer than two values)."""
+    v = [x for x in values if x is not None]
+    if len(v) < 2:
+        return float("nan")
+    m = statistics.median(v)
+    return (max(v) - min(v)) / 2 / m if m else float("nan")
+
+
+class Verdict:
+    def __init__(self, word, ratio=None, lo=None, hi=None, target=None, why=None, pair_range=None):
+        self.word, self.ratio, self.lo, self.hi, self.target, self.why = word, ratio, lo, hi, target, why
+        self.pair_range = pair_range
+
+    def text(self):
+        t = f"±{self.target * 100:.0f}%" if self.target is not None else ""
+        if self.word == "within target":
+            return f"within target ({t})"
+        if self.word == "explained":
+            return f"explained ({t}): {self.why}"
+        if self.word in ("outside", "undecided"):
+            return f"{self.word} ({t}; {self.lo:.2f}..{self.hi:.2f})"
+        if self.word == "no ratio" and self.why:
+            return f"no ratio ({self.why})"
+        return self.word
+
+    def __repr__(self):
+        return f"Verdict({self.text()!r})"
+
+
+def judge(kind, pairs, explained=None):
+    """The verdict of one figure of class kind from its pairs [(benchd, tool)], either None when
+    that tool gave no figure; explained: the name of a documented deliberate difference, or None."""
+    if kind not in TARGETS:
+        raise ValueError(f"figure class '{kind}' is not one of {', '.join(TARGETS)}")
+    target = TARGETS[kind]
+    full = [(b, t) for b, t in pairs if b is not None and t not in (None, 0)]
+    ratios = [b / t for b, t in full]
+    if not ratios:
+        tool = [t for _, t in pairs if t is not None]
+        return Verdict("no ratio", target=target, why=None if tool else "tool: +++++")
+    r = statistics.median(ratios)
+    rng = (min(ratios), max(ratios))
+    if target is None:
+        return Verdict("shown", ratio=r, pair_range=rng)
+    # The spreads of the pairs that have a ratio, as the median is theirs.
+    sb = spread([b for b, _ in full])
+    st = spread([t for _, t in full])
+    sb = 0.0 if math.isnan(sb) else sb
+    st = 0.0 if math.isnan(st) else st
+    lo = r * (1 - sb) / (1 + st)
+    hi = r * (1 + sb) / (1 - st) if st < 1 else math.inf
+    inside_lo, inside_hi = 1 - target - EPS, 1 + target + EPS
+    if lo >= inside_lo and hi <= inside_hi:
+        return Verdict("within target", r, lo, hi, target, pair_range=rng)
+    if explained:
+        return Verdict("explained", r, lo, hi, target, why=explained, pair_range=rng)
+    if hi < inside_lo or lo > inside_hi:
+        return Verdict("outside", r, lo, hi, target, pair_range=rng)
+    return Verdict("undecided", r, lo, hi, target, pair_range=rng)
+
+
+def explanation(profile, figure):
+    """The name of the documented deliberate difference of profile's figure, or None."""
+    e = EXPLAINED.get((profile, figure))
+    return e[0] if e else None
