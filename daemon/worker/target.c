@@ -389,9 +389,17 @@ static int io_all_at(int fd, void *buf, size_t len, uint64_t offset, bool write)
         return 0;
 }
 
+/* The layout writes (and reread's first pass reads) in chunks of 1 MiB, a multiple of the block
+ * size, when its pages are dropped before the measured phase. With invalidate=false the measured
+ * phase finds what the layout left in the page cache, as the tool's test finds what its previous
+ * test left (bonnie++'s Rewrite its block write's, iozone's read its write's): then the layout goes
+ * block_size at a time as the tool's test does, since the size of each write decides the size of
+ * the folios it leaves (an 8K write leaves 8K folios, a 1M write large ones), and with it what the
+ * measured phase finds cached and what evicting it costs. */
 static uint64_t layout_chunk(const JobSpec *spec) {
-        uint64_t c = spec->block_size >= LAYOUT_CHUNK ? spec->block_size : LAYOUT_CHUNK / spec->block_size * spec->block_size;
-        return c;
+        if (!spec->invalidate)
+                return spec->block_size;
+        return spec->block_size >= LAYOUT_CHUNK ? spec->block_size : LAYOUT_CHUNK / spec->block_size * spec->block_size;
 }
 
 static int file_layout(Engine *e, Stream *s, void *buf, uint64_t chunk, char **reterr) {

@@ -15,6 +15,8 @@
 #    sequential set named hex number first, created in number order filling the directories one
 #    after another, deleted in readdir order; the random set named hex number last, taken in a
 #    random order; a syncfs() ending each create and delete test.
+# 3c. with invalidate=false the layout writes block_size at a time (strace -c counts pwrite64),
+#    as the tool's test that leaves the page cache to the next one does; otherwise 1 MiB at a time.
 # 4. A read the page cache served (invalidate=false leaves the laid-out file cached) is marked
 #    page-cache, one that dropped it first device: standalone, and through benchd into SQLite,
 #    benchctl show RUN and the per-step view.
@@ -189,6 +191,27 @@ assert sum(a != b for a, b in zip(fds, fds[1:])) == dirs - 1, "delete-seq went b
 EOF
 else
         log "strace is not installed: the metadata step's names, orders and flushes are not checked"
+fi
+
+# ---- 3c. the layout a warm measured phase finds: written block_size at a time ----
+# With invalidate=false the measured phase finds the layout's pages in the page cache, as a tool's
+# test finds its previous test's (bonnie++'s Rewrite its block write's): the layout then writes
+# block_size at a time as that test does (the size of each write decides the folios left), where
+# a layout whose pages are dropped writes 1 MiB at a time.
+if command -v strace >/dev/null; then
+        for inv in false true; do
+                strace -f -c -e trace=pwrite64,write -o "$TEST_DIR/layout-$inv.strace" \
+                        "$WORKER_BIN" --target "$D" --json -w read -b 8K -s 8M --buffered --set invalidate=$inv \
+                        >"$TEST_DIR/layout-$inv.json" 2>"$TEST_DIR/layout-$inv.err" ||
+                        fail "read with invalidate=$inv under strace failed: $(cat "$TEST_DIR/layout-$inv.err")"
+        done
+        pw_false=$(awk '$NF == "pwrite64" { print $4 }' "$TEST_DIR/layout-false.strace")
+        pw_true=$(awk '$NF == "pwrite64" { print $4 }' "$TEST_DIR/layout-true.strace")
+        log "layout of 8 MiB in 8K blocks: pwrite64 calls $pw_false with invalidate=false, $pw_true with invalidate=true"
+        assert_eq 1024 "${pw_false:-0}" "pwrite64 calls of the layout with invalidate=false (8 MiB, 8K at a time)"
+        assert_eq 8 "${pw_true:-0}" "pwrite64 calls of the layout with invalidate=true (8 MiB, 1 MiB at a time)"
+else
+        log "strace is not installed: the layout's writes are not counted"
 fi
 
 # ---- 4. a read from a warm page cache is marked ----
