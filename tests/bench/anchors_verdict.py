@@ -25,7 +25,12 @@ TARGETS = {"block": 0.10, "seq": 0.10, "rand": 0.10, "char": 0.20, "meta": 0.20,
 
 # Deliberate differences, documented in daemon/profiles/PROFILE.ini: (profile, figure) -> (name, the
 # phrase of the profile file that documents it).
-EXPLAINED = {}
+EXPLAINED = {
+    ("bonnie", "Rewrite"): ("Rewrite starts with its file's pages dropped, bonnie++'s evicts its block write's "
+                            "8K pages (bonnie.ini)",
+                            "Rewrite starts with its file's pages dropped, where bonnie++'s starts with the cache "
+                            "full of the 8K pages its block write left"),
+}
 
 EPS = 1e-9
 

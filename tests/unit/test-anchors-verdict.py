@@ -105,7 +105,7 @@ except ValueError as e:
 # Every documented deliberate difference is in its profile file.
 for (profile, figure), (name, phrase) in av.EXPLAINED.items():
     path = os.path.join(PROFILES, profile + ".ini")
-    text = " ".join(open(path).read().split())
+    text = " ".join(" ".join(line.lstrip("#").split()) for line in open(path))
     check(f"{profile} {figure}: '{phrase}' is in {profile}.ini", " ".join(phrase.split()) in text, True)
     check(f"{profile} {figure}: explanation() names it", av.explanation(profile, figure), name)
 check("a figure without one", av.explanation("dd", "no such figure"), None)
