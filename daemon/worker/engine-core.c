@@ -206,6 +206,23 @@ int engine_log(Engine *e, int priority, const char *fmt, ...) {
         return r;
 }
 
+/* Counts a stream out of running: it has ended, or its process died before it could. A stream
+ * whose measured work is over may call it before it tears down what it used (libaio's io_destroy()
+ * waits out RCU grace periods: tens of milliseconds, which the measured time must not hold, as
+ * fio's does not); the later calls do nothing. */
+void stream_done(Stream *s) {
+        EngineShared *sh = s->engine->shared;
+
+        shared_lock(&sh->lock);
+        if (!s->shared->done) {
+                s->shared->done = true;
+                sh->running--;
+                sh->last_done_ns = now_nsec(CLOCK_MONOTONIC);
+                pthread_cond_broadcast(&sh->cond);
+        }
+        pthread_mutex_unlock(&sh->lock);
+}
+
 /* Once: the stream process's own CPU time when the measured phase began (or when it first saw
  * that), subtracted from what wait4() reports, so the result leaves the ramp out. */
 void stream_mark_cpu(Stream *s) {

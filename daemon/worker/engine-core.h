@@ -236,6 +236,7 @@ int engine_steady_state(Engine *e, uint64_t t_ms);
 
 /* In a stream process: notes its CPU time the first time it is called in the measured phase. */
 void stream_mark_cpu(Stream *s);
+void stream_done(Stream *s);
 /* Records one completed operation. */
 void stream_record(Stream *s, uint64_t latency_ns, bool write, uint64_t bytes, uint64_t ops);
 /* Records a timed batch of chars one-byte I/Os (putc, getc): one latency, chars bytes and I/Os. */

@@ -260,20 +260,6 @@ static bool steady_window_add(const JobSpec *spec, SteadyWindow *w, const ProtoS
                                 (double) spec->sample_ms / 1000.0, NULL);
 }
 
-/* Counts a stream out of running: it has ended, or its process died before it could. */
-static void stream_done(Stream *s) {
-        EngineShared *sh = s->engine->shared;
-
-        shared_lock(&sh->lock);
-        if (!s->shared->done) {
-                s->shared->done = true;
-                sh->running--;
-                sh->last_done_ns = now_nsec(CLOCK_MONOTONIC);
-                pthread_cond_broadcast(&sh->cond);
-        }
-        pthread_mutex_unlock(&sh->lock);
-}
-
 /* Notes a reaped stream process. One that ended without counting itself out was killed (or
  * exited some other way than stream_process() does): a failure of the stream and of the run. */
 static void stream_reaped(Stream *s, int status) {

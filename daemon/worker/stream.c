@@ -311,6 +311,12 @@ int stream_data(Stream *s) {
                 if (r < 0)
                         stream_fail(s, r, "final sync failed: %s", strerror(-r));
         }
+        /* Nothing in flight: the measured work is over before the engine's teardown. */
+        if (l.inflight == 0) {
+                if (s->in_child)
+                        stream_mark_cpu(s);
+                stream_done(s);
+        }
         data_loop_close(&l);
         return stream_error(s);
 }
