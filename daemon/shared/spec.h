@@ -331,6 +331,17 @@ typedef enum SpecKind {
 /* Room for the text of a sync, pattern or workload value. */
 #define SPEC_TEXT_MAX 32
 
+/* One value of a key whose values are a fixed set (workload, layout, fallocate, ioengine,
+ * md_resync): its name, the enum value the JobSpec field holds, and a few words on it for messages
+ * and docs (NULL when the name says it). A key's list is the one place its values are written:
+ * parsing, the text and JSON forms, the error text ("use one of ..."), benchctl's help and
+ * completion and the generated docs all read it. Ends with a NULL name. */
+typedef struct SpecChoice {
+        const char *name;
+        int value;
+        const char *doc;
+} SpecChoice;
+
 typedef struct SpecKeyInfo {
         const char *name;
         SpecKind kind;
@@ -351,11 +362,15 @@ typedef struct SpecKeyInfo {
         int (*check_item)(const char *key, const char *item, char **reterr);
         /* Maps: the value of one entry, after the generic checks (one printable line, bounded). */
         int (*check_value)(const char *key, const char *sub, const char *value, char **reterr);
+        /* Keys whose values are a fixed set: the set; the field at offset is an enum (an int). Parsed
+         * and written from the list unless parse or text say otherwise. item names a value in
+         * messages ("'x' is not a workload"). */
+        const SpecChoice *choices;
         const char *item;
         const char *unit;               /* "bytes", "ms", "%", or NULL */
         const char *default_text;       /* the default as `benchctl help spec` shows it, or NULL */
         const char *runs_column;        /* the runs column that records the value, or NULL */
-        const char *doc;                /* one line */
+        const char *doc;                /* one line; a key with choices: without them (spec_key_doc()) */
 } SpecKeyInfo;
 
 extern const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX];
@@ -375,6 +390,16 @@ static inline uint32_t spec_fleet_tolerance_ms(const JobSpec *s) {
 /* The list of a strv key (NULL for other keys, or none), the map of a map key (NULL for others). */
 char **spec_strv_of(const JobSpec *s, SpecKey k);
 const SpecMap *spec_map_of(const JobSpec *s, SpecKey k);
+/* The choice of key k named name, or NULL (also for keys without choices). */
+const SpecChoice *spec_choice_by_name(SpecKey k, const char *name);
+/* The name of value in the choices of key k, or NULL. */
+const char *spec_choice_name(SpecKey k, int value);
+/* The choices of key k as messages and docs list them: "auto (pread/pwrite at queue_depth 1,
+ * io_uring above), sync, io_uring or libaio"; NULL without choices or memory. Free it. */
+char *spec_choices_text(SpecKey k);
+/* The key's documentation with its choices: "doc: CHOICES" (the doc alone without choices). NULL
+ * without memory. Free it. */
+char *spec_key_doc(SpecKey k);
 /* The "unknown key" message, with a did-you-mean and the known keys, into *reterr; -EINVAL. */
 int spec_fail_unknown_key(const char *key, char **reterr);
 
