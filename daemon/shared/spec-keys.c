@@ -12,8 +12,8 @@
  * Adding a key: a SpecKey in spec.h, a field in JobSpec, and a row here; a string key with rules of
  * its own also gets a parse and a text function below, a string list or map key a check of one
  * item (or map key); a key whose values are a fixed set a list of SpecChoice, its values written
- * nowhere else. A runs column, if it has one, is a
- * migration in schema/ and a line in job.c where the run is recorded.
+ * nowhere else. A runs column, if it has one, is a migration in schema/ and its name in the row:
+ * db_run_begin() (daemon/store/db.c) binds every runs column from the step.
  */
 
 #include <assert.h>

@@ -387,6 +387,9 @@ uint64_t spec_number_of(const JobSpec *s, SpecKey k);
 static inline uint32_t spec_fleet_tolerance_ms(const JobSpec *s) {
         return s->fleet_clock_tolerance_ms > 0 ? s->fleet_clock_tolerance_ms : SPEC_FLEET_TOLERANCE_MS_DEFAULT;
 }
+/* The text of a string key's value as the text form writes it ("end:fsync", "randread"), or NULL
+ * when it has none (and for keys of other kinds). */
+const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX]);
 /* The list of a strv key (NULL for other keys, or none), the map of a map key (NULL for others). */
 char **spec_strv_of(const JobSpec *s, SpecKey k);
 const SpecMap *spec_map_of(const JobSpec *s, SpecKey k);
