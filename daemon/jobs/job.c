@@ -514,7 +514,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         } else
                 step_verdict_guard(&verdicts[0], &guard);
 
-        r = spec_to_text(step, &spec_text);
+        r = spec_to_worker_text(step, &spec_text);
         if (r < 0) {
                 *text = strdup(strerror(-r));
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_SPEC, .text = *text };

@@ -783,12 +783,14 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_FILESYSTEMS] = {
                 "filesystems", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, filesystems),
+                .daemon_resolved = true,
                 .max = SPEC_FILESYSTEMS_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "a filesystem matrix: up to 8 filesystems (ext4, btrfs, xfs, ...), each made on devices in "
                        "turn for the workload or profile to run on (comma-separated in text; needs destructive=true)",
         },
         [SPEC_KEY_MKFS_OPTIONS] = {
                 "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),
+                .daemon_resolved = true,
                 .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .check_value = check_mkfs_options,
                 .item = "filesystem",
                 .doc = "extra mkfs arguments by filesystem (one entry per assignment: "
@@ -797,17 +799,20 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_MOUNT_OPTIONS] = {
                 "mount_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mount_options),
+                .daemon_resolved = true,
                 .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "mount options by filesystem (one entry per assignment: mount_options.btrfs=compress=zstd)",
         },
         [SPEC_KEY_DEVICES] = {
                 "devices", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, devices),
+                .daemon_resolved = true,
                 .max = SPEC_DEVICES_MAX, .check_item = check_device, .item = "device",
                 .doc = "the block devices a filesystem matrix erases, up to 16 absolute paths (comma-separated in "
                        "text); default: target, which defaults to the first",
         },
         [SPEC_KEY_LAYOUT] = {
                 "layout", SPEC_KIND_STRING, .optional = true, .offset = offsetof(JobSpec, layout),
+                .daemon_resolved = true,
                 .choices = layout_choices, .item = "layout", .default_text = "single",
                 .doc = "how a filesystem matrix uses its devices",
         },
@@ -819,18 +824,21 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_REPEAT] = {
                 "repeat", SPEC_KIND_NUMBER, NUM(repeat, 1, SPEC_REPEAT_MAX),
+                .daemon_resolved = true,
                 .has_default = true, .default_value = 1, .default_text = "1",
                 .doc = "run each step this many times, each a run of its own (runs.repeat 0, 1, ...); with "
                        "until_stddev the fewest runs (at least 3)",
         },
         [SPEC_KEY_UNTIL_STDDEV] = {
                 "until_stddev", SPEC_KIND_STRING, .parse = parse_until_stddev, .text = text_until_stddev,
+                .daemon_resolved = true,
                 .fill_default = default_until_stddev, .unit = "%", .default_text = "0 (off)",
                 .doc = "run each step again until the relative standard deviation of its main figure (MB/s, "
                        "IOPS or ops/s) over its runs is below this percentage (up to three decimals, e.g. 2.5)",
         },
         [SPEC_KEY_MAX_REPEATS] = {
                 "max_repeats", SPEC_KIND_NUMBER, NUM(max_repeats, SPEC_STABLE_RUNS_MIN, SPEC_REPEAT_MAX),
+                .daemon_resolved = true,
                 .has_default = true, .default_value = 10, .default_text = "10",
                 .doc = "with until_stddev: the most runs of a step, stable or not",
         },
@@ -888,30 +896,35 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS] = {
                 "fleet_clock_tolerance_ms", SPEC_KIND_STRING, .optional = true, .parse = parse_fleet_tolerance,
+                .daemon_resolved = true,
                 .text = text_fleet_tolerance, .unit = "ms", .default_text = "50",
                 .doc = "with fleet_uuid: how far this host's clock may be from benchctl's (1 to 60000); a start "
                        "beyond it is refused unless it is corrected by the measured offset",
         },
         [SPEC_KEY_MD_OPTIONS] = {
                 "md_options", SPEC_KIND_STRING, .optional = true, .parse = parse_md_options,
+                .daemon_resolved = true,
                 .offset = offsetof(JobSpec, md_options),
                 .doc = "md layouts: mdadm --create options, of --chunk=SIZE, --bitmap=internal|none, "
                        "--metadata=VERSION and --layout=NAME (blank-separated)",
         },
         [SPEC_KEY_LVM_OPTIONS] = {
                 "lvm_options", SPEC_KIND_STRING, .optional = true, .parse = parse_lvm_options,
+                .daemon_resolved = true,
                 .offset = offsetof(JobSpec, lvm_options),
                 .doc = "LVM layouts: --physicalextentsize=SIZE (vgcreate), --dataalignment=SIZE and "
                        "--metadatasize=SIZE (pvcreate), blank-separated",
         },
         [SPEC_KEY_LV_SIZE] = {
                 "lv_size", SPEC_KIND_STRING, .optional = true, .parse = parse_lv_size, .text = text_lv_size,
+                .daemon_resolved = true,
                 .unit = "bytes", .default_text = "0 (the whole group)",
                 .doc = "LVM layouts: the size of each entry's logical volume, rounded up to whole extents; 0, "
                        "all of the volume group",
         },
         [SPEC_KEY_MD_RESYNC] = {
                 "md_resync", SPEC_KIND_STRING, .optional = true, .offset = offsetof(JobSpec, md_resync),
+                .daemon_resolved = true,
                 .choices = md_resync_choices, .item = "resync mode", .text = text_md_resync,
                 .default_text = "wait",
                 .doc = "how md layouts bring a new array's members in step, recorded on every run",

@@ -346,6 +346,11 @@ typedef struct SpecKeyInfo {
         const char *name;
         SpecKind kind;
         bool optional;                  /* written only when it has a value (target, label, ...) */
+        /* The daemon resolves the key before a worker runs the step: a matrix's filesystems,
+         * devices, layout and their options (FS_SETUP carries what the worker needs of them), the
+         * repeats of a step, a fleet's clock tolerance. spec_to_worker_text() leaves it out, and a
+         * worker refuses a SPEC that carries it. */
+        bool daemon_resolved;
         uint64_t min, max;              /* sizes and numbers, inclusive; strv and map keys: max items */
         size_t offset;                  /* of the value in JobSpec: numbers, booleans, plain strings,
                                          * string lists (char **), maps (SpecMap) */
@@ -468,6 +473,13 @@ int spec_finalize(JobSpec *s, char **reterr);
  * Keys without a value are left out: profile/label/tags/matrix keys when unset, and, for a profile spec or a
  * spec not yet finalized, every key not given explicitly. The same rule holds for spec_to_json(). */
 int spec_to_text(const JobSpec *s, char **ret);
+/* The text of one step as a worker runs it (the worker protocol's SPEC): spec_to_text() without the
+ * keys the daemon resolves (SpecKeyInfo.daemon_resolved); for a step of a filesystem matrix also
+ * without target and destructive, as the worker runs it on a directory of the filesystem FS_SETUP
+ * describes. A SPEC without target is a filesystem step's (daemon/shared/proto.h). */
+int spec_to_worker_text(const JobSpec *s, char **ret);
+/* The key the daemon resolves that s has a value of, or _SPEC_KEY_INVALID: what a worker refuses. */
+SpecKey spec_daemon_key(const JobSpec *s);
 /* A JSON object of every key (sizes as integers, string lists as arrays, maps as objects), for the
  * jobs table and --json. */
 int spec_to_json(const JobSpec *s, char **ret);

@@ -716,6 +716,55 @@ START_TEST(test_choices) {
 }
 END_TEST
 
+/* What a worker is sent of a step: without the keys the daemon resolves, and for a matrix step
+ * without target and destructive; the worker's check refuses a spec that has one of them. */
+START_TEST(test_worker_text) {
+        _cleanup_spec_ JobSpec s, m, back;
+        _cleanup_free_ char *plain = NULL, *text = NULL, *err = NULL;
+        unsigned n = 0;
+
+        spec_init(&s);
+        spec_init(&m);
+        spec_init(&back);
+        ck_assert_int_eq(spec_set_assignment(&s, "target=/srv", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "repeat=3", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_daemon_key(&s), SPEC_KEY_REPEAT);
+        ck_assert_int_eq(spec_to_worker_text(&s, &plain), 0);
+        ck_assert_ptr_null(strstr(plain, "repeat="));
+        ck_assert_ptr_nonnull(strstr(plain, "target=/srv\n"));
+
+        ck_assert_int_eq(spec_set_assignment(&m, "filesystems=ext4", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "devices=/dev/loop1,/dev/loop2", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "layout=md-raid1", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "mkfs_options.ext4=-E lazy_itable_init=0", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "destructive=true", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "workload=randread", NULL), 0);
+        ck_assert_msg(spec_finalize(&m, &err) == 0, "%s", err);
+        ck_assert_int_eq(spec_to_worker_text(&m, &text), 0);
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                char key[64];
+
+                snprintf(key, sizeof key, "%s%s", spec_key_to_string(k),
+                         spec_key_info(k)->kind == SPEC_KIND_MAP ? "." : "=");
+                if (spec_key_info(k)->daemon_resolved || k == SPEC_KEY_TARGET || k == SPEC_KEY_DESTRUCTIVE) {
+                        ck_assert_msg(!strstr(text, key), "%s in:\n%s", key, text);
+                        n += spec_key_info(k)->daemon_resolved;
+                }
+        }
+        ck_assert_uint_ge(n, 9);
+        ck_assert_ptr_nonnull(strstr(text, "workload=randread\n"));
+        /* What the worker reads back is a plain step but for its target, which it mounts. */
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                ck_assert_int_eq(spec_set_assignment(&back, line, NULL), 0);
+        ck_assert_int_eq(spec_daemon_key(&back), _SPEC_KEY_INVALID);
+        ck_assert_ptr_null(back.target);
+        ck_assert_int_eq(spec_set_assignment(&back, "target=/mnt", NULL), 0);
+        ck_assert_msg(spec_finalize(&back, &err) == 0, "%s", err);
+}
+END_TEST
+
 START_TEST(test_bad_typed) {
         _cleanup_spec_ JobSpec s;
         _cleanup_free_ char *err = NULL;
@@ -2463,6 +2512,7 @@ static Suite *spec_suite(void) {
         tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
         tcase_add_test(tc, test_choices);
+        tcase_add_test(tc, test_worker_text);
         tcase_add_test(tc, test_label_long);
         tcase_add_test(tc, test_fleet_keys);
         tcase_add_test(tc, test_typed_good);
