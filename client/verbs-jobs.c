@@ -15,6 +15,7 @@
 #include "bus.h"
 #include "format.h"
 #include "job-wait.h"
+#include "model.h"
 #include "record.h"
 #include "shared/spec.h"
 #include "table.h"
@@ -323,7 +324,7 @@ int verb_jobs(int argc, char **argv, const BenchctlOptions *opts) {
         r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        r = bus_call_manager_filter_json(bus, "list jobs", "ListJobs", filter, &jobs);
+        r = list_jobs(bus, "list jobs", filter, &jobs);
         if (r != 0)
                 return r;
 
