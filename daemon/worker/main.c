@@ -253,13 +253,10 @@ static int proto_sink_wait_start(void *userdata) {
         return r < 0 ? r : 0;
 }
 
-/* The SPEC's "key=value" lines, as the daemon wrote them (spec_to_worker_text()). The keys the
- * daemon resolves (the registry's daemon_resolved: a matrix's filesystems, devices and options,
- * the repeats) are not the worker's: a SPEC with one is refused, naming it. */
+/* The SPEC's "key=value" lines, as the daemon wrote them (spec_to_worker_text()). */
 static int spec_from_worker_text(JobSpec *spec, const char *text, char **reterr) {
         _cleanup_free_ char *copy = strdup(text);
         char *save = NULL;
-        SpecKey k;
         int r;
 
         if (!copy)
@@ -269,12 +266,19 @@ static int spec_from_worker_text(JobSpec *spec, const char *text, char **reterr)
                 if (r < 0)
                         return r;
         }
-        k = spec_daemon_key(spec);
-        if (k >= 0)
-                return reterr_set(reterr, -EINVAL, "the SPEC carries %s, which benchd resolves before a worker runs "
-                                  "the step; a worker's SPEC leaves it out (a filesystem step's FS_SETUP carries "
-                                  "what the worker needs of it)", spec_key_to_string(k));
         return 0;
+}
+
+/* The keys the daemon resolves (the registry's daemon_resolved: a matrix's filesystems, devices and
+ * options, the repeats) are not the worker's: a SPEC with one is refused, naming it. */
+static int spec_check_worker_keys(const JobSpec *spec, char **reterr) {
+        SpecKey k = spec_daemon_key(spec);
+
+        if (k < 0)
+                return 0;
+        return reterr_set(reterr, -EINVAL, "the SPEC carries %s, which benchd resolves before a worker runs the "
+                          "step; a worker's SPEC leaves it out (a filesystem step's FS_SETUP carries what the "
+                          "worker needs of it)", spec_key_to_string(k));
 }
 
 static int proto_send_fs_info(int fd, const ProtoFsInfo *info) {
@@ -392,6 +396,9 @@ static int run_protocol(int fd, uid_t run_as) {
         }
         proto_reader_clear(&reader);
 
+        /* Checked once FS_SETUP is read, so that the worker leaves nothing unread behind its ERROR. */
+        if (r >= 0)
+                r = spec_check_worker_keys(&spec, &err);
         /* A filesystem step runs on a directory of the filesystem it mounts; what it writes to is
          * the members, each with a guard of its own in FS_SETUP. */
         if (r >= 0 && fs_step && ps.guard.kind != PROTO_GUARD_NONE)
