@@ -21,7 +21,6 @@
 #include "text.h"
 
 /* json-c JSON_C_TO_STRING_* for --json=pretty|short; only print_json() reads it. */
-static int arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
 /* --complete=WHAT: print completion candidates instead of running a verb (complete.c). */
 static const char *arg_complete = NULL;
 
@@ -165,25 +164,6 @@ static int argv_push(char ***l, char *s) {
         return 0;
 }
 
-void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string_ext(o, arg_json_flags));
-}
-
-int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
-        char *end;
-
-        errno = 0;
-        if (s && s[0] >= '0' && s[0] <= '9') {
-                unsigned long long v = strtoull(s, &end, 10);
-                if (errno == 0 && *end == '\0' && v > 0) {
-                        *ret = v;
-                        return 0;
-                }
-        }
-        text_fprintf(stderr, "benchctl: invalid %s '%s': expected a positive number, e.g. 12\n", what, strna(s));
-        return -EINVAL;
-}
-
 static int parse_time_arg(const char *opt, const char *s, uint64_t *ret) {
         int r = parse_time_spec(s, now_usec(CLOCK_REALTIME), ret);
 
@@ -278,9 +258,9 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                         return 0;
                 case ARG_JSON:
                         if (!optarg || streq(optarg, "pretty"))
-                                arg_json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+                                print_json_set_short(false);
                         else if (streq(optarg, "short"))
-                                arg_json_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+                                print_json_set_short(true);
                         else {
                                 text_fprintf(stderr, "benchctl: --json: unknown mode '%s'; use pretty or short\n",
                                              optarg);

@@ -111,9 +111,5 @@ bool complete_kind_valid(const char *what);
  * as a JSON array; NULL for open ones (verbs-jobs.c, "values" in `help spec --json`). */
 struct json_object *spec_key_values(SpecKey key);
 int complete_list(const BenchctlOptions *opts, const char *what);
-/* Prints a JSON document on stdout as --json asked (pretty or short). */
-struct json_object;
-void print_json(struct json_object *o);
-
-/* Parses a job or run id (a positive decimal integer); prints a usage error on failure. */
-int parse_id_arg(const char *what, const char *s, uint64_t *ret);
+/* print_json() and parse_id_arg() are text.h's, below the verbs. */
+#include "text.h"

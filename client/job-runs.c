@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A job's runs for its views (job-runs.h), once loaded (job-runs-bus.c): only succeeded runs
+ * A job's runs for its views (job-runs.h), once loaded (model.c): only succeeded runs
  * count, ordered by step, repeat and id; a matrix job's entries are found from its runs
  * (matrix_entry, fs_type, layout, members) and named as the job's tables name them.
  */

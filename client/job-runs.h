@@ -8,7 +8,7 @@
  * A filesystem matrix job's runs belong to entries (ext4, btrfs, ...: runs.matrix_entry), and every
  * figure a view shows must be one entry's: the job lists its entries, and job_runs_narrow() gives
  * the view of one entry's runs, which the views take like a job of their own. The runs are loaded
- * over the bus (job-runs-bus.c, which also fills the two fetchers the views call for more than
+ * over the bus (model.c, which also fills the two fetchers the views call for more than
  * QueryRuns has); everything here is pure, so the client's unit test drives the views and exports
  * with runs of its own.
  */
@@ -63,7 +63,7 @@ struct JobRuns {
 };
 
 /* Connects, loads the job's runs (QueryRuns {"job": job}) and the first succeeded run's
- * environment (job-runs-bus.c). Returns 0 or an exit code after printing why (a job without runs:
+ * environment (model.c). Returns 0 or an exit code after printing why (a job without runs:
  * NOT_FOUND). */
 int job_runs_load(const BenchctlOptions *opts, uint64_t job, JobRuns *ret);
 /* j->runs set (a reference it now owns): sorts out the succeeded runs, the profile and the

@@ -20,7 +20,7 @@
 #include "job-wait.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-results.h"
+#include "model.h"
 #include "text.h"
 
 struct JobWait {
@@ -310,7 +310,7 @@ int job_get(sd_bus *bus, uint64_t id, json_object **ret) {
                 return bus_error_exit(what, &error, r);
 
         json_object_object_add(filter, "all", json_object_new_boolean(true));
-        r = bus_call_manager_filter_json(bus, what, "ListJobs", filter, &jobs);
+        r = list_jobs(bus, what, filter, &jobs);
         if (r != 0)
                 return r;
         for (size_t i = 0; i < json_object_array_length(jobs); i++) {

@@ -26,10 +26,6 @@
 /* The command line the views see: no --json, with legends. */
 static const BenchctlOptions opts = { .legend = true };
 
-void print_json(json_object *o) {
-        printf("%s\n", json_object_to_json_string(o));
-}
-
 /* One succeeded run of entry (0: ext4, 1: btrfs), round and workload moving bytes in usec. */
 static json_object *make_run(uint64_t id, unsigned entry, unsigned round, const char *workload, uint64_t block_size,
                              uint64_t bytes, uint64_t usec) {

@@ -9,8 +9,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -309,4 +311,29 @@ int text_printf(const char *fmt, ...) {
         r = text_vfprintf(stdout, fmt, ap);
         va_end(ap);
         return r;
+}
+
+static int json_flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+
+void print_json_set_short(bool short_form) {
+        json_flags = (short_form ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) | JSON_C_TO_STRING_NOSLASHESCAPE;
+}
+
+void print_json(json_object *o) {
+        printf("%s\n", json_object_to_json_string_ext(o, json_flags));
+}
+
+int parse_id_arg(const char *what, const char *s, uint64_t *ret) {
+        char *end;
+
+        errno = 0;
+        if (s && s[0] >= '0' && s[0] <= '9') {
+                unsigned long long v = strtoull(s, &end, 10);
+                if (errno == 0 && *end == '\0' && v > 0) {
+                        *ret = v;
+                        return 0;
+                }
+        }
+        text_fprintf(stderr, "benchctl: invalid %s '%s': expected a positive number, e.g. 12\n", what, strna(s));
+        return -EINVAL;
 }

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "shared/util.h"
@@ -44,3 +46,11 @@ int text_fputs(const char *s, FILE *f);
 int text_vfprintf(FILE *f, const char *fmt, va_list ap) _printf_(2, 0);
 int text_fprintf(FILE *f, const char *fmt, ...) _printf_(2, 3);
 int text_printf(const char *fmt, ...) _printf_(1, 2);
+
+/* Prints a JSON document on stdout as --json asked: pretty (the default) or short (one line). */
+struct json_object;
+void print_json(struct json_object *o);
+void print_json_set_short(bool short_form);
+
+/* Parses a job or run id (a positive decimal integer); prints a usage error on failure. */
+int parse_id_arg(const char *what, const char *s, uint64_t *ret);

@@ -20,7 +20,7 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-matrix.h"
+#include "model.h"
 #include "verbs-results.h"
 #include "text.h"
 
@@ -366,53 +366,66 @@ static int compare_groups_print(const BenchctlOptions *opts, json_object *groups
 /* Manager.CompareRuns by by over the filter's runs, as compare --by --json prints it (and as
  * benchctl report embeds it): {by, level, baseline, groups, cells}. 0 with *ret, or an exit code
  * after saying why. */
-int compare_call(const BenchctlOptions *opts, sd_bus *bus, const char *by, json_object *filter, json_object **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_json_ json_object *groups = NULL, *baseline = NULL, *cells = NULL, *out = NULL;
+/* ---- compare --job ID: a filesystem matrix's entries (CompareRuns by matrix, aggregated by benchd):
+ * one row per workload shape, one column per entry (filesystem, or filesystem and device, or btrfs
+ * RAID layout), the mean of each figure ±the half-width of its confidence interval, and the %
+ * difference of every entry against the baseline column (--baseline NAME; default the first entry,
+ * i.e. the first filesystem listed), marked ~ where it is not significant. A matrix that ran in
+ * rounds (repeat=N) is weighed by the paired t-test over its rounds, so drift common to a round
+ * cancels. The difference is (entry - baseline) / baseline: +20% means the entry moved 20% more
+ * data per second than the baseline did. ---- */
+
+int matrix_compare_json(const BenchctlOptions *opts, sd_bus *bus, uint64_t job, json_object **ret) {
+        _cleanup_json_ json_object *filter = NULL, *out = NULL;
+        json_object *cells = NULL;
         int r;
 
-        r = bus_new_manager_call(bus, "CompareRuns", &m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", by);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && opts->baseline)
-                r = sd_bus_message_append(m, "{sv}", "baseline", "s", opts->baseline);
-        if (r >= 0 && opts->confidence > 0)
-                r = sd_bus_message_append(m, "{sv}", "level", "d", opts->confidence);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r < 0) {
-                text_fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
-                return BENCHCTL_EXIT_FAILURE;
+        if (opts->limit > 0) {
+                fprintf(stderr, "benchctl: compare --job compares every run of the job, so --limit does not "
+                        "apply; narrow the rows with --workload, or leave it out\n");
+                return BENCHCTL_EXIT_USAGE;
         }
-        r = sd_bus_call(bus, m, 0, &error, &reply);
-        if (r < 0)
-                return bus_error_exit("compare runs", &error, r);
-        r = bus_message_read_json(reply, &groups);
-        if (r >= 0)
-                r = bus_message_read_json(reply, &baseline);
-        if (r >= 0)
-                r = bus_message_read_json(reply, &cells);
-        if (r < 0) {
-                text_fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
+        if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
+        json_object_object_add(filter, "job", json_object_new_uint64(job));
+        r = compare_call(opts, bus, "matrix", filter, &out);
+        if (r != 0)
+                return r;
+        json_object_object_get_ex(out, "cells", &cells);
+        if (json_object_array_length(cells) == 0) {
+                fprintf(stderr, "benchctl: job %" PRIu64 " has no succeeded runs of a filesystem matrix%s (submit one "
+                        "with --set filesystems=ext4,btrfs --set devices=...; for other jobs use benchctl compare "
+                        "--by or benchctl results --job)\n", job,
+                        json_object_object_length(filter) > 1 ? " that match the filters" : "");
+                return BENCHCTL_EXIT_NOT_FOUND;
         }
-        out = json_object_new_object();
-        if (!out)
-                return BENCHCTL_EXIT_FAILURE;
-        json_object_object_add(out, "by", json_object_new_string(by));
-        json_object_object_add(out, "level", json_object_new_double(opts->confidence > 0 ? opts->confidence : 0.95));
-        json_object_object_add(out, "baseline", TAKE_PTR(baseline));
-        json_object_object_add(out, "groups", TAKE_PTR(groups));
-        json_object_object_add(out, "cells", TAKE_PTR(cells));
+        json_object_object_add(out, "job", json_object_new_uint64(job));
         *ret = TAKE_PTR(out);
         return 0;
 }
 
+int matrix_compare(const BenchctlOptions *opts, uint64_t job) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *out = NULL;
+        int r;
+
+        r = bus_connect(opts, &bus);
+        if (r != 0)
+                return r;
+        r = matrix_compare_json(opts, bus, job, &out);
+        if (r != 0)
+                return r;
+        if (opts->json) {
+                print_json(out);
+                return BENCHCTL_EXIT_OK;
+        }
+        if (opts->legend)
+                printf("Job %" PRIu64 ": a filesystem matrix, its entries compared\n\n", job);
+        return compare_print(opts, out);
+}
+
+/* How many filesystems the entry's runs were on: one per visit (fs_uuid; a matrix in rounds makes
+ * it afresh at every visit). */
 int compare_groups_json(const BenchctlOptions *opts, sd_bus *bus, json_object **ret) {
         _cleanup_json_ json_object *filter = NULL;
 

@@ -16,7 +16,7 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-results.h"
+#include "model.h"
 #include "text.h"
 
 static int device_cmp(const void *a, const void *b) {

@@ -15,6 +15,7 @@
 #include "bus.h"
 #include "format.h"
 #include "job-wait.h"
+#include "model.h"
 #include "record.h"
 #include "shared/spec.h"
 #include "table.h"
@@ -323,7 +324,7 @@ int verb_jobs(int argc, char **argv, const BenchctlOptions *opts) {
         r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
-        r = bus_call_manager_filter_json(bus, "list jobs", "ListJobs", filter, &jobs);
+        r = list_jobs(bus, "list jobs", filter, &jobs);
         if (r != 0)
                 return r;
 
@@ -609,12 +610,9 @@ json_object *spec_key_values(SpecKey k) {
         size_t n = 0;
         json_object *out;
 
-        if (k == SPEC_KEY_WORKLOAD)
-                for (Workload w = 0; w < _WORKLOAD_MAX && n < ELEMENTSOF(candidates); w++)
-                        candidates[n++] = workload_to_string(w);
-        else if (k == SPEC_KEY_LAYOUT)
-                for (Layout l = 0; l < _LAYOUT_MAX && n < ELEMENTSOF(candidates); l++)
-                        candidates[n++] = layout_to_string(l);
+        if (ki->choices)
+                for (const SpecChoice *c = ki->choices; c->name && n < ELEMENTSOF(candidates); c++)
+                        candidates[n++] = c->name;
         else if (k == SPEC_KEY_SYNC)
                 for (size_t i = 0; i < ELEMENTSOF(syncs); i++)
                         candidates[n++] = syncs[i];
@@ -664,7 +662,10 @@ static int help_spec(const BenchctlOptions *opts) {
                         json_object_object_add(o, "unit", ki->unit ? json_object_new_string(ki->unit) : NULL);
                         json_object_object_add(o, "runs_column",
                                                ki->runs_column ? json_object_new_string(ki->runs_column) : NULL);
-                        json_object_object_add(o, "description", json_object_new_string(ki->doc));
+                        _cleanup_free_ char *doc = spec_key_doc(k);
+                        if (!doc)
+                                return BENCHCTL_EXIT_FAILURE;
+                        json_object_object_add(o, "description", json_object_new_string(doc));
                         json_object *values = spec_key_values(k);
                         if (values)
                                 json_object_object_add(o, "values", values);
@@ -680,8 +681,11 @@ static int help_spec(const BenchctlOptions *opts) {
         table_set_shrinkable(t, 4, 20);
         for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
                 const SpecKeyInfo *ki = spec_key_info(k);
+                _cleanup_free_ char *doc = spec_key_doc(k);
                 char range[96] = "";
 
+                if (!doc)
+                        return BENCHCTL_EXIT_FAILURE;
                 if (ki->kind == SPEC_KIND_SIZE || ki->kind == SPEC_KIND_NUMBER) {
                         char a[32], b[32];
                         if (ki->kind == SPEC_KIND_SIZE)
@@ -694,7 +698,7 @@ static int help_spec(const BenchctlOptions *opts) {
                 table_add_cell(t, spec_kind_to_string(ki->kind));
                 table_add_cell(t, ki->default_text ?: "-");
                 table_add_cell(t, ki->unit ?: "-");
-                table_add_cellf(t, "%s%s", ki->doc, range);
+                table_add_cellf(t, "%s%s", doc, range);
         }
         table_print(t, opts->legend);
         if (opts->legend)

@@ -32,6 +32,7 @@
 #include "record.h"
 #include "report-assets.h"
 #include "report-html.h"
+#include "model.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "text.h"

@@ -17,134 +17,10 @@
 #include "format.h"
 #include "record.h"
 #include "table.h"
+#include "model.h"
 #include "verbs-results.h"
 #include "verbs-views.h"
 #include "text.h"
-
-int run_filter_from_args(const BenchctlOptions *opts, json_object **ret) {
-        json_object *f = json_object_new_object();
-
-        if (!f)
-                return -ENOMEM;
-        if (opts->device)
-                json_object_object_add(f, "device", json_object_new_string(opts->device));
-        if (opts->workload)
-                json_object_object_add(f, "workload", json_object_new_string(opts->workload));
-        if (opts->profile)
-                json_object_object_add(f, "profile", json_object_new_string(opts->profile));
-        if (opts->fs_type)
-                json_object_object_add(f, "fs_type", json_object_new_string(opts->fs_type));
-        if (opts->label)
-                json_object_object_add(f, "label", json_object_new_string(opts->label));
-        if (opts->tags && opts->tags[0])
-                json_object_object_add(f, "tag", json_object_new_string(opts->tags[0]));
-        if (opts->status)
-                json_object_object_add(f, "status", json_object_new_string(opts->status));
-        if (opts->job > 0)
-                json_object_object_add(f, "job", json_object_new_uint64(opts->job));
-        if (opts->since_usec > 0)
-                json_object_object_add(f, "since_usec", json_object_new_uint64(opts->since_usec));
-        if (opts->until_usec > 0)
-                json_object_object_add(f, "until_usec", json_object_new_uint64(opts->until_usec));
-        if (opts->limit > 0)
-                json_object_object_add(f, "limit", json_object_new_uint64(opts->limit));
-        *ret = f;
-        return 0;
-}
-
-int query_runs(sd_bus *bus, json_object *filter, json_object **ret) {
-        return bus_call_manager_filter_json(bus, "query runs", "QueryRuns", filter, ret);
-}
-
-int query_runs_quiet(sd_bus *bus, json_object *filter, json_object **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int r;
-
-        r = bus_new_manager_call(bus, "QueryRuns", &m);
-        if (r >= 0)
-                r = bus_append_filter(m, filter);
-        if (r >= 0)
-                r = sd_bus_call(bus, m, 0, NULL, &reply);
-        if (r >= 0)
-                r = bus_message_read_json(reply, ret);
-        return r;
-}
-
-/* A Manager call with one run id, without printing errors. */
-static int bus_call_manager_quiet(sd_bus *bus, const char *method, json_object **ret, uint64_t id) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE, method, NULL,
-                               &reply, "t", id);
-        if (r < 0)
-                return r;
-        return bus_message_read_json(reply, ret);
-}
-
-int get_run(sd_bus *bus, uint64_t id, json_object **ret) {
-        char what[64];
-
-        snprintf(what, sizeof what, "run %" PRIu64, id);
-        return bus_call_manager_json(bus, what, "GetRun", ret, "t", id);
-}
-
-/* All of a run's samples, page by page (GetSamplesPage), so a week-long run at 100 ms, which no
- * single D-Bus reply may carry, reads as well as a short one. */
-static int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
-        _cleanup_json_ json_object *all = json_object_new_array();
-        uint64_t from_ms = 0;
-        char what[64];
-        int r;
-
-        if (!all)
-                return BENCHCTL_EXIT_FAILURE;
-        snprintf(what, sizeof what, "samples of run %" PRIu64, id);
-        for (;;) {
-                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-                _cleanup_json_ json_object *page = NULL;
-                uint64_t next_ms;
-
-                r = sd_bus_call_method(bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE,
-                                       "GetSamplesPage", &error, &reply, "ttu", id, from_ms, (uint32_t) 0);
-                if (r < 0)
-                        return bus_error_exit(what, &error, r);
-                r = bus_message_read_json(reply, &page);
-                if (r >= 0)
-                        r = sd_bus_message_read(reply, "t", &next_ms);
-                if (r < 0) {
-                        text_fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
-                        return BENCHCTL_EXIT_FAILURE;
-                }
-                for (size_t i = 0; i < json_object_array_length(page); i++)
-                        json_object_array_add(all, json_object_get(json_object_array_get_idx(page, i)));
-                if (next_ms == 0 || next_ms <= from_ms)
-                        break;
-                from_ms = next_ms;
-        }
-        *ret = TAKE_PTR(all);
-        return 0;
-}
-
-int run_details(sd_bus *bus, uint64_t id, json_object **ret) {
-        _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
-        int r;
-
-        r = get_run(bus, id, &run);
-        if (r != 0)
-                return r;
-        r = get_samples(bus, id, &samples);
-        if (r != 0)
-                return r;
-        /* The run's columns at the top level, its samples and histogram under their names; best
-         * effort for the histogram: a daemon without histograms still shows the rest. */
-        json_object_object_add(run, "samples", TAKE_PTR(samples));
-        if (bus_call_manager_quiet(bus, "GetHistogram", &histogram, id) >= 0)
-                json_object_object_add(run, "histogram", TAKE_PTR(histogram));
-        *ret = TAKE_PTR(run);
-        return 0;
-}
 
 /* "/mnt/t (sdb1)" */
 static char *run_where(json_object *run) {
@@ -558,7 +434,7 @@ int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         uint64_t id;
         int r;
 
-        /* show --job ID: a filesystem matrix (verbs-matrix.c), or the job's runs in its profile's
+        /* show --job ID: a filesystem matrix (verbs-views.c), or the job's runs in its profile's
          * shape (verbs-views.c). */
         if (argc < 2) {
                 if (opts->job == 0) {
@@ -586,7 +462,7 @@ int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         if (r != 0)
                 return r;
         /* Best effort: a daemon without histograms still shows the rest. */
-        if (bus_call_manager_quiet(bus, "GetHistogram", &histogram, id) < 0)
+        if (get_histogram_quiet(bus, id, &histogram) < 0)
                 histogram = NULL;
         print_run_block(run);
         /* The metadata workload's phases; --json has them as the run's "phases" already. */

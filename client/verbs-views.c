@@ -6,7 +6,7 @@
  * profile; iozone and bonnie++ are views-anchors.c, the runs and their figures job-runs.c, the
  * layouts views-format.c. Several succeeded runs of one step (repeats) or one shape are averaged.
  * A filesystem matrix job is shown entry by entry, each entry's runs as a job of their own, then
- * its entries compared (verbs-matrix.c); no view averages two filesystems.
+ * its entries compared (compare --job, verbs-compare.c); no view averages two filesystems.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,8 +20,8 @@
 #include "job-runs.h"
 #include "record.h"
 #include "table.h"
-#include "verbs-matrix.h"
 #include "verbs-results.h"
+#include "model.h"
 #include "verbs-views.h"
 #include "views-format.h"
 #include "text.h"
@@ -555,6 +555,182 @@ int job_runs_load_selected(const BenchctlOptions *opts, uint64_t job, const char
         *ret = j;
         j = (JobRuns) {};
         return 0;
+}
+
+/* ---- show --job ID of a filesystem matrix: per entry (--entry/--fs-type choose), the view of the
+ * job's profile as its tool would print it, then how each entry's filesystem was made: mkfs time and
+ * the capacity right after mkfs ("ext4 uses 3% right after mkfs"; USE% as df computes it, used /
+ * (used + available), so space reserved for root counts as neither), and how many times (once per
+ * round), then the comparison (compare --job). --json gives the same as one object. ---- */
+
+static uint64_t entry_made(const JobRuns *j, const JobEntry *e) {
+        _cleanup_json_ json_object *seen = json_object_new_array();
+        uint64_t n = 0;
+
+        for (size_t i = 0; seen && i < json_object_array_length(j->runs); i++) {
+                json_object *run = json_object_array_get_idx(j->runs, i);
+                const char *uuid = rec_str(run, "fs_uuid");
+                bool known = false;
+
+                if (!uuid || rec_u64_or(run, "matrix_entry", UINT64_MAX) != e->index)
+                        continue;
+                for (size_t k = 0; k < json_object_array_length(seen) && !known; k++)
+                        known = streq(json_object_get_string(json_object_array_get_idx(seen, k)), uuid);
+                if (!known) {
+                        json_object_array_add(seen, json_object_new_string(uuid));
+                        n++;
+                }
+        }
+        return n;
+}
+
+static json_object *entry_to_json(const JobRuns *j, const JobEntry *e) {
+        json_object *o = json_object_new_object();
+        static const char *const keys[] = {
+                "fs_type", "layout", "mkfs_command", "mkfs_options", "mkfs_usec", "mount_options", "fs_uuid",
+                "fs_size_bytes", "fs_used_bytes", "fs_avail_bytes", "fs_inodes", "fs_inodes_free",
+        };
+        const char *members = rec_str(e->first, "members");
+        json_object *v;
+
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "entry", json_object_new_uint64(e->index));
+        json_object_object_add(o, "name", json_object_new_string(e->name));
+        json_object_object_add(o, "place", json_object_new_string(e->place));
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (json_object_object_get_ex(e->first, keys[i], &v))
+                        json_object_object_add(o, keys[i], json_object_get(v));
+        json_object_object_add(o, "members", members ? json_tokener_parse(members) : NULL);
+        json_object_object_add(o, "runs", json_object_new_uint64(e->n_ok));
+        json_object_object_add(o, "filesystems_made", json_object_new_uint64(entry_made(j, e)));
+        return o;
+}
+
+static int print_entries_table(const JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = {
+                "ENTRY", "MEMBERS", "MKFS", "MADE", "SIZE", "USED", "USE%", "AVAIL", "INODES",
+        };
+
+        if (table_new(headers, ELEMENTSOF(headers), &t) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        for (size_t c = 2; c < ELEMENTSOF(headers); c++)
+                table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 1, 8);
+        for (size_t e = 0; e < j->n_entries; e++) {
+                json_object *run = j->entries[e].first;
+                _cleanup_free_ char *members = NULL;
+                _cleanup_json_ json_object *wrap = json_object_new_object();
+                const char *mj = rec_str(run, "members");
+                char a[FORMAT_BUF_MAX];
+                uint64_t size, used, avail, usec;
+                bool have_size, have_used, have_avail;
+
+                if (wrap && mj) {
+                        json_object_object_add(wrap, "members", json_tokener_parse(mj));
+                        members = rec_to_text(wrap, "members");
+                }
+                table_add_cell(t, j->entries[e].name);
+                table_add_cell(t, members ?: "-");
+                table_add_cell(t, rec_u64(run, "mkfs_usec", &usec) ? format_duration(a, sizeof a, usec) : "-");
+                table_add_cellf(t, "%" PRIu64 "×", entry_made(j, &j->entries[e]));
+                have_size = rec_u64(run, "fs_size_bytes", &size);
+                have_used = rec_u64(run, "fs_used_bytes", &used);
+                have_avail = rec_u64(run, "fs_avail_bytes", &avail);
+                table_add_cell(t, have_size ? format_bytes(a, sizeof a, size) : "-");
+                table_add_cell(t, have_used ? format_bytes(a, sizeof a, used) : "-");
+                /* As df shows it: of what is there for users, used plus available. */
+                if (have_used && have_avail && used + avail > 0)
+                        table_add_cellf(t, "%.1f%%", (double) used * 100.0 / (double) (used + avail));
+                else
+                        table_add_cell(t, "-");
+                table_add_cell(t, have_avail ? format_bytes(a, sizeof a, avail) : "-");
+                if (rec_u64(run, "fs_inodes", &size))
+                        table_add_cellf(t, "%" PRIu64, size);
+                else
+                        table_add_cell(t, "-");
+        }
+        if (table_print(t, opts->legend) < 0)
+                return BENCHCTL_EXIT_FAILURE;
+        if (opts->legend)
+                printf("\nMKFS: how long mkfs took; MADE: how many times the entry's filesystem was made (afresh at "
+                       "each visit of a matrix in rounds); SIZE, USED, USE%% (of used + available, as df), AVAIL, "
+                       "INODES: right after the first mkfs.\n");
+        return BENCHCTL_EXIT_OK;
+}
+
+static int matrix_show(JobRuns *j) {
+        const BenchctlOptions *opts = j->opts;
+        _cleanup_json_ json_object *compare = NULL, *entries = NULL;
+        size_t shown = 0;
+        int r;
+
+        if (job_wants_json(j)) {
+                entries = json_object_new_array();
+                if (!entries)
+                        return BENCHCTL_EXIT_FAILURE;
+        }
+        for (size_t e = 0; e < j->n_entries; e++) {
+                _cleanup_(job_runs_clear) JobRuns n = {};
+                _cleanup_json_ json_object *view = NULL;
+
+                if (!j->entries[e].selected)
+                        continue;
+                if (job_runs_narrow(j, e, &n) < 0)
+                        return BENCHCTL_EXIT_FAILURE;
+                if (entries) {
+                        json_object *o = entry_to_json(j, &j->entries[e]);
+
+                        if (!o)
+                                return BENCHCTL_EXIT_FAILURE;
+                        json_object_array_add(entries, o);
+                        if (n.n_ok == 0) {
+                                json_object_object_add(o, "view", NULL);
+                                continue;
+                        }
+                        n.json_sink = &view;
+                        r = job_view_one(&n);
+                        if (r != 0)
+                                return r;
+                        json_object_object_add(o, "view", TAKE_PTR(view));
+                        continue;
+                }
+                if (shown++ > 0)
+                        printf("\n");
+                if (n.n_ok == 0) {
+                        print_job_head(&n, "no run of the entry succeeded");
+                        continue;
+                }
+                r = job_view_one(&n);
+                if (r != 0)
+                        return r;
+        }
+
+        r = matrix_compare_json(opts, j->bus, j->job, &compare);
+        if (r != 0)
+                return r;
+        if (entries) {
+                _cleanup_json_ json_object *o = json_object_new_object();
+
+                if (!o)
+                        return BENCHCTL_EXIT_FAILURE;
+                json_object_object_add(o, "job", json_object_new_uint64(j->job));
+                json_object_object_add(o, "profile", j->profile ? json_object_new_string(j->profile) : NULL);
+                json_object_object_add(o, "view", json_object_new_string("matrix"));
+                json_object_object_add(o, "entries", TAKE_PTR(entries));
+                json_object_object_add(o, "compare", TAKE_PTR(compare));
+                job_json_emit(j, o);
+                return BENCHCTL_EXIT_OK;
+        }
+        printf("\nJob %" PRIu64 ": a filesystem matrix of %zu entr%s; how each filesystem was made\n\n", j->job,
+               j->n_entries, j->n_entries == 1 ? "y" : "ies");
+        r = print_entries_table(j);
+        if (r != 0)
+                return r;
+        printf("\nThe entries compared (benchctl compare --job %" PRIu64 ")\n\n", j->job);
+        return compare_print(opts, compare);
 }
 
 int job_view_loaded(JobRuns *j) {

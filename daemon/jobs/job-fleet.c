@@ -35,17 +35,6 @@ static const JobSpec *current_step(const Job *j) {
         return n < j->n_steps ? &j->steps[n] : NULL;
 }
 
-void job_fleet_run_begun(Job *j, const JobSpec *step, uint64_t run_id) {
-        int r;
-
-        if (!step->fleet_uuid)
-                return;
-        r = db_run_set_fleet(j->ctx->db, run_id, &(DbRunFleet) { .uuid = step->fleet_uuid, .host = step->fleet_host });
-        if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot record run %" PRIu64 " as part of fleet run %s: %m (%s)",
-                              run_id, step->fleet_uuid, strna(db_last_error(j->ctx->db)));
-}
-
 static int on_fleet_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         uint64_t start_usec = 0;

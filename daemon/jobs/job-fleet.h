@@ -17,8 +17,6 @@
 #define JOB_FLEET_START_AHEAD_MAX_USEC (3600 * USEC_PER_SEC)
 #define JOB_FLEET_START_BEHIND_MAX_USEC (10 * USEC_PER_SEC)
 
-/* The run of a step began: a fleet step's run records the fleet's uuid and this host's name. */
-void job_fleet_run_begun(Job *j, const JobSpec *step, uint64_t run_id);
 
 /* Job.Start: the step is ready (-EBUSY with a message otherwise: not a fleet job, not ready yet,
  * or started already); the offset within the step's fleet_clock_tolerance_ms unless corrected

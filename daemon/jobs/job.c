@@ -403,22 +403,6 @@ static void job_announce_end(Job *j) {
 
 /* ---- the worker of a step ---- */
 
-static char *spec_tags_json(const JobSpec *s) {
-        struct json_object *a;
-        char *ret;
-
-        if (!s->tags || !s->tags[0])
-                return NULL;
-        a = json_object_new_array();
-        if (!a)
-                return NULL;
-        for (char **t = s->tags; *t; t++)
-                json_object_array_add(a, json_object_new_string(*t));
-        ret = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
-        json_object_put(a);
-        return ret;
-}
-
 /* FINISH_RUN: the run's end (and its histogram before it) is queued after its samples, the worker
  * goes. */
 static void job_finish_run(Job *j, JobState state, const char *error) {
@@ -507,10 +491,9 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         uint32_t n = j->core.step;
         const JobSpec *step = &j->steps[n];
         bool matrix = spec_is_matrix(step);
-        _cleanup_free_ char *spec_text = NULL, *tags = NULL, *members = NULL;
+        _cleanup_free_ char *spec_text = NULL, *members = NULL;
         ProtoFsMember fs_members[JOB_STEP_MEMBERS_MAX];
         ProtoFsSetup fs_setup = {};
-        char sync[32], pattern[32];
         ProtoGuard guard = {};
         TargetInfo ti = {};
         bool have_ti = false;
@@ -531,14 +514,11 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         } else
                 step_verdict_guard(&verdicts[0], &guard);
 
-        r = spec_to_text(step, &spec_text);
+        r = spec_to_worker_text(step, &spec_text);
         if (r < 0) {
                 *text = strdup(strerror(-r));
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_SPEC, .text = *text };
         }
-        spec_sync_text(step, sync);
-        spec_pattern_text(step, pattern);
-        tags = spec_tags_json(step);
 
         if (j->ctx->devices) {
                 r = device_manager_resolve_target(j->ctx->devices, step->target, &ti);
@@ -552,26 +532,13 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         run = (DbRun) {
                 .job_id = j->id,
                 .step = n,
-                .workload = workload_to_string(step->workload),
-                .block_size = step->block_size,
-                .size = step->size,
-                .runtime_ms = step->runtime_ms,
-                .ramp_ms = step->ramp_ms,
-                .queue_depth = step->queue_depth,
-                .jobs = step->jobs,
-                .direct = step->direct,
-                .sync = sync,
-                .rwmix_read = step->rwmix_read,
-                .pattern = pattern,
+                .spec = step,
                 .device_id = have_ti ? ti.device_id : -1,
                 .device_name = have_ti ? ti.device_name : NULL,
-                .target = step->target,
                 .fs_type = matrix ? step->filesystems[0] : have_ti ? ti.fs_type : NULL,
                 .mount_options = matrix ? spec_map_get(&step->mount_options, step->filesystems[0])
                                         : have_ti ? ti.mount_options : NULL,
                 .environment = have_ti ? ti.environment_json : NULL,
-                .label = step->label,
-                .tags_json = tags,
                 .started_usec = now_usec(CLOCK_REALTIME),
                 .layout = matrix ? layout_to_string(step->layout) : NULL,
                 .members_json = members,
@@ -594,7 +561,6 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
         }
         job_store_ok(j);
-        job_fleet_run_begun(j, step, run_id);
         /* A later step (or repeat) of a matrix entry runs on the filesystem its first run made: its
          * run records the same. */
         if (matrix && !job_run_makes_fs(j) && j->have_entry_fs)

@@ -61,8 +61,8 @@ void worker_set_device(Worker *w, uint64_t device_bytes);
 
 /* Makes the step a filesystem step: FS_SETUP (a copy of setup) is sent right after the SPEC, and
  * the worker must answer with FS_INFO before the step begins. Call right after worker_spawn(),
- * like worker_set_guard(); the SPEC's text must then have a "filesystems=" line (the worker reads
- * FS_SETUP only then) and its guard must be PROTO_GUARD_NONE (the members carry theirs). -EINVAL
+ * like worker_set_guard(); the SPEC's text must then have no target (spec_to_worker_text() of a
+ * matrix step; the worker reads FS_SETUP only then) and its guard must be PROTO_GUARD_NONE (the members carry theirs). -EINVAL
  * for a setup proto_fs_setup_valid() refuses, -EBUSY when one was set already, -ENOMEM. */
 int worker_set_fs_setup(Worker *w, const ProtoFsSetup *setup);
 /* Asks the worker to stop (SIGTERM to its process group, SIGKILL later); finished() reports

@@ -16,9 +16,12 @@
  *
  * Conversation:
  *   worker -> HELLO(version, pid)
- *   daemon -> SPEC(job id, step, spec text as written by spec_to_text(), target guard)
- *   daemon -> FS_SETUP (only for a step of a filesystem matrix, whose spec text has a line
- *             "filesystems=..."; right after the SPEC)
+ *   daemon -> SPEC(job id, step, spec text as written by spec_to_worker_text(), target guard): the
+ *             step narrowed, without the keys benchd resolves (the spec registry's daemon_resolved:
+ *             a matrix's filesystems, devices, layout and options, the repeats), which the worker
+ *             refuses
+ *   daemon -> FS_SETUP (only for a step of a filesystem matrix, whose spec text has no target: the
+ *             step runs on a directory of the filesystem FS_SETUP describes; right after the SPEC)
  *   worker -> FS_INFO (exactly once when FS_SETUP came, after the filesystem is mounted and before
  *             the first PHASE; not at all when preparing it failed: then ERROR)
  *   worker -> PHASE("layout"|"ramp"|"measure"|"cleanup")*, SAMPLE*, LOG*, PHASE_RESULT* (each of

@@ -65,7 +65,8 @@ const char *steady_state_kind_to_string(SteadyStateKind k) {
 
 /* ---- text and JSON ---- */
 
-int spec_to_text(const JobSpec *s, char **ret) {
+/* The text form, of every key that has a value but those in skip (bits of SpecKey). */
+static int spec_to_text_skip(const JobSpec *s, uint64_t skip, char **ret) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         size_t size = 0;
@@ -78,7 +79,7 @@ int spec_to_text(const JobSpec *s, char **ret) {
                 const SpecKeyInfo *ki = &spec_key_table[k];
                 char v[SPEC_TEXT_MAX];
 
-                if (!spec_has_value(s, k))
+                if ((skip & KEY_BIT(k)) || !spec_has_value(s, k))
                         continue;
                 if (ki->kind == SPEC_KIND_MAP) {
                         /* One line per entry: values may hold commas and '='; never a newline. */
@@ -115,6 +116,28 @@ int spec_to_text(const JobSpec *s, char **ret) {
         f = (fclose(f), NULL);
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+int spec_to_text(const JobSpec *s, char **ret) {
+        return spec_to_text_skip(s, 0, ret);
+}
+
+int spec_to_worker_text(const JobSpec *s, char **ret) {
+        uint64_t skip = 0;
+
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++)
+                if (spec_key_table[k].daemon_resolved)
+                        skip |= KEY_BIT(k);
+        if (s->filesystems && s->filesystems[0])
+                skip |= KEY_BIT(SPEC_KEY_TARGET) | KEY_BIT(SPEC_KEY_DESTRUCTIVE);
+        return spec_to_text_skip(s, skip, ret);
+}
+
+SpecKey spec_daemon_key(const JobSpec *s) {
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++)
+                if (spec_key_table[k].daemon_resolved && (s->set_mask & KEY_BIT(k)))
+                        return k;
+        return _SPEC_KEY_INVALID;
 }
 
 int spec_to_json(const JobSpec *s, char **ret) {

@@ -21,11 +21,11 @@
 
 /* Stores v in the field of a size, number or boolean key (spec-keys.c). */
 void spec_store_number(JobSpec *s, SpecKey k, uint64_t v);
-/* The text of a string key's value, or NULL when it has none (spec-keys.c). */
-const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX]);
 /* Whether key k carries a value that the text and JSON forms write: an optional key when it has
  * one, any other when it was given, or filled in by finalizing a workload spec (spec-keys.c). */
 bool spec_has_value(const JobSpec *s, SpecKey k);
+/* Parses the text of a string key into s: its parse function, or its choices (spec-keys.c). */
+int spec_parse_value(JobSpec *s, SpecKey k, const char *value, char **reterr);
 /* Plain decimal, no sign, no suffix: -EINVAL, -ERANGE (spec.c). */
 int spec_parse_decimal(const char *s, uint64_t *ret);
 /* "none", "end", "each", optionally ":fsync"/":fdatasync"; "fsync", "fdatasync" (spec-keys.c). */

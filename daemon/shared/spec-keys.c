@@ -11,8 +11,9 @@
  *
  * Adding a key: a SpecKey in spec.h, a field in JobSpec, and a row here; a string key with rules of
  * its own also gets a parse and a text function below, a string list or map key a check of one
- * item (or map key). A runs column, if it has one, is a
- * migration in schema/ and a line in job.c where the run is recorded.
+ * item (or map key); a key whose values are a fixed set a list of SpecChoice, its values written
+ * nowhere else. A runs column, if it has one, is a migration in schema/ and its name in the row:
+ * db_run_begin() (daemon/store/db.c) binds every runs column from the step.
  */
 
 #include <assert.h>
@@ -30,6 +31,188 @@
 
 #define FILE_SIZE_MAX (UINT64_C(1) << 30)
 #define PROFILE_NAME_MAX 64u
+
+/* ---- keys whose values are a fixed set ---- */
+
+static const SpecChoice workload_choices[] = {
+        { "read", WORKLOAD_READ },
+        { "write", WORKLOAD_WRITE },
+        { "randread", WORKLOAD_RANDREAD },
+        { "randwrite", WORKLOAD_RANDWRITE },
+        { "randrw", WORKLOAD_RANDRW },
+        { "rewrite", WORKLOAD_REWRITE },
+        { "reread", WORKLOAD_REREAD },
+        { "backward-read", WORKLOAD_BACKWARD_READ },
+        { "stride-read", WORKLOAD_STRIDE_READ },
+        { "seeks", WORKLOAD_SEEKS },
+        { "metadata", WORKLOAD_METADATA },
+        { "ping", WORKLOAD_PING },
+        { "position", WORKLOAD_POSITION },
+        { "putc", WORKLOAD_PUTC },
+        { "getc", WORKLOAD_GETC },
+        { "read-modify-write", WORKLOAD_READ_MODIFY_WRITE },
+        {}
+};
+
+static const SpecChoice layout_choices[] = {
+        { "single", LAYOUT_SINGLE, "one device" },
+        { "raid0", LAYOUT_RAID0, "btrfs's own" },
+        { "raid1", LAYOUT_RAID1, "btrfs's own" },
+        { "raid10", LAYOUT_RAID10, "btrfs's own" },
+        { "md-raid0", LAYOUT_MD_RAID0, "an md array of all devices" },
+        { "md-raid1", LAYOUT_MD_RAID1, "an md array of all devices" },
+        { "md-raid5", LAYOUT_MD_RAID5, "an md array of all devices" },
+        { "md-raid10", LAYOUT_MD_RAID10, "an md array of all devices" },
+        { "lvm", LAYOUT_LVM, "a volume group of all devices, a linear logical volume per entry" },
+        { "md-raid1+lvm", LAYOUT_MD_RAID1_LVM, "LVM on an md RAID1 of all devices" },
+        {}
+};
+
+static const SpecChoice md_resync_choices[] = {
+        { "wait", MD_RESYNC_WAIT, "the array's initial resync finished before mkfs" },
+        { "assume-clean", MD_RESYNC_ASSUME_CLEAN, "mdadm --assume-clean: no resync" },
+        {}
+};
+
+static const SpecChoice fallocate_choices[] = {
+        { "native", FALLOCATE_NATIVE, "fallocate() the whole file first" },
+        { "none", FALLOCATE_NONE, "allocated as the writes reach them, as dd, bonnie++ and iozone" },
+        {}
+};
+
+static const SpecChoice ioengine_choices[] = {
+        { "auto", IOENGINE_AUTO, "pread/pwrite at queue_depth 1, io_uring above" },
+        { "sync", IOENGINE_SYNC, "pread/pwrite, depth 1 only" },
+        { "io_uring", IOENGINE_IO_URING },
+        { "libaio", IOENGINE_LIBAIO, "Linux AIO, as fio's libaio and KDiskMark" },
+        {}
+};
+
+/* The field of a key with choices is an enum, stored as an int. */
+static_assert(sizeof(Workload) == sizeof(int) && sizeof(Layout) == sizeof(int) &&
+              sizeof(MdResync) == sizeof(int) && sizeof(FallocateMode) == sizeof(int) &&
+              sizeof(IoEngineKind) == sizeof(int), "enum keys are ints");
+
+static const SpecChoice *choice_find(const SpecChoice *c, const char *name) {
+        for (; c && name && c->name; c++)
+                if (streq(c->name, name))
+                        return c;
+        return NULL;
+}
+
+static const char *choice_name(const SpecChoice *c, int value) {
+        for (; c && c->name; c++)
+                if (c->value == value)
+                        return c->name;
+        return NULL;
+}
+
+const SpecChoice *spec_choice_by_name(SpecKey k, const char *name) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+
+        return ki ? choice_find(ki->choices, name) : NULL;
+}
+
+const char *spec_choice_name(SpecKey k, int value) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+
+        return ki ? choice_name(ki->choices, value) : NULL;
+}
+
+char *spec_choices_text(SpecKey k) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        size_t size = 0;
+
+        if (!ki || !ki->choices)
+                return NULL;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        for (const SpecChoice *c = ki->choices; c->name; c++) {
+                fprintf(f, "%s%s", c == ki->choices ? "" : c[1].name ? ", " : " or ", c->name);
+                /* Neighbours of one doc share it: "raid0, raid1, raid10 (btrfs's own)". */
+                if (c->doc && !(c[1].name && c[1].doc && streq(c[1].doc, c->doc)))
+                        fprintf(f, " (%s)", c->doc);
+        }
+        if (fflush(f) != 0 || ferror(f))
+                return NULL;
+        f = (fclose(f), NULL);
+        return TAKE_PTR(buf);
+}
+
+char *spec_key_doc(SpecKey k) {
+        const SpecKeyInfo *ki = spec_key_info(k);
+        _cleanup_free_ char *choices = NULL;
+        char *ret = NULL;
+
+        if (!ki)
+                return NULL;
+        if (!ki->choices)
+                return strdup(ki->doc);
+        choices = spec_choices_text(k);
+        if (!choices || asprintf(&ret, "%s: %s", ki->doc, choices) < 0)
+                return NULL;
+        return ret;
+}
+
+/* A key with choices, parsed from its list: "workload: 'x' is not a workload; use one of read, ...". */
+static int parse_choice(JobSpec *s, SpecKey k, const char *value, char **reterr) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+        const SpecChoice *c = choice_find(ki->choices, value);
+        _cleanup_free_ char *list = NULL;
+
+        if (c) {
+                *(int *) ((uint8_t *) s + ki->offset) = c->value;
+                return 0;
+        }
+        list = spec_choices_text(k);
+        if (!list)
+                return -ENOMEM;
+        return spec_fail(reterr, "%s: '%s' is not %s %s; use one of %s", ki->name, CALLER_TEXT(value),
+                         strchr("aeiouAEIOU", ki->item[0]) ? "an" : "a", ki->item, list);
+}
+
+int spec_parse_value(JobSpec *s, SpecKey k, const char *value, char **reterr) {
+        const SpecKeyInfo *ki = &spec_key_table[k];
+
+        return ki->parse ? ki->parse(s, value, reterr) : parse_choice(s, k, value, reterr);
+}
+
+const char *workload_to_string(Workload w) {
+        return choice_name(workload_choices, w);
+}
+
+Workload workload_from_string(const char *s) {
+        const SpecChoice *c = choice_find(workload_choices, s);
+
+        return c ? (Workload) c->value : _WORKLOAD_INVALID;
+}
+
+const char *layout_to_string(Layout l) {
+        return choice_name(layout_choices, l);
+}
+
+Layout layout_from_string(const char *s) {
+        const SpecChoice *c = choice_find(layout_choices, s);
+
+        return c ? (Layout) c->value : _LAYOUT_INVALID;
+}
+
+const char *md_resync_to_string(MdResync m) {
+        return choice_name(md_resync_choices, m);
+}
+
+MdResync md_resync_from_string(const char *s) {
+        const SpecChoice *c = choice_find(md_resync_choices, s);
+
+        return c ? (MdResync) c->value : _MD_RESYNC_INVALID;
+}
+
+const char *ioengine_kind_to_string(IoEngineKind k) {
+        return choice_name(ioengine_choices, k);
+}
 
 /* ---- string keys with rules of their own ---- */
 
@@ -83,21 +266,6 @@ static int parse_profile(JobSpec *s, const char *value, char **reterr) {
                 return spec_fail(reterr, "profile: '%s' is not a profile name; use 1 to %u characters of a-z, "
                                  "0-9, '_' and '-', e.g. dd", CALLER_TEXT(value), PROFILE_NAME_MAX);
         return replace_string(&s->profile, value);
-}
-
-static int parse_workload(JobSpec *s, const char *value, char **reterr) {
-        Workload w = workload_from_string(value);
-
-        if (w < 0)
-                return spec_fail(reterr, "workload: '%s' is not a workload; use one of read, write, randread, "
-                                 "randwrite, randrw, rewrite, reread, backward-read, stride-read, seeks, "
-                                 "metadata, ping, position, putc, getc, read-modify-write", CALLER_TEXT(value));
-        s->workload = w;
-        return 0;
-}
-
-static const char *text_workload(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
-        return workload_to_string(s->workload);
 }
 
 int spec_parse_sync(const char *s, SyncMode *ret_mode, SyncCall *ret_call) {
@@ -172,47 +340,6 @@ static const char *text_pattern(const JobSpec *s, char buf[static SPEC_TEXT_MAX]
         return buf;
 }
 
-static int parse_fallocate(JobSpec *s, const char *value, char **reterr) {
-        if (streq(value, "native"))
-                s->fallocate = FALLOCATE_NATIVE;
-        else if (streq(value, "none"))
-                s->fallocate = FALLOCATE_NONE;
-        else
-                return spec_fail(reterr, "fallocate: '%s' is not an allocation mode; use native (the whole file "
-                                 "fallocate()d before the run) or none (allocated as written, as dd does)",
-                                 CALLER_TEXT(value));
-        return 0;
-}
-
-static const char *text_fallocate(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
-        return s->fallocate == FALLOCATE_NONE ? "none" : "native";
-}
-
-static const char *const ioengine_names[_IOENGINE_KIND_MAX] = {
-        [IOENGINE_AUTO] = "auto",
-        [IOENGINE_SYNC] = "sync",
-        [IOENGINE_IO_URING] = "io_uring",
-        [IOENGINE_LIBAIO] = "libaio",
-};
-
-const char *ioengine_kind_to_string(IoEngineKind k) {
-        return k >= 0 && k < _IOENGINE_KIND_MAX ? ioengine_names[k] : NULL;
-}
-
-static int parse_ioengine(JobSpec *s, const char *value, char **reterr) {
-        for (IoEngineKind k = 0; k < _IOENGINE_KIND_MAX; k++)
-                if (streq(value, ioengine_names[k])) {
-                        s->ioengine = k;
-                        return 0;
-                }
-        return spec_fail(reterr, "ioengine: '%s' is not an I/O engine; use auto (pread/pwrite at queue_depth 1, "
-                         "io_uring above), sync, io_uring or libaio", CALLER_TEXT(value));
-}
-
-static const char *text_ioengine(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
-        return ioengine_kind_to_string(s->ioengine) ?: "auto";
-}
-
 /* Valid UTF-8 without control characters: labels end up in D-Bus strings and in text lines. */
 static bool label_ok(const char *s) {
         while (*s) {
@@ -233,17 +360,6 @@ static int parse_label(JobSpec *s, const char *value, char **reterr) {
                                  "printable text", CALLER_TEXT(value));
         /* An empty label is no label, so every form of the spec agrees on it. */
         return replace_string(&s->label, value);
-}
-
-static int parse_layout(JobSpec *s, const char *value, char **reterr) {
-        Layout l = layout_from_string(value);
-
-        if (l < 0)
-                return spec_fail(reterr, "layout: '%s' is not a layout; use single, raid0, raid1 or raid10 (btrfs), "
-                                 "md-raid0, md-raid1, md-raid5, md-raid10, lvm or md-raid1+lvm, e.g. "
-                                 "layout=raid1", CALLER_TEXT(value));
-        s->layout = l;
-        return 0;
 }
 
 /* One printable line, bounded: what md_options and lvm_options hold before their own checks. */
@@ -277,17 +393,6 @@ static int parse_lvm_options(JobSpec *s, const char *value, char **reterr) {
         return replace_string(&s->lvm_options, value[strspn(value, " \t")] ? value : "");
 }
 
-static int parse_md_resync(JobSpec *s, const char *value, char **reterr) {
-        MdResync m = md_resync_from_string(value);
-
-        if (m < 0)
-                return spec_fail(reterr, "md_resync: '%s' is not a resync mode; use wait (mdadm's initial resync, "
-                                 "finished before mkfs) or assume-clean (mdadm --assume-clean: none)",
-                                 CALLER_TEXT(value));
-        s->md_resync = m;
-        return 0;
-}
-
 /* Written for the md layouts (every run of one records it), and when not the default, wait (0). */
 static const char *text_md_resync(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
         if (s->md_resync == MD_RESYNC_WAIT && !(s->layout >= 0 && layout_is_md(s->layout)))
@@ -308,11 +413,6 @@ static int parse_lv_size(JobSpec *s, const char *value, char **reterr) {
 /* Written when not 0 (0: the whole group). */
 static const char *text_lv_size(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
         return s->lv_size ? spec_size_text(s->lv_size, buf) : NULL;
-}
-
-/* NULL (no value) until a layout is given or a matrix is finalized. */
-static const char *text_layout(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
-        return layout_to_string(s->layout);
 }
 
 /* A percentage with at most three decimals ("5", "2.5", "0.001", optionally "5%") in thousandths of
@@ -576,10 +676,9 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .doc = "a profile of steps (benchctl profiles), instead of workload",
         },
         [SPEC_KEY_WORKLOAD] = {
-                "workload", SPEC_KIND_STRING, .optional = true, .parse = parse_workload, .text = text_workload,
-                .runs_column = "workload",
-                .doc = "read, write, randread, randwrite, randrw, rewrite, reread, backward-read, stride-read, "
-                       "seeks, metadata, ping, position, putc, getc or read-modify-write, instead of profile",
+                "workload", SPEC_KIND_STRING, .optional = true, .offset = offsetof(JobSpec, workload),
+                .choices = workload_choices, .item = "workload", .runs_column = "workload",
+                .doc = "what the job runs, instead of profile",
         },
         [SPEC_KEY_BLOCK_SIZE] = {
                 "block_size", SPEC_KIND_SIZE, NUM(block_size, 1, SPEC_BLOCK_SIZE_MAX),
@@ -684,12 +783,14 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_FILESYSTEMS] = {
                 "filesystems", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, filesystems),
+                .daemon_resolved = true,
                 .max = SPEC_FILESYSTEMS_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "a filesystem matrix: up to 8 filesystems (ext4, btrfs, xfs, ...), each made on devices in "
                        "turn for the workload or profile to run on (comma-separated in text; needs destructive=true)",
         },
         [SPEC_KEY_MKFS_OPTIONS] = {
                 "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),
+                .daemon_resolved = true,
                 .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .check_value = check_mkfs_options,
                 .item = "filesystem",
                 .doc = "extra mkfs arguments by filesystem (one entry per assignment: "
@@ -698,21 +799,22 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_MOUNT_OPTIONS] = {
                 "mount_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mount_options),
+                .daemon_resolved = true,
                 .max = SPEC_MAP_ENTRIES_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "mount options by filesystem (one entry per assignment: mount_options.btrfs=compress=zstd)",
         },
         [SPEC_KEY_DEVICES] = {
                 "devices", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, devices),
+                .daemon_resolved = true,
                 .max = SPEC_DEVICES_MAX, .check_item = check_device, .item = "device",
                 .doc = "the block devices a filesystem matrix erases, up to 16 absolute paths (comma-separated in "
                        "text); default: target, which defaults to the first",
         },
         [SPEC_KEY_LAYOUT] = {
-                "layout", SPEC_KIND_STRING, .optional = true, .parse = parse_layout, .text = text_layout,
-                .default_text = "single",
-                .doc = "how a filesystem matrix uses its devices: single, raid0, raid1 or raid10 (btrfs's own), "
-                       "md-raid0, md-raid1, md-raid5 or md-raid10 (an md array of all devices), lvm (a volume group "
-                       "of all devices, a linear logical volume per entry) or md-raid1+lvm",
+                "layout", SPEC_KIND_STRING, .optional = true, .offset = offsetof(JobSpec, layout),
+                .daemon_resolved = true,
+                .choices = layout_choices, .item = "layout", .default_text = "single",
+                .doc = "how a filesystem matrix uses its devices",
         },
         [SPEC_KEY_POSITIONS] = {
                 "positions", SPEC_KIND_NUMBER, NUM(positions, SPEC_POSITIONS_MIN, SPEC_POSITIONS_MAX),
@@ -722,18 +824,21 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_REPEAT] = {
                 "repeat", SPEC_KIND_NUMBER, NUM(repeat, 1, SPEC_REPEAT_MAX),
+                .daemon_resolved = true,
                 .has_default = true, .default_value = 1, .default_text = "1",
                 .doc = "run each step this many times, each a run of its own (runs.repeat 0, 1, ...); with "
                        "until_stddev the fewest runs (at least 3)",
         },
         [SPEC_KEY_UNTIL_STDDEV] = {
                 "until_stddev", SPEC_KIND_STRING, .parse = parse_until_stddev, .text = text_until_stddev,
+                .daemon_resolved = true,
                 .fill_default = default_until_stddev, .unit = "%", .default_text = "0 (off)",
                 .doc = "run each step again until the relative standard deviation of its main figure (MB/s, "
                        "IOPS or ops/s) over its runs is below this percentage (up to three decimals, e.g. 2.5)",
         },
         [SPEC_KEY_MAX_REPEATS] = {
                 "max_repeats", SPEC_KIND_NUMBER, NUM(max_repeats, SPEC_STABLE_RUNS_MIN, SPEC_REPEAT_MAX),
+                .daemon_resolved = true,
                 .has_default = true, .default_value = 10, .default_text = "10",
                 .doc = "with until_stddev: the most runs of a step, stable or not",
         },
@@ -752,10 +857,10 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                        "within the measured phase",
         },
         [SPEC_KEY_FALLOCATE] = {
-                "fallocate", SPEC_KIND_STRING, .parse = parse_fallocate, .text = text_fallocate,
+                "fallocate", SPEC_KIND_STRING, .offset = offsetof(JobSpec, fallocate),
+                .choices = fallocate_choices, .item = "allocation mode",
                 .fill_default = default_fallocate, .default_text = "native",
-                .doc = "how the files benchd creates get their blocks (fio's fallocate=): native, fallocate() the "
-                       "whole file first; none, allocated as the writes reach them (dd, bonnie++, iozone)",
+                .doc = "how the files benchd creates get their blocks (fio's fallocate=)",
         },
         [SPEC_KEY_INVALIDATE] = {
                 "invalidate", SPEC_KIND_BOOL, BOOL_FIELD(invalidate),
@@ -765,11 +870,10 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                        "wrote",
         },
         [SPEC_KEY_IOENGINE] = {
-                "ioengine", SPEC_KIND_STRING, .parse = parse_ioengine, .text = text_ioengine,
+                "ioengine", SPEC_KIND_STRING, .offset = offsetof(JobSpec, ioengine),
+                .choices = ioengine_choices, .item = "I/O engine",
                 .fill_default = default_ioengine, .default_text = "auto",
-                .doc = "how the block workloads queue their I/O (fio's ioengine=): auto, pread/pwrite at "
-                       "queue_depth 1 and io_uring above; sync (pread/pwrite, depth 1 only), io_uring, or libaio "
-                       "(Linux AIO, as fio's libaio and KDiskMark)",
+                .doc = "how the block workloads queue their I/O (fio's ioengine=)",
         },
         [SPEC_KEY_REFILL_BUFFERS] = {
                 "refill_buffers", SPEC_KIND_BOOL, BOOL_FIELD(refill_buffers),
@@ -792,33 +896,38 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
         },
         [SPEC_KEY_FLEET_CLOCK_TOLERANCE_MS] = {
                 "fleet_clock_tolerance_ms", SPEC_KIND_STRING, .optional = true, .parse = parse_fleet_tolerance,
+                .daemon_resolved = true,
                 .text = text_fleet_tolerance, .unit = "ms", .default_text = "50",
                 .doc = "with fleet_uuid: how far this host's clock may be from benchctl's (1 to 60000); a start "
                        "beyond it is refused unless it is corrected by the measured offset",
         },
         [SPEC_KEY_MD_OPTIONS] = {
                 "md_options", SPEC_KIND_STRING, .optional = true, .parse = parse_md_options,
+                .daemon_resolved = true,
                 .offset = offsetof(JobSpec, md_options),
                 .doc = "md layouts: mdadm --create options, of --chunk=SIZE, --bitmap=internal|none, "
                        "--metadata=VERSION and --layout=NAME (blank-separated)",
         },
         [SPEC_KEY_LVM_OPTIONS] = {
                 "lvm_options", SPEC_KIND_STRING, .optional = true, .parse = parse_lvm_options,
+                .daemon_resolved = true,
                 .offset = offsetof(JobSpec, lvm_options),
                 .doc = "LVM layouts: --physicalextentsize=SIZE (vgcreate), --dataalignment=SIZE and "
                        "--metadatasize=SIZE (pvcreate), blank-separated",
         },
         [SPEC_KEY_LV_SIZE] = {
                 "lv_size", SPEC_KIND_STRING, .optional = true, .parse = parse_lv_size, .text = text_lv_size,
+                .daemon_resolved = true,
                 .unit = "bytes", .default_text = "0 (the whole group)",
                 .doc = "LVM layouts: the size of each entry's logical volume, rounded up to whole extents; 0, "
                        "all of the volume group",
         },
         [SPEC_KEY_MD_RESYNC] = {
-                "md_resync", SPEC_KIND_STRING, .optional = true, .parse = parse_md_resync,
-                .text = text_md_resync, .default_text = "wait",
-                .doc = "md layouts: wait, the array's initial resync finished before mkfs; assume-clean, "
-                       "mdadm --assume-clean (no resync); recorded on every run",
+                "md_resync", SPEC_KIND_STRING, .optional = true, .offset = offsetof(JobSpec, md_resync),
+                .daemon_resolved = true,
+                .choices = md_resync_choices, .item = "resync mode", .text = text_md_resync,
+                .default_text = "wait",
+                .doc = "how md layouts bring a new array's members in step, recorded on every run",
         },
 };
 
@@ -908,6 +1017,8 @@ const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEX
                 return NULL;
         if (ki->text)
                 return ki->text(s, buf);
+        if (ki->choices)
+                return choice_name(ki->choices, *(const int *) ((const uint8_t *) s + ki->offset));
         return *(char *const *) ((const uint8_t *) s + ki->offset);
 }
 

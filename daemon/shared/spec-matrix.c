@@ -25,30 +25,6 @@
 
 /* ---- layouts ---- */
 
-static const char *const layout_table[_LAYOUT_MAX] = {
-        [LAYOUT_SINGLE] = "single",
-        [LAYOUT_RAID0] = "raid0",
-        [LAYOUT_RAID1] = "raid1",
-        [LAYOUT_RAID10] = "raid10",
-        [LAYOUT_MD_RAID0] = "md-raid0",
-        [LAYOUT_MD_RAID1] = "md-raid1",
-        [LAYOUT_LVM] = "lvm",
-        [LAYOUT_MD_RAID5] = "md-raid5",
-        [LAYOUT_MD_RAID10] = "md-raid10",
-        [LAYOUT_MD_RAID1_LVM] = "md-raid1+lvm",
-};
-
-const char *layout_to_string(Layout l) {
-        return l >= 0 && l < _LAYOUT_MAX ? layout_table[l] : NULL;
-}
-
-Layout layout_from_string(const char *s) {
-        for (Layout l = 0; s && l < _LAYOUT_MAX; l++)
-                if (streq(layout_table[l], s))
-                        return l;
-        return _LAYOUT_INVALID;
-}
-
 unsigned layout_devices_min(Layout l) {
         switch (l) {
         case LAYOUT_RAID0:
@@ -93,22 +69,6 @@ bool layout_is_md(Layout l) {
 
 bool layout_is_lvm(Layout l) {
         return l == LAYOUT_LVM || l == LAYOUT_MD_RAID1_LVM;
-}
-
-static const char *const md_resync_table[_MD_RESYNC_MAX] = {
-        [MD_RESYNC_WAIT] = "wait",
-        [MD_RESYNC_ASSUME_CLEAN] = "assume-clean",
-};
-
-const char *md_resync_to_string(MdResync m) {
-        return m >= 0 && m < _MD_RESYNC_MAX ? md_resync_table[m] : NULL;
-}
-
-MdResync md_resync_from_string(const char *s) {
-        for (MdResync m = 0; s && m < _MD_RESYNC_MAX; m++)
-                if (streq(md_resync_table[m], s))
-                        return m;
-        return _MD_RESYNC_INVALID;
 }
 
 /* ---- md_options and lvm_options ---- */

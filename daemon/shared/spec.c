@@ -24,40 +24,6 @@
 #include "strv.h"
 #include "util.h"
 
-static const char *const workload_table[_WORKLOAD_MAX] = {
-        [WORKLOAD_READ] = "read",
-        [WORKLOAD_WRITE] = "write",
-        [WORKLOAD_RANDREAD] = "randread",
-        [WORKLOAD_RANDWRITE] = "randwrite",
-        [WORKLOAD_RANDRW] = "randrw",
-        [WORKLOAD_REWRITE] = "rewrite",
-        [WORKLOAD_REREAD] = "reread",
-        [WORKLOAD_BACKWARD_READ] = "backward-read",
-        [WORKLOAD_STRIDE_READ] = "stride-read",
-        [WORKLOAD_SEEKS] = "seeks",
-        [WORKLOAD_METADATA] = "metadata",
-        [WORKLOAD_PING] = "ping",
-        [WORKLOAD_POSITION] = "position",
-        [WORKLOAD_PUTC] = "putc",
-        [WORKLOAD_GETC] = "getc",
-        [WORKLOAD_READ_MODIFY_WRITE] = "read-modify-write",
-};
-
-const char *workload_to_string(Workload w) {
-        if (w < 0 || w >= _WORKLOAD_MAX)
-                return NULL;
-        return workload_table[w];
-}
-
-Workload workload_from_string(const char *s) {
-        if (!s)
-                return _WORKLOAD_INVALID;
-        for (int i = 0; i < _WORKLOAD_MAX; i++)
-                if (streq(workload_table[i], s))
-                        return (Workload) i;
-        return _WORKLOAD_INVALID;
-}
-
 bool workload_writes(Workload w) {
         switch (w) {
         case WORKLOAD_WRITE:
@@ -407,7 +373,7 @@ static int spec_set_key(JobSpec *s, SpecKey k, const SpecValue *v, char **reterr
                         return spec_fail(reterr, "%s: expected a string, got %s", ki->name, value_type_name(v->type));
                 if (!v->s)
                         return spec_fail(reterr, "%s: no value given", ki->name);
-                r = ki->parse(s, v->s, reterr);
+                r = spec_parse_value(s, k, v->s, reterr);
                 break;
         case SPEC_KIND_SIZE:
         case SPEC_KIND_NUMBER:

@@ -331,10 +331,26 @@ typedef enum SpecKind {
 /* Room for the text of a sync, pattern or workload value. */
 #define SPEC_TEXT_MAX 32
 
+/* One value of a key whose values are a fixed set (workload, layout, fallocate, ioengine,
+ * md_resync): its name, the enum value the JobSpec field holds, and a few words on it for messages
+ * and docs (NULL when the name says it). A key's list is the one place its values are written:
+ * parsing, the text and JSON forms, the error text ("use one of ..."), benchctl's help and
+ * completion and the generated docs all read it. Ends with a NULL name. */
+typedef struct SpecChoice {
+        const char *name;
+        int value;
+        const char *doc;
+} SpecChoice;
+
 typedef struct SpecKeyInfo {
         const char *name;
         SpecKind kind;
         bool optional;                  /* written only when it has a value (target, label, ...) */
+        /* The daemon resolves the key before a worker runs the step: a matrix's filesystems,
+         * devices, layout and their options (FS_SETUP carries what the worker needs of them), the
+         * repeats of a step, a fleet's clock tolerance. spec_to_worker_text() leaves it out, and a
+         * worker refuses a SPEC that carries it. */
+        bool daemon_resolved;
         uint64_t min, max;              /* sizes and numbers, inclusive; strv and map keys: max items */
         size_t offset;                  /* of the value in JobSpec: numbers, booleans, plain strings,
                                          * string lists (char **), maps (SpecMap) */
@@ -351,11 +367,15 @@ typedef struct SpecKeyInfo {
         int (*check_item)(const char *key, const char *item, char **reterr);
         /* Maps: the value of one entry, after the generic checks (one printable line, bounded). */
         int (*check_value)(const char *key, const char *sub, const char *value, char **reterr);
+        /* Keys whose values are a fixed set: the set; the field at offset is an enum (an int). Parsed
+         * and written from the list unless parse or text say otherwise. item names a value in
+         * messages ("'x' is not a workload"). */
+        const SpecChoice *choices;
         const char *item;
         const char *unit;               /* "bytes", "ms", "%", or NULL */
         const char *default_text;       /* the default as `benchctl help spec` shows it, or NULL */
         const char *runs_column;        /* the runs column that records the value, or NULL */
-        const char *doc;                /* one line */
+        const char *doc;                /* one line; a key with choices: without them (spec_key_doc()) */
 } SpecKeyInfo;
 
 extern const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX];
@@ -372,9 +392,22 @@ uint64_t spec_number_of(const JobSpec *s, SpecKey k);
 static inline uint32_t spec_fleet_tolerance_ms(const JobSpec *s) {
         return s->fleet_clock_tolerance_ms > 0 ? s->fleet_clock_tolerance_ms : SPEC_FLEET_TOLERANCE_MS_DEFAULT;
 }
+/* The text of a string key's value as the text form writes it ("end:fsync", "randread"), or NULL
+ * when it has none (and for keys of other kinds). */
+const char *spec_string_of(const JobSpec *s, SpecKey k, char buf[static SPEC_TEXT_MAX]);
 /* The list of a strv key (NULL for other keys, or none), the map of a map key (NULL for others). */
 char **spec_strv_of(const JobSpec *s, SpecKey k);
 const SpecMap *spec_map_of(const JobSpec *s, SpecKey k);
+/* The choice of key k named name, or NULL (also for keys without choices). */
+const SpecChoice *spec_choice_by_name(SpecKey k, const char *name);
+/* The name of value in the choices of key k, or NULL. */
+const char *spec_choice_name(SpecKey k, int value);
+/* The choices of key k as messages and docs list them: "auto (pread/pwrite at queue_depth 1,
+ * io_uring above), sync, io_uring or libaio"; NULL without choices or memory. Free it. */
+char *spec_choices_text(SpecKey k);
+/* The key's documentation with its choices: "doc: CHOICES" (the doc alone without choices). NULL
+ * without memory. Free it. */
+char *spec_key_doc(SpecKey k);
 /* The "unknown key" message, with a did-you-mean and the known keys, into *reterr; -EINVAL. */
 int spec_fail_unknown_key(const char *key, char **reterr);
 
@@ -440,6 +473,13 @@ int spec_finalize(JobSpec *s, char **reterr);
  * Keys without a value are left out: profile/label/tags/matrix keys when unset, and, for a profile spec or a
  * spec not yet finalized, every key not given explicitly. The same rule holds for spec_to_json(). */
 int spec_to_text(const JobSpec *s, char **ret);
+/* The text of one step as a worker runs it (the worker protocol's SPEC): spec_to_text() without the
+ * keys the daemon resolves (SpecKeyInfo.daemon_resolved); for a step of a filesystem matrix also
+ * without target and destructive, as the worker runs it on a directory of the filesystem FS_SETUP
+ * describes. A SPEC without target is a filesystem step's (daemon/shared/proto.h). */
+int spec_to_worker_text(const JobSpec *s, char **ret);
+/* The key the daemon resolves that s has a value of, or _SPEC_KEY_INVALID: what a worker refuses. */
+SpecKey spec_daemon_key(const JobSpec *s);
 /* A JSON object of every key (sizes as integers, string lists as arrays, maps as objects), for the
  * jobs table and --json. */
 int spec_to_json(const JobSpec *s, char **ret);

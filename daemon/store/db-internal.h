@@ -122,6 +122,13 @@ static inline void bind_text(Binder *b, const char *s) {
         bind_rc(b, sqlite3_bind_text(b->st, b->idx, s, -1, SQLITE_STATIC));
 }
 
+/* A text the statement keeps a copy of (for a buffer that goes before the statement steps). */
+static inline void bind_text_copy(Binder *b, const char *s) {
+        if (!s)
+                return bind_null(b);
+        bind_rc(b, sqlite3_bind_text(b->st, b->idx, s, -1, SQLITE_TRANSIENT));
+}
+
 static inline void bind_i64(Binder *b, int64_t v) {
         bind_rc(b, sqlite3_bind_int64(b->st, b->idx, v));
 }

@@ -17,8 +17,10 @@
  * before anything is written to it.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <systemd/sd-id128.h>
@@ -33,6 +35,7 @@
 #include "schema-migrations.h"
 #include "shared/histogram.h"
 #include "shared/job-state.h"
+#include "shared/json-util.h"
 #include "shared/served.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
@@ -51,13 +54,7 @@ static const char *const stmt_sql[_STMT_MAX] = {
         [STMT_JOB_SET_STATE] =
                 "UPDATE jobs SET state = ?1, started_usec = COALESCE(?2, started_usec), "
                 "finished_usec = COALESCE(?3, finished_usec), error = ?4 WHERE id = ?5",
-        [STMT_RUN_BEGIN] =
-                "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
-                "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
-                "target, fs_type, mount_options, environment, label, tags, started_usec, layout, members, "
-                "matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "'running')",
+        /* [STMT_RUN_BEGIN]: run_begin_sql(), from the spec registry's runs columns. */
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
                 "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
@@ -194,10 +191,36 @@ const char *db_last_error(Db *db) {
 /* ---- statements ---- */
 
 /* Returns a cached statement; the caller resets it (_cleanup_reset_) when done. */
+/* The columns of a new run: first those the spec registry names (bound by bind_spec_columns(), in
+ * the registry's order), then the run's own (bound in db_run_begin()). */
+static const char *run_begin_sql(void) {
+        static const char own[] =
+                "job_id, step, device_id, device_name, fs_type, mount_options, environment, started_usec, layout, "
+                "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", status";
+        static char sql[4096];
+        size_t n = 0, values = 0;
+
+        if (sql[0])
+                return sql;
+        n += (size_t) snprintf(sql + n, sizeof sql - n, "INSERT INTO runs (");
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++)
+                if (spec_key_info(k)->runs_column) {
+                        n += (size_t) snprintf(sql + n, sizeof sql - n, "\"%s\", ", spec_key_info(k)->runs_column);
+                        values++;
+                }
+        n += (size_t) snprintf(sql + n, sizeof sql - n, "%s) VALUES (", own);
+        values += 16; /* own's but status */
+        for (size_t i = 0; i < values; i++)
+                n += (size_t) snprintf(sql + n, sizeof sql - n, "?, ");
+        n += (size_t) snprintf(sql + n, sizeof sql - n, "'running')");
+        assert(n < sizeof sql);
+        return sql;
+}
+
 int db_stmt(Db *db, DbStmt id, sqlite3_stmt **ret) {
         if (!db->stmts[id]) {
-                int rc = sqlite3_prepare_v3(db->sqlite, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-                                            &db->stmts[id], NULL);
+                int rc = sqlite3_prepare_v3(db->sqlite, stmt_sql[id] ?: run_begin_sql(), -1,
+                                            SQLITE_PREPARE_PERSISTENT, &db->stmts[id], NULL);
                 if (rc != SQLITE_OK)
                         return db_fail(db, rc);
         }
@@ -618,13 +641,60 @@ bool db_uuid_valid(const char *s) {
 
 /* job_id 0 and device_id <= 0 are stored as NULL; -ENOENT when the job or device does not exist,
  * -EINVAL for values the schema's CHECKs refuse (tags not a JSON array, rwmix_read > 100). */
+/* A string list as a JSON array of strings; NULL when empty, or without memory (*oom). */
+static char *strv_json(char **l, bool *oom) {
+        _cleanup_json_ json_object *a = NULL;
+        char *ret;
+
+        if (!l || !l[0])
+                return NULL;
+        a = json_object_new_array();
+        for (char **t = l; a && *t; t++)
+                if (json_object_array_add(a, json_object_new_string(*t)) < 0)
+                        a = (json_object_put(a), NULL);
+        ret = a ? strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN)) : NULL;
+        *oom = !ret;
+        return ret;
+}
+
+/* Every key of the step whose registry row names a runs column, in the registry's order. */
+static void bind_spec_columns(Binder *b, const JobSpec *spec) {
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                char buf[SPEC_TEXT_MAX];
+
+                if (!ki->runs_column)
+                        continue;
+                switch (ki->kind) {
+                case SPEC_KIND_STRING:
+                        bind_text_copy(b, spec_string_of(spec, k, buf));
+                        break;
+                case SPEC_KIND_STRV: {
+                        bool oom = false;
+                        _cleanup_free_ char *json = strv_json(spec_strv_of(spec, k), &oom);
+
+                        if (oom)
+                                bind_rc(b, SQLITE_NOMEM);
+                        else
+                                bind_text_copy(b, json);
+                        break;
+                }
+                case SPEC_KIND_MAP:
+                        bind_null(b);
+                        break;
+                default:
+                        bind_u64(b, spec_number_of(spec, k));
+                }
+        }
+}
+
 int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         char uuid[DB_UUID_STRING_MAX];
         Binder b;
         int r;
 
-        if (!run || !run->workload || !run->target)
+        if (!run || !run->spec || !workload_to_string(run->spec->workload) || !run->spec->target)
                 return db_fail_msg(db, -EINVAL, "run without workload or target");
 
         /* The run's name on every host it is imported into (schema/0010-run-uuids.sql). */
@@ -637,30 +707,17 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 return r;
 
         b = binder(st);
+        bind_spec_columns(&b, run->spec);
         bind_u64_or_null(&b, run->job_id);
         bind_i64(&b, run->step);
-        bind_text(&b, run->workload);
-        bind_u64(&b, run->block_size);
-        bind_u64(&b, run->size);
-        bind_u64(&b, run->runtime_ms);
-        bind_u64(&b, run->ramp_ms);
-        bind_i64(&b, run->queue_depth);
-        bind_i64(&b, run->jobs);
-        bind_i64(&b, run->direct);
-        bind_text(&b, run->sync);
-        bind_i64(&b, run->rwmix_read);
-        bind_text(&b, run->pattern);
         if (run->device_id > 0) /* -1 (and 0, of a zero-initialised DbRun): no device */
                 bind_i64(&b, run->device_id);
         else
                 bind_null(&b);
         bind_text(&b, run->device_name);
-        bind_text(&b, run->target);
         bind_text(&b, run->fs_type);
         bind_text(&b, run->mount_options);
         bind_text(&b, run->environment);
-        bind_text(&b, run->label);
-        bind_text(&b, run->tags_json);
         bind_u64(&b, run->started_usec);
         bind_text(&b, run->layout);
         bind_text(&b, run->members_json);

@@ -13,6 +13,7 @@
 
 #include "shared/proto.h"
 #include "shared/regress.h"
+#include "shared/spec.h"
 #include "shared/util.h"
 
 typedef struct Db Db;
@@ -70,25 +71,16 @@ int db_job_foreach_newest(Db *db, const char *state, uint64_t limit, int (*cb)(c
 typedef struct DbRun {
         uint64_t job_id;
         uint32_t step;
-        const char *workload;
-        uint64_t block_size;
-        uint64_t size;
-        uint64_t runtime_ms;
-        uint64_t ramp_ms;
-        uint32_t queue_depth;
-        uint32_t jobs;
-        bool direct;
-        const char *sync;        /* "none", "end:fsync", ... as in the spec text */
-        uint32_t rwmix_read;
-        const char *pattern;
+        /* The step, finalized, with a workload and a target: every key whose registry row names a
+         * runs column (SpecKeyInfo.runs_column: workload, block_size, ..., label, tags, fleet_uuid,
+         * fleet_host) is stored there as the spec's text form writes it (numbers as integers,
+         * booleans as 0 and 1, string lists as a JSON array, NULL when it has no value). */
+        const JobSpec *spec;
         int64_t device_id;       /* devices.id, or -1 */
         const char *device_name; /* kernel name backing the target, may be NULL */
-        const char *target;
         const char *fs_type;     /* may be NULL */
         const char *mount_options;
         const char *environment; /* JSON */
-        const char *label;
-        const char *tags_json;   /* JSON array or NULL */
         uint64_t started_usec;
         /* Filesystem matrices (schema version 4); NULL/-1 for other runs. */
         const char *layout;

@@ -253,31 +253,8 @@ static int proto_sink_wait_start(void *userdata) {
         return r < 0 ? r : 0;
 }
 
-/* A filesystem step's spec has a "filesystems=" line; then FS_SETUP follows the SPEC. */
-static bool spec_text_is_fs_step(const char *text) {
-        for (const char *p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-                if (strncmp(p, "filesystems=", strlen("filesystems=")) == 0)
-                        return true;
-        return false;
-}
-
-/* The keys FS_SETUP stands for in a filesystem step: the matrix (filesystems, devices, layout,
- * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...),
- * and the target and consent, as the step runs on a directory of the filesystem it mounted. */
-static bool fs_step_key(const char *line) {
-        static const char *const keys[] = {
-                "target", "destructive", "filesystems", "devices", "layout", "mkfs_options", "mount_options",
-        };
-        size_t n = strcspn(line, "=.[");
-
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (strlen(keys[i]) == n && strncmp(line, keys[i], n) == 0)
-                        return true;
-        return false;
-}
-
-/* Applies "key=value" lines; in a filesystem step not those of fs_step_key(). */
-static int spec_apply_text(JobSpec *spec, const char *text, bool fs_step, char **reterr) {
+/* The SPEC's "key=value" lines, as the daemon wrote them (spec_to_worker_text()). */
+static int spec_from_worker_text(JobSpec *spec, const char *text, char **reterr) {
         _cleanup_free_ char *copy = strdup(text);
         char *save = NULL;
         int r;
@@ -285,13 +262,23 @@ static int spec_apply_text(JobSpec *spec, const char *text, bool fs_step, char *
         if (!copy)
                 return -ENOMEM;
         for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                if (!*line || (fs_step && fs_step_key(line)))
-                        continue;
                 r = spec_set_assignment(spec, line, reterr);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+/* The keys the daemon resolves (the registry's daemon_resolved: a matrix's filesystems, devices and
+ * options, the repeats) are not the worker's: a SPEC with one is refused, naming it. */
+static int spec_check_worker_keys(const JobSpec *spec, char **reterr) {
+        SpecKey k = spec_daemon_key(spec);
+
+        if (k < 0)
+                return 0;
+        return reterr_set(reterr, -EINVAL, "the SPEC carries %s, which benchd resolves before a worker runs the "
+                          "step; a worker's SPEC leaves it out (a filesystem step's FS_SETUP carries what the "
+                          "worker needs of it)", spec_key_to_string(k));
 }
 
 static int proto_send_fs_info(int fd, const ProtoFsInfo *info) {
@@ -392,13 +379,16 @@ static int run_protocol(int fd, uid_t run_as) {
                 proto_send_error(fd, r, "the worker expected one SPEC frame");
                 return EXIT_FAILURE;
         }
-        fs_step = spec_text_is_fs_step(ps.text);
+        /* A SPEC without target is a filesystem step's: FS_SETUP follows it, and the step runs on a
+         * directory of the filesystem that describes. */
+        r = spec_from_worker_text(&spec, ps.text, &err);
+        fs_step = r >= 0 && !spec.target;
         if (fs_step) {
                 r = proto_read_fs_setup(&reader, fd, &fs);
                 if (r < 0) {
                         proto_reader_clear(&reader);
                         log_error_errno(r, "cannot read the FS_SETUP frame: %m");
-                        proto_send_error(fd, r, "the worker expected an FS_SETUP frame after a SPEC with filesystems=");
+                        proto_send_error(fd, r, "the worker expected an FS_SETUP frame after a SPEC without target");
                         proto_spec_clear(&ps);
                         spec_clear(&spec);
                         return EXIT_FAILURE;
@@ -406,7 +396,9 @@ static int run_protocol(int fd, uid_t run_as) {
         }
         proto_reader_clear(&reader);
 
-        r = spec_apply_text(&spec, ps.text, fs_step, &err);
+        /* Checked once FS_SETUP is read, so that the worker leaves nothing unread behind its ERROR. */
+        if (r >= 0)
+                r = spec_check_worker_keys(&spec, &err);
         /* A filesystem step runs on a directory of the filesystem it mounts; what it writes to is
          * the members, each with a guard of its own in FS_SETUP. */
         if (r >= 0 && fs_step && ps.guard.kind != PROTO_GUARD_NONE)

@@ -303,7 +303,9 @@ static uint64_t add_run(Filler *f, uint64_t job, uint32_t step, uint64_t started
         RunShape shape = run_shape();
         unsigned dev = (unsigned) rnd_below(f->o->devices);
         const char *fs = filesystems[rnd_below(ELEMENTSOF(filesystems))];
-        const char *tags = rnd_below(4) == 0 ? "[\"nightly\"]" : rnd_below(10) == 0 ? "[\"nightly\",\"raid10\"]" : NULL;
+        int tagged = rnd_below(4) == 0 ? 1 : rnd_below(10) == 0 ? 2 : 0;
+        const char *tags = (const char *const[]) { NULL, "[\"nightly\"]", "[\"nightly\",\"raid10\"]" }[tagged];
+        const char *tag_list = (const char *const[]) { "", "nightly", "nightly,raid10" }[tagged];
         const char *label = rnd_below(3) == 0 ? "baseline" : NULL;
         char name[16];
         ProtoHistogramEntry hist[160];
@@ -363,16 +365,31 @@ static uint64_t add_run(Filler *f, uint64_t job, uint32_t step, uint64_t started
                 return id;
         }
 
+        _cleanup_free_ char *text = NULL, *err = NULL;
+        JobSpec spec;
+
+        spec_init(&spec);
+        if (asprintf(&text, "workload=%s\nblock_size=%" PRIu64 "\nsize=1G\nruntime_ms=600000\nramp_ms=5000\n"
+                     "queue_depth=%u\njobs=1\ndirect=true\nsync=none\nrwmix_read=70\npattern=random\n"
+                     "target=/srv/bench\nlabel=%s\ntags=%s\n", workloads[shape.w].name,
+                     (uint64_t) workloads[shape.w].block_size, (unsigned) workloads[shape.w].queue_depth,
+                     label ?: "", tag_list) < 0)
+                die(-ENOMEM, f->db, "asprintf");
+        for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                *nl = 0;
+                if (spec_set_assignment(&spec, line, &err) < 0)
+                        die(-EINVAL, f->db, err);
+        }
+        if (spec_finalize(&spec, &err) < 0)
+                die(-EINVAL, f->db, err);
         DbRun run = {
-                .job_id = job, .step = step, .workload = workloads[shape.w].name,
-                .block_size = workloads[shape.w].block_size, .size = 1ULL << 30, .runtime_ms = 600000,
-                .ramp_ms = 5000, .queue_depth = workloads[shape.w].queue_depth, .jobs = 1, .direct = true,
-                .sync = "none", .rwmix_read = 70, .pattern = "random", .device_id = f->device_ids[dev],
-                .device_name = name, .target = "/srv/bench", .fs_type = fs, .mount_options = "rw,relatime",
-                .environment = "{\"kernel\":\"6.1.0\",\"host\":\"bench\"}", .label = label, .tags_json = tags,
+                .job_id = job, .step = step, .spec = &spec, .device_id = f->device_ids[dev],
+                .device_name = name, .fs_type = fs, .mount_options = "rw,relatime",
+                .environment = "{\"kernel\":\"6.1.0\",\"host\":\"bench\"}",
                 .started_usec = started,
         };
         r = db_run_begin(f->db, &run, &id);
+        spec_clear(&spec);
         if (r < 0)
                 die(r, f->db, "db_run_begin");
         t0 = now_s();

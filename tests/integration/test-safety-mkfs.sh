@@ -189,7 +189,7 @@ from worker_proto import *
 w = Worker(sys.argv[1])
 t, _ = w.frame()
 assert t == HELLO, t
-w.send_spec(7, 1, "filesystems=ext4\nworkload=write\nsize=1M\nblock_size=32K\n")
+w.send_spec(7, 1, "workload=write\nsize=1M\nblock_size=32K\n")
 w.send_fs_setup(FS_STAGE_MAKE, "ext4", [member(sys.argv[2])], "single", sys.argv[3])
 err = None
 for t, pl in w.frames():

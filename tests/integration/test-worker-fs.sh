@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Filesystem steps of benchd-worker (daemon/worker/fsprep.c), driven over the protocol as benchd
-# drives them: SPEC with filesystems=, FS_SETUP, then FS_INFO and the step's frames. On loop
+# drives them: SPEC without target, FS_SETUP, then FS_INFO and the step's frames. On loop
 # devices backed by image files in the test's directory:
 #   - ext4, xfs and btrfs (raid1 over two devices) made (MAKE) and a short write run on them:
 #     RESULT, FS_INFO as benchd's plausibility rules want it, blkid shows the new filesystem, and
 #     the test's own mountinfo never shows the device, during the step or after;
 #   - MOUNT of what a MAKE made, with the right UUID (works) and a wrong one (EPERM);
 #   - refusals before anything is written: a member that is not scratch and carries ext4, one that
-#     is mounted, one with another disk sequence number, a SPEC with a target guard (sha256 of the
-#     device unchanged where that matters);
+#     is mounted, one with another disk sequence number, a SPEC with a target guard, one that names
+#     filesystems= (benchd's to resolve) (sha256 of the device unchanged where that matters);
 #   - mkfs failing on its options (the ERROR quotes it), and the sandbox: options that would make
 #     mke2fs or mkfs.xfs write to another file or device cannot (the file is neither created nor
 #     changed; the same option without the sandbox does create it);
@@ -77,7 +77,7 @@ t, pl = w.frame()
 assert t == HELLO, t
 spawn = time.monotonic()
 guard = (GUARD_BLOCK, GUARD_SCRATCH, members[0][1], 0, 0) if a.guard else (GUARD_NONE, 0, 0, 0, 0)
-w.send_spec(9, 1, f"filesystems={a.fs}\n" + a.spec + "\n", guard)
+w.send_spec(9, 1, a.spec + "\n", guard)
 w.send_fs_setup(FS_STAGE_MAKE if a.stage == "make" else FS_STAGE_MOUNT, a.fs, members, a.layout,
                 a.mkfs_options, a.mount_options, a.uuid)
 
@@ -242,6 +242,11 @@ assert_contains "$(step 'd["error"][1]')" "is not the device benchd checked" "me
 fs_step --fs ext4 --member "$B" --guard --spec "$WRITE"
 assert_eq 22 "$(step 'd["error"][0]')" "errno for a SPEC guard in a filesystem step (EINVAL)"
 assert_contains "$(step 'd["error"][1]')" "carries no target guard" "message for a SPEC guard"
+# The matrix is benchd's to resolve: a SPEC that still names it is refused before anything is touched.
+fs_step --fs ext4 --member "$B" --spec "filesystems=ext4
+$WRITE"
+assert_eq 22 "$(step 'd["error"][0]')" "errno for a SPEC with filesystems= (EINVAL)"
+assert_contains "$(step 'd["error"][1]')" "carries filesystems, which benchd resolves" "message for filesystems="
 assert_eq "$sum" "$(sha256sum <"$B")" "sha256 of $B after every refusal"
 
 log "mkfs rejecting its options: the ERROR quotes it"

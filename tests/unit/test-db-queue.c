@@ -75,8 +75,8 @@ static uint64_t add_job(Db *db) {
 }
 
 static uint64_t add_run(Db *db, uint64_t job, uint32_t step) {
-        DbRun run = { .job_id = job, .step = step, .workload = "write", .target = "/tmp/x",
-                      .block_size = 4096, .size = 1 << 20, .queue_depth = 1, .jobs = 1,
+        DbRun run = { .job_id = job, .step = step,
+                      .spec = fixture_spec("workload=write target=/tmp/x block_size=4K size=1M queue_depth=1 jobs=1"),
                       .started_usec = 1700000000000000 };
         uint64_t id = 0;
 

@@ -48,8 +48,9 @@ static int64_t raw_int(sqlite3 *s, const char *sql) {
 
 static uint64_t new_run(Db *db, bool steady) {
         DbJob j = { .workload = "write", .spec_json = "{}", .target = "/tmp/x", .submitted_usec = 1700000000000000 };
-        DbRun run = { .step = 0, .workload = "write", .block_size = 4096, .size = 1 << 20, .queue_depth = 1,
-                      .jobs = 1, .target = "/tmp/x", .started_usec = 1700000000000000, .device_id = -1,
+        DbRun run = { .step = 0,
+                      .spec = fixture_spec("workload=write block_size=4K size=1M queue_depth=1 jobs=1 target=/tmp/x"),
+                      .started_usec = 1700000000000000, .device_id = -1,
                       .steady_state_asked = steady };
         uint64_t id = 0;
 

@@ -96,18 +96,11 @@ static uint64_t add_run(Db *db, const RunDef *d) {
                 snprintf(env, sizeof env, "{\"host\":\"h\",\"kernel\":\"%s\"}", d->kernel);
         clock_usec += 60 * USEC_PER_SEC;
         DbRun run = {
-                .workload = d->workload ?: "write",
-                .block_size = d->block_size ?: 65536,
-                .size = 1 << 26,
-                .runtime_ms = 1000,
-                .queue_depth = 1,
-                .jobs = 1,
-                .direct = true,
-                .sync = "none",
-                .pattern = "random",
+                .spec = fixture_spec("workload=%s block_size=%" PRIu64 " size=64M runtime_ms=1000 queue_depth=1 "
+                                     "jobs=1 direct=true sync=none pattern=random target=/mnt/x",
+                                     d->workload ?: "write", (uint64_t) (d->block_size ?: 65536)),
                 .device_id = d->device_id,
                 .device_name = "sdq1",
-                .target = "/mnt/x",
                 .fs_type = d->fs_type,
                 .environment = env,
                 .started_usec = clock_usec,

@@ -166,7 +166,7 @@ typedef struct RunDef {
         uint64_t started_usec;
         int64_t device_id;
         const char *device_name;
-        const char *tags;
+        const char *tags;        /* comma-separated */
         const char *fs_type;
         const char *label;
 } RunDef;
@@ -175,25 +175,14 @@ static uint64_t add_run(Db *db, uint64_t job, uint32_t step, const RunDef *d) {
         DbRun run = {
                 .job_id = job,
                 .step = step,
-                .workload = d->workload,
-                .block_size = 32768,
-                .size = 1 << 30,
-                .runtime_ms = 10000,
-                .ramp_ms = 1000,
-                .queue_depth = 1,
-                .jobs = 1,
-                .direct = true,
-                .sync = "end:fsync",
-                .rwmix_read = 50,
-                .pattern = "random",
+                .spec = fixture_spec("workload=%s target=/tmp/x block_size=32K size=1G runtime_ms=10000 ramp_ms=1000 "
+                                     "queue_depth=1 jobs=1 direct=true sync=end:fsync rwmix_read=50 pattern=random "
+                                     "label=%s tags=%s", d->workload, d->label ?: "", d->tags ?: ""),
                 .device_id = d->device_id,
                 .device_name = d->device_name,
-                .target = "/tmp/x",
                 .fs_type = d->fs_type,
                 .mount_options = "rw,relatime",
                 .environment = "{\"kernel\":\"6.1\"}",
-                .label = d->label,
-                .tags_json = d->tags,
                 .started_usec = d->started_usec,
         };
         uint64_t id = 0;
@@ -278,6 +267,53 @@ START_TEST(test_registry_runs_columns) {
                 n++;
         }
         ck_assert_uint_ge(n, 10);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* The run's row holds every key the registry records in a runs column, as the step's text form
+ * writes it: the insert is the registry's, fleet_uuid and fleet_host included. */
+START_TEST(test_run_spec_columns) {
+        _cleanup_(db_closep) Db *db = open_db();
+        const JobSpec *spec = fixture_spec("workload=randrw target=/srv/b block_size=8K size=4M runtime_ms=2000 "
+                                           "ramp_ms=500 queue_depth=4 jobs=2 direct=false sync=each:fdatasync "
+                                           "rwmix_read=30 pattern=compressible:40 label=nightly tags=a,b "
+                                           "fleet_uuid=0f8fad5b-d9cb-469f-a165-70867728950e fleet_host=root@h1");
+        uint64_t job = add_job(db, "randrw", NULL), id = 0;
+        unsigned n = 0;
+        sqlite3 *s;
+
+        ck_assert_int_eq(db_run_begin(db, &(DbRun) { .job_id = job, .spec = spec, .device_id = -1,
+                                                     .started_usec = 1 }, &id), 0);
+        s = raw_open();
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                _cleanup_free_ char *got = NULL, *sql = NULL;
+                char buf[SPEC_TEXT_MAX], want[64];
+
+                if (!ki->runs_column)
+                        continue;
+                ck_assert_int_ge(asprintf(&sql, "SELECT \"%s\" FROM runs WHERE id = %" PRIu64, ki->runs_column, id), 0);
+                got = raw_text(s, sql);
+                switch (ki->kind) {
+                case SPEC_KIND_STRING:
+                        ck_assert_msg(streq_ptr(got, spec_string_of(spec, k, buf)), "%s: %s", ki->name, strna(got));
+                        break;
+                case SPEC_KIND_STRV:
+                        ck_assert_str_eq(got, "[\"a\",\"b\"]");
+                        break;
+                default:
+                        snprintf(want, sizeof want, "%" PRIu64, spec_number_of(spec, k));
+                        ck_assert_msg(streq_ptr(got, want), "%s: %s, not %s", ki->name, strna(got), want);
+                }
+                n++;
+        }
+        ck_assert_uint_ge(n, 16);
+        {
+                _cleanup_free_ char *t = raw_text(s, "SELECT workload || ' ' || sync || ' ' || pattern || ' ' || direct "
+                                                     "|| ' ' || fleet_host FROM runs");
+                ck_assert_str_eq(t, "randrw each:fdatasync compressible:40 0 root@h1");
+        }
         sqlite3_close(s);
 }
 END_TEST
@@ -730,22 +766,21 @@ END_TEST
 
 START_TEST(test_run_missing_job_or_bad_tags) {
         _cleanup_(db_closep) Db *db = open_db();
-        DbRun run = { .workload = "write", .target = "/tmp", .started_usec = 1 };
+        DbRun run = { .spec = fixture_spec("workload=write target=/tmp"), .started_usec = 1 };
+        JobSpec none;
         uint64_t id = 0, job;
 
         run.job_id = 12345;
         ck_assert_int_eq(db_run_begin(db, &run, &id), -ENOENT);
         job = add_job(db, "write", NULL);
         run.job_id = job;
-        run.tags_json = "{\"not\":\"an array\"}";
+        /* A spec without a workload (a profile's) is no run's. */
+        spec_init(&none);
+        run.spec = &none;
         ck_assert_int_eq(db_run_begin(db, &run, &id), -EINVAL);
-        run.tags_json = NULL;
-        run.rwmix_read = 101;
+        run.spec = NULL;
         ck_assert_int_eq(db_run_begin(db, &run, &id), -EINVAL);
-        run.rwmix_read = 100;
-        run.block_size = UINT64_MAX;
-        ck_assert_int_eq(db_run_begin(db, &run, &id), -ERANGE);
-        run.block_size = 4096;
+        run.spec = fixture_spec("workload=randrw target=/tmp rwmix_read=100 tags=a,b");
         ck_assert_int_eq(db_run_begin(db, &run, &id), 0);
         ck_assert_uint_gt(id, 0);
 }
@@ -1184,7 +1219,7 @@ START_TEST(test_devices) {
         ck_assert_int_eq(db_device_count_runs(db, 4711, &n), -ENOENT);
 
         rd.device_id = 4711;
-        ck_assert_int_eq(db_run_begin(db, &(DbRun) { .workload = "read", .target = "/dev/sdc",
+        ck_assert_int_eq(db_run_begin(db, &(DbRun) { .spec = fixture_spec("workload=read target=/dev/sdc"),
                                                      .device_id = 4711, .started_usec = 1 }, NULL),
                          -ENOENT);
 }
@@ -1205,13 +1240,13 @@ typedef struct QueryFixture {
 static void query_fixture(Db *db, QueryFixture *q) {
         DbDevice d = { .identity = "serial:ABC123", .name = "sdb", .rotational = 0, .seen_usec = T0 };
         const RunDef defs[8] = {
-                { "write",    T0 + 0 * DAY_USEC, 0, "sdb", "[\"nightly\"]", "ext4", "a" },
-                { "read",     T0 + 1 * DAY_USEC, 0, "sdb", "[\"nightly\",\"x\"]", "ext4", "a" },
+                { "write",    T0 + 0 * DAY_USEC, 0, "sdb", "nightly", "ext4", "a" },
+                { "read",     T0 + 1 * DAY_USEC, 0, "sdb", "nightly,x", "ext4", "a" },
                 { "randread", T0 + 2 * DAY_USEC, 0, "sdb", NULL, "btrfs", "b" },
-                { "randread", T0 + 3 * DAY_USEC, 0, "sdc", "[]", "btrfs", "b" },
-                { "randread", T0 + 4 * DAY_USEC, -1, "nvme0n1", "[\"x\"]", "xfs", NULL },
+                { "randread", T0 + 3 * DAY_USEC, 0, "sdc", NULL, "btrfs", "b" },
+                { "randread", T0 + 4 * DAY_USEC, -1, "nvme0n1", "x", "xfs", NULL },
                 { "write",    T0 + 5 * DAY_USEC, -1, "nvme0n1", NULL, "xfs", NULL },
-                { "randread", T0 + 6 * DAY_USEC, 0, NULL, "[\"nightly\"]", NULL, "a" },
+                { "randread", T0 + 6 * DAY_USEC, 0, NULL, "nightly", NULL, "a" },
                 { "read",     T0 + 7 * DAY_USEC, -1, NULL, NULL, NULL, NULL },
         };
 
@@ -1465,8 +1500,9 @@ START_TEST(test_run_fs) {
         _cleanup_(db_closep) Db *db = open_db();
         uint64_t job = add_job(db, "dd", NULL), plain = add_run(db, job, 0, &plain_run), run;
         DbRun r = {
-                .job_id = job, .step = 1, .workload = "write", .block_size = 32768, .size = 1 << 20,
-                .direct = true, .sync = "end:fsync", .pattern = "random", .device_id = -1, .target = "/dev/loop2",
+                .job_id = job, .step = 1, .device_id = -1,
+                .spec = fixture_spec("workload=write block_size=32K size=1M direct=true sync=end:fsync pattern=random "
+                                     "target=/dev/loop2"),
                 .fs_type = "btrfs", .mount_options = "compress=zstd", .started_usec = 1700000000000000,
                 .layout = "raid1", .members_json = "[\"/dev/loop2\",\"/dev/loop3\"]", .in_matrix = true,
                 .matrix_entry = 2, .mkfs_options = "--nodesize 16k",
@@ -1517,9 +1553,10 @@ START_TEST(test_run_repeats) {
         _cleanup_(db_closep) Db *db = open_db();
         uint64_t job = add_job(db, "dd", NULL), plain = add_run(db, job, 0, &plain_run), run, other;
         DbRun r = {
-                .job_id = job, .step = 1, .workload = "write", .block_size = 32768, .size = 1 << 20,
-                .runtime_ms = 10000, .direct = true, .sync = "end:fsync", .pattern = "random", .device_id = -1,
-                .target = "/srv", .started_usec = 1700000000000000, .repeat = 2, .steady_state_asked = true,
+                .job_id = job, .step = 1, .device_id = -1,
+                .spec = fixture_spec("workload=write block_size=32K size=1M runtime_ms=10000 direct=true "
+                                     "sync=end:fsync pattern=random target=/srv"),
+                .started_usec = 1700000000000000, .repeat = 2, .steady_state_asked = true,
         };
         Rows rows = {};
         sqlite3 *s;
@@ -2213,6 +2250,7 @@ int main(void) {
         tcase_add_checked_fixture(tc_runs, setup, teardown);
         tcase_add_test(tc_runs, test_run_begin_finish);
         tcase_add_test(tc_runs, test_run_missing_job_or_bad_tags);
+        tcase_add_test(tc_runs, test_run_spec_columns);
         tcase_add_test(tc_runs, test_run_interrupt_stale);
         tcase_add_test(tc_runs, test_get_run_missing);
         tcase_add_test(tc_runs, test_samples);

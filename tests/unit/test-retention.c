@@ -46,8 +46,8 @@ static void fill(Db *db, const unsigned *ages, size_t n_runs, size_t n) {
         ck_assert_int_eq(db_job_insert(db, &(DbJob) { .spec_json = "{}", .target = "/tmp/x", .submitted_usec = now },
                                        &job), 0);
         for (size_t i = 0; i < n_runs; i++) {
-                DbRun run = { .job_id = job, .step = (uint32_t) i, .workload = "write", .block_size = 4096,
-                              .target = "/tmp/x", .device_id = -1,
+                DbRun run = { .job_id = job, .step = (uint32_t) i, .device_id = -1,
+                              .spec = fixture_spec("workload=write block_size=4K target=/tmp/x"),
                               .started_usec = now - ages[i] * DAY_USEC - 1 };
                 uint64_t id;
 

@@ -610,7 +610,8 @@ static const struct {
         { "devices", STRV(dev_dup), "'/dev/loop1' is given twice; give each device once" },
         { "devices", STRV(dev_many), "at most 16" },
         { "devices", STR("/dev/loop1"), "expected an array" },
-        { "layout", STR("raid5"), "layout: 'raid5' is not a layout; use single, raid0, raid1 or raid10" },
+        { "layout", STR("raid5"), "layout: 'raid5' is not a layout; use one of single (one device), raid0, raid1, "
+          "raid10 (btrfs's own), md-raid0" },
         { "layout", STRV(tags_ok), "expected a string" },
         { "mkfs_options", STRV(tags_ok), "expected a dictionary of strings" },
         { "mkfs_options", STR("-E x"), "expected a dictionary" },
@@ -638,16 +639,131 @@ static const struct {
         { "steady_state", STR(":5"), "not a steady-state criterion" },
         { "steady_state_window_ms", UINT(199), "out of range" },
         { "steady_state_window_ms", UINT(3600001), "out of range" },
-        { "fallocate", STR("posix"), "use native (the whole file fallocate()d before the run) or none" },
+        { "fallocate", STR("posix"), "use one of native (fallocate() the whole file first) or none" },
         { "fallocate", STR(""), "not an allocation mode" },
         { "fallocate", UINT(1), "expected a string" },
         { "invalidate", STR("maybe"), "invalidate" },
-        { "ioengine", STR("posixaio"), "ioengine: 'posixaio' is not an I/O engine; use auto (pread/pwrite at "
-          "queue_depth 1, io_uring above), sync, io_uring or libaio" },
+        { "ioengine", STR("posixaio"), "ioengine: 'posixaio' is not an I/O engine; use one of auto (pread/pwrite "
+          "at queue_depth 1, io_uring above), sync (pread/pwrite, depth 1 only), io_uring or libaio" },
         { "ioengine", STR(""), "not an I/O engine" },
         { "ioengine", UINT(1), "expected a string" },
         { "refill_buffers", STR("always"), "refill_buffers" },
 };
+
+/* Every key whose values are a fixed set takes each of its choices, by text and typed, writes it
+ * back the same, and refuses anything else with a message that lists the choices as the registry
+ * has them, which is also what help and the docs show after the key's own line. */
+START_TEST(test_choices) {
+        unsigned keys = 0;
+
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                _cleanup_free_ char *list = NULL, *doc = NULL, *full = NULL, *want = NULL, *err = NULL;
+                _cleanup_spec_ JobSpec bad;
+
+                spec_init(&bad);
+                if (!ki->choices) {
+                        ck_assert_ptr_null(spec_choices_text(k));
+                        continue;
+                }
+                keys++;
+                ck_assert_int_eq(ki->kind, SPEC_KIND_STRING);
+                ck_assert_ptr_nonnull(ki->item);
+                for (const SpecChoice *c = ki->choices; c->name; c++) {
+                        _cleanup_spec_ JobSpec s, t;
+                        _cleanup_free_ char *e = NULL, *all = NULL, *line = NULL;
+                        SpecValue v = STR(c->name);
+
+                        spec_init(&s);
+                        spec_init(&t);
+                        ck_assert_ptr_eq(spec_choice_by_name(k, c->name), c);
+                        ck_assert_str_eq(spec_choice_name(k, c->value), c->name);
+                        ck_assert_msg(spec_set_from_string(&s, ki->name, c->name, &e) == 0, "%s=%s: %s", ki->name,
+                                      c->name, e);
+                        ck_assert_int_eq(spec_set(&t, ki->name, &v, NULL), 0);
+                        ck_assert(spec_equal(&s, &t));
+                        /* md_resync writes wait only where it matters (an md layout). */
+                        if (k == SPEC_KEY_MD_RESYNC)
+                                s.layout = LAYOUT_MD_RAID1;
+                        ck_assert_int_eq(spec_to_text(&s, &all), 0);
+                        ck_assert_int_ge(asprintf(&line, "%s=%s\n", ki->name, c->name), 0);
+                        ck_assert_msg(strstr(all, line), "%s not in:\n%s", line, all);
+                }
+
+                list = spec_choices_text(k);
+                doc = spec_key_doc(k);
+                ck_assert_ptr_nonnull(list);
+                for (const SpecChoice *c = ki->choices; c->name; c++)
+                        ck_assert_msg(strstr(list, c->name), "%s: %s not in '%s'", ki->name, c->name, list);
+                ck_assert_ptr_nonnull(doc);
+                ck_assert_int_ge(asprintf(&full, "%s: %s", ki->doc, list), 0);
+                ck_assert_str_eq(doc, full);
+
+                ck_assert_int_ge(asprintf(&want, "%s: 'bogus' is not %s %s; use one of %s", ki->name,
+                                          strchr("aeiouAEIOU", ki->item[0]) ? "an" : "a", ki->item, list), 0);
+                ck_assert_int_eq(spec_set_from_string(&bad, ki->name, "bogus", &err), -EINVAL);
+                ck_assert_str_eq(err, want);
+        }
+        ck_assert_uint_ge(keys, 5);
+        /* The list's own form: commas, "or" before the last, a doc shared by neighbours given once. */
+        _cleanup_free_ char *fa = spec_choices_text(SPEC_KEY_FALLOCATE), *la = spec_choices_text(SPEC_KEY_LAYOUT);
+        ck_assert_str_eq(fa, "native (fallocate() the whole file first) or none (allocated as the writes reach "
+                             "them, as dd, bonnie++ and iozone)");
+        ck_assert_msg(strncmp(la, "single (one device), raid0, raid1, raid10 (btrfs's own), md-raid0, ", 67) == 0,
+                      "%s", la);
+        ck_assert_ptr_null(spec_choice_by_name(SPEC_KEY_WORKLOAD, "Read"));
+        ck_assert_ptr_null(spec_choice_name(SPEC_KEY_WORKLOAD, _WORKLOAD_MAX));
+}
+END_TEST
+
+/* What a worker is sent of a step: without the keys the daemon resolves, and for a matrix step
+ * without target and destructive; the worker's check refuses a spec that has one of them. */
+START_TEST(test_worker_text) {
+        _cleanup_spec_ JobSpec s, m, back;
+        _cleanup_free_ char *plain = NULL, *text = NULL, *err = NULL;
+        unsigned n = 0;
+
+        spec_init(&s);
+        spec_init(&m);
+        spec_init(&back);
+        ck_assert_int_eq(spec_set_assignment(&s, "target=/srv", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "workload=write", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&s, "repeat=3", NULL), 0);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_int_eq(spec_daemon_key(&s), SPEC_KEY_REPEAT);
+        ck_assert_int_eq(spec_to_worker_text(&s, &plain), 0);
+        ck_assert_ptr_null(strstr(plain, "repeat="));
+        ck_assert_ptr_nonnull(strstr(plain, "target=/srv\n"));
+
+        ck_assert_int_eq(spec_set_assignment(&m, "filesystems=ext4", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "devices=/dev/loop1,/dev/loop2", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "layout=md-raid1", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "mkfs_options.ext4=-E lazy_itable_init=0", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "destructive=true", NULL), 0);
+        ck_assert_int_eq(spec_set_assignment(&m, "workload=randread", NULL), 0);
+        ck_assert_msg(spec_finalize(&m, &err) == 0, "%s", err);
+        ck_assert_int_eq(spec_to_worker_text(&m, &text), 0);
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                char key[64];
+
+                snprintf(key, sizeof key, "%s%s", spec_key_to_string(k),
+                         spec_key_info(k)->kind == SPEC_KIND_MAP ? "." : "=");
+                if (spec_key_info(k)->daemon_resolved || k == SPEC_KEY_TARGET || k == SPEC_KEY_DESTRUCTIVE) {
+                        ck_assert_msg(!strstr(text, key), "%s in:\n%s", key, text);
+                        n += spec_key_info(k)->daemon_resolved;
+                }
+        }
+        ck_assert_uint_ge(n, 9);
+        ck_assert_ptr_nonnull(strstr(text, "workload=randread\n"));
+        /* What the worker reads back is a plain step but for its target, which it mounts. */
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                ck_assert_int_eq(spec_set_assignment(&back, line, NULL), 0);
+        ck_assert_int_eq(spec_daemon_key(&back), _SPEC_KEY_INVALID);
+        ck_assert_ptr_null(back.target);
+        ck_assert_int_eq(spec_set_assignment(&back, "target=/mnt", NULL), 0);
+        ck_assert_msg(spec_finalize(&back, &err) == 0, "%s", err);
+}
+END_TEST
 
 START_TEST(test_bad_typed) {
         _cleanup_spec_ JobSpec s;
@@ -1097,7 +1213,7 @@ static const struct {
         { "lvm_options=--physicalextentsize=3M", "lvm_options: --physicalextentsize=3M is not a size LVM takes there; "
                                                  "use a power of two from 1K to 16G" },
         { "lvm_options=--dataalignment=x", "lvm_options: --dataalignment=x is not a size" },
-        { "md_resync=fast", "md_resync: 'fast' is not a resync mode; use wait" },
+        { "md_resync=fast", "md_resync: 'fast' is not a resync mode; use one of wait" },
         { "lv_size=lots", "lv_size: 'lots' is not a size" },
 };
 
@@ -2395,6 +2511,8 @@ static Suite *spec_suite(void) {
         tcase_add_test(tc, test_per_char_defaults);
         tcase_add_loop_test(tc, test_good_assignment, 0, ELEMENTSOF(good_cases));
         tcase_add_loop_test(tc, test_bad_typed, 0, ELEMENTSOF(bad_typed));
+        tcase_add_test(tc, test_choices);
+        tcase_add_test(tc, test_worker_text);
         tcase_add_test(tc, test_label_long);
         tcase_add_test(tc, test_fleet_keys);
         tcase_add_test(tc, test_typed_good);
