@@ -27,7 +27,9 @@
 #include "benchctl.h"
 #include "bus.h"
 #include "shared/util.h"
+#include "fleet-sum.h"
 #include "text.h"
+#include "verbs-results.h"
 
 #define FLEET_CLOCK_SAMPLES 8
 #define FLEET_START_AHEAD_USEC (300 * 1000)
@@ -291,196 +293,154 @@ static int host_start(FleetHost *h, uint64_t start_usec, char *key) {
         return 0;
 }
 
-static int host_query_runs(FleetHost *h, const char *uuid) {
-        _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL;
+/* The fleet run's runs of a history, each whole (show RUN --json: samples and histogram), oldest
+ * first, so that the i-th run of each host is the same step. */
+static int fleet_runs_load(sd_bus *bus, const char *what, const char *uuid, const char *host, json_object **ret) {
+        _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL, *out = json_object_new_array();
         int r;
 
-        if (!filter)
-                return -ENOMEM;
+        if (!filter || !out)
+                return BENCHCTL_EXIT_FAILURE;
         json_object_object_add(filter, "fleet_uuid", json_object_new_string(uuid));
         json_object_object_add(filter, "limit", json_object_new_uint64(10000));
-        r = bus_call_manager_filter_json(h->bus, h->name, "QueryRuns", filter, &runs);
+        r = bus_call_manager_filter_json(bus, what, "QueryRuns", filter, &runs);
         if (r != 0)
                 return r;
-        /* Newest first: turn it round, so that the i-th run of each host is the same step. */
-        h->runs = json_object_new_array();
-        for (size_t i = json_object_array_length(runs); i > 0; i--)
-                json_object_array_add(h->runs, json_object_get(json_object_array_get_idx(runs, i - 1)));
-        return 0;
-}
+        /* Newest first: turn it round. */
+        for (size_t i = json_object_array_length(runs); i > 0; i--) {
+                json_object *run = json_object_array_get_idx(runs, i - 1), *full = NULL;
 
-/* A run's samples as [begin, end) on OUR clock, and its bytes and I/Os. */
-typedef struct Span {
-        int64_t begin, end;
-        uint64_t bytes, ios;
-} Span;
-
-static int run_spans(FleetHost *h, json_object *run, Span **ret, size_t *ret_n) {
-        _cleanup_json_ json_object *samples = NULL;
-        uint64_t id = (uint64_t) json_i64(run, "id");
-        /* The measured phase began at started_usec on the host's clock: ours is that minus the offset. */
-        int64_t base = json_i64(run, "started_usec") - json_i64(run, "fleet_clock_offset_us");
-        Span *s;
-        size_t n;
-        int r;
-
-        r = bus_call_manager_json(h->bus, h->name, "GetSamples", &samples, "t", id);
-        if (r != 0)
-                return r;
-        n = json_object_array_length(samples);
-        s = calloc(n ?: 1, sizeof(Span));
-        if (!s)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                json_object *x = json_object_array_get_idx(samples, i);
-                s[i].end = base + json_i64(x, "t_ms") * 1000;
-                s[i].begin = s[i].end - json_i64(x, "interval_us");
-                s[i].bytes = (uint64_t) (json_i64(x, "bytes_read") + json_i64(x, "bytes_written"));
-                s[i].ios = (uint64_t) (json_i64(x, "ios_read") + json_i64(x, "ios_written"));
+                if (host && !streq_ptr(json_str(run, "fleet_host"), host))
+                        continue;
+                r = run_details(bus, (uint64_t) json_i64(run, "id"), &full);
+                if (r != 0)
+                        return r;
+                json_object_array_add(out, full);
         }
-        *ret = s;
-        *ret_n = n;
+        *ret = TAKE_PTR(out);
         return 0;
 }
 
-/* The fleet's figures of step i: each host's samples that lie within the common interval (from the
- * last host's start to the first host's last sample, on our clock; a sample whose begin is within
- * 1 ms before it counts, the rounding of t_ms), its rate over them, and their sum. */
-static json_object *fleet_step(FleetHost *hosts, size_t n, size_t i) {
-        json_object *o = json_object_new_object(), *per = json_object_new_array();
-        _cleanup_free_ Span **spans = calloc(n, sizeof(Span *));
-        _cleanup_free_ size_t *counts = calloc(n, sizeof(size_t));
-        int64_t cs = INT64_MIN, ce = INT64_MAX, first_done = INT64_MAX, last_done = INT64_MIN;
-        const char *first_host = NULL, *last_host = NULL;
-        double sum_bps = 0, sum_iops = 0, min_mib = INFINITY, max_mib = -INFINITY, sum_mib = 0;
-        size_t members = 0;
-        bool common = true;
+static int host_query_runs(FleetHost *h, const char *uuid) {
+        return fleet_runs_load(h->bus, h->name, uuid, NULL, &h->runs);
+}
 
-        if (!o || !per || !spans || !counts) {
-                json_object_put(o);
-                json_object_put(per);
+/* What the result shows of a host: its runs (whole, oldest first), or why it has none. */
+typedef struct FleetView {
+        const char *name;
+        json_object *runs;      /* not owned */
+        const char *missing;    /* "unreachable", "lost": not measured (NULL: it was) */
+        uint64_t job;           /* 0: not known (a gathered history) */
+        const char *state;
+} FleetView;
+
+/* Every step's fleet figures (fleet-sum.h), as an array. */
+static json_object *fleet_steps(const FleetView *v, size_t n) {
+        _cleanup_json_ json_object *steps = json_object_new_array();
+        _cleanup_free_ FleetMember *m = calloc(n ?: 1, sizeof(FleetMember));
+        size_t n_steps = 0;
+
+        if (!steps || !m)
                 return NULL;
-        }
-        for (size_t h = 0; h < n; h++) {
-                json_object *run;
-                const char *status;
-                double mib;
-                int64_t done, base;
-
-                counts[h] = 0;
-                if (!hosts[h].runs || i >= json_object_array_length(hosts[h].runs))
-                        continue;
-                run = json_object_array_get_idx(hosts[h].runs, i);
-                status = json_str(run, "status");
-                if (!streq_ptr(status, "succeeded"))
-                        continue;
-                if (run_spans(&hosts[h], run, &spans[h], &counts[h]) != 0 || counts[h] == 0) {
-                        common = false;
-                        continue;
-                }
-                members++;
-                base = json_i64(run, "started_usec") - json_i64(run, "fleet_clock_offset_us");
-                done = base + json_i64(run, "duration_usec");
-                if (done < first_done) {
-                        first_done = done;
-                        first_host = hosts[h].name;
-                }
-                if (done > last_done) {
-                        last_done = done;
-                        last_host = hosts[h].name;
-                }
-                if (base > cs)
-                        cs = base;
-                if (spans[h][counts[h] - 1].end < ce)
-                        ce = spans[h][counts[h] - 1].end;
-                if (json_num(run, "mib_per_s", &mib)) {
-                        sum_mib += mib;
-                        min_mib = MIN(min_mib, mib);
-                        max_mib = MAX(max_mib, mib);
-                }
-        }
-        json_object_object_add(o, "hosts", json_object_new_uint64(members));
-        if (members < 2 || !common || ce <= cs) {
-                json_object_object_add(o, "common_usec", json_object_new_int64(0));
-                json_object_put(per);
-                goto finish;
-        }
-        for (size_t h = 0; h < n; h++) {
-                uint64_t bytes = 0, ios = 0, usec = 0;
-                json_object *x;
-
-                if (!spans[h] || counts[h] == 0)
-                        continue;
-                for (size_t k = 0; k < counts[h]; k++)
-                        if (spans[h][k].begin >= cs - 1000 && spans[h][k].end <= ce) {
-                                bytes += spans[h][k].bytes;
-                                ios += spans[h][k].ios;
-                                usec += (uint64_t) (spans[h][k].end - spans[h][k].begin);
-                        }
-                if (usec == 0) {
-                        common = false;
-                        break;
-                }
-                x = json_object_new_object();
-                json_object_object_add(x, "host", json_object_new_string(hosts[h].name));
-                json_object_object_add(x, "bytes", json_object_new_uint64(bytes));
-                json_object_object_add(x, "ios", json_object_new_uint64(ios));
-                json_object_object_add(x, "usec", json_object_new_uint64(usec));
-                json_object_array_add(per, x);
-                sum_bps += (double) bytes * 1e6 / (double) usec;
-                sum_iops += (double) ios * 1e6 / (double) usec;
-        }
-        json_object_object_add(o, "per_host", per);
-        json_object_object_add(o, "common_usec", json_object_new_int64(common ? ce - cs : 0));
-        if (common) {
-                json_object_object_add(o, "bytes_per_s", json_object_new_double(sum_bps));
-                json_object_object_add(o, "mib_per_s", json_object_new_double(sum_bps / (1024.0 * 1024.0)));
-                json_object_object_add(o, "iops", json_object_new_double(sum_iops));
-        }
-finish:
-        if (first_host) {
-                json_object_object_add(o, "first_done", json_object_new_string(first_host));
-                json_object_object_add(o, "last_done", json_object_new_string(last_host));
-                json_object_object_add(o, "done_apart_usec", json_object_new_int64(last_done - first_done));
-        }
-        if (members >= 2 && sum_mib > 0)
-                json_object_object_add(o, "spread_pct",
-                                       json_object_new_double((max_mib - min_mib) / (sum_mib / members) * 100));
         for (size_t h = 0; h < n; h++)
-                free(spans[h]);
+                if (v[h].runs)
+                        n_steps = MAX(n_steps, json_object_array_length(v[h].runs));
+        for (size_t s = 0; s < n_steps; s++) {
+                json_object *step;
+
+                for (size_t h = 0; h < n; h++)
+                        m[h] = (FleetMember) {
+                                .host = v[h].name,
+                                .run = v[h].runs && s < json_object_array_length(v[h].runs) ?
+                                        json_object_array_get_idx(v[h].runs, s) : NULL,
+                                .missing = v[h].missing,
+                        };
+                step = fleet_sum_step(m, n);
+                if (!step)
+                        return NULL;
+                json_object_object_add(step, "timeline", fleet_sum_timeline(m, n, step));
+                json_object_array_add(steps, step);
+        }
+        return TAKE_PTR(steps);
+}
+
+/* The result as --json prints it. */
+static json_object *fleet_result_json(const char *uuid, const FleetView *v, size_t n, json_object *steps) {
+        json_object *o = json_object_new_object(), *hs = json_object_new_array();
+
+        json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_new_object(), *first;
+
+                json_object_object_add(x, "host", json_object_new_string(v[i].name));
+                json_object_object_add(x, "reachable", json_object_new_boolean(!streq_ptr(v[i].missing, "unreachable")));
+                if (v[i].missing)
+                        json_object_object_add(x, "missing", json_object_new_string(v[i].missing));
+                if (v[i].job > 0)
+                        json_object_object_add(x, "job", json_object_new_uint64(v[i].job));
+                if (v[i].state)
+                        json_object_object_add(x, "state", json_object_new_string(v[i].state));
+                first = v[i].runs && json_object_array_length(v[i].runs) > 0 ? json_object_array_get_idx(v[i].runs, 0) : NULL;
+                if (first) {
+                        json_object_object_add(x, "clock_offset_us", json_object_new_int64(json_i64(first, "fleet_clock_offset_us")));
+                        json_object_object_add(x, "rtt_us", json_object_new_int64(json_i64(first, "fleet_rtt_us")));
+                        json_object_object_add(x, "start_corrected", json_object_new_boolean(json_i64(first, "fleet_start_corrected") != 0));
+                }
+                if (v[i].runs) {
+                        /* The runs' columns; their samples and histogram are in show RUN --json. */
+                        json_object *runs = json_object_new_array();
+                        for (size_t k = 0; k < json_object_array_length(v[i].runs); k++) {
+                                json_object *run = NULL;
+                                json_object_deep_copy(json_object_array_get_idx(v[i].runs, k), &run, NULL);
+                                if (!run)
+                                        continue;
+                                json_object_object_del(run, "samples");
+                                json_object_object_del(run, "histogram");
+                                json_object_array_add(runs, run);
+                        }
+                        json_object_object_add(x, "runs", runs);
+                }
+                json_object_array_add(hs, x);
+        }
+        json_object_object_add(o, "hosts", hs);
+        json_object_object_add(o, "all_hosts", json_object_get(steps));
         return o;
 }
 
-static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_object *steps) {
+/* The result as benchctl run -H ... and show --fleet print it: each host's runs, then each step's
+ * "all hosts" figures. The one place that prints a fleet result. */
+static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_object *steps) {
         printf("Fleet run %s:\n", uuid);
         for (size_t h = 0; h < n; h++) {
-                size_t m = hosts[h].runs ? json_object_array_length(hosts[h].runs) : 0;
+                size_t m = v[h].runs ? json_object_array_length(v[h].runs) : 0;
 
-                if (!hosts[h].bus) {
-                        text_printf("  %-20s missing\n", hosts[h].name);
+                if (v[h].missing && m == 0) {
+                        text_printf("  %-20s %s\n", v[h].name, v[h].missing);
                         continue;
                 }
-                if (m == 0)
-                        text_printf("  %-20s job %" PRIu64 " %s, no run\n", hosts[h].name, hosts[h].job,
-                                    strna(hosts[h].state));
+                if (m == 0 && v[h].job > 0)
+                        text_printf("  %-20s job %" PRIu64 " %s, no run\n", v[h].name, v[h].job, strna(v[h].state));
+                else if (m == 0)
+                        text_printf("  %-20s no run\n", v[h].name);
                 for (size_t i = 0; i < m; i++) {
-                        json_object *run = json_object_array_get_idx(hosts[h].runs, i);
+                        json_object *run = json_object_array_get_idx(v[h].runs, i);
                         double mib = 0, iops = 0;
                         bool has_mib = json_num(run, "mib_per_s", &mib), has_iops = json_num(run, "iops", &iops);
 
-                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", hosts[h].name, json_i64(run, "id"),
+                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", v[h].name, json_i64(run, "id"),
                                     strna(json_str(run, "workload")), strna(json_str(run, "status")));
                         if (has_mib)
                                 printf(" %10.2f MiB/s", mib);
                         if (has_iops)
                                 printf(" %10.0f IOPS", iops);
-                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", hosts[h].offset_us / 1000.0,
-                               hosts[h].rtt_us / 1000.0, hosts[h].beyond ? ", start corrected" : "");
+                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", json_i64(run, "fleet_clock_offset_us") / 1000.0,
+                               json_i64(run, "fleet_rtt_us") / 1000.0,
+                               json_i64(run, "fleet_start_corrected") ? ", start corrected" : "");
                 }
         }
         for (size_t i = 0; i < json_object_array_length(steps); i++) {
-                json_object *s = json_object_array_get_idx(steps, i);
-                double mib, iops, spread;
+                json_object *s = json_object_array_get_idx(steps, i), *left;
+                double mib, iops, spread, p50, p99;
 
                 printf("  all hosts, step %zu:", i);
                 if (json_i64(s, "common_usec") > 0 && json_num(s, "mib_per_s", &mib) && json_num(s, "iops", &iops))
@@ -488,19 +448,37 @@ static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_obj
                                mib, iops, json_i64(s, "common_usec") / 1e6, json_i64(s, "hosts"));
                 else
                         printf(" no interval when every host was measuring;");
+                if (json_num(s, "lat_p50_ns", &p50) && json_num(s, "lat_p99_ns", &p99))
+                        printf(" latency p50 %.1f us, p99 %.1f us of %" PRIi64 " I/Os;", p50 / 1000, p99 / 1000,
+                               json_i64(s, "lat_ios"));
                 if (json_str(s, "first_done"))
                         text_printf(" first done %s, last done %s (+%.3f s)", json_str(s, "first_done"),
                                     json_str(s, "last_done"), json_i64(s, "done_apart_usec") / 1e6);
                 if (json_num(s, "spread_pct", &spread))
                         printf("; spread of the hosts' MiB/s %.1f%%", spread);
                 printf("\n");
+                if (json_object_object_get_ex(s, "left_out", &left))
+                        for (size_t k = 0; k < json_object_array_length(left); k++) {
+                                json_object *x = json_object_array_get_idx(left, k);
+
+                                text_printf("    left out %s: %s", strna(json_str(x, "host")), strna(json_str(x, "reason")));
+                                if (json_str(x, "status"))
+                                        text_printf(" (%s)", json_str(x, "status"));
+                                if (json_i64(x, "samples") > 0 && json_num(x, "mib_per_s", &mib))
+                                        printf("; it measured %" PRIi64 " samples, %.3f s, %.2f MiB/s",
+                                               json_i64(x, "samples"), json_i64(x, "measured_usec") / 1e6, mib);
+                                else
+                                        printf("; it measured nothing");
+                                printf("\n");
+                        }
         }
 }
 
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
         _cleanup_json_ json_object *spec = NULL, *steps = NULL;
+        _cleanup_free_ FleetView *views = NULL;
         FleetHost *hosts = NULL;
-        size_t n = 0, live = 0, n_steps = 0;
+        size_t n = 0, live = 0;
         char uuid[SD_ID128_UUID_STRING_MAX];
         sd_id128_t id;
         int64_t tolerance_us = 50 * 1000;
@@ -658,48 +636,39 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                                 if (host_start(&hosts[i], start, TAKE_PTR(keys[i])) < 0)
                                         start_failed = true;
                         }
-                        n_steps++;
                 }
                 for (size_t i = 0; i < n; i++)
                         free(keys[i]);
                 fleet_signal_check(&stop_set, FLEET_POLL_USEC);
         }
 
-        steps = json_object_new_array();
+        views = calloc(n ?: 1, sizeof(FleetView));
+        if (!views) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto restore;
+        }
         for (size_t i = 0; i < n; i++) {
-                if (!hosts[i].bus)
+                views[i] = (FleetView) { .name = hosts[i].name, .job = hosts[i].job, .state = hosts[i].state };
+                if (!hosts[i].bus) {
+                        views[i].missing = "unreachable";
                         continue;
+                }
                 if (hosts[i].state && !streq(hosts[i].state, "succeeded"))
                         ret = BENCHCTL_EXIT_FAILURE;
                 if (host_query_runs(&hosts[i], uuid) != 0)
                         ret = BENCHCTL_EXIT_FAILURE;
-                else
-                        n_steps = MAX(n_steps, json_object_array_length(hosts[i].runs));
+                views[i].runs = hosts[i].runs;
         }
-        for (size_t s = 0; s < n_steps; s++)
-                json_object_array_add(steps, fleet_step(hosts, n, s) ?: json_object_new_object());
+        steps = fleet_steps(views, n);
+        if (!steps) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto restore;
+        }
         if (opts->json) {
-                _cleanup_json_ json_object *o = json_object_new_object(), *hs = json_object_new_array();
-                json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
-                for (size_t i = 0; i < n; i++) {
-                        json_object *x = json_object_new_object();
-                        json_object_object_add(x, "host", json_object_new_string(hosts[i].name));
-                        json_object_object_add(x, "reachable", json_object_new_boolean(!!hosts[i].bus));
-                        if (hosts[i].bus) {
-                                json_object_object_add(x, "job", json_object_new_uint64(hosts[i].job));
-                                json_object_object_add(x, "state", json_object_new_string(strna(hosts[i].state)));
-                                json_object_object_add(x, "clock_offset_us", json_object_new_int64(hosts[i].offset_us));
-                                json_object_object_add(x, "rtt_us", json_object_new_uint64(hosts[i].rtt_us));
-                                json_object_object_add(x, "start_corrected", json_object_new_boolean(hosts[i].beyond));
-                                json_object_object_add(x, "runs", json_object_get(hosts[i].runs));
-                        }
-                        json_object_array_add(hs, x);
-                }
-                json_object_object_add(o, "hosts", json_object_get(hs));
-                json_object_object_add(o, "all_hosts", json_object_get(steps));
+                _cleanup_json_ json_object *o = fleet_result_json(uuid, views, n, steps);
                 print_json(o);
         } else
-                print_summary(hosts, n, uuid, steps);
+                fleet_print(uuid, views, n, steps);
 
 restore:
         /* A signal that came after the last check is taken here, not by its default action. */
