@@ -53,6 +53,9 @@ typedef struct FleetHost {
  * calls, so that none is cut short by one: the cancel that follows must reach every host. */
 static int fleet_stop = 0;
 
+/* The verb that reads the hosts, for its messages: run or gather. */
+static const char *fleet_verb = "run";
+
 static void fleet_signal_check(const sigset_t *set, uint64_t wait_usec) {
         struct timespec ts = { .tv_sec = (time_t) (wait_usec / 1000000), .tv_nsec = (long) (wait_usec % 1000000) * 1000 };
         int sig;
@@ -73,7 +76,7 @@ static int hosts_push(FleetHost **hosts, size_t *n, const char *name) {
 
         for (size_t i = 0; i < *n; i++)
                 if (streq((*hosts)[i].name, name)) {
-                        text_fprintf(stderr, "benchctl: run: host '%s' is given twice; name each host once\n", name);
+                        text_fprintf(stderr, "benchctl: %s: host '%s' is given twice; name each host once\n", fleet_verb, name);
                         return -EINVAL;
                 }
         a = realloc(*hosts, (*n + 1) * sizeof(FleetHost));
@@ -365,7 +368,7 @@ static json_object *fleet_steps(const FleetView *v, size_t n) {
 }
 
 /* The result as --json prints it. */
-static json_object *fleet_result_json(const char *uuid, const FleetView *v, size_t n, json_object *steps) {
+static json_object *fleet_result_json(const char *uuid, const FleetView *v, size_t n, json_object *steps, bool whole) {
         json_object *o = json_object_new_object(), *hs = json_object_new_array();
 
         json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
@@ -394,8 +397,10 @@ static json_object *fleet_result_json(const char *uuid, const FleetView *v, size
                                 json_object_deep_copy(json_object_array_get_idx(v[i].runs, k), &run, NULL);
                                 if (!run)
                                         continue;
-                                json_object_object_del(run, "samples");
-                                json_object_object_del(run, "histogram");
+                                if (!whole) {
+                                        json_object_object_del(run, "samples");
+                                        json_object_object_del(run, "histogram");
+                                }
                                 json_object_array_add(runs, run);
                         }
                         json_object_object_add(x, "runs", runs);
@@ -474,8 +479,12 @@ static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_obj
         }
 }
 
+static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
+                                     int *ret);
+static void gather_print_json(json_object *o);
+
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
-        _cleanup_json_ json_object *spec = NULL, *steps = NULL;
+        _cleanup_json_ json_object *spec = NULL, *steps = NULL, *gathered = NULL;
         _cleanup_free_ FleetView *views = NULL;
         FleetHost *hosts = NULL;
         size_t n = 0, live = 0;
@@ -664,11 +673,16 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                 ret = BENCHCTL_EXIT_FAILURE;
                 goto restore;
         }
+        gathered = fleet_run_gather(opts, hosts, n, uuid, &ret);
         if (opts->json) {
-                _cleanup_json_ json_object *o = fleet_result_json(uuid, views, n, steps);
+                _cleanup_json_ json_object *o = fleet_result_json(uuid, views, n, steps, false);
+                json_object_object_add(o, "gathered", TAKE_PTR(gathered));
                 print_json(o);
-        } else
+        } else {
                 fleet_print(uuid, views, n, steps);
+                if (gathered)
+                        gather_print_json(gathered);
+        }
 
 restore:
         /* A signal that came after the last check is taken here, not by its default action. */
@@ -685,4 +699,443 @@ finish:
         }
         free(hosts);
         return ret;
+}
+
+/* ---- gather: every host's runs of the fleet run into one history ---- */
+
+/* What a gather did with one host's runs. */
+typedef struct GatherHost {
+        const char *name;
+        const char *error;      /* "unreachable: ...", or what failed; NULL: gathered */
+        char *error_buf;
+        uint64_t runs, imported, skipped, running;
+} GatherHost;
+
+/* A history's bus: the collector named (-H transport), or this host's (--bus-address, else the
+ * system bus). */
+static int collector_open(const BenchctlOptions *opts, sd_bus **ret, const char **ret_where) {
+        BenchctlOptions o = *opts;
+
+        if (opts->collect) {
+                o.transport = BUS_TRANSPORT_REMOTE;
+                o.address = opts->collect;
+        } else if (opts->bus_address) {
+                o.transport = BUS_TRANSPORT_ADDRESS;
+                o.address = opts->bus_address;
+        } else {
+                o.transport = BUS_TRANSPORT_SYSTEM;
+                o.address = NULL;
+        }
+        return bus_open(&o, ret, ret_where);
+}
+
+/* Imports the host's runs (whole, as fleet_runs_load() has them) into the collector's history:
+ * those measured on that host and no longer running, in one document whose "host" is the host's
+ * name in the fleet run. Import skips a run whose uuid the history has: a second gather adds
+ * nothing. Returns 0, or -EHOSTUNREACH when the collector did not answer (g->error says why). */
+static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_json_ json_object *doc = json_object_new_object(), *list = json_object_new_array();
+        int r;
+
+        if (!doc || !list)
+                return -ENOMEM;
+        for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                const char *status = json_str(run, "status");
+
+                if (json_str(run, "origin_host"))
+                        continue;       /* gathered there from another host: that host's to give */
+                g->runs++;
+                if (!status || streq(status, "running") || streq(status, "queued")) {
+                        g->running++;
+                        continue;
+                }
+                json_object_array_add(list, json_object_get(run));
+        }
+        if (json_object_array_length(list) == 0)
+                return 0;
+        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
+        json_object_object_add(doc, "version", json_object_new_int(1));
+        json_object_object_add(doc, "host", json_object_new_string(g->name));
+        json_object_object_add(doc, "runs", TAKE_PTR(list));
+
+        r = bus_new_manager_call(collector, "ImportRuns", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+        if (r >= 0)
+                r = sd_bus_call(collector, m, 3600ULL * USEC_PER_SEC, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tt", &g->imported, &g->skipped);
+        if (r < 0) {
+                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
+                g->error = g->error_buf;
+                return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
+        }
+        return 0;
+}
+
+/* What a gather did, as --json prints it. */
+static json_object *gather_json(const char *uuid, const char *where, const GatherHost *g, size_t n) {
+        json_object *o = json_object_new_object(), *hs = json_object_new_array();
+        uint64_t imported = 0, skipped = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_new_object();
+
+                json_object_object_add(x, "host", json_object_new_string(g[i].name));
+                if (g[i].error)
+                        json_object_object_add(x, "error", json_object_new_string(g[i].error));
+                json_object_object_add(x, "runs", json_object_new_uint64(g[i].runs));
+                json_object_object_add(x, "imported", json_object_new_uint64(g[i].imported));
+                json_object_object_add(x, "skipped", json_object_new_uint64(g[i].skipped));
+                json_object_object_add(x, "running", json_object_new_uint64(g[i].running));
+                json_object_array_add(hs, x);
+                imported += g[i].imported;
+                skipped += g[i].skipped;
+        }
+        json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
+        json_object_object_add(o, "collector", json_object_new_string(where));
+        json_object_object_add(o, "hosts", hs);
+        json_object_object_add(o, "imported", json_object_new_uint64(imported));
+        json_object_object_add(o, "skipped", json_object_new_uint64(skipped));
+        return o;
+}
+
+static void gather_print(const char *uuid, const char *where, const GatherHost *g, size_t n) {
+        uint64_t imported = 0, skipped = 0, runs = 0;
+
+        text_printf("Gathering fleet run %s into %s:\n", uuid, where);
+        for (size_t i = 0; i < n; i++) {
+                if (g[i].error) {
+                        text_printf("  %-20s %s\n", g[i].name, g[i].error);
+                        continue;
+                }
+                text_printf("  %-20s %" PRIu64 " run%s, %" PRIu64 " new, %" PRIu64 " already there", g[i].name,
+                            g[i].runs, g[i].runs == 1 ? "" : "s", g[i].imported, g[i].skipped);
+                if (g[i].running > 0)
+                        printf(", %" PRIu64 " still running (gather again when it ends)", g[i].running);
+                printf("\n");
+                imported += g[i].imported;
+                skipped += g[i].skipped;
+                runs += g[i].runs;
+        }
+        if (imported == 0 && runs > 0)
+                printf("Nothing new: all %" PRIu64 " runs gathered were already in that history.\n", skipped);
+        else
+                printf("Gathered %" PRIu64 " new run%s; %" PRIu64 " already there.\n", imported, imported == 1 ? "" : "s",
+                       skipped);
+}
+
+static bool uuid_valid(const char *s) {
+        sd_id128_t id;
+        return s && strlen(s) == SD_ID128_UUID_STRING_MAX - 1 && sd_id128_from_string(s, &id) >= 0;
+}
+
+int verb_gather(int argc, char **argv, const BenchctlOptions *opts) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
+        _cleanup_json_ json_object *out = NULL;
+        FleetHost *hosts = NULL;
+        GatherHost *g = NULL;
+        const char *uuid = argv[1], *where = NULL;
+        size_t n = 0;
+        bool found = false;
+        int r, ret = BENCHCTL_EXIT_OK;
+
+        fleet_verb = "gather";
+        if (!uuid_valid(uuid)) {
+                text_fprintf(stderr, "benchctl: gather: '%s' is not a fleet run's uuid; give the one benchctl run "
+                             "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", argv[1]);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        for (char **a = opts->hosts; a && *a; a++)
+                if (hosts_push(&hosts, &n, *a) < 0) {
+                        ret = BENCHCTL_EXIT_USAGE;
+                        goto finish;
+                }
+        if (opts->hosts_file && hosts_read_file(opts->hosts_file, &hosts, &n) < 0) {
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (n == 0) {
+                fprintf(stderr, "benchctl: gather: name the fleet run's hosts: -H [USER@]HOST for each, or --hosts "
+                        "FILE\n");
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        g = calloc(n, sizeof(GatherHost));
+        if (!g) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto finish;
+        }
+        r = collector_open(opts, &collector, &where);
+        if (r < 0) {
+                text_fprintf(stderr, "benchctl: gather: cannot connect to %s, the history to gather into: %s; name "
+                             "another with --collect [USER@]HOST\n", where, strerror(-r));
+                ret = BENCHCTL_EXIT_UNREACHABLE;
+                goto finish;
+        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL, *full = json_object_new_array();
+
+                g[i].name = hosts[i].name;
+                if (!filter || !full) {
+                        ret = BENCHCTL_EXIT_FAILURE;
+                        goto finish;
+                }
+                r = sd_bus_open_system_remote(&hosts[i].bus, hosts[i].name);
+                if (r >= 0) {
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+
+                        json_object_object_add(filter, "fleet_uuid", json_object_new_string(uuid));
+                        json_object_object_add(filter, "limit", json_object_new_uint64(10000));
+                        r = bus_new_manager_call(hosts[i].bus, "QueryRuns", &m);
+                        if (r >= 0)
+                                r = bus_append_filter(m, filter);
+                        if (r >= 0)
+                                r = sd_bus_call(hosts[i].bus, m, 0, &error, &reply);
+                        if (r >= 0)
+                                r = bus_message_read_json(reply, &runs);
+                }
+                if (r < 0) {
+                        /* This host's runs cannot be read: named, and the others go on. */
+                        (void) asprintf(&g[i].error_buf, "%s: %s", error.name && !bus_error_is_unreachable(&error) ?
+                                        "refused" : "unreachable", error.message ?: strerror(-r));
+                        g[i].error = g[i].error_buf;
+                        if (strncmp(g[i].error, "unreachable", 11) == 0)
+                                ret = BENCHCTL_EXIT_UNREACHABLE;
+                        else if (ret == 0)
+                                ret = BENCHCTL_EXIT_FAILURE;
+                        continue;
+                }
+                for (size_t k = json_object_array_length(runs); k > 0; k--) {
+                        json_object *run = NULL;
+
+                        r = run_details(hosts[i].bus, (uint64_t) json_i64(json_object_array_get_idx(runs, k - 1), "id"),
+                                        &run);
+                        if (r != 0)
+                                break;
+                        json_object_array_add(full, run);
+                }
+                if (r != 0) {
+                        g[i].error = "its runs could not be read whole (see above)";
+                        if (ret == 0)
+                                ret = BENCHCTL_EXIT_FAILURE;
+                        continue;
+                }
+                r = gather_host(collector, &g[i], full);
+                if (r == -EHOSTUNREACH) {
+                        text_fprintf(stderr, "benchctl: gather: %s, the history to gather into, did not answer: %s\n",
+                                     where, g[i].error);
+                        ret = BENCHCTL_EXIT_UNREACHABLE;
+                        goto finish;
+                }
+                if (r < 0 && ret == 0)
+                        ret = BENCHCTL_EXIT_FAILURE;
+                if (g[i].runs > 0)
+                        found = true;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (g[i].error && strncmp(g[i].error, "unreachable", 11) == 0)
+                        text_fprintf(stderr, "benchctl: gather: host %s is %s; its runs were not gathered (gather "
+                                     "again when it answers)\n", g[i].name, g[i].error);
+        if (opts->json) {
+                out = gather_json(uuid, where, g, n);
+                print_json(out);
+        } else
+                gather_print(uuid, where, g, n);
+        if (!found && ret == 0) {
+                text_fprintf(stderr, "benchctl: gather: no host has a run of fleet run %s\n", uuid);
+                ret = BENCHCTL_EXIT_NOT_FOUND;
+        }
+finish:
+        for (size_t i = 0; i < n; i++) {
+                sd_bus_flush_close_unref(hosts[i].bus);
+                free(hosts[i].name);
+                if (g)
+                        free(g[i].error_buf);
+        }
+        free(hosts);
+        free(g);
+        return ret;
+}
+
+static void gather_print_json(json_object *o) {
+        json_object *hs = NULL;
+        GatherHost *g;
+        size_t n;
+
+        if (!json_object_object_get_ex(o, "hosts", &hs))
+                return;
+        n = json_object_array_length(hs);
+        g = calloc(n ?: 1, sizeof(GatherHost));
+        if (!g)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_array_get_idx(hs, i);
+                g[i] = (GatherHost) {
+                        .name = json_str(x, "host"),
+                        .error = json_str(x, "error"),
+                        .runs = (uint64_t) json_i64(x, "runs"),
+                        .imported = (uint64_t) json_i64(x, "imported"),
+                        .skipped = (uint64_t) json_i64(x, "skipped"),
+                        .running = (uint64_t) json_i64(x, "running"),
+                };
+        }
+        gather_print(json_str(o, "fleet_uuid"), json_str(o, "collector"), g, n);
+        free(g);
+}
+
+/* The end of benchctl run -H ...: the hosts' runs (loaded already) gathered into the collector's
+ * history, as gather does. Without --collect and without a benchd here to gather into, the runs
+ * stay on each host, which is said, and the exit status does not change; with --collect, a
+ * collector that does not answer is exit status 3. Returns what gather --json prints, or NULL. */
+static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
+                                     int *ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
+        _cleanup_free_ GatherHost *g = calloc(n ?: 1, sizeof(GatherHost));
+        json_object *o = NULL;
+        const char *where = NULL;
+        int r;
+
+        if (!g)
+                return NULL;
+        r = collector_open(opts, &collector, &where);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                g[i].name = hosts[i].name;
+                if (!hosts[i].bus) {
+                        g[i].error = "unreachable: its runs, if any, were not gathered";
+                        continue;
+                }
+                r = gather_host(collector, &g[i], hosts[i].runs);
+                if (r == -EHOSTUNREACH)
+                        break;
+                if (r < 0 && *ret == 0)
+                        *ret = BENCHCTL_EXIT_FAILURE;
+                r = 0;
+        }
+        if (r < 0) {
+                const char *why = r == -EHOSTUNREACH ? g[0].error : strerror(-r);
+
+                for (size_t i = 0; i < n; i++)
+                        if (g[i].error && r == -EHOSTUNREACH && g[i].error_buf)
+                                why = g[i].error;
+                if (opts->collect) {
+                        text_fprintf(stderr, "benchctl: run: cannot gather the runs into %s: %s; they stay on each "
+                                     "host (benchctl gather %s ... --collect HOST)\n", where, strna(why), uuid);
+                        if (*ret == 0)
+                                *ret = BENCHCTL_EXIT_UNREACHABLE;
+                } else
+                        text_fprintf(stderr, "benchctl: run: the runs stay on each host: no benchd on %s to gather "
+                                     "them into (%s); gather them with benchctl gather %s -H HOST... --collect HOST\n",
+                                     where, strna(why), uuid);
+        } else
+                o = gather_json(uuid, where, g, n);
+        for (size_t i = 0; i < n; i++)
+                free(g[i].error_buf);
+        return o;
+}
+
+/* ---- a fleet run in one history (gathered): show --fleet, report --fleet ---- */
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(const char * const *) a, *(const char * const *) b);
+}
+
+int fleet_history(sd_bus *bus, const char *uuid, bool whole, json_object **ret) {
+        _cleanup_json_ json_object *runs = NULL, *by_host = json_object_new_object(), *steps = NULL;
+        _cleanup_free_ FleetView *views = NULL;
+        _cleanup_free_ const char **names = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!uuid_valid(uuid)) {
+                text_fprintf(stderr, "benchctl: --fleet: '%s' is not a fleet run's uuid; give the one benchctl run "
+                             "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", uuid);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (!by_host)
+                return BENCHCTL_EXIT_FAILURE;
+        r = fleet_runs_load(bus, "fleet run", uuid, NULL, &runs);
+        if (r != 0)
+                return r;
+        if (json_object_array_length(runs) == 0) {
+                text_fprintf(stderr, "benchctl: no run of fleet run %s in this history; gather its hosts' runs first "
+                             "(benchctl gather %s -H HOST... or --hosts FILE)\n", uuid, uuid);
+                return BENCHCTL_EXIT_NOT_FOUND;
+        }
+        /* Each host's runs, oldest first as they came; the hosts by name. */
+        for (size_t i = 0; i < json_object_array_length(runs); i++) {
+                json_object *run = json_object_array_get_idx(runs, i), *list;
+                const char *host = json_str(run, "fleet_host") ?: "?";
+
+                if (!json_object_object_get_ex(by_host, host, &list)) {
+                        list = json_object_new_array();
+                        json_object_object_add(by_host, host, list);
+                        n++;
+                }
+                json_object_array_add(list, json_object_get(run));
+        }
+        views = calloc(n, sizeof(FleetView));
+        names = calloc(n, sizeof(char *));
+        if (!views || !names)
+                return BENCHCTL_EXIT_FAILURE;
+        n = 0;
+        json_object_object_foreach(by_host, key, val) {
+                (void) val;
+                names[n++] = key;
+        }
+        qsort(names, n, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < n; i++) {
+                json_object *list = NULL;
+
+                (void) json_object_object_get_ex(by_host, names[i], &list);
+                views[i] = (FleetView) { .name = names[i], .runs = list };
+        }
+        steps = fleet_steps(views, n);
+        if (!steps)
+                return BENCHCTL_EXIT_FAILURE;
+        *ret = fleet_result_json(uuid, views, n, steps, whole);
+        return *ret ? 0 : BENCHCTL_EXIT_FAILURE;
+}
+
+/* Prints a result as fleet_history() makes it, through the one printing function. */
+static void fleet_print_result(json_object *o) {
+        json_object *hs = NULL, *steps = NULL;
+        _cleanup_free_ FleetView *views = NULL;
+        size_t n;
+
+        (void) json_object_object_get_ex(o, "hosts", &hs);
+        (void) json_object_object_get_ex(o, "all_hosts", &steps);
+        n = hs ? json_object_array_length(hs) : 0;
+        views = calloc(n ?: 1, sizeof(FleetView));
+        if (!views)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_array_get_idx(hs, i), *runs = NULL;
+
+                (void) json_object_object_get_ex(x, "runs", &runs);
+                views[i] = (FleetView) { .name = json_str(x, "host"), .runs = runs, .missing = json_str(x, "missing") };
+        }
+        fleet_print(json_str(o, "fleet_uuid"), views, n, steps);
+}
+
+int fleet_show(const BenchctlOptions *opts) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        r = bus_connect(opts, &bus);
+        if (r != 0)
+                return r;
+        r = fleet_history(bus, opts->fleet, false, &o);
+        if (r != 0)
+                return r;
+        if (opts->json)
+                print_json(o);
+        else
+                fleet_print_result(o);
+        return BENCHCTL_EXIT_OK;
 }

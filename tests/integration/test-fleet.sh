@@ -27,6 +27,10 @@ if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null || ! command -v ssh-ke
         [ -x /usr/sbin/sshd ] || skip "needs /usr/sbin/sshd (apt-get install openssh-server)"
 fi
 
+# benchctl reaches the hosts only through ssh and --collect: a system bus it might fall back to (a
+# gather into "this host's" history) is a socket that does not exist.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_DIR/no-system-bus
+
 NS=benchd-fleet-$$
 ip netns add "$NS" 2>/dev/null || skip "cannot make a network namespace (ip netns add)"
 defer ip netns delete "$NS"
@@ -127,20 +131,24 @@ log "1. a fleet run on ${HOSTS[*]}"
 printf '# the fleet\nroot@h1\n\n  root@h2   # second\n' >"$TOP/hosts"
 JOB=(--workload write --target "$FLEET_T" --set size=4M --set block_size=64K --set direct=true
         --set runtime_ms=1500 --set sample_ms=250)
-fleet run --hosts "$TOP/hosts" -H root@h3 "${JOB[@]}"
+fleet run --hosts "$TOP/hosts" -H root@h3 --collect root@h1 "${JOB[@]}"
 [ "$RC" = 0 ] || fail "the fleet run exited $RC: $OUT"
 log "$OUT"
 UUID=$(sed -n 's/^Fleet run \([0-9a-f-]*\):$/\1/p' <<<"$OUT")
 [ -n "$UUID" ] || fail "the fleet run named no uuid: $OUT"
+# benchctl run gathered every host's run into h1's history at its end (--collect).
+assert_contains "$OUT" "Gathering fleet run $UUID into root@h1:" "the run's gather"
+assert_eq "3|2" "$(hsql h1 "select count(*), count(origin_host) from runs where fleet_uuid = '$UUID'")" \
+        "h1's runs of the fleet after the run gathered them (all, imported)"
 
 # ---- 2. every host's run ----
 log "2. each host's run carries the uuid and the one start time"
 starts=()
 for h in "${HOSTS[@]}"; do
-        row=$(hsql "$h" "select status, fleet_host, fleet_start_corrected, count(*) from runs where fleet_uuid = '$UUID'")
+        row=$(hsql "$h" "select status, fleet_host, fleet_start_corrected, count(*) from runs where fleet_uuid = '$UUID' and origin_host is null")
         assert_eq "succeeded|root@$h|0|1" "$row" "$h's run of the fleet (status, host, corrected, runs)"
-        start=$(hsql "$h" "select fleet_start_usec from runs where fleet_uuid = '$UUID'")
-        began=$(hsql "$h" "select started_usec from runs where fleet_uuid = '$UUID'")
+        start=$(hsql "$h" "select fleet_start_usec from runs where fleet_uuid = '$UUID' and origin_host is null")
+        began=$(hsql "$h" "select started_usec from runs where fleet_uuid = '$UUID' and origin_host is null")
         assert_le "$start" "$began" "$h began measuring no earlier than its start time"
         starts+=("$start")
         assert_contains "$OUT" "root@$h " "the summary's line of $h"
@@ -157,7 +165,7 @@ log "3. the all-hosts throughput over the common interval, from SQLite"
 for h in "${HOSTS[@]}"; do
         hsql "$h" "select r.started_usec - r.fleet_clock_offset_us, s.t_ms, s.interval_us,
                           s.bytes_read + s.bytes_written
-                   from runs r join samples s on s.run_id = r.id where r.fleet_uuid = '$UUID' order by s.t_ms" |
+                   from runs r join samples s on s.run_id = r.id where r.fleet_uuid = '$UUID' and r.origin_host is null order by s.t_ms" |
                 sed "s/^/$h|/"
 done >"$TOP/samples"
 expected=$(python3 - "$TOP/samples" <<'PY'
@@ -209,8 +217,84 @@ for h in h1 h2; do
 done
 assert_eq "$((jobs_before + 2))" "$(count_jobs)" "jobs after the interrupted run (one per host)"
 
-# ---- 4. a host without benchd ----
-log "4. a host whose benchd is not running is refused by name"
+# ---- 4. gather ----
+log "4. gather: a second gather adds nothing; into another history, the runs it lacks"
+fleet gather "$UUID" -H root@h1 -H root@h2 -H root@h3 --collect root@h1
+[ "$RC" = 0 ] || fail "gather into h1 again exited $RC: $OUT"
+assert_contains "$OUT" "Nothing new: all 3 runs gathered were already in that history." "a second gather"
+assert_eq 3 "$(hsql h1 "select count(*) from runs where fleet_uuid = '$UUID'")" "h1's runs of the fleet after it"
+fleet gather "$UUID" --hosts "$TOP/hosts" -H root@h3 --collect root@h2
+[ "$RC" = 0 ] || fail "gather into h2 exited $RC: $OUT"
+assert_contains "$OUT" "Gathered 2 new runs; 1 already there." "the first gather into h2"
+assert_eq "3|root@h1,root@h3" "$(hsql h2 "select count(*), group_concat(origin_host) from
+        (select origin_host from runs where fleet_uuid = '$UUID' order by origin_host)")" "h2's runs of the fleet"
+# Each gathered run is the host's own, whole: its uuid, its samples and its histogram.
+for h in h1 h3; do
+        src=$(hsql "$h" "select r.uuid, (select count(*) from samples where run_id = r.id),
+                         (select count(*) from run_histograms where run_id = r.id) from runs r
+                         where fleet_uuid = '$UUID' and origin_host is null")
+        dst=$(hsql h2 "select r.uuid, (select count(*) from samples where run_id = r.id),
+                       (select count(*) from run_histograms where run_id = r.id) from runs r
+                       where fleet_uuid = '$UUID' and origin_host = 'root@$h'")
+        assert_eq "$src" "$dst" "$h's run gathered into h2 (uuid, samples, histogram buckets)"
+done
+fleet --json gather "$UUID" --hosts "$TOP/hosts" -H root@h3 --collect root@h2
+[ "$RC" = 0 ] || fail "gather --json into h2 again exited $RC: $OUT"
+assert_eq "0 3" "$(python3 -c 'import json, sys; o = json.loads(sys.argv[1]); print(o["imported"], o["skipped"])' "$OUT")" \
+        "gather --json into h2 again (imported, skipped)"
+fleet gather not-a-uuid -H root@h1
+assert_eq 2 "$RC" "gather of something that is not a uuid"
+assert_contains "$OUT" "'not-a-uuid' is not a fleet run's uuid" "the refusal names what was wrong"
+fleet gather "$UUID"
+assert_eq 2 "$RC" "gather without hosts"
+assert_contains "$OUT" "name the fleet run's hosts" "the refusal says what is missing"
+
+# ---- 5. show --fleet ----
+log "5. show --fleet: the sum from one history equals the hosts' common-interval sum in its SQLite"
+# The same computation as in 3, from h1's history alone (its own run and the two it gathered).
+hsql h1 "select r.fleet_host, r.started_usec - r.fleet_clock_offset_us, s.t_ms, s.interval_us,
+                s.bytes_read + s.bytes_written
+         from runs r join samples s on s.run_id = r.id where r.fleet_uuid = '$UUID' order by s.t_ms" >"$TOP/samples-h1"
+expected_h1=$(python3 - "$TOP/samples-h1" <<'PY'
+import sys
+hosts = {}
+for line in open(sys.argv[1]):
+    h, base, t_ms, iv, b = line.strip().split("|")
+    base, t_ms, iv, b = int(base), int(t_ms), int(iv), int(b)
+    hosts.setdefault(h, {"base": base, "s": []})["s"].append((base + t_ms * 1000 - iv, base + t_ms * 1000, b))
+assert len(hosts) == 3, "h1's history has not three hosts' samples"
+cs = max(v["base"] for v in hosts.values())
+ce = min(v["s"][-1][1] for v in hosts.values())
+total = 0.0
+for v in hosts.values():
+    inside = [s for s in v["s"] if s[0] >= cs - 1000 and s[1] <= ce]
+    assert inside, "a host has no sample in the common interval"
+    total += sum(s[2] for s in inside) * 1e6 / sum(s[1] - s[0] for s in inside)
+print("%.2f" % (total / 1048576))
+PY
+) || fail "no common interval in h1's gathered samples: $(cat "$TOP/samples-h1")"
+assert_eq "$expected" "$expected_h1" "the sum from h1's history and from the three hosts' (section 3)"
+fleet -H root@h1 show --fleet "$UUID"
+[ "$RC" = 0 ] || fail "show --fleet exited $RC: $OUT"
+log "$OUT"
+got=$(sed -n 's/^  all hosts, step 0: \([0-9.]*\) MiB\/s.*/\1/p' <<<"$OUT")
+assert_eq "$expected_h1" "$got" "show --fleet's all-hosts MiB/s"
+for h in "${HOSTS[@]}"; do
+        assert_contains "$OUT" "root@$h " "show --fleet's line of $h"
+done
+assert_contains "$OUT" "latency p50" "the all-hosts latency from the merged histograms"
+fleet -H root@h1 --json show --fleet "$UUID"
+[ "$RC" = 0 ] || fail "show --fleet --json exited $RC: $OUT"
+assert_eq "3 $expected_h1" "$(python3 -c 'import json, sys; s = json.loads(sys.argv[1])["all_hosts"][0]
+print(s["hosts"], "%.2f" % s["mib_per_s"])' "$OUT")" "show --fleet --json (hosts, MiB/s)"
+fleet -H root@h3 show --fleet not-a-uuid
+assert_eq 2 "$RC" "show --fleet of something that is not a uuid"
+fleet -H root@h3 show --fleet 00000000-0000-4000-8000-000000000000
+assert_eq 4 "$RC" "show --fleet of a fleet run this history does not have"
+assert_contains "$OUT" "gather its hosts' runs first" "what show --fleet says of a fleet run it has not"
+
+# ---- 9. a host without benchd ----
+log "9. a host whose benchd is not running is refused by name"
 BENCHD_PID=${H_PID[h3]} BUS_ADDRESS=${H_BUS[h3]} stop_benchd
 jobs_before=$(count_jobs)
 fleet run -H root@h1 -H root@h2 -H root@h3 "${JOB[@]}"
@@ -236,5 +320,12 @@ assert_eq "root@h1:succeeded root@h2:succeeded root@h3:missing 2 True" "${summar
 for h in h1 h2; do
         assert_eq succeeded "$(hsql "$h" "select status from runs where fleet_uuid = '$UUID2'")" "$h's run with --allow-missing"
 done
+
+log "   gather with h3 down: h3 named, exit status 3, h1's and h2's runs gathered"
+fleet gather "$UUID2" -H root@h1 -H root@h2 -H root@h3 --collect root@h1
+assert_eq 3 "$RC" "the exit status of a gather with a host unreachable"
+assert_contains "$OUT" "host root@h3 is unreachable" "the gather names the host"
+assert_contains "$OUT" "Gathered 1 new run; 1 already there." "what h1 and h2 gave"
+assert_eq 2 "$(hsql h1 "select count(*) from runs where fleet_uuid = '$UUID2'")" "h1's runs of the second fleet run"
 
 log "ok"
