@@ -93,7 +93,7 @@ static void help(void) {
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
                "  compare --by KEY         Compare groups of succeeded runs (--by fs_type, label, device,\n"
                "                           device_name, device_model, kernel, host, layout, matrix,\n"
-               "                           profile, tags, job, mount_options, target) over the runs\n"
+               "                           profile, tags, job, mount_options, target, fleet_host) over the runs\n"
                "                           the filters select: means with confidence intervals, and\n"
                "                           %% against --baseline=GROUP (default the first run) marked ~\n"
                "                           where Welch's t-test finds no significant difference\n"

@@ -293,6 +293,30 @@ fleet -H root@h3 show --fleet 00000000-0000-4000-8000-000000000000
 assert_eq 4 "$RC" "show --fleet of a fleet run this history does not have"
 assert_contains "$OUT" "gather its hosts' runs first" "what show --fleet says of a fleet run it has not"
 
+# ---- 6. compare --by host --fleet ----
+log "6. compare --by host --fleet: the fleet run's hosts as groups, each host's MiB/s from SQLite"
+fleet -H root@h1 --json compare --by host --fleet "$UUID"
+[ "$RC" = 0 ] || fail "compare --by host --fleet exited $RC: $OUT"
+printf '%s' "$OUT" >"$TOP/compare.json"
+got=$(python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["by"] == "fleet_host", o["by"]
+print(" ".join(sorted(o["groups"])))
+for c in sorted(o["cells"], key=lambda c: c["group"]):
+    print(c["group"], c["runs"], "%.4f" % c["mib_per_s"]["mean"])' "$TOP/compare.json") ||
+        fail "compare --by host --fleet --json is not what it should be: $OUT"
+want="root@h1 root@h2 root@h3"
+for h in "${HOSTS[@]}"; do
+        want+=$'\n'"root@$h 1 $(hsql h1 "select printf('%.4f', mib_per_s) from run_summary
+                                         where fleet_uuid = '$UUID' and fleet_host = 'root@$h'")"
+done
+assert_eq "$want" "$got" "compare --by host --fleet (groups; per host: runs, mean MiB/s)"
+fleet -H root@h1 compare --by host --fleet "$UUID"
+[ "$RC" = 0 ] || fail "compare --by host --fleet (table) exited $RC: $OUT"
+assert_contains "$OUT" "root@h2" "the table's column of h2"
+fleet -H root@h1 compare --fleet "$UUID"
+assert_eq 2 "$RC" "compare --fleet without --by"
+
 # ---- 9. a host without benchd ----
 log "9. a host whose benchd is not running is refused by name"
 BENCHD_PID=${H_PID[h3]} BUS_ADDRESS=${H_BUS[h3]} stop_benchd
