@@ -317,6 +317,44 @@ assert_contains "$OUT" "root@h2" "the table's column of h2"
 fleet -H root@h1 compare --fleet "$UUID"
 assert_eq 2 "$RC" "compare --fleet without --by"
 
+# ---- 7. report --fleet ----
+log "7. report --fleet: a page with the sum over time and a chart per host"
+CHECK=$SOURCE_ROOT/tests/integration/report_check.py
+if [ -f /usr/share/javascript/chart.js/chart.min.js ]; then
+        PAGE=$TOP/fleet.html
+        fleet -H root@h1 report --fleet "$UUID" -o "$PAGE"
+        [ "$RC" = 0 ] || fail "report --fleet exited $RC: $OUT"
+        [ -s "$PAGE" ] || fail "report --fleet wrote no page: $OUT"
+        python3 "$CHECK" data "$PAGE" >"$PAGE.json" || fail "cannot read the data of $PAGE"
+        got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["fleet"]; s = f["all_hosts"][0]
+print(d["kind"], " ".join(h["host"] for h in f["hosts"]), s["hosts"], "%.2f" % s["mib_per_s"], len(s["timeline"]) > 0,
+      all(len(h["runs"][0]["samples"]) > 0 for h in f["hosts"]))' "$PAGE.json") ||
+                fail "the page's data is not a fleet run's: $(head -c 2000 "$PAGE.json")"
+        assert_eq "fleet root@h1 root@h2 root@h3 3 $expected_h1 True True" "$got" \
+                "the page's data (kind, hosts, hosts in the sum, MiB/s, a sum over time, each host's samples)"
+        assert_eq 4 "$(python3 "$CHECK" charts "$PAGE")" "charts the page calls for (the sum and one per host)"
+        CHROMIUM=
+        for c in chromium chromium-browser; do
+                command -v "$c" >/dev/null 2>&1 && CHROMIUM=$c && break
+        done
+        if [ -n "$CHROMIUM" ]; then
+                python3 "$SOURCE_ROOT/tests/integration/browser.py" "$CHROMIUM" "$TOP/chromium" "$PAGE" \
+                        >"$TOP/browser.log" 2>&1 || fail "chromium: $(tail -n 5 "$TOP/browser.log")"
+                state=$(python3 "$CHECK" state "$PAGE.dom") || fail "the fleet page: $state"
+                assert_eq "True [] 4" "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1])
+print(d["done"], json.dumps(d["errors"]), d["charts"])' "$state")" "the page in $CHROMIUM (done, errors, charts drawn)"
+                if grep -E 'CONSOLE|Uncaught' "$PAGE.console" | grep -q .; then
+                        fail "the fleet page's console: $(grep -E 'CONSOLE|Uncaught' "$PAGE.console" | head -5)"
+                fi
+        else
+                log "   no chromium: the page is checked without a browser (apt-get install chromium)"
+        fi
+else
+        log "   skipped: no /usr/share/javascript/chart.js/chart.min.js (apt-get install libjs-chart.js)"
+fi
+
 # ---- 9. a host without benchd ----
 log "9. a host whose benchd is not running is refused by name"
 BENCHD_PID=${H_PID[h3]} BUS_ADDRESS=${H_BUS[h3]} stop_benchd
