@@ -10,28 +10,19 @@
 
 #include "fleet-sum.h"
 #include "record.h"
+#include "shared/fleet-interval.h"
 #include "shared/histogram.h"
 #include "shared/json-util.h"
 #include "shared/util.h"
 
 #define MIB (1024.0 * 1024.0)
-/* t_ms is rounded to ms: a sample beginning this much before the common interval counts. */
-#define FLEET_BEGIN_SLACK_USEC 1000
-
-typedef struct Span {
-        int64_t begin, end;
-        uint64_t bytes, ios;
-} Span;
 
 typedef struct Host {
         const FleetMember *m;
-        Span *spans;
-        size_t n_spans;
-        int64_t base;           /* the measured phase's begin */
+        FleetSpan *spans;
         int64_t done;           /* the run's end */
-        bool in;                /* in the sum */
-        const char *reason;     /* when not */
-        uint64_t bytes, ios, usec;      /* inside the common interval */
+        const char *reason;     /* why not in the sum */
+        FleetHostSpans f;       /* its spans, whether it is in the sum, what it had in the interval */
 } Host;
 
 static int64_t rec_i64(json_object *o, const char *key) {
@@ -48,54 +39,28 @@ static int host_spans(Host *h) {
         json_object *samples;
         size_t n;
 
-        h->base = rec_i64(h->m->run, "started_usec") - rec_i64(h->m->run, "fleet_clock_offset_us");
-        h->done = h->base + rec_i64(h->m->run, "duration_usec");
+        h->f.base = rec_i64(h->m->run, "started_usec") - rec_i64(h->m->run, "fleet_clock_offset_us");
+        h->done = h->f.base + rec_i64(h->m->run, "duration_usec");
         if (!json_object_object_get_ex(h->m->run, "samples", &samples) || !json_object_is_type(samples, json_type_array))
                 return 0;
         n = json_object_array_length(samples);
-        h->spans = calloc(n ?: 1, sizeof(Span));
+        h->spans = calloc(n ?: 1, sizeof(FleetSpan));
         if (!h->spans)
                 return -ENOMEM;
+        h->f.spans = h->spans;
         for (size_t i = 0; i < n; i++) {
                 json_object *x = json_object_array_get_idx(samples, i);
-                Span *s = &h->spans[h->n_spans];
+                FleetSpan *s = &h->spans[h->f.n_spans];
 
-                s->end = h->base + rec_i64(x, "t_ms") * 1000;
+                s->end = h->f.base + rec_i64(x, "t_ms") * 1000;
                 s->begin = s->end - rec_i64(x, "interval_us");
                 if (s->begin >= s->end)
                         continue;
                 s->bytes = rec_u64_or(x, "bytes_read", 0) + rec_u64_or(x, "bytes_written", 0);
                 s->ios = rec_u64_or(x, "ios_read", 0) + rec_u64_or(x, "ios_written", 0);
-                h->n_spans++;
+                h->f.n_spans++;
         }
         return 0;
-}
-
-/* The common interval of the hosts in the sum; false when there is none. */
-static bool common_interval(Host *hosts, size_t n, int64_t *ret_begin, int64_t *ret_end) {
-        int64_t cs = INT64_MIN, ce = INT64_MAX;
-        bool any = false;
-
-        for (size_t i = 0; i < n; i++) {
-                if (!hosts[i].in)
-                        continue;
-                any = true;
-                cs = MAX(cs, hosts[i].base);
-                ce = MIN(ce, hosts[i].spans[hosts[i].n_spans - 1].end);
-        }
-        *ret_begin = cs;
-        *ret_end = ce;
-        return any && ce > cs;
-}
-
-static void host_inside(Host *h, int64_t cs, int64_t ce) {
-        h->bytes = h->ios = h->usec = 0;
-        for (size_t k = 0; k < h->n_spans; k++)
-                if (h->spans[k].begin >= cs - FLEET_BEGIN_SLACK_USEC && h->spans[k].end <= ce) {
-                        h->bytes += h->spans[k].bytes;
-                        h->ios += h->spans[k].ios;
-                        h->usec += (uint64_t) (h->spans[k].end - h->spans[k].begin);
-                }
 }
 
 /* Adds the run's histogram ([[upper_ns, count], ...]) to *sum; false when it has none. */
@@ -137,11 +102,11 @@ static void add_left_out(json_object *arr, const Host *h) {
         json_object_object_add(x, "reason", json_object_new_string(h->reason));
         if (h->m->run && rec_str(h->m->run, "status"))
                 json_object_object_add(x, "status", json_object_new_string(rec_str(h->m->run, "status")));
-        for (size_t k = 0; k < h->n_spans; k++) {
+        for (size_t k = 0; k < h->f.n_spans; k++) {
                 bytes += h->spans[k].bytes;
                 usec += (uint64_t) (h->spans[k].end - h->spans[k].begin);
         }
-        json_object_object_add(x, "samples", json_object_new_uint64(h->n_spans));
+        json_object_object_add(x, "samples", json_object_new_uint64(h->f.n_spans));
         json_object_object_add(x, "bytes", json_object_new_uint64(bytes));
         json_object_object_add(x, "measured_usec", json_object_new_uint64(usec));
         if (usec > 0)
@@ -171,10 +136,10 @@ static Host *hosts_new(const FleetMember *m, size_t n) {
                 status = rec_str(m[i].run, "status");
                 if (!streq_ptr(status, "succeeded"))
                         hosts[i].reason = "its run did not succeed";
-                else if (hosts[i].n_spans == 0)
+                else if (hosts[i].f.n_spans == 0)
                         hosts[i].reason = "its run has no samples";
                 else
-                        hosts[i].in = true;
+                        hosts[i].f.in = true;
         }
         return hosts;
 }
@@ -185,37 +150,22 @@ static void hosts_free(Host *hosts, size_t n) {
         free(hosts);
 }
 
-/* Leaves out, one at a time, a host with no sample inside the common interval (the one whose own
- * interval shortens it most: the latest begin or the earliest end), until every host left has. */
+/* Decides the hosts in the sum and the common interval; names why the others are left out. */
 static bool settle(Host *hosts, size_t n, int64_t *cs, int64_t *ce) {
-        for (;;) {
-                size_t worst = SIZE_MAX;
+        _cleanup_free_ FleetHostSpans *f = calloc(n ?: 1, sizeof(FleetHostSpans));
+        bool common;
 
-                if (!common_interval(hosts, n, cs, ce)) {
-                        /* No overlap at all: leave out the host that begins last, if more than one. */
-                        size_t in = 0;
-                        for (size_t i = 0; i < n; i++)
-                                if (hosts[i].in) {
-                                        in++;
-                                        if (worst == SIZE_MAX || hosts[i].base > hosts[worst].base)
-                                                worst = i;
-                                }
-                        if (in < 2)
-                                return false;
-                } else {
-                        for (size_t i = 0; i < n; i++) {
-                                if (!hosts[i].in)
-                                        continue;
-                                host_inside(&hosts[i], *cs, *ce);
-                                if (hosts[i].usec == 0 && (worst == SIZE_MAX || hosts[i].base > hosts[worst].base))
-                                        worst = i;
-                        }
-                        if (worst == SIZE_MAX)
-                                return true;
-                }
-                hosts[worst].in = false;
-                hosts[worst].reason = "it was not measuring while the others were";
+        if (!f)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                f[i] = hosts[i].f;
+        common = fleet_common_interval(f, n, cs, ce);
+        for (size_t i = 0; i < n; i++) {
+                if (f[i].not_measuring)
+                        hosts[i].reason = "it was not measuring while the others were";
+                hosts[i].f = f[i];
         }
+        return common;
 }
 
 json_object *fleet_sum_step(const FleetMember *m, size_t n) {
@@ -243,7 +193,7 @@ json_object *fleet_sum_step(const FleetMember *m, size_t n) {
                 Host *h = &hosts[i];
                 double mib;
 
-                if (!h->in) {
+                if (!h->f.in) {
                         add_left_out(left, h);
                         continue;
                 }
@@ -266,12 +216,13 @@ json_object *fleet_sum_step(const FleetMember *m, size_t n) {
                         has_hist = true;
                 if (common) {
                         json_object *x = json_object_new_object();
-                        double bps = (double) h->bytes * 1e6 / (double) h->usec, iops = (double) h->ios * 1e6 / (double) h->usec;
+                        double bps = (double) h->f.bytes * 1e6 / (double) h->f.usec;
+                        double iops = (double) h->f.ios * 1e6 / (double) h->f.usec;
 
                         json_object_object_add(x, "host", json_object_new_string(h->m->host));
-                        json_object_object_add(x, "bytes", json_object_new_uint64(h->bytes));
-                        json_object_object_add(x, "ios", json_object_new_uint64(h->ios));
-                        json_object_object_add(x, "usec", json_object_new_uint64(h->usec));
+                        json_object_object_add(x, "bytes", json_object_new_uint64(h->f.bytes));
+                        json_object_object_add(x, "ios", json_object_new_uint64(h->f.ios));
+                        json_object_object_add(x, "usec", json_object_new_uint64(h->f.usec));
                         json_object_object_add(x, "mib_per_s", json_object_new_double(bps / MIB));
                         json_object_object_add(x, "iops", json_object_new_double(iops));
                         json_object_array_add(per, x);
@@ -339,10 +290,10 @@ json_object *fleet_sum_timeline(const FleetMember *m, size_t n, json_object *ste
                         for (size_t k = 0; k < json_object_array_length(per); k++)
                                 if (streq_ptr(rec_str(json_object_array_get_idx(per, k), "host"), m[i].host))
                                         named = true;
-                hosts[i].in = hosts[i].in && named;
-                if (hosts[i].in) {
+                hosts[i].f.in = hosts[i].f.in && named;
+                if (hosts[i].f.in) {
                         in++;
-                        n_ivs += hosts[i].n_spans;
+                        n_ivs += hosts[i].f.n_spans;
                 }
         }
         ivs = calloc(n_ivs ?: 1, sizeof(int64_t));
@@ -352,7 +303,7 @@ json_object *fleet_sum_timeline(const FleetMember *m, size_t n, json_object *ste
         }
         n_ivs = 0;
         for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; hosts[i].in && k < hosts[i].n_spans; k++)
+                for (size_t k = 0; hosts[i].f.in && k < hosts[i].f.n_spans; k++)
                         ivs[n_ivs++] = hosts[i].spans[k].end - hosts[i].spans[k].begin;
         qsort(ivs, n_ivs, sizeof(int64_t), cmp_i64);
         width = MIN(ivs[n_ivs / 2], len);
@@ -363,8 +314,8 @@ json_object *fleet_sum_timeline(const FleetMember *m, size_t n, json_object *ste
                 return NULL;
         }
         for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; hosts[i].in && k < hosts[i].n_spans; k++) {
-                        const Span *s = &hosts[i].spans[k];
+                for (size_t k = 0; hosts[i].f.in && k < hosts[i].f.n_spans; k++) {
+                        const FleetSpan *s = &hosts[i].spans[k];
 
                         for (size_t b = 0; b < n_bins; b++) {
                                 int64_t bb = cs + (int64_t) b * width, be = bb + width;
@@ -382,7 +333,7 @@ json_object *fleet_sum_timeline(const FleetMember *m, size_t n, json_object *ste
                 for (size_t i = 0; i < n; i++) {
                         double mib;
 
-                        if (!hosts[i].in)
+                        if (!hosts[i].f.in)
                                 continue;
                         mib = bins[b * n + i] * 1e6 / (double) width / MIB;
                         json_object_object_add(hs, m[i].host, json_object_new_double(mib));
