@@ -66,7 +66,9 @@ for h in "${HOSTS[@]}"; do
         printf '#!/bin/sh\nexec unshare -m --propagation private -- "$0.inner" "$@"\n' >"$TEST_DIR/wrap"
         printf '#!/bin/sh\nmount --bind %s %s || exit 1\nexec "$@"\n' "$SCRATCH_DIR" "$FLEET_T" >"$TEST_DIR/wrap.inner"
         chmod +x "$TEST_DIR/wrap" "$TEST_DIR/wrap.inner"
-        BENCHD_TEST_WRAP=$TEST_DIR/wrap start_benchd
+        # Each host writes benchd.prom into a directory of its own (section 8).
+        mkdir -p "$TEST_DIR/metrics"
+        BENCHD_METRICS_TEXTFILE_DIR=$TEST_DIR/metrics BENCHD_TEST_WRAP=$TEST_DIR/wrap start_benchd
         H_BUS[$h]=$BUS_ADDRESS H_DB[$h]=$DB H_PID[$h]=$BENCHD_PID H_DIR[$h]=$TEST_DIR H_SCRATCH[$h]=$SCRATCH_DIR
 
         addr=127.0.0.$((n + 1))
@@ -354,6 +356,37 @@ print(d["done"], json.dumps(d["errors"]), d["charts"])' "$state")" "the page in 
 else
         log "   skipped: no /usr/share/javascript/chart.js/chart.min.js (apt-get install libjs-chart.js)"
 fi
+
+# ---- 8. Prometheus ----
+log "8. benchd.prom of the collector: the fleet's sum; of a host that gathered nothing: none"
+# h1's history has the three hosts' runs (gathered by the run, section 1); h3's only its own.
+fleet_prom() { grep -q '^benchd_fleet_hosts{' "${H_DIR[h1]}/metrics/benchd.prom"; }
+wait_for 30 fleet_prom || fail "h1's benchd.prom has no fleet figures: $(cat "${H_DIR[h1]}/metrics/benchd.prom")"
+if command -v promtool >/dev/null; then
+        run promtool check metrics <"${H_DIR[h1]}/metrics/benchd.prom"
+        [ "$RC" = 0 ] || fail "promtool check metrics refused h1's benchd.prom: $OUT"
+else
+        log "   no promtool: the file is read without it (apt-get install prometheus)"
+fi
+fleet -H root@h1 --json show --fleet "$UUID"
+[ "$RC" = 0 ] || fail "show --fleet --json exited $RC: $OUT"
+want=$(python3 -c 'import json, sys; s = json.loads(sys.argv[1])["all_hosts"][0]
+print("%d %.0f %.0f" % (s["hosts"], s["bytes_per_s"], s["iops"]))' "$OUT")
+got=$(python3 - "${H_DIR[h1]}/metrics/benchd.prom" <<'PY'
+import re, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'^(benchd_fleet_\w+)\{([^}]*)\} (\S+)$', line)
+    if m:
+        assert 'workload="write"' in m.group(2) and 'block_size="65536"' in m.group(2), line
+        assert m.group(1) not in v, "two fleet series: " + line
+        v[m.group(1)] = float(m.group(3))
+print("%d %.0f %.0f" % (v["benchd_fleet_hosts"], v["benchd_fleet_throughput_bytes_per_second"], v["benchd_fleet_iops"]))
+PY
+) || fail "h1's benchd.prom fleet figures are not what they should be: $(grep fleet "${H_DIR[h1]}/metrics/benchd.prom")"
+assert_eq "$want" "$got" "benchd_fleet_hosts, _throughput_bytes_per_second and _iops against show --fleet"
+assert_not_contains "$(cat "${H_DIR[h3]}/metrics/benchd.prom")" "benchd_fleet_hosts{" \
+        "h3's benchd.prom (its own run only: no fleet sum)"
 
 # ---- 9. a host without benchd ----
 log "9. a host whose benchd is not running is refused by name"
