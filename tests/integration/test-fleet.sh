@@ -7,14 +7,24 @@
 # namespace the test makes (its loopback only: no interface of the machine is touched), whose
 # authorized key forces systemd-stdio-bridge onto that host's bus; benchctl runs in the namespace
 # with the real ssh (a wrapper first in PATH gives it the test's config, as in test-remote.sh).
-#   1. a fleet run of a short write job completes on every host;
+#   1. a fleet run of a short write job completes on every host and gathers the runs into h1's
+#      history (--collect);
 #   2. each host's run carries the fleet uuid, its host name and the start time benchctl gave, the
 #      same on every host (their clocks are one clock: offset within the tolerance, not corrected);
 #   3. the "all hosts" throughput is the sum of the hosts' over the interval when every host was
 #      measuring, as this test computes it from each host's SQLite samples;
 #   3b. SIGINT to benchctl cancels the job on every host;
-#   4. a host whose benchd is not running is refused by name, and nothing is queued on any host;
-#      with --allow-missing the run goes on with the others.
+#   4. a second gather adds nothing; a gather into h2 adds the two runs it lacks, whole;
+#   5. show --fleet from h1's history: the sum equals the common-interval sum from h1's SQLite;
+#   6. compare --by host --fleet: one group per host, each host's MiB/s as SQLite has it;
+#   7. report --fleet writes a page whose data and charts are the fleet's (drawn in Chromium when
+#      there is one);
+#   8. h1's benchd.prom has benchd_fleet_* equal to show --fleet's figures (promtool checks it);
+#      h3's, whose history has only its own run, has none;
+#   9. a host whose benchd is not running is refused by name, and nothing is queued on any host;
+#      with --allow-missing the run goes on with the others; a gather with it down names it, exits
+#      3 and gathers the others.
+# No system bus is reachable (DBUS_SYSTEM_BUS_ADDRESS names no socket).
 
 . "$(dirname "$0")/lib.sh"
 
