@@ -729,21 +729,58 @@ static int collector_open(const BenchctlOptions *opts, sd_bus **ret, const char 
         return bus_open(&o, ret, ret_where);
 }
 
-/* Imports the host's runs (whole, as fleet_runs_load() has them) into the collector's history:
- * those measured on that host and no longer running, in one document whose "host" is the host's
- * name in the fleet run. Import skips a run whose uuid the history has: a second gather adds
- * nothing. Returns 0, or -EHOSTUNREACH when the collector did not answer (g->error says why). */
-static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
+/* One ImportRuns document takes at most 64 MiB: a host's runs go in documents of at most this. */
+#define GATHER_DOC_MAX (48u * 1024u * 1024u)
+
+/* Imports runs (a batch of one host's) in one document whose "host" is the host's name in the
+ * fleet run. */
+static int gather_import(sd_bus *collector, GatherHost *g, json_object *list) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_json_ json_object *doc = json_object_new_object(), *list = json_object_new_array();
+        _cleanup_json_ json_object *doc = json_object_new_object();
+        uint64_t imported = 0, skipped = 0;
         int r;
 
-        if (!doc || !list)
+        if (!doc)
+                return -ENOMEM;
+        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
+        json_object_object_add(doc, "version", json_object_new_int(1));
+        json_object_object_add(doc, "host", json_object_new_string(g->name));
+        json_object_object_add(doc, "runs", json_object_get(list));
+
+        r = bus_new_manager_call(collector, "ImportRuns", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+        if (r >= 0)
+                r = sd_bus_call(collector, m, 3600ULL * USEC_PER_SEC, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tt", &imported, &skipped);
+        if (r < 0) {
+                free(g->error_buf);
+                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
+                g->error = g->error_buf;
+                return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
+        }
+        g->imported += imported;
+        g->skipped += skipped;
+        return 0;
+}
+
+/* Imports the host's runs (whole, as fleet_runs_load() has them) into the collector's history:
+ * those measured on that host and no longer running, in documents of at most GATHER_DOC_MAX. Import
+ * skips a run whose uuid the history has: a second gather adds nothing. Returns 0, or
+ * -EHOSTUNREACH when the collector did not answer (g->error says why). */
+static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
+        _cleanup_json_ json_object *list = json_object_new_array();
+        size_t size = 0;
+        int r;
+
+        if (!list)
                 return -ENOMEM;
         for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
                 json_object *run = json_object_array_get_idx(runs, i);
                 const char *status = json_str(run, "status");
+                size_t len;
 
                 if (json_str(run, "origin_host"))
                         continue;       /* gathered there from another host: that host's to give */
@@ -752,28 +789,23 @@ static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
                         g->running++;
                         continue;
                 }
+                len = strlen(json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN)) + 1;
+                if (size > 0 && size + len > GATHER_DOC_MAX) {
+                        r = gather_import(collector, g, list);
+                        if (r < 0)
+                                return r;
+                        json_object_put(list);
+                        list = json_object_new_array();
+                        if (!list)
+                                return -ENOMEM;
+                        size = 0;
+                }
                 json_object_array_add(list, json_object_get(run));
+                size += len;
         }
         if (json_object_array_length(list) == 0)
                 return 0;
-        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
-        json_object_object_add(doc, "version", json_object_new_int(1));
-        json_object_object_add(doc, "host", json_object_new_string(g->name));
-        json_object_object_add(doc, "runs", TAKE_PTR(list));
-
-        r = bus_new_manager_call(collector, "ImportRuns", &m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
-        if (r >= 0)
-                r = sd_bus_call(collector, m, 3600ULL * USEC_PER_SEC, &error, &reply);
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "tt", &g->imported, &g->skipped);
-        if (r < 0) {
-                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
-                g->error = g->error_buf;
-                return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
-        }
-        return 0;
+        return gather_import(collector, g, list);
 }
 
 /* What a gather did, as --json prints it. */
