@@ -1009,7 +1009,7 @@
 
         function fleetSection(F) {
                 var hosts = F.hosts || [], steps = F.all_hosts || [];
-                var s = section(main, "Fleet run " + F.fleet_uuid);
+                var s = section(main, "Each host's runs");
                 table(s, ["HOST", "RUN", "WORKLOAD", "STATUS", "MiB/s", "IOPS", "CLOCK OFFSET", "ROUND TRIP"],
                       [].concat.apply([], hosts.map(function (x) {
                               return (x.runs || []).map(function (r) {
