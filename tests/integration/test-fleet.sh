@@ -37,10 +37,6 @@ if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null || ! command -v ssh-ke
         [ -x /usr/sbin/sshd ] || skip "needs /usr/sbin/sshd (apt-get install openssh-server)"
 fi
 
-# benchctl reaches the hosts only through ssh and --collect: a system bus it might fall back to (a
-# gather into "this host's" history) is a socket that does not exist.
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_DIR/no-system-bus
-
 NS=benchd-fleet-$$
 ip netns add "$NS" 2>/dev/null || skip "cannot make a network namespace (ip netns add)"
 defer ip netns delete "$NS"
@@ -122,6 +118,10 @@ Host $h
 CONF
 done
 TEST_DIR=$TOP
+# benchctl reaches the hosts only through ssh and --collect: the system bus it would gather into
+# without --collect ("this host's" history) is a socket that does not exist (start_bus pointed
+# DBUS_SYSTEM_BUS_ADDRESS at the last host's bus).
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TOP/no-system-bus
 printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$S/ssh_config" >"$S/bin/ssh"
 chmod +x "$S/bin/ssh"
 
@@ -254,6 +254,9 @@ fleet --json gather "$UUID" --hosts "$TOP/hosts" -H root@h3 --collect root@h2
 [ "$RC" = 0 ] || fail "gather --json into h2 again exited $RC: $OUT"
 assert_eq "0 3" "$(python3 -c 'import json, sys; o = json.loads(sys.argv[1]); print(o["imported"], o["skipped"])' "$OUT")" \
         "gather --json into h2 again (imported, skipped)"
+fleet gather "$UUID" -H root@h1
+assert_eq 3 "$RC" "gather without --collect where no benchd runs (no system bus)"
+assert_contains "$OUT" "cannot connect to the system bus, the history to gather into" "what gather says of it"
 fleet gather not-a-uuid -H root@h1
 assert_eq 2 "$RC" "gather of something that is not a uuid"
 assert_contains "$OUT" "'not-a-uuid' is not a fleet run's uuid" "the refusal names what was wrong"
