@@ -8,7 +8,11 @@
  * host with the same fleet_uuid; each step, once every live job waits in Phase "ready", is started
  * on every host at one wall-clock time ~300 ms ahead (Job.Start). SIGINT/SIGTERM cancel every
  * host's job. At the end, each host's runs and, per step, the fleet's figures over the interval
- * when every host was measuring.
+ * when every host was measuring (fleet-sum.c), printed by fleet_print() alone; then the runs are
+ * gathered into one history as gather does.
+ * benchctl gather UUID -H ... (docs/fleet.md "Gathering a fleet run"): each host's runs of the fleet
+ * run imported whole into the collector's history, idempotent by run uuid. show --fleet UUID and
+ * report --fleet (fleet_history()): the same result from a history the runs were gathered into.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -1029,12 +1033,14 @@ static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hos
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
         _cleanup_free_ GatherHost *g = calloc(n ?: 1, sizeof(GatherHost));
         json_object *o = NULL;
-        const char *where = NULL;
+        const char *where = NULL, *why = NULL;
         int r;
 
         if (!g)
                 return NULL;
         r = collector_open(opts, &collector, &where);
+        if (r < 0)
+                why = strerror(-r);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 g[i].name = hosts[i].name;
                 if (!hosts[i].bus) {
@@ -1043,17 +1049,15 @@ static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hos
                 }
                 r = gather_host(collector, &g[i], hosts[i].runs);
                 if (r == -EHOSTUNREACH)
-                        break;
-                if (r < 0 && *ret == 0)
-                        *ret = BENCHCTL_EXIT_FAILURE;
-                r = 0;
+                        why = g[i].error;       /* the collector did not answer */
+                else if (r < 0) {
+                        /* This host's runs refused (named in its line): the others go on. */
+                        if (*ret == 0)
+                                *ret = BENCHCTL_EXIT_FAILURE;
+                        r = 0;
+                }
         }
         if (r < 0) {
-                const char *why = r == -EHOSTUNREACH ? g[0].error : strerror(-r);
-
-                for (size_t i = 0; i < n; i++)
-                        if (g[i].error && r == -EHOSTUNREACH && g[i].error_buf)
-                                why = g[i].error;
                 if (opts->collect) {
                         text_fprintf(stderr, "benchctl: run: cannot gather the runs into %s: %s; they stay on each "
                                      "host (benchctl gather %s ... --collect HOST)\n", where, strna(why), uuid);
