@@ -47,6 +47,7 @@ static const Verb verbs[] = {
         { "regressions", 0, 0, verb_regressions },
         { "report",   0, -1, verb_report },
         { "import",   1, 1,  verb_import },
+        { "gather",   1, 1,  verb_gather },
         { "prune",    0, 0,  verb_prune },
         { "devices",  0, 0,  verb_devices },
         { "device",   1, 1,  verb_device },
@@ -71,6 +72,7 @@ static void help(void) {
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
                "  show RUN                 Show a run's summary and samples\n"
+               "  show --fleet UUID        A gathered fleet run: each host's runs and all hosts' sum\n"
                "  show --job ID            Show a job's runs as its profile's tool would (iozone, bonnie,\n"
                "                           crystal, ping, dd), else one row per step; a filesystem matrix\n"
                "                           job: so for each entry (--entry NAME, --fs-type TYPE choose),\n"
@@ -79,6 +81,9 @@ static void help(void) {
                "  export [RUN...]          Write runs as CSV or JSON (--format)\n"
                "  export --format=benchd [RUN...]\n"
                "                           Write runs whole (samples, histogram...) for benchctl import\n"
+               "  gather UUID -H HOST -H HOST ...|--hosts FILE\n"
+               "                           Gather every host's runs of a fleet run into this host's history\n"
+               "                           (--collect HOST: that one's); a second gather adds nothing\n"
                "  import FILE              Add the runs of another host's export --format=benchd (- is\n"
                "                           stdin); runs known already are skipped\n"
                "  export --format=bonnie-csv|iozone --job ID\n"
@@ -87,16 +92,18 @@ static void help(void) {
                "  compare RUN RUN...       Compare runs side by side, relative to the first\n"
                "  compare --by KEY         Compare groups of succeeded runs (--by fs_type, label, device,\n"
                "                           device_name, device_model, kernel, host, layout, matrix,\n"
-               "                           profile, tags, job, mount_options, target) over the runs\n"
+               "                           profile, tags, job, mount_options, target, fleet_host) over the runs\n"
                "                           the filters select: means with confidence intervals, and\n"
                "                           %% against --baseline=GROUP (default the first run) marked ~\n"
                "                           where Welch's t-test finds no significant difference\n"
                "  compare --job ID         A filesystem matrix job's entries, as compare --by, against\n"
                "                           --baseline=ENTRY (default the first filesystem); a matrix in\n"
                "                           rounds (repeat=N) by the paired t-test over its rounds\n"
+               "  compare --by host --fleet UUID\n"
+               "                           A fleet run gathered here, its hosts side by side\n"
                "  regressions              List the regressions benchd flagged after its runs, newest\n"
                "                           first (--device, --workload, --since, --until, -n)\n"
-               "  report RUN...|--job ID|--by COLUMN|[filters] [-o FILE.html] [--open]\n"
+               "  report RUN...|--job ID|--by COLUMN|--fleet UUID|[filters] [-o FILE.html] [--open]\n"
                "                           Write a self-contained HTML report with charts of runs, a job,\n"
                "                           groups of runs, or the history the filters select\n"
                "  prune --older-than=TIME  Remove the samples of runs older than TIME (30d, 2026-11-01);\n"
@@ -116,6 +123,8 @@ static void help(void) {
                "     --wait                Wait for the job and show its progress\n"
                "     --hosts=FILE          run: a fleet run on the hosts of FILE, one [USER@]HOST a line\n"
                "     --allow-missing       run: a fleet run goes on without the hosts that do not answer\n"
+               "     --collect=[USER@]HOST run -H ..., gather: gather the fleet run's runs into HOST's history\n"
+               "     --fleet=UUID          show, compare --by host, report: a fleet run gathered here\n"
                "     --clock-correct       run: start a host whose clock is beyond fleet_clock_tolerance_ms\n"
                "                           by its measured offset instead of refusing it\n\n"
                "Filters (results, export, compare --by, report; --status and --limit also for jobs):\n"
@@ -203,6 +212,8 @@ enum {
         ARG_HOSTS,
         ARG_ALLOW_MISSING,
         ARG_CLOCK_CORRECT,
+        ARG_COLLECT,
+        ARG_FLEET,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -243,6 +254,8 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                 { "hosts",       required_argument, NULL, ARG_HOSTS },
                 { "allow-missing", no_argument,     NULL, ARG_ALLOW_MISSING },
                 { "clock-correct", no_argument,     NULL, ARG_CLOCK_CORRECT },
+                { "collect",     required_argument, NULL, ARG_COLLECT },
+                { "fleet",       required_argument, NULL, ARG_FLEET },
                 {}
         };
         int c;
@@ -276,6 +289,7 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                 case ARG_BUS_ADDRESS:
                         arg->transport = BUS_TRANSPORT_ADDRESS;
                         arg->address = optarg;
+                        arg->bus_address = optarg;
                         break;
                 case 'H':
                         arg->transport = BUS_TRANSPORT_REMOTE;
@@ -291,6 +305,12 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                         break;
                 case ARG_CLOCK_CORRECT:
                         arg->clock_correct = true;
+                        break;
+                case ARG_COLLECT:
+                        arg->collect = optarg;
+                        break;
+                case ARG_FLEET:
+                        arg->fleet = optarg;
                         break;
                 case ARG_SYSTEM:
                         arg->transport = BUS_TRANSPORT_SYSTEM;
@@ -461,11 +481,27 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        if (verb->func != verb_run && ((opts.hosts && opts.hosts[1]) || opts.hosts_file || opts.allow_missing ||
-                                       opts.clock_correct)) {
-                text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run); give %s one -H HOST\n",
-                             verb->name, opts.hosts_file ? "--hosts" : opts.allow_missing ? "--allow-missing" :
-                             opts.clock_correct ? "--clock-correct" : "more than one -H", verb->name);
+        if (verb->func != verb_run && verb->func != verb_gather && ((opts.hosts && opts.hosts[1]) || opts.hosts_file)) {
+                text_fprintf(stderr, "benchctl: %s: %s is for run and gather only (a fleet run's hosts); give %s "
+                             "one -H HOST\n", verb->name, opts.hosts_file ? "--hosts" : "more than one -H", verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (opts.collect && verb->func != verb_run && verb->func != verb_gather) {
+                text_fprintf(stderr, "benchctl: %s: --collect is for run with several hosts and gather only\n",
+                             verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (opts.fleet && verb->func != verb_show && verb->func != verb_compare && verb->func != verb_report) {
+                text_fprintf(stderr, "benchctl: %s: --fleet is for show, compare --by host and report only\n",
+                             verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (verb->func != verb_run && (opts.allow_missing || opts.clock_correct)) {
+                text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run)\n", verb->name,
+                             opts.allow_missing ? "--allow-missing" : "--clock-correct");
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }

@@ -40,6 +40,7 @@ typedef struct BenchctlOptions {
         bool legend;
         BusTransport transport;
         const char *address;        /* --bus-address or -H host */
+        const char *bus_address;    /* --bus-address, even when -H follows (a fleet's collector) */
 
         /* submit/run. */
         const char *workload;       /* also a results filter */
@@ -53,6 +54,9 @@ typedef struct BenchctlOptions {
         const char *hosts_file;     /* run --hosts FILE */
         bool allow_missing;         /* run with several hosts: go on without those unreachable */
         bool clock_correct;         /* run with several hosts: start by the measured clock offset */
+        const char *fleet;          /* show/compare/report --fleet UUID: a fleet run's runs */
+        const char *collect;        /* run with several hosts, gather: the history to gather into
+                                     * ([USER@]HOST; NULL: this host's) */
 
         /* Query filters. */
         const char *device;
@@ -102,6 +106,14 @@ int verb_devices(int argc, char **argv, const BenchctlOptions *opts);
 int verb_prune(int argc, char **argv, const BenchctlOptions *opts);
 int verb_import(int argc, char **argv, const BenchctlOptions *opts);
 int verb_device(int argc, char **argv, const BenchctlOptions *opts);
+int verb_gather(int argc, char **argv, const BenchctlOptions *opts);
+/* show --fleet UUID (verbs-fleet.c): the fleet run's result from this history's runs. */
+int fleet_show(const BenchctlOptions *opts);
+/* A fleet run's result from one history (gathered): {"fleet_uuid", "hosts": [{host, runs}] (by name,
+ * runs oldest first; whole, with samples and histogram, when whole), "all_hosts": every step's
+ * figures (client/fleet-sum.h) with its "timeline"}. 0, or prints the error and returns an exit code. */
+struct sd_bus;
+int fleet_history(struct sd_bus *bus, const char *uuid, bool whole, struct json_object **ret);
 
 /* --complete=WHAT (complete.c): whether WHAT is a list it knows (jobs, active-jobs, runs,
  * profiles, devices); the list, one "VALUE<TAB>DESCRIPTION" a line, nothing when benchd does not

@@ -47,6 +47,8 @@ int run_filter_from_args(const BenchctlOptions *opts, json_object **ret) {
                 json_object_object_add(f, "until_usec", json_object_new_uint64(opts->until_usec));
         if (opts->limit > 0)
                 json_object_object_add(f, "limit", json_object_new_uint64(opts->limit));
+        if (opts->fleet)
+                json_object_object_add(f, "fleet_uuid", json_object_new_string(opts->fleet));
         *ret = f;
         return 0;
 }

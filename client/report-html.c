@@ -20,6 +20,7 @@ static const char *const kind_names[_REPORT_KIND_MAX] = {
         [REPORT_JOB] = "job",
         [REPORT_COMPARE] = "compare",
         [REPORT_HISTORY] = "history",
+        [REPORT_FLEET] = "fleet",
 };
 
 const char *report_kind_to_string(ReportKind k) {
@@ -51,7 +52,8 @@ int report_file_name(const ReportSelection *s, char **ret) {
         size_t len = 0;
         FILE *f;
 
-        if (!s || !report_kind_to_string(s->kind) || (s->kind == REPORT_RUNS && s->n_runs == 0))
+        if (!s || !report_kind_to_string(s->kind) || (s->kind == REPORT_RUNS && s->n_runs == 0) ||
+            (s->kind == REPORT_FLEET && !s->fleet))
                 return -EINVAL;
         f = open_memstream(&buf, &len);
         if (!f)
@@ -74,6 +76,10 @@ int report_file_name(const ReportSelection *s, char **ret) {
                 break;
         case REPORT_HISTORY:
                 fputs("-history", f);
+                break;
+        case REPORT_FLEET:
+                fputs("-fleet", f);
+                name_part(f, s->fleet);
                 break;
         default:
                 break;

@@ -18,10 +18,11 @@ typedef enum ReportKind {
         REPORT_JOB,             /* report --job ID */
         REPORT_COMPARE,         /* report --by COLUMN [filters] */
         REPORT_HISTORY,         /* report [filters] */
+        REPORT_FLEET,           /* report --fleet UUID */
         _REPORT_KIND_MAX,
 } ReportKind;
 
-/* "runs", "job", "compare", "history": the data's "kind". */
+/* "runs", "job", "compare", "history", "fleet": the data's "kind". */
 const char *report_kind_to_string(ReportKind k);
 
 typedef struct ReportSelection {
@@ -30,13 +31,15 @@ typedef struct ReportSelection {
         const uint64_t *runs;           /* REPORT_RUNS */
         size_t n_runs;
         const char *by;                 /* REPORT_COMPARE */
+        const char *fleet;              /* REPORT_FLEET: the fleet run's uuid */
         /* The filters, as given (NULL: none); they name compare and history reports. */
         const char *device, *workload, *profile, *fs_type, *label;
 } ReportSelection;
 
 /* The file a report goes to when -o is not given, in the current directory: "benchd-job-12.html",
  * "benchd-run-31.html", "benchd-runs-31-35.html" (more than four runs: the first four and
- * "-and-N-more"), "benchd-compare-fs_type[-FILTER...].html", "benchd-history[-FILTER...].html"
+ * "-and-N-more"), "benchd-compare-fs_type[-FILTER...].html", "benchd-history[-FILTER...].html",
+ * "benchd-fleet-UUID.html"
  * with the filters' values in the order device, workload, profile, fs_type, label (a device path
  * by its last component). Characters other than letters, digits, '.', '_' and '-' become '_', so
  * no name leaves the directory or hides. Returns 0 or -ENOMEM / -EINVAL. */

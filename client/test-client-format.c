@@ -669,6 +669,9 @@ START_TEST(test_report_file_name) {
                 { { .kind = REPORT_HISTORY, .label = "..", .profile = "dd" }, "benchd-history-dd-...html" },
                 { { .kind = REPORT_HISTORY, .label = "$(rm -rf ~);'\"" }, "benchd-history-__rm_-rf______.html" },
                 { { .kind = REPORT_HISTORY, .device = "nvme0n1p2", .label = "" }, "benchd-history-nvme0n1p2.html" },
+                { { .kind = REPORT_FLEET, .fleet = "6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b" },
+                  "benchd-fleet-6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b.html" },
+                { { .kind = REPORT_FLEET, .fleet = "../x" }, "benchd-fleet-x.html" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -681,9 +684,11 @@ START_TEST(test_report_file_name) {
                 char *name = NULL;
                 ck_assert_int_eq(report_file_name(&(ReportSelection) { .kind = REPORT_RUNS }, &name), -EINVAL);
                 ck_assert_int_eq(report_file_name(&(ReportSelection) { .kind = _REPORT_KIND_MAX }, &name), -EINVAL);
+                ck_assert_int_eq(report_file_name(&(ReportSelection) { .kind = REPORT_FLEET }, &name), -EINVAL);
                 ck_assert_ptr_null(name);
         }
         ck_assert_str_eq(report_kind_to_string(REPORT_HISTORY), "history");
+        ck_assert_str_eq(report_kind_to_string(REPORT_FLEET), "fleet");
 }
 END_TEST
 

@@ -436,6 +436,9 @@ int compare_groups_json(const BenchctlOptions *opts, sd_bus *bus, json_object **
         }
         if (run_filter_from_args(opts, &filter) < 0)
                 return BENCHCTL_EXIT_FAILURE;
+        /* --fleet UUID: its hosts are the fleet's names for them (docs/fleet.md "Gathering a fleet run"). */
+        if (opts->fleet && streq(opts->by, "host"))
+                return compare_call(opts, bus, "fleet_host", filter, ret);
         return compare_call(opts, bus, opts->by, filter, ret);
 }
 
@@ -474,6 +477,11 @@ static int compare_groups(const BenchctlOptions *opts) {
 }
 
 int verb_compare(int argc, char **argv, const BenchctlOptions *opts) {
+        if (opts->fleet && (!opts->by || argc > 1 || opts->job > 0)) {
+                fprintf(stderr, "benchctl: compare --fleet UUID goes with --by host (the fleet run's hosts) or "
+                        "another --by KEY, and no RUN ids or --job\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
         if (opts->job > 0 && !opts->by && argc == 1)
                 return matrix_compare(opts, opts->job);
         if (opts->baseline && !opts->job && !opts->by) {

@@ -8,7 +8,11 @@
  * host with the same fleet_uuid; each step, once every live job waits in Phase "ready", is started
  * on every host at one wall-clock time ~300 ms ahead (Job.Start). SIGINT/SIGTERM cancel every
  * host's job. At the end, each host's runs and, per step, the fleet's figures over the interval
- * when every host was measuring.
+ * when every host was measuring (fleet-sum.c), printed by fleet_print() alone; then the runs are
+ * gathered into one history as gather does.
+ * benchctl gather UUID -H ... (docs/fleet.md "Gathering a fleet run"): each host's runs of the fleet
+ * run imported whole into the collector's history, idempotent by run uuid. show --fleet UUID and
+ * report --fleet (fleet_history()): the same result from a history the runs were gathered into.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +31,10 @@
 #include "benchctl.h"
 #include "bus.h"
 #include "shared/util.h"
+#include "fleet-sum.h"
+#include "model.h"
 #include "text.h"
+#include "verbs-results.h"
 
 #define FLEET_CLOCK_SAMPLES 8
 #define FLEET_START_AHEAD_USEC (300 * 1000)
@@ -51,6 +58,9 @@ typedef struct FleetHost {
  * calls, so that none is cut short by one: the cancel that follows must reach every host. */
 static int fleet_stop = 0;
 
+/* The verb that reads the hosts, for its messages: run or gather. */
+static const char *fleet_verb = "run";
+
 static void fleet_signal_check(const sigset_t *set, uint64_t wait_usec) {
         struct timespec ts = { .tv_sec = (time_t) (wait_usec / 1000000), .tv_nsec = (long) (wait_usec % 1000000) * 1000 };
         int sig;
@@ -71,7 +81,7 @@ static int hosts_push(FleetHost **hosts, size_t *n, const char *name) {
 
         for (size_t i = 0; i < *n; i++)
                 if (streq((*hosts)[i].name, name)) {
-                        text_fprintf(stderr, "benchctl: run: host '%s' is given twice; name each host once\n", name);
+                        text_fprintf(stderr, "benchctl: %s: host '%s' is given twice; name each host once\n", fleet_verb, name);
                         return -EINVAL;
                 }
         a = realloc(*hosts, (*n + 1) * sizeof(FleetHost));
@@ -291,196 +301,156 @@ static int host_start(FleetHost *h, uint64_t start_usec, char *key) {
         return 0;
 }
 
-static int host_query_runs(FleetHost *h, const char *uuid) {
-        _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL;
+/* The fleet run's runs of a history, each whole (show RUN --json: samples and histogram), oldest
+ * first, so that the i-th run of each host is the same step. */
+static int fleet_runs_load(sd_bus *bus, const char *what, const char *uuid, const char *host, json_object **ret) {
+        _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL, *out = json_object_new_array();
         int r;
 
-        if (!filter)
-                return -ENOMEM;
+        if (!filter || !out)
+                return BENCHCTL_EXIT_FAILURE;
         json_object_object_add(filter, "fleet_uuid", json_object_new_string(uuid));
         json_object_object_add(filter, "limit", json_object_new_uint64(10000));
-        r = bus_call_manager_filter_json(h->bus, h->name, "QueryRuns", filter, &runs);
+        r = bus_call_manager_filter_json(bus, what, "QueryRuns", filter, &runs);
         if (r != 0)
                 return r;
-        /* Newest first: turn it round, so that the i-th run of each host is the same step. */
-        h->runs = json_object_new_array();
-        for (size_t i = json_object_array_length(runs); i > 0; i--)
-                json_object_array_add(h->runs, json_object_get(json_object_array_get_idx(runs, i - 1)));
-        return 0;
-}
+        /* Newest first: turn it round. */
+        for (size_t i = json_object_array_length(runs); i > 0; i--) {
+                json_object *run = json_object_array_get_idx(runs, i - 1), *full = NULL;
 
-/* A run's samples as [begin, end) on OUR clock, and its bytes and I/Os. */
-typedef struct Span {
-        int64_t begin, end;
-        uint64_t bytes, ios;
-} Span;
-
-static int run_spans(FleetHost *h, json_object *run, Span **ret, size_t *ret_n) {
-        _cleanup_json_ json_object *samples = NULL;
-        uint64_t id = (uint64_t) json_i64(run, "id");
-        /* The measured phase began at started_usec on the host's clock: ours is that minus the offset. */
-        int64_t base = json_i64(run, "started_usec") - json_i64(run, "fleet_clock_offset_us");
-        Span *s;
-        size_t n;
-        int r;
-
-        r = bus_call_manager_json(h->bus, h->name, "GetSamples", &samples, "t", id);
-        if (r != 0)
-                return r;
-        n = json_object_array_length(samples);
-        s = calloc(n ?: 1, sizeof(Span));
-        if (!s)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                json_object *x = json_object_array_get_idx(samples, i);
-                s[i].end = base + json_i64(x, "t_ms") * 1000;
-                s[i].begin = s[i].end - json_i64(x, "interval_us");
-                s[i].bytes = (uint64_t) (json_i64(x, "bytes_read") + json_i64(x, "bytes_written"));
-                s[i].ios = (uint64_t) (json_i64(x, "ios_read") + json_i64(x, "ios_written"));
+                if (host && !streq_ptr(json_str(run, "fleet_host"), host))
+                        continue;
+                r = run_details(bus, (uint64_t) json_i64(run, "id"), &full);
+                if (r != 0)
+                        return r;
+                json_object_array_add(out, full);
         }
-        *ret = s;
-        *ret_n = n;
+        *ret = TAKE_PTR(out);
         return 0;
 }
 
-/* The fleet's figures of step i: each host's samples that lie within the common interval (from the
- * last host's start to the first host's last sample, on our clock; a sample whose begin is within
- * 1 ms before it counts, the rounding of t_ms), its rate over them, and their sum. */
-static json_object *fleet_step(FleetHost *hosts, size_t n, size_t i) {
-        json_object *o = json_object_new_object(), *per = json_object_new_array();
-        _cleanup_free_ Span **spans = calloc(n, sizeof(Span *));
-        _cleanup_free_ size_t *counts = calloc(n, sizeof(size_t));
-        int64_t cs = INT64_MIN, ce = INT64_MAX, first_done = INT64_MAX, last_done = INT64_MIN;
-        const char *first_host = NULL, *last_host = NULL;
-        double sum_bps = 0, sum_iops = 0, min_mib = INFINITY, max_mib = -INFINITY, sum_mib = 0;
-        size_t members = 0;
-        bool common = true;
+static int host_query_runs(FleetHost *h, const char *uuid) {
+        return fleet_runs_load(h->bus, h->name, uuid, NULL, &h->runs);
+}
 
-        if (!o || !per || !spans || !counts) {
-                json_object_put(o);
-                json_object_put(per);
+/* What the result shows of a host: its runs (whole, oldest first), or why it has none. */
+typedef struct FleetView {
+        const char *name;
+        json_object *runs;      /* not owned */
+        const char *missing;    /* "unreachable", "lost": not measured (NULL: it was) */
+        uint64_t job;           /* 0: not known (a gathered history) */
+        const char *state;
+} FleetView;
+
+/* Every step's fleet figures (fleet-sum.h), as an array. */
+static json_object *fleet_steps(const FleetView *v, size_t n) {
+        _cleanup_json_ json_object *steps = json_object_new_array();
+        _cleanup_free_ FleetMember *m = calloc(n ?: 1, sizeof(FleetMember));
+        size_t n_steps = 0;
+
+        if (!steps || !m)
                 return NULL;
-        }
-        for (size_t h = 0; h < n; h++) {
-                json_object *run;
-                const char *status;
-                double mib;
-                int64_t done, base;
-
-                counts[h] = 0;
-                if (!hosts[h].runs || i >= json_object_array_length(hosts[h].runs))
-                        continue;
-                run = json_object_array_get_idx(hosts[h].runs, i);
-                status = json_str(run, "status");
-                if (!streq_ptr(status, "succeeded"))
-                        continue;
-                if (run_spans(&hosts[h], run, &spans[h], &counts[h]) != 0 || counts[h] == 0) {
-                        common = false;
-                        continue;
-                }
-                members++;
-                base = json_i64(run, "started_usec") - json_i64(run, "fleet_clock_offset_us");
-                done = base + json_i64(run, "duration_usec");
-                if (done < first_done) {
-                        first_done = done;
-                        first_host = hosts[h].name;
-                }
-                if (done > last_done) {
-                        last_done = done;
-                        last_host = hosts[h].name;
-                }
-                if (base > cs)
-                        cs = base;
-                if (spans[h][counts[h] - 1].end < ce)
-                        ce = spans[h][counts[h] - 1].end;
-                if (json_num(run, "mib_per_s", &mib)) {
-                        sum_mib += mib;
-                        min_mib = MIN(min_mib, mib);
-                        max_mib = MAX(max_mib, mib);
-                }
-        }
-        json_object_object_add(o, "hosts", json_object_new_uint64(members));
-        if (members < 2 || !common || ce <= cs) {
-                json_object_object_add(o, "common_usec", json_object_new_int64(0));
-                json_object_put(per);
-                goto finish;
-        }
-        for (size_t h = 0; h < n; h++) {
-                uint64_t bytes = 0, ios = 0, usec = 0;
-                json_object *x;
-
-                if (!spans[h] || counts[h] == 0)
-                        continue;
-                for (size_t k = 0; k < counts[h]; k++)
-                        if (spans[h][k].begin >= cs - 1000 && spans[h][k].end <= ce) {
-                                bytes += spans[h][k].bytes;
-                                ios += spans[h][k].ios;
-                                usec += (uint64_t) (spans[h][k].end - spans[h][k].begin);
-                        }
-                if (usec == 0) {
-                        common = false;
-                        break;
-                }
-                x = json_object_new_object();
-                json_object_object_add(x, "host", json_object_new_string(hosts[h].name));
-                json_object_object_add(x, "bytes", json_object_new_uint64(bytes));
-                json_object_object_add(x, "ios", json_object_new_uint64(ios));
-                json_object_object_add(x, "usec", json_object_new_uint64(usec));
-                json_object_array_add(per, x);
-                sum_bps += (double) bytes * 1e6 / (double) usec;
-                sum_iops += (double) ios * 1e6 / (double) usec;
-        }
-        json_object_object_add(o, "per_host", per);
-        json_object_object_add(o, "common_usec", json_object_new_int64(common ? ce - cs : 0));
-        if (common) {
-                json_object_object_add(o, "bytes_per_s", json_object_new_double(sum_bps));
-                json_object_object_add(o, "mib_per_s", json_object_new_double(sum_bps / (1024.0 * 1024.0)));
-                json_object_object_add(o, "iops", json_object_new_double(sum_iops));
-        }
-finish:
-        if (first_host) {
-                json_object_object_add(o, "first_done", json_object_new_string(first_host));
-                json_object_object_add(o, "last_done", json_object_new_string(last_host));
-                json_object_object_add(o, "done_apart_usec", json_object_new_int64(last_done - first_done));
-        }
-        if (members >= 2 && sum_mib > 0)
-                json_object_object_add(o, "spread_pct",
-                                       json_object_new_double((max_mib - min_mib) / (sum_mib / members) * 100));
         for (size_t h = 0; h < n; h++)
-                free(spans[h]);
+                if (v[h].runs)
+                        n_steps = MAX(n_steps, json_object_array_length(v[h].runs));
+        for (size_t s = 0; s < n_steps; s++) {
+                json_object *step;
+
+                for (size_t h = 0; h < n; h++)
+                        m[h] = (FleetMember) {
+                                .host = v[h].name,
+                                .run = v[h].runs && s < json_object_array_length(v[h].runs) ?
+                                        json_object_array_get_idx(v[h].runs, s) : NULL,
+                                .missing = v[h].missing,
+                        };
+                step = fleet_sum_step(m, n);
+                if (!step)
+                        return NULL;
+                json_object_object_add(step, "timeline", fleet_sum_timeline(m, n, step));
+                json_object_array_add(steps, step);
+        }
+        return TAKE_PTR(steps);
+}
+
+/* The result as --json prints it. */
+static json_object *fleet_result_json(const char *uuid, const FleetView *v, size_t n, json_object *steps, bool whole) {
+        json_object *o = json_object_new_object(), *hs = json_object_new_array();
+
+        json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_new_object(), *first;
+
+                json_object_object_add(x, "host", json_object_new_string(v[i].name));
+                json_object_object_add(x, "reachable", json_object_new_boolean(!streq_ptr(v[i].missing, "unreachable")));
+                if (v[i].missing)
+                        json_object_object_add(x, "missing", json_object_new_string(v[i].missing));
+                if (v[i].job > 0)
+                        json_object_object_add(x, "job", json_object_new_uint64(v[i].job));
+                if (v[i].state)
+                        json_object_object_add(x, "state", json_object_new_string(v[i].state));
+                first = v[i].runs && json_object_array_length(v[i].runs) > 0 ? json_object_array_get_idx(v[i].runs, 0) : NULL;
+                if (first) {
+                        json_object_object_add(x, "clock_offset_us", json_object_new_int64(json_i64(first, "fleet_clock_offset_us")));
+                        json_object_object_add(x, "rtt_us", json_object_new_int64(json_i64(first, "fleet_rtt_us")));
+                        json_object_object_add(x, "start_corrected", json_object_new_boolean(json_i64(first, "fleet_start_corrected") != 0));
+                }
+                if (v[i].runs) {
+                        /* The runs' columns; their samples and histogram are in show RUN --json. */
+                        json_object *runs = json_object_new_array();
+                        for (size_t k = 0; k < json_object_array_length(v[i].runs); k++) {
+                                json_object *run = NULL;
+                                json_object_deep_copy(json_object_array_get_idx(v[i].runs, k), &run, NULL);
+                                if (!run)
+                                        continue;
+                                if (!whole) {
+                                        json_object_object_del(run, "samples");
+                                        json_object_object_del(run, "histogram");
+                                }
+                                json_object_array_add(runs, run);
+                        }
+                        json_object_object_add(x, "runs", runs);
+                }
+                json_object_array_add(hs, x);
+        }
+        json_object_object_add(o, "hosts", hs);
+        json_object_object_add(o, "all_hosts", json_object_get(steps));
         return o;
 }
 
-static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_object *steps) {
+/* The result as benchctl run -H ... and show --fleet print it: each host's runs, then each step's
+ * "all hosts" figures. The one place that prints a fleet result. */
+static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_object *steps) {
         printf("Fleet run %s:\n", uuid);
         for (size_t h = 0; h < n; h++) {
-                size_t m = hosts[h].runs ? json_object_array_length(hosts[h].runs) : 0;
+                size_t m = v[h].runs ? json_object_array_length(v[h].runs) : 0;
 
-                if (!hosts[h].bus) {
-                        text_printf("  %-20s missing\n", hosts[h].name);
+                if (v[h].missing && m == 0) {
+                        text_printf("  %-20s %s\n", v[h].name, v[h].missing);
                         continue;
                 }
-                if (m == 0)
-                        text_printf("  %-20s job %" PRIu64 " %s, no run\n", hosts[h].name, hosts[h].job,
-                                    strna(hosts[h].state));
+                if (m == 0 && v[h].job > 0)
+                        text_printf("  %-20s job %" PRIu64 " %s, no run\n", v[h].name, v[h].job, strna(v[h].state));
+                else if (m == 0)
+                        text_printf("  %-20s no run\n", v[h].name);
                 for (size_t i = 0; i < m; i++) {
-                        json_object *run = json_object_array_get_idx(hosts[h].runs, i);
+                        json_object *run = json_object_array_get_idx(v[h].runs, i);
                         double mib = 0, iops = 0;
                         bool has_mib = json_num(run, "mib_per_s", &mib), has_iops = json_num(run, "iops", &iops);
 
-                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", hosts[h].name, json_i64(run, "id"),
+                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", v[h].name, json_i64(run, "id"),
                                     strna(json_str(run, "workload")), strna(json_str(run, "status")));
                         if (has_mib)
                                 printf(" %10.2f MiB/s", mib);
                         if (has_iops)
                                 printf(" %10.0f IOPS", iops);
-                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", hosts[h].offset_us / 1000.0,
-                               hosts[h].rtt_us / 1000.0, hosts[h].beyond ? ", start corrected" : "");
+                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", json_i64(run, "fleet_clock_offset_us") / 1000.0,
+                               json_i64(run, "fleet_rtt_us") / 1000.0,
+                               json_i64(run, "fleet_start_corrected") ? ", start corrected" : "");
                 }
         }
         for (size_t i = 0; i < json_object_array_length(steps); i++) {
-                json_object *s = json_object_array_get_idx(steps, i);
-                double mib, iops, spread;
+                json_object *s = json_object_array_get_idx(steps, i), *left;
+                double mib, iops, spread, p50, p99;
 
                 printf("  all hosts, step %zu:", i);
                 if (json_i64(s, "common_usec") > 0 && json_num(s, "mib_per_s", &mib) && json_num(s, "iops", &iops))
@@ -488,19 +458,41 @@ static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_obj
                                mib, iops, json_i64(s, "common_usec") / 1e6, json_i64(s, "hosts"));
                 else
                         printf(" no interval when every host was measuring;");
+                if (json_num(s, "lat_p50_ns", &p50) && json_num(s, "lat_p99_ns", &p99))
+                        printf(" latency p50 %.1f us, p99 %.1f us of %" PRIi64 " I/Os;", p50 / 1000, p99 / 1000,
+                               json_i64(s, "lat_ios"));
                 if (json_str(s, "first_done"))
                         text_printf(" first done %s, last done %s (+%.3f s)", json_str(s, "first_done"),
                                     json_str(s, "last_done"), json_i64(s, "done_apart_usec") / 1e6);
                 if (json_num(s, "spread_pct", &spread))
                         printf("; spread of the hosts' MiB/s %.1f%%", spread);
                 printf("\n");
+                if (json_object_object_get_ex(s, "left_out", &left))
+                        for (size_t k = 0; k < json_object_array_length(left); k++) {
+                                json_object *x = json_object_array_get_idx(left, k);
+
+                                text_printf("    left out %s: %s", strna(json_str(x, "host")), strna(json_str(x, "reason")));
+                                if (json_str(x, "status"))
+                                        text_printf(" (%s)", json_str(x, "status"));
+                                if (json_i64(x, "samples") > 0 && json_num(x, "mib_per_s", &mib))
+                                        printf("; it measured %" PRIi64 " samples, %.3f s, %.2f MiB/s",
+                                               json_i64(x, "samples"), json_i64(x, "measured_usec") / 1e6, mib);
+                                else
+                                        printf("; it measured nothing");
+                                printf("\n");
+                        }
         }
 }
 
+static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
+                                     int *ret);
+static void gather_print_json(json_object *o);
+
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
-        _cleanup_json_ json_object *spec = NULL, *steps = NULL;
+        _cleanup_json_ json_object *spec = NULL, *steps = NULL, *gathered = NULL;
+        _cleanup_free_ FleetView *views = NULL;
         FleetHost *hosts = NULL;
-        size_t n = 0, live = 0, n_steps = 0;
+        size_t n = 0, live = 0;
         char uuid[SD_ID128_UUID_STRING_MAX];
         sd_id128_t id;
         int64_t tolerance_us = 50 * 1000;
@@ -658,48 +650,44 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                                 if (host_start(&hosts[i], start, TAKE_PTR(keys[i])) < 0)
                                         start_failed = true;
                         }
-                        n_steps++;
                 }
                 for (size_t i = 0; i < n; i++)
                         free(keys[i]);
                 fleet_signal_check(&stop_set, FLEET_POLL_USEC);
         }
 
-        steps = json_object_new_array();
+        views = calloc(n ?: 1, sizeof(FleetView));
+        if (!views) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto restore;
+        }
         for (size_t i = 0; i < n; i++) {
-                if (!hosts[i].bus)
+                views[i] = (FleetView) { .name = hosts[i].name, .job = hosts[i].job, .state = hosts[i].state };
+                if (!hosts[i].bus) {
+                        views[i].missing = "unreachable";
                         continue;
+                }
                 if (hosts[i].state && !streq(hosts[i].state, "succeeded"))
                         ret = BENCHCTL_EXIT_FAILURE;
                 if (host_query_runs(&hosts[i], uuid) != 0)
                         ret = BENCHCTL_EXIT_FAILURE;
-                else
-                        n_steps = MAX(n_steps, json_object_array_length(hosts[i].runs));
+                views[i].runs = hosts[i].runs;
         }
-        for (size_t s = 0; s < n_steps; s++)
-                json_object_array_add(steps, fleet_step(hosts, n, s) ?: json_object_new_object());
+        steps = fleet_steps(views, n);
+        if (!steps) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto restore;
+        }
+        gathered = fleet_run_gather(opts, hosts, n, uuid, &ret);
         if (opts->json) {
-                _cleanup_json_ json_object *o = json_object_new_object(), *hs = json_object_new_array();
-                json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
-                for (size_t i = 0; i < n; i++) {
-                        json_object *x = json_object_new_object();
-                        json_object_object_add(x, "host", json_object_new_string(hosts[i].name));
-                        json_object_object_add(x, "reachable", json_object_new_boolean(!!hosts[i].bus));
-                        if (hosts[i].bus) {
-                                json_object_object_add(x, "job", json_object_new_uint64(hosts[i].job));
-                                json_object_object_add(x, "state", json_object_new_string(strna(hosts[i].state)));
-                                json_object_object_add(x, "clock_offset_us", json_object_new_int64(hosts[i].offset_us));
-                                json_object_object_add(x, "rtt_us", json_object_new_uint64(hosts[i].rtt_us));
-                                json_object_object_add(x, "start_corrected", json_object_new_boolean(hosts[i].beyond));
-                                json_object_object_add(x, "runs", json_object_get(hosts[i].runs));
-                        }
-                        json_object_array_add(hs, x);
-                }
-                json_object_object_add(o, "hosts", json_object_get(hs));
-                json_object_object_add(o, "all_hosts", json_object_get(steps));
+                _cleanup_json_ json_object *o = fleet_result_json(uuid, views, n, steps, false);
+                json_object_object_add(o, "gathered", TAKE_PTR(gathered));
                 print_json(o);
-        } else
-                print_summary(hosts, n, uuid, steps);
+        } else {
+                fleet_print(uuid, views, n, steps);
+                if (gathered)
+                        gather_print_json(gathered);
+        }
 
 restore:
         /* A signal that came after the last check is taken here, not by its default action. */
@@ -716,4 +704,475 @@ finish:
         }
         free(hosts);
         return ret;
+}
+
+/* ---- gather: every host's runs of the fleet run into one history ---- */
+
+/* What a gather did with one host's runs. */
+typedef struct GatherHost {
+        const char *name;
+        const char *error;      /* "unreachable: ...", or what failed; NULL: gathered */
+        char *error_buf;
+        uint64_t runs, imported, skipped, running;
+} GatherHost;
+
+/* A history's bus: the collector named (-H transport), or this host's (--bus-address, else the
+ * system bus). */
+static int collector_open(const BenchctlOptions *opts, sd_bus **ret, const char **ret_where) {
+        BenchctlOptions o = *opts;
+
+        if (opts->collect) {
+                o.transport = BUS_TRANSPORT_REMOTE;
+                o.address = opts->collect;
+        } else if (opts->bus_address) {
+                o.transport = BUS_TRANSPORT_ADDRESS;
+                o.address = opts->bus_address;
+        } else {
+                o.transport = BUS_TRANSPORT_SYSTEM;
+                o.address = NULL;
+        }
+        return bus_open(&o, ret, ret_where);
+}
+
+/* One ImportRuns document takes at most 64 MiB: a host's runs go in documents of at most this. */
+#define GATHER_DOC_MAX (48u * 1024u * 1024u)
+
+/* Imports runs (a batch of one host's) in one document whose "host" is the host's name in the
+ * fleet run. */
+static int gather_import(sd_bus *collector, GatherHost *g, json_object *list) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_json_ json_object *doc = json_object_new_object();
+        uint64_t imported = 0, skipped = 0;
+        int r;
+
+        if (!doc)
+                return -ENOMEM;
+        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
+        json_object_object_add(doc, "version", json_object_new_int(1));
+        json_object_object_add(doc, "host", json_object_new_string(g->name));
+        json_object_object_add(doc, "runs", json_object_get(list));
+
+        r = bus_new_manager_call(collector, "ImportRuns", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+        if (r >= 0)
+                r = sd_bus_call(collector, m, 3600ULL * USEC_PER_SEC, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tt", &imported, &skipped);
+        if (r < 0) {
+                free(g->error_buf);
+                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
+                g->error = g->error_buf;
+                return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
+        }
+        g->imported += imported;
+        g->skipped += skipped;
+        return 0;
+}
+
+/* Imports the host's runs (whole, as fleet_runs_load() has them) into the collector's history:
+ * those measured on that host and no longer running, in documents of at most GATHER_DOC_MAX. Import
+ * skips a run whose uuid the history has: a second gather adds nothing. Returns 0, or
+ * -EHOSTUNREACH when the collector did not answer (g->error says why). */
+static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
+        _cleanup_json_ json_object *list = json_object_new_array();
+        size_t size = 0;
+        int r;
+
+        if (!list)
+                return -ENOMEM;
+        for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+                json_object *run = json_object_array_get_idx(runs, i);
+                const char *status = json_str(run, "status");
+                size_t len;
+
+                if (json_str(run, "origin_host"))
+                        continue;       /* gathered there from another host: that host's to give */
+                g->runs++;
+                if (!status || streq(status, "running") || streq(status, "queued")) {
+                        g->running++;
+                        continue;
+                }
+                len = strlen(json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN)) + 1;
+                if (size > 0 && size + len > GATHER_DOC_MAX) {
+                        r = gather_import(collector, g, list);
+                        if (r < 0)
+                                return r;
+                        json_object_put(list);
+                        list = json_object_new_array();
+                        if (!list)
+                                return -ENOMEM;
+                        size = 0;
+                }
+                json_object_array_add(list, json_object_get(run));
+                size += len;
+        }
+        if (json_object_array_length(list) == 0)
+                return 0;
+        return gather_import(collector, g, list);
+}
+
+/* What a gather did, as --json prints it. */
+static json_object *gather_json(const char *uuid, const char *where, const GatherHost *g, size_t n) {
+        json_object *o = json_object_new_object(), *hs = json_object_new_array();
+        uint64_t imported = 0, skipped = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_new_object();
+
+                json_object_object_add(x, "host", json_object_new_string(g[i].name));
+                if (g[i].error)
+                        json_object_object_add(x, "error", json_object_new_string(g[i].error));
+                json_object_object_add(x, "runs", json_object_new_uint64(g[i].runs));
+                json_object_object_add(x, "imported", json_object_new_uint64(g[i].imported));
+                json_object_object_add(x, "skipped", json_object_new_uint64(g[i].skipped));
+                json_object_object_add(x, "running", json_object_new_uint64(g[i].running));
+                json_object_array_add(hs, x);
+                imported += g[i].imported;
+                skipped += g[i].skipped;
+        }
+        json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
+        json_object_object_add(o, "collector", json_object_new_string(where));
+        json_object_object_add(o, "hosts", hs);
+        json_object_object_add(o, "imported", json_object_new_uint64(imported));
+        json_object_object_add(o, "skipped", json_object_new_uint64(skipped));
+        return o;
+}
+
+static void gather_print(const char *uuid, const char *where, const GatherHost *g, size_t n) {
+        uint64_t imported = 0, skipped = 0, runs = 0;
+
+        text_printf("Gathering fleet run %s into %s:\n", uuid, where);
+        for (size_t i = 0; i < n; i++) {
+                if (g[i].error) {
+                        text_printf("  %-20s %s\n", g[i].name, g[i].error);
+                        continue;
+                }
+                text_printf("  %-20s %" PRIu64 " run%s, %" PRIu64 " new, %" PRIu64 " already there", g[i].name,
+                            g[i].runs, g[i].runs == 1 ? "" : "s", g[i].imported, g[i].skipped);
+                if (g[i].running > 0)
+                        printf(", %" PRIu64 " still running (gather again when it ends)", g[i].running);
+                printf("\n");
+                imported += g[i].imported;
+                skipped += g[i].skipped;
+                runs += g[i].runs;
+        }
+        if (imported == 0 && runs > 0)
+                printf("Nothing new: all %" PRIu64 " runs gathered were already in that history.\n", skipped);
+        else
+                printf("Gathered %" PRIu64 " new run%s; %" PRIu64 " already there.\n", imported, imported == 1 ? "" : "s",
+                       skipped);
+}
+
+static bool uuid_valid(const char *s) {
+        sd_id128_t id;
+        return s && strlen(s) == SD_ID128_UUID_STRING_MAX - 1 && sd_id128_from_string(s, &id) >= 0;
+}
+
+int verb_gather(int argc, char **argv, const BenchctlOptions *opts) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
+        _cleanup_json_ json_object *out = NULL;
+        FleetHost *hosts = NULL;
+        GatherHost *g = NULL;
+        const char *uuid = argv[1], *where = NULL;
+        size_t n = 0;
+        bool found = false;
+        int r, ret = BENCHCTL_EXIT_OK;
+
+        fleet_verb = "gather";
+        if (!uuid_valid(uuid)) {
+                text_fprintf(stderr, "benchctl: gather: '%s' is not a fleet run's uuid; give the one benchctl run "
+                             "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", argv[1]);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        for (char **a = opts->hosts; a && *a; a++)
+                if (hosts_push(&hosts, &n, *a) < 0) {
+                        ret = BENCHCTL_EXIT_USAGE;
+                        goto finish;
+                }
+        if (opts->hosts_file && hosts_read_file(opts->hosts_file, &hosts, &n) < 0) {
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (n == 0) {
+                fprintf(stderr, "benchctl: gather: name the fleet run's hosts: -H [USER@]HOST for each, or --hosts "
+                        "FILE\n");
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        g = calloc(n, sizeof(GatherHost));
+        if (!g) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto finish;
+        }
+        r = collector_open(opts, &collector, &where);
+        if (r < 0) {
+                text_fprintf(stderr, "benchctl: gather: cannot connect to %s, the history to gather into: %s; name "
+                             "another with --collect [USER@]HOST\n", where, strerror(-r));
+                ret = BENCHCTL_EXIT_UNREACHABLE;
+                goto finish;
+        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL, *full = json_object_new_array();
+
+                g[i].name = hosts[i].name;
+                if (!filter || !full) {
+                        ret = BENCHCTL_EXIT_FAILURE;
+                        goto finish;
+                }
+                r = sd_bus_open_system_remote(&hosts[i].bus, hosts[i].name);
+                if (r >= 0) {
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+
+                        json_object_object_add(filter, "fleet_uuid", json_object_new_string(uuid));
+                        json_object_object_add(filter, "limit", json_object_new_uint64(10000));
+                        r = bus_new_manager_call(hosts[i].bus, "QueryRuns", &m);
+                        if (r >= 0)
+                                r = bus_append_filter(m, filter);
+                        if (r >= 0)
+                                r = sd_bus_call(hosts[i].bus, m, 0, &error, &reply);
+                        if (r >= 0)
+                                r = bus_message_read_json(reply, &runs);
+                }
+                if (r < 0) {
+                        /* This host's runs cannot be read: named, and the others go on. */
+                        (void) asprintf(&g[i].error_buf, "%s: %s", error.name && !bus_error_is_unreachable(&error) ?
+                                        "refused" : "unreachable", error.message ?: strerror(-r));
+                        g[i].error = g[i].error_buf;
+                        if (strncmp(g[i].error, "unreachable", 11) == 0)
+                                ret = BENCHCTL_EXIT_UNREACHABLE;
+                        else if (ret == 0)
+                                ret = BENCHCTL_EXIT_FAILURE;
+                        continue;
+                }
+                for (size_t k = json_object_array_length(runs); k > 0; k--) {
+                        json_object *run = NULL;
+
+                        r = run_details(hosts[i].bus, (uint64_t) json_i64(json_object_array_get_idx(runs, k - 1), "id"),
+                                        &run);
+                        if (r != 0)
+                                break;
+                        json_object_array_add(full, run);
+                }
+                if (r != 0) {
+                        g[i].error = "its runs could not be read whole (see above)";
+                        if (ret == 0)
+                                ret = BENCHCTL_EXIT_FAILURE;
+                        continue;
+                }
+                r = gather_host(collector, &g[i], full);
+                if (r == -EHOSTUNREACH) {
+                        text_fprintf(stderr, "benchctl: gather: %s, the history to gather into, did not answer: %s\n",
+                                     where, g[i].error);
+                        ret = BENCHCTL_EXIT_UNREACHABLE;
+                        goto finish;
+                }
+                if (r < 0 && ret == 0)
+                        ret = BENCHCTL_EXIT_FAILURE;
+                if (g[i].runs > 0)
+                        found = true;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (g[i].error && strncmp(g[i].error, "unreachable", 11) == 0)
+                        text_fprintf(stderr, "benchctl: gather: host %s is %s; its runs were not gathered (gather "
+                                     "again when it answers)\n", g[i].name, g[i].error);
+        if (opts->json) {
+                out = gather_json(uuid, where, g, n);
+                print_json(out);
+        } else
+                gather_print(uuid, where, g, n);
+        if (!found && ret == 0) {
+                text_fprintf(stderr, "benchctl: gather: no host has a run of fleet run %s\n", uuid);
+                ret = BENCHCTL_EXIT_NOT_FOUND;
+        }
+finish:
+        for (size_t i = 0; i < n; i++) {
+                sd_bus_flush_close_unref(hosts[i].bus);
+                free(hosts[i].name);
+                if (g)
+                        free(g[i].error_buf);
+        }
+        free(hosts);
+        free(g);
+        return ret;
+}
+
+static void gather_print_json(json_object *o) {
+        json_object *hs = NULL;
+        GatherHost *g;
+        size_t n;
+
+        if (!json_object_object_get_ex(o, "hosts", &hs))
+                return;
+        n = json_object_array_length(hs);
+        g = calloc(n ?: 1, sizeof(GatherHost));
+        if (!g)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_array_get_idx(hs, i);
+                g[i] = (GatherHost) {
+                        .name = json_str(x, "host"),
+                        .error = json_str(x, "error"),
+                        .runs = (uint64_t) json_i64(x, "runs"),
+                        .imported = (uint64_t) json_i64(x, "imported"),
+                        .skipped = (uint64_t) json_i64(x, "skipped"),
+                        .running = (uint64_t) json_i64(x, "running"),
+                };
+        }
+        gather_print(json_str(o, "fleet_uuid"), json_str(o, "collector"), g, n);
+        free(g);
+}
+
+/* The end of benchctl run -H ...: the hosts' runs (loaded already) gathered into the collector's
+ * history, as gather does. Without --collect and without a benchd here to gather into, the runs
+ * stay on each host, which is said, and the exit status does not change; with --collect, a
+ * collector that does not answer is exit status 3. Returns what gather --json prints, or NULL. */
+static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
+                                     int *ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
+        _cleanup_free_ GatherHost *g = calloc(n ?: 1, sizeof(GatherHost));
+        json_object *o = NULL;
+        const char *where = NULL, *why = NULL;
+        int r;
+
+        if (!g)
+                return NULL;
+        r = collector_open(opts, &collector, &where);
+        if (r < 0)
+                why = strerror(-r);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                g[i].name = hosts[i].name;
+                if (!hosts[i].bus) {
+                        g[i].error = "unreachable: its runs, if any, were not gathered";
+                        continue;
+                }
+                r = gather_host(collector, &g[i], hosts[i].runs);
+                if (r == -EHOSTUNREACH)
+                        why = g[i].error;       /* the collector did not answer */
+                else if (r < 0) {
+                        /* This host's runs refused (named in its line): the others go on. */
+                        if (*ret == 0)
+                                *ret = BENCHCTL_EXIT_FAILURE;
+                        r = 0;
+                }
+        }
+        if (r < 0) {
+                if (opts->collect) {
+                        text_fprintf(stderr, "benchctl: run: cannot gather the runs into %s: %s; they stay on each "
+                                     "host (benchctl gather %s ... --collect HOST)\n", where, strna(why), uuid);
+                        if (*ret == 0)
+                                *ret = BENCHCTL_EXIT_UNREACHABLE;
+                } else
+                        text_fprintf(stderr, "benchctl: run: the runs stay on each host: no benchd on %s to gather "
+                                     "them into (%s); gather them with benchctl gather %s -H HOST... --collect HOST\n",
+                                     where, strna(why), uuid);
+        } else
+                o = gather_json(uuid, where, g, n);
+        for (size_t i = 0; i < n; i++)
+                free(g[i].error_buf);
+        return o;
+}
+
+/* ---- a fleet run in one history (gathered): show --fleet, report --fleet ---- */
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(const char * const *) a, *(const char * const *) b);
+}
+
+int fleet_history(sd_bus *bus, const char *uuid, bool whole, json_object **ret) {
+        _cleanup_json_ json_object *runs = NULL, *by_host = json_object_new_object(), *steps = NULL;
+        _cleanup_free_ FleetView *views = NULL;
+        _cleanup_free_ const char **names = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!uuid_valid(uuid)) {
+                text_fprintf(stderr, "benchctl: --fleet: '%s' is not a fleet run's uuid; give the one benchctl run "
+                             "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", uuid);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        if (!by_host)
+                return BENCHCTL_EXIT_FAILURE;
+        r = fleet_runs_load(bus, "fleet run", uuid, NULL, &runs);
+        if (r != 0)
+                return r;
+        if (json_object_array_length(runs) == 0) {
+                text_fprintf(stderr, "benchctl: no run of fleet run %s in this history; gather its hosts' runs first "
+                             "(benchctl gather %s -H HOST... or --hosts FILE)\n", uuid, uuid);
+                return BENCHCTL_EXIT_NOT_FOUND;
+        }
+        /* Each host's runs, oldest first as they came; the hosts by name. */
+        for (size_t i = 0; i < json_object_array_length(runs); i++) {
+                json_object *run = json_object_array_get_idx(runs, i), *list;
+                const char *host = json_str(run, "fleet_host") ?: "?";
+
+                if (!json_object_object_get_ex(by_host, host, &list)) {
+                        list = json_object_new_array();
+                        json_object_object_add(by_host, host, list);
+                        n++;
+                }
+                json_object_array_add(list, json_object_get(run));
+        }
+        views = calloc(n, sizeof(FleetView));
+        names = calloc(n, sizeof(char *));
+        if (!views || !names)
+                return BENCHCTL_EXIT_FAILURE;
+        n = 0;
+        json_object_object_foreach(by_host, key, val) {
+                (void) val;
+                names[n++] = key;
+        }
+        qsort(names, n, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < n; i++) {
+                json_object *list = NULL;
+
+                (void) json_object_object_get_ex(by_host, names[i], &list);
+                views[i] = (FleetView) { .name = names[i], .runs = list };
+        }
+        steps = fleet_steps(views, n);
+        if (!steps)
+                return BENCHCTL_EXIT_FAILURE;
+        *ret = fleet_result_json(uuid, views, n, steps, whole);
+        return *ret ? 0 : BENCHCTL_EXIT_FAILURE;
+}
+
+/* Prints a result as fleet_history() makes it, through the one printing function. */
+static void fleet_print_result(json_object *o) {
+        json_object *hs = NULL, *steps = NULL;
+        _cleanup_free_ FleetView *views = NULL;
+        size_t n;
+
+        (void) json_object_object_get_ex(o, "hosts", &hs);
+        (void) json_object_object_get_ex(o, "all_hosts", &steps);
+        n = hs ? json_object_array_length(hs) : 0;
+        views = calloc(n ?: 1, sizeof(FleetView));
+        if (!views)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                json_object *x = json_object_array_get_idx(hs, i), *runs = NULL;
+
+                (void) json_object_object_get_ex(x, "runs", &runs);
+                views[i] = (FleetView) { .name = json_str(x, "host"), .runs = runs, .missing = json_str(x, "missing") };
+        }
+        fleet_print(json_str(o, "fleet_uuid"), views, n, steps);
+}
+
+int fleet_show(const BenchctlOptions *opts) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        r = bus_connect(opts, &bus);
+        if (r != 0)
+                return r;
+        r = fleet_history(bus, opts->fleet, false, &o);
+        if (r != 0)
+                return r;
+        if (opts->json)
+                print_json(o);
+        else
+                fleet_print_result(o);
+        return BENCHCTL_EXIT_OK;
 }

@@ -259,13 +259,14 @@ int verb_run(int argc, char **argv, const BenchctlOptions *opts) {
         /* Several hosts (or a list of them): a fleet run (verbs-fleet.c). */
         if ((opts->hosts && opts->hosts[1]) || opts->hosts_file)
                 return fleet_run(opts, opts->hosts, opts->hosts_file, opts->allow_missing, opts->clock_correct);
-        if (opts->allow_missing || opts->clock_correct) {
+        if (opts->allow_missing || opts->clock_correct || opts->collect) {
                 /* One host: a fleet of one (its start timed and tagged as any fleet's), not the
                  * options silently ignored. */
                 if (!opts->hosts || opts->transport != BUS_TRANSPORT_REMOTE) {
                         fprintf(stderr, "benchctl: run: %s is for a fleet run; give the hosts with -H HOST "
                                 "(repeated) or --hosts FILE\n",
-                                opts->allow_missing ? "--allow-missing" : "--clock-correct");
+                                opts->allow_missing ? "--allow-missing" : opts->clock_correct ? "--clock-correct" :
+                                "--collect");
                         return BENCHCTL_EXIT_USAGE;
                 }
                 return fleet_run(opts, opts->hosts, NULL, opts->allow_missing, opts->clock_correct);

@@ -174,6 +174,24 @@ static int add_runs(Report *rep, sd_bus *bus, const uint64_t *ids, size_t n) {
         return 0;
 }
 
+/* report --fleet UUID: the fleet run gathered into this history, its runs whole (show --fleet --json
+ * with each run as show RUN --json has it): a chart per host and the sum over time. */
+static int report_fleet(const BenchctlOptions *opts, Report *rep, sd_bus *bus) {
+        json_object *fleet = NULL;
+        char cmd[128];
+        int r;
+
+        r = fleet_history(bus, opts->fleet, true, &fleet);
+        if (r != 0)
+                return r;
+        json_object_object_add(rep->data, "fleet", fleet);
+        snprintf(cmd, sizeof cmd, "benchctl show --fleet %s --json", opts->fleet);
+        json_object_object_add(rep->sources, "fleet", json_object_new_string(cmd));
+        if (asprintf(&rep->title, "Fleet run %s", opts->fleet) < 0)
+                rep->title = NULL;
+        return 0;
+}
+
 /* "write on /mnt/t (ext4, loop3)"; without the workload "/mnt/t (ext4, loop3)". */
 static char *run_title(json_object *run, bool workload) {
         const char *fs = rec_str(run, "fs_type"), *dev = run_device(run);
@@ -460,6 +478,7 @@ int verb_report(int argc, char **argv, const BenchctlOptions *opts) {
         ReportSelection sel = {
                 .job = opts->job,
                 .by = opts->by,
+                .fleet = opts->fleet,
                 .device = opts->device,
                 .workload = opts->workload,
                 .profile = opts->profile,
@@ -470,7 +489,13 @@ int verb_report(int argc, char **argv, const BenchctlOptions *opts) {
         char generator[64];
         int r;
 
-        if (argc > 1) {
+        if (opts->fleet) {
+                if (argc > 1 || opts->job > 0 || opts->by) {
+                        fprintf(stderr, "benchctl: report --fleet UUID takes no RUN ids, --job or --by\n");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                sel.kind = REPORT_FLEET;
+        } else if (argc > 1) {
                 if (opts->job > 0 || opts->by) {
                         text_fprintf(stderr, "benchctl: report takes RUN ids, or --job ID, or --by COLUMN with filters, "
                                      "or filters alone (a history), not RUN ids with %s\n", opts->by ? "--by" : "--job");
@@ -520,7 +545,8 @@ int verb_report(int argc, char **argv, const BenchctlOptions *opts) {
                 r = bus_connect(opts, &bus);
                 if (r != 0)
                         return r;
-                r = sel.kind == REPORT_RUNS ? report_runs(&rep, bus, sel.runs, sel.n_runs) :
+                r = sel.kind == REPORT_FLEET ? report_fleet(opts, &rep, bus) :
+                    sel.kind == REPORT_RUNS ? report_runs(&rep, bus, sel.runs, sel.n_runs) :
                     sel.kind == REPORT_COMPARE ? report_compare(opts, &rep, bus) : report_history(opts, &rep, bus);
         }
         if (r != 0)

@@ -434,6 +434,14 @@ int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         uint64_t id;
         int r;
 
+        /* show --fleet UUID: a fleet run gathered into this history (verbs-fleet.c). */
+        if (opts->fleet) {
+                if (argc > 1 || opts->job) {
+                        fprintf(stderr, "benchctl: show --fleet UUID takes no run id and no --job\n");
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return fleet_show(opts);
+        }
         /* show --job ID: a filesystem matrix (verbs-views.c), or the job's runs in its profile's
          * shape (verbs-views.c). */
         if (argc < 2) {

@@ -1005,6 +1005,74 @@
                       }));
         }
 
+        /* ---- a fleet run (report --fleet): per step the sum over time, a chart per host ---- */
+
+        function fleetSection(F) {
+                var hosts = F.hosts || [], steps = F.all_hosts || [];
+                var s = section(main, "Each host's runs");
+                table(s, ["HOST", "RUN", "WORKLOAD", "STATUS", "MiB/s", "IOPS", "CLOCK OFFSET", "ROUND TRIP"],
+                      [].concat.apply([], hosts.map(function (x) {
+                              return (x.runs || []).map(function (r) {
+                                      return [x.host, r.id, r.workload, r.status, num(r.mib_per_s, 2), num(r.iops, 0),
+                                              num((r.fleet_clock_offset_us || 0) / 1e3, 3) + " ms" +
+                                              (r.fleet_start_corrected ? " (start corrected)" : ""),
+                                              num((r.fleet_rtt_us || 0) / 1e3, 3) + " ms"];
+                              });
+                      })));
+                steps.forEach(function (st, i) {
+                        var ss = section(main, "Fleet run, step " + i + ": all hosts");
+                        var begin = st.common_begin_usec, tl = st.timeline || [], g;
+                        table(ss, null, [
+                                ["hosts in the sum", String(st.hosts)],
+                                ["throughput", finite(st.mib_per_s) ? num(st.mib_per_s, 2) + " MiB/s" : "n/a"],
+                                ["IOPS", num(st.iops, 0)],
+                                ["interval every host was measuring", num((st.common_usec || 0) / 1e6, 3) + " s"],
+                                ["latency p50 / p99 (added histograms)", finite(st.lat_p50_ns) ?
+                                        fmtNs(st.lat_p50_ns) + " / " + fmtNs(st.lat_p99_ns) : "n/a"],
+                                ["first done / last done", st.first_done ? st.first_done + " / " + st.last_done +
+                                        " (+" + num((st.done_apart_usec || 0) / 1e6, 3) + " s)" : "n/a"],
+                                ["spread of the hosts' MiB/s", finite(st.spread_pct) ? num(st.spread_pct) + "%" : "n/a"]
+                        ].map(function (r) { return [{ th: true, text: r[0] }, r[1]]; }), "kv");
+                        (st.left_out || []).forEach(function (x) {
+                                note(ss, "Left out " + x.host + ": " + x.reason + (x.status ? " (" + x.status + ")" : "") +
+                                     (x.samples ? "; it measured " + x.samples + " samples, " +
+                                      num(x.measured_usec / 1e6, 3) + " s, " + num(x.mib_per_s, 2) + " MiB/s" :
+                                      "; it measured nothing") + ".");
+                        });
+                        if (tl.length) {
+                                var names = Object.keys(tl[0].hosts || {});
+                                var sets = [series("all hosts", tl.map(function (b) { return { x: b.t_s, y: b.mib_per_s }; }),
+                                                   0, { borderWidth: 2.5 })];
+                                names.forEach(function (n, k) {
+                                        sets.push(series(n, tl.map(function (b) { return { x: b.t_s, y: b.hosts[n] }; }), k + 1));
+                                });
+                                chart(ss, "All hosts: MiB/s over the interval every host was measuring", {
+                                        type: "line", data: { datasets: sets },
+                                        options: lineOptions("seconds from the last host's start", "MiB/s")
+                                }, true);
+                        } else
+                                note(ss, "No interval when every host was measuring: no sum over time.");
+                        g = grid(ss);
+                        hosts.forEach(function (x, k) {
+                                var run = (x.runs || [])[i], smp, base, pts = [], prev = 0;
+                                if (!run || !Array.isArray(run.samples) || !run.samples.length) return;
+                                smp = run.samples;
+                                base = (run.started_usec || 0) - (run.fleet_clock_offset_us || 0);
+                                if (!finite(begin)) begin = base;
+                                smp.forEach(function (p) {
+                                        pts.push({ x: (base + (p.t_ms || 0) * 1e3 - begin) / 1e6,
+                                                   y: orNull(rate(p, sampleSecs(p, prev)) / 1048576) });
+                                        prev = p.t_ms || 0;
+                                });
+                                pts.pointRadius = smp.length <= 60 ? 2.5 : 0;
+                                chart(g, x.host + ": MiB/s over time (run " + run.id + ")", {
+                                        type: "line", data: { datasets: [series(x.host, pts, k + 1)] },
+                                        options: lineOptions("seconds from the last host's start", "MiB/s")
+                                });
+                        });
+                });
+        }
+
         /* ---- the page ---- */
 
         function viewSection(v) {
@@ -1024,6 +1092,8 @@
                         if (v.view === "matrix") matrixView(v);
                         else viewSection(v);
                 }
+                if (D.fleet)
+                        fleetSection(D.fleet);
                 if (D.compare)
                         compareSection(D.compare, D.by);
                 if (D.results)

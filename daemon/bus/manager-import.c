@@ -18,6 +18,7 @@
 #include "bus/manager-import.h"
 #include "bus/manager.h"
 #include "bus/manager-internal.h"
+#include "bus/manager-metrics.h"
 #include "shared/bus-names.h"
 #include "shared/json-util.h"
 #include "shared/log.h"
@@ -54,6 +55,9 @@ static int import_now(Manager *m, sd_bus_message *message, uint32_t uid, sd_bus_
         }
         log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 ": %" PRIu64 " runs from %s imported, %" PRIu64
                  " known already", uid, imported, CALLER_TEXT(host), skipped);
+        /* A fleet run's runs gathered here make its all-hosts figures in benchd.prom. */
+        if (imported > 0)
+                manager_write_metrics(m);
         return sd_bus_reply_method_return(message, "tt", imported, skipped);
 }
 

@@ -37,6 +37,9 @@ enum {
         FAMILY_TIMESTAMP,
         FAMILY_REGRESSION,
         FAMILY_RUNS,
+        FAMILY_FLEET_THROUGHPUT,
+        FAMILY_FLEET_IOPS,
+        FAMILY_FLEET_HOSTS,
         _FAMILY_MAX,
 };
 
@@ -63,6 +66,17 @@ static const struct {
                                 "the metric (benchctl regressions), else 0." },
         [FAMILY_RUNS] = { "benchd_runs_total", "counter",
                           "Runs in the database by final status." },
+        /* A fleet run gathered here (docs/fleet.md "Gathering a fleet run"): its hosts' runs are
+         * imported, so the per-run families above leave them out; these are the fleet's sums. */
+        [FAMILY_FLEET_THROUGHPUT] = { "benchd_fleet_throughput_bytes_per_second", "gauge",
+                                      "Bytes read and written per second by all hosts of the newest fleet run of "
+                                      "the series, summed over the interval when every host was measuring." },
+        [FAMILY_FLEET_IOPS] = { "benchd_fleet_iops", "gauge",
+                                "I/O operations per second of all hosts of the newest fleet run of the series, "
+                                "summed over the interval when every host was measuring." },
+        [FAMILY_FLEET_HOSTS] = { "benchd_fleet_hosts", "gauge",
+                                 "Hosts in the sum of the newest fleet run of the series (0: no interval when "
+                                 "every host was measuring)." },
 };
 
 typedef struct MetricsText {
@@ -157,6 +171,34 @@ static int on_series(const DbMetricSeries *s, void *userdata) {
         return r;
 }
 
+/* A fleet series' labels: the shape of its job, and the fleet run it is now. */
+static int on_fleet_series(const DbFleetSeries *s, void *userdata) {
+        MetricsText *t = userdata;
+        char nums[3][24];
+        int r;
+
+        snprintf(nums[0], 24, "%" PRIu64, s->block_size);
+        snprintf(nums[1], 24, "%" PRIu64, s->queue_depth);
+        snprintf(nums[2], 24, "%" PRIu64, s->jobs);
+        const PromLabel labels[] = {
+                { "workload", s->workload },
+                { "block_size", nums[0] },
+                { "queue_depth", nums[1] },
+                { "jobs", nums[2] },
+                { "fs_type", s->fs_type },
+                {},
+        };
+
+        r = prom_write_sample(t->f[FAMILY_FLEET_HOSTS], families[FAMILY_FLEET_HOSTS].name, labels, (double) s->hosts);
+        if (r < 0 || s->hosts == 0)
+                return r;
+        r = prom_write_sample(t->f[FAMILY_FLEET_THROUGHPUT], families[FAMILY_FLEET_THROUGHPUT].name, labels,
+                              s->bytes_per_second);
+        if (r >= 0)
+                r = prom_write_sample(t->f[FAMILY_FLEET_IOPS], families[FAMILY_FLEET_IOPS].name, labels, s->iops);
+        return r;
+}
+
 static int metrics_render(Db *db, char **ret, size_t *ret_len) {
         static const char *const statuses[4] = { "succeeded", "failed", "cancelled", "interrupted" };
         _cleanup_(metrics_text_clear) MetricsText t = {};
@@ -175,6 +217,9 @@ static int metrics_render(Db *db, char **ret, size_t *ret_len) {
                         return r;
         }
         r = db_metrics_latest(db, DB_METRICS_SERIES_MAX, on_series, &t);
+        if (r < 0)
+                return r;
+        r = db_metrics_fleet(db, on_fleet_series, &t);
         if (r < 0)
                 return r;
         r = db_metrics_run_counts(db, counts);

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "shared/fleet-interval.h"
 #include "store/db-internal.h"
 #include "store/db.h"
 
@@ -138,4 +139,160 @@ int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]) {
                 return db_fail(db, rc);
         memcpy(ret_counts, counts, sizeof counts);
         return 0;
+}
+
+/* The newest fleet step of each series with two hosts' succeeded runs or more (runs_fleet: the
+ * fleet runs only). Bare columns of a MAX() aggregate are those of the row with the maximum. */
+static const char fleet_steps_sql[] =
+        "WITH steps AS ("
+        "  SELECT fleet_uuid, step, workload, block_size, queue_depth, jobs, COALESCE(fs_type, '') AS fs, "
+        "         MAX(started_usec) AS started_usec "
+        "  FROM runs INDEXED BY runs_fleet WHERE fleet_uuid IS NOT NULL AND status = 'succeeded' "
+        "  GROUP BY fleet_uuid, step HAVING COUNT(DISTINCT fleet_host) >= 2) "
+        "SELECT fleet_uuid, step, workload, block_size, queue_depth, jobs, fs, MAX(started_usec) AS started "
+        "FROM steps GROUP BY workload, block_size, queue_depth, jobs, fs "
+        "ORDER BY started DESC LIMIT ?1";
+
+/* One run per host (its first, should a host have given two). */
+static const char fleet_runs_sql[] =
+        "SELECT MIN(id), started_usec - COALESCE(fleet_clock_offset_us, 0) FROM runs INDEXED BY runs_fleet "
+        "WHERE fleet_uuid = ?1 AND step = ?2 AND status = 'succeeded' GROUP BY fleet_host";
+
+static const char fleet_samples_sql[] =
+        "SELECT t_ms, interval_us, COALESCE(bytes_read, 0) + COALESCE(bytes_written, 0), "
+        "       COALESCE(ios_read, 0) + COALESCE(ios_written, 0) "
+        "FROM samples WHERE run_id = ?1 ORDER BY t_ms";
+
+typedef struct FleetHostLoad {
+        FleetSpan *spans;
+        size_t n, allocated;
+} FleetHostLoad;
+
+static int fleet_step_sum(Db *db, DbFleetSeries *s) {
+        _cleanup_finalize_ sqlite3_stmt *runs = NULL, *samples = NULL;
+        FleetHostLoad *load = NULL;
+        FleetHostSpans *hosts = NULL;
+        size_t n = 0;
+        int64_t cs, ce;
+        int r, rc;
+
+        r = db_prepare(db, fleet_runs_sql, &runs);
+        if (r < 0)
+                return r;
+        r = db_prepare(db, fleet_samples_sql, &samples);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_text(runs, 1, s->fleet_uuid, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+            sqlite3_bind_int64(runs, 2, (sqlite3_int64) s->step) != SQLITE_OK)
+                return db_fail(db, sqlite3_errcode(db->sqlite));
+        while ((rc = sqlite3_step(runs)) == SQLITE_ROW) {
+                FleetHostLoad *l;
+                void *p;
+
+                p = realloc(hosts, (n + 1) * sizeof(FleetHostSpans));
+                if (!p) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                hosts = p;
+                p = realloc(load, (n + 1) * sizeof(FleetHostLoad));
+                if (!p) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                load = p;
+                l = &load[n];
+                *l = (FleetHostLoad) {};
+                hosts[n] = (FleetHostSpans) { .base = sqlite3_column_int64(runs, 1) };
+                n++;
+                sqlite3_reset(samples);
+                sqlite3_bind_int64(samples, 1, sqlite3_column_int64(runs, 0));
+                while ((rc = sqlite3_step(samples)) == SQLITE_ROW) {
+                        FleetSpan sp = {
+                                .end = hosts[n - 1].base + sqlite3_column_int64(samples, 0) * 1000,
+                                .bytes = column_u64(samples, 2),
+                                .ios = column_u64(samples, 3),
+                        };
+
+                        sp.begin = sp.end - sqlite3_column_int64(samples, 1);
+                        if (sp.begin >= sp.end)
+                                continue;
+                        if (l->n == l->allocated) {
+                                size_t a = l->allocated ? l->allocated * 2 : 64;
+                                p = realloc(l->spans, a * sizeof(FleetSpan));
+                                if (!p) {
+                                        r = -ENOMEM;
+                                        goto finish;
+                                }
+                                l->spans = p;
+                                l->allocated = a;
+                        }
+                        l->spans[l->n++] = sp;
+                }
+                if (rc != SQLITE_DONE) {
+                        r = db_fail(db, rc);
+                        goto finish;
+                }
+        }
+        if (rc != SQLITE_DONE) {
+                r = db_fail(db, rc);
+                goto finish;
+        }
+        for (size_t i = 0; i < n; i++) {
+                hosts[i].spans = load[i].spans;
+                hosts[i].n_spans = load[i].n;
+                hosts[i].in = load[i].n > 0;
+        }
+        s->hosts = 0;
+        s->bytes_per_second = s->iops = 0;
+        if (fleet_common_interval(hosts, n, &cs, &ce))
+                for (size_t i = 0; i < n; i++) {
+                        if (!hosts[i].in)
+                                continue;
+                        s->hosts++;
+                        s->bytes_per_second += (double) hosts[i].bytes * 1e6 / (double) hosts[i].usec;
+                        s->iops += (double) hosts[i].ios * 1e6 / (double) hosts[i].usec;
+                }
+        r = 0;
+finish:
+        for (size_t i = 0; i < n; i++)
+                free(load[i].spans);
+        free(load);
+        free(hosts);
+        return r;
+}
+
+int db_metrics_fleet(Db *db, int (*cb)(const DbFleetSeries *s, void *userdata), void *userdata) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        int r, rc, n = 0;
+
+        r = db_prepare(db, fleet_steps_sql, &st);
+        if (r < 0)
+                return r;
+        rc = sqlite3_bind_int64(st, 1, DB_METRICS_FLEET_SERIES_MAX);
+        if (rc != SQLITE_OK)
+                return db_fail(db, rc);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+                DbFleetSeries s = {
+                        .fleet_uuid = column_text0(st, 0),
+                        .step = column_u64(st, 1),
+                        .workload = column_text0(st, 2),
+                        .block_size = column_u64(st, 3),
+                        .queue_depth = column_u64(st, 4),
+                        .jobs = column_u64(st, 5),
+                        .fs_type = column_text0(st, 6),
+                        .started_usec = column_u64(st, 7),
+                };
+
+                r = fleet_step_sum(db, &s);
+                if (r < 0)
+                        return r;
+                r = cb(&s, userdata);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        if (rc != SQLITE_DONE)
+                return db_fail(db, rc);
+        return n;
 }

@@ -541,6 +541,9 @@ static const struct {
         { "job",           "job_id", "job_id" },
         { "mount_options", "mount_options" },
         { "target",        "target" },
+        /* A fleet run's hosts by their name in it: the environment's host is the same on hosts
+         * that share a name, and a fleet's runs gathered into one history need telling apart. */
+        { "fleet_host",    "fleet_host", NULL, "fleet_host IS NOT NULL" },
 };
 
 static ssize_t compare_key_index(const char *by) {

@@ -539,6 +539,29 @@ typedef struct DbMetricSeries {
  * DB_METRICS_SERIES_MAX) series: one grouped scan of the runs_series index. Returns how many. */
 int db_metrics_latest(Db *db, unsigned limit, int (*cb)(const DbMetricSeries *s, void *userdata),
                       void *userdata);
+/* A fleet run's all-hosts figures for Prometheus: the newest fleet step of each (workload,
+ * block_size, queue_depth, jobs, fs_type) whose succeeded runs of at least two hosts are in this
+ * history (gathered into it: benchctl gather or run -H ... --collect), summed over the interval
+ * when every host was measuring (shared/fleet-interval.h), as benchctl show --fleet sums it. */
+typedef struct DbFleetSeries {
+        const char *fleet_uuid;
+        uint64_t step;
+        const char *workload;
+        uint64_t block_size;
+        uint64_t queue_depth;
+        uint64_t jobs;
+        const char *fs_type;            /* "" without one */
+        uint64_t started_usec;          /* the newest of its runs' starts */
+        uint64_t hosts;                 /* hosts in the sum (0: no common interval; no figures) */
+        double bytes_per_second;        /* read + written, summed over the hosts */
+        double iops;
+} DbFleetSeries;
+
+/* At most this many fleet series are exported, the newest. */
+#define DB_METRICS_FLEET_SERIES_MAX 100u
+
+/* Calls cb for each, newest first. Returns how many. */
+int db_metrics_fleet(Db *db, int (*cb)(const DbFleetSeries *s, void *userdata), void *userdata);
 /* The number of this host's runs (not imported) of each final status (succeeded, failed,
  * cancelled, interrupted), in that order, 0 for a status without runs. */
 int db_metrics_run_counts(Db *db, uint64_t ret_counts[static 4]);

@@ -100,6 +100,14 @@ def expected_charts(d):
         for key in COMPARE_KEYS:
             if any(number((c.get(key) or {}).get("mean")) for c in d["compare"]["cells"]):
                 n += 1
+    if d.get("fleet") is not None:
+        # A fleet run: per step the sum over time (when there is one) and a chart per host's run
+        # with samples.
+        f = d["fleet"]
+        for i, step in enumerate(f.get("all_hosts") or []):
+            if step.get("timeline"):
+                n += 1
+            n += sum(1 for h in f.get("hosts") or [] if len(h.get("runs") or []) > i and h["runs"][i].get("samples"))
     if d.get("results") is not None:
         n += len({shape(r) for r in d["results"] if r.get("status") == "succeeded" and run_rate_ok(r)})
     return n
