@@ -38,7 +38,7 @@ static const Verb verbs[] = {
         { "jobs",     0, 0,  verb_jobs },
         { "status",   1, 1,  verb_status },
         { "watch",    1, 1,  verb_watch },
-        { "cancel",   1, -1, verb_cancel },
+        { "cancel",   0, -1, verb_cancel },
         { "profiles", 0, 1,  verb_profiles },
         { "results",  0, 0,  verb_results },
         { "show",     0, 1,  verb_show },
@@ -68,6 +68,8 @@ static void help(void) {
                "  status ID                Show a job\n"
                "  watch ID                 Follow a job until it ends\n"
                "  cancel ID...             Cancel queued or running jobs\n"
+               "  cancel --fleet=UUID -H HOST...\n"
+               "                           Cancel a fleet run's job on every host named\n"
                "  profiles [NAME]          List the benchmark profiles, or show one's steps\n\n"
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
@@ -223,6 +225,7 @@ enum {
         ARG_HOSTS,
         ARG_ALLOW_MISSING,
         ARG_CLOCK_CORRECT,
+        ARG_FLEET,
 };
 
 /* Returns 1 to go on, 0 to exit successfully (--help), or an exit code as a negative number. */
@@ -263,6 +266,7 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                 { "hosts",       required_argument, NULL, ARG_HOSTS },
                 { "allow-missing", no_argument,     NULL, ARG_ALLOW_MISSING },
                 { "clock-correct", no_argument,     NULL, ARG_CLOCK_CORRECT },
+                { "fleet",       required_argument, NULL, ARG_FLEET },
                 {}
         };
         int c;
@@ -311,6 +315,9 @@ static int parse_argv(int argc, char *argv[], BenchctlOptions *arg) {
                         break;
                 case ARG_CLOCK_CORRECT:
                         arg->clock_correct = true;
+                        break;
+                case ARG_FLEET:
+                        arg->fleet = optarg;
                         break;
                 case ARG_SYSTEM:
                         arg->transport = BUS_TRANSPORT_SYSTEM;
@@ -481,8 +488,16 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        if (verb->func != verb_run && ((opts.hosts && opts.hosts[1]) || opts.hosts_file || opts.allow_missing ||
-                                       opts.clock_correct)) {
+        if (opts.fleet && verb->func != verb_cancel) {
+                text_fprintf(stderr, "benchctl: %s: --fleet is for cancel (cancel --fleet UUID -H HOST...)\n",
+                             verb->name);
+                r = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (verb->func == verb_cancel && opts.fleet && !opts.allow_missing && !opts.clock_correct)
+                ; /* cancel --fleet UUID -H HOST -H HOST / --hosts FILE: every host named */
+        else if (verb->func != verb_run && ((opts.hosts && opts.hosts[1]) || opts.hosts_file || opts.allow_missing ||
+                                            opts.clock_correct)) {
                 text_fprintf(stderr, "benchctl: %s: %s is for run only (a fleet run); give %s one -H HOST\n",
                              verb->name, opts.hosts_file ? "--hosts" : opts.allow_missing ? "--allow-missing" :
                              opts.clock_correct ? "--clock-correct" : "more than one -H", verb->name);

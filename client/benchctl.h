@@ -53,6 +53,7 @@ typedef struct BenchctlOptions {
         const char *hosts_file;     /* run --hosts FILE */
         bool allow_missing;         /* run with several hosts: go on without those unreachable */
         bool clock_correct;         /* run with several hosts: start by the measured clock offset */
+        const char *fleet;          /* cancel --fleet UUID: a fleet run's job on every host */
 
         /* Query filters. */
         const char *device;
@@ -82,6 +83,8 @@ int job_spec_build(const BenchctlOptions *opts, struct json_object **ret);
 /* benchctl run with several hosts (verbs-fleet.c). */
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing,
               bool clock_correct);
+/* benchctl cancel --fleet UUID [-H HOST...] [--hosts FILE] (verbs-fleet.c). */
+int fleet_cancel(const BenchctlOptions *opts);
 
 int verb_submit(int argc, char **argv, const BenchctlOptions *opts);
 int verb_run(int argc, char **argv, const BenchctlOptions *opts);

@@ -45,6 +45,16 @@ typedef struct FleetHost {
         char *state;
         char *started_key;     /* the step/repeat/entry last started */
         json_object *runs;     /* QueryRuns at the end, oldest first */
+        /* Lost mid-run (its benchd or the way to it stopped answering): why, and what it had
+         * measured as far as benchctl saw it, from the Job's properties of the last answer. */
+        bool lost;
+        char *lost_why;
+        char *phase;           /* Phase, last answer */
+        int64_t step;          /* CurrentStep, last answer */
+        bool have_live;        /* Live, last answer: the latest sample */
+        int64_t live_t_ms;
+        double live_mb_per_s, live_iops;
+        char *run_ids;         /* Runs, last answer: "4, 5" */
 } FleetHost;
 
 /* SIGINT and SIGTERM are blocked during a fleet run and taken with sigtimedwait() between the bus
@@ -235,6 +245,38 @@ static int64_t json_i64(json_object *o, const char *key) {
         return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : 0;
 }
 
+/* Keeps what the job's properties say it has measured, for the summary of a host lost later. */
+static void host_note_progress(FleetHost *h, json_object *props) {
+        json_object *live = NULL, *runs = NULL;
+        double v;
+
+        free(h->phase);
+        h->phase = strdup(json_str(props, "Phase") ?: "");
+        h->step = json_i64(props, "CurrentStep");
+        if (json_object_object_get_ex(props, "Live", &live) && live && json_object_is_type(live, json_type_object) &&
+            json_object_object_length(live) > 0 && json_num(live, "t_ms", &v)) {
+                h->have_live = true;
+                h->live_t_ms = (int64_t) v;
+                h->live_mb_per_s = json_num(live, "mb_per_s", &v) ? v : NAN;
+                h->live_iops = json_num(live, "iops", &v) ? v : NAN;
+        }
+        if (json_object_object_get_ex(props, "Runs", &runs) && runs && json_object_is_type(runs, json_type_array) &&
+            json_object_array_length(runs) > 0) {
+                _cleanup_free_ char *ids = NULL;
+
+                for (size_t i = 0; i < json_object_array_length(runs); i++) {
+                        char *t = NULL;
+                        if (asprintf(&t, "%s%s%" PRIi64, ids ?: "", ids ? ", " : "",
+                                     json_object_get_int64(json_object_array_get_idx(runs, i))) < 0)
+                                return;
+                        free(ids);
+                        ids = t;
+                }
+                free(h->run_ids);
+                h->run_ids = TAKE_PTR(ids);
+        }
+}
+
 /* Reads the job's State and Phase; *ready when it waits for a start of a step not yet started. */
 static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -250,10 +292,16 @@ static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
                         h->ended = true; /* gone: ended a while ago */
                         return 0;
                 }
-                text_fprintf(stderr, "benchctl: %s: job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
-                return r;
+                /* Its benchd is gone (killed, crashed), or ssh lost the way to it: the others go on. */
+                h->lost = true;
+                h->ended = true;
+                free(h->lost_why);
+                h->lost_why = strdup(error.message ?: strerror(-r));
+                text_fprintf(stderr, "benchctl: run: lost host %s (job %" PRIu64 "): %s; the other hosts go on\n",
+                             h->name, h->job, error.message ?: strerror(-r));
+                return 0;
         }
+        host_note_progress(h, props);
         state = json_str(props, "State") ?: "";
         phase = json_str(props, "Phase") ?: "";
         entry = json_str(props, "Entry") ?: "";
@@ -451,6 +499,43 @@ finish:
         return o;
 }
 
+/* What a lost host had done, as benchctl last saw it. */
+static json_object *host_lost_json(const FleetHost *h) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "reason", json_object_new_string(strna(h->lost_why)));
+        json_object_object_add(o, "state", json_object_new_string(strna(h->state)));
+        json_object_object_add(o, "step", json_object_new_int64(h->step));
+        json_object_object_add(o, "phase", json_object_new_string(h->phase ?: ""));
+        if (h->have_live) {
+                json_object_object_add(o, "measured_ms", json_object_new_int64(h->live_t_ms));
+                if (!isnan(h->live_mb_per_s))
+                        json_object_object_add(o, "last_mib_per_s",
+                                               json_object_new_double(h->live_mb_per_s * 1e6 / 1048576.0));
+                if (!isnan(h->live_iops))
+                        json_object_object_add(o, "last_iops", json_object_new_double(h->live_iops));
+        }
+        json_object_object_add(o, "runs", json_object_new_string(h->run_ids ?: ""));
+        return o;
+}
+
+static void host_print_lost(const FleetHost *h) {
+        text_printf("  %-20s LOST in step %" PRIi64 "%s%s%s: %s;", h->name, h->step, h->phase && *h->phase ? " (" : "",
+                    h->phase ?: "", h->phase && *h->phase ? ")" : "", strna(h->lost_why));
+        if (h->have_live) {
+                printf(" it had measured %.3f s", h->live_t_ms / 1000.0);
+                if (!isnan(h->live_mb_per_s))
+                        printf(", its last sample %.2f MiB/s", h->live_mb_per_s * 1e6 / 1048576.0);
+                if (!isnan(h->live_iops))
+                        printf(", %.0f IOPS", h->live_iops);
+        } else
+                printf(" no sample of it had come");
+        if (h->run_ids)
+                text_printf("; its run %s stays in its history (job %" PRIu64 ")\n", h->run_ids, h->job);
+        else
+                printf("; job %" PRIu64 "\n", h->job);
+}
+
 static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_object *steps) {
         printf("Fleet run %s:\n", uuid);
         for (size_t h = 0; h < n; h++) {
@@ -458,6 +543,10 @@ static void print_summary(FleetHost *hosts, size_t n, const char *uuid, json_obj
 
                 if (!hosts[h].bus) {
                         text_printf("  %-20s missing\n", hosts[h].name);
+                        continue;
+                }
+                if (hosts[h].lost) {
+                        host_print_lost(&hosts[h]);
                         continue;
                 }
                 if (m == 0)
@@ -507,6 +596,7 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
         json_object *v;
         sigset_t stop_set, old_mask;
         bool start_failed = false;
+        const char *cancelled_on = NULL; /* a host whose job was cancelled there, not by us */
         int r, ret = BENCHCTL_EXIT_OK;
 
         r = job_spec_build(opts, &spec);
@@ -616,10 +706,14 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                         ret = BENCHCTL_EXIT_FAILURE;
                         break;
                 }
-                if (fleet_stop || start_failed) {
+                if (fleet_stop || start_failed || cancelled_on) {
                         if (start_failed)
                                 fprintf(stderr, "benchctl: run: a host refused its start; cancelling the job on "
                                         "every host\n");
+                        else if (cancelled_on)
+                                /* benchctl -H HOST cancel ID, or benchctl cancel on HOST: one fleet, one cancel. */
+                                text_fprintf(stderr, "benchctl: run: the job was cancelled on %s; cancelling the "
+                                             "job on every host\n", cancelled_on);
                         else
                                 fprintf(stderr, "benchctl: run: %s; cancelling the job on every host\n",
                                         strsignal(fleet_stop));
@@ -638,16 +732,21 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                                 ret = BENCHCTL_EXIT_FAILURE;
                                 continue;
                         }
-                        if (hosts[i].ended)
+                        if (hosts[i].ended) {
+                                if (!hosts[i].lost && streq_ptr(hosts[i].state, "cancelled") && !cancelled_on)
+                                        cancelled_on = hosts[i].name;
                                 continue;
+                        }
                         running++;
                         if (ready)
                                 waiting++;
                 }
-                if (running == 0) {
+                if (running == 0 || cancelled_on) {
                         for (size_t i = 0; i < n; i++)
                                 free(keys[i]);
-                        break;
+                        if (running == 0)
+                                break;
+                        continue;
                 }
                 if (waiting == running) {
                         uint64_t start = realtime_usec() + FLEET_START_AHEAD_USEC;
@@ -669,7 +768,12 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
         for (size_t i = 0; i < n; i++) {
                 if (!hosts[i].bus)
                         continue;
-                if (hosts[i].state && !streq(hosts[i].state, "succeeded"))
+                if (hosts[i].lost) {
+                        /* Its runs stay in its history; the way to them is what was lost. */
+                        ret = BENCHCTL_EXIT_UNREACHABLE;
+                        continue;
+                }
+                if (hosts[i].state && !streq(hosts[i].state, "succeeded") && ret == BENCHCTL_EXIT_OK)
                         ret = BENCHCTL_EXIT_FAILURE;
                 if (host_query_runs(&hosts[i], uuid) != 0)
                         ret = BENCHCTL_EXIT_FAILURE;
@@ -692,6 +796,9 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                                 json_object_object_add(x, "rtt_us", json_object_new_uint64(hosts[i].rtt_us));
                                 json_object_object_add(x, "start_corrected", json_object_new_boolean(hosts[i].beyond));
                                 json_object_object_add(x, "runs", json_object_get(hosts[i].runs));
+                                json_object_object_add(x, "lost", json_object_new_boolean(hosts[i].lost));
+                                if (hosts[i].lost)
+                                        json_object_object_add(x, "lost_in", host_lost_json(&hosts[i]));
                         }
                         json_object_array_add(hs, x);
                 }
@@ -713,6 +820,114 @@ finish:
                 free(hosts[i].state);
                 free(hosts[i].started_key);
                 json_object_put(hosts[i].runs);
+                free(hosts[i].lost_why);
+                free(hosts[i].phase);
+                free(hosts[i].run_ids);
+        }
+        free(hosts);
+        return ret;
+}
+
+/* cancel --fleet UUID: on every host named (-H, --hosts; this host's benchd when none is), the jobs
+ * still queued or running whose spec carries the fleet's uuid are cancelled; one line per host. Exit
+ * status 3 when a host did not answer, 4 when no host had a job of the fleet left, 1 when a cancel
+ * was refused; the hosts that answer are cancelled in any case. */
+int fleet_cancel(const BenchctlOptions *opts) {
+        FleetHost *hosts = NULL;
+        size_t n = 0, found = 0;
+        sd_id128_t id;
+        int r, ret = BENCHCTL_EXIT_OK;
+        bool unreachable = false;
+
+        r = sd_id128_from_string(opts->fleet, &id);
+        if (r < 0) {
+                text_fprintf(stderr, "benchctl: cancel: --fleet '%s' is not a uuid; give the fleet run's uuid "
+                             "(benchctl run prints it: \"Fleet run UUID:\")\n", opts->fleet);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        for (char **a = opts->hosts; a && *a; a++)
+                if (hosts_push(&hosts, &n, *a) < 0) {
+                        ret = BENCHCTL_EXIT_USAGE;
+                        goto finish;
+                }
+        if (opts->hosts_file && hosts_read_file(opts->hosts_file, &hosts, &n) < 0) {
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (n == 0 && hosts_push(&hosts, &n, "this host") < 0) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto finish;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
+                FleetHost *h = &hosts[i];
+                size_t here = 0;
+
+                if (!filter) {
+                        ret = BENCHCTL_EXIT_FAILURE;
+                        goto finish;
+                }
+                if (opts->hosts || opts->hosts_file)
+                        r = sd_bus_open_system_remote(&h->bus, h->name);
+                else
+                        r = bus_connect(opts, &h->bus) == 0 ? 0 : -ENOTCONN;
+                if (r < 0) {
+                        text_fprintf(stderr, "%s: unreachable: cannot connect: %s\n", h->name, strerror(-r));
+                        unreachable = true;
+                        continue;
+                }
+                /* The jobs benchd knows now: queued, running and lately ended (ListJobs without "all"). */
+                r = bus_call_manager_filter_json(h->bus, h->name, "ListJobs", filter, &jobs);
+                if (r != 0) {
+                        unreachable = unreachable || r == BENCHCTL_EXIT_UNREACHABLE;
+                        if (r != BENCHCTL_EXIT_UNREACHABLE && ret == BENCHCTL_EXIT_OK)
+                                ret = r;
+                        continue;
+                }
+                for (size_t k = 0; k < json_object_array_length(jobs); k++) {
+                        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                        _cleanup_json_ json_object *spec = NULL;
+                        json_object *job = json_object_array_get_idx(jobs, k);
+                        const char *state = json_str(job, "State"), *text = json_str(job, "Spec"), *u;
+                        uint64_t job_id = (uint64_t) json_i64(job, "Id");
+                        sd_id128_t jid;
+
+                        if (!text || !(spec = json_tokener_parse(text)))
+                                continue;
+                        u = json_str(spec, "fleet_uuid");
+                        if (!u || sd_id128_from_string(u, &jid) < 0 || !sd_id128_equal(jid, id))
+                                continue;
+                        if (!streq_ptr(state, "queued") && !streq_ptr(state, "running")) {
+                                text_printf("%s: job %" PRIu64 " of the fleet run had ended (%s)\n", h->name, job_id,
+                                            strna(state));
+                                here++;
+                                continue;
+                        }
+                        r = sd_bus_call_method(h->bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE,
+                                               "CancelJob", &error, NULL, "t", job_id);
+                        if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable")) {
+                                text_fprintf(stderr, "%s: cancelling job %" PRIu64 ": %s\n", h->name, job_id,
+                                             error.message ?: strerror(-r));
+                                if (ret == BENCHCTL_EXIT_OK)
+                                        ret = BENCHCTL_EXIT_FAILURE;
+                                continue;
+                        }
+                        text_printf("%s: job %" PRIu64 " cancelled\n", h->name, job_id);
+                        here++;
+                }
+                found += here;
+                if (here == 0)
+                        text_printf("%s: no job of fleet run %s\n", h->name, opts->fleet);
+        }
+        if (unreachable)
+                ret = BENCHCTL_EXIT_UNREACHABLE;
+        else if (ret == BENCHCTL_EXIT_OK && found == 0)
+                ret = BENCHCTL_EXIT_NOT_FOUND;
+finish:
+        for (size_t i = 0; i < n; i++) {
+                sd_bus_flush_close_unref(hosts[i].bus);
+                free(hosts[i].name);
         }
         free(hosts);
         return ret;
