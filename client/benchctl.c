@@ -118,6 +118,7 @@ static void help(void) {
                "     --tag=TAG             Tag the job's runs (repeatable)\n"
                "     --wait                Wait for the job and show its progress\n"
                "     --hosts=FILE          run: a fleet run on the hosts of FILE, one [USER@]HOST a line\n"
+               "     --fleet=UUID          cancel: the fleet run's jobs on every host of -H and --hosts\n"
                "     --allow-missing       run: a fleet run goes on without the hosts that do not answer\n"
                "     --clock-correct       run: start a host whose clock is beyond fleet_clock_tolerance_ms\n"
                "                           by its measured offset instead of refusing it\n\n"
