@@ -32,13 +32,14 @@ if [ -z "$FAKETIME_LIB" ]; then
         [ -n "$FAKETIME_LIB" ] || skip "needs libfaketime (apt-get install libfaketime)"
 fi
 
-# h3's clock 2 s behind: FAKETIME=-2 (libfaketime's relative offset in seconds), with the monotonic
-# clocks left alone (FAKETIME_DONT_FAKE_MONOTONIC=1), so that only the wall clock is shifted: the
-# one benchctl measures (GetClock) and Job.Start's CLOCK_REALTIME timer runs on; benchd's other
-# timers (sd-event's on CLOCK_MONOTONIC/BOOTTIME) stay the kernel's. Behind rather than ahead: a
-# shift ahead (FAKETIME=+2) has made benchd's sd-event fail with EINVAL; a bare sd-event program
-# under Debian's libfaketime 0.9.10 fires its realtime and monotonic timers on time with either
-# sign (the EINVAL was not reproduced outside benchd), and -2 is what this test is known to run with.
+# h3's clock 2 s behind: FAKETIME=-2 (libfaketime's relative offset in seconds) with
+# FAKETIME_DONT_FAKE_MONOTONIC=1, so that clock_gettime() shifts the wall clock only: the one
+# benchctl measures (GetClock) and Job.Start's CLOCK_REALTIME timer is armed on (libfaketime moves
+# an absolute timerfd expiry by the offset, so that timer fires at h3's time as given). Behind, not
+# ahead: libfaketime (0.9.10) moves absolute expiries on CLOCK_MONOTONIC by the offset as well, and
+# sd-event arms its "now" timer at {0 s, 1 ns}; FAKETIME=+2 makes that {-2 s, 1 ns}, which
+# timerfd_settime() refuses with EINVAL, and benchd's event loop ends ("event loop failed: Invalid
+# argument", seen under strace). With -2 it becomes {2 s, 1 ns}, still long past: it fires at once.
 FLEET_BENCHD_ENV[h3]="LD_PRELOAD=$FAKETIME_LIB FAKETIME=-2 FAKETIME_DONT_FAKE_MONOTONIC=1"
 fleet_setup h1 h2 h3
 HOSTS=(h1 h2 h3)
