@@ -54,7 +54,7 @@ typedef struct FleetHost {
         bool have_live;        /* Live, last answer: the latest sample */
         int64_t live_t_ms;
         double live_mb_per_s, live_iops;
-        char *run_ids;         /* Runs, last answer: "4, 5" */
+        json_object *run_ids;  /* Runs, last answer: [4, 5] */
 } FleetHost;
 
 /* SIGINT and SIGTERM are blocked during a fleet run and taken with sigtimedwait() between the bus
@@ -260,20 +260,9 @@ static void host_note_progress(FleetHost *h, json_object *props) {
                 h->live_mb_per_s = json_num(live, "mb_per_s", &v) ? v : NAN;
                 h->live_iops = json_num(live, "iops", &v) ? v : NAN;
         }
-        if (json_object_object_get_ex(props, "Runs", &runs) && runs && json_object_is_type(runs, json_type_array) &&
-            json_object_array_length(runs) > 0) {
-                _cleanup_free_ char *ids = NULL;
-
-                for (size_t i = 0; i < json_object_array_length(runs); i++) {
-                        char *t = NULL;
-                        if (asprintf(&t, "%s%s%" PRIi64, ids ?: "", ids ? ", " : "",
-                                     json_object_get_int64(json_object_array_get_idx(runs, i))) < 0)
-                                return;
-                        free(ids);
-                        ids = t;
-                }
-                free(h->run_ids);
-                h->run_ids = TAKE_PTR(ids);
+        if (json_object_object_get_ex(props, "Runs", &runs) && runs && json_object_is_type(runs, json_type_array)) {
+                json_object_put(h->run_ids);
+                h->run_ids = json_object_get(runs);
         }
 }
 
@@ -515,11 +504,13 @@ static json_object *host_lost_json(const FleetHost *h) {
                 if (!isnan(h->live_iops))
                         json_object_object_add(o, "last_iops", json_object_new_double(h->live_iops));
         }
-        json_object_object_add(o, "runs", json_object_new_string(h->run_ids ?: ""));
+        json_object_object_add(o, "runs", h->run_ids ? json_object_get(h->run_ids) : json_object_new_array());
         return o;
 }
 
 static void host_print_lost(const FleetHost *h) {
+        size_t n;
+
         text_printf("  %-20s LOST in step %" PRIi64 "%s%s%s: %s;", h->name, h->step, h->phase && *h->phase ? " (" : "",
                     h->phase ?: "", h->phase && *h->phase ? ")" : "", strna(h->lost_why));
         if (h->have_live) {
@@ -530,8 +521,12 @@ static void host_print_lost(const FleetHost *h) {
                         printf(", %.0f IOPS", h->live_iops);
         } else
                 printf(" no sample of it had come");
-        if (h->run_ids)
-                text_printf("; its run %s stays in its history (job %" PRIu64 ")\n", h->run_ids, h->job);
+        n = h->run_ids ? json_object_array_length(h->run_ids) : 0;
+        for (size_t i = 0; i < n; i++)
+                printf("%s%" PRIi64, i == 0 ? (n == 1 ? "; its run " : "; its runs ") : ", ",
+                       json_object_get_int64(json_object_array_get_idx(h->run_ids, i)));
+        if (n > 0)
+                printf(" %s in its history (job %" PRIu64 ")\n", n == 1 ? "stays" : "stay", h->job);
         else
                 printf("; job %" PRIu64 "\n", h->job);
 }
@@ -822,7 +817,7 @@ finish:
                 json_object_put(hosts[i].runs);
                 free(hosts[i].lost_why);
                 free(hosts[i].phase);
-                free(hosts[i].run_ids);
+                json_object_put(hosts[i].run_ids);
         }
         free(hosts);
         return ret;

@@ -18,7 +18,8 @@
 #   fleet_setup H1 H2 ...        the hosts, named as ssh knows them (root@H is the -H argument)
 #   fleet_start_benchd H         (re)start H's benchd; FLEET_BENCHD_ENV[H] is put before it (env)
 #   fleet_ctl ARGS...            benchctl ARGS in the client's namespace ($OUT, $RC as run sets them)
-#   fleet_ctl_bg OUT ARGS...     the same in the background, output to OUT; FLEET_CTL_PID its pid
+#   fleet_ctl_bg OUT ARGS...     the same in the background, stdout to OUT and stderr to OUT.err;
+#                                FLEET_CTL_PID its pid
 #   fleet_link H up|down         H's veth on the bridge (down: the cable pulled, no reset sent)
 #   hsql H QUERY                 a query on H's database
 #   hbus H ARGS...               busctl on H's bus
@@ -183,7 +184,7 @@ fleet_ctl() {
 fleet_ctl_bg() {
         local out=$1
         shift
-        ip netns exec "$FLEET_CTL_NS" env PATH="$FLEET_SSH/bin:$PATH" "$BENCHCTL_BIN" "$@" >"$out" 2>&1 &
+        ip netns exec "$FLEET_CTL_NS" env PATH="$FLEET_SSH/bin:$PATH" "$BENCHCTL_BIN" "$@" >"$out" 2>"$out.err" &
         FLEET_CTL_PID=$!
         defer kill_wait "$FLEET_CTL_PID"
 }

@@ -66,7 +66,7 @@ has_new_job() { [ "$(last_job "$1")" -gt "$2" ]; }
 # wait_ctl TIMEOUT_S: until the background benchctl exits; its status in CTL_RC.
 wait_ctl() {
         pid_running "$FLEET_CTL_PID" && ! wait_for "$1" eval '! pid_running "$FLEET_CTL_PID"' &&
-                fail "benchctl did not end within $1 s: $(cat "$CTL_OUT")"
+                fail "benchctl did not end within $1 s: $(cat "$CTL_OUT" "$CTL_OUT.err")"
         CTL_RC=0
         wait "$FLEET_CTL_PID" || CTL_RC=$?
         _REAPED+="$FLEET_CTL_PID "
@@ -126,9 +126,9 @@ log "b. h2's benchd killed while it measures"
 b2=$(last_job h2)
 CTL_OUT=$TEST_DIR/b.out
 fleet_ctl_bg "$CTL_OUT" run "${ALL[@]}" "${LONG[@]}"
-wait_for 120 has_new_job h2 "$b2" || fail "no fleet job came to h2: $(cat "$CTL_OUT")"
+wait_for 120 has_new_job h2 "$b2" || fail "no fleet job came to h2: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 job2=$(last_job h2)
-wait_for 120 measuring_since h2 "$job2" 500 || fail "h2's job $job2 did not measure: $(cat "$CTL_OUT")"
+wait_for 120 measuring_since h2 "$job2" 500 || fail "h2's job $job2 did not measure: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 # Stopped first, so that what is checked is what the kill finds: the job still running.
 kill -STOP "${FLEET_PID[h2]}"
 workers=$(pgrep -P "${FLEET_PID[h2]}" || true)
@@ -145,6 +145,7 @@ wait_ctl 180
 out=$(cat "$CTL_OUT")
 log "$out"
 assert_eq 3 "$CTL_RC" "benchctl's exit status with a host lost"
+assert_contains "$(cat "$CTL_OUT.err")" "lost host root@h2 (job $job2): " "what benchctl said when it lost h2"
 lost=$(grep -E '^  root@h2 +LOST in step 0' <<<"$out") || fail "no LOST line for h2: $out"
 assert_contains "$lost" "(measure)" "the phase h2 was lost in"
 grep -Eq 'it had measured [0-9]+\.[0-9]{3} s, its last sample [0-9.]+ MiB/s, [0-9]+ IOPS' <<<"$lost" ||
@@ -164,20 +165,28 @@ assert_eq interrupted "$(job_state_on h2 "$job2")" "h2's job after its benchd ca
 log "c. h3's link cut while it measures, then restored"
 b3=$(last_job h3)
 CTL_OUT=$TEST_DIR/c.out
-fleet_ctl_bg "$CTL_OUT" run "${ALL[@]}" "${LONG[@]}"
-wait_for 120 has_new_job h3 "$b3" || fail "no fleet job came to h3: $(cat "$CTL_OUT")"
+fleet_ctl_bg "$CTL_OUT" --json run "${ALL[@]}" "${LONG[@]}"
+wait_for 120 has_new_job h3 "$b3" || fail "no fleet job came to h3: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 job3=$(last_job h3)
-wait_for 120 measuring_since h3 "$job3" 500 || fail "h3's job $job3 did not measure: $(cat "$CTL_OUT")"
+wait_for 120 measuring_since h3 "$job3" 500 || fail "h3's job $job3 did not measure: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 fleet_link h3 down
 defer fleet_link h3 up
 assert_eq running "$(job_state_on h3 "$job3")" "h3's job when its link was cut (raise LONG's runtime_ms if it ended)"
+run3=$(hsql h3 "select max(id) from runs where job_id = $job3")
 wait_ctl 180
-out=$(cat "$CTL_OUT")
-log "$out"
+log "$(cat "$CTL_OUT.err")"
 assert_eq 3 "$CTL_RC" "benchctl's exit status with a host cut off"
-lost=$(grep -E '^  root@h3 +LOST in step 0' <<<"$out") || fail "no LOST line for h3: $out"
-assert_contains "$lost" "it had measured" "what h3 had measured"
-UUID=$(sed -n 's/^Fleet run \([0-9a-f-]*\):$/\1/p' <<<"$out")
+assert_contains "$(cat "$CTL_OUT.err")" "lost host root@h3 (job $job3): " "what benchctl said when it lost h3"
+# --json: the lost host as it was last seen, the all-hosts figures of the two that completed.
+summary=$("$PYTHON3" -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+h = {x["host"]: x for x in o["hosts"]}
+l = h["root@h3"]["lost_in"]
+print(o["fleet_uuid"], h["root@h3"]["lost"], h["root@h1"]["lost"], l["step"], l["phase"], l["runs"] == [int(sys.argv[2])],
+      l["measured_ms"] >= 500, l["last_mib_per_s"] > 0, l["last_iops"] > 0, o["all_hosts"][0]["hosts"])' "$CTL_OUT" "$run3") ||
+        fail "the --json summary with h3 lost is not what it should be: $(cat "$CTL_OUT" "$CTL_OUT.err")"
+UUID=${summary%% *}
+assert_eq "True False 0 measure True True True True 2" "${summary#* }" "the --json summary with h3 lost"
 for h in h1 h2; do
         assert_eq succeeded "$(hsql "$h" "select status from runs where fleet_uuid = '$UUID'")" "$h's run with h3 cut off"
 done
@@ -198,15 +207,15 @@ LONGER=(--workload write --target "$FLEET_T" --set size=4M --set block_size=64K 
 fleet_ctl_bg "$CTL_OUT" run "${ALL[@]}" "${LONGER[@]}"
 declare -A job
 for h in "${HOSTS[@]}"; do
-        wait_for 120 has_new_job "$h" "${before[$h]}" || fail "no fleet job came to $h: $(cat "$CTL_OUT")"
+        wait_for 120 has_new_job "$h" "${before[$h]}" || fail "no fleet job came to $h: $(cat "$CTL_OUT" "$CTL_OUT.err")"
         job[$h]=$(last_job "$h")
-        wait_for 120 state_is "$h" "${job[$h]}" running || fail "$h's job did not run: $(cat "$CTL_OUT")"
+        wait_for 120 state_is "$h" "${job[$h]}" running || fail "$h's job did not run: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 done
 fleet_ctl -H root@h1 cancel "${job[h1]}"
 [ "$RC" = 0 ] || fail "benchctl -H root@h1 cancel ${job[h1]} exited $RC: $OUT"
 wait_ctl 120
 assert_eq 1 "$CTL_RC" "the fleet run's exit status after its job was cancelled on h1"
-assert_contains "$(cat "$CTL_OUT")" "the job was cancelled on root@h1; cancelling the job on every host" \
+assert_contains "$(cat "$CTL_OUT.err")" "the job was cancelled on root@h1; cancelling the job on every host" \
         "what the fleet run said"
 for h in "${HOSTS[@]}"; do
         wait_for 60 state_is "$h" "${job[$h]}" cancelled ||
@@ -218,9 +227,9 @@ for h in "${HOSTS[@]}"; do before[$h]=$(last_job "$h"); done
 CTL_OUT=$TEST_DIR/d2.out
 fleet_ctl_bg "$CTL_OUT" run "${ALL[@]}" "${LONGER[@]}"
 for h in "${HOSTS[@]}"; do
-        wait_for 120 has_new_job "$h" "${before[$h]}" || fail "no fleet job came to $h: $(cat "$CTL_OUT")"
+        wait_for 120 has_new_job "$h" "${before[$h]}" || fail "no fleet job came to $h: $(cat "$CTL_OUT" "$CTL_OUT.err")"
         job[$h]=$(last_job "$h")
-        wait_for 120 state_is "$h" "${job[$h]}" running || fail "$h's job did not run: $(cat "$CTL_OUT")"
+        wait_for 120 state_is "$h" "${job[$h]}" running || fail "$h's job did not run: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 done
 U=$(hsql h1 "select json_extract(spec, '\$.fleet_uuid') from jobs where id = ${job[h1]}")
 [ -n "$U" ] || fail "h1's fleet job has no fleet_uuid in its spec"
