@@ -262,6 +262,9 @@ assert_contains "$OUT" "--fleet 'nope' is not a uuid" "cancel --fleet with no uu
 fleet_ctl cancel --fleet "$U" 7 "${ALL[@]}"
 assert_eq 2 "$RC" "cancel with ids and --fleet"
 assert_contains "$OUT" "give job ids or --fleet UUID, not both" "cancel with ids and --fleet"
+fleet_ctl jobs --fleet "$U" -H root@h1
+assert_eq 2 "$RC" "--fleet given to jobs"
+assert_contains "$OUT" "jobs: --fleet is for cancel" "--fleet given to jobs"
 fleet_ctl cancel --fleet 0f8fad5b-d9cb-469f-a165-70867728950e -H root@h1
 assert_eq 4 "$RC" "cancel --fleet of a uuid no host knows"
 assert_contains "$OUT" "root@h1: no job of fleet run 0f8fad5b-d9cb-469f-a165-70867728950e" "its line"
