@@ -39,6 +39,7 @@ typedef struct FleetHost {
         int64_t offset_us;     /* its clock minus ours */
         uint64_t rtt_us;
         bool beyond;           /* offset beyond the tolerance: started corrected */
+        int open_error;        /* sd_bus_open_system_remote()'s, when it failed */
         uint64_t job;          /* 0: not submitted */
         char *job_path;
         bool ended;
@@ -150,16 +151,12 @@ static int get_clock(sd_bus *bus, uint64_t *ret, sd_bus_error *error) {
         return sd_bus_message_read(reply, "t", ret);
 }
 
-/* Connects and measures the clock; <0 with a message in *why when the host cannot be used. */
-static int host_connect(FleetHost *h, char **why) {
+/* Measures the clock over a connection opened by host_open(); <0 with a message in *why when the
+ * host cannot be used. The first call waits for the connection's ssh and authentication. */
+static int host_measure(FleetHost *h, char **why) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_open_system_remote(&h->bus, h->name);
-        if (r < 0) {
-                (void) asprintf(why, "cannot connect: %s", strerror(-r));
-                return r;
-        }
         h->rtt_us = UINT64_MAX;
         for (unsigned i = 0; i < FLEET_CLOCK_SAMPLES; i++) {
                 uint64_t t0, t1, remote;
@@ -615,11 +612,22 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
         if (json_object_object_get_ex(spec, "fleet_clock_tolerance_ms", &v))
                 tolerance_us = json_object_get_int64(v) * 1000;
 
-        /* Every host answers and has its clock measured before anything is submitted anywhere. */
+        /* Every host answers and has its clock measured before anything is submitted anywhere. The
+         * connections are all opened first: sd-bus starts each one's ssh and does not wait for it,
+         * so their key exchanges and logins overlap instead of adding up. */
+        for (size_t i = 0; i < n; i++) {
+                r = sd_bus_open_system_remote(&hosts[i].bus, hosts[i].name);
+                if (r < 0) {
+                        hosts[i].bus = NULL;
+                        hosts[i].open_error = r;
+                }
+        }
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *why = NULL;
 
-                if (host_connect(&hosts[i], &why) >= 0)
+                if (!hosts[i].bus)
+                        (void) asprintf(&why, "cannot connect: %s", strerror(-hosts[i].open_error));
+                else if (host_measure(&hosts[i], &why) >= 0)
                         continue;
                 hosts[i].bus = sd_bus_flush_close_unref(hosts[i].bus);
                 text_fprintf(stderr, "benchctl: run: host %s is unreachable: %s\n", hosts[i].name, strna(why));
