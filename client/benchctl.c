@@ -37,7 +37,7 @@ static const Verb verbs[] = {
         { "jobs",     0, 0,  verb_jobs },
         { "status",   1, 1,  verb_status },
         { "watch",    1, 1,  verb_watch },
-        { "cancel",   1, -1, verb_cancel },
+        { "cancel",   0, -1, verb_cancel },
         { "profiles", 0, 1,  verb_profiles },
         { "results",  0, 0,  verb_results },
         { "show",     0, 1,  verb_show },
@@ -68,6 +68,8 @@ static void help(void) {
                "  status ID                Show a job\n"
                "  watch ID                 Follow a job until it ends\n"
                "  cancel ID...             Cancel queued or running jobs\n"
+               "  cancel --fleet=UUID -H HOST...\n"
+               "                           Cancel a fleet run's job on every host named\n"
                "  profiles [NAME]          List the benchmark profiles, or show one's steps\n\n"
                "History:\n"
                "  results                  List runs, newest first (filters below)\n"
@@ -125,6 +127,7 @@ static void help(void) {
                "     --allow-missing       run: a fleet run goes on without the hosts that do not answer\n"
                "     --collect=[USER@]HOST run -H ..., gather: gather the fleet run's runs into HOST's history\n"
                "     --fleet=UUID          show, compare --by host, report: a fleet run gathered here\n"
+               "                           cancel: the fleet run's jobs on every host of -H and --hosts\n"
                "     --clock-correct       run: start a host whose clock is beyond fleet_clock_tolerance_ms\n"
                "                           by its measured offset instead of refusing it\n\n"
                "Filters (results, export, compare --by, report; --status and --limit also for jobs):\n"
@@ -481,9 +484,12 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        if (verb->func != verb_run && verb->func != verb_gather && ((opts.hosts && opts.hosts[1]) || opts.hosts_file)) {
-                text_fprintf(stderr, "benchctl: %s: %s is for run and gather only (a fleet run's hosts); give %s "
-                             "one -H HOST\n", verb->name, opts.hosts_file ? "--hosts" : "more than one -H", verb->name);
+        /* Several hosts: run, gather, and cancel --fleet (every host named). */
+        if (verb->func != verb_run && verb->func != verb_gather && !(verb->func == verb_cancel && opts.fleet) &&
+            ((opts.hosts && opts.hosts[1]) || opts.hosts_file)) {
+                text_fprintf(stderr, "benchctl: %s: %s is for run, gather and cancel --fleet only (a fleet run's "
+                             "hosts); give %s one -H HOST\n", verb->name,
+                             opts.hosts_file ? "--hosts" : "more than one -H", verb->name);
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
@@ -493,9 +499,10 @@ int main(int argc, char *argv[]) {
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }
-        if (opts.fleet && verb->func != verb_show && verb->func != verb_compare && verb->func != verb_report) {
-                text_fprintf(stderr, "benchctl: %s: --fleet is for show, compare --by host and report only\n",
-                             verb->name);
+        if (opts.fleet && verb->func != verb_show && verb->func != verb_compare && verb->func != verb_report &&
+            verb->func != verb_cancel) {
+                text_fprintf(stderr, "benchctl: %s: --fleet is for show, compare --by host, report and cancel "
+                             "only\n", verb->name);
                 r = BENCHCTL_EXIT_USAGE;
                 goto finish;
         }

@@ -54,7 +54,8 @@ typedef struct BenchctlOptions {
         const char *hosts_file;     /* run --hosts FILE */
         bool allow_missing;         /* run with several hosts: go on without those unreachable */
         bool clock_correct;         /* run with several hosts: start by the measured clock offset */
-        const char *fleet;          /* show/compare/report --fleet UUID: a fleet run's runs */
+        const char *fleet;          /* show/compare/report --fleet UUID: a fleet run's runs; cancel --fleet
+                                     * UUID: its job on every host */
         const char *collect;        /* run with several hosts, gather: the history to gather into
                                      * ([USER@]HOST; NULL: this host's) */
 
@@ -86,6 +87,8 @@ int job_spec_build(const BenchctlOptions *opts, struct json_object **ret);
 /* benchctl run with several hosts (verbs-fleet.c). */
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing,
               bool clock_correct);
+/* benchctl cancel --fleet UUID [-H HOST...] [--hosts FILE] (verbs-fleet.c). */
+int fleet_cancel(const BenchctlOptions *opts);
 
 int verb_submit(int argc, char **argv, const BenchctlOptions *opts);
 int verb_run(int argc, char **argv, const BenchctlOptions *opts);

@@ -46,12 +46,23 @@ typedef struct FleetHost {
         int64_t offset_us;     /* its clock minus ours */
         uint64_t rtt_us;
         bool beyond;           /* offset beyond the tolerance: started corrected */
+        int open_error;        /* sd_bus_open_system_remote()'s, when it failed */
         uint64_t job;          /* 0: not submitted */
         char *job_path;
         bool ended;
         char *state;
         char *started_key;     /* the step/repeat/entry last started */
         json_object *runs;     /* QueryRuns at the end, oldest first */
+        /* Lost mid-run (its benchd or the way to it stopped answering): why, and what it had
+         * measured as far as benchctl saw it, from the Job's properties of the last answer. */
+        bool lost;
+        char *lost_why;
+        char *phase;           /* Phase, last answer */
+        int64_t step;          /* CurrentStep, last answer */
+        bool have_live;        /* Live, last answer: the latest sample */
+        int64_t live_t_ms;
+        double live_mb_per_s, live_iops;
+        json_object *run_ids;  /* Runs, last answer: [4, 5] */
 } FleetHost;
 
 /* SIGINT and SIGTERM are blocked during a fleet run and taken with sigtimedwait() between the bus
@@ -150,16 +161,12 @@ static int get_clock(sd_bus *bus, uint64_t *ret, sd_bus_error *error) {
         return sd_bus_message_read(reply, "t", ret);
 }
 
-/* Connects and measures the clock; <0 with a message in *why when the host cannot be used. */
-static int host_connect(FleetHost *h, char **why) {
+/* Measures the clock over a connection opened by host_open(); <0 with a message in *why when the
+ * host cannot be used. The first call waits for the connection's ssh and authentication. */
+static int host_measure(FleetHost *h, char **why) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_open_system_remote(&h->bus, h->name);
-        if (r < 0) {
-                (void) asprintf(why, "cannot connect: %s", strerror(-r));
-                return r;
-        }
         h->rtt_us = UINT64_MAX;
         for (unsigned i = 0; i < FLEET_CLOCK_SAMPLES; i++) {
                 uint64_t t0, t1, remote;
@@ -245,6 +252,27 @@ static int64_t json_i64(json_object *o, const char *key) {
         return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : 0;
 }
 
+/* Keeps what the job's properties say it has measured, for the summary of a host lost later. */
+static void host_note_progress(FleetHost *h, json_object *props) {
+        json_object *live = NULL, *runs = NULL;
+        double v;
+
+        free(h->phase);
+        h->phase = strdup(json_str(props, "Phase") ?: "");
+        h->step = json_i64(props, "CurrentStep");
+        if (json_object_object_get_ex(props, "Live", &live) && live && json_object_is_type(live, json_type_object) &&
+            json_object_object_length(live) > 0 && json_num(live, "t_ms", &v)) {
+                h->have_live = true;
+                h->live_t_ms = (int64_t) v;
+                h->live_mb_per_s = json_num(live, "mb_per_s", &v) ? v : NAN;
+                h->live_iops = json_num(live, "iops", &v) ? v : NAN;
+        }
+        if (json_object_object_get_ex(props, "Runs", &runs) && runs && json_object_is_type(runs, json_type_array)) {
+                json_object_put(h->run_ids);
+                h->run_ids = json_object_get(runs);
+        }
+}
+
 /* Reads the job's State and Phase; *ready when it waits for a start of a step not yet started. */
 static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -260,10 +288,16 @@ static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
                         h->ended = true; /* gone: ended a while ago */
                         return 0;
                 }
-                text_fprintf(stderr, "benchctl: %s: job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
-                return r;
+                /* Its benchd is gone (killed, crashed), or ssh lost the way to it: the others go on. */
+                h->lost = true;
+                h->ended = true;
+                free(h->lost_why);
+                h->lost_why = strdup(error.message ?: strerror(-r));
+                text_fprintf(stderr, "benchctl: run: lost host %s (job %" PRIu64 "): %s; the other hosts go on\n",
+                             h->name, h->job, error.message ?: strerror(-r));
+                return 0;
         }
+        host_note_progress(h, props);
         state = json_str(props, "State") ?: "";
         phase = json_str(props, "Phase") ?: "";
         entry = json_str(props, "Entry") ?: "";
@@ -334,12 +368,15 @@ static int host_query_runs(FleetHost *h, const char *uuid) {
 }
 
 /* What the result shows of a host: its runs (whole, oldest first), or why it has none. */
+static json_object *host_lost_json(const FleetHost *h);
+
 typedef struct FleetView {
         const char *name;
         json_object *runs;      /* not owned */
         const char *missing;    /* "unreachable", "lost": not measured (NULL: it was) */
         uint64_t job;           /* 0: not known (a gathered history) */
         const char *state;
+        const FleetHost *lost;  /* lost mid-run (benchctl run -H ...): what it had done */
 } FleetView;
 
 /* Every step's fleet figures (fleet-sum.h), as an array. */
@@ -384,6 +421,9 @@ static json_object *fleet_result_json(const char *uuid, const FleetView *v, size
                 json_object_object_add(x, "reachable", json_object_new_boolean(!streq_ptr(v[i].missing, "unreachable")));
                 if (v[i].missing)
                         json_object_object_add(x, "missing", json_object_new_string(v[i].missing));
+                json_object_object_add(x, "lost", json_object_new_boolean(v[i].lost != NULL));
+                if (v[i].lost)
+                        json_object_object_add(x, "lost_in", host_lost_json(v[i].lost));
                 if (v[i].job > 0)
                         json_object_object_add(x, "job", json_object_new_uint64(v[i].job));
                 if (v[i].state)
@@ -417,6 +457,49 @@ static json_object *fleet_result_json(const char *uuid, const FleetView *v, size
         return o;
 }
 
+/* What a lost host had done, as benchctl last saw it. */
+static json_object *host_lost_json(const FleetHost *h) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "reason", json_object_new_string(strna(h->lost_why)));
+        json_object_object_add(o, "state", json_object_new_string(strna(h->state)));
+        json_object_object_add(o, "step", json_object_new_int64(h->step));
+        json_object_object_add(o, "phase", json_object_new_string(h->phase ?: ""));
+        if (h->have_live) {
+                json_object_object_add(o, "measured_ms", json_object_new_int64(h->live_t_ms));
+                if (!isnan(h->live_mb_per_s))
+                        json_object_object_add(o, "last_mib_per_s",
+                                               json_object_new_double(h->live_mb_per_s * 1e6 / 1048576.0));
+                if (!isnan(h->live_iops))
+                        json_object_object_add(o, "last_iops", json_object_new_double(h->live_iops));
+        }
+        json_object_object_add(o, "runs", h->run_ids ? json_object_get(h->run_ids) : json_object_new_array());
+        return o;
+}
+
+static void host_print_lost(const FleetHost *h) {
+        size_t n;
+
+        text_printf("  %-20s LOST in step %" PRIi64 "%s%s%s: %s;", h->name, h->step, h->phase && *h->phase ? " (" : "",
+                    h->phase ?: "", h->phase && *h->phase ? ")" : "", strna(h->lost_why));
+        if (h->have_live) {
+                printf(" it had measured %.3f s", h->live_t_ms / 1000.0);
+                if (!isnan(h->live_mb_per_s))
+                        printf(", its last sample %.2f MiB/s", h->live_mb_per_s * 1e6 / 1048576.0);
+                if (!isnan(h->live_iops))
+                        printf(", %.0f IOPS", h->live_iops);
+        } else
+                printf(" no sample of it had come");
+        n = h->run_ids ? json_object_array_length(h->run_ids) : 0;
+        for (size_t i = 0; i < n; i++)
+                printf("%s%" PRIi64, i == 0 ? (n == 1 ? "; its run " : "; its runs ") : ", ",
+                       json_object_get_int64(json_object_array_get_idx(h->run_ids, i)));
+        if (n > 0)
+                printf(" %s in its history (job %" PRIu64 ")\n", n == 1 ? "stays" : "stay", h->job);
+        else
+                printf("; job %" PRIu64 "\n", h->job);
+}
+
 /* The result as benchctl run -H ... and show --fleet print it: each host's runs, then each step's
  * "all hosts" figures. The one place that prints a fleet result. */
 static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_object *steps) {
@@ -424,6 +507,10 @@ static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_obj
         for (size_t h = 0; h < n; h++) {
                 size_t m = v[h].runs ? json_object_array_length(v[h].runs) : 0;
 
+                if (v[h].lost) {
+                        host_print_lost(v[h].lost);
+                        continue;
+                }
                 if (v[h].missing && m == 0) {
                         text_printf("  %-20s %s\n", v[h].name, v[h].missing);
                         continue;
@@ -499,6 +586,7 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
         json_object *v;
         sigset_t stop_set, old_mask;
         bool start_failed = false;
+        const char *cancelled_on = NULL; /* a host whose job was cancelled there, not by us */
         int r, ret = BENCHCTL_EXIT_OK;
 
         r = job_spec_build(opts, &spec);
@@ -522,11 +610,22 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
         if (json_object_object_get_ex(spec, "fleet_clock_tolerance_ms", &v))
                 tolerance_us = json_object_get_int64(v) * 1000;
 
-        /* Every host answers and has its clock measured before anything is submitted anywhere. */
+        /* Every host answers and has its clock measured before anything is submitted anywhere. The
+         * connections are all opened first: sd-bus starts each one's ssh and does not wait for it,
+         * so their key exchanges and logins overlap instead of adding up. */
+        for (size_t i = 0; i < n; i++) {
+                r = sd_bus_open_system_remote(&hosts[i].bus, hosts[i].name);
+                if (r < 0) {
+                        hosts[i].bus = NULL;
+                        hosts[i].open_error = r;
+                }
+        }
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *why = NULL;
 
-                if (host_connect(&hosts[i], &why) >= 0)
+                if (!hosts[i].bus)
+                        (void) asprintf(&why, "cannot connect: %s", strerror(-hosts[i].open_error));
+                else if (host_measure(&hosts[i], &why) >= 0)
                         continue;
                 hosts[i].bus = sd_bus_flush_close_unref(hosts[i].bus);
                 text_fprintf(stderr, "benchctl: run: host %s is unreachable: %s\n", hosts[i].name, strna(why));
@@ -608,10 +707,14 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                         ret = BENCHCTL_EXIT_FAILURE;
                         break;
                 }
-                if (fleet_stop || start_failed) {
+                if (fleet_stop || start_failed || cancelled_on) {
                         if (start_failed)
                                 fprintf(stderr, "benchctl: run: a host refused its start; cancelling the job on "
                                         "every host\n");
+                        else if (cancelled_on)
+                                /* benchctl -H HOST cancel ID, or benchctl cancel on HOST: one fleet, one cancel. */
+                                text_fprintf(stderr, "benchctl: run: the job was cancelled on %s; cancelling the "
+                                             "job on every host\n", cancelled_on);
                         else
                                 fprintf(stderr, "benchctl: run: %s; cancelling the job on every host\n",
                                         strsignal(fleet_stop));
@@ -630,16 +733,21 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                                 ret = BENCHCTL_EXIT_FAILURE;
                                 continue;
                         }
-                        if (hosts[i].ended)
+                        if (hosts[i].ended) {
+                                if (!hosts[i].lost && streq_ptr(hosts[i].state, "cancelled") && !cancelled_on)
+                                        cancelled_on = hosts[i].name;
                                 continue;
+                        }
                         running++;
                         if (ready)
                                 waiting++;
                 }
-                if (running == 0) {
+                if (running == 0 || cancelled_on) {
                         for (size_t i = 0; i < n; i++)
                                 free(keys[i]);
-                        break;
+                        if (running == 0)
+                                break;
+                        continue;
                 }
                 if (waiting == running) {
                         uint64_t start = realtime_usec() + FLEET_START_AHEAD_USEC;
@@ -667,7 +775,14 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
                         views[i].missing = "unreachable";
                         continue;
                 }
-                if (hosts[i].state && !streq(hosts[i].state, "succeeded"))
+                if (hosts[i].lost) {
+                        /* Its runs stay in its history; the way to them is what was lost. */
+                        views[i].missing = "lost";
+                        views[i].lost = &hosts[i];
+                        ret = BENCHCTL_EXIT_UNREACHABLE;
+                        continue;
+                }
+                if (hosts[i].state && !streq(hosts[i].state, "succeeded") && ret == BENCHCTL_EXIT_OK)
                         ret = BENCHCTL_EXIT_FAILURE;
                 if (host_query_runs(&hosts[i], uuid) != 0)
                         ret = BENCHCTL_EXIT_FAILURE;
@@ -701,6 +816,114 @@ finish:
                 free(hosts[i].state);
                 free(hosts[i].started_key);
                 json_object_put(hosts[i].runs);
+                free(hosts[i].lost_why);
+                free(hosts[i].phase);
+                json_object_put(hosts[i].run_ids);
+        }
+        free(hosts);
+        return ret;
+}
+
+/* cancel --fleet UUID: on every host named (-H, --hosts; this host's benchd when none is), the jobs
+ * still queued or running whose spec carries the fleet's uuid are cancelled; one line per host. Exit
+ * status 3 when a host did not answer, 4 when no host had a job of the fleet left, 1 when a cancel
+ * was refused; the hosts that answer are cancelled in any case. */
+int fleet_cancel(const BenchctlOptions *opts) {
+        FleetHost *hosts = NULL;
+        size_t n = 0, found = 0;
+        sd_id128_t id;
+        int r, ret = BENCHCTL_EXIT_OK;
+        bool unreachable = false;
+
+        r = sd_id128_from_string(opts->fleet, &id);
+        if (r < 0) {
+                text_fprintf(stderr, "benchctl: cancel: --fleet '%s' is not a uuid; give the fleet run's uuid "
+                             "(benchctl run prints it: \"Fleet run UUID:\")\n", opts->fleet);
+                return BENCHCTL_EXIT_USAGE;
+        }
+        for (char **a = opts->hosts; a && *a; a++)
+                if (hosts_push(&hosts, &n, *a) < 0) {
+                        ret = BENCHCTL_EXIT_USAGE;
+                        goto finish;
+                }
+        if (opts->hosts_file && hosts_read_file(opts->hosts_file, &hosts, &n) < 0) {
+                ret = BENCHCTL_EXIT_USAGE;
+                goto finish;
+        }
+        if (n == 0 && hosts_push(&hosts, &n, "this host") < 0) {
+                ret = BENCHCTL_EXIT_FAILURE;
+                goto finish;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_json_ json_object *filter = json_object_new_object(), *jobs = NULL;
+                FleetHost *h = &hosts[i];
+                size_t here = 0;
+
+                if (!filter) {
+                        ret = BENCHCTL_EXIT_FAILURE;
+                        goto finish;
+                }
+                if (opts->hosts || opts->hosts_file)
+                        r = sd_bus_open_system_remote(&h->bus, h->name);
+                else
+                        r = bus_connect(opts, &h->bus) == 0 ? 0 : -ENOTCONN;
+                if (r < 0) {
+                        text_fprintf(stderr, "%s: unreachable: cannot connect: %s\n", h->name, strerror(-r));
+                        unreachable = true;
+                        continue;
+                }
+                /* The jobs benchd knows now: queued, running and lately ended (ListJobs without "all"). */
+                r = bus_call_manager_filter_json(h->bus, h->name, "ListJobs", filter, &jobs);
+                if (r != 0) {
+                        unreachable = unreachable || r == BENCHCTL_EXIT_UNREACHABLE;
+                        if (r != BENCHCTL_EXIT_UNREACHABLE && ret == BENCHCTL_EXIT_OK)
+                                ret = r;
+                        continue;
+                }
+                for (size_t k = 0; k < json_object_array_length(jobs); k++) {
+                        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                        _cleanup_json_ json_object *spec = NULL;
+                        json_object *job = json_object_array_get_idx(jobs, k);
+                        const char *state = json_str(job, "State"), *text = json_str(job, "Spec"), *u;
+                        uint64_t job_id = (uint64_t) json_i64(job, "Id");
+                        sd_id128_t jid;
+
+                        if (!text || !(spec = json_tokener_parse(text)))
+                                continue;
+                        u = json_str(spec, "fleet_uuid");
+                        if (!u || sd_id128_from_string(u, &jid) < 0 || !sd_id128_equal(jid, id))
+                                continue;
+                        if (!streq_ptr(state, "queued") && !streq_ptr(state, "running")) {
+                                text_printf("%s: job %" PRIu64 " of the fleet run had ended (%s)\n", h->name, job_id,
+                                            strna(state));
+                                here++;
+                                continue;
+                        }
+                        r = sd_bus_call_method(h->bus, BENCHD_BUS_NAME, BENCHD_MANAGER_PATH, BENCHD_MANAGER_IFACE,
+                                               "CancelJob", &error, NULL, "t", job_id);
+                        if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable")) {
+                                text_fprintf(stderr, "%s: cancelling job %" PRIu64 ": %s\n", h->name, job_id,
+                                             error.message ?: strerror(-r));
+                                if (ret == BENCHCTL_EXIT_OK)
+                                        ret = BENCHCTL_EXIT_FAILURE;
+                                continue;
+                        }
+                        text_printf("%s: job %" PRIu64 " cancelled\n", h->name, job_id);
+                        here++;
+                }
+                found += here;
+                if (here == 0)
+                        text_printf("%s: no job of fleet run %s\n", h->name, opts->fleet);
+        }
+        if (unreachable)
+                ret = BENCHCTL_EXIT_UNREACHABLE;
+        else if (ret == BENCHCTL_EXIT_OK && found == 0)
+                ret = BENCHCTL_EXIT_NOT_FOUND;
+finish:
+        for (size_t i = 0; i < n; i++) {
+                sd_bus_flush_close_unref(hosts[i].bus);
+                free(hosts[i].name);
         }
         free(hosts);
         return ret;
@@ -1046,6 +1269,10 @@ static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hos
                 g[i].name = hosts[i].name;
                 if (!hosts[i].bus) {
                         g[i].error = "unreachable: its runs, if any, were not gathered";
+                        continue;
+                }
+                if (hosts[i].lost) {
+                        g[i].error = "lost mid-run: its runs stay in its history (benchctl gather when it answers)";
                         continue;
                 }
                 r = gather_host(collector, &g[i], hosts[i].runs);

@@ -486,6 +486,20 @@ int verb_cancel(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r, ret = BENCHCTL_EXIT_OK;
 
+        if (opts->fleet) {
+                if (argc > 1) {
+                        text_fprintf(stderr, "benchctl: cancel: give job ids or --fleet UUID, not both ('%s')\n",
+                                     argv[1]);
+                        return BENCHCTL_EXIT_USAGE;
+                }
+                return fleet_cancel(opts);
+        }
+        if (argc < 2) {
+                fprintf(stderr, "benchctl: cancel needs a job id, or --fleet UUID with the fleet's hosts (-H HOST "
+                        "-H HOST, --hosts FILE)\n");
+                return BENCHCTL_EXIT_USAGE;
+        }
+
         r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;

@@ -34,12 +34,14 @@ BENCHD_RUNTIME_DEPS=(
 # lintian (test-package builds the Debian package with dpkg-buildpackage and checks it with lintian),
 # qemu-system-x86, linux-image-amd64, busybox-static and cpio (tests/vm/ boots Debian's kernel in a
 # VM from a busybox initramfs; the kernel is only read, never booted here), mdadm and lvm2 (the md
-# RAID and LVM layouts; in the VM, and named by test-layouts where the kernel lacks md).
+# RAID and LVM layouts; in the VM, and named by test-layouts where the kernel lacks md), libfaketime
+# (test-fleet-faults shifts one host's wall clock by LD_PRELOAD on its benchd: a time namespace
+# does not shift CLOCK_REALTIME).
 BENCHD_TEST_DEPS=(
         python3 btrfs-progs xfsprogs fdisk bonnie++ chromium prometheus prometheus-node-exporter
         python3-dbus python3-gi openssh-server openssh-client debootstrap systemd-container
         clang libclang-rt-14-dev strace mandoc man-db debhelper dpkg-dev lintian
-        qemu-system-x86 linux-image-amd64 busybox-static cpio mdadm lvm2
+        qemu-system-x86 linux-image-amd64 busybox-static cpio mdadm lvm2 libfaketime
 )
 # What the benchmarks of tests/bench/ run beside benchd (not the test suite): fio (vs-fio,
 # anchors' crystal grid as KDiskMark runs it), ioping (anchors' ping), coreutils' dd and bonnie++
