@@ -37,6 +37,7 @@
 
 #include "blockdev.h"
 #include "format.h"
+#include "fs-entry.h"
 #include "spec-check.h"
 #include "spec-internal.h"
 #include "util.h"
@@ -769,10 +770,17 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         root = root ?: "";
 
         for (char **f = s->filesystems; *f; f++) {
+                const FsEntry *e = fs_entry_find(*f);
+                const char *fs = fs_entry_mount_type(*f);
                 char mkfs[32];
-                const char *package = mkfs_package(*f);
+                const char *package = mkfs_package(fs_entry_mkfs_type(*f));
 
-                snprintf(mkfs, sizeof(mkfs), "mkfs.%s", *f);
+                snprintf(mkfs, sizeof(mkfs), "mkfs.%s", fs_entry_mkfs_type(*f));
+                for (const char *const *p = e ? e->programs : NULL; p && *p; p++)
+                        if (!tool_present(root, *p))
+                                return fail(-EINVAL, reterr, "filesystems: %s needs %s, which is not installed "
+                                            "(looked in /usr/sbin, /sbin, /usr/bin and /bin); install %s, or leave "
+                                            "%s out of filesystems", *f, *p, package ?: "it", *f);
                 if (!tool_present(root, mkfs)) {
                         if (package)
                                 return fail(-EINVAL, reterr, "filesystems: %s is not installed (looked in /usr/sbin, "
@@ -782,13 +790,13 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
                                     "/usr/bin and /bin); install the package that provides %s, or leave %s out "
                                     "of filesystems", mkfs, mkfs, *f);
                 }
-                if (!kernel_has_filesystem(root, *f)) {
+                if (!kernel_has_filesystem(root, fs)) {
                         struct utsname u = {};
                         (void) uname(&u);
                         return fail(-EINVAL, reterr, "filesystems: the running kernel (%s) does not know %s: "
                                     "/proc/filesystems does not list it and /lib/modules/%s has no module for it; "
-                                    "use a kernel with %s, or leave %s out of filesystems", u.release, *f,
-                                    u.release, *f, *f);
+                                    "use a kernel with %s, or leave %s out of filesystems", u.release, fs,
+                                    u.release, fs, *f);
                 }
         }
 

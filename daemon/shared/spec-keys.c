@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs-entry.h"
 #include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
@@ -458,17 +459,22 @@ static int check_tag(const char *key, const char *item, char **reterr) {
         return 0;
 }
 
-/* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat. */
+/* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat; or an
+ * entry of fs-entry.h (ext4-from-ext3). */
 static int check_fs_name(const char *key, const char *item, char **reterr) {
         size_t n = strlen(item);
         bool ok = n > 0 && n <= SPEC_FS_NAME_MAX;
+
+        if (fs_entry_find(item))
+                return 0;
 
         for (const char *p = item; ok && *p; p++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
                         ok = false;
         if (!ok)
                 return spec_fail(reterr, "%s: '%s' is not a filesystem name; use 1 to %u characters of a-z and "
-                                 "0-9, as mkfs.NAME spells it, e.g. ext4", key, CALLER_TEXT(item), SPEC_FS_NAME_MAX);
+                                 "0-9, as mkfs.NAME spells it, e.g. ext4, or one of %s", key, CALLER_TEXT(item),
+                                 SPEC_FS_NAME_MAX, fs_entry_names());
         return 0;
 }
 
@@ -686,7 +692,9 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "filesystems", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, filesystems),
                 .max = SPEC_FILESYSTEMS_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "a filesystem matrix: up to 8 filesystems (ext4, btrfs, xfs, ...), each made on devices in "
-                       "turn for the workload or profile to run on (comma-separated in text; needs destructive=true)",
+                       "turn for the workload or profile to run on (comma-separated in text; needs destructive=true); "
+                       "ext4-from-ext3 is mkfs.ext3 converted in place (tune2fs -O extents,uninit_bg,dir_index, "
+                       "e2fsck -fyD) and mounted as ext4",
         },
         [SPEC_KEY_MKFS_OPTIONS] = {
                 "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),

@@ -60,7 +60,7 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "'running')",
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
-                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
+                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ? WHERE id = ?",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -712,6 +712,7 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
         bind_u64(&b, fs->avail_bytes);
         bind_u64(&b, fs->inodes);
         bind_u64(&b, fs->inodes_free);
+        bind_text(&b, fs->fs_commands_json);
         bind_u64(&b, run_id);
         r = binder_done(db, &b);
         if (r < 0)

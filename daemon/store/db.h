@@ -111,6 +111,8 @@ typedef struct DbRunFs {
         const char *fs_uuid;
         uint64_t mkfs_usec;
         uint64_t size_bytes, used_bytes, avail_bytes, inodes, inodes_free;
+        const char *fs_commands_json;   /* schema version 20: every command run to make it, a JSON array;
+                                         * NULL stored as NULL */
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);

@@ -10,13 +10,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "shared/proto.h"
 
 typedef struct FsMember {
         const ProtoFsMember *m;
-        char *name;             /* kernel name, "loop3" */
+        char *name;             /* kernel name, "loop3" (with partitions: of the partition, "loop3p2") */
         char *node;             /* /dev/<name> */
+        dev_t dev;              /* what the filesystem is on: the member, or its partition */
         int fd;                 /* the claim, or -EBADF */
 } FsMember;
 

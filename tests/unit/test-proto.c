@@ -109,8 +109,8 @@ START_TEST(test_roundtrip_hello) {
         ck_assert_int_eq(proto_encode_hello(&in, &buf, &len), 0);
         ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 8);
         /* The header, byte by byte: magic "BNCH", version 1, type 1, length 8, reserved 0. */
-        ck_assert_mem_eq(buf, "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00", 16);
-        ck_assert_mem_eq(buf + 16, "\x01\x00\x00\x00\x92\x10\x00\x00", 8);
+        ck_assert_mem_eq(buf, "BNCH\x02\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00", 16);
+        ck_assert_mem_eq(buf + 16, "\x02\x00\x00\x00\x92\x10\x00\x00", 8);
         frame_of(&r, buf, len, &f);
         ck_assert_uint_eq(f.type, PROTO_HELLO);
         ck_assert_int_eq(proto_decode_hello(&f, &out), 0);
@@ -401,7 +401,8 @@ static const struct {
         { 0, 0x48434e43, 4, -EBADMSG },         /* magic off by one */
         { 0, 0x00000000, 4, -EBADMSG },
         { 0, 0x424e4348, 4, -EBADMSG },         /* big-endian magic */
-        { 4, 2, 2, -EPROTONOSUPPORT },          /* version */
+        { 4, PROTO_VERSION + 1, 2, -EPROTONOSUPPORT },  /* version */
+        { 4, PROTO_VERSION - 1, 2, -EPROTONOSUPPORT },  /* version 1: FS_SETUP and FS_INFO were shorter */
         { 4, 0, 2, -EPROTONOSUPPORT },
         { 6, 0, 2, -EBADMSG },                  /* type 0 */
         { 6, _PROTO_TYPE_MAX, 2, -EBADMSG },    /* unknown type */
@@ -848,7 +849,7 @@ END_TEST
 /* The wire form of a setup without the encoder's checks: what a broken daemon (or a test) sends. */
 static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->layout, m->mkfs_options, m->mount_options, m->expect_uuid };
-        size_t len = 4 + 4, o = PROTO_HEADER_SIZE;
+        size_t len = 4 + 4 + 2 * 4, o = PROTO_HEADER_SIZE;
         uint8_t *b;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -857,7 +858,8 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
                 len += 4 + strlen(m->members[i].path) + 20;
         b = calloc(1, PROTO_HEADER_SIZE + len);
         ck_assert_ptr_nonnull(b);
-        memcpy(b, "BNCH\x01\x00", 6);
+        memcpy(b, "BNCH", 4);
+        b[4] = PROTO_VERSION;
         b[6] = PROTO_FS_SETUP;
         put_le32(b + 8, (uint32_t) len);
         put_le32(b + o, m->stage);
@@ -880,6 +882,9 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
                 put_le32(b + o + 16, x->flags);
                 o += 20;
         }
+        put_le32(b + o, m->partitions);
+        put_le32(b + o + 4, m->partition);
+        o += 8;
         ck_assert_uint_eq(o, PROTO_HEADER_SIZE + len);
         *ret = b;
         *ret_len = o;
@@ -1014,7 +1019,7 @@ START_TEST(test_fs_setup_counts) {
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), 0);
         proto_fs_setup_clear(&out);
         /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
-        size_t at = len - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
+        size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
         ck_assert_uint_eq(raw[at], 2);
         put_le32(raw + at, 3);
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
@@ -1120,7 +1125,7 @@ static const struct {
 /* FS_INFO's payload without the encoder's checks. */
 static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->uuid, m->mkfs_command, NULL, m->mkfs_output, m->mount_options };
-        size_t n = 5 * 8, o = 0;
+        size_t n = 5 * 8 + 4, o = 0;
         uint8_t *p;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -1139,6 +1144,8 @@ static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         }
         for (unsigned i = 0; i < 5; i++, o += 8)
                 put_le64(p + o, 1);
+        put_le32(p + o, 0);     /* no commands */
+        o += 4;
         ck_assert_uint_eq(o, n);
         *ret = p;
         *ret_len = n;
