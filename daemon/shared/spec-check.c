@@ -762,6 +762,46 @@ static int check_devices(const JobSpec *s, char **reterr) {
         return 0;
 }
 
+/* partitions=: whole devices, each large enough for partitions of SPEC_PARTITION_SIZE_MIN. */
+static int check_partitions_fit(const JobSpec *s, char **reterr) {
+        if (!s->partitions)
+                return 0;
+        for (char **d = s->devices; d && *d; d++) {
+                _cleanup_free_ char *name = NULL;
+                uint64_t sectors = 0, sector = 512, start, each;
+                struct stat st;
+                int r;
+
+                if (stat(*d, &st) < 0 || !S_ISBLK(st.st_mode) ||
+                    blockdev_name_from_devnum(NULL, st.st_rdev, &name) < 0)
+                        continue;       /* check_devices() said what is wrong */
+                if (blockdev_is_partition(NULL, name))
+                        return fail(-EINVAL, reterr, "partitions: %s is a partition (%s); partitions= splits whole "
+                                    "devices into partitions of their own: name the disk it is on, or leave "
+                                    "partitions out", CALLER_TEXT(*d), name);
+                if (blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "size", &sectors) < 0)
+                        continue;
+                (void) blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "queue/logical_block_size", &sector);
+                r = spec_partition_layout(sectors * 512, (uint32_t) sector, s->partitions, &start, &each);
+                if (r == -ENOSPC) {
+                        uint32_t fits = s->partitions - 1;
+
+                        while (fits > 0 && spec_partition_layout(sectors * 512, (uint32_t) sector, fits, &start,
+                                                                 &each) < 0)
+                                fits--;
+                        if (fits == 0)
+                                return fail(-EINVAL, reterr, "partitions: %s (%s) is too small for even one "
+                                            "partition of %" PRIu64 " MiB; use a larger device, or leave partitions "
+                                            "out", CALLER_TEXT(*d), name, SPEC_PARTITION_SIZE_MIN >> 20);
+                        return fail(-EINVAL, reterr, "partitions: %s (%s) is too small for %" PRIu32 " partitions of "
+                                    "at least %" PRIu64 " MiB each; use partitions=%" PRIu32 " or fewer, or a "
+                                    "larger device", CALLER_TEXT(*d), name, s->partitions,
+                                    SPEC_PARTITION_SIZE_MIN >> 20, fits);
+                }
+        }
+        return 0;
+}
+
 int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         int r;
 
@@ -803,6 +843,8 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         r = check_layout_support(s, root, reterr);
         if (r >= 0)
                 r = check_devices(s, reterr);
+        if (r >= 0)
+                r = check_partitions_fit(s, reterr);
         if (r >= 0)
                 r = check_lvm_fit(s, reterr);
         return r;

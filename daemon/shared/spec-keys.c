@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +310,43 @@ static int parse_lv_size(JobSpec *s, const char *value, char **reterr) {
 /* Written when not 0 (0: the whole group). */
 static const char *text_lv_size(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
         return s->lv_size ? spec_size_text(s->lv_size, buf) : NULL;
+}
+
+/* partitions and partition: 1..16, or 0 (none). */
+static int parse_partition_count(const char *key, const char *value, uint32_t *ret, char **reterr) {
+        char *end = NULL;
+        unsigned long v;
+
+        errno = 0;
+        v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : ULONG_MAX;
+        if (errno != 0 || !end || *end || v > SPEC_PARTITIONS_MAX)
+                return spec_fail(reterr, "%s: '%s' is not a number of 1 to %u%s", key, CALLER_TEXT(value),
+                                 SPEC_PARTITIONS_MAX, streq(key, "partitions") ? " (partitions per device), or 0 "
+                                 "for none" : " (the partition of each device), or 0 for all of them");
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int parse_partitions(JobSpec *s, const char *value, char **reterr) {
+        return parse_partition_count("partitions", value, &s->partitions, reterr);
+}
+
+static const char *text_partitions(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (!s->partitions)
+                return NULL;
+        snprintf(buf, SPEC_TEXT_MAX, "%" PRIu32, s->partitions);
+        return buf;
+}
+
+static int parse_partition(JobSpec *s, const char *value, char **reterr) {
+        return parse_partition_count("partition", value, &s->partition, reterr);
+}
+
+static const char *text_partition(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (!s->partition)
+                return NULL;
+        snprintf(buf, SPEC_TEXT_MAX, "%" PRIu32, s->partition);
+        return buf;
 }
 
 /* NULL (no value) until a layout is given or a matrix is finalized. */
@@ -827,6 +865,18 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .text = text_md_resync, .default_text = "wait",
                 .doc = "md layouts: wait, the array's initial resync finished before mkfs; assume-clean, "
                        "mdadm --assume-clean (no resync); recorded on every run",
+        },
+        [SPEC_KEY_PARTITIONS] = {
+                "partitions", SPEC_KIND_STRING, .optional = true, .parse = parse_partitions,
+                .text = text_partitions, .default_text = "0 (none)",
+                .doc = "filesystem matrices: split each device into this many equal GPT partitions (1 to 16; "
+                       "each at least 16M) and run every entry on partition 1, 2, ... in turn, so the position "
+                       "of the partition is a column of compare --job",
+        },
+        [SPEC_KEY_PARTITION] = {
+                "partition", SPEC_KIND_STRING, .optional = true, .parse = parse_partition,
+                .text = text_partition, .default_text = "0 (all)",
+                .doc = "with partitions: only this partition of each device (the matrix sets it on each step)",
         },
 };
 

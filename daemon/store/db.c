@@ -55,8 +55,9 @@ static const char *const stmt_sql[_STMT_MAX] = {
                 "INSERT INTO runs (job_id, step, workload, block_size, size, runtime_ms, ramp_ms, "
                 "queue_depth, jobs, direct, sync, rwmix_read, pattern, device_id, device_name, "
                 "target, fs_type, mount_options, environment, label, tags, started_usec, layout, members, "
-                "matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", partitions, \"partition\", "
+                "status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "'running')",
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
@@ -679,6 +680,13 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 bind_i64(&b, run->round);
         else
                 bind_null(&b);
+        if (run->partitions) {
+                bind_i64(&b, run->partitions);
+                bind_i64(&b, run->partition);
+        } else {
+                bind_null(&b);
+                bind_null(&b);
+        }
         r = binder_done(db, &b);
         if (r < 0)
                 return r;

@@ -102,6 +102,9 @@ typedef struct DbRun {
         /* Matrices in rounds (schema version 18). */
         bool in_round;            /* false: round is stored as NULL */
         uint32_t round;           /* the round of the matrix job the run belongs to, from 0 */
+        /* Partitions (schema version 20): the job's partitions= and the run's partition of each
+         * device; both NULL when partitions is 0. */
+        uint32_t partitions, partition;
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */

@@ -59,7 +59,7 @@ int fsconvert_run(const char *fs_type, const ToolRootDevice *device, const char 
                 r = fsprep_find_program(argv[0], &program, reterr);
                 if (r < 0)
                         return r;
-                r = fsprep_run_tool(fs_entry_mkfs_type(fs_type), program, argv, device, 1, NULL, opts, &res, reterr);
+                r = fsprep_run_tool(fs_entry_mkfs_type(fs_type), program, argv, device, 1, NULL, NULL, opts, &res, reterr);
                 if (r < 0)
                         return r;
                 r = fsprep_command_add(info, argv, &res);

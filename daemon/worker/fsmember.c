@@ -145,8 +145,8 @@ static int member_check_make(const FsMember *b, const char *own_uuid, char **ret
 }
 
 /* Stage MOUNT: exactly the filesystem an earlier step made (btrfs members all carry its UUID). */
-static int member_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr) {
-        const char *path = b->m->path;
+int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr) {
+        const char *path = b->node ?: b->m->path;
         FsSignature sig;
         int r;
 
@@ -218,8 +218,9 @@ int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr) {
                         b[i].node = NULL;
                         return -ENOMEM;
                 }
+                /* With partitions= the filesystem is on a partition (fspart.h checks it there). */
                 r = make ? member_check_make(&b[i], setup->expect_uuid, reterr) :
-                           member_check_mount(&b[i], setup, reterr);
+                    setup->partitions ? 0 : fsmember_check_mount(&b[i], setup, reterr);
                 if (r < 0)
                         return r;
         }

@@ -33,7 +33,9 @@ typedef struct FsSignature {
  * kernel name and checks what it carries: at MAKE blank or scratch, at MOUNT exactly the fs_type
  * and expect_uuid of setup. On failure the members claimed so far stay in b for fsmember_free(). */
 int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr);
-/* Opens path (O_EXCL added) into b->fd and checks it is b->m. */
+/* Stage MOUNT: b (claimed) carries exactly the filesystem setup names (its type and expect_uuid). */
+int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr);
+/* Opens path (O_EXCL added) into b->fd and checks it is b->dev (b->m's dev when 0). */
 int fsmember_open(FsMember *b, const char *path, int flags, char **reterr);
 /* 0 and *ret (blank: type ""), -EUCLEAN for conflicting signatures, other negative errors. */
 int fsmember_probe(int fd, FsSignature *ret);

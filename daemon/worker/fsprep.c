@@ -37,6 +37,7 @@
 
 #include "fsconvert.h"
 #include "fsmember.h"
+#include "fspart.h"
 #include "fsprep.h"
 #include "sandbox.h"
 #include "toolroot.h"
@@ -464,8 +465,8 @@ static void mkfs_root_needs(const char *fs_type, ToolRootSpec *spec) {
  * its own with the devices (or the writable directory of the trial's images): 0 when it ran, with
  * *ret filled whatever its exit status (the output cleaned for FS_INFO). */
 int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
-                    size_t n_devices, const char *writable, const FsPrepOptions *opts, SandboxResult *ret,
-                    char **reterr) {
+                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
+                    SandboxResult *ret, char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         _cleanup_(toolroot_freep) ToolRoot *root = NULL;
         char *programs[] = { (char *) program, NULL };
@@ -479,6 +480,7 @@ int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv,
                 .path = program,
                 .argv = argv,
                 .stop_requested = opts ? opts->stop_requested : NULL,
+                .input = input,
         };
         int r;
 
@@ -512,7 +514,7 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         int r;
 
-        r = fsprep_run_tool(fs_type, program, argv, devices, n_devices, writable, opts, &res, reterr);
+        r = fsprep_run_tool(fs_type, program, argv, devices, n_devices, writable, NULL, opts, &res, reterr);
         if (r < 0)
                 return r;
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
@@ -656,6 +658,9 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
                 r = fsmember_claim_all(setup, b, reterr);
         if (r >= 0)
                 r = mount_tmpfs(p, UINT64_C(1) << 20, reterr);
+        /* partitions=: from here on each member is its partition (fspart.h). */
+        if (r >= 0 && setup->partitions)
+                r = fspart_prepare(p, setup, b, opts, &info, reterr);
         if (r >= 0 && setup->stage == PROTO_FS_STAGE_MAKE)
                 r = make_fs(setup, b, opts, &info, reterr);
         else if (r >= 0) {
@@ -715,9 +720,13 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                 p->tmpfs_mounted = false;
         }
         if (lazy) {
+                (void) fspart_remove(p, NULL);
                 fail(reterr, 1, "the filesystem was busy and was unmounted lazily");
                 return 1;
         }
+        r = fspart_remove(p, reterr);
+        if (r < 0)
+                return r;
         return 0;
 }
 

@@ -46,6 +46,10 @@ typedef struct FsPrepOptions {
 typedef struct FsPrep {
         bool tmpfs_mounted;
         bool fs_mounted;
+        /* partitions=: the disks whose partitions 1..n_partitions it added to the kernel */
+        char *part_disks[PROTO_FS_MEMBERS_MAX];
+        uint32_t n_part_disks;
+        uint32_t n_partitions;
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs
@@ -69,10 +73,11 @@ uint64_t fsprep_try_image_size(uint64_t size);
 
 /* Runs program (one of fs_type's tools: mkfs.<fs>, tune2fs, e2fsck, sfdisk) with argv in the sandbox, in
  * a root of its own with devices (or the writable directory, for the trial's images): 0 when it ran,
- * with *ret filled whatever its exit status, its output cleaned (fsprep_output_clean()). */
+ * with *ret filled whatever its exit status, its output cleaned (fsprep_output_clean()). input: its stdin,
+ * or NULL. */
 int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
-                    size_t n_devices, const char *writable, const FsPrepOptions *opts, SandboxResult *ret,
-                    char **reterr);
+                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
+                    SandboxResult *ret, char **reterr);
 /* The absolute path of a program in /usr/sbin, /usr/bin, /sbin or /bin; -EINVAL with a message when
  * none has it. */
 int fsprep_find_program(const char *name, char **ret, char **reterr);

@@ -262,11 +262,13 @@ static bool spec_text_is_fs_step(const char *text) {
 }
 
 /* The keys FS_SETUP stands for in a filesystem step: the matrix (filesystems, devices, layout,
- * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...),
+ * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...; the
+ * partitions),
  * and the target and consent, as the step runs on a directory of the filesystem it mounted. */
 static bool fs_step_key(const char *line) {
         static const char *const keys[] = {
                 "target", "destructive", "filesystems", "devices", "layout", "mkfs_options", "mount_options",
+                "partitions", "partition",
         };
         size_t n = strcspn(line, "=.[");
 
