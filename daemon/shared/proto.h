@@ -43,7 +43,11 @@
  * the job that expect_uuid names) and runs mkfs in a sandbox; at stage MOUNT it checks
  * the members carry the filesystem an earlier step of the job made (its type and UUID). It mounts
  * the filesystem there, reports FS_INFO, runs the SPEC's workload on a directory of it and
- * unmounts. The SPEC's own target and guard do not apply: the SPEC carries guard kind
+ * unmounts. With partitions (version 2) the members are whole devices: at MAKE the worker writes a
+ * GPT of that many equal partitions on each (sfdisk), at MOUNT it finds that table; either way it
+ * adds the partitions to the kernel, makes or mounts the filesystem on partition `partition` of
+ * each member, and deletes them from the kernel at the end. FS_INFO lists every command it ran
+ * (version 2). The SPEC's own target and guard do not apply: the SPEC carries guard kind
  * PROTO_GUARD_NONE (anything else is refused with EINVAL), each member its own dev_t and diskseq.
  *
  * A worker that refuses to touch its target on safety grounds (the guard does not match, the
