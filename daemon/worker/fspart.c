@@ -261,6 +261,13 @@ int fspart_remove(FsPrep *p, char **reterr) {
 
                 for (uint32_t k = 1; fd >= 0 && k <= p->n_partitions; k++) {
                         int r = blkpg(fd, BLKPG_DEL_PARTITION, k, NULL);
+
+                        /* EBUSY while something has the partition open: udev probing it after its
+                         * add or change event, for a moment. Tried for up to 5 s. */
+                        for (unsigned t = 0; r == -EBUSY && t < 250; t++) {
+                                (void) usleep(20 * 1000);
+                                r = blkpg(fd, BLKPG_DEL_PARTITION, k, NULL);
+                        }
                         if (r < 0 && r != -ENXIO && ret >= 0)
                                 ret = fail(reterr, r, "cannot delete partition %" PRIu32 " of %s from the kernel: %s",
                                            k, p->part_disks[i], strerror(-r));
