@@ -31,11 +31,12 @@ start_udevd
 make_loop 256M; L1=$LOOP_DEV; IMG1=$(losetup -nO BACK-FILE "$L1")
 make_loop 40M; SMALL=$LOOP_DEV
 make_loop 64M; OTHER=$LOOP_DEV
+make_loop 64M; BLANK=$LOOP_DEV
 dev=$(basename "$L1")
 # Random bytes everywhere (no signature survives in random data), so that a write outside the
 # partitions and the GPT shows in a checksum.
 dd if=/dev/urandom of="$L1" bs=1M count=256 status=none oflag=direct
-wipefs -a -q "$L1" "$SMALL" "$OTHER"
+wipefs -a -q "$L1" "$SMALL" "$OTHER" "$BLANK"
 CONF="$TEST_DIR/benchd.conf"
 printf 'ScratchDevices=%s %s %s\n' "$L1" "$SMALL" "$OTHER" >"$CONF"
 start_benchd --config="$CONF"
@@ -115,6 +116,12 @@ submit_refused "partitions without filesystems" "partitions: applies to filesyst
 submit_refused "a device too small" "is too small for 3 partitions of at least 16 MiB each; use partitions=2 or fewer" \
         --set filesystems=ext4 --set devices="$SMALL" --set partitions=3
 assert_eq "$before" "$(sha256sum <"$L1")" "$L1 unchanged by the refusals"
+# A blank device that is not scratch: the second entry would find the first one's table there.
+blank_before=$(sha256sum <"$BLANK")
+out=$(benchctl submit --workload write --set destructive=true --set size=4M --set filesystems=ext4 \
+        --set devices="$BLANK" --set partitions=2 2>&1) && fail "partitions on a device not marked scratch was accepted: $out"
+assert_contains "$out" "partitions: $BLANK is not marked scratch" "partitions on a device not marked scratch"
+assert_eq "$blank_before" "$(sha256sum <"$BLANK")" "$BLANK unchanged"
 # A partition of a device partitioned here, named as a device.
 printf 'label: gpt\nstart=2048, size=40960, type=L\n' | sfdisk -q --no-reread --no-tell-kernel "$OTHER" >/dev/null
 partx --add "$OTHER"
