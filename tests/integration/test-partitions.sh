@@ -96,6 +96,14 @@ log "compare --job $job:"$'\n'"$table"
 benchctl compare --job "$job" --json | json_get 'd["groups"]' | grep -qx '\["ext4 p1", "ext4 p2"\]' ||
         fail "compare --job's columns: $(benchctl compare --job "$job" --json | json_get 'd["groups"]')"
 
+# The export for another host carries them.
+got=$(benchctl export --format=benchd --job "$job" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+runs = d["runs"] if isinstance(d, dict) else d
+print(sorted({(r["partitions"], r["partition"], json.loads(r["fs_commands"])[0]["command"].split()[0] if isinstance(r["fs_commands"], str) else r["fs_commands"][0]["command"].split()[0]) for r in runs}))')
+assert_eq "[(2, 1, 'sfdisk'), (2, 2, 'sfdisk')]" "$got" "the exported runs' partitions and commands"
+
 # ---- 2. bad input ----
 log "2. bad input refused by name"
 before=$(sha256sum <"$L1")
