@@ -917,6 +917,7 @@ static const struct {
         uint64_t dev1;          /* 0: fs_members_ok[1]'s */
         uint32_t flags1;
         int ret;
+        uint32_t partitions, partition;
 } fs_setup_cases[] = {
         { "btrfs raid1", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
         { "btrfs single over two", 0, NULL, "single", NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
@@ -952,6 +953,15 @@ static const struct {
         { "member dev 0", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, UINT64_MAX, 0, -EBADMSG },
         { "the same member twice", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0x703, 0, -EBADMSG },
         { "unknown member flag", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 2, -EBADMSG },
+        /* An entry of fs-entry.h, and partitions (version 2). */
+        { "ext4-from-ext3", 0, "ext4-from-ext3", "single", NULL, NULL, NULL, 1, NULL, 0, 0, 0 },
+        { "a dash, no entry", 0, "ext4-from-ext4", "single", NULL, NULL, NULL, 1, NULL, 0, 0, -EBADMSG },
+        { "partition 2 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 2, 2 },
+        { "partition 16 of 16", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 16, 16 },
+        { "partition 3 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 2, 3 },
+        { "partition 0 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 2, 0 },
+        { "partition 1 of none", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 0, 1 },
+        { "17 partitions", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 17, 1 },
 };
 
 /* Each row breaks (or keeps) one rule: the encoder refuses it with -EINVAL and the decoder, fed the
@@ -988,6 +998,8 @@ START_TEST(test_fs_setup_fields) {
                 members[1].dev = fs_setup_cases[_i].dev1 == UINT64_MAX ? 0 : fs_setup_cases[_i].dev1;
         members[1].flags = fs_setup_cases[_i].flags1;
         m.members = members;
+        m.partitions = fs_setup_cases[_i].partitions;
+        m.partition = fs_setup_cases[_i].partition;
 
         ck_assert_msg(proto_fs_setup_valid(&m) == (ret == 0), "%s: valid %d", fs_setup_cases[_i].what,
                       proto_fs_setup_valid(&m));
@@ -1096,6 +1108,59 @@ START_TEST(test_reserved_types) {
                 ck_assert_int_eq(proto_reader_push(&r, buf, len), 0);
                 ck_assert_msg(proto_reader_next(&r, &g) == -EBADMSG, "type %u accepted", types[i]);
         }
+}
+END_TEST
+
+/* FS_INFO's commands (version 2): each comes back as sent; at most PROTO_FS_COMMANDS_MAX, each with
+ * a command line, bounded text: else the encoder refuses, and the decoder a count beyond it. */
+START_TEST(test_fs_info_commands) {
+        ProtoFsCommand cmds[PROTO_FS_COMMANDS_MAX + 1];
+        ProtoFsInfo m = fs_info_ok, out = {};
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoFrame f;
+        size_t len;
+        uint8_t *count;
+
+        for (unsigned i = 0; i < ELEMENTSOF(cmds); i++)
+                cmds[i] = (ProtoFsCommand) { .command = (char *) "e2fsck -fyD /dev/loop3", .usec = 1000 + i,
+                                             .status = (int32_t) i % 2, .output = (char *) "Pass 3A\n" };
+        m.commands = cmds;
+        m.n_commands = PROTO_FS_COMMANDS_MAX;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+        ck_assert_uint_eq(out.n_commands, PROTO_FS_COMMANDS_MAX);
+        for (unsigned i = 0; i < out.n_commands; i++) {
+                ck_assert_str_eq(out.commands[i].command, cmds[i].command);
+                ck_assert_uint_eq(out.commands[i].usec, cmds[i].usec);
+                ck_assert_int_eq(out.commands[i].status, cmds[i].status);
+                ck_assert_str_eq(out.commands[i].output, cmds[i].output);
+        }
+        proto_fs_info_clear(&out);
+        /* The count is the u32 after the five sizes; one more than the bound is refused. */
+        count = buf + PROTO_HEADER_SIZE + (len - PROTO_HEADER_SIZE);
+        for (unsigned i = 0; i < PROTO_FS_COMMANDS_MAX; i++)
+                count -= 4 + strlen(cmds[i].command) + 8 + 4 + 4 + strlen(cmds[i].output);
+        count -= 4;
+        ck_assert_uint_eq(count[0], PROTO_FS_COMMANDS_MAX);
+        count[0] = PROTO_FS_COMMANDS_MAX + 1;
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), -EBADMSG);
+        free(buf);
+        buf = NULL;
+
+        m.n_commands = PROTO_FS_COMMANDS_MAX + 1;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        m.n_commands = 1;
+        cmds[0].command = (char *) "";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        cmds[0].command = (char *) "mkfs.ext3\t/dev/loop3";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        cmds[0].command = (char *) "mkfs.ext3 /dev/loop3";
+        cmds[0].output = (char *) "\x1b[2J";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        m.commands = NULL;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
 }
 END_TEST
 
@@ -1705,6 +1770,7 @@ static Suite *proto_suite(void) {
         tcase_add_loop_test(tc, test_fs_setup_fields, 0, ELEMENTSOF(fs_setup_cases));
         tcase_add_test(tc, test_fs_setup_counts);
         tcase_add_loop_test(tc, test_fs_info_fields, 0, ELEMENTSOF(fs_info_cases));
+        tcase_add_test(tc, test_fs_info_commands);
         tcase_add_test(tc, test_byte_by_byte);
         tcase_add_test(tc, test_two_frames_one_push);
         tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));
