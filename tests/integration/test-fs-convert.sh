@@ -74,6 +74,9 @@ benchctl compare --job "$job" --json | json_get 'd["groups"]' | grep -qx '\["ext
         fail "compare --job's groups: $(benchctl compare --job "$job" --json | json_get 'd["groups"]')"
 show=$(benchctl show --job "$job")
 assert_contains "$show" "ext4-from-ext3" "show --job names the converted entry"
+assert_eq '[["ext3", 1], ["ext4-from-ext3", 3], ["ext4", 1]]' \
+        "$(benchctl show --job "$job" --json | json_get '[[e["name"], len(e["fs_commands"])] for e in d["entries"]]')" \
+        "show --job --json: each entry's commands"
 
 # ---- 2. the converted filesystem, left on the device ----
 log "2. ext4-from-ext3 alone: what $L1 carries afterwards"
