@@ -109,7 +109,7 @@ static bool run_layout_single(json_object *run) {
 }
 
 /* The entries of a matrix job, in entry order: the runs with a matrix_entry, named as
- * matrix_entry_name() does ("ext4", "ext4 loop1", "btrfs raid1"). */
+ * matrix_entry_name() does ("ext4", "ext4 loop1", "btrfs raid1", "ext4 p2"). */
 static int job_find_entries(JobRuns *j) {
         _cleanup_json_ json_object *member_sets = json_object_new_array();
         size_t n = json_object_array_length(j->runs);
@@ -165,11 +165,15 @@ static int job_find_entries(JobRuns *j) {
                 const char *fs = rec_str(run, "fs_type") ?: "?", *layout = rec_str(run, "layout");
                 _cleanup_free_ char *members = members_text(run);
                 bool raid = !run_layout_single(run);
+                uint64_t partition = 0;
+                char part[24] = "";
 
                 if (!members)
                         return -ENOMEM;
-                if (asprintf(&e->name, "%s%s%s%s%s", fs, raid ? " " : "", raid ? layout : "",
-                             !raid && several ? " " : "", !raid && several ? members : "") < 0) {
+                if (rec_u64(run, "partition", &partition) && partition > 0)
+                        snprintf(part, sizeof(part), " p%" PRIu64, partition);
+                if (asprintf(&e->name, "%s%s%s%s%s%s", fs, raid ? " " : "", raid ? layout : "",
+                             !raid && several ? " " : "", !raid && several ? members : "", part) < 0) {
                         e->name = NULL;
                         return -ENOMEM;
                 }

@@ -589,8 +589,9 @@ static json_object *entry_to_json(const JobRuns *j, const JobEntry *e) {
         static const char *const keys[] = {
                 "fs_type", "layout", "mkfs_command", "mkfs_options", "mkfs_usec", "mount_options", "fs_uuid",
                 "fs_size_bytes", "fs_used_bytes", "fs_avail_bytes", "fs_inodes", "fs_inodes_free",
+                "partitions", "partition",
         };
-        const char *members = rec_str(e->first, "members");
+        const char *members = rec_str(e->first, "members"), *commands = rec_str(e->first, "fs_commands");
         json_object *v;
 
         if (!o)
@@ -602,6 +603,7 @@ static json_object *entry_to_json(const JobRuns *j, const JobEntry *e) {
                 if (json_object_object_get_ex(e->first, keys[i], &v))
                         json_object_object_add(o, keys[i], json_object_get(v));
         json_object_object_add(o, "members", members ? json_tokener_parse(members) : NULL);
+        json_object_object_add(o, "fs_commands", commands ? json_tokener_parse(commands) : NULL);
         json_object_object_add(o, "runs", json_object_new_uint64(e->n_ok));
         json_object_object_add(o, "filesystems_made", json_object_new_uint64(entry_made(j, e)));
         return o;

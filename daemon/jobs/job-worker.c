@@ -18,6 +18,7 @@
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
 #include "jobs/rounds.h"
+#include "shared/json-util.h"
 #include "shared/proto-record.h"
 #include "shared/stability.h"
 #include "shared/strv.h"
@@ -142,19 +143,63 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
 
 static int fs_info_copy(const ProtoFsInfo *from, ProtoFsInfo *to) {
         *to = *from;
+        to->commands = NULL;
+        to->n_commands = 0;
         to->fs_type = strdup(from->fs_type ?: "");
         to->uuid = strdup(from->uuid ?: "");
         to->mkfs_command = strdup(from->mkfs_command ?: "");
         to->mkfs_output = strdup(from->mkfs_output ?: "");
         to->mount_options = strdup(from->mount_options ?: "");
-        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options) {
-                proto_fs_info_clear(to);
-                return -ENOMEM;
+        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options)
+                goto oom;
+        if (from->n_commands > 0) {
+                to->commands = calloc(from->n_commands, sizeof(ProtoFsCommand));
+                if (!to->commands)
+                        goto oom;
+                for (uint32_t i = 0; i < from->n_commands; i++, to->n_commands++) {
+                        to->commands[i] = from->commands[i];
+                        to->commands[i].command = strdup(from->commands[i].command ?: "");
+                        to->commands[i].output = strdup(from->commands[i].output ?: "");
+                        if (!to->commands[i].command || !to->commands[i].output) {
+                                to->n_commands++;
+                                goto oom;
+                        }
+                }
         }
         return 0;
+oom:
+        proto_fs_info_clear(to);
+        return -ENOMEM;
+}
+
+/* runs.fs_commands: [{"command": "mkfs.ext3 /dev/loop3", "usec": 812345, "status": 0, "output": "..."},
+ * ...], or NULL when the worker ran none. */
+static char *fs_commands_json(const ProtoFsInfo *info) {
+        _cleanup_json_ json_object *a = NULL;
+
+        if (info->n_commands == 0)
+                return NULL;
+        a = json_object_new_array();
+        if (!a)
+                return NULL;
+        for (uint32_t i = 0; i < info->n_commands; i++) {
+                const ProtoFsCommand *c = &info->commands[i];
+                json_object *o = json_object_new_object();
+
+                if (!o || json_object_array_add(a, o) < 0) {
+                        json_object_put(o);
+                        return NULL;
+                }
+                json_object_object_add(o, "command", json_object_new_string(c->command));
+                json_object_object_add(o, "usec", json_object_new_int64((int64_t) MIN(c->usec, (uint64_t) INT64_MAX)));
+                json_object_object_add(o, "status", json_object_new_int(c->status));
+                json_object_object_add(o, "output", json_object_new_string(c->output));
+        }
+        return strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
+        _cleanup_free_ char *commands = fs_commands_json(info);
         DbRunFs fs = {
                 .mkfs_command = info->mkfs_command,
                 .mkfs_output = info->mkfs_output,
@@ -165,6 +210,7 @@ void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
                 .avail_bytes = info->avail_bytes,
                 .inodes = info->inodes,
                 .inodes_free = info->inodes_free,
+                .fs_commands_json = commands,
         };
         int r = db_queue_add_run_fs(j->store, run_id, &fs);
 

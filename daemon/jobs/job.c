@@ -475,6 +475,8 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .expect_uuid = make ? j->prior_fs_uuid ?: (char *) "" : j->entry_fs.uuid,
                 .n_members = (uint32_t) n,
                 .members = members,
+                .partitions = step->partitions,
+                .partition = step->partition,
         };
 }
 
@@ -549,6 +551,8 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 .in_round = j->core.rounds,
                 .round = j->core.repeat,
                 .steady_state_asked = step->steady_state != STEADY_STATE_NONE,
+                .partitions = matrix ? step->partitions : 0,
+                .partition = matrix ? step->partition : 0,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
         if (have_ti)

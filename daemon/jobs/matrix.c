@@ -3,6 +3,7 @@
  * The expansion of a filesystem matrix into steps (matrix.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,15 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
+static char *matrix_entry_name_base(const JobSpec *step, size_t n_job_devices);
+
 static bool layout_spans_devices(Layout l) {
         return l != LAYOUT_SINGLE;
+}
+
+/* How many partitions of each device the entries run on: all of partitions=, or the one of partition=. */
+static uint32_t n_partitions(const JobSpec *job) {
+        return job->partitions == 0 || job->partition != 0 ? 1 : job->partitions;
 }
 
 size_t matrix_n_entries(const JobSpec *job) {
@@ -20,7 +28,7 @@ size_t matrix_n_entries(const JobSpec *job) {
 
         if (n_fs == 0)
                 return 0;
-        return layout_spans_devices(job->layout) ? n_fs : n_fs * strv_length(job->devices);
+        return (layout_spans_devices(job->layout) ? n_fs : n_fs * strv_length(job->devices)) * n_partitions(job);
 }
 
 /* A map key of s set to one entry (fs: value), or emptied when value is NULL. */
@@ -32,9 +40,10 @@ static int set_map_one(JobSpec *s, const char *key, const char *fs, const char *
                         reterr);
 }
 
-/* The step of entry (fs, members) made from base: filesystems, devices and target narrowed to
- * the entry, and only its filesystem's options kept. */
-static int narrow_step(const JobSpec *base, const char *fs, char **members, JobSpec *ret, char **reterr) {
+/* The step of entry (fs, members, partition) made from base: filesystems, devices and target
+ * narrowed to the entry, only its filesystem's options kept, and its partition (0: none). */
+static int narrow_step(const JobSpec *base, const char *fs, char **members, uint32_t partition, JobSpec *ret,
+                       char **reterr) {
         _cleanup_(spec_clear) JobSpec s;
         char *fs_list[] = { (char *) fs, NULL };
         _cleanup_free_ char *mkfs = NULL, *mount = NULL;
@@ -58,6 +67,11 @@ static int narrow_step(const JobSpec *base, const char *fs, char **members, JobS
                 r = set_map_one(&s, "mkfs_options", fs, mkfs, reterr);
         if (r >= 0)
                 r = set_map_one(&s, "mount_options", fs, mount, reterr);
+        if (r >= 0 && partition) {
+                char text[16];
+                snprintf(text, sizeof(text), "%" PRIu32, partition);
+                r = spec_set_from_string(&s, "partition", text, reterr);
+        }
         if (r >= 0)
                 r = spec_finalize(&s, reterr);
         if (r < 0)
@@ -94,10 +108,16 @@ int matrix_expand(const JobSpec *job, const JobSpec *base, size_t n_base, JobSpe
                         char *one[] = { job->devices[g], NULL };
                         char **members = layout_spans_devices(job->layout) ? job->devices : one;
 
-                        for (size_t i = 0; i < n_base && r >= 0; i++) {
-                                r = narrow_step(&base[i], *fs, members, &steps[n], reterr);
-                                if (r >= 0)
-                                        n++;
+                        /* Partition 1, 2, ... of the same members in turn (the position effect is
+                         * read off neighbouring entries), or the one partition= names. */
+                        for (uint32_t k = 0; k < n_partitions(job) && r >= 0; k++) {
+                                uint32_t partition = job->partition ?: job->partitions ? k + 1 : 0;
+
+                                for (size_t i = 0; i < n_base && r >= 0; i++) {
+                                        r = narrow_step(&base[i], *fs, members, partition, &steps[n], reterr);
+                                        if (r >= 0)
+                                                n++;
+                                }
                         }
                 }
         }
@@ -112,7 +132,7 @@ int matrix_expand(const JobSpec *job, const JobSpec *base, size_t n_base, JobSpe
 
 static bool same_entry(const JobSpec *a, const JobSpec *b) {
         return strv_equal(a->filesystems, b->filesystems) && strv_equal(a->devices, b->devices) &&
-                a->layout == b->layout;
+                a->layout == b->layout && a->partition == b->partition;
 }
 
 bool matrix_step_starts_entry(const JobSpec *steps, size_t i) {
@@ -131,6 +151,18 @@ uint32_t matrix_step_entry(const JobSpec *steps, size_t i) {
 }
 
 char *matrix_entry_name(const JobSpec *step, size_t n_job_devices) {
+        _cleanup_free_ char *base = NULL;
+        char *name;
+
+        base = matrix_entry_name_base(step, n_job_devices);
+        if (!base || !step->partition)
+                return TAKE_PTR(base);
+        if (asprintf(&name, "%s p%" PRIu32, base, step->partition) < 0)
+                return NULL;
+        return name;
+}
+
+static char *matrix_entry_name_base(const JobSpec *step, size_t n_job_devices) {
         const char *fs = step->filesystems ? step->filesystems[0] : "?";
         char *name;
 
@@ -168,6 +200,11 @@ static int member_spec(const JobSpec *s, const char *device, bool with_checks, J
                         r = spec_set(&m, "mount_options", &(SpecValue) { .type = SPEC_VALUE_MAP, .map = {
                                         .keys = s->mount_options.keys, .values = s->mount_options.values,
                                         .n = s->mount_options.n } }, NULL);
+                if (r >= 0 && s->partitions) {
+                        char text[16];
+                        snprintf(text, sizeof(text), "%" PRIu32, s->partitions);
+                        r = spec_set_from_string(&m, "partitions", text, NULL);
+                }
                 if (r < 0)
                         return r;
         }

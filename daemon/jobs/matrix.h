@@ -42,7 +42,8 @@ bool matrix_step_starts_entry(const JobSpec *steps, size_t i);
 uint32_t matrix_step_entry(const JobSpec *steps, size_t i);
 
 /* The entry's name as tables show it: "ext4", "ext4 loop1" (single layout over several devices:
- * the kernel name of the member), "btrfs raid1". n_job_devices: how many devices the job has. */
+ * the kernel name of the member), "btrfs raid1"; with partitions= " p2" after it (the partition of
+ * each member). n_job_devices: how many devices the job has. */
 char *matrix_entry_name(const JobSpec *step, size_t n_job_devices);
 
 /* What the verdict judges for a matrix step (or, at SubmitJob, a matrix job): one spec per member

@@ -327,6 +327,21 @@ static int on_verdicts(Queue *q, const QueueEvent *e, QueueActions *a) {
                 }
                 return 0;
         }
+        /* partitions=: each entry after the first finds the table the job wrote on the devices,
+         * and the verdict accepts a partition table only on a scratch device. Said now, not at
+         * the second entry. The verdicts are the matrix's devices, one each, in order. */
+        for (size_t i = 0; e->spec && e->spec->partitions && spec_is_matrix(e->spec) && i < e->n_verdicts; i++) {
+                if (e->verdicts[i].scratch)
+                        continue;
+                forget_submit(q, s);
+                refuse(a, key, -EPERM, BENCHD_ERROR_UNSAFE,
+                       set_text(q, "partitions: %s is not marked scratch; the job writes a partition table on it, "
+                                "which every entry after the first finds there and may not erase on a device that "
+                                "is not scratch: mark it scratch (ScratchDevices= in benchd.conf), or leave "
+                                "partitions out", e->spec->devices && i < strv_length(e->spec->devices) ?
+                                CALLER_TEXT(e->spec->devices[i]) : "a device"));
+                return 0;
+        }
         /* Again: the queue may have filled while the targets were checked. */
         if (check_bounds(q, s->uid, false) < 0) {
                 forget_submit(q, s);

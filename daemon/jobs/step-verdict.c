@@ -18,6 +18,7 @@
 #include "jobs/mkfs-trial.h"
 #include "jobs/step-verdict.h"
 #include "shared/bus-names.h"
+#include "shared/fs-entry.h"
 #include "shared/util.h"
 
 static int refuse(StepVerdict *v, const char *name, int r, char *reason, const char *fallback) {
@@ -103,7 +104,9 @@ int step_verdict(DeviceManager *devices, const JobSpec *s, const TargetCheck *su
                         reason = NULL;
                 return refuse(v, BENCHD_ERROR_UNSAFE, -EPERM, reason, "the device inventory is not running");
         }
-        r = device_manager_check_destructive(devices, v->check.dev, opts ? opts->own_fs_type : NULL,
+        /* An entry's own filesystem is what libblkid reads: ext4-from-ext3 made an ext4. */
+        r = device_manager_check_destructive(devices, v->check.dev,
+                                             opts && opts->own_fs_type ? fs_entry_mount_type(opts->own_fs_type) : NULL,
                                              opts ? opts->own_fs_uuid : NULL, &err, &v->scratch);
         if (r == -EPERM) {
                 if (asprintf(&reason, "writing to %s is refused: %s", CALLER_TEXT(s->target), strna(err)) < 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs-entry.h"
 #include "proto-internal.h"
 #include "util.h"
 
@@ -43,6 +44,8 @@ bool proto_fs_type_valid(const char *s) {
         n = strnlen(s, PROTO_FS_TYPE_MAX + 1);
         if (n == 0 || n > PROTO_FS_TYPE_MAX)
                 return false;
+        if (fs_entry_find(s))
+                return true;
         for (size_t i = 0; i < n; i++)
                 if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
                         return false;
@@ -90,6 +93,9 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
         /* MOUNT names the filesystem to mount; MAKE may name the one an earlier entry of the job made. */
         if (!fs_uuid_ok(m->expect_uuid) || (m->stage == PROTO_FS_STAGE_MOUNT && m->expect_uuid[0] == 0))
                 return false;
+        if (m->partitions > PROTO_FS_PARTITIONS_MAX || (m->partitions == 0) != (m->partition == 0) ||
+            m->partition > m->partitions)
+                return false;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 const ProtoFsMember *b = &m->members[i];
 
@@ -105,10 +111,18 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
 }
 
 bool proto_fs_info_valid(const ProtoFsInfo *m) {
-        return m && proto_fs_type_valid(m->fs_type) && fs_uuid_ok(m->uuid) &&
-               fs_string_ok(m->mkfs_command, PROTO_STRING_MAX, false) &&
-               fs_string_ok(m->mkfs_output, PROTO_FS_OUTPUT_MAX, true) &&
-               fs_string_ok(m->mount_options, PROTO_FS_OPTIONS_MAX, false);
+        if (!m || !proto_fs_type_valid(m->fs_type) || !fs_uuid_ok(m->uuid) ||
+            !fs_string_ok(m->mkfs_command, PROTO_STRING_MAX, false) ||
+            !fs_string_ok(m->mkfs_output, PROTO_FS_OUTPUT_MAX, true) ||
+            !fs_string_ok(m->mount_options, PROTO_FS_OPTIONS_MAX, false))
+                return false;
+        if (m->n_commands > PROTO_FS_COMMANDS_MAX || (m->n_commands > 0 && !m->commands))
+                return false;
+        for (uint32_t i = 0; i < m->n_commands; i++)
+                if (!fs_string_ok(m->commands[i].command, PROTO_STRING_MAX, false) || !m->commands[i].command[0] ||
+                    !fs_string_ok(m->commands[i].output, PROTO_FS_OUTPUT_MAX, true))
+                        return false;
+        return true;
 }
 
 int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len) {
@@ -120,7 +134,7 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
                 return -EINVAL;
         /* Valid strings are bounded far below PROTO_MAX_PAYLOAD all together. */
         len = 4 + 5 * 4 + strlen(m->fs_type) + strlen(m->layout) + strlen(m->mkfs_options) +
-              strlen(m->mount_options) + strlen(m->expect_uuid) + 4;
+              strlen(m->mount_options) + strlen(m->expect_uuid) + 4 + 2 * 4;
         for (uint32_t i = 0; i < m->n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 8 + 8 + 4;
         r = packer_begin(&k, PROTO_FS_SETUP, len);
@@ -141,17 +155,24 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
                 pack_u64(&k, b->diskseq);
                 pack_u32(&k, b->flags);
         }
+        pack_u32(&k, m->partitions);
+        pack_u32(&k, m->partition);
         return packer_finish(&k, ret, ret_len);
 }
 
 int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
+        size_t len;
         Packer k;
         int r;
 
         if (!proto_fs_info_valid(m))
                 return -EINVAL;
-        r = packer_begin(&k, PROTO_FS_INFO, 5 * 4 + strlen(m->fs_type) + strlen(m->uuid) + strlen(m->mkfs_command) +
-                         strlen(m->mkfs_output) + strlen(m->mount_options) + 6 * 8);
+        /* Valid strings are bounded below PROTO_MAX_PAYLOAD all together: (1 + 8) × (4096 + 4096). */
+        len = 5 * 4 + strlen(m->fs_type) + strlen(m->uuid) + strlen(m->mkfs_command) + strlen(m->mkfs_output) +
+              strlen(m->mount_options) + 6 * 8 + 4;
+        for (uint32_t i = 0; i < m->n_commands; i++)
+                len += 4 + strlen(m->commands[i].command) + 8 + 4 + 4 + strlen(m->commands[i].output);
+        r = packer_begin(&k, PROTO_FS_INFO, len);
         if (r < 0)
                 return r;
         pack_string(&k, m->fs_type, strlen(m->fs_type));
@@ -165,6 +186,15 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         pack_u64(&k, m->avail_bytes);
         pack_u64(&k, m->inodes);
         pack_u64(&k, m->inodes_free);
+        pack_u32(&k, m->n_commands);
+        for (uint32_t i = 0; i < m->n_commands; i++) {
+                const ProtoFsCommand *c = &m->commands[i];
+
+                pack_string(&k, c->command, strlen(c->command));
+                pack_u64(&k, c->usec);
+                pack_u32(&k, (uint32_t) c->status);
+                pack_string(&k, c->output, strlen(c->output));
+        }
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -194,6 +224,8 @@ int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret) {
                 m.members[i].diskseq = take_u64(&c);
                 m.members[i].flags = take_u32(&c);
         }
+        m.partitions = take_u32(&c);
+        m.partition = take_u32(&c);
         if (!cursor_done(&c) || !proto_fs_setup_valid(&m))
                 goto bad;
         *ret = m;
@@ -221,6 +253,24 @@ int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret) {
         m.avail_bytes = take_u64(&c);
         m.inodes = take_u64(&c);
         m.inodes_free = take_u64(&c);
+        m.n_commands = take_u32(&c);
+        if (c.bad || m.n_commands > PROTO_FS_COMMANDS_MAX) {
+                proto_fs_info_clear(&m);
+                return -EBADMSG;
+        }
+        if (m.n_commands > 0) {
+                m.commands = calloc(m.n_commands, sizeof(ProtoFsCommand));
+                if (!m.commands) {
+                        proto_fs_info_clear(&m);
+                        return -ENOMEM;
+                }
+        }
+        for (uint32_t i = 0; i < m.n_commands; i++) {
+                m.commands[i].command = take_string(&c, PROTO_STRING_MAX);
+                m.commands[i].usec = take_u64(&c);
+                m.commands[i].status = (int32_t) take_u32(&c);
+                m.commands[i].output = take_string(&c, PROTO_FS_OUTPUT_MAX);
+        }
         if (!cursor_done(&c) || !proto_fs_info_valid(&m)) {
                 proto_fs_info_clear(&m);
                 return -EBADMSG;
@@ -247,11 +297,17 @@ void proto_fs_info_clear(ProtoFsInfo *m) {
         free(m->mkfs_command);
         free(m->mkfs_output);
         free(m->mount_options);
+        for (uint32_t i = 0; m->commands && i < m->n_commands; i++) {
+                free(m->commands[i].command);
+                free(m->commands[i].output);
+        }
+        free(m->commands);
         *m = (ProtoFsInfo) {};
 }
 
 int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
-        ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members };
+        ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members, .partitions = m->partitions,
+                           .partition = m->partition };
 
         if (!proto_fs_setup_valid(m))
                 return -EINVAL;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "fs-entry.h"
 #include "proto-plausible.h"
 #include "served.h"
 #include "util.h"
@@ -360,7 +361,8 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                 { "inodes", i->inodes },
                 { "inodes_free", i->inodes_free },
         };
-        size_t n = strlen(t->fs_type);
+        const char *mkfs_type = fs_entry_mkfs_type(t->fs_type);
+        size_t n = strlen(mkfs_type);
         int r;
 
         if (!t->fs_setup)
@@ -385,17 +387,22 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
         if (t->fs_stage == PROTO_FS_STAGE_MAKE) {
                 if (!i->uuid[0])
                         return fail(reterr, "FS_INFO without a UUID for the filesystem mkfs made");
-                if (strncmp(i->mkfs_command, "mkfs.", 5) != 0 || strncmp(i->mkfs_command + 5, t->fs_type, n) != 0 ||
+                if (strncmp(i->mkfs_command, "mkfs.", 5) != 0 || strncmp(i->mkfs_command + 5, mkfs_type, n) != 0 ||
                     (i->mkfs_command[5 + n] != ' ' && i->mkfs_command[5 + n] != 0))
-                        return fail(reterr, "FS_INFO mkfs_command does not run mkfs.%s", t->fs_type);
+                        return fail(reterr, "FS_INFO mkfs_command does not run mkfs.%s", mkfs_type);
                 if (i->mkfs_usec > ran_usec(c))
                         return fail(reterr, "FS_INFO mkfs_usec=%" PRIu64 " is longer than the worker has run (%" PRIu64
                                     " us)", i->mkfs_usec, c->elapsed_usec);
+                for (uint32_t k = 0; k < i->n_commands; k++)
+                        if (i->commands[k].usec > ran_usec(c))
+                                return fail(reterr, "FS_INFO command %" PRIu32 " took %" PRIu64 " us, longer than the "
+                                            "worker has run (%" PRIu64 " us)", k, i->commands[k].usec,
+                                            c->elapsed_usec);
         } else {
                 if (!streq(i->uuid, t->fs_uuid))
                         return fail(reterr, "FS_INFO uuid=%s, but FS_SETUP asked to mount the filesystem %s",
                                     i->uuid, t->fs_uuid);
-                if (i->mkfs_command[0] || i->mkfs_usec || i->mkfs_output[0])
+                if (i->mkfs_command[0] || i->mkfs_usec || i->mkfs_output[0] || i->n_commands)
                         return fail(reterr, "FS_INFO reports a mkfs run for a step that only mounts");
         }
         t->fs_info = true;

@@ -157,8 +157,9 @@ void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup);
 /* FS_INFO: only when FS_SETUP was sent, at most once, before the first PHASE (the worker mounts
  * before the step begins); the fs_type asked for; every number at most INT64_MAX, used and avail
  * at most size, inodes_free at most inodes. At MAKE a UUID, a mkfs_command that runs mkfs.<fs_type>
- * and a mkfs_usec no longer than the worker has run; at MOUNT the UUID expected, no command, no
- * time, no output. */
+ * (for an entry of fs-entry.h its mkfs: mkfs.ext3 for ext4-from-ext3), and a mkfs_usec and each
+ * command's usec no longer than the worker has run; at MOUNT the UUID expected, no command, no
+ * time, no output, no commands. */
 int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoClock *c, char **reterr);
 /* PHASE: one of layout, ramp, measure, cleanup, each after the one before it; in a filesystem
  * step only after FS_INFO. */

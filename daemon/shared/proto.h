@@ -46,7 +46,11 @@
  * the job that expect_uuid names) and runs mkfs in a sandbox; at stage MOUNT it checks
  * the members carry the filesystem an earlier step of the job made (its type and UUID). It mounts
  * the filesystem there, reports FS_INFO, runs the SPEC's workload on a directory of it and
- * unmounts. The SPEC's own target and guard do not apply: the SPEC carries guard kind
+ * unmounts. With partitions (version 2) the members are whole devices: at MAKE the worker writes a
+ * GPT of that many equal partitions on each (sfdisk), at MOUNT it finds that table; either way it
+ * adds the partitions to the kernel, makes or mounts the filesystem on partition `partition` of
+ * each member, and deletes them from the kernel at the end. FS_INFO lists every command it ran
+ * (version 2). The SPEC's own target and guard do not apply: the SPEC carries guard kind
  * PROTO_GUARD_NONE (anything else is refused with EINVAL), each member its own dev_t and diskseq.
  *
  * A worker that refuses to touch its target on safety grounds (the guard does not match, the
@@ -63,7 +67,7 @@
 #include "histogram.h"
 
 #define PROTO_MAGIC UINT32_C(0x48434e42)
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2         /* 2: FS_SETUP's partitions, FS_INFO's commands */
 #define PROTO_HEADER_SIZE 16
 #define PROTO_MAX_PAYLOAD (256u * 1024u)
 #define PROTO_STRING_MAX 4096u
@@ -266,7 +270,9 @@ typedef struct ProtoRecord {
 #define PROTO_FS_UUID_MAX 64u           /* of [0-9A-Za-z-] */
 #define PROTO_FS_PATH_MAX 1024u         /* a member's path: absolute, no control characters */
 #define PROTO_FS_MEMBERS_MAX 16u
-#define PROTO_FS_OUTPUT_MAX 4096u       /* FS_INFO's mkfs_output */
+#define PROTO_FS_OUTPUT_MAX 4096u       /* FS_INFO's mkfs_output, and each command's output */
+#define PROTO_FS_COMMANDS_MAX 8u        /* FS_INFO's commands */
+#define PROTO_FS_PARTITIONS_MAX 16u     /* FS_SETUP's partitions */
 
 typedef enum ProtoFsStage {
         PROTO_FS_STAGE_MAKE = 1,        /* wipe, mkfs, mount */
@@ -294,7 +300,19 @@ typedef struct ProtoFsSetup {
                                  * they may carry (and which is wiped) although not scratch */
         uint32_t n_members;     /* 1..PROTO_FS_MEMBERS_MAX */
         ProtoFsMember *members;
+        uint32_t partitions;    /* 0: the members themselves; 1..PROTO_FS_PARTITIONS_MAX: at MAKE each
+                                 * member gets a GPT of that many equal partitions (sfdisk), and the
+                                 * filesystem is made on partition `partition` of each */
+        uint32_t partition;     /* 0 when partitions is 0, else 1..partitions */
 } ProtoFsSetup;
+
+/* A command the worker ran to make the filesystem (FS_INFO's commands, in the order run). */
+typedef struct ProtoFsCommand {
+        char *command;          /* argv joined by spaces, at most PROTO_STRING_MAX */
+        uint64_t usec;          /* CLOCK_MONOTONIC around it */
+        int32_t status;         /* its exit status (e2fsck's 1, "errors corrected", is accepted) */
+        char *output;           /* as mkfs_output, at most PROTO_FS_OUTPUT_MAX */
+} ProtoFsCommand;
 
 /* The filesystem as mounted. Sizes are statvfs() right after the mount: size = f_blocks ×
  * f_frsize, used = (f_blocks − f_bfree) × f_frsize, avail = f_bavail × f_frsize, inodes = f_files,
@@ -313,6 +331,10 @@ typedef struct ProtoFsInfo {
         uint64_t avail_bytes;
         uint64_t inodes;
         uint64_t inodes_free;
+        uint32_t n_commands;    /* at MAKE every command run on the members, mkfs among them (sfdisk
+                                 * first for partitions, tune2fs and e2fsck after it for a conversion),
+                                 * at most PROTO_FS_COMMANDS_MAX; 0 at MOUNT */
+        ProtoFsCommand *commands;
 } ProtoFsInfo;
 
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next

@@ -37,6 +37,7 @@
 
 #include "blockdev.h"
 #include "format.h"
+#include "fs-entry.h"
 #include "spec-check.h"
 #include "spec-internal.h"
 #include "util.h"
@@ -761,6 +762,46 @@ static int check_devices(const JobSpec *s, char **reterr) {
         return 0;
 }
 
+/* partitions=: whole devices, each large enough for partitions of SPEC_PARTITION_SIZE_MIN. */
+static int check_partitions_fit(const JobSpec *s, char **reterr) {
+        if (!s->partitions)
+                return 0;
+        for (char **d = s->devices; d && *d; d++) {
+                _cleanup_free_ char *name = NULL;
+                uint64_t sectors = 0, sector = 512, start, each;
+                struct stat st;
+                int r;
+
+                if (stat(*d, &st) < 0 || !S_ISBLK(st.st_mode) ||
+                    blockdev_name_from_devnum(NULL, st.st_rdev, &name) < 0)
+                        continue;       /* check_devices() said what is wrong */
+                if (blockdev_is_partition(NULL, name))
+                        return fail(-EINVAL, reterr, "partitions: %s is a partition (%s); partitions= splits whole "
+                                    "devices into partitions of their own: name the disk it is on, or leave "
+                                    "partitions out", CALLER_TEXT(*d), name);
+                if (blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "size", &sectors) < 0)
+                        continue;
+                (void) blockdev_attr_u64_by_devnum(NULL, st.st_rdev, "queue/logical_block_size", &sector);
+                r = spec_partition_layout(sectors * 512, (uint32_t) sector, s->partitions, &start, &each);
+                if (r == -ENOSPC) {
+                        uint32_t fits = s->partitions - 1;
+
+                        while (fits > 0 && spec_partition_layout(sectors * 512, (uint32_t) sector, fits, &start,
+                                                                 &each) < 0)
+                                fits--;
+                        if (fits == 0)
+                                return fail(-EINVAL, reterr, "partitions: %s (%s) is too small for even one "
+                                            "partition of %" PRIu64 " MiB; use a larger device, or leave partitions "
+                                            "out", CALLER_TEXT(*d), name, SPEC_PARTITION_SIZE_MIN >> 20);
+                        return fail(-EINVAL, reterr, "partitions: %s (%s) is too small for %" PRIu32 " partitions of "
+                                    "at least %" PRIu64 " MiB each; use partitions=%" PRIu32 " or fewer, or a "
+                                    "larger device", CALLER_TEXT(*d), name, s->partitions,
+                                    SPEC_PARTITION_SIZE_MIN >> 20, fits);
+                }
+        }
+        return 0;
+}
+
 int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         int r;
 
@@ -769,10 +810,17 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
         root = root ?: "";
 
         for (char **f = s->filesystems; *f; f++) {
+                const FsEntry *e = fs_entry_find(*f);
+                const char *fs = fs_entry_mount_type(*f);
                 char mkfs[32];
-                const char *package = mkfs_package(*f);
+                const char *package = mkfs_package(fs_entry_mkfs_type(*f));
 
-                snprintf(mkfs, sizeof(mkfs), "mkfs.%s", *f);
+                snprintf(mkfs, sizeof(mkfs), "mkfs.%s", fs_entry_mkfs_type(*f));
+                for (const char *const *p = e ? e->programs : NULL; p && *p; p++)
+                        if (!tool_present(root, *p))
+                                return fail(-EINVAL, reterr, "filesystems: %s needs %s, which is not installed "
+                                            "(looked in /usr/sbin, /sbin, /usr/bin and /bin); install %s, or leave "
+                                            "%s out of filesystems", *f, *p, package ?: "it", *f);
                 if (!tool_present(root, mkfs)) {
                         if (package)
                                 return fail(-EINVAL, reterr, "filesystems: %s is not installed (looked in /usr/sbin, "
@@ -782,19 +830,21 @@ int spec_check_matrix_root(const JobSpec *s, const char *root, char **reterr) {
                                     "/usr/bin and /bin); install the package that provides %s, or leave %s out "
                                     "of filesystems", mkfs, mkfs, *f);
                 }
-                if (!kernel_has_filesystem(root, *f)) {
+                if (!kernel_has_filesystem(root, fs)) {
                         struct utsname u = {};
                         (void) uname(&u);
                         return fail(-EINVAL, reterr, "filesystems: the running kernel (%s) does not know %s: "
                                     "/proc/filesystems does not list it and /lib/modules/%s has no module for it; "
-                                    "use a kernel with %s, or leave %s out of filesystems", u.release, *f,
-                                    u.release, *f, *f);
+                                    "use a kernel with %s, or leave %s out of filesystems", u.release, fs,
+                                    u.release, fs, *f);
                 }
         }
 
         r = check_layout_support(s, root, reterr);
         if (r >= 0)
                 r = check_devices(s, reterr);
+        if (r >= 0)
+                r = check_partitions_fit(s, reterr);
         if (r >= 0)
                 r = check_lvm_fit(s, reterr);
         return r;

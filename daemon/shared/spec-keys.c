@@ -20,11 +20,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs-entry.h"
 #include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
@@ -415,6 +417,43 @@ static const char *text_lv_size(const JobSpec *s, char buf[static SPEC_TEXT_MAX]
         return s->lv_size ? spec_size_text(s->lv_size, buf) : NULL;
 }
 
+/* partitions and partition: 1..16, or 0 (none). */
+static int parse_partition_count(const char *key, const char *value, uint32_t *ret, char **reterr) {
+        char *end = NULL;
+        unsigned long v;
+
+        errno = 0;
+        v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : ULONG_MAX;
+        if (errno != 0 || !end || *end || v > SPEC_PARTITIONS_MAX)
+                return spec_fail(reterr, "%s: '%s' is not a number of 1 to %u%s", key, CALLER_TEXT(value),
+                                 SPEC_PARTITIONS_MAX, streq(key, "partitions") ? " (partitions per device), or 0 "
+                                 "for none" : " (the partition of each device), or 0 for all of them");
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int parse_partitions(JobSpec *s, const char *value, char **reterr) {
+        return parse_partition_count("partitions", value, &s->partitions, reterr);
+}
+
+static const char *text_partitions(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (!s->partitions)
+                return NULL;
+        snprintf(buf, SPEC_TEXT_MAX, "%" PRIu32, s->partitions);
+        return buf;
+}
+
+static int parse_partition(JobSpec *s, const char *value, char **reterr) {
+        return parse_partition_count("partition", value, &s->partition, reterr);
+}
+
+static const char *text_partition(const JobSpec *s, char buf[static SPEC_TEXT_MAX]) {
+        if (!s->partition)
+                return NULL;
+        snprintf(buf, SPEC_TEXT_MAX, "%" PRIu32, s->partition);
+        return buf;
+}
+
 /* A percentage with at most three decimals ("5", "2.5", "0.001", optionally "5%") in thousandths of
  * a percent, at most SPEC_MILLI_PCT_MAX. */
 static int parse_milli_pct(const char *value, uint32_t *ret) {
@@ -558,17 +597,22 @@ static int check_tag(const char *key, const char *item, char **reterr) {
         return 0;
 }
 
-/* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat. */
+/* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat; or an
+ * entry of fs-entry.h (ext4-from-ext3). */
 static int check_fs_name(const char *key, const char *item, char **reterr) {
         size_t n = strlen(item);
         bool ok = n > 0 && n <= SPEC_FS_NAME_MAX;
+
+        if (fs_entry_find(item))
+                return 0;
 
         for (const char *p = item; ok && *p; p++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
                         ok = false;
         if (!ok)
                 return spec_fail(reterr, "%s: '%s' is not a filesystem name; use 1 to %u characters of a-z and "
-                                 "0-9, as mkfs.NAME spells it, e.g. ext4", key, CALLER_TEXT(item), SPEC_FS_NAME_MAX);
+                                 "0-9, as mkfs.NAME spells it, e.g. ext4, or one of %s", key, CALLER_TEXT(item),
+                                 SPEC_FS_NAME_MAX, fs_entry_names());
         return 0;
 }
 
@@ -786,7 +830,9 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .daemon_resolved = true,
                 .max = SPEC_FILESYSTEMS_MAX, .check_item = check_fs_name, .item = "filesystem",
                 .doc = "a filesystem matrix: up to 8 filesystems (ext4, btrfs, xfs, ...), each made on devices in "
-                       "turn for the workload or profile to run on (comma-separated in text; needs destructive=true)",
+                       "turn for the workload or profile to run on (comma-separated in text; needs destructive=true); "
+                       "ext4-from-ext3 is mkfs.ext3 converted in place (tune2fs -O extents,uninit_bg,dir_index, "
+                       "e2fsck -fyD) and mounted as ext4",
         },
         [SPEC_KEY_MKFS_OPTIONS] = {
                 "mkfs_options", SPEC_KIND_MAP, .optional = true, .offset = offsetof(JobSpec, mkfs_options),
@@ -928,6 +974,18 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 .choices = md_resync_choices, .item = "resync mode", .text = text_md_resync,
                 .default_text = "wait",
                 .doc = "how md layouts bring a new array's members in step, recorded on every run",
+        },
+        [SPEC_KEY_PARTITIONS] = {
+                "partitions", SPEC_KIND_STRING, .optional = true, .parse = parse_partitions,
+                .text = text_partitions, .default_text = "0 (none)", .daemon_resolved = true,
+                .doc = "filesystem matrices: split each device into this many equal GPT partitions (1 to 16; "
+                       "each at least 16M) and run every entry on partition 1, 2, ... in turn, so the position "
+                       "of the partition is a column of compare --job",
+        },
+        [SPEC_KEY_PARTITION] = {
+                "partition", SPEC_KIND_STRING, .optional = true, .parse = parse_partition,
+                .text = text_partition, .default_text = "0 (all)", .daemon_resolved = true,
+                .doc = "with partitions: only this partition of each device (the matrix sets it on each step)",
         },
 };
 

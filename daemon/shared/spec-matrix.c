@@ -71,6 +71,27 @@ bool layout_is_lvm(Layout l) {
         return l == LAYOUT_LVM || l == LAYOUT_MD_RAID1_LVM;
 }
 
+/* ---- partitions ---- */
+
+int spec_partition_layout(uint64_t size, uint32_t sector, uint32_t n, uint64_t *ret_start, uint64_t *ret_each) {
+        const uint64_t align = UINT64_C(1) << 20, entries = 16384;
+        uint64_t backup, end, each;
+
+        if (n == 0 || n > SPEC_PARTITIONS_MAX || sector < 512 || (sector & (sector - 1)) || sector > align)
+                return -EINVAL;
+        /* GPT's backup at the end: its 128 entries of 128 bytes and its header, in whole sectors. */
+        backup = (entries + sector - 1) / sector * sector + sector;
+        if (size < align + backup)
+                return -ENOSPC;
+        end = size - backup;
+        each = (end - align) / n / align * align;
+        if (each < SPEC_PARTITION_SIZE_MIN)
+                return -ENOSPC;
+        *ret_start = align;
+        *ret_each = each;
+        return 0;
+}
+
 /* ---- md_options and lvm_options ---- */
 
 /* A size word of an option ("64K", "4M"): bytes, or -EINVAL. */
@@ -422,7 +443,23 @@ static int check_no_matrix(const JobSpec *s, char **reterr) {
         if (spec_has_value(s, SPEC_KEY_MOUNT_OPTIONS))
                 return spec_fail(reterr, "mount_options: applies to filesystem matrices; give filesystems=%s,... "
                                  "too, or leave mount_options out", s->mount_options.keys[0]);
+        if (s->partitions || s->partition)
+                return spec_fail(reterr, "%s: applies to filesystem matrices, which partition their devices; give "
+                                 "filesystems=ext4,... too, or leave %s out", s->partitions ? "partitions" :
+                                 "partition", s->partitions ? "partitions" : "partition");
         return check_md_lvm_keys(s, reterr);
+}
+
+/* partition names one of partitions; and the expansion's steps carry both. */
+static int check_partitions(const JobSpec *s, char **reterr) {
+        if (s->partition && !s->partitions)
+                return spec_fail(reterr, "partition: %" PRIu32 " of what? give partitions=N too (each device split "
+                                 "into N partitions), or leave partition out", s->partition);
+        if (s->partition > s->partitions)
+                return spec_fail(reterr, "partition: %" PRIu32 " is beyond partitions=%" PRIu32 "; use 1 to %" PRIu32
+                                 ", or leave partition out for all of them", s->partition, s->partitions,
+                                 s->partitions);
+        return 0;
 }
 
 /* devices from target, or target from devices; both given: target is one of them. */
@@ -527,6 +564,8 @@ int spec_finalize_matrix(JobSpec *s, char **reterr) {
         if (r < 0)
                 return r;
         r = check_md_lvm_keys(s, reterr);
+        if (r >= 0)
+                r = check_partitions(s, reterr);
         if (r < 0)
                 return r;
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs-entry.h"
 #include "spec-internal.h"
 #include "spec.h"
 #include "util.h"
@@ -172,6 +173,7 @@ static const MkfsTool xfs_tool = {
 static const MkfsTool *const mkfs_tools[] = { &mke2fs_tool, &btrfs_tool, &xfs_tool };
 
 static const MkfsTool *tool_of(const char *fs) {
+        fs = fs_entry_mkfs_type(fs);    /* ext4-from-ext3: mkfs.ext3's options */
         for (size_t i = 0; i < ELEMENTSOF(mkfs_tools); i++)
                 for (const char *const *f = mkfs_tools[i]->filesystems; *f; f++)
                         if (streq(*f, fs))

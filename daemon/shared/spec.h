@@ -170,6 +170,14 @@ typedef enum SteadyStateKind {
 #define SPEC_MAP_VALUE_MAX      1024u
 #define SPEC_POSITIONS_MIN      2u
 #define SPEC_POSITIONS_MAX      1000u
+#define SPEC_PARTITIONS_MAX     16u
+/* The smallest partition partitions= makes (each device's usable space / partitions). */
+#define SPEC_PARTITION_SIZE_MIN (UINT64_C(16) << 20)
+/* partitions=N on a device of size bytes with logical sectors of sector bytes: partition k (from 0)
+ * starts at *ret_start + k × *ret_each and is *ret_each long, a whole number of MiB, the first at
+ * 1 MiB, together as much as GPT's backup table at the end leaves. -ENOSPC when each would be
+ * smaller than SPEC_PARTITION_SIZE_MIN, -EINVAL for n or sector out of range. */
+int spec_partition_layout(uint64_t size, uint32_t sector, uint32_t n, uint64_t *ret_start, uint64_t *ret_each);
 /* Repeats (stability): runs of one step, and percentages kept in thousandths ("2.5" is 2500). */
 #define SPEC_REPEAT_MAX         100u
 #define SPEC_STABLE_RUNS_MIN    3u                           /* until_stddev: at least this many runs */
@@ -256,6 +264,12 @@ typedef struct JobSpec {
         char *lvm_options;
         uint64_t lv_size;
         MdResync md_resync;
+        /* Partitions as a matrix dimension (docs/matrices.md "Partitions"): each device split into
+         * partitions equal GPT partitions, every entry run on partition 1, ..., partitions in turn
+         * (partition: the step's, set by the expansion; given with partitions, only that one). 0:
+         * none. */
+        uint32_t partitions;
+        uint32_t partition;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -308,6 +322,8 @@ typedef enum SpecKey {
         SPEC_KEY_LVM_OPTIONS,
         SPEC_KEY_LV_SIZE,
         SPEC_KEY_MD_RESYNC,
+        SPEC_KEY_PARTITIONS,
+        SPEC_KEY_PARTITION,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;

@@ -138,6 +138,10 @@ static const ImportColumn import_columns[] = {
         { "fleet_rtt_us", IMPORT_INT, false },
         { "fleet_start_usec", IMPORT_INT, false },
         { "fleet_start_corrected", IMPORT_INT, false },
+        /* How the filesystem was made, and partitions= (schema/0020-fs-commands-partitions.sql). */
+        { "fs_commands", IMPORT_JSON, false },
+        { "partitions", IMPORT_INT, false },
+        { "partition", IMPORT_INT, false },
 };
 
 #define N_COLUMNS ELEMENTSOF(import_columns)

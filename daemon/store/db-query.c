@@ -507,7 +507,7 @@ const char *db_figure_to_string(DbFigure f) {
  * when the job has one device, "ext4 loop1" for layout=single over several, "btrfs raid1" for a
  * layout across all of them; the members (their last path components: replace(v, rtrim(v, <v
  * without '/'>), '') strips everything up to the last '/') also when the job's devices are not
- * known (an imported run): "btrfs raid1 loop2+loop3". */
+ * known (an imported run): "btrfs raid1 loop2+loop3"; " p2" after it for a job with partitions=. */
 #define MATRIX_JOB_DEVICES                                                                         \
         "(SELECT json_array_length(j.spec, '$.devices') FROM jobs AS j WHERE j.id = run_summary.job_id)"
 #define MATRIX_ENTRY_NAME                                                                          \
@@ -515,7 +515,8 @@ const char *db_figure_to_string(DbFigure f) {
         "CASE WHEN " MATRIX_JOB_DEVICES " = 1 OR (" MATRIX_JOB_DEVICES " > 1 AND layout IS NOT NULL AND " \
         "layout != 'single') THEN '' ELSE " \
         "coalesce(' ' || (SELECT group_concat(replace(m.value, rtrim(m.value, replace(m.value, '/', '')), " \
-        "''), '+') FROM json_each(run_summary.members) AS m), '') END"
+        "''), '+') FROM json_each(run_summary.members) AS m), '') END || " \
+        "coalesce(' p' || run_summary.\"partition\", '')"
 
 /* What each group key groups by, as an expression on run_summary, and the order of its groups
  * when not their names. Fixed text chosen by name, never the caller's. */

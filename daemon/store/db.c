@@ -57,7 +57,7 @@ static const char *const stmt_sql[_STMT_MAX] = {
         /* [STMT_RUN_BEGIN]: run_begin_sql(), from the spec registry's runs columns. */
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
-                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ? WHERE id = ?",
+                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ? WHERE id = ?",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -196,7 +196,8 @@ const char *db_last_error(Db *db) {
 static const char *run_begin_sql(void) {
         static const char own[] =
                 "job_id, step, device_id, device_name, fs_type, mount_options, environment, started_usec, layout, "
-                "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", status";
+                "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", partitions, \"partition\", "
+                "status";
         static char sql[4096];
         size_t n = 0, values = 0;
 
@@ -209,7 +210,7 @@ static const char *run_begin_sql(void) {
                         values++;
                 }
         n += (size_t) snprintf(sql + n, sizeof sql - n, "%s) VALUES (", own);
-        values += 16; /* own's but status */
+        values += 18; /* own's but status */
         for (size_t i = 0; i < values; i++)
                 n += (size_t) snprintf(sql + n, sizeof sql - n, "?, ");
         n += (size_t) snprintf(sql + n, sizeof sql - n, "'running')");
@@ -736,6 +737,13 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 bind_i64(&b, run->round);
         else
                 bind_null(&b);
+        if (run->partitions) {
+                bind_i64(&b, run->partitions);
+                bind_i64(&b, run->partition);
+        } else {
+                bind_null(&b);
+                bind_null(&b);
+        }
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -769,6 +777,7 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
         bind_u64(&b, fs->avail_bytes);
         bind_u64(&b, fs->inodes);
         bind_u64(&b, fs->inodes_free);
+        bind_text(&b, fs->fs_commands_json);
         bind_u64(&b, run_id);
         r = binder_done(db, &b);
         if (r < 0)

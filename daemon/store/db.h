@@ -94,6 +94,9 @@ typedef struct DbRun {
         /* Matrices in rounds (schema version 18). */
         bool in_round;            /* false: round is stored as NULL */
         uint32_t round;           /* the round of the matrix job the run belongs to, from 0 */
+        /* Partitions (schema version 20): the job's partitions= and the run's partition of each
+         * device; both NULL when partitions is 0. */
+        uint32_t partitions, partition;
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -103,6 +106,8 @@ typedef struct DbRunFs {
         const char *fs_uuid;
         uint64_t mkfs_usec;
         uint64_t size_bytes, used_bytes, avail_bytes, inodes, inodes_free;
+        const char *fs_commands_json;   /* schema version 20: every command run to make it, a JSON array;
+                                         * NULL stored as NULL */
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);

@@ -21,6 +21,7 @@
 
 #include "fsmember.h"
 #include "shared/blockdev.h"
+#include "shared/fs-entry.h"
 #include "shared/util.h"
 
 #define fail(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
@@ -54,7 +55,7 @@ static int device_diskseq(int fd, dev_t dev, uint64_t *ret) {
 }
 
 int fsmember_open(FsMember *b, const char *path, int flags, char **reterr) {
-        dev_t want = (dev_t) b->m->dev;
+        dev_t want = b->dev ?: (dev_t) b->m->dev;
         uint64_t seq;
         struct stat st;
 
@@ -144,8 +145,8 @@ static int member_check_make(const FsMember *b, const char *own_uuid, char **ret
 }
 
 /* Stage MOUNT: exactly the filesystem an earlier step made (btrfs members all carry its UUID). */
-static int member_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr) {
-        const char *path = b->m->path;
+int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr) {
+        const char *path = b->node ?: b->m->path;
         FsSignature sig;
         int r;
 
@@ -154,10 +155,11 @@ static int member_check_mount(const FsMember *b, const ProtoFsSetup *setup, char
                 return fail(reterr, -EPERM, "cannot probe %s for the %s filesystem %s (%s); refusing to mount it", path,
                             setup->fs_type, setup->expect_uuid, r == -EUCLEAN ? "conflicting signatures" :
                             strerror(-r));
-        if (!streq(sig.type, setup->fs_type) || strcasecmp(sig.uuid, setup->expect_uuid) != 0)
+        if (!streq(sig.type, fs_entry_mount_type(setup->fs_type)) || strcasecmp(sig.uuid, setup->expect_uuid) != 0)
                 return fail(reterr, -EPERM, "%s carries %s%s%s%s, not the %s filesystem %s this job made; refusing to "
                             "mount it", path, sig.type[0] ? sig.type : "no signature", sig.uuid[0] ? " (UUID " : "",
-                            sig.uuid, sig.uuid[0] ? ")" : "", setup->fs_type, setup->expect_uuid);
+                            sig.uuid, sig.uuid[0] ? ")" : "", fs_entry_mount_type(setup->fs_type),
+                            setup->expect_uuid);
         return 0;
 }
 
@@ -201,6 +203,7 @@ int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr) {
 
         for (uint32_t i = 0; i < setup->n_members; i++) {
                 b[i].m = &setup->members[i];
+                b[i].dev = (dev_t) setup->members[i].dev;
                 r = fsmember_open(&b[i], b[i].m->path, make ? O_RDWR : O_RDONLY, reterr);
                 if (r < 0)
                         return r;
@@ -215,8 +218,9 @@ int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr) {
                         b[i].node = NULL;
                         return -ENOMEM;
                 }
+                /* With partitions= the filesystem is on a partition (fspart.h checks it there). */
                 r = make ? member_check_make(&b[i], setup->expect_uuid, reterr) :
-                           member_check_mount(&b[i], setup, reterr);
+                    setup->partitions ? 0 : fsmember_check_mount(&b[i], setup, reterr);
                 if (r < 0)
                         return r;
         }

@@ -10,13 +10,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "shared/proto.h"
 
 typedef struct FsMember {
         const ProtoFsMember *m;
-        char *name;             /* kernel name, "loop3" */
+        char *name;             /* kernel name, "loop3" (with partitions: of the partition, "loop3p2") */
         char *node;             /* /dev/<name> */
+        dev_t dev;              /* what the filesystem is on: the member, or its partition */
         int fd;                 /* the claim, or -EBADF */
 } FsMember;
 
@@ -31,7 +33,9 @@ typedef struct FsSignature {
  * kernel name and checks what it carries: at MAKE blank or scratch, at MOUNT exactly the fs_type
  * and expect_uuid of setup. On failure the members claimed so far stay in b for fsmember_free(). */
 int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr);
-/* Opens path (O_EXCL added) into b->fd and checks it is b->m. */
+/* Stage MOUNT: b (claimed) carries exactly the filesystem setup names (its type and expect_uuid). */
+int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr);
+/* Opens path (O_EXCL added) into b->fd and checks it is b->dev (b->m's dev when 0). */
 int fsmember_open(FsMember *b, const char *path, int flags, char **reterr);
 /* 0 and *ret (blank: type ""), -EUCLEAN for conflicting signatures, other negative errors. */
 int fsmember_probe(int fd, FsSignature *ret);

@@ -35,10 +35,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsconvert.h"
 #include "fsmember.h"
+#include "fspart.h"
 #include "fsprep.h"
 #include "sandbox.h"
 #include "toolroot.h"
+#include "shared/fs-entry.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -211,7 +214,7 @@ uint64_t fsprep_try_image_size(uint64_t size) {
 
 /* ---- namespace and mounts ---- */
 
-static int find_program(const char *name, char **ret, char **reterr) {
+int fsprep_find_program(const char *name, char **ret, char **reterr) {
         for (size_t i = 0; i < ELEMENTSOF(program_dirs); i++) {
                 _cleanup_free_ char *p = NULL;
 
@@ -349,7 +352,8 @@ static int mount_options_split(const char *options, unsigned long *flags, char *
 
 static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, ProtoFsInfo *info, char **reterr) {
         _cleanup_free_ char *fs_data = NULL, *data = NULL, *type = NULL, *options = NULL;
-        bool btrfs = streq(setup->fs_type, "btrfs");
+        const char *mount_type = fs_entry_mount_type(setup->fs_type);
+        bool btrfs = streq(mount_type, "btrfs");
         unsigned long flags = MS_NOSUID | MS_NODEV;
         struct statvfs sv;
         dev_t dev;
@@ -378,10 +382,10 @@ static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, Pro
                 strcat(data, b[i].node);
         }
 
-        if (mount(b[0].node, FSPREP_MOUNT_POINT, setup->fs_type, flags, data) < 0) {
+        if (mount(b[0].node, FSPREP_MOUNT_POINT, mount_type, flags, data) < 0) {
                 r = -errno;
                 return fail(reterr, -EINVAL, "cannot mount the %s filesystem of %s with the options '%s': %s (the "
-                            "kernel log says more); check mount_options", setup->fs_type, b[0].m->path,
+                            "kernel log says more); check mount_options", mount_type, b[0].node,
                             setup->mount_options, strerror(-r));
         }
         p->fs_mounted = true;
@@ -390,9 +394,9 @@ static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, Pro
         r = mountinfo_find(&dev, &type, &options, reterr);
         if (r < 0)
                 return r;
-        if (!streq(type, setup->fs_type) || (!btrfs && dev != (dev_t) b[0].m->dev))
+        if (!streq(type, mount_type) || (!btrfs && dev != b[0].dev))
                 return fail(reterr, -EIO, FSPREP_MOUNT_POINT " holds %s on %u:%u, not the %s filesystem of %s that was "
-                            "mounted there", type, major(dev), minor(dev), setup->fs_type, b[0].m->path);
+                            "mounted there", type, major(dev), minor(dev), mount_type, b[0].node);
 
         if (statvfs(FSPREP_MOUNT_POINT, &sv) < 0)
                 return fail(reterr, -errno, "cannot statvfs " FSPREP_MOUNT_POINT ": %m");
@@ -441,7 +445,8 @@ static void mkfs_failure_clear(MkfsFailure *f) {
  * roots by it). mke2fs reads mke2fs.conf (through MKE2FS_CONFIG, so the root has no /etc) and
  * whether the kernel initialises inode tables lazily; mkfs.btrfs and mkfs.xfs read nothing else
  * (strace of both on Debian 12: the device's sysfs directory, /proc/self/mounts, /proc/swaps). */
-static const ToolRootFile mke2fs_files[] = { { "/etc/mke2fs.conf", "MKE2FS_CONFIG" } };
+static const ToolRootFile mke2fs_files[] = { { "/etc/mke2fs.conf", "MKE2FS_CONFIG" },
+                                             { "/etc/e2fsck.conf", "E2FSCK_CONFIG" } };
 
 static void mkfs_root_needs(const char *fs_type, ToolRootSpec *spec) {
         static char *const sys_common[] = { (char *) "/sys/devices/system/cpu/online", NULL };
@@ -456,12 +461,12 @@ static void mkfs_root_needs(const char *fs_type, ToolRootSpec *spec) {
         }
 }
 
-/* Runs mkfs in the sandbox, in a root of its own with the devices (or the writable directory of
- * the trial's images): 0 when it exited 0, with *ret filled (the output cleaned for FS_INFO);
- * -EINVAL with *ret_failure filled when not. */
-static int run_mkfs(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
-                    size_t n_devices, const char *writable, const FsPrepOptions *opts, SandboxResult *ret,
-                    MkfsFailure *ret_failure, char **reterr) {
+/* Runs a tool of the filesystem fs_type (mkfs, or what converts it) in the sandbox, in a root of
+ * its own with the devices (or the writable directory of the trial's images): 0 when it ran, with
+ * *ret filled whatever its exit status (the output cleaned for FS_INFO). */
+int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
+                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
+                    SandboxResult *ret, char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         _cleanup_(toolroot_freep) ToolRoot *root = NULL;
         char *programs[] = { (char *) program, NULL };
@@ -475,6 +480,7 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
                 .path = program,
                 .argv = argv,
                 .stop_requested = opts ? opts->stop_requested : NULL,
+                .input = input,
         };
         int r;
 
@@ -489,6 +495,28 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
         if (r < 0)
                 return r;
         res.output_len = fsprep_output_clean(res.output, res.output_len);
+        *ret = res;
+        res = (SandboxResult) {};
+        return 0;
+}
+
+void fsprep_status_text(int status, char *buf, size_t size) {
+        if (WIFEXITED(status))
+                snprintf(buf, size, "exit %d", WEXITSTATUS(status));
+        else
+                snprintf(buf, size, "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* mkfs: 0 when it exited 0, with *ret filled; -EINVAL with *ret_failure filled when not. */
+static int run_mkfs(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
+                    size_t n_devices, const char *writable, const FsPrepOptions *opts, SandboxResult *ret,
+                    MkfsFailure *ret_failure, char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        int r;
+
+        r = fsprep_run_tool(fs_type, program, argv, devices, n_devices, writable, NULL, opts, &res, reterr);
+        if (r < 0)
+                return r;
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
                 *ret = res;
                 res = (SandboxResult) {};
@@ -506,21 +534,49 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
 
 /* ---- the step's filesystem ---- */
 
+int fsprep_command_add(ProtoFsInfo *info, char *const *argv, const SandboxResult *res) {
+        ProtoFsCommand *c;
+
+        if (!info->commands) {
+                info->commands = calloc(PROTO_FS_COMMANDS_MAX, sizeof(ProtoFsCommand));
+                if (!info->commands)
+                        return -ENOMEM;
+        }
+        if (info->n_commands >= PROTO_FS_COMMANDS_MAX)
+                return -E2BIG;
+        c = &info->commands[info->n_commands];
+        *c = (ProtoFsCommand) {
+                .command = join_argv(argv),
+                .usec = res->usec,
+                .status = WIFEXITED(res->status) ? WEXITSTATUS(res->status) : 128 + WTERMSIG(res->status),
+                .output = strdup(res->output ?: ""),
+        };
+        if (!c->command || !c->output) {
+                free(c->command);
+                free(c->output);
+                *c = (ProtoFsCommand) {};
+                return -ENOMEM;
+        }
+        info->n_commands++;
+        return 0;
+}
+
 static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
                    char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_(mkfs_failure_clear) MkfsFailure failure = {};
         _cleanup_free_ char *program = NULL, *name = NULL;
+        const char *mkfs_type = fs_entry_mkfs_type(setup->fs_type), *mount_type = fs_entry_mount_type(setup->fs_type);
         ToolRootDevice devices[PROTO_FS_MEMBERS_MAX];
         char *nodes[PROTO_FS_MEMBERS_MAX];
-        FsMember again = { .m = &setup->members[0], .fd = -EBADF };
+        FsMember again = { .m = &setup->members[0], .dev = b[0].dev, .fd = -EBADF };
         FsSignature sig;
         int r;
 
-        if (asprintf(&name, "mkfs.%s", setup->fs_type) < 0)
+        if (asprintf(&name, "mkfs.%s", mkfs_type) < 0)
                 return -ENOMEM;
-        r = find_program(name, &program, reterr);
+        r = fsprep_find_program(name, &program, reterr);
         if (r < 0)
                 return r;
 
@@ -528,10 +584,10 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
                 r = fsmember_wipe(&b[i], reterr);
                 if (r < 0)
                         return r;
-                devices[i] = (ToolRootDevice) { .name = b[i].name, .dev = (dev_t) b[i].m->dev };
+                devices[i] = (ToolRootDevice) { .name = b[i].name, .dev = b[i].dev };
                 nodes[i] = b[i].node;
         }
-        r = fsprep_mkfs_argv(setup->fs_type, setup->layout, setup->mkfs_options, nodes, setup->n_members, &argv);
+        r = fsprep_mkfs_argv(mkfs_type, setup->layout, setup->mkfs_options, nodes, setup->n_members, &argv);
         if (r < 0)
                 return fail(reterr, r == -E2BIG ? -EINVAL : r, "cannot build the command line of %s: %s", name,
                             strerror(-r));
@@ -541,9 +597,12 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
 
         /* mkfs claims the members itself. */
         fsmember_close(b, setup->n_members);
-        r = run_mkfs(setup->fs_type, program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
+        r = run_mkfs(mkfs_type, program, argv, devices, setup->n_members, NULL, opts, &res, &failure, reterr);
         if (r == -EINVAL)
                 return fail(reterr, -EINVAL, "%s failed (%s): %s", name, failure.how, failure.summary);
+        if (r < 0)
+                return r;
+        r = fsprep_command_add(info, argv, &res);
         if (r < 0)
                 return r;
         info->mkfs_usec = res.usec;
@@ -553,14 +612,32 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
         r = fsmember_open(&again, b[0].node, O_RDONLY, reterr);
         if (r >= 0) {
                 r = fsmember_probe(again.fd, &sig);
-                if (r < 0 || !streq(sig.type, setup->fs_type) || !sig.uuid[0])
+                if (r < 0 || !streq(sig.type, mkfs_type) || !sig.uuid[0])
                         r = fail(reterr, -EIO, "%s succeeded, but %s then carries %s%s, not a %s filesystem with a "
-                                 "UUID", name, b[0].m->path, r < 0 ? "nothing readable" : sig.type[0] ? sig.type :
-                                 "no signature", "", setup->fs_type);
+                                 "UUID", name, b[0].node, r < 0 ? "nothing readable" : sig.type[0] ? sig.type :
+                                 "no signature", "", mkfs_type);
         }
         fsmember_close(&again, 1);
         if (r < 0)
                 return r;
+
+        if (fs_entry_converts(setup->fs_type)) {
+                /* ext4-from-ext3: tune2fs and e2fsck on the unmounted filesystem, each recorded. */
+                r = fsconvert_run(setup->fs_type, &devices[0], b[0].node, opts, info, reterr);
+                if (r < 0)
+                        return r;
+                r = fsmember_open(&again, b[0].node, O_RDONLY, reterr);
+                if (r >= 0) {
+                        r = fsmember_probe(again.fd, &sig);
+                        if (r < 0 || !streq(sig.type, mount_type) || !sig.uuid[0])
+                                r = fail(reterr, -EIO, "the conversion to %s succeeded, but %s then carries %s, not a "
+                                         "%s filesystem with a UUID", setup->fs_type, b[0].node, r < 0 ?
+                                         "nothing readable" : sig.type[0] ? sig.type : "no signature", mount_type);
+                }
+                fsmember_close(&again, 1);
+                if (r < 0)
+                        return r;
+        }
         info->uuid = strdup(sig.uuid);
         return info->uuid ? 0 : -ENOMEM;
 }
@@ -581,6 +658,9 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
                 r = fsmember_claim_all(setup, b, reterr);
         if (r >= 0)
                 r = mount_tmpfs(p, UINT64_C(1) << 20, reterr);
+        /* partitions=: from here on each member is its partition (fspart.h). */
+        if (r >= 0 && setup->partitions)
+                r = fspart_prepare(p, setup, b, opts, &info, reterr);
         if (r >= 0 && setup->stage == PROTO_FS_STAGE_MAKE)
                 r = make_fs(setup, b, opts, &info, reterr);
         else if (r >= 0) {
@@ -640,9 +720,13 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                 p->tmpfs_mounted = false;
         }
         if (lazy) {
+                (void) fspart_remove(p, NULL);
                 fail(reterr, 1, "the filesystem was busy and was unmounted lazily");
                 return 1;
         }
+        r = fspart_remove(p, reterr);
+        if (r < 0)
+                return r;
         return 0;
 }
 
@@ -664,9 +748,10 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         if (!proto_fs_options_valid(mkfs_options))
                 return fail(reterr, -EINVAL, "the mkfs options are longer than %u bytes or hold control characters",
                             PROTO_FS_OPTIONS_MAX);
+        fs_type = fs_entry_mkfs_type(fs_type);  /* ext4-from-ext3: mkfs.ext3 takes the options */
         if (asprintf(&name, "mkfs.%s", fs_type) < 0)
                 return -ENOMEM;
-        r = find_program(name, &program, reterr);
+        r = fsprep_find_program(name, &program, reterr);
         if (r < 0)
                 return r;
 

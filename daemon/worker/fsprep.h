@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sandbox.h"
 #include "shared/proto.h"
+#include "toolroot.h"
 
 /* In the worker's mount namespace only: a tmpfs (mode 0700) over /tmp, the mount point and the
  * directory mkfs's root is built on in it. */
@@ -44,6 +46,10 @@ typedef struct FsPrepOptions {
 typedef struct FsPrep {
         bool tmpfs_mounted;
         bool fs_mounted;
+        /* partitions=: the disks whose partitions 1..n_partitions it added to the kernel */
+        char *part_disks[PROTO_FS_MEMBERS_MAX];
+        uint32_t n_part_disks;
+        uint32_t n_partitions;
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs
@@ -64,6 +70,22 @@ int fsprep_finish(FsPrep *p, char **reterr);
 int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_options, unsigned n_members,
                     uint64_t size, const FsPrepOptions *opts, char **reterr);
 uint64_t fsprep_try_image_size(uint64_t size);
+
+/* Runs program (one of fs_type's tools: mkfs.<fs>, tune2fs, e2fsck, sfdisk) with argv in the sandbox, in
+ * a root of its own with devices (or the writable directory, for the trial's images): 0 when it ran,
+ * with *ret filled whatever its exit status, its output cleaned (fsprep_output_clean()). input: its stdin,
+ * or NULL. */
+int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
+                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
+                    SandboxResult *ret, char **reterr);
+/* The absolute path of a program in /usr/sbin, /usr/bin, /sbin or /bin; -EINVAL with a message when
+ * none has it. */
+int fsprep_find_program(const char *name, char **ret, char **reterr);
+/* Appends what ran (argv joined, its time, exit status and output) to info's commands. -E2BIG when
+ * PROTO_FS_COMMANDS_MAX ran already. */
+int fsprep_command_add(ProtoFsInfo *info, char *const *argv, const SandboxResult *res);
+/* "exit 1", "killed by signal 9" for a waitpid() status. */
+void fsprep_status_text(int status, char *buf, size_t size);
 
 /* The pure parts, for tests. */
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -67,7 +68,7 @@ static _Noreturn void child_fail(int fd, const char *what) {
         _exit(SANDBOX_EXIT_SETUP);
 }
 
-static _Noreturn void sandbox_child(const Sandbox *sb, int out) {
+static _Noreturn void sandbox_child(const Sandbox *sb, int out, int input_fd) {
         const char *what = NULL;
         int null_fd, r;
 
@@ -81,9 +82,14 @@ static _Noreturn void sandbox_child(const Sandbox *sb, int out) {
                 errno = -r;
                 child_fail(out, what);
         }
-        null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0)
-                child_fail(out, "/dev/null as stdin");
+        if (input_fd >= 0) {
+                if (dup2(input_fd, STDIN_FILENO) < 0)
+                        child_fail(out, "its input as stdin");
+        } else {
+                null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0)
+                        child_fail(out, "/dev/null as stdin");
+        }
         if (dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
                 child_fail(out, "the output pipe as stdout and stderr");
         (void) close_range(3, ~0U, 0);
@@ -106,7 +112,7 @@ static void reap(pid_t pid, int *ret_status) {
 
 int sandbox_run(const Sandbox *sb, SandboxResult *ret, char **reterr) {
         _cleanup_free_ char *out = malloc(SANDBOX_OUTPUT_MAX + 1);
-        _cleanup_close_ int rfd = -EBADF;
+        _cleanup_close_ int rfd = -EBADF, input_fd = -EBADF;
         size_t len = 0;
         bool stopped = false;
         uint64_t start;
@@ -115,6 +121,15 @@ int sandbox_run(const Sandbox *sb, SandboxResult *ret, char **reterr) {
 
         if (!out)
                 return -ENOMEM;
+        if (sb->input) {
+                /* A file of its own in memory, read from its start: no pipe to keep filled. */
+                size_t n = strlen(sb->input);
+
+                input_fd = memfd_create("sandbox-input", MFD_CLOEXEC);
+                if (input_fd < 0 || write(input_fd, sb->input, n) != (ssize_t) n || lseek(input_fd, 0, SEEK_SET) < 0)
+                        return reterr_set(reterr, input_fd < 0 || errno ? -errno : -EIO, "cannot hold the input of %s: %m",
+                                          sb->argv[0]);
+        }
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return reterr_set(reterr, -errno, "cannot make a pipe for the output of %s: %m", sb->argv[0]);
 
@@ -129,7 +144,7 @@ int sandbox_run(const Sandbox *sb, SandboxResult *ret, char **reterr) {
         }
         if (pid == 0) {
                 close(pipefd[0]);
-                sandbox_child(sb, pipefd[1]);
+                sandbox_child(sb, pipefd[1], input_fd);
         }
         close(pipefd[1]);
         rfd = pipefd[0];

@@ -34,6 +34,7 @@ typedef struct Sandbox {
         char *const *argv;
         const ToolRoot *root;           /* built (toolroot_new()) in the caller's mount namespace */
         bool (*stop_requested)(void);   /* polled while it runs; may be NULL */
+        const char *input;              /* its stdin (sfdisk's script), or NULL: /dev/null */
 } Sandbox;
 
 typedef struct SandboxResult {

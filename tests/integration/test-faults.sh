@@ -116,8 +116,8 @@ mkfake() {
         printf '%s%s\n' "$FAKE_PRELUDE" "$2" >"$TEST_DIR/fake-$1"
         chmod 0755 "$TEST_DIR/fake-$1"
 }
-# HELLO frame: "BNCH", version 1, type 1, length 8, reserved 0; payload version 1, pid.
-HELLO='printf "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x39\x30\x00\x00"'
+# HELLO frame: "BNCH", version 2, type 1, length 8, reserved 0; payload version 2, pid.
+HELLO='printf "BNCH\x02\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x39\x30\x00\x00"'
 mkfake garbage 'for s in "${socks[@]}"; do head -c 65536 /dev/urandom >&"$s" 2>/dev/null; done; sleep 2'
 mkfake exit3 'exit 3'
 mkfake hang 'trap "" TERM; for s in "${socks[@]}"; do '"$HELLO"' >&"$s"; done; while :; do sleep 1; done'

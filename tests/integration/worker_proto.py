@@ -11,7 +11,7 @@ import socket
 import struct
 import subprocess
 
-MAGIC, VERSION, HEADER_SIZE = 0x48434E42, 1, 16
+MAGIC, VERSION, HEADER_SIZE = 0x48434E42, 2, 16
 (HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT, FS_SETUP, FS_INFO, POSITION_RESULT,
  STEADY_STATE, START) = range(1, 15)
 # The frame types (enum ProtoType) by their names without PROTO_.
@@ -57,13 +57,16 @@ def encode_start(start_usec):
     return frame_bytes(START, struct.pack("<Q", start_usec))
 
 
-def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid=""):
-    """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member()."""
+def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid="",
+                    partitions=0, partition=0):
+    """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member(); partitions: each
+    member split into that many GPT partitions, the filesystem made on partition `partition` (1-based)."""
     payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
                                                                        mount_options, expect_uuid))
     payload += struct.pack("<I", len(members))
     for path, dev, diskseq, flags in members:
         payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
+    payload += struct.pack("<II", partitions, partition)
     return frame_bytes(FS_SETUP, payload)
 
 
@@ -150,6 +153,15 @@ def decode_fs_info(pl):
     for k in ("size_bytes", "used_bytes", "avail_bytes", "inodes", "inodes_free"):
         d[k], = struct.unpack_from("<Q", pl, o)
         o += 8
+    n, = struct.unpack_from("<I", pl, o)
+    o += 4
+    d["commands"] = []
+    for _ in range(n):
+        c = {}
+        c["command"], o = _take_string(pl, o)
+        c["usec"], c["status"] = struct.unpack_from("<QI", pl, o)
+        c["output"], o = _take_string(pl, o + 12)
+        d["commands"].append(c)
     assert o == len(pl), (o, len(pl))
     return d
 
@@ -196,10 +208,10 @@ class Worker:
         self.sock.sendall(encode_spec(job_id, step, text, guard))
 
     def send_fs_setup(self, stage, fs_type, members, layout="single", mkfs_options="", mount_options="",
-                      expect_uuid=""):
+                      expect_uuid="", partitions=0, partition=0):
         """members: (path, dev, diskseq, flags) tuples, see member()."""
         self.sock.sendall(encode_fs_setup(stage, fs_type, members, layout, mkfs_options, mount_options,
-                                          expect_uuid))
+                                          expect_uuid, partitions, partition))
 
     def frames(self):
         """Every frame until EOF."""

@@ -158,6 +158,7 @@ int main(void) {
                         .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "btrfs", .layout = (char *) "raid1",
                         .mkfs_options = (char *) "-n 16384", .mount_options = (char *) "noatime",
                         .expect_uuid = (char *) "", .n_members = 2, .members = members,
+                        .partitions = 3, .partition = 2,
                 };
                 r = proto_encode_fs_setup(&m, &buf, &len);
                 f = json_object_new_object();
@@ -177,6 +178,8 @@ int main(void) {
                         json_object_array_add(a, b);
                 }
                 json_object_object_add(f, "members", a);
+                json_object_object_add(f, "partitions", u64(m.partitions));
+                json_object_object_add(f, "partition", u64(m.partition));
                 add("fs_setup", PROTO_FS_SETUP, r, buf, len, f);
         }
         {
@@ -187,6 +190,14 @@ int main(void) {
                         .size_bytes = 0x2a2b2c2du, .used_bytes = 0x3a3b3cu, .avail_bytes = 0x4a4b4c4du,
                         .inodes = 0x5a5b5cu, .inodes_free = 0x6a6bu,
                 };
+                ProtoFsCommand commands[] = {
+                        { .command = (char *) "mkfs.ext3 /dev/loop3", .usec = 0x7a7b7cu, .status = 0,
+                          .output = (char *) "Creating journal\n" },
+                        { .command = (char *) "e2fsck -fyD /dev/loop3", .usec = 0x8a8bu, .status = 1,
+                          .output = (char *) "Pass 3A: Optimizing directories\n" },
+                };
+                m.n_commands = sizeof(commands) / sizeof(commands[0]);
+                m.commands = commands;
                 r = proto_encode_fs_info(&m, &buf, &len);
                 f = json_object_new_object();
                 json_object_object_add(f, "fs_type", str(m.fs_type));
@@ -200,6 +211,16 @@ int main(void) {
                 json_object_object_add(f, "avail_bytes", u64(m.avail_bytes));
                 json_object_object_add(f, "inodes", u64(m.inodes));
                 json_object_object_add(f, "inodes_free", u64(m.inodes_free));
+                a = json_object_new_array();
+                for (size_t i = 0; i < m.n_commands; i++) {
+                        json_object *c = json_object_new_object();
+                        json_object_object_add(c, "command", str(commands[i].command));
+                        json_object_object_add(c, "usec", u64(commands[i].usec));
+                        json_object_object_add(c, "status", u64((uint64_t) commands[i].status));
+                        json_object_object_add(c, "output", str(commands[i].output));
+                        json_object_array_add(a, c);
+                }
+                json_object_object_add(f, "commands", a);
                 add("fs_info", PROTO_FS_INFO, r, buf, len, f);
         }
 

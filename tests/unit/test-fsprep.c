@@ -8,10 +8,13 @@
  * devices: tests/integration/test-worker-fs.sh.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check-util.h"
+#include "fsconvert.h"
+#include "fspart.h"
 #include "fsprep.h"
 #include "shared/proto.h"
 #include "shared/strv.h"
@@ -159,6 +162,63 @@ START_TEST(test_try_image_size) {
 }
 END_TEST
 
+/* partitions=: 1 MiB aligned, equal whole MiB, the backup GPT left free at the end. */
+START_TEST(test_partition_layout) {
+        FsPartLayout l[PROTO_FS_PARTITIONS_MAX];
+        _cleanup_free_ char *script = NULL;
+        uint64_t size = UINT64_C(256) << 20;
+
+        ck_assert_int_eq(fspart_layout(size, 512, 2, l), 0);
+        ck_assert_uint_eq(l[0].start, UINT64_C(1) << 20);
+        ck_assert_uint_eq(l[0].size, UINT64_C(127) << 20);
+        ck_assert_uint_eq(l[1].start, UINT64_C(128) << 20);
+        ck_assert_uint_eq(l[1].size, UINT64_C(127) << 20);
+        ck_assert_uint_le(l[1].start + l[1].size, size - 33 * 512);
+        script = fspart_script(l, 2, 512);
+        ck_assert_str_eq(script, "label: gpt\nstart=2048, size=260096, type=L\nstart=262144, size=260096, type=L\n");
+        /* 4K sectors: the backup is 5 sectors; the partitions stay whole MiB. */
+        ck_assert_int_eq(fspart_layout(size, 4096, 3, l), 0);
+        ck_assert_uint_eq(l[2].start + l[2].size <= size - 5 * 4096, true);
+        ck_assert_uint_eq(l[0].size % (UINT64_C(1) << 20), 0);
+        /* 16 MiB each at least; sectors and counts out of range. */
+        ck_assert_int_eq(fspart_layout(UINT64_C(40) << 20, 512, 3, l), -ENOSPC);
+        ck_assert_int_eq(fspart_layout(UINT64_C(40) << 20, 512, 2, l), 0);
+        ck_assert_int_eq(fspart_layout(size, 512, 0, l), -EINVAL);
+        ck_assert_int_eq(fspart_layout(size, 512, PROTO_FS_PARTITIONS_MAX + 1, l), -EINVAL);
+        ck_assert_int_eq(fspart_layout(size, 1000, 2, l), -EINVAL);
+        ck_assert_int_eq(fspart_layout(UINT64_C(1) << 20, 512, 1, l), -ENOSPC);
+}
+END_TEST
+
+/* ext4-from-ext3: tune2fs, then e2fsck, whose 1 (errors corrected) is success; nothing else converts. */
+START_TEST(test_convert_argv) {
+        _cleanup_strv_free_ char **a = fsconvert_argv("ext4-from-ext3", 0, "/dev/loop3"),
+                                 **b = fsconvert_argv("ext4-from-ext3", 1, "/dev/loop3"),
+                                 **c = fsconvert_argv("ext4-from-ext3", 2, "/dev/loop3"),
+                                 **d = fsconvert_argv("ext4", 0, "/dev/loop3");
+
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_ptr_null(c);
+        ck_assert_ptr_null(d);
+        ck_assert_uint_eq(strv_length(a), 4);
+        ck_assert_str_eq(a[0], "tune2fs");
+        ck_assert_str_eq(a[1], "-O");
+        ck_assert_str_eq(a[2], "extents,uninit_bg,dir_index");
+        ck_assert_str_eq(a[3], "/dev/loop3");
+        ck_assert_uint_eq(strv_length(b), 3);
+        ck_assert_str_eq(b[0], "e2fsck");
+        ck_assert_str_eq(b[1], "-fyD");
+        ck_assert_str_eq(b[2], "/dev/loop3");
+        ck_assert(fsconvert_status_ok(0, 0));
+        ck_assert(!fsconvert_status_ok(0, 1));
+        ck_assert(fsconvert_status_ok(1, 0));
+        ck_assert(fsconvert_status_ok(1, 1));
+        ck_assert(!fsconvert_status_ok(1, 2));
+        ck_assert(!fsconvert_status_ok(1, 4));
+}
+END_TEST
+
 static Suite *fsprep_suite(void) {
         Suite *s = suite_create("fsprep");
         TCase *tc = tcase_create("fsprep");
@@ -169,6 +229,8 @@ static Suite *fsprep_suite(void) {
         tcase_add_loop_test(tc, test_output_summary, 0, ELEMENTSOF(summary_cases));
         tcase_add_test(tc, test_output_summary_long);
         tcase_add_test(tc, test_try_image_size);
+        tcase_add_test(tc, test_partition_layout);
+        tcase_add_test(tc, test_convert_argv);
         suite_add_tcase(s, tc);
         return s;
 }

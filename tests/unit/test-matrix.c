@@ -166,6 +166,52 @@ START_TEST(test_one_device_name) {
 }
 END_TEST
 
+/* partitions=2: each entry on partition 1, then 2, of the same members; partition= alone picks one. */
+START_TEST(test_partitions) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4,ext4-from-ext3", "target=/dev/sdb", "destructive=true",
+                "partitions=2", NULL };
+        static const char *const one[] = {
+                "workload=write", "filesystems=ext4", "target=/dev/sdb", "destructive=true", "partitions=3",
+                "partition=2", NULL };
+        static const char *const names[] = { "ext4 p1", "ext4 p2", "ext4-from-ext3 p1", "ext4-from-ext3 p2" };
+        JobSpec job, base[2], *steps = NULL;
+        _cleanup_free_ char *err = NULL;
+        size_t n = 0;
+
+        spec_build(&job, a);
+        ck_assert_uint_eq(matrix_n_entries(&job), 4);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 8);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *name = matrix_entry_name(&steps[i], 1);
+
+                ck_assert_str_eq(name, names[i / 2]);
+                ck_assert_uint_eq(steps[i].partitions, 2);
+                ck_assert_uint_eq(steps[i].partition, i / 2 % 2 + 1);
+                ck_assert_uint_eq(matrix_step_entry(steps, i), i / 2);
+                ck_assert(matrix_step_starts_entry(steps, i) == (i % 2 == 0));
+        }
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+
+        spec_build(&job, one);
+        ck_assert_uint_eq(matrix_n_entries(&job), 1);
+        base_steps(&job, base);
+        ck_assert_msg(matrix_expand(&job, base, 2, &steps, &n, &err) == 0, "%s", strna(err));
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(steps[0].partition, 2);
+        ck_assert_uint_eq(steps[1].partition, 2);
+        spec_array_free(steps, n);
+        spec_clear(&base[0]);
+        spec_clear(&base[1]);
+        spec_clear(&job);
+}
+END_TEST
+
 START_TEST(test_too_many_steps) {
         static const char *const a[] = {
                 "workload=write", "filesystems=ext2,ext3,ext4,xfs,btrfs,f2fs,vfat,nilfs2",
@@ -352,6 +398,7 @@ int main(void) {
         tcase_add_test(tc, test_single_layout);
         tcase_add_test(tc, test_raid_layout);
         tcase_add_test(tc, test_one_device_name);
+        tcase_add_test(tc, test_partitions);
         tcase_add_test(tc, test_too_many_steps);
         tcase_add_test(tc, test_made);
         tcase_add_test(tc, test_rounds_order);

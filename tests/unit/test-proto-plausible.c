@@ -222,6 +222,15 @@ END_TEST
 
 enum { FS_NONE, FS_MAKE, FS_MOUNT };
 
+/* FS_INFO's commands (version 2): sfdisk and mkfs as run, and one that took longer than the worker ran. */
+static ProtoFsCommand fs_commands_ok[] = {
+        { .command = (char *) "sfdisk --no-reread --no-tell-kernel /dev/loop3", .usec = 200000, .output = (char *) "" },
+        { .command = (char *) "mkfs.ext4 -b 4096 /dev/loop3p1", .usec = 1500000, .output = (char *) "done\n" },
+};
+static ProtoFsCommand fs_commands_long[] = {
+        { .command = (char *) "e2fsck -fyD /dev/loop3", .usec = 12 * USEC_PER_SEC, .status = 1, .output = (char *) "" },
+};
+
 static const struct {
         const char *row;
         int setup;              /* FS_NONE: no FS_SETUP was sent */
@@ -261,6 +270,12 @@ static const struct {
         { "MOUNT with a mkfs run", FS_MOUNT, "", { FS_INFO_MOUNT, .mkfs_usec = 5 }, 0,
           "FS_INFO reports a mkfs run for a step that only mounts" },
         { "MOUNT with mkfs output", FS_MOUNT, "", { FS_INFO_MOUNT, .mkfs_output = (char *) "x" }, 0,
+          "a mkfs run for a step that only mounts" },
+        { "MAKE with its commands", FS_MAKE, "", { FS_INFO_OK, .n_commands = 2, .commands = fs_commands_ok }, 0, NULL },
+        { "a command longer than the worker ran", FS_MAKE, "",
+          { FS_INFO_OK, .n_commands = 1, .commands = fs_commands_long }, 10000,
+          "FS_INFO command 0 took 12000000 us, longer than the worker has run (10000000 us)" },
+        { "MOUNT with commands", FS_MOUNT, "", { FS_INFO_MOUNT, .n_commands = 2, .commands = fs_commands_ok }, 0,
           "a mkfs run for a step that only mounts" },
 };
 

@@ -109,8 +109,8 @@ START_TEST(test_roundtrip_hello) {
         ck_assert_int_eq(proto_encode_hello(&in, &buf, &len), 0);
         ck_assert_uint_eq(len, PROTO_HEADER_SIZE + 8);
         /* The header, byte by byte: magic "BNCH", version 1, type 1, length 8, reserved 0. */
-        ck_assert_mem_eq(buf, "BNCH\x01\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00", 16);
-        ck_assert_mem_eq(buf + 16, "\x01\x00\x00\x00\x92\x10\x00\x00", 8);
+        ck_assert_mem_eq(buf, "BNCH\x02\x00\x01\x00\x08\x00\x00\x00\x00\x00\x00\x00", 16);
+        ck_assert_mem_eq(buf + 16, "\x02\x00\x00\x00\x92\x10\x00\x00", 8);
         frame_of(&r, buf, len, &f);
         ck_assert_uint_eq(f.type, PROTO_HELLO);
         ck_assert_int_eq(proto_decode_hello(&f, &out), 0);
@@ -401,7 +401,8 @@ static const struct {
         { 0, 0x48434e43, 4, -EBADMSG },         /* magic off by one */
         { 0, 0x00000000, 4, -EBADMSG },
         { 0, 0x424e4348, 4, -EBADMSG },         /* big-endian magic */
-        { 4, 2, 2, -EPROTONOSUPPORT },          /* version */
+        { 4, PROTO_VERSION + 1, 2, -EPROTONOSUPPORT },  /* version */
+        { 4, PROTO_VERSION - 1, 2, -EPROTONOSUPPORT },  /* version 1: FS_SETUP and FS_INFO were shorter */
         { 4, 0, 2, -EPROTONOSUPPORT },
         { 6, 0, 2, -EBADMSG },                  /* type 0 */
         { 6, _PROTO_TYPE_MAX, 2, -EBADMSG },    /* unknown type */
@@ -848,7 +849,7 @@ END_TEST
 /* The wire form of a setup without the encoder's checks: what a broken daemon (or a test) sends. */
 static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->layout, m->mkfs_options, m->mount_options, m->expect_uuid };
-        size_t len = 4 + 4, o = PROTO_HEADER_SIZE;
+        size_t len = 4 + 4 + 2 * 4, o = PROTO_HEADER_SIZE;
         uint8_t *b;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -857,7 +858,8 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
                 len += 4 + strlen(m->members[i].path) + 20;
         b = calloc(1, PROTO_HEADER_SIZE + len);
         ck_assert_ptr_nonnull(b);
-        memcpy(b, "BNCH\x01\x00", 6);
+        memcpy(b, "BNCH", 4);
+        b[4] = PROTO_VERSION;
         b[6] = PROTO_FS_SETUP;
         put_le32(b + 8, (uint32_t) len);
         put_le32(b + o, m->stage);
@@ -880,6 +882,9 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
                 put_le32(b + o + 16, x->flags);
                 o += 20;
         }
+        put_le32(b + o, m->partitions);
+        put_le32(b + o + 4, m->partition);
+        o += 8;
         ck_assert_uint_eq(o, PROTO_HEADER_SIZE + len);
         *ret = b;
         *ret_len = o;
@@ -912,6 +917,7 @@ static const struct {
         uint64_t dev1;          /* 0: fs_members_ok[1]'s */
         uint32_t flags1;
         int ret;
+        uint32_t partitions, partition;
 } fs_setup_cases[] = {
         { "btrfs raid1", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
         { "btrfs single over two", 0, NULL, "single", NULL, NULL, NULL, 0, NULL, 0, 0, 0 },
@@ -947,6 +953,15 @@ static const struct {
         { "member dev 0", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, UINT64_MAX, 0, -EBADMSG },
         { "the same member twice", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0x703, 0, -EBADMSG },
         { "unknown member flag", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 2, -EBADMSG },
+        /* An entry of fs-entry.h, and partitions (version 2). */
+        { "ext4-from-ext3", 0, "ext4-from-ext3", "single", NULL, NULL, NULL, 1, NULL, 0, 0, 0 },
+        { "a dash, no entry", 0, "ext4-from-ext4", "single", NULL, NULL, NULL, 1, NULL, 0, 0, -EBADMSG },
+        { "partition 2 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 2, 2 },
+        { "partition 16 of 16", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 16, 16 },
+        { "partition 3 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 2, 3 },
+        { "partition 0 of 2", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 2, 0 },
+        { "partition 1 of none", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 0, 1 },
+        { "17 partitions", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, -EBADMSG, 17, 1 },
 };
 
 /* Each row breaks (or keeps) one rule: the encoder refuses it with -EINVAL and the decoder, fed the
@@ -983,6 +998,8 @@ START_TEST(test_fs_setup_fields) {
                 members[1].dev = fs_setup_cases[_i].dev1 == UINT64_MAX ? 0 : fs_setup_cases[_i].dev1;
         members[1].flags = fs_setup_cases[_i].flags1;
         m.members = members;
+        m.partitions = fs_setup_cases[_i].partitions;
+        m.partition = fs_setup_cases[_i].partition;
 
         ck_assert_msg(proto_fs_setup_valid(&m) == (ret == 0), "%s: valid %d", fs_setup_cases[_i].what,
                       proto_fs_setup_valid(&m));
@@ -1014,7 +1031,7 @@ START_TEST(test_fs_setup_counts) {
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), 0);
         proto_fs_setup_clear(&out);
         /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
-        size_t at = len - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
+        size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
         ck_assert_uint_eq(raw[at], 2);
         put_le32(raw + at, 3);
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
@@ -1094,6 +1111,59 @@ START_TEST(test_reserved_types) {
 }
 END_TEST
 
+/* FS_INFO's commands (version 2): each comes back as sent; at most PROTO_FS_COMMANDS_MAX, each with
+ * a command line, bounded text: else the encoder refuses, and the decoder a count beyond it. */
+START_TEST(test_fs_info_commands) {
+        ProtoFsCommand cmds[PROTO_FS_COMMANDS_MAX + 1];
+        ProtoFsInfo m = fs_info_ok, out = {};
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoFrame f;
+        size_t len;
+        uint8_t *count;
+
+        for (unsigned i = 0; i < ELEMENTSOF(cmds); i++)
+                cmds[i] = (ProtoFsCommand) { .command = (char *) "e2fsck -fyD /dev/loop3", .usec = 1000 + i,
+                                             .status = (int32_t) i % 2, .output = (char *) "Pass 3A\n" };
+        m.commands = cmds;
+        m.n_commands = PROTO_FS_COMMANDS_MAX;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+        ck_assert_uint_eq(out.n_commands, PROTO_FS_COMMANDS_MAX);
+        for (unsigned i = 0; i < out.n_commands; i++) {
+                ck_assert_str_eq(out.commands[i].command, cmds[i].command);
+                ck_assert_uint_eq(out.commands[i].usec, cmds[i].usec);
+                ck_assert_int_eq(out.commands[i].status, cmds[i].status);
+                ck_assert_str_eq(out.commands[i].output, cmds[i].output);
+        }
+        proto_fs_info_clear(&out);
+        /* The count is the u32 after the five sizes; one more than the bound is refused. */
+        count = buf + PROTO_HEADER_SIZE + (len - PROTO_HEADER_SIZE);
+        for (unsigned i = 0; i < PROTO_FS_COMMANDS_MAX; i++)
+                count -= 4 + strlen(cmds[i].command) + 8 + 4 + 4 + strlen(cmds[i].output);
+        count -= 4;
+        ck_assert_uint_eq(count[0], PROTO_FS_COMMANDS_MAX);
+        count[0] = PROTO_FS_COMMANDS_MAX + 1;
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), -EBADMSG);
+        free(buf);
+        buf = NULL;
+
+        m.n_commands = PROTO_FS_COMMANDS_MAX + 1;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        m.n_commands = 1;
+        cmds[0].command = (char *) "";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        cmds[0].command = (char *) "mkfs.ext3\t/dev/loop3";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        cmds[0].command = (char *) "mkfs.ext3 /dev/loop3";
+        cmds[0].output = (char *) "\x1b[2J";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+        m.commands = NULL;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+}
+END_TEST
+
 static const struct {
         const char *what;
         const char *fs_type, *uuid, *mkfs_command, *mkfs_output, *mount_options;
@@ -1120,7 +1190,7 @@ static const struct {
 /* FS_INFO's payload without the encoder's checks. */
 static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->uuid, m->mkfs_command, NULL, m->mkfs_output, m->mount_options };
-        size_t n = 5 * 8, o = 0;
+        size_t n = 5 * 8 + 4, o = 0;
         uint8_t *p;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -1139,6 +1209,8 @@ static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         }
         for (unsigned i = 0; i < 5; i++, o += 8)
                 put_le64(p + o, 1);
+        put_le32(p + o, 0);     /* no commands */
+        o += 4;
         ck_assert_uint_eq(o, n);
         *ret = p;
         *ret_len = n;
@@ -1698,6 +1770,7 @@ static Suite *proto_suite(void) {
         tcase_add_loop_test(tc, test_fs_setup_fields, 0, ELEMENTSOF(fs_setup_cases));
         tcase_add_test(tc, test_fs_setup_counts);
         tcase_add_loop_test(tc, test_fs_info_fields, 0, ELEMENTSOF(fs_info_cases));
+        tcase_add_test(tc, test_fs_info_commands);
         tcase_add_test(tc, test_byte_by_byte);
         tcase_add_test(tc, test_two_frames_one_push);
         tcase_add_loop_test(tc, test_bad_header, 0, ELEMENTSOF(header_cases));

@@ -645,7 +645,7 @@ static const Row rows[] = {
 
         /* Which frame may follow which. */
         { "HELLO of another version", SPEC_WRITE, w_hello_v2, .exit = { KILLED(SIGKILL), .signalled = true },
-          .verdicts = "X", .status = WORKER_FAILED, .error = "HELLO for protocol version 2, expected 1",
+          .verdicts = "X", .status = WORKER_FAILED, .error = "HELLO for protocol version 3, expected 2",
           .signalled = true },
         { "malformed HELLO", SPEC_WRITE, w_hello_short, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "X", .status = WORKER_FAILED, .error = "malformed HELLO frame", .signalled = true },
