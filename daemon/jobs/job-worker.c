@@ -147,7 +147,9 @@ static int fs_info_copy(const ProtoFsInfo *from, ProtoFsInfo *to) {
         to->mkfs_command = strdup(from->mkfs_command ?: "");
         to->mkfs_output = strdup(from->mkfs_output ?: "");
         to->mount_options = strdup(from->mount_options ?: "");
-        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options) {
+        to->layout_commands = strdup(from->layout_commands ?: "");
+        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options ||
+            !to->layout_commands) {
                 proto_fs_info_clear(to);
                 return -ENOMEM;
         }
@@ -165,6 +167,9 @@ void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
                 .avail_bytes = info->avail_bytes,
                 .inodes = info->inodes,
                 .inodes_free = info->inodes_free,
+                .layout_commands = info->layout_commands,
+                .md_chunk_bytes = info->md_chunk_bytes,
+                .md_resync_usec = info->md_resync_usec,
         };
         int r = db_queue_add_run_fs(j->store, run_id, &fs);
 

@@ -45,7 +45,7 @@ typedef struct DbQueueEntry {
         uint64_t started_usec;          /* DB_QUEUE_JOB_STATE */
         uint64_t finished_usec;
         DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
-        char *fs_command, *fs_output, *fs_uuid;
+        char *fs_command, *fs_output, *fs_uuid, *fs_layout_commands;
 } DbQueueEntry;
 
 typedef struct DbQueueLoss {
@@ -72,6 +72,7 @@ static void entry_clear(DbQueueEntry *e) {
         free(e->fs_command);
         free(e->fs_output);
         free(e->fs_uuid);
+        free(e->fs_layout_commands);
         *e = (DbQueueEntry) {};
 }
 
@@ -302,11 +303,11 @@ int db_queue_add_record(DbQueue *q, uint64_t run_id, const ProtoRecord *record) 
 
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         _cleanup_free_ char *command = strdup(fs->mkfs_command ?: ""), *output = strdup(fs->mkfs_output ?: ""),
-                            *uuid = strdup(fs->fs_uuid ?: "");
+                            *uuid = strdup(fs->fs_uuid ?: ""), *layout = strdup(fs->layout_commands ?: "");
         char what[96];
         DbQueueEntry *e;
 
-        if (!command || !output || !uuid)
+        if (!command || !output || !uuid || !layout)
                 return -ENOMEM;
         snprintf(what, sizeof(what), "how the filesystem of run %" PRIu64 " was made", run_id);
         e = queue_push(q, DB_QUEUE_RUN_FS, run_id, what);
@@ -316,6 +317,7 @@ int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         e->fs.mkfs_command = e->fs_command = TAKE_PTR(command);
         e->fs.mkfs_output = e->fs_output = TAKE_PTR(output);
         e->fs.fs_uuid = e->fs_uuid = TAKE_PTR(uuid);
+        e->fs.layout_commands = e->fs_layout_commands = TAKE_PTR(layout);
         return 0;
 }
 

@@ -57,13 +57,16 @@ def encode_start(start_usec):
     return frame_bytes(START, struct.pack("<Q", start_usec))
 
 
-def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid=""):
-    """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member()."""
+def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid="",
+                    md_name="", md_options="", md_resync=0):
+    """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member(). md_name
+    ("benchd-JOB-ENTRY"), md_options and md_resync (0 wait, 1 assume-clean) for the md layouts."""
     payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
                                                                        mount_options, expect_uuid))
     payload += struct.pack("<I", len(members))
     for path, dev, diskseq, flags in members:
         payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
+    payload += _string(md_name) + _string(md_options) + struct.pack("<I", md_resync)
     return frame_bytes(FS_SETUP, payload)
 
 
@@ -148,6 +151,10 @@ def decode_fs_info(pl):
     d["mkfs_output"], o = _take_string(pl, o + 8)
     d["mount_options"], o = _take_string(pl, o)
     for k in ("size_bytes", "used_bytes", "avail_bytes", "inodes", "inodes_free"):
+        d[k], = struct.unpack_from("<Q", pl, o)
+        o += 8
+    d["layout_commands"], o = _take_string(pl, o)
+    for k in ("md_chunk_bytes", "md_resync_usec"):
         d[k], = struct.unpack_from("<Q", pl, o)
         o += 8
     assert o == len(pl), (o, len(pl))
