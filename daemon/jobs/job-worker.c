@@ -17,6 +17,7 @@
 #include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
+#include "jobs/md-leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/proto-record.h"
 #include "shared/stability.h"
@@ -107,6 +108,15 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         double *figures = j->figures, v = NAN;
         size_t n_figures = j->n_figures;
         uint32_t *n_round = NULL;
+        const JobSpec *step = &j->steps[j->core.step];
+
+        /* Its array is stopped by the worker, unless the worker was killed: then here. */
+        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
+                char when[64];
+
+                snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
+                (void) md_leftovers_clean(j->ctx->db, when);
+        }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {
                 const ProtoResult *res = o->result;
