@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
 -- benchd schema, version 21: the md RAID layouts (layout=md-raid0, md-raid1, md-raid5, md-raid10;
--- docs/DESIGN.md "Filesystem matrices"). Each run of such an entry records:
+-- docs/matrices.md "How an md entry runs"). Each run of such an entry records:
 --
 --   md_array         the array's name, benchd-JOB-ENTRY (homehost benchd), written when the run
 --                    begins, before the worker creates the array: what benchd looks for at start-up

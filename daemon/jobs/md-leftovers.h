@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * md arrays a killed worker left assembled (docs/DESIGN.md "Filesystem matrices"). A worker stops
+ * md arrays a killed worker left assembled (docs/matrices.md "How an md entry runs"). A worker stops
  * its array when its step ends (daemon/worker/layout-md.h); one killed with SIGKILL, or with
  * benchd, cannot. benchd records each array's name, benchd-JOB-ENTRY, in the run's row before the
  * worker creates it (runs.md_array, schema/0021-md-layout.sql), and after each md step and at
