@@ -731,6 +731,11 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         FsPrep p = {};
         int r;
 
+        /* Over an md array mkfs sees one device. */
+        if (proto_fs_layout_is_md(layout)) {
+                layout = "single";
+                n_members = 1;
+        }
         if (!proto_fs_layout_valid(fs_type, layout, n_members))
                 return fail(reterr, -EINVAL, "%s with layout %s on %u member(s) is not a filesystem benchd makes",
                             fs_type, layout, n_members);

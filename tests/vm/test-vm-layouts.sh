@@ -12,5 +12,5 @@
 require_root
 vm_prepare
 for n in 1 2 3 4; do vm_disk "$n" 128M; done
-vm_run guest-layouts.sh 900
+vm_run guest-layouts.sh 2000
 exit "$VM_RC"
