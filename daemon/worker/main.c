@@ -262,11 +262,13 @@ static bool spec_text_is_fs_step(const char *text) {
 }
 
 /* The keys FS_SETUP stands for in a filesystem step: the matrix (filesystems, devices, layout,
- * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...),
- * and the target and consent, as the step runs on a directory of the filesystem it mounted. */
+ * the per-filesystem options, in whatever text form: "mkfs_options", "mkfs_options.ext4", ...,
+ * and the layout's own keys), and the target and consent, as the step runs on a directory of the
+ * filesystem it mounted. */
 static bool fs_step_key(const char *line) {
         static const char *const keys[] = {
                 "target", "destructive", "filesystems", "devices", "layout", "mkfs_options", "mount_options",
+                "md_options", "md_resync", "lvm_options", "lv_size",
         };
         size_t n = strcspn(line, "=.[");
 
