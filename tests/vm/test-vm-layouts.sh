@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # md RAID and LVM layouts in a VM (vm-lib.sh: Debian's kernel under qemu, md and device-mapper
-# loaded), as guest-layouts.sh says; this host's part boots it with four 128 MiB disks and passes on
+# loaded), as guest-layouts.sh says; this host's part boots it with four 256 MiB disks (btrfs needs room on a RAID1 of two) and passes on
 # the guest's verdict. Skips (77) where qemu, Debian's kernel package or busybox cannot be had.
 
 . "$(dirname "$0")/../integration/lib.sh"
@@ -11,6 +11,6 @@
 
 require_root
 vm_prepare
-for n in 1 2 3 4; do vm_disk "$n" 128M; done
+for n in 1 2 3 4; do vm_disk "$n" 256M; done
 vm_run guest-layouts.sh 2000
 exit "$VM_RC"
