@@ -18,6 +18,7 @@
 #include "bus/manager.h"
 #include "jobs/cleanup.h"
 #include "jobs/job-steps.h"
+#include "jobs/md-leftovers.h"
 #include "jobs/rounds.h"
 #include "jobs/submit.h"
 #include "shared/log.h"
@@ -325,6 +326,8 @@ int manager_load(Manager *m) {
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
+        /* md arrays a worker killed with the previous life left assembled. */
+        (void) md_leftovers_clean(manager_db(m), "at start-up");
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)

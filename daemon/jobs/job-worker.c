@@ -17,6 +17,7 @@
 #include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
+#include "jobs/md-leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/json-util.h"
 #include "shared/proto-record.h"
@@ -108,6 +109,15 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         double *figures = j->figures, v = NAN;
         size_t n_figures = j->n_figures;
         uint32_t *n_round = NULL;
+        const JobSpec *step = &j->steps[j->core.step];
+
+        /* Its array is stopped by the worker, unless the worker was killed: then here. */
+        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
+                char when[64];
+
+                snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
+                (void) md_leftovers_clean(j->ctx->db, when);
+        }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {
                 const ProtoResult *res = o->result;
@@ -150,7 +160,9 @@ static int fs_info_copy(const ProtoFsInfo *from, ProtoFsInfo *to) {
         to->mkfs_command = strdup(from->mkfs_command ?: "");
         to->mkfs_output = strdup(from->mkfs_output ?: "");
         to->mount_options = strdup(from->mount_options ?: "");
-        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options)
+        to->layout_commands = strdup(from->layout_commands ?: "");
+        if (!to->fs_type || !to->uuid || !to->mkfs_command || !to->mkfs_output || !to->mount_options ||
+            !to->layout_commands)
                 goto oom;
         if (from->n_commands > 0) {
                 to->commands = calloc(from->n_commands, sizeof(ProtoFsCommand));
@@ -211,6 +223,9 @@ void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
                 .inodes = info->inodes,
                 .inodes_free = info->inodes_free,
                 .fs_commands_json = commands,
+                .layout_commands = info->layout_commands,
+                .md_chunk_bytes = info->md_chunk_bytes,
+                .md_resync_usec = info->md_resync_usec,
         };
         int r = db_queue_add_run_fs(j->store, run_id, &fs);
 

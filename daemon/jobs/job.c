@@ -454,10 +454,17 @@ static char *members_json(const JobSpec *step) {
 
 /* What the worker of a matrix step is to make or mount, on the members as their verdicts found
  * them. Its strings point into the step and the job. */
-static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members, ProtoFsSetup *ret) {
+static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members,
+                         char md_name[static PROTO_FS_MD_NAME_MAX + 1], ProtoFsSetup *ret) {
         const JobSpec *step = &j->steps[j->core.step];
         const char *fs = step->filesystems[0];
-        bool make = job_run_makes_fs(j);
+        bool make = job_run_makes_fs(j), md = step->layout >= 0 && layout_is_md(step->layout);
+
+        /* The entry's array: one name for all its steps, which assemble what its first made. */
+        md_name[0] = 0;
+        if (md)
+                snprintf(md_name, PROTO_FS_MD_NAME_MAX + 1, "benchd-%" PRIu64 "-%" PRIu32, j->id,
+                         matrix_step_entry(j->steps, j->core.step));
 
         for (size_t i = 0; i < n; i++)
                 members[i] = (ProtoFsMember) {
@@ -477,6 +484,10 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .members = members,
                 .partitions = step->partitions,
                 .partition = step->partition,
+                .md_name = md_name,
+                .md_options = md ? step->md_options : NULL,
+                .md_resync = step->md_resync == MD_RESYNC_ASSUME_CLEAN ? PROTO_MD_RESYNC_ASSUME_CLEAN :
+                                                                         PROTO_MD_RESYNC_WAIT,
         };
 }
 
@@ -495,6 +506,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         bool matrix = spec_is_matrix(step);
         _cleanup_free_ char *spec_text = NULL, *members = NULL;
         ProtoFsMember fs_members[JOB_STEP_MEMBERS_MAX];
+        char md_name[PROTO_FS_MD_NAME_MAX + 1] = "";
         ProtoFsSetup fs_setup = {};
         ProtoGuard guard = {};
         TargetInfo ti = {};
@@ -507,7 +519,8 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 /* The worker checks the members itself, as FS_SETUP names them; its workload runs on
                  * the filesystem it mounts, not on the target. */
                 guard = (ProtoGuard) { .kind = PROTO_GUARD_NONE };
-                job_fs_setup(j, verdicts, MIN(n_verdicts, (size_t) JOB_STEP_MEMBERS_MAX), fs_members, &fs_setup);
+                job_fs_setup(j, verdicts, MIN(n_verdicts, (size_t) JOB_STEP_MEMBERS_MAX), fs_members, md_name,
+                             &fs_setup);
                 members = members_json(step);
                 if (!members) {
                         *text = strdup(strerror(ENOMEM));
@@ -563,6 +576,24 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         if (r < 0) {
                 *text = strdup(strerror(-r));
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
+        }
+        /* The array's name is recorded before the worker may create it: what a killed worker left is
+         * found from it (md-leftovers.h). Without the record the step does not start. */
+        if (md_name[0]) {
+                r = db_run_set_md(j->ctx->db, run_id, md_name, md_resync_to_string(step->md_resync));
+                if (r < 0) {
+                        if (asprintf(text, "cannot record the md array %s of run %" PRIu64 ": %s", md_name, run_id,
+                                     strerror(-r)) < 0)
+                                *text = NULL;
+                        if (db_queue_add_run_finish(j->store, run_id, "failed", *text ?: "cannot record the md array",
+                                                    NULL) < 0)
+                                (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "cannot record the md array",
+                                                     NULL);
+                        if (db_error_is_transient(r))
+                                return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
+                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN,
+                                            .text = *text };
+                }
         }
         job_store_ok(j);
         /* A later step (or repeat) of a matrix entry runs on the filesystem its first run made: its

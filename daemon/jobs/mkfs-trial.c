@@ -148,11 +148,13 @@ int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
                 const char *options = spec_map_get(&s->mkfs_options, *fs);
                 _cleanup_free_ char *a_fs = NULL, *a_layout = NULL, *a_opts = NULL, *a_members = NULL,
                                     *a_size = NULL, *output = NULL;
-                /* A single-layout entry has one member; a RAID layout all of them. */
-                size_t members = s->layout == LAYOUT_SINGLE ? 1 : n_members;
+                /* A single-layout entry has one member, btrfs's RAID all of them; over an md array
+                 * mkfs sees one device, the array. */
+                bool md = s->layout >= 0 && layout_is_md(s->layout);
+                size_t members = s->layout == LAYOUT_SINGLE || md ? 1 : n_members;
 
                 if (asprintf(&a_fs, "--try-mkfs=%s", *fs) < 0 ||
-                    asprintf(&a_layout, "--layout=%s", layout_to_string(s->layout)) < 0 ||
+                    asprintf(&a_layout, "--layout=%s", md ? "single" : layout_to_string(s->layout)) < 0 ||
                     asprintf(&a_opts, "--mkfs-options=%s", options ?: "") < 0 ||
                     asprintf(&a_members, "--members=%zu", members) < 0 ||
                     asprintf(&a_size, "--size=%" PRIu64, size) < 0)

@@ -57,11 +57,34 @@ bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_m
 
         if (!proto_fs_type_valid(fs_type) || !layout || n_members == 0 || n_members > PROTO_FS_MEMBERS_MAX)
                 return false;
+        if (proto_fs_layout_is_md(layout))
+                return n_members >= 2;
         btrfs = streq(fs_type, "btrfs");
         if (!btrfs)
                 return streq(layout, "single") && n_members == 1;
         return streq(layout, "single") || streq(layout, "raid0") || streq(layout, "raid1") ||
                streq(layout, "raid10");
+}
+
+bool proto_fs_layout_is_md(const char *layout) {
+        return layout && (streq(layout, "md-raid0") || streq(layout, "md-raid1") || streq(layout, "md-raid5") ||
+                          streq(layout, "md-raid10"));
+}
+
+/* "benchd-JOB-ENTRY": decimal numbers, bounded. */
+bool proto_fs_md_name_valid(const char *s) {
+        const char *p;
+        size_t n;
+
+        if (!s || strncmp(s, "benchd-", 7) != 0 || strnlen(s, PROTO_FS_MD_NAME_MAX + 1) > PROTO_FS_MD_NAME_MAX)
+                return false;
+        p = s + 7;
+        n = strspn(p, "0123456789");
+        if (n == 0 || p[n] != '-')
+                return false;
+        p += n + 1;
+        n = strspn(p, "0123456789");
+        return n > 0 && p[n] == 0;
 }
 
 bool proto_fs_options_valid(const char *s) {
@@ -96,6 +119,12 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
         if (m->partitions > PROTO_FS_PARTITIONS_MAX || (m->partitions == 0) != (m->partition == 0) ||
             m->partition > m->partitions)
                 return false;
+        /* An md layout names its array; no other layout has one. */
+        if (proto_fs_layout_is_md(m->layout) ? !proto_fs_md_name_valid(m->md_name) : (m->md_name && m->md_name[0]))
+                return false;
+        if ((!proto_fs_layout_is_md(m->layout) && (m->md_options && m->md_options[0])) ||
+            !proto_fs_options_valid(m->md_options ?: "") || m->md_resync > PROTO_MD_RESYNC_ASSUME_CLEAN)
+                return false;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 const ProtoFsMember *b = &m->members[i];
 
@@ -122,7 +151,7 @@ bool proto_fs_info_valid(const ProtoFsInfo *m) {
                 if (!fs_string_ok(m->commands[i].command, PROTO_STRING_MAX, false) || !m->commands[i].command[0] ||
                     !fs_string_ok(m->commands[i].output, PROTO_FS_OUTPUT_MAX, true))
                         return false;
-        return true;
+        return fs_string_ok(m->layout_commands ?: "", PROTO_FS_LAYOUT_COMMANDS_MAX, true);
 }
 
 int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len) {
@@ -137,6 +166,7 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
               strlen(m->mount_options) + strlen(m->expect_uuid) + 4 + 2 * 4;
         for (uint32_t i = 0; i < m->n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 8 + 8 + 4;
+        len += 4 + strlen(m->md_name ?: "") + 4 + strlen(m->md_options ?: "") + 4;
         r = packer_begin(&k, PROTO_FS_SETUP, len);
         if (r < 0)
                 return r;
@@ -157,6 +187,9 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
         }
         pack_u32(&k, m->partitions);
         pack_u32(&k, m->partition);
+        pack_string(&k, m->md_name ?: "", strlen(m->md_name ?: ""));
+        pack_string(&k, m->md_options ?: "", strlen(m->md_options ?: ""));
+        pack_u32(&k, m->md_resync);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -167,9 +200,9 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
 
         if (!proto_fs_info_valid(m))
                 return -EINVAL;
-        /* Valid strings are bounded below PROTO_MAX_PAYLOAD all together: (1 + 8) × (4096 + 4096). */
+        /* Valid strings are bounded below PROTO_MAX_PAYLOAD all together: (1 + 8) × (4096 + 4096) + 16384. */
         len = 5 * 4 + strlen(m->fs_type) + strlen(m->uuid) + strlen(m->mkfs_command) + strlen(m->mkfs_output) +
-              strlen(m->mount_options) + 6 * 8 + 4;
+              strlen(m->mount_options) + 6 * 8 + 4 + 4 + strlen(m->layout_commands ?: "") + 2 * 8;
         for (uint32_t i = 0; i < m->n_commands; i++)
                 len += 4 + strlen(m->commands[i].command) + 8 + 4 + 4 + strlen(m->commands[i].output);
         r = packer_begin(&k, PROTO_FS_INFO, len);
@@ -195,6 +228,9 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
                 pack_u32(&k, (uint32_t) c->status);
                 pack_string(&k, c->output, strlen(c->output));
         }
+        pack_string(&k, m->layout_commands ?: "", strlen(m->layout_commands ?: ""));
+        pack_u64(&k, m->md_chunk_bytes);
+        pack_u64(&k, m->md_resync_usec);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -226,6 +262,9 @@ int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret) {
         }
         m.partitions = take_u32(&c);
         m.partition = take_u32(&c);
+        m.md_name = take_string(&c, PROTO_FS_MD_NAME_MAX);
+        m.md_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
+        m.md_resync = take_u32(&c);
         if (!cursor_done(&c) || !proto_fs_setup_valid(&m))
                 goto bad;
         *ret = m;
@@ -271,6 +310,9 @@ int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret) {
                 m.commands[i].status = (int32_t) take_u32(&c);
                 m.commands[i].output = take_string(&c, PROTO_FS_OUTPUT_MAX);
         }
+        m.layout_commands = take_string(&c, PROTO_FS_LAYOUT_COMMANDS_MAX);
+        m.md_chunk_bytes = take_u64(&c);
+        m.md_resync_usec = take_u64(&c);
         if (!cursor_done(&c) || !proto_fs_info_valid(&m)) {
                 proto_fs_info_clear(&m);
                 return -EBADMSG;
@@ -285,6 +327,8 @@ void proto_fs_setup_clear(ProtoFsSetup *m) {
         free(m->mkfs_options);
         free(m->mount_options);
         free(m->expect_uuid);
+        free(m->md_name);
+        free(m->md_options);
         for (uint32_t i = 0; m->members && i < m->n_members; i++)
                 free(m->members[i].path);
         free(m->members);
@@ -302,12 +346,13 @@ void proto_fs_info_clear(ProtoFsInfo *m) {
                 free(m->commands[i].output);
         }
         free(m->commands);
+        free(m->layout_commands);
         *m = (ProtoFsInfo) {};
 }
 
 int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
         ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members, .partitions = m->partitions,
-                           .partition = m->partition };
+                           .partition = m->partition, .md_resync = m->md_resync };
 
         if (!proto_fs_setup_valid(m))
                 return -EINVAL;
@@ -316,8 +361,11 @@ int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
         c.mkfs_options = strdup(m->mkfs_options);
         c.mount_options = strdup(m->mount_options);
         c.expect_uuid = strdup(m->expect_uuid);
+        c.md_name = strdup(m->md_name ?: "");
+        c.md_options = strdup(m->md_options ?: "");
         c.members = calloc(m->n_members, sizeof(ProtoFsMember));
-        if (!c.fs_type || !c.layout || !c.mkfs_options || !c.mount_options || !c.expect_uuid || !c.members)
+        if (!c.fs_type || !c.layout || !c.mkfs_options || !c.mount_options || !c.expect_uuid || !c.members ||
+            !c.md_name || !c.md_options)
                 goto oom;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 c.members[i] = m->members[i];

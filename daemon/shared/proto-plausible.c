@@ -347,6 +347,7 @@ int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr) {
 
 void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup) {
         t->fs_setup = true;
+        t->fs_md = proto_fs_layout_is_md(setup->layout);
         t->fs_stage = setup->stage;
         snprintf(t->fs_type, sizeof(t->fs_type), "%s", setup->fs_type);
         snprintf(t->fs_uuid, sizeof(t->fs_uuid), "%s", setup->stage == PROTO_FS_STAGE_MOUNT ? setup->expect_uuid : "");
@@ -360,6 +361,8 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                 { "avail_bytes", i->avail_bytes },
                 { "inodes", i->inodes },
                 { "inodes_free", i->inodes_free },
+                { "md_chunk_bytes", i->md_chunk_bytes },
+                { "md_resync_usec", i->md_resync_usec },
         };
         const char *mkfs_type = fs_entry_mkfs_type(t->fs_type);
         size_t n = strlen(mkfs_type);
@@ -384,6 +387,12 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
         if (i->inodes_free > i->inodes)
                 return fail(reterr, "FS_INFO inodes_free=%" PRIu64 " is more than inodes=%" PRIu64, i->inodes_free,
                             i->inodes);
+        /* An array only under an md layout; its resync waited for no longer than the worker ran. */
+        if (!t->fs_md && ((i->layout_commands && i->layout_commands[0]) || i->md_chunk_bytes || i->md_resync_usec))
+                return fail(reterr, "FS_INFO reports an md array, but FS_SETUP asked for no md layout");
+        if (i->md_resync_usec > ran_usec(c))
+                return fail(reterr, "FS_INFO md_resync_usec=%" PRIu64 " is longer than the worker has run (%" PRIu64
+                            " us)", i->md_resync_usec, c->elapsed_usec);
         if (t->fs_stage == PROTO_FS_STAGE_MAKE) {
                 if (!i->uuid[0])
                         return fail(reterr, "FS_INFO without a UUID for the filesystem mkfs made");

@@ -133,6 +133,7 @@ typedef struct ProtoTally {
         uint64_t steady_t_ms;           /* ... at this t_ms */
         /* A filesystem step: what FS_SETUP asked for, and whether FS_INFO came. */
         bool fs_setup;
+        bool fs_md;             /* the setup's layout is an md one: FS_INFO may report its array */
         uint32_t fs_stage;
         char fs_type[PROTO_FS_TYPE_MAX + 1];
         char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */

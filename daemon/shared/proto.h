@@ -67,7 +67,7 @@
 #include "histogram.h"
 
 #define PROTO_MAGIC UINT32_C(0x48434e42)
-#define PROTO_VERSION 2         /* 2: FS_SETUP's partitions, FS_INFO's commands */
+#define PROTO_VERSION 2         /* 2: FS_SETUP's partitions and md array, FS_INFO's commands and layout */
 #define PROTO_HEADER_SIZE 16
 #define PROTO_MAX_PAYLOAD (256u * 1024u)
 #define PROTO_STRING_MAX 4096u
@@ -273,6 +273,14 @@ typedef struct ProtoRecord {
 #define PROTO_FS_OUTPUT_MAX 4096u       /* FS_INFO's mkfs_output, and each command's output */
 #define PROTO_FS_COMMANDS_MAX 8u        /* FS_INFO's commands */
 #define PROTO_FS_PARTITIONS_MAX 16u     /* FS_SETUP's partitions */
+#define PROTO_FS_MD_NAME_MAX 32u        /* md_name: "benchd-JOB-ENTRY" */
+#define PROTO_FS_LAYOUT_COMMANDS_MAX 16384u /* FS_INFO's layout_commands (a JSON array) */
+
+/* How the worker brings a new md array's members in step (md_resync=, spec.h's MdResync). */
+typedef enum ProtoMdResync {
+        PROTO_MD_RESYNC_WAIT = 0,       /* mdadm's initial resync, waited for before mkfs */
+        PROTO_MD_RESYNC_ASSUME_CLEAN = 1, /* mdadm --assume-clean: none */
+} ProtoMdResync;
 
 typedef enum ProtoFsStage {
         PROTO_FS_STAGE_MAKE = 1,        /* wipe, mkfs, mount */
@@ -288,7 +296,8 @@ typedef struct ProtoFsMember {
 } ProtoFsMember;
 
 /* Layouts: "single"; for btrfs also "raid0", "raid1", "raid10" (data and metadata). Any other
- * filesystem takes exactly one member. */
+ * filesystem takes exactly one member, or, over an md array the worker builds from them, the md
+ * layouts "md-raid0", "md-raid1", "md-raid5", "md-raid10" two or more (any filesystem). */
 typedef struct ProtoFsSetup {
         uint32_t stage;         /* ProtoFsStage */
         char *fs_type;
@@ -304,6 +313,11 @@ typedef struct ProtoFsSetup {
                                  * member gets a GPT of that many equal partitions (sfdisk), and the
                                  * filesystem is made on partition `partition` of each */
         uint32_t partition;     /* 0 when partitions is 0, else 1..partitions */
+        /* The md layouts (layout "md-raid0", "md-raid1", "md-raid5", "md-raid10"): the array's name,
+         * "benchd-JOB-ENTRY" (its homehost is "benchd"); NULL or "" for the other layouts. */
+        char *md_name;
+        char *md_options;       /* the job's md_options (spec-matrix.c checked them); NULL or "" */
+        uint32_t md_resync;     /* ProtoMdResync */
 } ProtoFsSetup;
 
 /* A command the worker ran to make the filesystem (FS_INFO's commands, in the order run). */
@@ -335,6 +349,11 @@ typedef struct ProtoFsInfo {
                                  * first for partitions, tune2fs and e2fsck after it for a conversion),
                                  * at most PROTO_FS_COMMANDS_MAX; 0 at MOUNT */
         ProtoFsCommand *commands;
+        /* The commands that built the layout under the filesystem (mdadm --create or --assemble),
+         * as a JSON array of {"command","usec","exit","output"}; NULL or "" for none. */
+        char *layout_commands;
+        uint64_t md_chunk_bytes;        /* the md array's chunk size (sysfs md/chunk_size); 0: none */
+        uint64_t md_resync_usec;        /* how long the initial resync was waited for; 0: none */
 } ProtoFsInfo;
 
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
@@ -420,6 +439,9 @@ bool proto_phase_name_valid(const char *name);
 bool proto_fs_type_valid(const char *s);
 bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_members);
 bool proto_fs_options_valid(const char *s);
+/* The md layouts of FS_SETUP, and an md array's name "benchd-JOB-ENTRY" (decimal numbers). */
+bool proto_fs_layout_is_md(const char *layout);
+bool proto_fs_md_name_valid(const char *s);
 bool proto_fs_setup_valid(const ProtoFsSetup *m);
 /* FS_INFO alone (the relations between its numbers, and with the setup, are proto-plausible.h's). */
 bool proto_fs_info_valid(const ProtoFsInfo *m);

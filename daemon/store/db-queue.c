@@ -45,7 +45,7 @@ typedef struct DbQueueEntry {
         uint64_t started_usec;          /* DB_QUEUE_JOB_STATE */
         uint64_t finished_usec;
         DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
-        char *fs_command, *fs_output, *fs_uuid, *fs_commands;
+        char *fs_command, *fs_output, *fs_uuid, *fs_commands, *fs_layout_commands;
 } DbQueueEntry;
 
 typedef struct DbQueueLoss {
@@ -73,6 +73,7 @@ static void entry_clear(DbQueueEntry *e) {
         free(e->fs_output);
         free(e->fs_uuid);
         free(e->fs_commands);
+        free(e->fs_layout_commands);
         *e = (DbQueueEntry) {};
 }
 
@@ -303,11 +304,12 @@ int db_queue_add_record(DbQueue *q, uint64_t run_id, const ProtoRecord *record) 
 
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         _cleanup_free_ char *command = strdup(fs->mkfs_command ?: ""), *output = strdup(fs->mkfs_output ?: ""),
-                            *uuid = strdup(fs->fs_uuid ?: ""), *commands = NULL;
+                            *uuid = strdup(fs->fs_uuid ?: ""), *commands = NULL,
+                            *layout = strdup(fs->layout_commands ?: "");
         char what[96];
         DbQueueEntry *e;
 
-        if (!command || !output || !uuid)
+        if (!command || !output || !uuid || !layout)
                 return -ENOMEM;
         if (fs->fs_commands_json && !(commands = strdup(fs->fs_commands_json)))
                 return -ENOMEM;
@@ -320,6 +322,7 @@ int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         e->fs.mkfs_output = e->fs_output = TAKE_PTR(output);
         e->fs.fs_uuid = e->fs_uuid = TAKE_PTR(uuid);
         e->fs.fs_commands_json = e->fs_commands = TAKE_PTR(commands);
+        e->fs.layout_commands = e->fs_layout_commands = TAKE_PTR(layout);
         return 0;
 }
 

@@ -108,9 +108,20 @@ typedef struct DbRunFs {
         uint64_t size_bytes, used_bytes, avail_bytes, inodes, inodes_free;
         const char *fs_commands_json;   /* schema version 20: every command run to make it, a JSON array;
                                          * NULL stored as NULL */
+        /* The layout under the filesystem (schema version 21): NULL or "" when none. */
+        const char *layout_commands;
+        uint64_t md_chunk_bytes, md_resync_usec;
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
+
+/* The md layouts (schema version 21, db-md.c): the array's name and resync mode ("wait",
+ * "assume-clean") when the run begins, before its worker creates the array; what built it, which
+ * db_run_set_fs() stores too when layout_commands is given; the names recorded, newest first (at
+ * most 1024, an empty list when none). */
+int db_run_set_md(Db *db, uint64_t run_id, const char *md_array, const char *md_resync);
+int db_run_set_layout(Db *db, uint64_t run_id, const DbRunFs *fs);
+int db_md_arrays_recorded(Db *db, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

@@ -81,7 +81,7 @@ int fsmember_open(FsMember *b, const char *path, int flags, char **reterr) {
 }
 
 int fsmember_probe(int fd, FsSignature *ret) {
-        const char *type = NULL, *pttype = NULL, *uuid = NULL;
+        const char *type = NULL, *pttype = NULL, *uuid = NULL, *label = NULL;
         FsSignature sig = {};
         blkid_probe pr;
         int r;
@@ -93,7 +93,8 @@ int fsmember_probe(int fd, FsSignature *ret) {
         r = blkid_probe_set_device(pr, fd, 0, 0);
         if (r == 0) {
                 blkid_probe_enable_superblocks(pr, 1);
-                blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_USAGE);
+                blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_USAGE |
+                                                       BLKID_SUBLKS_LABEL);
                 blkid_probe_enable_partitions(pr, 1);
                 blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
                 r = blkid_do_safeprobe(pr);
@@ -102,6 +103,9 @@ int fsmember_probe(int fd, FsSignature *ret) {
                 (void) blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
                 (void) blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
                 (void) blkid_probe_lookup_value(pr, "UUID", &uuid, NULL);
+                (void) blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+                if (label && strlen(label) < sizeof(sig.label))
+                        snprintf(sig.label, sizeof(sig.label), "%s", label);
                 snprintf(sig.type, sizeof(sig.type), "%s", type ?: pttype ?: "unknown");
                 sig.table = !type && pttype;
                 if (uuid && strlen(uuid) <= PROTO_FS_UUID_MAX)
@@ -116,13 +120,28 @@ int fsmember_probe(int fd, FsSignature *ret) {
         return 0;
 }
 
+bool fsmember_md_label_ours(const char *label, const char *md_name, bool same_entry) {
+        const char *last;
+        size_t n;
+
+        if (!label || !md_name || !proto_fs_md_name_valid(md_name) || strncmp(label, "benchd:", 7) != 0)
+                return false;
+        label += 7;
+        if (same_entry)
+                return streq(label, md_name);
+        /* "benchd-JOB-": the name up to and with its last dash. */
+        last = strrchr(md_name, '-');
+        n = (size_t) (last - md_name) + 1;
+        return strncmp(label, md_name, n) == 0 && proto_fs_md_name_valid(label);
+}
+
 static const char *article(const char *word) {
         return strchr("aeiouxAEIOUX", word[0]) ? "an" : "a";
 }
 
 /* Stage MAKE: blank, scratch, or carrying exactly the job's own filesystem of an earlier entry
  * (expect_uuid); its signatures are wiped next. */
-static int member_check_make(const FsMember *b, const char *own_uuid, char **reterr) {
+static int member_check_make(const FsMember *b, const char *own_uuid, const char *md_name, char **reterr) {
         const char *path = b->m->path;
         FsSignature sig;
         int r;
@@ -138,6 +157,10 @@ static int member_check_make(const FsMember *b, const char *own_uuid, char **ret
                             path, strerror(-r));
         if (!sig.type[0] || (b->m->flags & PROTO_GUARD_SCRATCH) ||
             (own_uuid[0] && !sig.table && strcasecmp(sig.uuid, own_uuid) == 0))
+                return 0;
+        /* An earlier entry's array of this job (md's superblock on the member). */
+        if (md_name && md_name[0] && streq(sig.type, "linux_raid_member") &&
+            fsmember_md_label_ours(sig.label, md_name, false))
                 return 0;
         return fail(reterr, -EPERM, "%s carries %s %s %s now; refusing to make a filesystem on it (wipe it with "
                     "wipefs -a, or mark it scratch)", path, article(sig.type), sig.type,
@@ -155,6 +178,13 @@ int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **re
                 return fail(reterr, -EPERM, "cannot probe %s for the %s filesystem %s (%s); refusing to mount it", path,
                             setup->fs_type, setup->expect_uuid, r == -EUCLEAN ? "conflicting signatures" :
                             strerror(-r));
+        if (proto_fs_layout_is_md(setup->layout)) {
+                if (streq(sig.type, "linux_raid_member") && fsmember_md_label_ours(sig.label, setup->md_name, true))
+                        return 0;
+                return fail(reterr, -EPERM, "%s carries %s%s%s, not a member of the md array %s this job made; "
+                            "refusing to assemble it", path, sig.type[0] ? sig.type : "no signature",
+                            sig.label[0] ? " named " : "", sig.label, setup->md_name);
+        }
         if (!streq(sig.type, fs_entry_mount_type(setup->fs_type)) || strcasecmp(sig.uuid, setup->expect_uuid) != 0)
                 return fail(reterr, -EPERM, "%s carries %s%s%s%s, not the %s filesystem %s this job made; refusing to "
                             "mount it", path, sig.type[0] ? sig.type : "no signature", sig.uuid[0] ? " (UUID " : "",
@@ -219,7 +249,7 @@ int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr) {
                         return -ENOMEM;
                 }
                 /* With partitions= the filesystem is on a partition (fspart.h checks it there). */
-                r = make ? member_check_make(&b[i], setup->expect_uuid, reterr) :
+                r = make ? member_check_make(&b[i], setup->expect_uuid, setup->md_name, reterr) :
                     setup->partitions ? 0 : fsmember_check_mount(&b[i], setup, reterr);
                 if (r < 0)
                         return r;

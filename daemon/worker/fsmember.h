@@ -26,12 +26,15 @@ typedef struct FsMember {
 typedef struct FsSignature {
         char type[64];          /* TYPE, or PTTYPE for a partition table; "" when blank */
         char uuid[PROTO_FS_UUID_MAX + 1];
+        char label[128];        /* LABEL; for an md member the array's "homehost:name" */
         bool table;
 } FsSignature;
 
 /* Claims every member of setup into b[0..n_members) (at MAKE O_RDWR, at MOUNT O_RDONLY), finds its
- * kernel name and checks what it carries: at MAKE blank or scratch, at MOUNT exactly the fs_type
- * and expect_uuid of setup. On failure the members claimed so far stay in b for fsmember_free(). */
+ * kernel name and checks what it carries: at MAKE blank or scratch (or, for an md layout, a member
+ * of an array of the same job: "benchd:benchd-JOB-*"), at MOUNT exactly the fs_type and
+ * expect_uuid of setup (an md layout: a member of the array md_name, whose filesystem is checked
+ * on the array). On failure the members claimed so far stay in b for fsmember_free(). */
 int fsmember_claim_all(const ProtoFsSetup *setup, FsMember *b, char **reterr);
 /* Stage MOUNT: b (claimed) carries exactly the filesystem setup names (its type and expect_uuid). */
 int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **reterr);
@@ -39,6 +42,9 @@ int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **re
 int fsmember_open(FsMember *b, const char *path, int flags, char **reterr);
 /* 0 and *ret (blank: type ""), -EUCLEAN for conflicting signatures, other negative errors. */
 int fsmember_probe(int fd, FsSignature *ret);
+/* Whether label (an md member's "homehost:name") names an array of the job of md_name
+ * ("benchd-JOB-ENTRY"): "benchd:benchd-JOB-<any entry>"; with same_entry, exactly md_name's. */
+bool fsmember_md_label_ours(const char *label, const char *md_name, bool same_entry);
 /* Every signature libblkid knows, as wipefs -a removes them: probe, wipe what was found, again;
  * then fsync. On the claim b->fd, which must be writable. */
 int fsmember_wipe(const FsMember *b, char **reterr);

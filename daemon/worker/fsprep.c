@@ -39,6 +39,7 @@
 #include "fsmember.h"
 #include "fspart.h"
 #include "fsprep.h"
+#include "layout-md.h"
 #include "sandbox.h"
 #include "toolroot.h"
 #include "shared/fs-entry.h"
@@ -642,6 +643,63 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
         return info->uuid ? 0 : -ENOMEM;
 }
 
+/* An md layout: the array built on the members (MAKE: wiped first) or assembled from them, then the
+ * filesystem made or mounted on it as on one scratch device of the job's own. */
+static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
+                    char **reterr) {
+        bool make = setup->stage == PROTO_FS_STAGE_MAKE;
+        _cleanup_(md_array_clear) MdArray a = {};
+        char *names[PROTO_FS_MEMBERS_MAX], path[64];
+        dev_t devs[PROTO_FS_MEMBERS_MAX];
+        ProtoFsMember am;
+        ProtoFsSetup sub;
+        FsMember ab = { .fd = -EBADF };
+        int r;
+
+        for (uint32_t i = 0; i < setup->n_members; i++) {
+                if (make) {
+                        r = fsmember_wipe(&b[i], reterr);
+                        if (r < 0)
+                                return r;
+                }
+                names[i] = b[i].name;
+                devs[i] = (dev_t) b[i].m->dev;
+        }
+        /* mdadm claims the members itself. */
+        fsmember_close(b, setup->n_members);
+        r = layout_md_start(setup, names, devs, opts, &a, reterr);
+        if (r < 0)
+                return r;
+        memcpy(p->md_name, a.name, sizeof(p->md_name));
+        info->layout_commands = TAKE_PTR(a.commands);
+        info->md_chunk_bytes = a.chunk_bytes;
+        info->md_resync_usec = a.resync_usec;
+
+        snprintf(path, sizeof(path), "/dev/%s", a.name);
+        am = (ProtoFsMember) { .path = path, .dev = (uint64_t) a.dev, .flags = PROTO_GUARD_SCRATCH };
+        sub = *setup;
+        sub.layout = (char *) "single";
+        sub.n_members = 1;
+        sub.members = &am;
+        sub.md_name = sub.md_options = NULL;
+        sub.expect_uuid = make ? (char *) "" : setup->expect_uuid;
+        r = fsmember_claim_all(&sub, &ab, reterr);
+        if (r >= 0 && make)
+                r = make_fs(&sub, &ab, opts, info, reterr);
+        else if (r >= 0) {
+                info->uuid = strdup(setup->expect_uuid);
+                info->mkfs_command = strdup("");
+                info->mkfs_output = strdup("");
+                if (!info->uuid || !info->mkfs_command || !info->mkfs_output)
+                        r = -ENOMEM;
+        }
+        fsmember_close(&ab, 1);
+        if (r >= 0)
+                r = mount_fs(p, &sub, &ab, info, reterr);
+        fsmember_free(&ab, 1);
+        return r;
+}
+
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr) {
         _cleanup_(proto_fs_info_clear) ProtoFsInfo info = {};
@@ -661,6 +719,10 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
         /* partitions=: from here on each member is its partition (fspart.h). */
         if (r >= 0 && setup->partitions)
                 r = fspart_prepare(p, setup, b, opts, &info, reterr);
+        if (r >= 0 && proto_fs_layout_is_md(setup->layout)) {
+                r = setup_md(p, setup, b, opts, &info, reterr);
+                goto mounted;
+        }
         if (r >= 0 && setup->stage == PROTO_FS_STAGE_MAKE)
                 r = make_fs(setup, b, opts, &info, reterr);
         else if (r >= 0) {
@@ -675,6 +737,7 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
         fsmember_close(b, setup->n_members);
         if (r >= 0)
                 r = mount_fs(p, setup, b, &info, reterr);
+mounted:
         if (r >= 0) {
                 info.fs_type = strdup(setup->fs_type);
                 if (!info.fs_type)
@@ -719,6 +782,16 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                                     "worker exits", strerror(-r));
                 p->tmpfs_mounted = false;
         }
+        if (p->md_name[0]) {
+                MdArray a = {};
+
+                memcpy(a.name, p->md_name, sizeof(a.name));
+                /* After a lazy unmount the array may still be held: benchd stops it (md-leftovers). */
+                r = layout_md_stop(&a, reterr);
+                if (r < 0)
+                        return r;
+                p->md_name[0] = 0;
+        }
         if (lazy) {
                 (void) fspart_remove(p, NULL);
                 fail(reterr, 1, "the filesystem was busy and was unmounted lazily");
@@ -742,6 +815,11 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         FsPrep p = {};
         int r;
 
+        /* Over an md array mkfs sees one device. */
+        if (proto_fs_layout_is_md(layout)) {
+                layout = "single";
+                n_members = 1;
+        }
         if (!proto_fs_layout_valid(fs_type, layout, n_members))
                 return fail(reterr, -EINVAL, "%s with layout %s on %u member(s) is not a filesystem benchd makes",
                             fs_type, layout, n_members);

@@ -50,6 +50,9 @@ typedef struct FsPrep {
         char *part_disks[PROTO_FS_MEMBERS_MAX];
         uint32_t n_part_disks;
         uint32_t n_partitions;
+        /* The md array under the filesystem (layout-md.h), stopped by fsprep_finish(): its kernel
+         * name, "" when none. */
+        char md_name[32];
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs
@@ -60,7 +63,7 @@ typedef struct FsPrep {
  * -ECANCELED when stopped. Whatever was mounted stays so until fsprep_finish(). */
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr);
-/* Unmounts the filesystem and the tmpfs (lazily when busy). 1 when a lazy unmount was needed, 0,
+/* Unmounts the filesystem and the tmpfs (lazily when busy), and stops the md array under it. 1 when a lazy unmount was needed, 0,
  * or negative when even that failed; a message in *reterr when not 0. */
 int fsprep_finish(FsPrep *p, char **reterr);
 

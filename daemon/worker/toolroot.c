@@ -34,6 +34,7 @@ struct ToolRoot {
         char *dir;
         ToolRootPlan plan;
         char *writable;         /* the writable target, or NULL */
+        bool md;                /* /sys and /dev writable too (ToolRootSpec.md) */
         bool mounted;
 };
 
@@ -137,12 +138,15 @@ int toolroot_plan(const ToolRootSpec *spec, const char *ld_so_conf, ToolRootPlan
                 if (r >= 0)
                         r = strv_push(&p.env, var);
         }
-        for (size_t i = 0; r >= 0 && i < spec->n_devices; i++)
+        /* mdadm's root has the whole of /sys, the devices' directories in it. */
+        for (size_t i = 0; r >= 0 && !spec->md && i < spec->n_devices; i++)
                 r = plan_device(&p, &spec->devices[i]);
-        for (char *const *s = spec->sys; r >= 0 && s && *s; s++)
+        for (char *const *s = spec->sys; r >= 0 && !spec->md && s && *s; s++)
                 r = plan_add(&p, *s, NULL, TOOLROOT_BIND_OPTIONAL);
         if (r >= 0 && spec->writable)
                 r = plan_add(&p, spec->writable, NULL, TOOLROOT_BIND_WRITABLE);
+        if (r >= 0 && spec->md)
+                r = plan_add(&p, "/sys", NULL, TOOLROOT_BIND_WRITABLE);
         if (r < 0)
                 return r;
         *ret = p;
@@ -272,7 +276,7 @@ static int bind_config(ToolRoot *t, const char *source, const char *target, char
 
 /* /dev: a tmpfs of its own (device nodes need a mount without nodev), read-only once filled. A
  * device node stays writable on a read-only mount. */
-static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, char **reterr) {
+static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, bool writable, char **reterr) {
         static const struct {
                 const char *name;
                 unsigned major, minor;
@@ -303,7 +307,7 @@ static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, char *
                         r = reterr_set(reterr, -errno, "cannot make /dev/%s in the tool's root: %m", devices[i].name);
         }
         umask(mask);
-        if (r < 0)
+        if (r < 0 || writable)
                 return r;
         if (mount(NULL, dev, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
                 return reterr_set(reterr, -errno, "cannot make /dev in the tool's root read-only: %m");
@@ -348,7 +352,8 @@ int toolroot_new(const ToolRootSpec *spec, const char *dir, ToolRoot **ret, char
                 if (r < 0)
                         return r;
         }
-        r = make_dev(t, spec->devices, spec->n_devices, reterr);
+        t->md = spec->md;
+        r = make_dev(t, spec->devices, spec->n_devices, spec->md, reterr);
         if (r < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/proc", dir);
@@ -442,22 +447,25 @@ static int remount_each(bool readonly, const char *only) {
         return 0;
 }
 
-static int make_readonly(const char *writable) {
+static int make_readonly(const char *const *writable, size_t n) {
+        int r;
 #if defined(SYS_mount_setattr) && defined(MOUNT_ATTR_RDONLY) && defined(AT_RECURSIVE)
         struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY }, rw = { .attr_clr = MOUNT_ATTR_RDONLY };
 
         if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) == 0) {
-                if (writable && syscall(SYS_mount_setattr, AT_FDCWD, writable, 0, &rw, sizeof(rw)) < 0)
-                        return -errno;
+                for (size_t i = 0; i < n; i++)
+                        if (writable[i] && syscall(SYS_mount_setattr, AT_FDCWD, writable[i], 0, &rw, sizeof(rw)) < 0)
+                                return -errno;
                 return 0;
         }
         if (errno != ENOSYS)
                 return -errno;
 #endif
-        int r = remount_each(true, NULL);
-        if (r < 0 || !writable)
-                return r;
-        return remount_each(false, writable);
+        r = remount_each(true, NULL);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (writable[i])
+                        r = remount_each(false, writable[i]);
+        return r;
 }
 
 static int failed(const char **ret_what, const char *what, int r) {
@@ -483,7 +491,8 @@ int toolroot_enter(const ToolRoot *t, const char **ret_what) {
                 return failed(ret_what, "making the tool's root the root", -errno);
         if (chdir("/") < 0)
                 return failed(ret_what, "entering /", -errno);
-        r = make_readonly(t->writable);
+        const char *writable[] = { t->writable, t->md ? "/sys" : NULL, t->md ? "/dev" : NULL };
+        r = make_readonly(writable, ELEMENTSOF(writable));
         if (r < 0)
                 return failed(ret_what, "making the mount tree read-only", r);
         return 0;

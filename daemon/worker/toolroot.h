@@ -60,6 +60,11 @@ typedef struct ToolRootSpec {
         const ToolRootDevice *devices;
         size_t n_devices;
         const char *writable;           /* a directory bound read-write at its own path, or NULL */
+        /* mdadm's root (layout-md.h): the host's whole /sys bound writable, as md is driven
+         * through sysfs (the array's md/ attributes, new_dev, array_state) and the array's
+         * directory appears only once mdadm made it; and the root's own /dev left writable, for
+         * the node of the array mdadm makes (a tmpfs of the root: nothing reaches the host's). */
+        bool md;
 } ToolRootSpec;
 
 typedef enum ToolRootBind {

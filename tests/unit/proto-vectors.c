@@ -155,10 +155,12 @@ int main(void) {
                         { .path = (char *) "/dev/loop14", .dev = 0x070000000eu, .diskseq = 0, .flags = 0 },
                 };
                 ProtoFsSetup m = {
-                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "btrfs", .layout = (char *) "raid1",
-                        .mkfs_options = (char *) "-n 16384", .mount_options = (char *) "noatime",
+                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1",
+                        .mkfs_options = (char *) "-E nodiscard", .mount_options = (char *) "noatime",
                         .expect_uuid = (char *) "", .n_members = 2, .members = members,
                         .partitions = 3, .partition = 2,
+                        .md_name = (char *) "benchd-12-3", .md_options = (char *) "--bitmap=none",
+                        .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN,
                 };
                 r = proto_encode_fs_setup(&m, &buf, &len);
                 f = json_object_new_object();
@@ -180,6 +182,9 @@ int main(void) {
                 json_object_object_add(f, "members", a);
                 json_object_object_add(f, "partitions", u64(m.partitions));
                 json_object_object_add(f, "partition", u64(m.partition));
+                json_object_object_add(f, "md_name", str(m.md_name));
+                json_object_object_add(f, "md_options", str(m.md_options));
+                json_object_object_add(f, "md_resync", u64(m.md_resync));
                 add("fs_setup", PROTO_FS_SETUP, r, buf, len, f);
         }
         {
@@ -189,6 +194,8 @@ int main(void) {
                         .mkfs_output = (char *) "Creating filesystem\n", .mount_options = (char *) "rw,relatime",
                         .size_bytes = 0x2a2b2c2du, .used_bytes = 0x3a3b3cu, .avail_bytes = 0x4a4b4c4du,
                         .inodes = 0x5a5b5cu, .inodes_free = 0x6a6bu,
+                        .layout_commands = (char *) "[{\"command\":\"mdadm --create\",\"usec\":5}]",
+                        .md_chunk_bytes = 0x80000u, .md_resync_usec = 0x7a7bu,
                 };
                 ProtoFsCommand commands[] = {
                         { .command = (char *) "mkfs.ext3 /dev/loop3", .usec = 0x7a7b7cu, .status = 0,
@@ -221,6 +228,9 @@ int main(void) {
                         json_object_array_add(a, c);
                 }
                 json_object_object_add(f, "commands", a);
+                json_object_object_add(f, "layout_commands", str(m.layout_commands));
+                json_object_object_add(f, "md_chunk_bytes", u64(m.md_chunk_bytes));
+                json_object_object_add(f, "md_resync_usec", u64(m.md_resync_usec));
                 add("fs_info", PROTO_FS_INFO, r, buf, len, f);
         }
 

@@ -13,9 +13,19 @@
 #include <string.h>
 
 #include "check-util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsmember.h"
 #include "fsconvert.h"
 #include "fspart.h"
 #include "fsprep.h"
+#include "layout-md.h"
 #include "shared/proto.h"
 #include "shared/strv.h"
 #include "shared/util.h"
@@ -154,6 +164,147 @@ START_TEST(test_output_summary_long) {
 }
 END_TEST
 
+static char *join(char **argv) {
+        size_t len = 1;
+        char *s;
+
+        for (size_t i = 0; argv[i]; i++)
+                len += strlen(argv[i]) + 1;
+        s = calloc(1, len);
+        ck_assert_ptr_nonnull(s);
+        for (size_t i = 0; argv[i]; i++) {
+                if (i)
+                        strcat(s, " ");
+                strcat(s, argv[i]);
+        }
+        return s;
+}
+
+static int mkdir_p(const char *path, mode_t mode) {
+        char buf[PATH_MAX];
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (char *p = buf + 1; *p; p++)
+                if (*p == '/') {
+                        *p = 0;
+                        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                                return -errno;
+                        *p = '/';
+                }
+        return mkdir(buf, mode) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st, (void) flag, (void) ftw;
+        return remove(path);
+}
+
+static int rm_rf(const char *path) {
+        return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* mdadm's command lines: the name, homehost, no config, --run; at create the level, count,
+ * --assume-clean (not for RAID0, which has no resync) and md_options' words; members last. */
+START_TEST(test_md_argv) {
+        char *nodes[] = { (char *) "/dev/loop1", (char *) "/dev/loop2", (char *) "/dev/loop3" };
+        ProtoFsSetup s = {
+                .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1",
+                .md_name = (char *) "benchd-4-1", .md_options = (char *) "--bitmap=none  --metadata=1.2",
+                .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN,
+        };
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *line = NULL;
+
+        ck_assert_int_eq(layout_md_argv(&s, true, nodes, 2, &argv), 0);
+        line = join(argv);
+        ck_assert_str_eq(line, "mdadm --create /dev/md/benchd-4-1 --config=none --homehost=benchd --run --level=1 "
+                         "--raid-devices=2 --assume-clean --bitmap=none --metadata=1.2 /dev/loop1 /dev/loop2");
+        strv_free(argv);
+        free(line);
+        s.layout = (char *) "md-raid0";
+        s.md_options = NULL;
+        ck_assert_int_eq(layout_md_argv(&s, true, nodes, 3, &argv), 0);
+        line = join(argv);
+        ck_assert_str_eq(line, "mdadm --create /dev/md/benchd-4-1 --config=none --homehost=benchd --run --level=0 "
+                         "--raid-devices=3 /dev/loop1 /dev/loop2 /dev/loop3");
+        strv_free(argv);
+        free(line);
+        /* Assembling takes nothing of the creation's options. */
+        s.md_options = (char *) "--chunk=64K";
+        ck_assert_int_eq(layout_md_argv(&s, false, nodes, 2, &argv), 0);
+        line = join(argv);
+        ck_assert_str_eq(line, "mdadm --assemble /dev/md/benchd-4-1 --config=none --homehost=benchd --run "
+                         "/dev/loop1 /dev/loop2");
+        strv_free(argv);
+        argv = NULL;
+        /* Not an md layout, not benchd's name, one member. */
+        s.layout = (char *) "single";
+        ck_assert_int_eq(layout_md_argv(&s, true, nodes, 2, &argv), -EINVAL);
+        s.layout = (char *) "md-raid1";
+        s.md_name = (char *) "md0";
+        ck_assert_int_eq(layout_md_argv(&s, true, nodes, 2, &argv), -EINVAL);
+        s.md_name = (char *) "benchd-4-1";
+        ck_assert_int_eq(layout_md_argv(&s, true, nodes, 1, &argv), -EINVAL);
+        ck_assert_ptr_null(argv);
+}
+END_TEST
+
+static void make_holder(const char *root, const char *member, const char *holder) {
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s/sys/class/block/%s/holders", root, member);
+        ck_assert_int_eq(mkdir_p(path, 0755), 0);
+        if (holder) {
+                snprintf(path, sizeof(path), "%s/sys/class/block/%s/holders/%s", root, member, holder);
+                ck_assert_int_eq(mkdir(path, 0755), 0);
+        }
+}
+
+/* The array is the one md device that holds every member, over a sysfs tree made here. */
+START_TEST(test_md_find_holder) {
+        char name[32], *both[] = { (char *) "loop1", (char *) "loop2" },
+             *other[] = { (char *) "loop1", (char *) "loop3" }, *free_one[] = { (char *) "loop4" },
+             *dm[] = { (char *) "loop5" }, *two[] = { (char *) "loop6" }, *none[] = { (char *) "loop9" };
+        const char *tmp = getenv("TMPDIR");
+        _cleanup_free_ char *dir = NULL;
+
+        ck_assert_int_ge(asprintf(&dir, "%s/test-fsprep-XXXXXX", tmp ?: "/tmp"), 0);
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        make_holder(dir, "loop1", "md127");
+        make_holder(dir, "loop2", "md127");
+        make_holder(dir, "loop3", "md126");
+        make_holder(dir, "loop4", NULL);
+        make_holder(dir, "loop5", "dm-0");
+        make_holder(dir, "loop6", "md125");
+        make_holder(dir, "loop6", "md124");
+
+        ck_assert_int_eq(layout_md_find_holder(dir, both, 2, name), 0);
+        ck_assert_str_eq(name, "md127");
+        ck_assert_int_eq(layout_md_find_holder(dir, other, 2, name), -EBUSY);
+        ck_assert_int_eq(layout_md_find_holder(dir, free_one, 1, name), -ENOENT);
+        ck_assert_int_eq(layout_md_find_holder(dir, dm, 1, name), -EBUSY);
+        ck_assert_int_eq(layout_md_find_holder(dir, two, 1, name), -EBUSY);
+        ck_assert_int_eq(layout_md_find_holder(dir, none, 1, name), -ENOENT);
+        ck_assert_int_eq(rm_rf(dir), 0);
+}
+END_TEST
+
+/* Which md members a make step may take over: the job's own arrays' ("benchd:benchd-JOB-*"). */
+START_TEST(test_md_label_ours) {
+        ck_assert(fsmember_md_label_ours("benchd:benchd-4-0", "benchd-4-1", false));
+        ck_assert(fsmember_md_label_ours("benchd:benchd-4-1", "benchd-4-1", true));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-4-0", "benchd-4-1", true));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-41-0", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-5-0", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("host:benchd-4-0", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("benchd-4-0", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-4-", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-4-0x", "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours(NULL, "benchd-4-1", false));
+        ck_assert(!fsmember_md_label_ours("benchd:benchd-4-0", NULL, false));
+}
+END_TEST
+
 START_TEST(test_try_image_size) {
         ck_assert_uint_eq(fsprep_try_image_size(0), FSPREP_TRY_SIZE_MIN);
         ck_assert_uint_eq(fsprep_try_image_size(UINT64_C(100) << 20), FSPREP_TRY_SIZE_MIN);
@@ -231,6 +382,9 @@ static Suite *fsprep_suite(void) {
         tcase_add_test(tc, test_try_image_size);
         tcase_add_test(tc, test_partition_layout);
         tcase_add_test(tc, test_convert_argv);
+        tcase_add_test(tc, test_md_argv);
+        tcase_add_test(tc, test_md_find_holder);
+        tcase_add_test(tc, test_md_label_ours);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -309,6 +309,40 @@ START_TEST(test_fs_info) {
 }
 END_TEST
 
+/* An md layout's array: reported only under an md setup, its resync within the worker's run. */
+START_TEST(test_fs_info_md) {
+        ProtoFsMember members[2] = { { .path = (char *) "/dev/loop3", .dev = 0x703 },
+                                     { .path = (char *) "/dev/loop4", .dev = 0x704 } };
+        ProtoFsSetup md = { .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1",
+                            .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+                            .n_members = 2, .members = members, .md_name = (char *) "benchd-3-0" },
+                      single = md;
+        ProtoFsInfo info = { FS_INFO_OK, .layout_commands = (char *) "[]", .md_chunk_bytes = 0,
+                             .md_resync_usec = 5 * USEC_PER_SEC };
+        ProtoClock c = clock_at(10000);
+        _cleanup_free_ char *err = NULL, *err2 = NULL;
+        ProtoTally t;
+        int r;
+
+        single.layout = (char *) "single";
+        single.n_members = 1;
+        single.md_name = NULL;
+        ck_assert(proto_fs_setup_valid(&md) && proto_fs_setup_valid(&single));
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &md);
+        ck_assert_int_eq(proto_fs_info_plausible(&t, &info, &c, NULL), 0);
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &single);
+        r = proto_fs_info_plausible(&t, &info, &c, &err);
+        expect("an array under layout single", r, err, "FS_INFO reports an md array, but FS_SETUP asked for no md layout");
+        info.md_resync_usec = 12 * USEC_PER_SEC;
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &md);
+        r = proto_fs_info_plausible(&t, &info, &c, &err2);
+        expect("resync longer than the run", r, err2, "FS_INFO md_resync_usec=12000000 is longer than the worker has run");
+}
+END_TEST
+
 /* In a filesystem step nothing of the step comes before its FS_INFO. */
 START_TEST(test_fs_phase_order) {
         ProtoFsMember member = { .path = (char *) "/dev/loop3", .dev = 0x703 };
@@ -1029,6 +1063,7 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_phase, 0, ELEMENTSOF(phase_cases));
         tcase_add_loop_test(tc, test_fleet_phase, 0, ELEMENTSOF(fleet_phase_cases));
         tcase_add_loop_test(tc, test_fs_info, 0, ELEMENTSOF(fs_info_cases));
+        tcase_add_test(tc, test_fs_info_md);
         tcase_add_test(tc, test_fs_phase_order);
         tcase_add_loop_test(tc, test_sample, 0, ELEMENTSOF(sample_cases));
         tcase_add_loop_test(tc, test_histogram, 0, ELEMENTSOF(histogram_cases));

@@ -854,8 +854,11 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 len += 4 + strlen(strs[i]);
+        const char *md_name = m->md_name ?: "", *md_options = m->md_options ?: "";
+
         for (uint32_t i = 0; i < n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 20;
+        len += 4 + strlen(md_name) + 4 + strlen(md_options) + 4;
         b = calloc(1, PROTO_HEADER_SIZE + len);
         ck_assert_ptr_nonnull(b);
         memcpy(b, "BNCH", 4);
@@ -885,6 +888,14 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
         put_le32(b + o, m->partitions);
         put_le32(b + o + 4, m->partition);
         o += 8;
+        put_le32(b + o, (uint32_t) strlen(md_name));
+        memcpy(b + o + 4, md_name, strlen(md_name));
+        o += 4 + strlen(md_name);
+        put_le32(b + o, (uint32_t) strlen(md_options));
+        memcpy(b + o + 4, md_options, strlen(md_options));
+        o += 4 + strlen(md_options);
+        put_le32(b + o, m->md_resync);
+        o += 4;
         ck_assert_uint_eq(o, PROTO_HEADER_SIZE + len);
         *ret = b;
         *ret_len = o;
@@ -1017,6 +1028,99 @@ START_TEST(test_fs_setup_fields) {
 }
 END_TEST
 
+/* The md layouts: any filesystem over two or more members, with the array's name "benchd-JOB-ENTRY";
+ * the name, md_options and a resync mode belong to them only. Round trip and copy keep them. */
+START_TEST(test_fs_setup_md) {
+        static const struct {
+                const char *what, *fs_type, *layout, *md_name, *md_options;
+                uint32_t n_members, md_resync;
+                bool valid;
+        } cases[] = {
+                { "ext4 md-raid1", "ext4", "md-raid1", "benchd-7-0", "", 2, 0, true },
+                { "xfs md-raid0 with options", "xfs", "md-raid0", "benchd-18446744073709551615-3", "--chunk=64K", 2, 1, true },
+                { "btrfs on md-raid10", "btrfs", "md-raid10", "benchd-1-12", NULL, 4, 0, true },
+                { "md-raid5", "ext4", "md-raid5", "benchd-2-0", NULL, 3, 1, true },
+                { "md on one member", "ext4", "md-raid1", "benchd-7-0", NULL, 1, 0, false },
+                { "md without a name", "ext4", "md-raid1", "", NULL, 2, 0, false },
+                { "md with a NULL name", "ext4", "md-raid1", NULL, NULL, 2, 0, false },
+                { "name not benchd's", "ext4", "md-raid1", "md0", NULL, 2, 0, false },
+                { "name without entry", "ext4", "md-raid1", "benchd-7", NULL, 2, 0, false },
+                { "name with a slash", "ext4", "md-raid1", "benchd-7-0/x", NULL, 2, 0, false },
+                { "name too long", "ext4", "md-raid1", "benchd-1234567890123456789012345-0", NULL, 2, 0, false },
+                { "name on single", "ext4", "single", "benchd-7-0", NULL, 1, 0, false },
+                { "md_options on btrfs raid1", "btrfs", "raid1", NULL, "--chunk=64K", 2, 0, false },
+                { "md_options with a newline", "ext4", "md-raid0", "benchd-7-0", "--chunk=64K\n", 2, 0, false },
+                { "resync 2", "ext4", "md-raid1", "benchd-7-0", NULL, 2, 2, false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ uint8_t *buf = NULL, *raw = NULL;
+                ProtoFsMember members[4] = {
+                        { .path = (char *) "/dev/loop1", .dev = 0x700001 },
+                        { .path = (char *) "/dev/loop2", .dev = 0x700002 },
+                        { .path = (char *) "/dev/loop3", .dev = 0x700003 },
+                        { .path = (char *) "/dev/loop4", .dev = 0x700004 },
+                };
+                ProtoFsSetup m = {
+                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) cases[i].fs_type,
+                        .layout = (char *) cases[i].layout, .mkfs_options = (char *) "", .mount_options = (char *) "",
+                        .expect_uuid = (char *) "", .n_members = cases[i].n_members, .members = members,
+                        .md_name = (char *) cases[i].md_name, .md_options = (char *) cases[i].md_options,
+                        .md_resync = cases[i].md_resync,
+                }, out = {}, copy = {};
+                ProtoFrame f;
+                size_t len;
+
+                ck_assert_msg(proto_fs_setup_valid(&m) == cases[i].valid, "%s: valid", cases[i].what);
+                ck_assert_msg(proto_encode_fs_setup(&m, &buf, &len) == (cases[i].valid ? 0 : -EINVAL), "%s: encoder",
+                              cases[i].what);
+                fs_setup_raw(&m, m.n_members, &raw, &len);
+                f = (ProtoFrame) { .type = PROTO_FS_SETUP, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                                   .payload = raw + PROTO_HEADER_SIZE };
+                ck_assert_msg(proto_decode_fs_setup(&f, &out) == (cases[i].valid ? 0 : -EBADMSG), "%s: decoder",
+                              cases[i].what);
+                if (!cases[i].valid)
+                        continue;
+                ck_assert_str_eq(out.layout, cases[i].layout);
+                ck_assert_str_eq(out.md_name, cases[i].md_name);
+                ck_assert_str_eq(out.md_options, cases[i].md_options ?: "");
+                ck_assert_uint_eq(out.md_resync, cases[i].md_resync);
+                ck_assert_int_eq(proto_fs_setup_copy(&out, &copy), 0);
+                ck_assert_str_eq(copy.md_name, cases[i].md_name);
+                ck_assert_str_eq(copy.md_options, cases[i].md_options ?: "");
+                ck_assert_uint_eq(copy.md_resync, cases[i].md_resync);
+                proto_fs_setup_clear(&copy);
+                proto_fs_setup_clear(&out);
+        }
+}
+END_TEST
+
+/* FS_INFO's layout part: the commands as text (newlines and tabs kept, other controls refused), the
+ * chunk and the resync time, through encode and decode. */
+START_TEST(test_fs_info_layout) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        ProtoFsInfo m = fs_info_ok, out = {};
+        ProtoFrame f;
+        size_t len;
+
+        m.layout_commands = (char *) "[{\"command\":\"mdadm --create /dev/md/benchd-1-0\",\"output\":\"a\\n\tb\"}]";
+        m.md_chunk_bytes = 524288;
+        m.md_resync_usec = 1234567;
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), 0);
+        f = (ProtoFrame) { .type = PROTO_FS_INFO, .length = (uint32_t) (len - PROTO_HEADER_SIZE),
+                           .payload = buf + PROTO_HEADER_SIZE };
+        ck_assert_int_eq(proto_decode_fs_info(&f, &out), 0);
+        ck_assert_str_eq(out.layout_commands, m.layout_commands);
+        ck_assert_uint_eq(out.md_chunk_bytes, 524288);
+        ck_assert_uint_eq(out.md_resync_usec, 1234567);
+        proto_fs_info_clear(&out);
+        free(buf);
+        buf = NULL;
+        m.layout_commands = (char *) "mdadm\x1b[2J";
+        ck_assert_int_eq(proto_encode_fs_info(&m, &buf, &len), -EINVAL);
+}
+END_TEST
+
 /* n_members on the wire that the payload does not hold, and a huge count: refused before any
  * allocation of that size. */
 START_TEST(test_fs_setup_counts) {
@@ -1031,7 +1135,8 @@ START_TEST(test_fs_setup_counts) {
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), 0);
         proto_fs_setup_clear(&out);
         /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
-        size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4;
+        size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4 -
+                    (4 + 4 + 4);        /* md_name, md_options (both empty), md_resync */
         ck_assert_uint_eq(raw[at], 2);
         put_le32(raw + at, 3);
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
@@ -1138,8 +1243,10 @@ START_TEST(test_fs_info_commands) {
                 ck_assert_str_eq(out.commands[i].output, cmds[i].output);
         }
         proto_fs_info_clear(&out);
-        /* The count is the u32 after the five sizes; one more than the bound is refused. */
+        /* The count is the u32 after the five sizes, before the md fields; one more than the bound is
+         * refused. */
         count = buf + PROTO_HEADER_SIZE + (len - PROTO_HEADER_SIZE);
+        count -= 4 + strlen(m.layout_commands ?: "") + 8 + 8; /* layout_commands, md_chunk_bytes, md_resync_usec */
         for (unsigned i = 0; i < PROTO_FS_COMMANDS_MAX; i++)
                 count -= 4 + strlen(cmds[i].command) + 8 + 4 + 4 + strlen(cmds[i].output);
         count -= 4;
@@ -1190,7 +1297,7 @@ static const struct {
 /* FS_INFO's payload without the encoder's checks. */
 static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->uuid, m->mkfs_command, NULL, m->mkfs_output, m->mount_options };
-        size_t n = 5 * 8 + 4, o = 0;
+        size_t n = 5 * 8 + 4 + 4 + 8 + 8, o = 0;
         uint8_t *p;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -1211,6 +1318,8 @@ static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
                 put_le64(p + o, 1);
         put_le32(p + o, 0);     /* no commands */
         o += 4;
+        /* layout_commands (empty), md_chunk_bytes, md_resync_usec */
+        o += 4 + 8 + 8;
         ck_assert_uint_eq(o, n);
         *ret = p;
         *ret_len = n;
@@ -1769,6 +1878,8 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_roundtrip_fs_info);
         tcase_add_loop_test(tc, test_fs_setup_fields, 0, ELEMENTSOF(fs_setup_cases));
         tcase_add_test(tc, test_fs_setup_counts);
+        tcase_add_test(tc, test_fs_setup_md);
+        tcase_add_test(tc, test_fs_info_layout);
         tcase_add_loop_test(tc, test_fs_info_fields, 0, ELEMENTSOF(fs_info_cases));
         tcase_add_test(tc, test_fs_info_commands);
         tcase_add_test(tc, test_byte_by_byte);

@@ -2356,7 +2356,8 @@ static const struct {
         /* No module index to ask (a container): assumed. */
         { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" } },
           { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
-        /* md and LVM: what is missing, and "not yet" when nothing is. */
+        /* md and LVM: what is missing; when nothing is, md-raid0 and md-raid1 go on to the devices'
+         * checks, and the others are "not yet". */
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
           "layout: md-raid1 needs the kernel's md RAID (/proc/mdstat absent, no module directory for this "
           "kernel); mdadm (not installed; Debian package mdadm): this machine cannot do it; use a kernel and "
@@ -2373,14 +2374,17 @@ static const struct {
           "needs the kernel's md RAID (/proc/mdstat absent, md_mod not loaded)" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
-          { "filesystems=ext4", "layout=md-raid1", NULL }, -EOPNOTSUPP,
-          "layout: md-raid1 is not supported by this benchd yet" },
+          { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid10.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid10", NULL }, -EOPNOTSUPP,
+          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0 or md-raid1" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
           "layout: md-raid5 needs the kernel's RAID5 personality (module raid456 not in this kernel's modules)" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" } },
-          { "filesystems=ext4", "layout=md-raid0", NULL }, -EOPNOTSUPP, "md-raid0 is not supported" },
+          { "filesystems=ext4", "layout=md-raid0", NULL }, -EINVAL, "not a block device" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL,
           "layout: lvm needs device-mapper (/dev/mapper/control absent: the kernel has no dm_mod); lvm (not "
           "installed; Debian package lvm2): this machine cannot do it; use a kernel and packages with them, or "

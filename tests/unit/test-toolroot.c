@@ -332,6 +332,34 @@ START_TEST(test_plan) {
 }
 END_TEST
 
+/* mdadm's root (ToolRootSpec.md): the host's whole /sys, writable, and no sysfs entry of its own
+ * for the devices or the spec's sys list (all of it is under /sys). */
+START_TEST(test_plan_md) {
+        _cleanup_(toolroot_plan_clear) ToolRootPlan p = {};
+        _cleanup_free_ char *err = NULL;
+        char *programs[] = { (char *) "/bin/sh", NULL };
+        char *sys[] = { (char *) "/sys/devices/system/cpu/online", NULL };
+        ToolRootDevice dev;
+        struct stat st;
+        unsigned n_sys = 0;
+        ToolRootSpec spec = { .programs = programs, .sys = sys, .devices = &dev, .n_devices = 1, .md = true };
+
+        ck_assert_int_eq(stat("/", &st), 0);
+        dev = (ToolRootDevice) { .name = "x", .dev = st.st_dev };
+        ck_assert_msg(toolroot_plan(&spec, "/etc/ld.so.conf", &p, &err) == 0, "%s", strna(err));
+        for (size_t i = 0; i < p.n_entries; i++) {
+                const ToolRootEntry *e = &p.entries[i];
+
+                if (!under(e->target, "/sys"))
+                        continue;
+                n_sys++;
+                ck_assert_str_eq(e->target, "/sys");
+                ck_assert_int_eq(e->bind, TOOLROOT_BIND_WRITABLE);
+        }
+        ck_assert_uint_eq(n_sys, 1);
+}
+END_TEST
+
 /* ---- as root: a root built and entered ---- */
 
 static char *run_in_root(const ToolRoot *root, const char *script, int *ret_status) {
@@ -482,6 +510,7 @@ static Suite *toolroot_suite(void) {
         tcase_add_test(tc, test_elf_self);
         tcase_add_test(tc, test_ld_so_conf);
         tcase_add_test(tc, test_plan);
+        tcase_add_test(tc, test_plan_md);
         suite_add_tcase(s, tc);
         return s;
 }

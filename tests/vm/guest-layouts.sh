@@ -3,15 +3,24 @@
 #
 # In the VM (test-vm-layouts.sh), on its disks /dev/vdc../dev/vdf (vdc, vdd and vde scratch, vdf
 # not), with md and device-mapper in the kernel, mdadm and lvm2 installed:
-#   1. benchd's machine check finds all that the md and LVM layouts need, so they are refused only
-#      as not built by this benchd yet; md-raid5 on two devices by its level; the devices unchanged;
+#   1. benchd's machine check finds all that the md and LVM layouts need: md-raid10, md-raid5 (on
+#      three devices) and the LVM layouts are refused only as not built by this benchd yet,
+#      md-raid5 on two devices by its level; the devices unchanged;
 #   2. an md RAID1 assembled by hand over vde and vdf: benchctl devices lists it with its level and
 #      members; a job on vde (scratch) is refused as held by the array, on vdf too, and neither
 #      changes; once the array is stopped, vdf (not scratch) is refused for its RAID member
 #      signature;
 #   3. an LVM volume group made by hand on vdd: benchctl devices lists the logical volume with its
-#      group and member; a job on vdd (scratch) is refused as held by it, and vdd does not change.
-
+#      group and member; a job on vdd (scratch) is refused as held by it, and vdd does not change;
+#   4. the seed's md RAID1 comparison on vdc and vdd: ext4 against btrfs on md-raid1 (dd profile,
+#      shortened), each run recording its array (benchd-JOB-ENTRY), resync mode and time, mdadm's
+#      command and the chunk size; then btrfs's own raid1 over the same disks; compare --job of both;
+#   5. the seed's ext3 against ext4 on md RAID0 (bonnie profile, shortened, --assume-clean),
+#      exported with --format=bonnie-csv and rendered by bon_csv2html;
+#   6. kill -9 of the worker while its array resyncs (resync slowed to 100 KiB/s): the job fails,
+#      and benchd stops the array the worker left; kill -9 of benchd while a worker waits on its
+#      array, then a restart: benchd stops the array at start-up. After each, /proc/mdstat has none
+#      of benchd's arrays and nothing holds the disks.
 . "$SOURCE_ROOT/tests/integration/lib.sh"
 
 require_root
@@ -52,7 +61,7 @@ refused() {
 
 log "1. md and LVM found on this kernel"
 before="$(sum $D1) $(sum $D2) $(sum $D3)"
-for layout in md-raid0 md-raid1 md-raid10 lvm md-raid1+lvm; do
+for layout in md-raid10 lvm md-raid1+lvm; do
         refused InvalidSpec "layout: $layout is not supported by this benchd yet" filesystems=ext4 layout="$layout" \
                 devices="$D1,$D2"
 done
@@ -115,5 +124,116 @@ refused Unsafe "vdd is held by $dm; remove the mapping first" filesystems=ext4 d
 assert_eq "$s2" "$(sum $D2)" "vdd after the refusal"
 lvm vgchange -q -an handvg >>"$TEST_DIR/lvm.log" 2>&1
 lvm vgremove -q -f handvg >>"$TEST_DIR/lvm.log" 2>&1
+
+# No array of benchd's assembled, and nothing holding vdc or vdd.
+no_benchd_arrays() {
+        ! grep -q '^md' /proc/mdstat || ! mdadm --detail --scan 2>/dev/null | grep -q 'benchd:benchd-'
+}
+disks_free() {
+        local d
+        for d in vdc vdd; do
+                [ -z "$(ls /sys/class/block/$d/holders)" ] || return 1
+        done
+}
+show_md() { cat /proc/mdstat; mdadm --detail --scan 2>&1 || true; }
+
+log "4. ext4 against btrfs on md-raid1 of vdc and vdd (dd profile)"
+out=$(benchctl run --profile dd --set filesystems=ext4,btrfs --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=16M --set md_options="--bitmap=none" 2>&1) ||
+        fail "the md-raid1 job failed: $out $(tail -n 20 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-raid1 job"
+assert_eq "0|ext4|md-raid1|benchd-$job-0|wait
+0|ext4|md-raid1|benchd-$job-0|wait
+1|btrfs|md-raid1|benchd-$job-1|wait
+1|btrfs|md-raid1|benchd-$job-1|wait" \
+        "$(sql "select matrix_entry, fs_type, layout, md_array, md_resync from runs where job_id = $job order by id")" \
+        "each run's array and resync mode"
+cmd=$(sql "select json_extract(layout_commands, '\$[0].command') from runs where job_id = $job and step = 0")
+assert_eq "mdadm --create /dev/md/benchd-$job-0 --config=none --homehost=benchd --run --level=1 --raid-devices=2 --bitmap=none /dev/vdc /dev/vdd" \
+        "$cmd" "the mdadm command of entry 0"
+assert_eq "0" "$(sql "select json_extract(layout_commands, '\$[0].exit') from runs where job_id = $job and step = 0")" \
+        "mdadm's exit status"
+assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and not (md_chunk_bytes = 0 and md_resync_usec >= 0
+        and json_extract(layout_commands, '\$[0].usec') > 0 and mkfs_command like 'mkfs.% /dev/md%')")" \
+        "runs without their array's record"
+log "entry 0 resync waited $(sql "select md_resync_usec from runs where job_id = $job and step = 0") us; mdadm said: $(sql "select json_extract(layout_commands, '\$[0].output') from runs where job_id = $job and step = 0")"
+no_benchd_arrays || fail "benchd's arrays left after the md-raid1 job: $(show_md)"
+disks_free || fail "vdc or vdd still held after the md-raid1 job: $(show_md)"
+MD_JOB=$job
+echo "### benchctl compare --job $job (ext4 vs btrfs on md-raid1 of vdc, vdd; dd profile, size=16M)"
+benchctl compare --job "$job"
+
+log "4b. btrfs's own raid1 over the same disks"
+out=$(benchctl run --profile dd --set filesystems=btrfs --set layout=raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=16M 2>&1) || fail "the btrfs raid1 job failed: $out"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the btrfs raid1 job"
+assert_eq "" "$(sql "select distinct ifnull(md_array, '') from runs where job_id = $job")" "no array for btrfs raid1"
+echo "### benchctl compare --job $job (btrfs raid1 over vdc, vdd; dd profile, size=16M)"
+benchctl compare --job "$job"
+echo "### benchctl compare --run (md-raid1 ext4, md-raid1 btrfs, btrfs raid1: the write steps)"
+benchctl compare "$(sql "select id from runs where job_id = $MD_JOB and step = 0")" \
+        "$(sql "select id from runs where job_id = $MD_JOB and step = 2")" \
+        "$(sql "select id from runs where job_id = $job and step = 0")" || true
+
+log "5. ext3 against ext4 on md-raid0 of vdc and vdd (bonnie profile)"
+out=$(benchctl run --profile bonnie --set filesystems=ext3,ext4 --set layout=md-raid0 --set devices="$D1,$D2" \
+        --set destructive=true --set size=1M --set runtime_ms=0 --set file_count=256 \
+        --set md_options="--chunk=64K" --set md_resync=assume-clean 2>&1) ||
+        fail "the md-raid0 bonnie job failed: $out $(tail -n 20 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-raid0 job"
+assert_eq "65536|assume-clean|0" "$(sql "select distinct md_chunk_bytes, md_resync, md_resync_usec from runs where job_id = $job")" \
+        "md-raid0's chunk and resync"
+benchctl export --format=bonnie-csv --job "$job" >"$TEST_DIR/md0.csv" || fail "export --format=bonnie-csv failed"
+assert_eq 2 "$(wc -l <"$TEST_DIR/md0.csv")" "bonnie++ CSV lines, one per entry"
+bon_csv2html <"$TEST_DIR/md0.csv" >"$TEST_DIR/md0.html" 2>"$TEST_DIR/csv2html.err" || fail "bon_csv2html failed"
+[ -s "$TEST_DIR/csv2html.err" ] && fail "bon_csv2html complained: $(cat "$TEST_DIR/csv2html.err")"
+assert_contains "$(tr A-Z a-z <"$TEST_DIR/md0.html")" "<table" "bon_csv2html's table"
+no_benchd_arrays || fail "benchd's arrays left after the md-raid0 job: $(show_md)"
+echo "### benchctl compare --job $job (ext3 vs ext4 on md-raid0 of vdc, vdd, --chunk=64K; bonnie profile, size=1M file_count=256)"
+benchctl compare --job "$job"
+echo "### benchctl export --format=bonnie-csv --job $job"
+cat "$TEST_DIR/md0.csv"
+
+log "6. kill -9 of the worker while its array resyncs, of benchd while a worker waits on its array"
+slow_resync() {
+        SPEED_MIN=$(cat /proc/sys/dev/raid/speed_limit_min) SPEED_MAX=$(cat /proc/sys/dev/raid/speed_limit_max)
+        defer eval "echo $SPEED_MIN >/proc/sys/dev/raid/speed_limit_min; echo $SPEED_MAX >/proc/sys/dev/raid/speed_limit_max"
+        echo 100 >/proc/sys/dev/raid/speed_limit_min
+        echo 100 >/proc/sys/dev/raid/speed_limit_max
+}
+resyncing() { grep -q resync /proc/mdstat; }
+slow_resync
+id=$(benchctl submit --workload write --set filesystems=ext4 --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=4M | awk '{print $NF}' | tr -dc '0-9')
+[ -n "$id" ] || id=$(sql "select max(id) from jobs")
+wait_for 120 resyncing || fail "job $id's array does not resync: $(show_md) $(sql "select state, error from jobs where id = $id")"
+show_md >&2
+pids=$(worker_pids)
+[ -n "$pids" ] || fail "no worker to kill"
+# shellcheck disable=SC2086
+kill -9 $pids
+job_failed() { [ "$(sql "select state from jobs where id = $id")" = failed ]; }
+wait_for 60 job_failed || fail "job $id did not fail after kill -9 of its worker"
+log "job $id: $(sql "select error from jobs where id = $id")"
+no_benchd_arrays || fail "the killed worker's array is still assembled: $(show_md) $(tail -n 20 "$BENCHD_LOG")"
+disks_free || fail "vdc or vdd still held after the killed worker: $(show_md)"
+assert_contains "$(cat "$BENCHD_LOG")" "md array benchd-$id-0 (/dev/md" "benchd's note of the array it stopped"
+
+id=$(benchctl submit --workload write --set filesystems=ext4 --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=4M | awk '{print $NF}' | tr -dc '0-9')
+[ -n "$id" ] || id=$(sql "select max(id) from jobs")
+wait_for 120 resyncing || fail "job $id's array does not resync: $(show_md)"
+pids=$(worker_pids)
+stop_benchd KILL
+# The worker dies with benchd or fails on its own; what it leaves is benchd's to stop at start-up.
+for p in $pids; do wait_for 60 eval "! kill -0 $p 2>/dev/null" || fail "worker $p outlived benchd by a minute"; done
+show_md >&2
+start_benchd --config="$CONF"
+no_benchd_arrays || fail "benchd did not stop the array at start-up: $(show_md) $(tail -n 20 "$BENCHD_LOG")"
+disks_free || fail "vdc or vdd still held after the restart: $(show_md)"
+assert_contains "$(cat "$BENCHD_LOG")" "stopped it at start-up" "benchd's note of the array it stopped at start-up"
 cat /proc/mdstat >&2
 log "ok"

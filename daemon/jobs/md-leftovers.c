@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * md arrays a killed worker left (md-leftovers.h). Blocking reads of 4 KiB from each member of an
+ * md device: done where benchd starts and where a worker of an md step has ended, both rare.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobs/md-leftovers.h"
+#include "store/db.h"
+#include "shared/proto.h"
+#include "shared/log.h"
+#include "shared/strv.h"
+#include "shared/util.h"
+
+#define MD_SLAVES_MAX 64u
+
+static void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
+/* The superblock at offset: its set_name when the magic and major version 1 are there. */
+static int super_at(int fd, off_t offset, char ret[static 33]) {
+        uint8_t sb[64];
+        ssize_t k = pread(fd, sb, sizeof(sb), offset);
+        uint32_t magic, major;
+
+        if (k < 0)
+                return -errno;
+        if (k != (ssize_t) sizeof(sb))
+                return -ENODATA;
+        memcpy(&magic, sb, 4);
+        memcpy(&major, sb + 4, 4);
+        if (le32toh(magic) != MD_SUPER_MAGIC || le32toh(major) != 1)
+                return -ENODATA;
+        memcpy(ret, sb + 32, 32);
+        ret[32] = 0;
+        return 0;
+}
+
+int md_super_name(const char *path, char ret[static 33]) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        struct stat st;
+        uint64_t size = 0;
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISBLK(st.st_mode)) {
+                if (ioctl(fd, BLKGETSIZE64, &size) < 0)
+                        return -errno;
+        } else if (S_ISREG(st.st_mode))
+                size = (uint64_t) st.st_size;
+        else
+                return -ENODATA;
+        /* 1.2, 1.1, then 1.0 (8 KiB before the end, on a 4 KiB boundary). */
+        r = super_at(fd, 4096, ret);
+        if (r != -ENODATA)
+                return r;
+        r = super_at(fd, 0, ret);
+        if (r != -ENODATA)
+                return r;
+        if (size < 8192)
+                return -ENODATA;
+        return super_at(fd, (off_t) (((size - 8192) / 4096) * 4096), ret);
+}
+
+/* The md device's members' common name when they all carry "benchd:NAME" with NAME among names:
+ * 1 and ret_name; 0 when not. */
+static int md_device_is_ours(const char *root, const char *md, char *const *names, char ret_name[static 33]) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[PATH_MAX], common[33] = "";
+        struct dirent *de;
+        unsigned n = 0;
+
+        snprintf(path, sizeof(path), "%s/sys/block/%s/slaves", root, md);
+        d = opendir(path);
+        if (!d)
+                return 0;
+        while ((de = readdir(d))) {
+                char dev[PATH_MAX], set_name[33];
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (++n > MD_SLAVES_MAX)
+                        return 0;
+                snprintf(dev, sizeof(dev), "%s/dev/%s", root, de->d_name);
+                if (md_super_name(dev, set_name) < 0)
+                        return 0;
+                if (strncmp(set_name, MD_LEFTOVERS_HOMEHOST ":", strlen(MD_LEFTOVERS_HOMEHOST) + 1) != 0)
+                        return 0;
+                if (common[0] && !streq(common, set_name))
+                        return 0;
+                snprintf(common, sizeof(common), "%s", set_name);
+        }
+        /* Only names of benchd's form: benchd-JOB-ENTRY. */
+        if (n == 0 || !proto_fs_md_name_valid(common + strlen(MD_LEFTOVERS_HOMEHOST) + 1) ||
+            !strv_contains(names, common + strlen(MD_LEFTOVERS_HOMEHOST) + 1))
+                return 0;
+        snprintf(ret_name, 33, "%s", common + strlen(MD_LEFTOVERS_HOMEHOST) + 1);
+        return 1;
+}
+
+static int md_stop(const char *root, const char *md) {
+        _cleanup_close_ int fd = -EBADF;
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s/sys/block/%s/md/array_state", root, md);
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, "clear", 5) < 0)
+                return -errno;
+        return 0;
+}
+
+int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover **ret, size_t *ret_n) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_free_ MdLeftover *list = NULL;
+        char path[PATH_MAX];
+        struct dirent *de;
+        size_t n = 0;
+
+        snprintf(path, sizeof(path), "%s/sys/block", root);
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                MdLeftover l = {};
+                MdLeftover *grown;
+
+                if (strncmp(de->d_name, "md", 2) != 0 || strlen(de->d_name) >= sizeof(l.device))
+                        continue;
+                if (md_device_is_ours(root, de->d_name, names, l.name) <= 0)
+                        continue;
+                snprintf(l.device, sizeof(l.device), "%s", de->d_name);
+                if (!dry)
+                        l.stop_error = md_stop(root, de->d_name);
+                grown = realloc(list, (n + 1) * sizeof(MdLeftover));
+                if (!grown)
+                        return -ENOMEM;
+                list = grown;
+                list[n++] = l;
+        }
+        *ret = TAKE_PTR(list);
+        *ret_n = n;
+        return 0;
+}
+
+int md_leftovers_clean(Db *db, const char *when) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ MdLeftover *list = NULL;
+        size_t n = 0;
+        int r, stopped = 0;
+
+        r = db_md_arrays_recorded(db, &names);
+        if (r < 0)
+                return log_warning_errno(r, "cannot read the md arrays benchd recorded (%s) %s: md arrays a killed "
+                                         "worker left stay assembled", db_last_error(db), when);
+        if (!names[0])
+                return 0;
+        r = md_leftovers_stop("", names, false, &list, &n);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "cannot look for md arrays a killed worker left %s: %m", when);
+        for (size_t i = 0; i < n; i++) {
+                if (list[i].stop_error == 0) {
+                        log_notice("md array %s (/dev/%s) was left assembled by a killed worker; stopped it %s",
+                                   list[i].name, list[i].device, when);
+                        stopped++;
+                } else
+                        log_warning_errno(list[i].stop_error, "md array %s (/dev/%s) was left assembled by a killed "
+                                          "worker and cannot be stopped %s: %m%s", list[i].name, list[i].device, when,
+                                          list[i].stop_error == -EBUSY ? " (it is still open; benchd tries again "
+                                          "after the next md step and at start-up)" : "");
+        }
+        return stopped;
+}
