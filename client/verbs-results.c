@@ -429,8 +429,8 @@ static int print_positions_table(const BenchctlOptions *opts, json_object *posit
 
 int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_json_ json_object *run = NULL, *samples = NULL, *histogram = NULL;
-        json_object *phases = NULL, *positions = NULL; /* borrowed from run */
+        _cleanup_json_ json_object *run = NULL;
+        json_object *samples = NULL, *histogram = NULL, *phases = NULL, *positions = NULL; /* borrowed from run */
         uint64_t id;
         int r;
 
@@ -456,22 +456,16 @@ int verb_show(int argc, char **argv, const BenchctlOptions *opts) {
         r = bus_connect(opts, &bus);
         if (r != 0)
                 return r;
+        r = run_details(bus, id, &run);
+        if (r != 0)
+                return r;
         if (opts->json) {
-                r = run_details(bus, id, &run);
-                if (r != 0)
-                        return r;
                 print_json(run);
                 return BENCHCTL_EXIT_OK;
         }
-        r = get_run(bus, id, &run);
-        if (r != 0)
-                return r;
-        r = get_samples(bus, id, &samples);
-        if (r != 0)
-                return r;
-        /* Best effort: a daemon without histograms still shows the rest. */
-        if (get_histogram_quiet(bus, id, &histogram) < 0)
-                histogram = NULL;
+        /* run_details() put them under their names; a daemon without histograms has none. */
+        json_object_object_get_ex(run, "samples", &samples);
+        json_object_object_get_ex(run, "histogram", &histogram);
         print_run_block(run);
         /* The metadata workload's phases; --json has them as the run's "phases" already. */
         if (json_object_object_get_ex(run, "phases", &phases) && json_object_is_type(phases, json_type_array) &&
