@@ -174,6 +174,9 @@ CONF
         done
         printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$FLEET_SSH/ssh_config" >"$FLEET_SSH/bin/ssh"
         chmod +x "$FLEET_SSH/bin/ssh"
+        # The controller has no benchd of its own: lib.sh's start_bus left the system bus address at
+        # the last host's bus, into which benchctl run -H ... would gather the others' runs.
+        export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$FLEET_TOP/no-system-bus
 }
 
 fleet_ctl() {

@@ -264,7 +264,7 @@ assert_eq 2 "$RC" "cancel with ids and --fleet"
 assert_contains "$OUT" "give job ids or --fleet UUID, not both" "cancel with ids and --fleet"
 fleet_ctl jobs --fleet "$U" -H root@h1
 assert_eq 2 "$RC" "--fleet given to jobs"
-assert_contains "$OUT" "jobs: --fleet is for cancel" "--fleet given to jobs"
+assert_contains "$OUT" "jobs: --fleet is for show, compare --by host, report and cancel" "--fleet given to jobs"
 fleet_ctl cancel --fleet 0f8fad5b-d9cb-469f-a165-70867728950e -H root@h1
 assert_eq 4 "$RC" "cancel --fleet of a uuid no host knows"
 assert_contains "$OUT" "root@h1: no job of fleet run 0f8fad5b-d9cb-469f-a165-70867728950e" "its line"

@@ -252,13 +252,13 @@ run_case raw-write        "$RAW_LOOP" "$RAW_DEV" 0 0     -w write -b 1M -s ${SIZ
 log "protocol mode: HELLO, SPEC, frames, histogram adding up to the I/Os of RESULT"
 PYTHONPATH="$(dirname "$0")" python3 - "$WORKER_BIN" "$D" <<'EOF' || fail "protocol mode conversation"
 import struct, sys
-from worker_proto import Worker
+from worker_proto import VERSION, Worker
 worker, target = sys.argv[1:3]
 w = Worker(worker)
 p, frame = w.proc, w.frame
 
 t, pl = frame()
-assert t == 1 and struct.unpack("<II", pl) == (1, p.pid), (t, pl)
+assert t == 1 and struct.unpack("<II", pl) == (VERSION, p.pid), (t, pl)
 w.send_spec(77, 2, f"target={target}\nworkload=randread\nblock_size=4096\nsize=8M\nruntime_ms=1200\nsample_ms=250\n")
 phases, samples, hist, result = [], [], 0, None
 last_t = -1
