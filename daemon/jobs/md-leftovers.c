@@ -114,6 +114,11 @@ static int md_device_is_ours(const char *root, const char *md, char *const *name
         return 1;
 }
 
+/* How long md_stop() keeps trying an array that is open: a reader that comes and goes, such as udev's
+ * blkid probe after the array changed, holds it for a moment. */
+#define MD_STOP_BUSY_TRIES 50
+#define MD_STOP_BUSY_PAUSE_USEC 100000
+
 static int md_stop(const char *root, const char *md) {
         _cleanup_close_ int fd = -EBADF;
         char path[PATH_MAX];
@@ -122,9 +127,13 @@ static int md_stop(const char *root, const char *md) {
         fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
-        if (write(fd, "clear", 5) < 0)
-                return -errno;
-        return 0;
+        for (unsigned i = 0;; i++) {
+                if (write(fd, "clear", 5) >= 0)
+                        return 0;
+                if (errno != EBUSY || i + 1 >= MD_STOP_BUSY_TRIES)
+                        return -errno;
+                (void) usleep(MD_STOP_BUSY_PAUSE_USEC);
+        }
 }
 
 int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover **ret, size_t *ret_n) {
@@ -185,7 +194,7 @@ int md_leftovers_clean(Db *db, const char *when) {
                 } else
                         log_warning_errno(list[i].stop_error, "md array %s (/dev/%s) was left assembled by a killed "
                                           "worker and cannot be stopped %s: %m%s", list[i].name, list[i].device, when,
-                                          list[i].stop_error == -EBUSY ? " (it is still open; benchd tries again "
+                                          list[i].stop_error == -EBUSY ? " (it stayed open for 5 s; benchd tries again "
                                           "after the next md step and at start-up)" : "");
         }
         return stopped;
