@@ -58,6 +58,9 @@ uint64_t spec_needed_bytes(const JobSpec *s) {
                 return 0;
         if (s->workload == WORKLOAD_POSITION)
                 return u64_mul_sat(s->size, MAX(s->positions, 1u));
+        /* bonnie++'s seekers share one file of size: the streams of seeks lay out one file. */
+        if (s->workload == WORKLOAD_SEEKS)
+                return s->size;
         return u64_mul_sat(s->size, MAX(s->jobs, 1u));
 }
 
@@ -178,6 +181,9 @@ static int check_directory(const JobSpec *s, const struct stat *st, TargetCheck 
                 if (s->workload == WORKLOAD_METADATA)
                         snprintf(how, sizeof(how), "file_count %" PRIu32 " × file_size_max %s", s->file_count,
                                  spec_size_text(s->file_size_max, a));
+                else if (s->workload == WORKLOAD_SEEKS)
+                        snprintf(how, sizeof(how), "size %s, one file its %" PRIu32 " streams share",
+                                 spec_size_text(s->size, a), s->jobs);
                 else
                         snprintf(how, sizeof(how), "size %s × jobs %" PRIu32, spec_size_text(s->size, a), s->jobs);
                 return fail(-ENOSPC, reterr, "target %s has %s free; this job needs %s (%s) plus %s headroom; "

@@ -735,7 +735,8 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "size", SPEC_KIND_SIZE, NUM(size, 1, SPEC_SIZE_MAX), .unit = "bytes",
                 .fill_default = default_size, .default_text = "64M for position, 1G otherwise",
                 .runs_column = "size",
-                .doc = "bytes of the file (or device region) each stream works on; position: bytes read at each "
+                .doc = "bytes of the file (or device region) each stream works on; seeks: of the one file its streams "
+                       "share, as bonnie++'s seekers share theirs; position: bytes read at each "
                        "offset (less when positions × size exceeds the device)",
         },
         [SPEC_KEY_RUNTIME_MS] = {

@@ -1871,6 +1871,14 @@ START_TEST(test_needed_bytes) {
         /* Each file rounds up to whole 4K blocks; plus some overhead. */
         ck_assert_uint_ge(spec_needed_bytes(&s), 1000 * 8192);
         ck_assert_uint_le(spec_needed_bytes(&s), 1000 * 8192 + (UINT64_C(16) << 20));
+
+        /* seeks' streams share one file of size, as bonnie++'s 5 seekers share the one file of -s
+         * SIZE: the step needs size, not size × jobs. */
+        const char *k[] = { "target=/srv", "workload=seeks", "size=1G", "jobs=5", NULL };
+        spec_clear(&s);
+        spec_build(&s, k);
+        ck_assert_int_eq(spec_finalize(&s, NULL), 0);
+        ck_assert_uint_eq(spec_needed_bytes(&s), UINT64_C(1) << 30);
 }
 END_TEST
 
