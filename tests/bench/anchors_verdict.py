@@ -30,6 +30,9 @@ EXPLAINED = {
                             "8K pages (bonnie.ini)",
                             "Rewrite starts with its file's pages dropped, where bonnie++'s starts with the cache "
                             "full of the 8K pages its block write left"),
+    ("crystal", "rnd4k-q32t1-read"): ("benchd spends less CPU per I/O than fio, and at depth 32 a device faster "
+                                      "than the CPU reads more IOPS with it (crystal.ini)",
+                                      "RND4K Q32T1 then reads more IOPS with benchd than with fio"),
 }
 
 EPS = 1e-9
