@@ -13,7 +13,8 @@
  * its own also gets a parse and a text function below, a string list or map key a check of one
  * item (or map key); a key whose values are a fixed set a list of SpecChoice, its values written
  * nowhere else. A runs column, if it has one, is a migration in schema/ and its name in the row:
- * db_run_begin() (daemon/store/db.c) binds every runs column from the step.
+ * db_run_begin() (daemon/store/db.c) binds every runs column from the step, and ImportRuns
+ * (daemon/store/db-import.c) reads every one from the document.
  */
 
 #include <assert.h>
