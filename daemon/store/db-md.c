@@ -27,15 +27,7 @@ static int set_run(Db *db, uint64_t run_id, const char *sql, void (*bind)(Binder
         b = binder(st);
         bind(&b, data);
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "run", run_id);
 }
 
 typedef struct MdBegin {

@@ -602,16 +602,7 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
         bind_u64_or_null(&b, finished_usec);
         bind_text(&b, error);
         bind_u64(&b, id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no job %" PRIu64, id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "job", id);
 }
 
 /* ---- runs ---- */
@@ -779,14 +770,9 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
         bind_u64(&b, fs->inodes_free);
         bind_text(&b, fs->fs_commands_json);
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
+        r = db_step_changed_one(db, &b, st, "run", run_id);
         if (r < 0)
                 return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
         return db_run_set_layout(db, run_id, fs);
 }
 
@@ -849,16 +835,7 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
                 bind_text(&b, served_from_to_string(result->served));
         }
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "run", run_id);
 }
 
 int db_run_interrupt_stale(Db *db) {
@@ -881,15 +858,7 @@ int db_run_exists(Db *db, uint64_t run_id) {
                 return r;
         b = binder(st);
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
+        return db_step_found_one(db, &b, st, "run", run_id);
 }
 
 /* ---- devices ---- */
