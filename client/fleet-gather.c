@@ -52,8 +52,7 @@ int hosts_read_file(const char *path, FleetHost **hosts, size_t *n) {
 
         f = fopen(path, "re");
         if (!f) {
-                text_fprintf(stderr, "benchctl: --hosts %s: %s\n", path, strerror(errno));
-                return -errno;
+                return text_fprintf_errno(stderr, -errno, "benchctl: --hosts %s: %m\n", path);
         }
         while (getline(&line, &size, f) >= 0) {
                 char *s = line, *e, *c;
@@ -300,8 +299,8 @@ int verb_gather(int argc, char **argv, const BenchctlOptions *opts) {
         }
         r = collector_open(opts, &collector, &where);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: gather: cannot connect to %s, the history to gather into: %s; name "
-                             "another with --collect [USER@]HOST\n", where, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: gather: cannot connect to %s, the history to gather into: "
+                                   "%m; name another with --collect [USER@]HOST\n", where);
                 ret = BENCHCTL_EXIT_UNREACHABLE;
                 goto finish;
         }

@@ -120,7 +120,7 @@ static int host_submit(FleetHost *h, json_object *spec) {
         if (r >= 0)
                 r = bus_append_filter(m, spec);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: submit: cannot build the call: %s\n", h->name, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: submit: cannot build the call: %m\n", h->name);
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = sd_bus_call(h->bus, m, 90 * USEC_PER_SEC, &error, &reply);
@@ -137,7 +137,7 @@ static int host_submit(FleetHost *h, json_object *spec) {
                         r = -ENOMEM;
         }
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: submit: cannot parse the reply: %s\n", h->name, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: submit: cannot parse the reply: %m\n", h->name);
                 return BENCHCTL_EXIT_FAILURE;
         }
         return 0;
@@ -561,7 +561,7 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
 
         r = sd_id128_randomize(&id);
         if (r < 0) {
-                fprintf(stderr, "benchctl: run: cannot make a uuid: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: run: cannot make a uuid: %m\n");
                 ret = BENCHCTL_EXIT_FAILURE;
                 goto finish;
         }
@@ -765,7 +765,7 @@ int fleet_cancel(const BenchctlOptions *opts) {
                 else
                         r = bus_connect(opts, &h->bus) == 0 ? 0 : -ENOTCONN;
                 if (r < 0) {
-                        text_fprintf(stderr, "%s: unreachable: cannot connect: %s\n", h->name, strerror(-r));
+                        text_fprintf_errno(stderr, r, "%s: unreachable: cannot connect: %m\n", h->name);
                         unreachable = true;
                         continue;
                 }

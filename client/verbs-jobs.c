@@ -50,7 +50,7 @@ static int do_submit(const BenchctlOptions *opts, bool wait) {
         if (r >= 0)
                 r = bus_append_filter(m, spec);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: submit: cannot build the call: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: submit: cannot build the call: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         /* benchd answers once the targets are checked, and refuses a check that takes longer than
@@ -60,7 +60,7 @@ static int do_submit(const BenchctlOptions *opts, bool wait) {
                 return bus_error_exit("submit", &error, r);
         r = sd_bus_message_read(reply, "to", &id, &path);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: submit: cannot parse the reply: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: submit: cannot parse the reply: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
 
