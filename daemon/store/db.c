@@ -57,7 +57,8 @@ static const char *const stmt_sql[_STMT_MAX] = {
         /* [STMT_RUN_BEGIN]: run_begin_sql(), from the spec registry's runs columns. */
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
-                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ? WHERE id = ?",
+                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ?, "
+                "layout_commands = ?, md_chunk_bytes = ?, md_resync_usec = ? WHERE id = ?",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -197,7 +198,7 @@ static const char *run_begin_sql(void) {
         static const char own[] =
                 "job_id, step, device_id, device_name, fs_type, mount_options, environment, started_usec, layout, "
                 "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", partitions, \"partition\", "
-                "status";
+                "md_array, md_resync, status";
         static char sql[4096];
         size_t n = 0, values = 0;
 
@@ -210,7 +211,7 @@ static const char *run_begin_sql(void) {
                         values++;
                 }
         n += (size_t) snprintf(sql + n, sizeof sql - n, "%s) VALUES (", own);
-        values += 18; /* own's but status */
+        values += 20; /* own's but status */
         for (size_t i = 0; i < values; i++)
                 n += (size_t) snprintf(sql + n, sizeof sql - n, "?, ");
         n += (size_t) snprintf(sql + n, sizeof sql - n, "'running')");
@@ -744,6 +745,8 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 bind_null(&b);
                 bind_null(&b);
         }
+        bind_text(&b, run->md_array);
+        bind_text(&b, run->md_resync);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -778,6 +781,16 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
         bind_u64(&b, fs->inodes);
         bind_u64(&b, fs->inodes_free);
         bind_text(&b, fs->fs_commands_json);
+        /* What built the layout under it (an md array): only when there was one. */
+        if (fs->layout_commands && fs->layout_commands[0]) {
+                bind_text(&b, fs->layout_commands);
+                bind_u64(&b, fs->md_chunk_bytes);
+                bind_u64(&b, fs->md_resync_usec);
+        } else {
+                bind_null(&b);
+                bind_null(&b);
+                bind_null(&b);
+        }
         bind_u64(&b, run_id);
         r = binder_done(db, &b);
         if (r < 0)
@@ -787,7 +800,7 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 return r;
         if (sqlite3_changes(db->sqlite) == 0)
                 return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return db_run_set_layout(db, run_id, fs);
+        return 0;
 }
 
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,
