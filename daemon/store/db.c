@@ -376,10 +376,23 @@ static int db_check_version(Db *db, int version) {
         return 0;
 }
 
+/* The rows referring to no row of the table they name (PRAGMA foreign_key_check): counted before and
+ * after each migration, which fails when it made more (foreign keys are not enforced while
+ * migrations run, see db_migrate_all()). Not zero: a user who deleted runs with sqlite3, where
+ * enforcement is off by default, left some, and those do not keep the file from opening. */
+static int db_foreign_key_orphans(Db *db, int64_t *ret) {
+        return db_pragma_int(db, "SELECT count(*) FROM pragma_foreign_key_check", ret);
+}
+
 /* One migration per transaction. The version is re-read inside the write transaction, so two
- * processes opening a fresh file cannot both apply the same migration. */
-static int db_migrate(Db *db) {
+ * processes opening a fresh file cannot both apply the same migration. Foreign keys are not
+ * enforced while migrations run (a pragma that only takes effect outside a transaction): one that
+ * makes a table again (0022) drops the old one, which with enforcement would delete the rows of
+ * every table referring to it; each migration is checked with PRAGMA foreign_key_check instead:
+ * it may not add rows that refer to nothing. */
+static int db_migrate_all(Db *db) {
         for (;;) {
+                int64_t orphans = 0, orphans_after = 0;
                 char pragma[64];
                 int version, r;
 
@@ -395,6 +408,9 @@ static int db_migrate(Db *db) {
                 if (version == db_schema_latest())
                         return db_commit(db);
 
+                r = db_foreign_key_orphans(db, &orphans);
+                if (r < 0)
+                        goto fail;
                 r = db_exec(db, schema_migrations[version]);
                 if (r < 0) {
                         char msg[sizeof(db->error)];
@@ -409,6 +425,14 @@ static int db_migrate(Db *db) {
                 r = db_exec(db, pragma);
                 if (r < 0)
                         goto fail;
+                r = db_foreign_key_orphans(db, &orphans_after);
+                if (r < 0)
+                        goto fail;
+                if (orphans_after > orphans) {
+                        r = db_fail_msg(db, -EBADMSG, "schema migration %d left %" PRIi64 " rows referring to "
+                                        "no row (PRAGMA foreign_key_check)", version + 1, orphans_after - orphans);
+                        goto fail;
+                }
 
                 r = db_commit(db);
                 if (r < 0)
@@ -418,6 +442,17 @@ static int db_migrate(Db *db) {
                 db_rollback(db);
                 return r;
         }
+}
+
+static int db_migrate(Db *db) {
+        int r, k;
+
+        r = db_exec(db, "PRAGMA foreign_keys = OFF");
+        if (r < 0)
+                return r;
+        r = db_migrate_all(db);
+        k = db_exec(db, "PRAGMA foreign_keys = ON");
+        return r < 0 ? r : k;
 }
 
 /* A file made before schema version 8 has no auto-vacuum: turned on once, after its migration,
