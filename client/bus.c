@@ -73,8 +73,12 @@ int bus_error_is_unreachable(const sd_bus_error *error) {
                                       "org.freedesktop.DBus.Error.Spawn.ServiceNotFound");
 }
 
+const char *bus_error_message(const sd_bus_error *error, int r) {
+        return error && error->message ? error->message : strerror(r < 0 ? -r : EIO);
+}
+
 int bus_error_exit(const char *what, const sd_bus_error *error, int r) {
-        const char *msg = error && error->message ? error->message : strerror(r < 0 ? -r : EIO);
+        const char *msg = bus_error_message(error, r);
 
         if (error && bus_error_is_unreachable(error)) {
                 text_fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);

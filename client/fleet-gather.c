@@ -153,7 +153,7 @@ static int gather_import(sd_bus *collector, GatherHost *g, json_object *list) {
                 r = sd_bus_message_read(reply, "tt", &imported, &skipped);
         if (r < 0) {
                 free(g->error_buf);
-                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
+                (void) asprintf(&g->error_buf, "importing its runs: %s", bus_error_message(&error, r));
                 g->error = g->error_buf;
                 return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
         }
@@ -330,7 +330,7 @@ int verb_gather(int argc, char **argv, const BenchctlOptions *opts) {
                 if (r < 0) {
                         /* This host's runs cannot be read: named, and the others go on. */
                         (void) asprintf(&g[i].error_buf, "%s: %s", error.name && !bus_error_is_unreachable(&error) ?
-                                        "refused" : "unreachable", error.message ?: strerror(-r));
+                                        "refused" : "unreachable", bus_error_message(&error, r));
                         g[i].error = g[i].error_buf;
                         if (strncmp(g[i].error, "unreachable", 11) == 0)
                                 ret = BENCHCTL_EXIT_UNREACHABLE;

@@ -86,7 +86,7 @@ static int host_measure(FleetHost *h, char **why) {
                 r = get_clock(h->bus, &remote, &error);
                 t1 = realtime_usec();
                 if (r < 0) {
-                        (void) asprintf(why, "%s", error.message ?: strerror(-r));
+                        (void) asprintf(why, "%s", bus_error_message(&error, r));
                         return r;
                 }
                 if (t1 - t0 < h->rtt_us) {
@@ -106,7 +106,7 @@ static void host_cancel(FleetHost *h) {
         r = sd_bus_call_method(h->bus, BENCHD_BUS_NAME, h->job_path, BENCHD_JOB_IFACE, "Cancel", &error, NULL, "");
         if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable"))
                 text_fprintf(stderr, "benchctl: %s: cancelling job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
+                             bus_error_message(&error, r));
 }
 
 static int host_submit(FleetHost *h, json_object *spec) {
@@ -192,9 +192,9 @@ static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
                 h->lost = true;
                 h->ended = true;
                 free(h->lost_why);
-                h->lost_why = strdup(error.message ?: strerror(-r));
+                h->lost_why = strdup(bus_error_message(&error, r));
                 text_fprintf(stderr, "benchctl: run: lost host %s (job %" PRIu64 "): %s; the other hosts go on\n",
-                             h->name, h->job, error.message ?: strerror(-r));
+                             h->name, h->job, bus_error_message(&error, r));
                 return 0;
         }
         host_note_progress(h, props);
@@ -226,7 +226,7 @@ static int host_start(FleetHost *h, uint64_t start_usec, char *key) {
                                "txtb", t, h->offset_us, h->rtt_us, (int) h->beyond);
         if (r < 0) {
                 text_fprintf(stderr, "benchctl: %s: starting job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
+                             bus_error_message(&error, r));
                 free(key);
                 return r;
         }
@@ -800,7 +800,7 @@ int fleet_cancel(const BenchctlOptions *opts) {
                                                "CancelJob", &error, NULL, "t", job_id);
                         if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable")) {
                                 text_fprintf(stderr, "%s: cancelling job %" PRIu64 ": %s\n", h->name, job_id,
-                                             error.message ?: strerror(-r));
+                                             bus_error_message(&error, r));
                                 if (ret == BENCHCTL_EXIT_OK)
                                         ret = BENCHCTL_EXIT_FAILURE;
                                 continue;
