@@ -308,6 +308,13 @@ static void manager_resume_removals(Manager *m) {
                                   db_last_error(manager_db(m)));
 }
 
+void manager_md_reported(void *userdata) {
+        Manager *m = userdata;
+
+        if (!manager_is_stopping(m))
+                (void) md_leftovers_clean(manager_db(m), "after udev reported it", true);
+}
+
 int manager_load(Manager *m) {
         _cleanup_(saved_jobs_clear) SavedJobs stale = {}, queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
@@ -327,7 +334,7 @@ int manager_load(Manager *m) {
         else if (r < 0)
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
         /* md arrays a worker killed with the previous life left assembled. */
-        (void) md_leftovers_clean(manager_db(m), "at start-up");
+        (void) md_leftovers_clean(manager_db(m), "at start-up", false);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)

@@ -97,6 +97,10 @@ typedef struct DbRun {
         /* Partitions (schema version 20): the job's partitions= and the run's partition of each
          * device; both NULL when partitions is 0. */
         uint32_t partitions, partition;
+        /* The md layouts (schema version 21): the array's name, "benchd-JOB-ENTRY", and its resync
+         * mode ("wait", "assume-clean"), recorded with the run and so before its worker creates the
+         * array (md-leftovers.h finds what a killed worker left by them); NULL for other runs. */
+        const char *md_array, *md_resync;
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -115,13 +119,9 @@ typedef struct DbRunFs {
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
-/* The md layouts (schema version 21, db-md.c): the array's name and resync mode ("wait",
- * "assume-clean") when the run begins, before its worker creates the array; what built it, which
- * db_run_set_fs() stores too when layout_commands is given; the names recorded, newest first (at
- * most 1024, an empty list when none). */
-int db_run_set_md(Db *db, uint64_t run_id, const char *md_array, const char *md_resync);
-int db_run_set_layout(Db *db, uint64_t run_id, const DbRunFs *fs);
-int db_md_arrays_recorded(Db *db, char ***ret);
+/* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
+ * none; with idle, not those of a run still running (whose worker may have its array assembled). */
+int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */
