@@ -452,6 +452,20 @@ static char *members_json(const JobSpec *step) {
         return a ? strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) : NULL;
 }
 
+/* Whether the current run is the last its matrix entry's array serves, so that its worker releases
+ * the members at the end (FS_SETUP md_release: their md superblocks cleared, nothing on the host
+ * assembles the array again): the entry's last step, and its last planned run (until_stddev: its
+ * max_repeats; a job that stops repeating earlier, fails or is cancelled before it leaves the
+ * superblocks, docs/matrices.md "What is left behind"); in rounds, every visit of the entry's last
+ * step, as the next visit makes the array afresh. */
+static bool job_run_releases_md(const Job *j) {
+        size_t i = j->core.step;
+
+        if (i + 1 < j->n_steps && !matrix_step_starts_entry(j->steps, i + 1))
+                return false;
+        return j->core.rounds || j->core.repeat + 1 >= stability_planned_runs(&j->steps[i]);
+}
+
 /* What the worker of a matrix step is to make or mount, on the members as their verdicts found
  * them. Its strings point into the step and the job. */
 static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members,
@@ -488,6 +502,7 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .md_options = md ? step->md_options : NULL,
                 .md_resync = step->md_resync == MD_RESYNC_ASSUME_CLEAN ? PROTO_MD_RESYNC_ASSUME_CLEAN :
                                                                          PROTO_MD_RESYNC_WAIT,
+                .md_release = md && job_run_releases_md(j),
         };
 }
 

@@ -288,6 +288,13 @@ static int proto_send_fs_info(int fd, const ProtoFsInfo *info) {
         return send_frame(fd, r, buf, len);
 }
 
+static int proto_send_fs_released(int fd, const char *commands) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_fs_released(commands, &buf, &len);
+        return send_frame(fd, r, buf, len);
+}
+
 static bool stop_requested(void) {
         return engine_stop_requested();
 }
@@ -450,6 +457,15 @@ static int run_protocol(int fd, uid_t run_as) {
         /* Unmounted before the last frame, so that a note about it can still go out. */
         if (fs_step && fsprep_finish(&prep, &umount_err) != 0)
                 (void) proto_sink_log(&ps_sink, LOG_WARNING, umount_err ?: "cannot unmount the filesystem");
+        /* What released the md array's members, whether it succeeded or not (its exit says). */
+        if (fs_step && prep.md_released) {
+                int k = proto_send_fs_released(fd, prep.md_released);
+
+                if (k < 0)
+                        log_error_errno(k, "cannot send FS_RELEASED: %m");
+                free(prep.md_released);
+                prep.md_released = NULL;
+        }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {
