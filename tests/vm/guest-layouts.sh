@@ -3,9 +3,9 @@
 #
 # In the VM (test-vm-layouts.sh), on its disks /dev/vdc../dev/vdf (vdc, vdd and vde scratch, vdf
 # not), with md and device-mapper in the kernel, mdadm and lvm2 installed:
-#   1. benchd's machine check finds all that the md and LVM layouts need: md-raid10, md-raid5 (on
-#      three devices) and the LVM layouts are refused only as not built by this benchd yet,
-#      md-raid5 on two devices by its level; the devices unchanged;
+#   1. benchd's machine check finds all that the md and LVM layouts need: the LVM layouts are
+#      refused only as not built by this benchd yet, md-raid5 on two devices by its level; the
+#      devices unchanged;
 #   2. an md RAID1 assembled by hand over vde and vdf: benchctl devices lists it with its level and
 #      members; a job on vde (scratch) is refused as held by the array, on vdf too, and neither
 #      changes; once the array is stopped, vdf (not scratch) is refused for its RAID member
@@ -25,7 +25,9 @@
 #      array, then a restart: benchd stops the array at start-up. After each, /proc/mdstat has none
 #      of benchd's arrays (waited for up to 30 s after udev settled: the killed worker's members keep
 #      their superblock, which the guest's udev rules may assemble again, and benchd stops that too,
-#      when udev reports it) and nothing holds the disks.
+#      when udev reports it) and nothing holds the disks;
+#   7. md-raid5 over vdc, vdd and vde and md-raid10 over vdc and vdd, ext4 on each (size=8M writes):
+#      each run records its level's array, chunk and commands; nothing assembled afterwards.
 . "$SOURCE_ROOT/tests/integration/lib.sh"
 
 require_root
@@ -66,12 +68,10 @@ refused() {
 
 log "1. md and LVM found on this kernel"
 before="$(sum $D1) $(sum $D2) $(sum $D3)"
-for layout in md-raid10 lvm md-raid1+lvm; do
+for layout in lvm md-raid1+lvm; do
         refused InvalidSpec "layout: $layout is not supported by this benchd yet" filesystems=ext4 layout="$layout" \
                 devices="$D1,$D2"
 done
-refused InvalidSpec "layout: md-raid5 is not supported by this benchd yet" filesystems=ext4 layout=md-raid5 \
-        devices="$D1,$D2,$D3"
 refused InvalidSpec "layout: md-raid5 needs at least 3 devices, devices has 2" filesystems=ext4 layout=md-raid5 \
         devices="$D1,$D2"
 assert_eq "$before" "$(sum $D1) $(sum $D2) $(sum $D3)" "the devices after the refusals"
@@ -111,7 +111,7 @@ udevadm settle --timeout=30 || true
 s4=$(sum $D4)
 refused Unsafe "vdf carries a RAID member signature (linux_raid_member" filesystems=ext4 devices="$D4"
 assert_eq "$s4" "$(sum $D4)" "vdf after the refusal"
-# The hand-made array's superblocks go: udev would assemble them again.
+# vde is a member of md-raid5 below: the hand-made array's superblocks go.
 mdadm --zero-superblock "$D3" "$D4" >>"$TEST_DIR/mdadm.log" 2>&1 || fail "mdadm --zero-superblock failed"
 udevadm settle --timeout=30 || true
 
@@ -278,4 +278,28 @@ disks_free || fail "vdc or vdd still held after the restart: $(show_md)"
 grep -a "md array" "$BENCHD_LOG" >&2 || true
 cat /proc/mdstat >&2
 
+log "7. md-raid5 over vdc, vdd and vde, md-raid10 over vdc and vdd"
+for spec in "md-raid5 $D1,$D2,$D3 assume-clean" "md-raid10 $D1,$D2 wait"; do
+        read -r layout devs resync <<<"$spec"
+        out=$(benchctl run --workload write --set filesystems=ext4 --set layout="$layout" --set devices="$devs" \
+                --set destructive=true --set size=8M --set md_resync="$resync" 2>&1) ||
+                fail "the $layout job failed: $out $(tail -n 20 "$BENCHD_LOG")"
+        job=$(sql "select max(id) from jobs")
+        assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the $layout job"
+        assert_eq "$layout|benchd-$job-0|$resync" "$(sql "select layout, md_array, md_resync from runs where job_id = $job")" \
+                "the $layout run's array"
+        level=${layout#md-raid}
+        cmd=$(sql "select json_extract(layout_commands, '\$[0].command') from runs where job_id = $job")
+        assert_contains "$cmd" "mdadm --create /dev/md/benchd-$job-0 --config=none --homehost=benchd --run --level=$level" \
+                "the $layout run's mdadm command"
+        assert_contains "$(sql "select json_extract(layout_commands, '\$[#-1].command') from runs where job_id = $job")" \
+                "mdadm --zero-superblock" "the $layout run's release"
+        chunk=$(sql "select md_chunk_bytes from runs where job_id = $job")
+        [ "$chunk" -gt 0 ] || fail "the $layout run records no chunk size ($chunk)"
+        log "$layout: chunk $chunk bytes, resync $(sql "select md_resync_usec from runs where job_id = $job") us"
+        udevadm settle --timeout=30 || true
+        no_benchd_arrays || fail "the $layout job left an array: $(show_md)"
+        # shellcheck disable=SC2086
+        no_md_superblocks ${devs//,/ } || fail "the $layout job left md superblocks"
+done
 log "ok"
