@@ -456,7 +456,7 @@ static char *members_json(const JobSpec *step) {
  * the members at the end (FS_SETUP md_release: their md superblocks cleared, nothing on the host
  * assembles the array again): the entry's last step, and its last planned run (until_stddev: its
  * max_repeats; a job that stops repeating earlier, fails or is cancelled before it leaves the
- * superblocks, docs/matrices.md "What is left behind"); in rounds, every visit of the entry's last
+ * superblocks, docs/matrices.md "How an md entry runs"); in rounds, every visit of the entry's last
  * step, as the next visit makes the array afresh. */
 static bool job_run_releases_md(const Job *j) {
         size_t i = j->core.step;
