@@ -888,3 +888,21 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         (void) fsprep_finish(&p, NULL);
         return r;
 }
+
+/* ---- --try-md-options ---- */
+
+int fsprep_try_md(const char *layout, const char *md_options, unsigned n_members, const FsPrepOptions *opts,
+                  char **reterr) {
+        FsPrep p = {};
+        int r;
+
+        /* In a namespace and on a tmpfs of its own, as a filesystem step's mdadm: its root goes with
+         * them. */
+        r = enter_namespace(reterr);
+        if (r >= 0)
+                r = mount_tmpfs(&p, UINT64_C(16) << 20, reterr);
+        if (r >= 0)
+                r = layout_md_try(layout, md_options, n_members, opts, reterr);
+        (void) fsprep_finish(&p, NULL);
+        return r;
+}

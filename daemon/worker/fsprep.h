@@ -77,6 +77,10 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
  * in *reterr when not 0. */
 int fsprep_finish(FsPrep *p, char **reterr);
 
+/* --try-md-options: layout_md_try() in a mount namespace and tmpfs of its own. */
+int fsprep_try_md(const char *layout, const char *md_options, unsigned n_members, const FsPrepOptions *opts,
+                  char **reterr);
+
 /* --try-mkfs: mkfs as fsprep_setup() would run it, on n_members sparse images of
  * fsprep_try_image_size(size). 0 when it succeeded; -EINVAL with "mkfs.FS rejected the options
  * '...': <its output>" when it did not; other errors with a message. Needs CAP_SYS_ADMIN. */

@@ -251,7 +251,7 @@ static int run_mdadm(const char *program, char **argv, char *const *member_names
                 .programs = programs,
                 .devices = devices,
                 .n_devices = n,
-                .md = true,
+                .md = n > 0,    /* a trial (no members) needs nothing of the host's /sys */
         };
         Sandbox sb = { .path = program, .argv = argv, .stop_requested = opts ? opts->stop_requested : NULL };
         int r;
@@ -411,6 +411,45 @@ int layout_md_release(char *const *member_names, const dev_t *member_devs, uint3
                             summary ?: "no output");
         }
         return 0;
+}
+
+int layout_md_try(const char *layout, const char *md_options, unsigned n, const FsPrepOptions *opts, char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *program = NULL;
+        char *nodes[PROTO_FS_MEMBERS_MAX], node_buf[PROTO_FS_MEMBERS_MAX][64];
+        ProtoFsSetup setup = {
+                .layout = (char *) layout, .md_name = (char *) LAYOUT_MD_TRY_NAME, .md_options = (char *) md_options,
+        };
+        int r;
+
+        if (n < 2 || n > PROTO_FS_MEMBERS_MAX)
+                return fail(reterr, -EINVAL, "an md array has 2 to %u members, not %u", PROTO_FS_MEMBERS_MAX, n);
+        r = find_mdadm(&program, reterr);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(node_buf[i], sizeof(node_buf[i]), LAYOUT_MD_TRY_MEMBER "%u", i);
+                nodes[i] = node_buf[i];
+        }
+        r = layout_md_argv(&setup, true, nodes, n, &argv);
+        if (r < 0)
+                return fail(reterr, r, "cannot build the command line of mdadm for %s: %s", layout, strerror(-r));
+        /* No member node in its root: nothing there for mdadm to open, let alone write. */
+        r = run_mdadm(program, argv, NULL, NULL, 0, opts, &res, reterr);
+        if (r < 0)
+                return r;
+        /* It took the options when what stopped it is the first member it was given. */
+        if (res.output && strstr(res.output, "cannot open " LAYOUT_MD_TRY_MEMBER "0"))
+                return 0;
+        {
+                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+
+                return fail(reterr, -EINVAL, "mdadm rejected md_options '%s' for %s over %u devices (%s %d): %s",
+                            md_options, layout, n, WIFEXITED(res.status) ? "exit" : "signal",
+                            WIFEXITED(res.status) ? WEXITSTATUS(res.status) : WTERMSIG(res.status),
+                            summary ?: "no output");
+        }
 }
 
 void md_array_clear(MdArray *a) {

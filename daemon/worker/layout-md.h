@@ -66,4 +66,12 @@ int layout_md_stop(MdArray *a, char **reterr);
  * -EIO with a message quoting it). */
 int layout_md_release(char *const *member_names, const dev_t *member_devs, uint32_t n, const FsPrepOptions *opts,
                       char **ret_commands, char **reterr);
+/* md_options tried beforehand (benchd-worker --try-md-options, SubmitJob's trial): `mdadm --create`
+ * with the array's argv as layout_md_argv() makes it for n members, in a root that holds no device
+ * node at all and is given member paths that do not exist (LAYOUT_MD_TRY_MEMBER0, ...): mdadm checks
+ * its options before it opens a member, so "cannot open LAYOUT_MD_TRY_MEMBER0" is its yes and any
+ * other complaint its no. Nothing is created or opened. 0, or -EINVAL with a message quoting mdadm. */
+#define LAYOUT_MD_TRY_NAME "benchd-0-0"
+#define LAYOUT_MD_TRY_MEMBER "/dev/benchd-trial-absent-"
+int layout_md_try(const char *layout, const char *md_options, unsigned n, const FsPrepOptions *opts, char **reterr);
 void md_array_clear(MdArray *a);

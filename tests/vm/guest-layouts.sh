@@ -74,6 +74,9 @@ for layout in lvm md-raid1+lvm; do
 done
 refused InvalidSpec "layout: md-raid5 needs at least 3 devices, devices has 2" filesystems=ext4 layout=md-raid5 \
         devices="$D1,$D2"
+# md_options mdadm itself refuses, tried beforehand and quoted.
+refused InvalidSpec "md_options: mdadm rejected md_options '--layout=f2' for md-raid5 over 3 devices (exit 2): mdadm: layout f2 not understood for raid5" \
+        filesystems=ext4 layout=md-raid5 devices="$D1,$D2,$D3" md_options=--layout=f2
 assert_eq "$before" "$(sum $D1) $(sum $D2) $(sum $D3)" "the devices after the refusals"
 # What benchd refuses of md_options as mdadm would, mdadm refuses too: a chunk size for RAID1, an
 # internal bitmap for RAID0 (so the rule in spec-matrix.c is mdadm's, not a guess).
