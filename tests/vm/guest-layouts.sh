@@ -182,6 +182,8 @@ assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and not (md_
         and json_extract(layout_commands, '\$[0].usec') > 0 and mkfs_command like 'mkfs.% /dev/md%')")" \
         "runs without their array's record"
 log "entry 0 resync waited $(sql "select md_resync_usec from runs where job_id = $job and step = 0") us; mdadm said: $(sql "select json_extract(layout_commands, '\$[0].output') from runs where job_id = $job and step = 0")"
+# A resync waited for has its own allowance, stated in the job's log (not mkfs's 15 minutes).
+assert_contains "$(cat "$BENCHD_LOG")" "the initial resync of benchd-$job-0 may take up to" "the resync's allowance"
 # Each entry's last run: the release of the members after the array's own command.
 assert_eq "0|mdadm --zero-superblock /dev/vdc /dev/vdd|0
 1|mdadm --zero-superblock /dev/vdc /dev/vdd|0" \
