@@ -282,6 +282,9 @@ wait_for 30 no_benchd_arrays || fail "an array of benchd's is assembled 30 s aft
 disks_free || fail "vdc or vdd still held after the restart: $(show_md)"
 grep -a "md array" "$BENCHD_LOG" >&2 || true
 cat /proc/mdstat >&2
+# md's own resync speed again for what follows (slow_resync's defer restores it at the end too).
+echo "$SPEED_MIN" >/proc/sys/dev/raid/speed_limit_min
+echo "$SPEED_MAX" >/proc/sys/dev/raid/speed_limit_max
 
 log "7. md-raid5 over vdc, vdd and vde, md-raid10 over vdc and vdd"
 for spec in "md-raid5 $D1,$D2,$D3 assume-clean" "md-raid10 $D1,$D2 wait"; do
