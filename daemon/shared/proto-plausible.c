@@ -992,25 +992,3 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
                 return 0;
         return check_result_histogram(r, hist, n_hist, count, reterr);
 }
-
-/* ---- text ---- */
-
-void proto_text_sanitize(char *s) {
-        char *r = s, *w = s;
-
-        if (!s)
-                return;
-        while (*r) {
-                size_t n = utf8_char_len(r);
-
-                if (n == 0 || utf8_is_control(r, n)) {
-                        *w++ = '?';
-                        r += MAX(n, (size_t) 1);
-                } else {
-                        memmove(w, r, n);
-                        w += n;
-                        r += n;
-                }
-        }
-        *w = 0;
-}

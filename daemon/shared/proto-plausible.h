@@ -188,7 +188,3 @@ int proto_steady_state_plausible(ProtoTally *t, const ProtoSteadyState *m, const
 /* hist: every HISTOGRAM entry accepted so far (the tally's), in order. The tally is not changed. */
 int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
                            size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr);
-
-/* Worker text goes into D-Bus strings (UTF-8 only) and logs: keeps valid UTF-8, replaces each
- * invalid byte and each control character (C0, DEL, C1) with '?'. In place; never longer. */
-void proto_text_sanitize(char *s);

@@ -443,6 +443,10 @@ int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
 int proto_decode_fs_released(const ProtoFrame *f, char **ret);
 /* True for a name PHASE_RESULT may carry. */
 bool proto_phase_name_valid(const char *name);
+/* Worker text goes into D-Bus strings (UTF-8 only) and logs: keeps valid UTF-8, replaces each
+ * invalid byte and each control character (C0, DEL, C1) with '?' (a LOG's or ERROR's text before
+ * it is shown). In place; never longer. */
+void proto_text_sanitize(char *s);
 
 /* Where `benchd-worker --try-mkfs` keeps its image files, as the tool sees them: the one absolute
  * path a trial's message may name (benchd replaces every other; daemon/jobs/mkfs-trial.h). */
