@@ -122,6 +122,10 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 /* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
  * none; with idle, not those of a run still running (whose worker may have its array assembled). */
 int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
+/* Appends the JSON array commands (what released an md array's members at the end of the entry's
+ * last step: mdadm --zero-superblock) to the run's layout_commands. -ENOENT: no such run, or
+ * commands is not a JSON array. */
+int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

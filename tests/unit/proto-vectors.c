@@ -160,7 +160,7 @@ int main(void) {
                         .expect_uuid = (char *) "", .n_members = 2, .members = members,
                         .partitions = 3, .partition = 2,
                         .md_name = (char *) "benchd-12-3", .md_options = (char *) "--bitmap=none",
-                        .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN,
+                        .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN, .md_release = 1,
                 };
                 r = proto_encode_fs_setup(&m, &buf, &len);
                 f = json_object_new_object();
@@ -185,6 +185,7 @@ int main(void) {
                 json_object_object_add(f, "md_name", str(m.md_name));
                 json_object_object_add(f, "md_options", str(m.md_options));
                 json_object_object_add(f, "md_resync", u64(m.md_resync));
+                json_object_object_add(f, "md_release", u64(m.md_release));
                 add("fs_setup", PROTO_FS_SETUP, r, buf, len, f);
         }
         {
@@ -232,6 +233,15 @@ int main(void) {
                 json_object_object_add(f, "md_chunk_bytes", u64(m.md_chunk_bytes));
                 json_object_object_add(f, "md_resync_usec", u64(m.md_resync_usec));
                 add("fs_info", PROTO_FS_INFO, r, buf, len, f);
+        }
+        {
+                const char *commands = "[{\"command\":\"mdadm --zero-superblock /dev/loop3\",\"usec\":7,"
+                                       "\"exit\":0,\"output\":\"\"}]";
+
+                r = proto_encode_fs_released(commands, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "commands", str(commands));
+                add("fs_released", PROTO_FS_RELEASED, r, buf, len, f);
         }
 
         json_object_object_add(top, "magic", u64(PROTO_MAGIC));

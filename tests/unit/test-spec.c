@@ -2364,8 +2364,8 @@ static const struct {
         /* No module index to ask (a container): assumed. */
         { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" } },
           { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
-        /* md and LVM: what is missing; when nothing is, md-raid0 and md-raid1 go on to the devices'
-         * checks, and the others are "not yet". */
+        /* md and LVM: what is missing; when nothing is, the md layouts go on to the devices' checks,
+         * and the LVM ones are "not yet". */
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
           "layout: md-raid1 needs the kernel's md RAID (/proc/mdstat absent, no module directory for this "
           "kernel); mdadm (not installed; Debian package mdadm): this machine cannot do it; use a kernel and "
@@ -2385,8 +2385,11 @@ static const struct {
           { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL, "not a block device" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid10.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
-          { "filesystems=ext4", "layout=md-raid10", NULL }, -EOPNOTSUPP,
-          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0 or md-raid1" },
+          { "filesystems=ext4", "layout=md-raid10", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid456.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
+          "not a block device" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
@@ -2400,7 +2403,8 @@ static const struct {
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" } },
           { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "layout: lvm needs lvm (not installed" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
-          { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet" },
+          { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet; "
+          "use layout=single, md-raid0, md-raid1, md-raid5 or md-raid10" },
         /* md-raid1+lvm needs both, and says all that is missing. */
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
           { "filesystems=ext4", "layout=md-raid1+lvm", NULL }, -EINVAL,
