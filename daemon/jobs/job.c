@@ -458,11 +458,17 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                          char md_name[static PROTO_FS_MD_NAME_MAX + 1], ProtoFsSetup *ret) {
         const JobSpec *step = &j->steps[j->core.step];
         const char *fs = step->filesystems[0];
-        bool make = job_run_makes_fs(j), md = step->layout >= 0 && layout_is_md(step->layout);
+        bool make = job_run_makes_fs(j), md = step->layout >= 0 && layout_is_md(step->layout),
+             lvm = step->layout >= 0 && layout_is_lvm(step->layout);
+        /* An LVM entry's last step (each step of a matrix runs once per visit of its entry: in rounds
+         * the entry's steps run together, without rounds each step once): its volume group is
+         * removed after it, not only deactivated. */
+        bool last = j->core.step + 1 >= j->n_steps || matrix_step_starts_entry(j->steps, j->core.step + 1);
 
-        /* The entry's array: one name for all its steps, which assemble what its first made. */
+        /* The entry's array or volume group: one name for all its steps, which assemble or activate
+         * what its first made. */
         md_name[0] = 0;
-        if (md)
+        if (md || lvm)
                 snprintf(md_name, PROTO_FS_MD_NAME_MAX + 1, "benchd-%" PRIu64 "-%" PRIu32, j->id,
                          matrix_step_entry(j->steps, j->core.step));
 
@@ -488,6 +494,9 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .md_options = md ? step->md_options : NULL,
                 .md_resync = step->md_resync == MD_RESYNC_ASSUME_CLEAN ? PROTO_MD_RESYNC_ASSUME_CLEAN :
                                                                          PROTO_MD_RESYNC_WAIT,
+                .lvm_options = lvm ? step->lvm_options : NULL,
+                .lv_size = lvm ? step->lv_size : 0,
+                .layout_flags = lvm && last ? PROTO_FS_LAYOUT_REMOVE : 0,
         };
 }
 
@@ -579,7 +588,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         }
         /* The array's name is recorded before the worker may create it: what a killed worker left is
          * found from it (md-leftovers.h). Without the record the step does not start. */
-        if (md_name[0]) {
+        if (md_name[0] && layout_is_md(step->layout)) {
                 r = db_run_set_md(j->ctx->db, run_id, md_name, md_resync_to_string(step->md_resync));
                 if (r < 0) {
                         if (asprintf(text, "cannot record the md array %s of run %" PRIu64 ": %s", md_name, run_id,
@@ -589,6 +598,23 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                                                     NULL) < 0)
                                 (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "cannot record the md array",
                                                      NULL);
+                        if (db_error_is_transient(r))
+                                return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
+                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN,
+                                            .text = *text };
+                }
+        }
+        /* So is the volume group's (lvm-leftovers.h). */
+        if (md_name[0] && layout_is_lvm(step->layout)) {
+                r = db_run_set_lvm(j->ctx->db, run_id, md_name);
+                if (r < 0) {
+                        if (asprintf(text, "cannot record the volume group %s of run %" PRIu64 ": %s", md_name,
+                                     run_id, strerror(-r)) < 0)
+                                *text = NULL;
+                        if (db_queue_add_run_finish(j->store, run_id, "failed", *text ?: "cannot record the volume "
+                                                    "group", NULL) < 0)
+                                (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "cannot record the volume "
+                                                     "group", NULL);
                         if (db_error_is_transient(r))
                                 return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
                         return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN,

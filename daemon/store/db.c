@@ -787,7 +787,10 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 return r;
         if (sqlite3_changes(db->sqlite) == 0)
                 return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return db_run_set_layout(db, run_id, fs);
+        r = db_run_set_layout(db, run_id, fs);
+        if (r < 0)
+                return r;
+        return db_run_set_lv(db, run_id, fs);
 }
 
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,

@@ -111,6 +111,8 @@ typedef struct DbRunFs {
         /* The layout under the filesystem (schema version 21): NULL or "" when none. */
         const char *layout_commands;
         uint64_t md_chunk_bytes, md_resync_usec;
+        /* The logical volume of an LVM layout (schema version 22): 0 when none. */
+        uint64_t lv_extents, lv_bytes;
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
@@ -122,6 +124,14 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 int db_run_set_md(Db *db, uint64_t run_id, const char *md_array, const char *md_resync);
 int db_run_set_layout(Db *db, uint64_t run_id, const DbRunFs *fs);
 int db_md_arrays_recorded(Db *db, char ***ret);
+
+/* The LVM layouts (schema version 22, db-lvm.c): the volume group's name ("benchd-JOB-ENTRY") when
+ * the run begins, before its worker creates or activates it; the logical volume's extents and
+ * bytes, which db_run_set_fs() stores too when given (0: nothing stored); the names recorded,
+ * newest first (at most 1024, an empty list when none). */
+int db_run_set_lvm(Db *db, uint64_t run_id, const char *vg);
+int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
+int db_lvm_vgs_recorded(Db *db, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

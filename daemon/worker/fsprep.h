@@ -53,6 +53,13 @@ typedef struct FsPrep {
         /* The md array under the filesystem (layout-md.h), stopped by fsprep_finish(): its kernel
          * name, "" when none. */
         char md_name[32];
+        /* The volume group under it (layout-lvm.h), deactivated by fsprep_finish() before the array
+         * is stopped, and removed with lvm_remove: its name ("" when none) and physical volumes. */
+        char lvm_vg[PROTO_FS_MD_NAME_MAX + 1];
+        char lvm_pvs[PROTO_FS_MEMBERS_MAX][32];
+        dev_t lvm_pv_devs[PROTO_FS_MEMBERS_MAX];
+        uint32_t n_lvm_pvs;
+        bool lvm_remove;
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs

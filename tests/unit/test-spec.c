@@ -2378,7 +2378,7 @@ static const struct {
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid10.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid10", NULL }, -EOPNOTSUPP,
-          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0 or md-raid1" },
+          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0, md-raid1 or lvm" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
@@ -2392,7 +2392,7 @@ static const struct {
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" } },
           { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "layout: lvm needs lvm (not installed" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
-          { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet" },
+          { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "not a block device" },
         /* md-raid1+lvm needs both, and says all that is missing. */
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
           { "filesystems=ext4", "layout=md-raid1+lvm", NULL }, -EINVAL,
