@@ -4,7 +4,7 @@
 # In the VM (test-vm-lvm.sh), on its disks /dev/vdc../dev/vde (vdc and vdd scratch, vde not), with
 # device-mapper in the kernel and lvm2 installed:
 #   1. the seed's LVM comparison, shortened: ext4 against btrfs on layout=lvm over vdc and vdd
-#      (dd profile, size=8M, lv_size=96M), each run recording its group (benchd-JOB-ENTRY), the
+#      (dd profile, size=8M, lv_size=160M: btrfs wants 109 MiB at least), each run recording its group (benchd-JOB-ENTRY), the
 #      commands that built it (pvcreate, vgcreate, lvcreate; vgchange at a later step), the
 #      volume's extents and size; after the job no volume active (dmsetup ls), no physical volume
 #      left (pvs) and nothing holding the disks; compare --job;
@@ -60,7 +60,7 @@ refused() {
 
 log "1. ext4 against btrfs on layout=lvm over vdc and vdd (dd profile)"
 out=$(benchctl run --profile dd --set filesystems=ext4,btrfs --set layout=lvm --set devices="$D1,$D2" \
-        --set destructive=true --set size=8M --set lv_size=96M 2>&1) ||
+        --set destructive=true --set size=8M --set lv_size=160M 2>&1) ||
         fail "the lvm job failed: $out $(tail -n 30 "$BENCHD_LOG")"
 job=$(sql "select max(id) from jobs")
 assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the lvm job"
@@ -73,11 +73,11 @@ cmds=$(sql "select group_concat(json_extract(c.value, '\$.command'), '
 ') from runs, json_each(runs.layout_commands) as c where runs.id = $first")
 assert_eq "lvm pvcreate --yes /dev/vdc /dev/vdd
 lvm vgcreate --yes --setautoactivation n benchd-$job-0 /dev/vdc /dev/vdd
-lvm lvcreate --yes --wipesignatures y --name lv --size 100663296b benchd-$job-0" "$cmds" "the commands of entry 0"
+lvm lvcreate --yes --wipesignatures y --name lv --size 167772160b benchd-$job-0" "$cmds" "the commands of entry 0"
 assert_eq "0" "$(sql "select count(*) from runs r, json_each(r.layout_commands) as c where r.job_id = $job
         and (json_extract(c.value, '\$.exit') != 0 or json_extract(c.value, '\$.usec') <= 0)")" \
         "commands that failed or took no time"
-assert_eq "24|100663296" "$(sql "select distinct lv_extents, lv_bytes from runs where job_id = $job")" \
+assert_eq "40|167772160" "$(sql "select distinct lv_extents, lv_bytes from runs where job_id = $job")" \
         "the volume's extents (4 MiB each) and size"
 assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and mkfs_command not like 'mkfs.% /dev/dm-%'")" \
         "runs whose filesystem is not on the volume"
@@ -87,7 +87,7 @@ disks_free || fail "vdc or vdd still held after the lvm job: $(show_dm)"
 for d in "$D1" "$D2"; do
         assert_eq "" "$(blkid -p -o value -s TYPE "$d" || true)" "the signature left on $d after the job"
 done
-echo "### benchctl compare --job $job (ext4 vs btrfs on lvm over vdc, vdd, lv_size=96M; dd profile, size=8M)"
+echo "### benchctl compare --job $job (ext4 vs btrfs on lvm over vdc, vdd, lv_size=160M; dd profile, size=8M)"
 benchctl compare --job "$job"
 
 log "2. bad input"
