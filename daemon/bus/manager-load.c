@@ -309,6 +309,13 @@ static void manager_resume_removals(Manager *m) {
                                   db_last_error(manager_db(m)));
 }
 
+void manager_md_reported(void *userdata) {
+        Manager *m = userdata;
+
+        if (!manager_is_stopping(m))
+                (void) md_leftovers_clean(manager_db(m), "after udev reported it", true);
+}
+
 int manager_load(Manager *m) {
         _cleanup_(saved_jobs_clear) SavedJobs stale = {}, queued = {};
         uint64_t now = now_usec(CLOCK_REALTIME);
@@ -330,7 +337,7 @@ int manager_load(Manager *m) {
         /* Logical volumes a worker killed with the previous life left active, then md arrays it left
          * assembled (an md-raid1+lvm array is held by its volume until that goes). */
         (void) lvm_leftovers_clean(manager_db(m), "at start-up");
-        (void) md_leftovers_clean(manager_db(m), "at start-up");
+        (void) md_leftovers_clean(manager_db(m), "at start-up", false);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)

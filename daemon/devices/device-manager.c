@@ -510,6 +510,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         const DeviceTables *shared = &tables;
         DeviceManager *m = userdata;
         struct udev_device *u;
+        bool md = false;
         int r;
 
         /* One read of mountinfo and /proc/swaps for every device of this wake-up and the refresh
@@ -532,8 +533,10 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 if (streq_ptr(action, "remove")) {
                         if (name)
                                 inventory_remove(m, name);
-                } else
+                } else {
                         (void) inventory_update(m, u, shared);
+                        md = md || (name && strncmp(name, "md", 2) == 0);
+                }
                 udev_device_unref(u);
         }
         if (errno == ENOBUFS) {
@@ -545,6 +548,8 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         inventory_refresh_dynamic(m, shared);
+        if (md && m->callbacks.md_reported)
+                m->callbacks.md_reported(m->callbacks.userdata);
         return 0;
 }
 

@@ -38,6 +38,8 @@ typedef struct DeviceAppearance {
 /* What the inventory tells its owner; all may be NULL. */
 typedef struct DeviceCallbacks {
         void (*appeared)(const DeviceAppearance *a, void *userdata);
+        /* udev added or changed an md device (once a wake-up, after its events are taken in). */
+        void (*md_reported)(void *userdata);
         void *userdata;
 } DeviceCallbacks;
 

@@ -125,7 +125,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) md_leftovers_clean(j->ctx->db, when);
+                (void) md_leftovers_clean(j->ctx->db, when, false);
         }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {

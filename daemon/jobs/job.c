@@ -575,6 +575,12 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 .steady_state_asked = step->steady_state != STEADY_STATE_NONE,
                 .partitions = matrix ? step->partitions : 0,
                 .partition = matrix ? step->partition : 0,
+                /* The array's name is recorded with the run, before the worker may create it: what a
+                 * killed worker left is found from it (md-leftovers.h). */
+                .md_array = md_name[0] && layout_is_md(step->layout) ? md_name : NULL,
+                .md_resync = md_name[0] && layout_is_md(step->layout) ? md_resync_to_string(step->md_resync) : NULL,
+                /* So is the volume group's (lvm-leftovers.h). */
+                .lvm_vg = md_name[0] && layout_is_lvm(step->layout) ? md_name : NULL,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
         if (have_ti)
@@ -585,41 +591,6 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         if (r < 0) {
                 *text = strdup(strerror(-r));
                 return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN, .text = *text };
-        }
-        /* The array's name is recorded before the worker may create it: what a killed worker left is
-         * found from it (md-leftovers.h). Without the record the step does not start. */
-        if (md_name[0] && layout_is_md(step->layout)) {
-                r = db_run_set_md(j->ctx->db, run_id, md_name, md_resync_to_string(step->md_resync));
-                if (r < 0) {
-                        if (asprintf(text, "cannot record the md array %s of run %" PRIu64 ": %s", md_name, run_id,
-                                     strerror(-r)) < 0)
-                                *text = NULL;
-                        if (db_queue_add_run_finish(j->store, run_id, "failed", *text ?: "cannot record the md array",
-                                                    NULL) < 0)
-                                (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "cannot record the md array",
-                                                     NULL);
-                        if (db_error_is_transient(r))
-                                return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
-                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN,
-                                            .text = *text };
-                }
-        }
-        /* So is the volume group's (lvm-leftovers.h). */
-        if (md_name[0] && layout_is_lvm(step->layout)) {
-                r = db_run_set_lvm(j->ctx->db, run_id, md_name);
-                if (r < 0) {
-                        if (asprintf(text, "cannot record the volume group %s of run %" PRIu64 ": %s", md_name,
-                                     run_id, strerror(-r)) < 0)
-                                *text = NULL;
-                        if (db_queue_add_run_finish(j->store, run_id, "failed", *text ?: "cannot record the volume "
-                                                    "group", NULL) < 0)
-                                (void) db_run_finish(j->ctx->db, run_id, "failed", *text ?: "cannot record the volume "
-                                                     "group", NULL);
-                        if (db_error_is_transient(r))
-                                return (JobEvent) { .type = JOB_EVENT_STORE_FAILED, .error = r };
-                        return (JobEvent) { .type = JOB_EVENT_STEP_REFUSED, .refusal = JOB_REFUSED_RUN,
-                                            .text = *text };
-                }
         }
         job_store_ok(j);
         /* A later step (or repeat) of a matrix entry runs on the filesystem its first run made: its

@@ -3,7 +3,7 @@
  * Logical volumes a killed worker left active (docs/matrices.md "How an LVM entry runs"). A worker
  * deactivates its volume group when its step ends (daemon/worker/layout-lvm.h); one killed with
  * SIGKILL, or with benchd, cannot. benchd records each group's name, benchd-JOB-ENTRY, in the run's
- * row before the worker creates or activates it (runs.lvm_vg, schema/0022-lvm-layout.sql), and
+ * row before the worker creates or activates it (runs.lvm_vg, schema/0023-lvm-layout.sql), and
  * after each LVM step and at start-up removes every device-mapper device whose name is the one
  * logical volume of one of the recorded groups: "benchd--JOB--ENTRY-lv" (device-mapper doubles the
  * dashes of the group's name and joins group and volume with one) with a uuid of LVM's

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * md arrays a killed worker left (md-leftovers.h). Blocking reads of 4 KiB from each member of an
- * md device: done where benchd starts and where a worker of an md step has ended, both rare.
+ * md device: done where benchd starts, where a worker of an md step has ended and when udev reports
+ * an md device, all rare.
  */
 #include <dirent.h>
 #include <endian.h>
@@ -114,11 +115,6 @@ static int md_device_is_ours(const char *root, const char *md, char *const *name
         return 1;
 }
 
-/* How long md_stop() keeps trying an array that is open: a reader that comes and goes, such as udev's
- * blkid probe after the array changed, holds it for a moment. */
-#define MD_STOP_BUSY_TRIES 50
-#define MD_STOP_BUSY_PAUSE_USEC 100000
-
 static int md_stop(const char *root, const char *md) {
         _cleanup_close_ int fd = -EBADF;
         char path[PATH_MAX];
@@ -127,13 +123,9 @@ static int md_stop(const char *root, const char *md) {
         fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
-        for (unsigned i = 0;; i++) {
-                if (write(fd, "clear", 5) >= 0)
-                        return 0;
-                if (errno != EBUSY || i + 1 >= MD_STOP_BUSY_TRIES)
-                        return -errno;
-                (void) usleep(MD_STOP_BUSY_PAUSE_USEC);
-        }
+        if (write(fd, "clear", 5) < 0)
+                return -errno;
+        return 0;
 }
 
 int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover **ret, size_t *ret_n) {
@@ -169,13 +161,13 @@ int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover
         return 0;
 }
 
-int md_leftovers_clean(Db *db, const char *when) {
+int md_leftovers_clean(Db *db, const char *when, bool idle) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ MdLeftover *list = NULL;
         size_t n = 0;
         int r, stopped = 0;
 
-        r = db_md_arrays_recorded(db, &names);
+        r = db_md_arrays_recorded(db, idle, &names);
         if (r < 0)
                 return log_warning_errno(r, "cannot read the md arrays benchd recorded (%s) %s: md arrays a killed "
                                          "worker left stay assembled", db_last_error(db), when);
@@ -194,8 +186,9 @@ int md_leftovers_clean(Db *db, const char *when) {
                 } else
                         log_warning_errno(list[i].stop_error, "md array %s (/dev/%s) was left assembled by a killed "
                                           "worker and cannot be stopped %s: %m%s", list[i].name, list[i].device, when,
-                                          list[i].stop_error == -EBUSY ? " (it stayed open for 5 s; benchd tries again "
-                                          "after the next md step and at start-up)" : "");
+                                          list[i].stop_error == -EBUSY ? " (it is still open; benchd tries again "
+                                          "when udev next reports an md device, after the next md step and at "
+                                          "start-up)" : "");
         }
         return stopped;
 }

@@ -46,5 +46,8 @@ int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover
 typedef struct Db Db;
 
 /* The names db recorded, then md_leftovers_stop() on the host, each array stopped or not logged
- * (when: "at start-up", "after job 4's step"). The number stopped, or -errno. */
-int md_leftovers_clean(Db *db, const char *when);
+ * (when: "at start-up", "after job 4's step"). With idle, not the arrays of runs still running: for
+ * when udev reports an md device, which may be a running step's array or one the host's own
+ * incremental assembly (mdadm -I from udev's rules) made again of a member benchd left. The number
+ * stopped, or -errno. */
+int md_leftovers_clean(Db *db, const char *when, bool idle);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The LVM layouts' columns of a run (schema/0022-lvm-layout.sql): the volume group's name when the
- * run begins (before its worker creates or activates it), the logical volume's extents and size
- * once the worker reported, and the names recorded, which lvm-leftovers looks for. Statements are
- * prepared per call: at most two per LVM step, one per start-up.
+ * The LVM layouts' columns of a run (schema/0023-lvm-layout.sql; the volume group's name is written
+ * by the run's insert, db_run_begin()): the logical volume's extents and size once the worker
+ * reported, and the names recorded, which lvm-leftovers looks for. Statements are prepared per
+ * call: one per LVM step, one per start-up.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,30 +15,6 @@
 #include "shared/proto.h"
 #include "shared/strv.h"
 #include "shared/util.h"
-
-int db_run_set_lvm(Db *db, uint64_t run_id, const char *vg) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Binder b;
-        int r;
-
-        if (!proto_fs_md_name_valid(vg))
-                return db_fail_msg(db, -EINVAL, "LVM run without a volume group name of benchd's form");
-        r = db_prepare(db, "UPDATE runs SET lvm_vg = ? WHERE id = ?", &st);
-        if (r < 0)
-                return r;
-        b = binder(st);
-        bind_text(&b, vg);
-        bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
-}
 
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;

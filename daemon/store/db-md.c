@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The md layouts' columns of a run (schema/0021-md-layout.sql): the array's name and resync mode
- * when the run begins (before its worker creates the array), what built it once the worker
- * reported, and the names recorded, which md-leftovers looks for. Statements are prepared per
- * call: at most two per md step, one per start-up.
+ * The md arrays' names the runs recorded (schema/0021-md-layout.sql; db_run_begin() writes them),
+ * which md-leftovers looks for. The statement is prepared per call: after an md step, at start-up
+ * and when udev reports an md device.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,74 +14,20 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
-static int set_run(Db *db, uint64_t run_id, const char *sql, void (*bind)(Binder *b, const void *data),
-                   const void *data) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        Binder b;
-        int r;
-
-        r = db_prepare(db, sql, &st);
-        if (r < 0)
-                return r;
-        b = binder(st);
-        bind(&b, data);
-        bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
-}
-
-typedef struct MdBegin {
-        const char *array, *resync;
-} MdBegin;
-
-static void bind_begin(Binder *b, const void *data) {
-        const MdBegin *m = data;
-
-        bind_text(b, m->array);
-        bind_text(b, m->resync);
-}
-
-int db_run_set_md(Db *db, uint64_t run_id, const char *md_array, const char *md_resync) {
-        MdBegin m = { md_array, md_resync };
-
-        if (!md_array || !md_resync)
-                return db_fail_msg(db, -EINVAL, "md run without an array name or resync mode");
-        return set_run(db, run_id, "UPDATE runs SET md_array = ?, md_resync = ? WHERE id = ?", bind_begin, &m);
-}
-
-static void bind_layout(Binder *b, const void *data) {
-        const DbRunFs *fs = data;
-
-        bind_text(b, fs->layout_commands);
-        bind_u64(b, fs->md_chunk_bytes);
-        bind_u64(b, fs->md_resync_usec);
-}
-
-int db_run_set_layout(Db *db, uint64_t run_id, const DbRunFs *fs) {
-        if (!fs || !fs->layout_commands || !fs->layout_commands[0])
-                return 0;
-        return set_run(db, run_id,
-                       "UPDATE runs SET layout_commands = ?, md_chunk_bytes = ?, md_resync_usec = ? WHERE id = ?",
-                       bind_layout, fs);
-}
-
 /* The 1024 newest names: more arrays than that are never assembled at once (each step stops its
- * own, and md-leftovers what a killed one left). */
-int db_md_arrays_recorded(Db *db, char ***ret) {
+ * own, and md-leftovers what a killed one left). A running run's name is that of an array its
+ * worker may be using; the entry's earlier runs carry the same name. */
+int db_md_arrays_recorded(Db *db, bool idle, char ***ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         _cleanup_strv_free_ char **names = NULL;
         int r;
 
         r = db_prepare(db,
-                       "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
-                       "ORDER BY id DESC LIMIT 1024)", &st);
+                       idle ? "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
+                              "AND md_array NOT IN (SELECT md_array FROM runs WHERE status = 'running' AND "
+                              "md_array IS NOT NULL) ORDER BY id DESC LIMIT 1024)" :
+                              "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
+                              "ORDER BY id DESC LIMIT 1024)", &st);
         if (r < 0)
                 return r;
         for (;;) {

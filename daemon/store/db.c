@@ -57,7 +57,8 @@ static const char *const stmt_sql[_STMT_MAX] = {
         /* [STMT_RUN_BEGIN]: run_begin_sql(), from the spec registry's runs columns. */
         [STMT_RUN_SET_FS] =
                 "UPDATE runs SET mkfs_command = ?, mkfs_output = ?, fs_uuid = ?, mkfs_usec = ?, fs_size_bytes = ?, "
-                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ? WHERE id = ?",
+                "fs_used_bytes = ?, fs_avail_bytes = ?, fs_inodes = ?, fs_inodes_free = ?, fs_commands = ?, "
+                "layout_commands = ?, md_chunk_bytes = ?, md_resync_usec = ? WHERE id = ?",
         [STMT_RUN_FINISH] =
                 "UPDATE runs SET status = ?, error = ? WHERE id = ?",
         /* started_usec becomes the start of the measured phase, so that started_usec and
@@ -197,7 +198,7 @@ static const char *run_begin_sql(void) {
         static const char own[] =
                 "job_id, step, device_id, device_name, fs_type, mount_options, environment, started_usec, layout, "
                 "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", partitions, \"partition\", "
-                "status";
+                "md_array, md_resync, lvm_vg, status";
         static char sql[4096];
         size_t n = 0, values = 0;
 
@@ -210,7 +211,7 @@ static const char *run_begin_sql(void) {
                         values++;
                 }
         n += (size_t) snprintf(sql + n, sizeof sql - n, "%s) VALUES (", own);
-        values += 18; /* own's but status */
+        values += 21; /* own's but status */
         for (size_t i = 0; i < values; i++)
                 n += (size_t) snprintf(sql + n, sizeof sql - n, "?, ");
         n += (size_t) snprintf(sql + n, sizeof sql - n, "'running')");
@@ -375,10 +376,23 @@ static int db_check_version(Db *db, int version) {
         return 0;
 }
 
+/* The rows referring to no row of the table they name (PRAGMA foreign_key_check): counted before and
+ * after each migration, which fails when it made more (foreign keys are not enforced while
+ * migrations run, see db_migrate_all()). Not zero: a user who deleted runs with sqlite3, where
+ * enforcement is off by default, left some, and those do not keep the file from opening. */
+static int db_foreign_key_orphans(Db *db, int64_t *ret) {
+        return db_pragma_int(db, "SELECT count(*) FROM pragma_foreign_key_check", ret);
+}
+
 /* One migration per transaction. The version is re-read inside the write transaction, so two
- * processes opening a fresh file cannot both apply the same migration. */
-static int db_migrate(Db *db) {
+ * processes opening a fresh file cannot both apply the same migration. Foreign keys are not
+ * enforced while migrations run (a pragma that only takes effect outside a transaction): one that
+ * makes a table again (0022) drops the old one, which with enforcement would delete the rows of
+ * every table referring to it; each migration is checked with PRAGMA foreign_key_check instead:
+ * it may not add rows that refer to nothing. */
+static int db_migrate_all(Db *db) {
         for (;;) {
+                int64_t orphans = 0, orphans_after = 0;
                 char pragma[64];
                 int version, r;
 
@@ -394,6 +408,9 @@ static int db_migrate(Db *db) {
                 if (version == db_schema_latest())
                         return db_commit(db);
 
+                r = db_foreign_key_orphans(db, &orphans);
+                if (r < 0)
+                        goto fail;
                 r = db_exec(db, schema_migrations[version]);
                 if (r < 0) {
                         char msg[sizeof(db->error)];
@@ -408,6 +425,14 @@ static int db_migrate(Db *db) {
                 r = db_exec(db, pragma);
                 if (r < 0)
                         goto fail;
+                r = db_foreign_key_orphans(db, &orphans_after);
+                if (r < 0)
+                        goto fail;
+                if (orphans_after > orphans) {
+                        r = db_fail_msg(db, -EBADMSG, "schema migration %d left %" PRIi64 " rows referring to "
+                                        "no row (PRAGMA foreign_key_check)", version + 1, orphans_after - orphans);
+                        goto fail;
+                }
 
                 r = db_commit(db);
                 if (r < 0)
@@ -417,6 +442,17 @@ static int db_migrate(Db *db) {
                 db_rollback(db);
                 return r;
         }
+}
+
+static int db_migrate(Db *db) {
+        int r, k;
+
+        r = db_exec(db, "PRAGMA foreign_keys = OFF");
+        if (r < 0)
+                return r;
+        r = db_migrate_all(db);
+        k = db_exec(db, "PRAGMA foreign_keys = ON");
+        return r < 0 ? r : k;
 }
 
 /* A file made before schema version 8 has no auto-vacuum: turned on once, after its migration,
@@ -744,6 +780,9 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
                 bind_null(&b);
                 bind_null(&b);
         }
+        bind_text(&b, run->md_array);
+        bind_text(&b, run->md_resync);
+        bind_text(&b, run->lvm_vg);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -778,6 +817,16 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
         bind_u64(&b, fs->inodes);
         bind_u64(&b, fs->inodes_free);
         bind_text(&b, fs->fs_commands_json);
+        /* What built the layout under it (an md array): only when there was one. */
+        if (fs->layout_commands && fs->layout_commands[0]) {
+                bind_text(&b, fs->layout_commands);
+                bind_u64(&b, fs->md_chunk_bytes);
+                bind_u64(&b, fs->md_resync_usec);
+        } else {
+                bind_null(&b);
+                bind_null(&b);
+                bind_null(&b);
+        }
         bind_u64(&b, run_id);
         r = binder_done(db, &b);
         if (r < 0)
@@ -787,9 +836,6 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 return r;
         if (sqlite3_changes(db->sqlite) == 0)
                 return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        r = db_run_set_layout(db, run_id, fs);
-        if (r < 0)
-                return r;
         return db_run_set_lv(db, run_id, fs);
 }
 

@@ -97,6 +97,14 @@ typedef struct DbRun {
         /* Partitions (schema version 20): the job's partitions= and the run's partition of each
          * device; both NULL when partitions is 0. */
         uint32_t partitions, partition;
+        /* The md layouts (schema version 21): the array's name, "benchd-JOB-ENTRY", and its resync
+         * mode ("wait", "assume-clean"), recorded with the run and so before its worker creates the
+         * array (md-leftovers.h finds what a killed worker left by them); NULL for other runs. */
+        const char *md_array, *md_resync;
+        /* The LVM layouts (schema version 23): the volume group's name, "benchd-JOB-ENTRY", recorded
+         * with the run and so before its worker creates or activates it (lvm-leftovers.h); NULL for
+         * other runs. */
+        const char *lvm_vg;
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -111,25 +119,19 @@ typedef struct DbRunFs {
         /* The layout under the filesystem (schema version 21): NULL or "" when none. */
         const char *layout_commands;
         uint64_t md_chunk_bytes, md_resync_usec;
-        /* The logical volume of an LVM layout (schema version 22): 0 when none. */
+        /* The logical volume of an LVM layout (schema version 23): 0 when none. */
         uint64_t lv_extents, lv_bytes;
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
-/* The md layouts (schema version 21, db-md.c): the array's name and resync mode ("wait",
- * "assume-clean") when the run begins, before its worker creates the array; what built it, which
- * db_run_set_fs() stores too when layout_commands is given; the names recorded, newest first (at
- * most 1024, an empty list when none). */
-int db_run_set_md(Db *db, uint64_t run_id, const char *md_array, const char *md_resync);
-int db_run_set_layout(Db *db, uint64_t run_id, const DbRunFs *fs);
-int db_md_arrays_recorded(Db *db, char ***ret);
+/* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
+ * none; with idle, not those of a run still running (whose worker may have its array assembled). */
+int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
 
-/* The LVM layouts (schema version 22, db-lvm.c): the volume group's name ("benchd-JOB-ENTRY") when
- * the run begins, before its worker creates or activates it; the logical volume's extents and
- * bytes, which db_run_set_fs() stores too when given (0: nothing stored); the names recorded,
- * newest first (at most 1024, an empty list when none). */
-int db_run_set_lvm(Db *db, uint64_t run_id, const char *vg);
+/* The LVM layouts (schema version 23, db-lvm.c; the group's name is DbRun's lvm_vg): the logical
+ * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
+ * groups' names recorded, newest first (at most 1024, an empty list when none). */
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
 int db_lvm_vgs_recorded(Db *db, char ***ret);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "store/db-internal.h"
 #include "shared/served.h"
 #include "check-util.h"
 #include "schema-migrations.h"
@@ -1776,6 +1777,130 @@ START_TEST(test_migrate_run_uuids) {
 }
 END_TEST
 
+/* Version 22 makes runs again for its layout CHECK: a database of version 21 keeps every run with its
+ * id, the rows referring to them (which enforced foreign keys would have deleted with the old table),
+ * the AUTOINCREMENT counter, the indexes, triggers and views; the new layouts are taken, others not. */
+START_TEST(test_migrate_runs_layouts) {
+        static const char run_sql[] =
+                "INSERT INTO runs (id, job_id, step, workload, block_size, size, runtime_ms, ramp_ms, queue_depth, "
+                "jobs, direct, target, started_usec, status, tags, layout, md_array, md_resync) "
+                "VALUES (%d, 1, %d, 'write', 4096, 0, 0, 0, 1, 1, 0, '/tmp/x', 1700000000000000, 'succeeded', "
+                "'[\"nightly\"]', 'md-raid1', 'benchd-1-0', 'wait')";
+        _cleanup_free_ char *indexes = NULL, *indexes_after = NULL;
+        sqlite3 *s;
+        char sql[1024];
+        Rows rows = {};
+
+        ck_assert_int_ge(db_schema_latest(), 22);
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        for (int v = 0; v < 21; v++)
+                raw_exec(s, schema_migrations[v]);
+        raw_exec(s, "PRAGMA user_version = 21");
+        raw_exec(s, "COMMIT");
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        raw_exec(s, "INSERT INTO jobs (state, spec, target, submitted_by, submitted_usec) "
+                    "VALUES ('succeeded', '{}', '/tmp/x', 0, 1700000000000000)");
+        for (int i = 1; i <= 3; i++) {
+                snprintf(sql, sizeof sql, run_sql, i, i - 1);
+                raw_exec(s, sql);
+        }
+        /* Version 21 refuses the layouts 22 adds. */
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET layout = 'md-raid5' WHERE id = 1", NULL, NULL, NULL),
+                         SQLITE_OK);
+        raw_exec(s, "INSERT INTO sample_data (run_id, t_ms, ios_read, ios_written, ops) VALUES (1, 1000, 5, 0, 0)");
+        raw_exec(s, "INSERT INTO sample_data (run_id, t_ms, ios_read, ios_written, ops) VALUES (2, 1000, 7, 0, 0)");
+        raw_exec(s, "INSERT INTO run_histograms (run_id, upper_ns, count) VALUES (1, 1000, 3)");
+        raw_exec(s, "INSERT INTO run_phases (run_id, phase, seq, ops, duration_usec, lat_min_ns, lat_mean_ns, "
+                    "lat_p50_ns, lat_p99_ns, lat_max_ns) VALUES (2, 'create', 0, 1, 1, 1, 1, 1, 1, 1)");
+        /* Run 3 deleted: the counter stays at 3, its id is never given again. */
+        raw_exec(s, "DELETE FROM runs WHERE id = 3");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags"), 2);
+        indexes = raw_text(s, "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master WHERE "
+                              "tbl_name = 'runs' AND type IN ('index', 'trigger') ORDER BY name)");
+        sqlite3_close(s);
+
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+                int64_t fk = 0;
+                uint64_t run;
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+                /* benchd's own connection enforces foreign keys again after the migrations. */
+                ck_assert_int_eq(db_pragma_int(db, "PRAGMA foreign_keys", &fk), 0);
+                ck_assert_int_eq(fk, 1);
+                ck_assert_int_eq(db_get_run(db, 2, collect, &rows), 1);
+                ck_assert_str_eq(field_text(&rows.row[0], "layout"), "md-raid1");
+                rows_clear(&rows);
+                run = add_run(db, 1, 5, &plain_run);
+                ck_assert_uint_eq(run, 4);
+        }
+
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs"), 3);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM runs WHERE md_array = 'benchd-1-0' AND md_resync = 'wait'"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT ios_read FROM samples WHERE run_id = 2"), 7);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_histograms"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_phases"), 1);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_summary WHERE layout = 'md-raid1'"), 2);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+        /* Those of version 21 again; later versions' own (version 23's runs_lvm_vg) besides. */
+        indexes_after = raw_text(s, "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master WHERE "
+                                    "tbl_name = 'runs' AND type IN ('index', 'trigger') AND name != 'runs_lvm_vg' "
+                                    "ORDER BY name)");
+        ck_assert_str_eq(indexes_after, indexes);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_lvm_vg'"), 1);
+        ck_assert_ptr_nonnull(strstr(indexes, "runs_tags_insert"));
+        ck_assert_ptr_nonnull(strstr(indexes, "runs_md_array"));
+        /* Every layout a matrix job has, and no other. */
+        static const char *const layouts[] = { "single", "raid0", "raid1", "raid10", "md-raid0", "md-raid1",
+                                               "md-raid5", "md-raid10", "lvm", "md-raid1+lvm" };
+        for (size_t i = 0; i < ELEMENTSOF(layouts); i++) {
+                snprintf(sql, sizeof sql, "UPDATE runs SET layout = '%s' WHERE id = 1", layouts[i]);
+                raw_exec(s, sql);
+        }
+        ck_assert_int_ne(sqlite3_exec(s, "UPDATE runs SET layout = 'md-raid6' WHERE id = 1", NULL, NULL, NULL),
+                         SQLITE_OK);
+        /* The triggers work on the new table: a tag update re-indexes. */
+        raw_exec(s, "UPDATE runs SET tags = '[\"a\",\"b\"]' WHERE id = 1");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1"), 2);
+        /* The references still cascade from the new table. */
+        raw_exec(s, "PRAGMA foreign_keys = ON");
+        raw_exec(s, "DELETE FROM runs WHERE id = 1");
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data WHERE run_id = 1"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_histograms"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM run_tags WHERE run_id = 1"), 0);
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM sample_data"), 1);
+        sqlite3_close(s);
+}
+END_TEST
+
+/* A migration may not add rows that refer to nothing; rows a user left so (deleting runs in sqlite3,
+ * where foreign keys are off by default) do not keep the file from opening. */
+START_TEST(test_migrate_orphans_kept) {
+        sqlite3 *s;
+
+        s = raw_open();
+        raw_exec(s, "BEGIN");
+        for (int v = 0; v < 21; v++)
+                raw_exec(s, schema_migrations[v]);
+        raw_exec(s, "PRAGMA user_version = 21");
+        raw_exec(s, "COMMIT");
+        raw_exec(s, "INSERT INTO sample_data (run_id, t_ms, ios_read, ios_written, ops) VALUES (42, 1000, 5, 0, 0)");
+        sqlite3_close(s);
+        {
+                _cleanup_(db_closep) Db *db = open_db();
+
+                ck_assert_int_eq(db_schema_version(db), db_schema_latest());
+        }
+        s = raw_open();
+        ck_assert_int_eq(raw_int(s, "SELECT count(*) FROM pragma_foreign_key_check"), 1);
+        sqlite3_close(s);
+}
+END_TEST
+
 /* ListJobs all=true limit=N: the newest N, oldest first, also within a state, without a count. */
 static int collect_job_id(const DbJob *j, void *userdata) {
         char *buf = userdata;
@@ -2276,6 +2401,8 @@ int main(void) {
         tcase_add_test(tc_runs, test_scratch_bindings);
         tcase_add_test(tc_runs, test_migrate_removal_uid);
         tcase_add_test(tc_runs, test_job_foreach_newest);
+        tcase_add_test(tc_runs, test_migrate_runs_layouts);
+        tcase_add_test(tc_runs, test_migrate_orphans_kept);
         suite_add_tcase(s, tc_runs);
 
         tcase_add_checked_fixture(tc_query, setup, teardown);

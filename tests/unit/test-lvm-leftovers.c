@@ -7,6 +7,7 @@
  * And the names the store records for it, with the volume's extents and size.
  */
 #include <check.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -158,23 +159,36 @@ START_TEST(test_recorded_names) {
                 DbRun r = {
                         .job_id = job, .step = (uint32_t) i, .spec = &spec, .device_id = -1,
                         .started_usec = 1700000000000000, .layout = "lvm", .in_matrix = true, .fs_type = "ext4",
+                        .lvm_vg = i == 0 ? "benchd-1-0" : "benchd-1-1",
                 };
                 ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
         }
-        ck_assert_int_eq(db_run_set_lvm(db, run[0], "benchd-1-0"), 0);
-        ck_assert_int_eq(db_run_set_lvm(db, run[1], "benchd-1-1"), 0);
-        ck_assert_int_eq(db_run_set_lvm(db, run[1] + 100, "benchd-1-1"), -ENOENT);
-        ck_assert_int_eq(db_run_set_lvm(db, run[1], "vg0"), -EINVAL);
         ck_assert_int_eq(db_lvm_vgs_recorded(db, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         ck_assert(strv_contains(names, "benchd-1-0") && strv_contains(names, "benchd-1-1"));
-        /* The volume's extents and size, with the filesystem's record; the schema holds them above 0. */
+        /* The volume's extents and size, with the filesystem's record, read back with sqlite. */
         DbRunFs fs = {
                 .mkfs_command = "mkfs.ext4 /dev/dm-0", .mkfs_output = "", .fs_uuid = "abc", .size_bytes = 1,
                 .layout_commands = "[{\"command\":\"lvm pvcreate --yes /dev/loop1\"}]", .lv_extents = 24,
                 .lv_bytes = UINT64_C(100663296),
         };
         ck_assert_msg(db_run_set_fs(db, run[0], &fs) == 0, "%s", db_last_error(db));
+        {
+                sqlite3 *q = NULL;
+                sqlite3_stmt *st = NULL;
+
+                ck_assert_int_eq(sqlite3_open_v2(path, &q, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+                ck_assert_int_eq(sqlite3_prepare_v2(q, "SELECT lvm_vg, lv_extents, lv_bytes, md_array FROM runs "
+                                                       "WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+                sqlite3_bind_int64(st, 1, (sqlite3_int64) run[0]);
+                ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+                ck_assert_str_eq((const char *) sqlite3_column_text(st, 0), "benchd-1-0");
+                ck_assert_int_eq(sqlite3_column_int64(st, 1), 24);
+                ck_assert_int_eq(sqlite3_column_int64(st, 2), 100663296);
+                ck_assert_int_eq(sqlite3_column_type(st, 3), SQLITE_NULL);
+                sqlite3_finalize(st);
+                sqlite3_close(q);
+        }
         spec_clear(&spec);
 }
 END_TEST

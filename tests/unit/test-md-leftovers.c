@@ -6,6 +6,7 @@
  * superblock position; the stop is array_state "clear". And the names the store records for it.
  */
 #include <check.h>
+#include <sqlite3.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -247,7 +248,27 @@ START_TEST(test_super_name) {
 }
 END_TEST
 
-/* What the store gives md-leftovers: the names recorded when runs began, each once. */
+/* The layout columns of a run, read back with sqlite itself: what db_run_set_fs() stored. */
+static void layout_columns(const char *dbpath, uint64_t run_id, char **ret_commands, int64_t *ret_chunk,
+                           int64_t *ret_resync_usec) {
+        sqlite3 *s = NULL;
+        sqlite3_stmt *st = NULL;
+
+        ck_assert_int_eq(sqlite3_open_v2(dbpath, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT layout_commands, md_chunk_bytes, md_resync_usec FROM runs "
+                                               "WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_int64(st, 1, (sqlite3_int64) run_id), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        *ret_commands = sqlite3_column_type(st, 0) == SQLITE_NULL ? NULL :
+                        strdup((const char *) sqlite3_column_text(st, 0));
+        *ret_chunk = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        *ret_resync_usec = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+        sqlite3_finalize(st);
+        sqlite3_close(s);
+}
+
+/* What the store gives md-leftovers: the names the runs recorded when they began, each once; with
+ * idle, not those of a run still running. */
 START_TEST(test_recorded_names) {
         _cleanup_(db_closep) Db *db = NULL;
         _cleanup_strv_free_ char **names = NULL;
@@ -255,13 +276,16 @@ START_TEST(test_recorded_names) {
         DbJob j = {
                 .workload = "write", .spec_json = "{}", .target = "/dev/loop1", .submitted_usec = 1700000000000000,
         };
-        uint64_t job = 0, run[3];
-        _cleanup_free_ char *err = NULL;
+        static const char *const arrays[] = { "benchd-1-0", "benchd-1-0", "benchd-1-1", NULL };
+        static const char *const resyncs[] = { "wait", "wait", "assume-clean", NULL };
+        uint64_t job = 0, run[4], bad = 0;
+        _cleanup_free_ char *err = NULL, *commands = NULL;
+        int64_t chunk, resync_usec;
         JobSpec spec;
 
         snprintf(path, sizeof(path), "%s/benchd.db", root);
         ck_assert_int_eq(db_open(path, &db), 0);
-        ck_assert_int_eq(db_md_arrays_recorded(db, &names), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, &names), 0);
         ck_assert_ptr_null(names[0]);
         strv_free(names);
         names = NULL;
@@ -271,30 +295,63 @@ START_TEST(test_recorded_names) {
         ck_assert_msg(spec_set_assignment(&spec, "target=/dev/loop1", &err) == 0, "%s", err);
         ck_assert_msg(spec_set_assignment(&spec, "size=1M", &err) == 0, "%s", err);
         ck_assert_msg(spec_finalize(&spec, &err) == 0, "%s", err);
-        for (size_t i = 0; i < 3; i++) {
+        /* Runs 0-2 are md runs (2 is still running at the end), run 3 is not. */
+        for (size_t i = 0; i < 4; i++) {
                 DbRun r = {
                         .job_id = job, .step = (uint32_t) i, .spec = &spec, .device_id = -1,
-                        .started_usec = 1700000000000000, .layout = "md-raid1", .in_matrix = true, .fs_type = "ext4",
+                        .started_usec = 1700000000000000, .layout = i < 3 ? "md-raid1" : "single", .in_matrix = true,
+                        .fs_type = "ext4", .md_array = arrays[i], .md_resync = resyncs[i],
                 };
                 ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
         }
-        ck_assert_int_eq(db_run_set_md(db, run[0], "benchd-1-0", "wait"), 0);
-        ck_assert_int_eq(db_run_set_md(db, run[1], "benchd-1-0", "wait"), 0);
-        ck_assert_int_eq(db_run_set_md(db, run[2], "benchd-1-1", "assume-clean"), 0);
-        ck_assert_int_eq(db_run_set_md(db, run[2] + 100, "benchd-1-1", "wait"), -ENOENT);
-        /* The schema holds md_resync to the spec's two modes. */
-        ck_assert_int_lt(db_run_set_md(db, run[2], "benchd-1-1", "soon"), 0);
-        ck_assert_int_eq(db_md_arrays_recorded(db, &names), 0);
+        /* The schema holds md_resync to the spec's two modes: the insert itself is refused. */
+        DbRun soon = {
+                .job_id = job, .step = 9, .spec = &spec, .device_id = -1, .started_usec = 1700000000000000,
+                .layout = "md-raid1", .in_matrix = true, .fs_type = "ext4", .md_array = "benchd-1-9", .md_resync = "soon",
+        };
+        ck_assert_int_lt(db_run_begin(db, &soon, &bad), 0);
+        ck_assert_msg(strstr(db_last_error(db), "CHECK") || strstr(db_last_error(db), "md_resync"), "%s",
+                      db_last_error(db));
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         ck_assert(strv_contains(names, "benchd-1-0"));
         ck_assert(strv_contains(names, "benchd-1-1"));
-        /* What built the array, with the filesystem's record. */
+        ck_assert(!strv_contains(names, "benchd-1-9"));
+        strv_free(names);
+        names = NULL;
+        /* Runs 0 and 1 finished, 2 is running: idle leaves its array alone; once it finished, not. */
+        ck_assert_int_eq(db_run_finish(db, run[0], "succeeded", NULL, NULL), 0);
+        ck_assert_int_eq(db_run_finish(db, run[1], "failed", "x", NULL), 0);
+        ck_assert_int_eq(db_run_finish(db, run[3], "succeeded", NULL, NULL), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, &names), 0);
+        ck_assert_uint_eq(strv_length(names), 1);
+        ck_assert(strv_contains(names, "benchd-1-0"));
+        strv_free(names);
+        names = NULL;
+        ck_assert_int_eq(db_run_finish(db, run[2], "interrupted", NULL, NULL), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, &names), 0);
+        ck_assert_uint_eq(strv_length(names), 2);
+        /* What built the array, with the filesystem's record, in the same statement. */
         DbRunFs fs = {
                 .mkfs_command = "mkfs.ext4 /dev/md127", .mkfs_output = "", .fs_uuid = "abc", .size_bytes = 1,
-                .layout_commands = "[{\"command\":\"mdadm --create /dev/md/benchd-1-0\"}]", .md_chunk_bytes = 0,
+                .layout_commands = "[{\"command\":\"mdadm --create /dev/md/benchd-1-0\"}]", .md_chunk_bytes = 524288,
                 .md_resync_usec = 250000,
         };
         ck_assert_msg(db_run_set_fs(db, run[0], &fs) == 0, "%s", db_last_error(db));
+        layout_columns(path, run[0], &commands, &chunk, &resync_usec);
+        ck_assert_str_eq(commands, "[{\"command\":\"mdadm --create /dev/md/benchd-1-0\"}]");
+        ck_assert_int_eq(chunk, 524288);
+        ck_assert_int_eq(resync_usec, 250000);
+        free(commands);
+        commands = NULL;
+        /* Without layout commands (not an md run) the three stay NULL. */
+        DbRunFs plain = { .mkfs_command = "mkfs.ext4 /dev/loop1", .mkfs_output = "", .fs_uuid = "def", .size_bytes = 1 };
+        ck_assert_msg(db_run_set_fs(db, run[3], &plain) == 0, "%s", db_last_error(db));
+        layout_columns(path, run[3], &commands, &chunk, &resync_usec);
+        ck_assert_ptr_null(commands);
+        ck_assert_int_eq(chunk, -1);
+        ck_assert_int_eq(resync_usec, -1);
+        ck_assert_int_eq(db_run_set_fs(db, run[3] + 100, &plain), -ENOENT);
         spec_clear(&spec);
 }
 END_TEST

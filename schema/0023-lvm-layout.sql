@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: LGPL-2.1-or-later
 --
--- benchd schema, version 22: the LVM layouts (layout=lvm, md-raid1+lvm; docs/matrices.md "How an
+-- benchd schema, version 23: the LVM layouts (layout=lvm, md-raid1+lvm; docs/matrices.md "How an
 -- LVM entry runs"). Each run of such an entry records:
 --
 --   lvm_vg       the volume group's name, benchd-JOB-ENTRY (system ID benchd, autoactivation off),
