@@ -2378,7 +2378,8 @@ static const struct {
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid10.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid10", NULL }, -EOPNOTSUPP,
-          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0, md-raid1 or lvm" },
+          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0, md-raid1, lvm or "
+          "md-raid1+lvm" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,

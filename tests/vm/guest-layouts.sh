@@ -61,7 +61,7 @@ refused() {
 
 log "1. md and LVM found on this kernel"
 before="$(sum $D1) $(sum $D2) $(sum $D3)"
-for layout in md-raid10 md-raid1+lvm; do
+for layout in md-raid10; do
         refused InvalidSpec "layout: $layout is not supported by this benchd yet" filesystems=ext4 layout="$layout" \
                 devices="$D1,$D2"
 done

@@ -8,6 +8,8 @@
 #      commands that built it (pvcreate, vgcreate, lvcreate; vgchange at a later step), the
 #      volume's extents and size; after the job no volume active (dmsetup ls), no physical volume
 #      left (pvs) and nothing holding the disks; compare --job;
+#   1b. ext4 on md-raid1+lvm over vdc and vdd: mdadm's command then LVM's on the array, recorded;
+#      after the job no volume active, no array assembled;
 #   2. bad input: lv_size larger than the group, and lvm_options LVM does not take, refused by
 #      name, the disks unchanged;
 #   3. kill -9 of the worker while its volume is active: the job fails, and benchd deactivates the
@@ -89,6 +91,25 @@ for d in "$D1" "$D2"; do
 done
 echo "### benchctl compare --job $job (ext4 vs btrfs on lvm over vdc, vdd, lv_size=160M; dd profile, size=8M)"
 benchctl compare --job "$job"
+
+log "1b. ext4 on md-raid1+lvm over vdc and vdd (the seed servers' layout)"
+out=$(benchctl run --workload write --set filesystems=ext4 --set layout=md-raid1+lvm --set devices="$D1,$D2" \
+        --set destructive=true --set size=4M --set lv_size=64M --set md_resync=assume-clean \
+        --set md_options=--bitmap=none 2>&1) || fail "the md-raid1+lvm job failed: $out $(tail -n 30 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-raid1+lvm job"
+assert_eq "md-raid1+lvm|benchd-$job-0|benchd-$job-0|assume-clean|16|67108864" \
+        "$(sql "select layout, md_array, lvm_vg, md_resync, lv_extents, lv_bytes from runs where job_id = $job")" \
+        "the run's array and group"
+cmds=$(sql "select group_concat(json_extract(c.value, '\$.command'), '
+') from runs, json_each(runs.layout_commands) as c where runs.job_id = $job")
+log "md-raid1+lvm's commands: $cmds"
+assert_contains "$(head -n 1 <<<"$cmds")" "mdadm --create /dev/md/benchd-$job-0" "mdadm first"
+assert_contains "$(sed -n 2p <<<"$cmds")" "lvm pvcreate --yes /dev/md" "the physical volume on the array"
+assert_contains "$(sed -n 4p <<<"$cmds")" "lvm lvcreate --yes --wipesignatures y --name lv --size 67108864b" "lvcreate"
+[ -z "$(benchd_volumes)" ] || fail "benchd's volumes left active after the md-raid1+lvm job: $(show_dm)"
+! grep -q '^md' /proc/mdstat || fail "an array left assembled after the md-raid1+lvm job: $(cat /proc/mdstat)"
+disks_free || fail "vdc or vdd still held after the md-raid1+lvm job: $(show_dm)"
 
 log "2. bad input"
 before="$(sum $D1) $(sum $D2)"
