@@ -336,7 +336,7 @@ int manager_load(Manager *m) {
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
         /* Logical volumes a worker killed with the previous life left active, then md arrays it left
          * assembled (an md-raid1+lvm array is held by its volume until that goes). */
-        (void) lvm_leftovers_clean(manager_db(m), "at start-up");
+        (void) lvm_leftovers_clean(manager_db(m), "at start-up", 0);
         (void) md_leftovers_clean(manager_db(m), "at start-up", false);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);

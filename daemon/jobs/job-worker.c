@@ -118,7 +118,7 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) lvm_leftovers_clean(j->ctx->db, when);
+                (void) lvm_leftovers_clean(j->ctx->db, when, j->run_id);
         }
         /* Its array is stopped by the worker, unless the worker was killed: then here. */
         if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {

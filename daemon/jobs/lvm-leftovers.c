@@ -131,13 +131,13 @@ int lvm_leftovers_remove(const char *root, char *const *names, bool dry, LvmLeft
         return 0;
 }
 
-int lvm_leftovers_clean(Db *db, const char *when) {
+int lvm_leftovers_clean(Db *db, const char *when, uint64_t own_run) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ LvmLeftover *list = NULL;
         size_t n = 0;
         int r, removed = 0;
 
-        r = db_lvm_vgs_recorded(db, &names);
+        r = db_lvm_vgs_recorded(db, own_run, &names);
         if (r < 0)
                 return log_warning_errno(r, "cannot read the volume groups benchd recorded (%s) %s: logical volumes "
                                          "a killed worker left stay active", db_last_error(db), when);

@@ -38,5 +38,7 @@ int lvm_leftovers_remove(const char *root, char *const *names, bool dry, LvmLeft
 typedef struct Db Db;
 
 /* The names db recorded, then lvm_leftovers_remove() on the host, each volume removed or not
- * logged (when: "at start-up", "after job 4's step 2"). The number removed, or -errno. */
-int lvm_leftovers_clean(Db *db, const char *when);
+ * logged (when: "at start-up", "after job 4's step 2"). With own_run (after a step: its run), not
+ * the groups of other runs still running: another job's worker may have its volume active and not
+ * yet mounted. The number removed, or -errno. */
+int lvm_leftovers_clean(Db *db, const char *when, uint64_t own_run);

@@ -43,14 +43,21 @@ int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs) {
 
 /* The 1024 newest names: more groups than that are never active at once (each step deactivates its
  * own, and lvm-leftovers what a killed one left). */
-int db_lvm_vgs_recorded(Db *db, char ***ret) {
+int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         _cleanup_strv_free_ char **names = NULL;
+        Binder b;
         int r;
 
         r = db_prepare(db,
                        "SELECT DISTINCT lvm_vg FROM (SELECT lvm_vg FROM runs WHERE lvm_vg IS NOT NULL "
-                       "ORDER BY id DESC LIMIT 1024)", &st);
+                       "AND (?1 = 0 OR lvm_vg NOT IN (SELECT lvm_vg FROM runs WHERE status = 'running' AND "
+                       "lvm_vg IS NOT NULL AND id != ?1)) ORDER BY id DESC LIMIT 1024)", &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, own_run);
+        r = binder_done(db, &b);
         if (r < 0)
                 return r;
         for (;;) {

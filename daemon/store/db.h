@@ -133,7 +133,9 @@ int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
  * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
  * groups' names recorded, newest first (at most 1024, an empty list when none). */
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
-int db_lvm_vgs_recorded(Db *db, char ***ret);
+/* With own_run (not 0): not the groups of other runs still running, whose workers may have them
+ * active (another job's, on other devices), but own_run's. */
+int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

@@ -145,7 +145,7 @@ START_TEST(test_recorded_names) {
 
         snprintf(path, sizeof(path), "%s/benchd.db", root);
         ck_assert_int_eq(db_open(path, &db), 0);
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &names), 0);
         ck_assert_ptr_null(names[0]);
         strv_free(names);
         names = NULL;
@@ -163,9 +163,20 @@ START_TEST(test_recorded_names) {
                 };
                 ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
         }
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         ck_assert(strv_contains(names, "benchd-1-0") && strv_contains(names, "benchd-1-1"));
+        strv_free(names);
+        names = NULL;
+        /* Both running: after run 0's step, run 1's group is another worker's, left alone. */
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, run[0], &names), 0);
+        ck_assert_uint_eq(strv_length(names), 1);
+        ck_assert(strv_contains(names, "benchd-1-0"));
+        strv_free(names);
+        names = NULL;
+        ck_assert_int_eq(db_run_finish(db, run[1], "failed", "x", NULL), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, run[0], &names), 0);
+        ck_assert_uint_eq(strv_length(names), 2);
         /* The volume's extents and size, with the filesystem's record, read back with sqlite. */
         DbRunFs fs = {
                 .mkfs_command = "mkfs.ext4 /dev/dm-0", .mkfs_output = "", .fs_uuid = "abc", .size_bytes = 1,
