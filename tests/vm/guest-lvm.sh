@@ -94,11 +94,11 @@ benchctl compare --job "$job"
 
 log "1b. ext4 on md-raid1+lvm over vdc and vdd (the seed servers' layout)"
 out=$(benchctl run --workload write --set filesystems=ext4 --set layout=md-raid1+lvm --set devices="$D1,$D2" \
-        --set destructive=true --set size=4M --set lv_size=64M --set md_resync=assume-clean \
+        --set destructive=true --set size=4M --set lv_size=128M --set md_resync=assume-clean \
         --set md_options=--bitmap=none 2>&1) || fail "the md-raid1+lvm job failed: $out $(tail -n 30 "$BENCHD_LOG")"
 job=$(sql "select max(id) from jobs")
 assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-raid1+lvm job"
-assert_eq "md-raid1+lvm|benchd-$job-0|benchd-$job-0|assume-clean|16|67108864" \
+assert_eq "md-raid1+lvm|benchd-$job-0|benchd-$job-0|assume-clean|32|134217728" \
         "$(sql "select layout, md_array, lvm_vg, md_resync, lv_extents, lv_bytes from runs where job_id = $job")" \
         "the run's array and group"
 cmds=$(sql "select group_concat(json_extract(c.value, '\$.command'), '
@@ -106,7 +106,7 @@ cmds=$(sql "select group_concat(json_extract(c.value, '\$.command'), '
 log "md-raid1+lvm's commands: $cmds"
 assert_contains "$(head -n 1 <<<"$cmds")" "mdadm --create /dev/md/benchd-$job-0" "mdadm first"
 assert_contains "$(sed -n 2p <<<"$cmds")" "lvm pvcreate --yes /dev/md" "the physical volume on the array"
-assert_contains "$(sed -n 4p <<<"$cmds")" "lvm lvcreate --yes --wipesignatures y --name lv --size 67108864b" "lvcreate"
+assert_contains "$(sed -n 4p <<<"$cmds")" "lvm lvcreate --yes --wipesignatures y --name lv --size 134217728b" "lvcreate"
 [ -z "$(benchd_volumes)" ] || fail "benchd's volumes left active after the md-raid1+lvm job: $(show_dm)"
 ! grep -q '^md' /proc/mdstat || fail "an array left assembled after the md-raid1+lvm job: $(cat /proc/mdstat)"
 disks_free || fail "vdc or vdd still held after the md-raid1+lvm job: $(show_dm)"
