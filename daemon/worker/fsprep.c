@@ -889,7 +889,7 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                 memcpy(v.pv_devs, p->lvm_pv_devs, sizeof(v.pv_devs));
                 /* After a lazy unmount the volume may still be held: benchd removes it (lvm-leftovers),
                  * and the group stays for the next job of the devices to wipe. */
-                r = layout_lvm_stop(&v, p->lvm_remove && !lazy, reterr);
+                r = layout_lvm_stop(&v, p->lvm_remove && !lazy, &p->layout_note, reterr);
                 if (r < 0)
                         return r;
                 p->lvm_vg[0] = 0;

@@ -60,6 +60,7 @@ typedef struct FsPrep {
         dev_t lvm_pv_devs[PROTO_FS_MEMBERS_MAX];
         uint32_t n_lvm_pvs;
         bool lvm_remove;
+        char *layout_note;      /* what fsprep_finish() ran on the layout, for the log; freed by the caller */
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs

@@ -270,7 +270,7 @@ static int lvm_root(char *const *pvs, const dev_t *pv_devs, size_t n, const char
 /* Runs argv in root, records it in list (when not NULL); 0 when it ran and exited 0, -EINVAL with a
  * message quoting lvm when it failed. */
 static int run_lvm(const ToolRoot *root, const char *program, char *const *argv, const FsPrepOptions *opts,
-                   json_object *list, char **reterr) {
+                   json_object *list, char **note, char **reterr) {
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         Sandbox sb = { .path = program, .argv = argv, .root = root,
                        .stop_requested = opts ? opts->stop_requested : NULL };
@@ -284,6 +284,16 @@ static int run_lvm(const ToolRoot *root, const char *program, char *const *argv,
                 r = record_command(list, argv, &res);
                 if (r < 0)
                         return r;
+        }
+        if (note) {
+                _cleanup_free_ char *command = join_words(argv);
+                char *n = NULL;
+
+                if (asprintf(&n, "%s%s%s (%.3f s, exit %d)", *note ?: "", *note ? "; " : "", command ?: "lvm",
+                             (double) res.usec / 1e6, exit_code(res.status)) >= 0) {
+                        free(*note);
+                        *note = n;
+                }
         }
         if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
                 _cleanup_free_ char *command = join_words(argv), *summary = fsprep_output_summary(res.output);
@@ -402,7 +412,7 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
                 if (r < 0)
                         return fail(reterr, r, "cannot build the command line of lvm for %s: %s", setup->layout,
                                     strerror(-r));
-                r = run_lvm(root, program, argv, opts, list, reterr);
+                r = run_lvm(root, program, argv, opts, list, NULL, reterr);
                 if (r < 0)
                         break;
         }
@@ -411,13 +421,13 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
                 r = find_volume(&v, reterr);
         if (r < 0) {
                 /* Whatever got active is deactivated again; what a MAKE wrote goes with the group. */
-                (void) layout_lvm_stop(&v, make, NULL);
+                (void) layout_lvm_stop(&v, make, NULL, NULL);
                 return r;
         }
         v.extents = v.bytes / extent;
         v.commands = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         if (!v.commands) {
-                (void) layout_lvm_stop(&v, make, NULL);
+                (void) layout_lvm_stop(&v, make, NULL, NULL);
                 return -ENOMEM;
         }
         *ret = v;
@@ -425,7 +435,7 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
         return 0;
 }
 
-int layout_lvm_stop(LvmVolume *v, bool remove, char **reterr) {
+int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr) {
         _cleanup_(toolroot_freep) ToolRoot *root = NULL;
         _cleanup_free_ char *program = NULL;
         char *names[PROTO_FS_MEMBERS_MAX], nodes[PROTO_FS_MEMBERS_MAX][64];
@@ -447,11 +457,11 @@ int layout_lvm_stop(LvmVolume *v, bool remove, char **reterr) {
         r = lvm_root(names, v->pv_devs, v->n_pvs, program, &root, reterr);
         if (r < 0)
                 return r;
-        r = run_lvm(root, program, deactivate, NULL, NULL, reterr);
+        r = run_lvm(root, program, deactivate, NULL, NULL, ret_note, reterr);
         if (r >= 0 && remove)
-                r = run_lvm(root, program, vgremove, NULL, NULL, reterr);
+                r = run_lvm(root, program, vgremove, NULL, NULL, ret_note, reterr);
         if (r >= 0 && remove)
-                r = run_lvm(root, program, pvremove, NULL, NULL, reterr);
+                r = run_lvm(root, program, pvremove, NULL, NULL, ret_note, reterr);
         if (r < 0)
                 return r;
         v->vg[0] = 0;

@@ -63,6 +63,7 @@ int layout_lvm_argv(const ProtoFsSetup *setup, unsigned which, char *const *node
 int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *pv_devs, size_t n_pvs,
                      const FsPrepOptions *opts, LvmVolume *ret, char **reterr);
 /* Deactivates the group (nothing may hold the volume open: unmount first) and with remove removes
- * it and wipes the physical volume labels. 0, or negative with a message. */
-int layout_lvm_stop(LvmVolume *v, bool remove, char **reterr);
+ * it and wipes the physical volume labels. 0, or negative with a message. *ret_note (may be NULL)
+ * gets what ran: each command, its time and exit status, for the worker's log. */
+int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr);
 void lvm_volume_clear(LvmVolume *v);

@@ -450,6 +450,12 @@ static int run_protocol(int fd, uid_t run_as) {
         /* Unmounted before the last frame, so that a note about it can still go out. */
         if (fs_step && fsprep_finish(&prep, &umount_err) != 0)
                 (void) proto_sink_log(&ps_sink, LOG_WARNING, umount_err ?: "cannot unmount the filesystem");
+        /* The layout's deactivation (LVM): after FS_INFO, so in the log rather than the run's record. */
+        if (fs_step && prep.layout_note) {
+                (void) proto_sink_log(&ps_sink, LOG_INFO, prep.layout_note);
+                free(prep.layout_note);
+                prep.layout_note = NULL;
+        }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {
