@@ -113,7 +113,7 @@ disks_free || fail "vdc or vdd still held after the md-raid1+lvm job: $(show_dm)
 
 log "2. bad input"
 before="$(sum $D1) $(sum $D2)"
-refused InvalidSpec "lv_size: 1G does not fit in the volume group of the devices" filesystems=ext4 layout=lvm \
+refused InvalidSpec "lv_size: 1 GiB does not fit in the volume group of the devices" filesystems=ext4 layout=lvm \
         devices="$D1,$D2" lv_size=1G
 refused InvalidSpec "lvm_options: '--stripes=2' is not an option benchd passes to LVM" filesystems=ext4 layout=lvm \
         devices="$D1,$D2" lvm_options=--stripes=2
