@@ -86,6 +86,10 @@ assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and mkfs_com
 log "entry 0's commands: $(sql "select layout_commands from runs where id = $first")"
 [ -z "$(benchd_volumes)" ] || fail "benchd's volumes left active after the lvm job: $(show_dm)"
 disks_free || fail "vdc or vdd still held after the lvm job: $(show_dm)"
+# The deactivation after each step and the removal after each entry's last, in the job's log.
+assert_contains "$(cat "$BENCHD_LOG")" "lvm vgchange --activate n benchd-$job-0 (" "entry 0's deactivation in the log"
+assert_contains "$(cat "$BENCHD_LOG")" "lvm vgremove --yes --force benchd-$job-1 (" "entry 1's removal in the log"
+assert_contains "$(cat "$BENCHD_LOG")" "lvm pvremove --yes /dev/vdc /dev/vdd (" "the labels' removal in the log"
 for d in "$D1" "$D2"; do
         assert_eq "" "$(blkid -p -o value -s TYPE "$d" || true)" "the signature left on $d after the job"
 done
