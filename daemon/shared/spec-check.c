@@ -714,6 +714,14 @@ static int check_lvm_fit(const JobSpec *s, char **reterr) {
                 if (stat(*d, &st) < 0 || block_device_size(*d, st.st_rdev, &size) < 0)
                         return fail(-EINVAL, reterr, "devices: cannot tell the size of %s; lv_size needs it to "
                                     "know that the logical volume fits", CALLER_TEXT(*d));
+                /* With partitions= the group is made of one partition of each device. */
+                if (s->partitions) {
+                        uint64_t start, each;
+
+                        if (spec_partition_layout(size, 512, s->partitions, &start, &each) < 0)
+                                continue;       /* check_partitions_fit() said so already */
+                        size = each;
+                }
                 smallest = MIN(smallest, size);
                 if (s->layout == LAYOUT_LVM && size > (UINT64_C(1) << 20))
                         total += (size - (UINT64_C(1) << 20)) / extent * extent;
