@@ -10,8 +10,9 @@
 --   lv_extents   the entry's logical volume "lv" in extents; NULL until the worker reported
 --   lv_bytes     its size in bytes; NULL until the worker reported
 --
--- What built the group (pvcreate, vgcreate, lvcreate; vgchange -ay at a later step) is in
--- layout_commands (version 21), over md-raid1+lvm after mdadm's. Other runs keep NULL in all three.
+-- What built the group (pvcreate, vgcreate, lvcreate) is in layout_commands (version 21), over
+-- md-raid1+lvm after mdadm's; the runs of the entry's later steps carry their entry's, as with
+-- mkfs_command. Other runs keep NULL in all three.
 -- runs_lvm_vg indexes the LVM runs only.
 
 ALTER TABLE runs ADD COLUMN lvm_vg TEXT;

@@ -5,7 +5,7 @@
 # device-mapper in the kernel and lvm2 installed:
 #   1. the seed's LVM comparison, shortened: ext4 against btrfs on layout=lvm over vdc and vdd
 #      (dd profile, size=8M, lv_size=160M: btrfs wants 109 MiB at least), each run recording its group (benchd-JOB-ENTRY), the
-#      commands that built it (pvcreate, vgcreate, lvcreate; vgchange at a later step), the
+#      commands that built it (pvcreate, vgcreate, lvcreate; the entry's later runs carry them), the
 #      volume's extents and size; after the job no volume active (dmsetup ls), no physical volume
 #      left (pvs) and nothing holding the disks; compare --job;
 #   1b. ext4 on md-raid1+lvm over vdc and vdd: mdadm's command then LVM's on the array, recorded;
