@@ -115,6 +115,21 @@ assert_contains "$(sed -n 4p <<<"$cmds")" "lvm lvcreate --yes --wipesignatures y
 ! grep -q '^md' /proc/mdstat || fail "an array left assembled after the md-raid1+lvm job: $(cat /proc/mdstat)"
 disks_free || fail "vdc or vdd still held after the md-raid1+lvm job: $(show_dm)"
 
+log "1c. ext4 on layout=lvm over partition 1 of vdc and vdd, against partition 2 (partitions=2)"
+out=$(benchctl run --workload write --set filesystems=ext4 --set layout=lvm --set partitions=2 \
+        --set devices="$D1,$D2" --set destructive=true --set size=4M 2>&1) ||
+        fail "the lvm job over partitions failed: $out $(tail -n 30 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "1|benchd-$job-0
+2|benchd-$job-1" "$(sql "select partition, lvm_vg from runs where job_id = $job order by id")" "each partition's group"
+assert_eq "lvm pvcreate --yes /dev/vdc1 /dev/vdd1
+lvm pvcreate --yes /dev/vdc2 /dev/vdd2" \
+        "$(sql "select json_extract(layout_commands, '\$[0].command') from runs where job_id = $job order by id")" \
+        "each entry's physical volumes"
+[ -z "$(benchd_volumes)" ] || fail "benchd's volumes left active after the job over partitions: $(show_dm)"
+echo "### benchctl compare --job $job (ext4 on lvm over partition 1 vs partition 2 of vdc, vdd; write, size=4M)"
+benchctl compare --job "$job"
+
 log "2. bad input"
 before="$(sum $D1) $(sum $D2)"
 refused InvalidSpec "lv_size: 1 GiB does not fit in the volume group of the devices" filesystems=ext4 layout=lvm \
