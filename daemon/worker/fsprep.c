@@ -734,15 +734,9 @@ static int setup_lvm(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const Fs
 
         for (uint32_t i = 0; i < setup->n_members; i++) {
                 if (make) {
-                        static const uint8_t zero[4096];
-
                         r = fsmember_wipe(&b[i], reterr);
                         if (r < 0)
                                 return r;
-                        /* And the first 4 KiB, as pvcreate --zero would: lvm refuses a device whose
-                         * first sector looks like a partition table ("device is partitioned"). */
-                        if (pwrite(b[i].fd, zero, sizeof(zero), 0) != (ssize_t) sizeof(zero) || fsync(b[i].fd) < 0)
-                                return fail(reterr, -errno, "cannot zero the first 4 KiB of %s: %m", b[i].m->path);
                 }
                 names[i] = b[i].name;
                 devs[i] = (dev_t) b[i].m->dev;
