@@ -665,7 +665,7 @@ static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsP
                                 return r;
                 }
                 names[i] = b[i].name;
-                devs[i] = (dev_t) b[i].m->dev;
+                devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
         }
         /* mdadm claims the members itself. */
         fsmember_close(b, setup->n_members);
@@ -739,7 +739,7 @@ static int setup_lvm(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const Fs
                                 return r;
                 }
                 names[i] = b[i].name;
-                devs[i] = (dev_t) b[i].m->dev;
+                devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
         }
         /* mdadm and lvm open the members themselves. */
         fsmember_close(b, setup->n_members);
