@@ -81,7 +81,7 @@ typedef struct BenchctlOptions {
 
 /* Verbs: argv[0] is the verb name. */
 struct json_object;
-/* The job spec from --workload, --profile, --target, --label, --set, --tag (verbs-jobs.c); 0, or
+/* The job spec from --workload, --profile, --target, --label, --set, --tag (job-spec.c); 0, or
  * prints the error and returns an exit code. */
 int job_spec_build(const BenchctlOptions *opts, struct json_object **ret);
 /* benchctl run with several hosts (verbs-fleet.c). */

@@ -57,7 +57,7 @@ int bus_connect(const BenchctlOptions *opts, sd_bus **ret) {
 
         r = bus_open(opts, ret, &where);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: cannot connect to %s: %s\n", where, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: cannot connect to %s: %m\n", where);
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
         return 0;
@@ -73,8 +73,12 @@ int bus_error_is_unreachable(const sd_bus_error *error) {
                                       "org.freedesktop.DBus.Error.Spawn.ServiceNotFound");
 }
 
+const char *bus_error_message(const sd_bus_error *error, int r) {
+        return error && error->message ? error->message : strerror(r < 0 ? -r : EIO);
+}
+
 int bus_error_exit(const char *what, const sd_bus_error *error, int r) {
-        const char *msg = error && error->message ? error->message : strerror(r < 0 ? -r : EIO);
+        const char *msg = bus_error_message(error, r);
 
         if (error && bus_error_is_unreachable(error)) {
                 text_fprintf(stderr, "benchctl: %s: benchd is not running on this bus (%s)\n", what, msg);
@@ -280,7 +284,7 @@ int bus_call_json(sd_bus *bus, const char *what, sd_bus_message *m, json_object 
                 return bus_error_exit(what, &error, r);
         r = bus_message_read_json(reply, &o);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: cannot parse the reply: %m\n", what);
                 return BENCHCTL_EXIT_FAILURE;
         }
         *ret = o;
@@ -300,7 +304,7 @@ int bus_call_manager_json(sd_bus *bus, const char *what, const char *method, jso
                 va_end(ap);
         }
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: cannot build the call: %m\n", what);
                 return BENCHCTL_EXIT_FAILURE;
         }
         return bus_call_json(bus, what, m, ret);
@@ -315,7 +319,7 @@ int bus_call_manager_filter_json(sd_bus *bus, const char *what, const char *meth
         if (r >= 0)
                 r = bus_append_filter(m, filter);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: cannot build the call: %s\n", what, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: cannot build the call: %m\n", what);
                 return BENCHCTL_EXIT_FAILURE;
         }
         return bus_call_json(bus, what, m, ret);

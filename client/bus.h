@@ -35,6 +35,9 @@ int bus_connect(const BenchctlOptions *opts, sd_bus **ret);
  * returns the exit code that matches the error: NotFound/UnknownObject -> 4, no benchd on the bus
  * -> 3, InvalidSpec -> 2, anything else -> 1. r is the negative errno of the failed call. */
 int bus_error_exit(const char *what, const sd_bus_error *error, int r);
+/* What a failed call says: the D-Bus error's message when it has one, else the text of r (a
+ * negative errno; EIO's without one). */
+const char *bus_error_message(const sd_bus_error *error, int r);
 
 /* Reads the next complete value of m (any signature) as JSON: integers as int64/uint64, doubles,
  * booleans, strings; arrays as arrays, a{..} as objects (keys as strings), structs as arrays,

@@ -271,7 +271,7 @@ int job_wait_new(sd_bus *bus, bool json, JobWait **ret) {
                 r = sd_bus_match_signal(bus, &w->slot_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, w);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: cannot subscribe to job signals: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: cannot subscribe to job signals: %m\n");
                 return r == -ECONNRESET || r == -ENOTCONN ? BENCHCTL_EXIT_UNREACHABLE : BENCHCTL_EXIT_FAILURE;
         }
         *ret = TAKE_PTR(w);
@@ -498,7 +498,7 @@ int job_wait_run(JobWait *w, uint64_t id) {
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (!w->done) {
-                text_fprintf(stderr, "benchctl: job %" PRIu64 ": lost the bus connection: %s\n", id, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: job %" PRIu64 ": lost the bus connection: %m\n", id);
                 return BENCHCTL_EXIT_UNREACHABLE;
         }
         if (w->daemon_gone) {

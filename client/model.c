@@ -115,7 +115,7 @@ int get_samples(sd_bus *bus, uint64_t id, json_object **ret) {
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "t", &next_ms);
                 if (r < 0) {
-                        text_fprintf(stderr, "benchctl: %s: cannot parse the reply: %s\n", what, strerror(-r));
+                        text_fprintf_errno(stderr, r, "benchctl: %s: cannot parse the reply: %m\n", what);
                         return BENCHCTL_EXIT_FAILURE;
                 }
                 for (size_t i = 0; i < json_object_array_length(page); i++)
@@ -171,7 +171,7 @@ int compare_call(const BenchctlOptions *opts, sd_bus *bus, const char *by, json_
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: compare: cannot build the call: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: compare: cannot build the call: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = sd_bus_call(bus, m, 0, &error, &reply);
@@ -183,7 +183,7 @@ int compare_call(const BenchctlOptions *opts, sd_bus *bus, const char *by, json_
         if (r >= 0)
                 r = bus_message_read_json(reply, &cells);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: compare runs: cannot parse the reply: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: compare runs: cannot parse the reply: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         out = json_object_new_object();

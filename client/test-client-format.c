@@ -270,6 +270,19 @@ START_TEST(test_text_printf) {
         s = printed("[%-8s]", "\x1b");
         ck_assert_str_eq(s, "[\\x1b    ]");
         free(s);
+        /* %m: the error text_fprintf_errno() was given, which it returns. */
+        {
+                char *m = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&m, &len);
+
+                ck_assert_ptr_nonnull(f);
+                errno = 0;
+                ck_assert_int_eq(text_fprintf_errno(f, -ENOENT, "open %s: %m [%-8m]", "a\nb"), -ENOENT);
+                fclose(f);
+                ck_assert_str_eq(m, "open a\\nb: No such file or directory [No such file or directory]");
+                free(m);
+        }
 }
 END_TEST
 

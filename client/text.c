@@ -136,6 +136,7 @@ typedef enum Length {
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 int text_vfprintf(FILE *f, const char *fmt, va_list ap) {
         const char *p = fmt;
+        int error = errno; /* %m's, before anything written here can change it */
 
         while (*p) {
                 const char *pct = strchr(p, '%'), *q;
@@ -284,6 +285,13 @@ int text_vfprintf(FILE *f, const char *fmt, va_list ap) {
                         EMIT(const char *, e);
                         break;
                 }
+                case 'm':
+                        /* glibc's: the text of errno as it was at the call (text_fprintf_errno()). */
+                        if (len != LEN_NONE)
+                                return -EINVAL;
+                        spec[q - pct - 1] = 's';
+                        EMIT(const char *, strerror(error));
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -301,6 +309,17 @@ int text_fprintf(FILE *f, const char *fmt, ...) {
         r = text_vfprintf(f, fmt, ap);
         va_end(ap);
         return r;
+}
+
+int text_fprintf_errno(FILE *f, int error, const char *fmt, ...) {
+        va_list ap;
+
+        errno = abs(error);
+        va_start(ap, fmt);
+        (void) text_vfprintf(f, fmt, ap);
+        va_end(ap);
+        errno = abs(error); /* as it was, for a caller that goes on to read it */
+        return error;
 }
 
 int text_printf(const char *fmt, ...) {

@@ -40,12 +40,16 @@ char *text_escape(const char *s);
 /* s escaped, to f. */
 int text_fputs(const char *s, FILE *f);
 /* As fprintf(), but every %s argument is escaped; the format is the caller's and is written as it
- * is. Takes the conversions benchctl's code uses (d i u o x X c s e f g a E F G A p %%, the flags,
- * widths and precisions, * included, and the length modifiers hh h l ll j z t L); -EINVAL for
- * another (nothing more is written). */
+ * is. Takes the conversions benchctl's code uses (d i u o x X c s e f g a E F G A p m %%, the
+ * flags, widths and precisions, * included, and the length modifiers hh h l ll j z t L); -EINVAL
+ * for another (nothing more is written). */
 int text_vfprintf(FILE *f, const char *fmt, va_list ap) _printf_(2, 0);
 int text_fprintf(FILE *f, const char *fmt, ...) _printf_(2, 3);
 int text_printf(const char *fmt, ...) _printf_(1, 2);
+/* text_fprintf() of an error where it is handled, as log_*_errno() in the daemon: %m is the text of
+ * error (a negative errno; a positive one is taken as its negation). Returns error, so that
+ * `return text_fprintf_errno(stderr, r, "benchctl: ...: %m\n");` reports and passes it on. */
+int text_fprintf_errno(FILE *f, int error, const char *fmt, ...) _printf_(3, 4);
 
 /* Prints a JSON document on stdout as --json asked: pretty (the default) or short (one line). */
 struct json_object;

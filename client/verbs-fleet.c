@@ -9,10 +9,9 @@
  * on every host at one wall-clock time ~300 ms ahead (Job.Start). SIGINT/SIGTERM cancel every
  * host's job. At the end, each host's runs and, per step, the fleet's figures over the interval
  * when every host was measuring (fleet-sum.c), printed by fleet_print() alone; then the runs are
- * gathered into one history as gather does.
- * benchctl gather UUID -H ... (docs/fleet.md "Gathering a fleet run"): each host's runs of the fleet
- * run imported whole into the collector's history, idempotent by run uuid. show --fleet UUID and
- * report --fleet (fleet_history()): the same result from a history the runs were gathered into.
+ * gathered into one history as gather does (fleet-gather.c, with the hosts' list and benchctl
+ * gather itself). show --fleet UUID and report --fleet (fleet_history()): the same result from a
+ * history the runs were gathered into.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +30,7 @@
 #include "benchctl.h"
 #include "bus.h"
 #include "shared/util.h"
+#include "fleet-gather.h"
 #include "fleet-sum.h"
 #include "model.h"
 #include "text.h"
@@ -40,37 +40,11 @@
 #define FLEET_START_AHEAD_USEC (300 * 1000)
 #define FLEET_POLL_USEC (100 * 1000)
 
-typedef struct FleetHost {
-        char *name;
-        sd_bus *bus;
-        int64_t offset_us;     /* its clock minus ours */
-        uint64_t rtt_us;
-        bool beyond;           /* offset beyond the tolerance: started corrected */
-        int open_error;        /* sd_bus_open_system_remote()'s, when it failed */
-        uint64_t job;          /* 0: not submitted */
-        char *job_path;
-        bool ended;
-        char *state;
-        char *started_key;     /* the step/repeat/entry last started */
-        json_object *runs;     /* QueryRuns at the end, oldest first */
-        /* Lost mid-run (its benchd or the way to it stopped answering): why, and what it had
-         * measured as far as benchctl saw it, from the Job's properties of the last answer. */
-        bool lost;
-        char *lost_why;
-        char *phase;           /* Phase, last answer */
-        int64_t step;          /* CurrentStep, last answer */
-        bool have_live;        /* Live, last answer: the latest sample */
-        int64_t live_t_ms;
-        double live_mb_per_s, live_iops;
-        json_object *run_ids;  /* Runs, last answer: [4, 5] */
-} FleetHost;
 
 /* SIGINT and SIGTERM are blocked during a fleet run and taken with sigtimedwait() between the bus
  * calls, so that none is cut short by one: the cancel that follows must reach every host. */
 static int fleet_stop = 0;
 
-/* The verb that reads the hosts, for its messages: run or gather. */
-static const char *fleet_verb = "run";
 
 static void fleet_signal_check(const sigset_t *set, uint64_t wait_usec) {
         struct timespec ts = { .tv_sec = (time_t) (wait_usec / 1000000), .tv_nsec = (long) (wait_usec % 1000000) * 1000 };
@@ -85,69 +59,6 @@ static uint64_t realtime_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static int hosts_push(FleetHost **hosts, size_t *n, const char *name) {
-        FleetHost *a;
-
-        for (size_t i = 0; i < *n; i++)
-                if (streq((*hosts)[i].name, name)) {
-                        text_fprintf(stderr, "benchctl: %s: host '%s' is given twice; name each host once\n", fleet_verb, name);
-                        return -EINVAL;
-                }
-        a = realloc(*hosts, (*n + 1) * sizeof(FleetHost));
-        if (!a)
-                return -ENOMEM;
-        *hosts = a;
-        a[*n] = (FleetHost) { .name = strdup(name) };
-        if (!a[*n].name)
-                return -ENOMEM;
-        (*n)++;
-        return 0;
-}
-
-/* --hosts FILE: one [USER@]HOST a line; blank lines and # comments are skipped. */
-static int hosts_read_file(const char *path, FleetHost **hosts, size_t *n) {
-        _cleanup_free_ char *line = NULL;
-        size_t size = 0;
-        unsigned lineno = 0;
-        FILE *f;
-        int r = 0;
-
-        f = fopen(path, "re");
-        if (!f) {
-                text_fprintf(stderr, "benchctl: --hosts %s: %s\n", path, strerror(errno));
-                return -errno;
-        }
-        while (getline(&line, &size, f) >= 0) {
-                char *s = line, *e, *c;
-
-                lineno++;
-                c = strchr(s, '#');
-                if (c)
-                        *c = 0;
-                s += strspn(s, " \t\r\n");
-                e = s + strlen(s);
-                while (e > s && strchr(" \t\r\n", e[-1]))
-                        *--e = 0;
-                if (!*s)
-                        continue;
-                if (strpbrk(s, " \t") || s[0] == '-' || s[0] == '@' || e[-1] == '@') {
-                        text_fprintf(stderr, "benchctl: --hosts %s:%u: '%s' is not [USER@]HOST; give one host a line\n",
-                                     path, lineno, s);
-                        r = -EINVAL;
-                        break;
-                }
-                r = hosts_push(hosts, n, s);
-                if (r < 0)
-                        break;
-        }
-        fclose(f);
-        if (r == 0 && *n == 0) {
-                text_fprintf(stderr, "benchctl: --hosts %s: no host in the file\n", path);
-                r = -EINVAL;
-        }
-        return r;
 }
 
 static int get_clock(sd_bus *bus, uint64_t *ret, sd_bus_error *error) {
@@ -175,7 +86,7 @@ static int host_measure(FleetHost *h, char **why) {
                 r = get_clock(h->bus, &remote, &error);
                 t1 = realtime_usec();
                 if (r < 0) {
-                        (void) asprintf(why, "%s", error.message ?: strerror(-r));
+                        (void) asprintf(why, "%s", bus_error_message(&error, r));
                         return r;
                 }
                 if (t1 - t0 < h->rtt_us) {
@@ -195,7 +106,7 @@ static void host_cancel(FleetHost *h) {
         r = sd_bus_call_method(h->bus, BENCHD_BUS_NAME, h->job_path, BENCHD_JOB_IFACE, "Cancel", &error, NULL, "");
         if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable"))
                 text_fprintf(stderr, "benchctl: %s: cancelling job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
+                             bus_error_message(&error, r));
 }
 
 static int host_submit(FleetHost *h, json_object *spec) {
@@ -209,7 +120,7 @@ static int host_submit(FleetHost *h, json_object *spec) {
         if (r >= 0)
                 r = bus_append_filter(m, spec);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: submit: cannot build the call: %s\n", h->name, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: submit: cannot build the call: %m\n", h->name);
                 return BENCHCTL_EXIT_FAILURE;
         }
         r = sd_bus_call(h->bus, m, 90 * USEC_PER_SEC, &error, &reply);
@@ -226,16 +137,10 @@ static int host_submit(FleetHost *h, json_object *spec) {
                         r = -ENOMEM;
         }
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: %s: submit: cannot parse the reply: %s\n", h->name, strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: %s: submit: cannot parse the reply: %m\n", h->name);
                 return BENCHCTL_EXIT_FAILURE;
         }
         return 0;
-}
-
-static const char *json_str(json_object *o, const char *key) {
-        json_object *v;
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v) : NULL;
 }
 
 static bool json_num(json_object *o, const char *key, double *ret) {
@@ -247,19 +152,14 @@ static bool json_num(json_object *o, const char *key, double *ret) {
         return true;
 }
 
-static int64_t json_i64(json_object *o, const char *key) {
-        json_object *v;
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : 0;
-}
-
 /* Keeps what the job's properties say it has measured, for the summary of a host lost later. */
 static void host_note_progress(FleetHost *h, json_object *props) {
         json_object *live = NULL, *runs = NULL;
         double v;
 
         free(h->phase);
-        h->phase = strdup(json_str(props, "Phase") ?: "");
-        h->step = json_i64(props, "CurrentStep");
+        h->phase = strdup(fleet_json_str(props, "Phase") ?: "");
+        h->step = fleet_json_i64(props, "CurrentStep");
         if (json_object_object_get_ex(props, "Live", &live) && live && json_object_is_type(live, json_type_object) &&
             json_object_object_length(live) > 0 && json_num(live, "t_ms", &v)) {
                 h->have_live = true;
@@ -292,23 +192,23 @@ static int host_poll(FleetHost *h, bool *ready, char **ret_key) {
                 h->lost = true;
                 h->ended = true;
                 free(h->lost_why);
-                h->lost_why = strdup(error.message ?: strerror(-r));
+                h->lost_why = strdup(bus_error_message(&error, r));
                 text_fprintf(stderr, "benchctl: run: lost host %s (job %" PRIu64 "): %s; the other hosts go on\n",
-                             h->name, h->job, error.message ?: strerror(-r));
+                             h->name, h->job, bus_error_message(&error, r));
                 return 0;
         }
         host_note_progress(h, props);
-        state = json_str(props, "State") ?: "";
-        phase = json_str(props, "Phase") ?: "";
-        entry = json_str(props, "Entry") ?: "";
+        state = fleet_json_str(props, "State") ?: "";
+        phase = fleet_json_str(props, "Phase") ?: "";
+        entry = fleet_json_str(props, "Entry") ?: "";
         free(h->state);
         h->state = strdup(state);
         if (!streq(state, "queued") && !streq(state, "running")) {
                 h->ended = true;
                 return 0;
         }
-        if (asprintf(&key, "%" PRIi64 "/%" PRIi64 "/%s", json_i64(props, "CurrentStep"),
-                     json_i64(props, "CurrentRepeat"), entry) < 0)
+        if (asprintf(&key, "%" PRIi64 "/%" PRIi64 "/%s", fleet_json_i64(props, "CurrentStep"),
+                     fleet_json_i64(props, "CurrentRepeat"), entry) < 0)
                 return -ENOMEM;
         if (streq(state, "running") && streq(phase, "ready") && !streq_ptr(key, h->started_key)) {
                 *ready = true;
@@ -326,7 +226,7 @@ static int host_start(FleetHost *h, uint64_t start_usec, char *key) {
                                "txtb", t, h->offset_us, h->rtt_us, (int) h->beyond);
         if (r < 0) {
                 text_fprintf(stderr, "benchctl: %s: starting job %" PRIu64 ": %s\n", h->name, h->job,
-                             error.message ?: strerror(-r));
+                             bus_error_message(&error, r));
                 free(key);
                 return r;
         }
@@ -352,9 +252,9 @@ static int fleet_runs_load(sd_bus *bus, const char *what, const char *uuid, cons
         for (size_t i = json_object_array_length(runs); i > 0; i--) {
                 json_object *run = json_object_array_get_idx(runs, i - 1), *full = NULL;
 
-                if (host && !streq_ptr(json_str(run, "fleet_host"), host))
+                if (host && !streq_ptr(fleet_json_str(run, "fleet_host"), host))
                         continue;
-                r = run_details(bus, (uint64_t) json_i64(run, "id"), &full);
+                r = run_details(bus, (uint64_t) fleet_json_i64(run, "id"), &full);
                 if (r != 0)
                         return r;
                 json_object_array_add(out, full);
@@ -430,9 +330,9 @@ static json_object *fleet_result_json(const char *uuid, const FleetView *v, size
                         json_object_object_add(x, "state", json_object_new_string(v[i].state));
                 first = v[i].runs && json_object_array_length(v[i].runs) > 0 ? json_object_array_get_idx(v[i].runs, 0) : NULL;
                 if (first) {
-                        json_object_object_add(x, "clock_offset_us", json_object_new_int64(json_i64(first, "fleet_clock_offset_us")));
-                        json_object_object_add(x, "rtt_us", json_object_new_int64(json_i64(first, "fleet_rtt_us")));
-                        json_object_object_add(x, "start_corrected", json_object_new_boolean(json_i64(first, "fleet_start_corrected") != 0));
+                        json_object_object_add(x, "clock_offset_us", json_object_new_int64(fleet_json_i64(first, "fleet_clock_offset_us")));
+                        json_object_object_add(x, "rtt_us", json_object_new_int64(fleet_json_i64(first, "fleet_rtt_us")));
+                        json_object_object_add(x, "start_corrected", json_object_new_boolean(fleet_json_i64(first, "fleet_start_corrected") != 0));
                 }
                 if (v[i].runs) {
                         /* The runs' columns; their samples and histogram are in show RUN --json. */
@@ -524,15 +424,15 @@ static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_obj
                         double mib = 0, iops = 0;
                         bool has_mib = json_num(run, "mib_per_s", &mib), has_iops = json_num(run, "iops", &iops);
 
-                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", v[h].name, json_i64(run, "id"),
-                                    strna(json_str(run, "workload")), strna(json_str(run, "status")));
+                        text_printf("  %-20s run %" PRIi64 " %-10s %-10s", v[h].name, fleet_json_i64(run, "id"),
+                                    strna(fleet_json_str(run, "workload")), strna(fleet_json_str(run, "status")));
                         if (has_mib)
                                 printf(" %10.2f MiB/s", mib);
                         if (has_iops)
                                 printf(" %10.0f IOPS", iops);
-                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", json_i64(run, "fleet_clock_offset_us") / 1000.0,
-                               json_i64(run, "fleet_rtt_us") / 1000.0,
-                               json_i64(run, "fleet_start_corrected") ? ", start corrected" : "");
+                        printf("   (clock %+.3f ms, rtt %.3f ms%s)\n", fleet_json_i64(run, "fleet_clock_offset_us") / 1000.0,
+                               fleet_json_i64(run, "fleet_rtt_us") / 1000.0,
+                               fleet_json_i64(run, "fleet_start_corrected") ? ", start corrected" : "");
                 }
         }
         for (size_t i = 0; i < json_object_array_length(steps); i++) {
@@ -540,17 +440,17 @@ static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_obj
                 double mib, iops, spread, p50, p99;
 
                 printf("  all hosts, step %zu:", i);
-                if (json_i64(s, "common_usec") > 0 && json_num(s, "mib_per_s", &mib) && json_num(s, "iops", &iops))
+                if (fleet_json_i64(s, "common_usec") > 0 && json_num(s, "mib_per_s", &mib) && json_num(s, "iops", &iops))
                         printf(" %.2f MiB/s, %.0f IOPS over the %.3f s every host of %" PRIi64 " was measuring;",
-                               mib, iops, json_i64(s, "common_usec") / 1e6, json_i64(s, "hosts"));
+                               mib, iops, fleet_json_i64(s, "common_usec") / 1e6, fleet_json_i64(s, "hosts"));
                 else
                         printf(" no interval when every host was measuring;");
                 if (json_num(s, "lat_p50_ns", &p50) && json_num(s, "lat_p99_ns", &p99))
                         printf(" latency p50 %.1f us, p99 %.1f us of %" PRIi64 " I/Os;", p50 / 1000, p99 / 1000,
-                               json_i64(s, "lat_ios"));
-                if (json_str(s, "first_done"))
-                        text_printf(" first done %s, last done %s (+%.3f s)", json_str(s, "first_done"),
-                                    json_str(s, "last_done"), json_i64(s, "done_apart_usec") / 1e6);
+                               fleet_json_i64(s, "lat_ios"));
+                if (fleet_json_str(s, "first_done"))
+                        text_printf(" first done %s, last done %s (+%.3f s)", fleet_json_str(s, "first_done"),
+                                    fleet_json_str(s, "last_done"), fleet_json_i64(s, "done_apart_usec") / 1e6);
                 if (json_num(s, "spread_pct", &spread))
                         printf("; spread of the hosts' MiB/s %.1f%%", spread);
                 printf("\n");
@@ -558,22 +458,18 @@ static void fleet_print(const char *uuid, const FleetView *v, size_t n, json_obj
                         for (size_t k = 0; k < json_object_array_length(left); k++) {
                                 json_object *x = json_object_array_get_idx(left, k);
 
-                                text_printf("    left out %s: %s", strna(json_str(x, "host")), strna(json_str(x, "reason")));
-                                if (json_str(x, "status"))
-                                        text_printf(" (%s)", json_str(x, "status"));
-                                if (json_i64(x, "samples") > 0 && json_num(x, "mib_per_s", &mib))
+                                text_printf("    left out %s: %s", strna(fleet_json_str(x, "host")), strna(fleet_json_str(x, "reason")));
+                                if (fleet_json_str(x, "status"))
+                                        text_printf(" (%s)", fleet_json_str(x, "status"));
+                                if (fleet_json_i64(x, "samples") > 0 && json_num(x, "mib_per_s", &mib))
                                         printf("; it measured %" PRIi64 " samples, %.3f s, %.2f MiB/s",
-                                               json_i64(x, "samples"), json_i64(x, "measured_usec") / 1e6, mib);
+                                               fleet_json_i64(x, "samples"), fleet_json_i64(x, "measured_usec") / 1e6, mib);
                                 else
                                         printf("; it measured nothing");
                                 printf("\n");
                         }
         }
 }
-
-static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
-                                     int *ret);
-static void gather_print_json(json_object *o);
 
 int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_file, bool allow_missing, bool clock_correct) {
         _cleanup_json_ json_object *spec = NULL, *steps = NULL, *gathered = NULL;
@@ -665,7 +561,7 @@ int fleet_run(const BenchctlOptions *opts, char **host_args, const char *hosts_f
 
         r = sd_id128_randomize(&id);
         if (r < 0) {
-                fprintf(stderr, "benchctl: run: cannot make a uuid: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: run: cannot make a uuid: %m\n");
                 ret = BENCHCTL_EXIT_FAILURE;
                 goto finish;
         }
@@ -869,7 +765,7 @@ int fleet_cancel(const BenchctlOptions *opts) {
                 else
                         r = bus_connect(opts, &h->bus) == 0 ? 0 : -ENOTCONN;
                 if (r < 0) {
-                        text_fprintf(stderr, "%s: unreachable: cannot connect: %s\n", h->name, strerror(-r));
+                        text_fprintf_errno(stderr, r, "%s: unreachable: cannot connect: %m\n", h->name);
                         unreachable = true;
                         continue;
                 }
@@ -885,13 +781,13 @@ int fleet_cancel(const BenchctlOptions *opts) {
                         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                         _cleanup_json_ json_object *spec = NULL;
                         json_object *job = json_object_array_get_idx(jobs, k);
-                        const char *state = json_str(job, "State"), *text = json_str(job, "Spec"), *u;
-                        uint64_t job_id = (uint64_t) json_i64(job, "Id");
+                        const char *state = fleet_json_str(job, "State"), *text = fleet_json_str(job, "Spec"), *u;
+                        uint64_t job_id = (uint64_t) fleet_json_i64(job, "Id");
                         sd_id128_t jid;
 
                         if (!text || !(spec = json_tokener_parse(text)))
                                 continue;
-                        u = json_str(spec, "fleet_uuid");
+                        u = fleet_json_str(spec, "fleet_uuid");
                         if (!u || sd_id128_from_string(u, &jid) < 0 || !sd_id128_equal(jid, id))
                                 continue;
                         if (!streq_ptr(state, "queued") && !streq_ptr(state, "running")) {
@@ -904,7 +800,7 @@ int fleet_cancel(const BenchctlOptions *opts) {
                                                "CancelJob", &error, NULL, "t", job_id);
                         if (r < 0 && !sd_bus_error_has_name(&error, BENCHD_ERROR_PREFIX "NotCancellable")) {
                                 text_fprintf(stderr, "%s: cancelling job %" PRIu64 ": %s\n", h->name, job_id,
-                                             error.message ?: strerror(-r));
+                                             bus_error_message(&error, r));
                                 if (ret == BENCHCTL_EXIT_OK)
                                         ret = BENCHCTL_EXIT_FAILURE;
                                 continue;
@@ -929,379 +825,6 @@ finish:
         return ret;
 }
 
-/* ---- gather: every host's runs of the fleet run into one history ---- */
-
-/* What a gather did with one host's runs. */
-typedef struct GatherHost {
-        const char *name;
-        const char *error;      /* "unreachable: ...", or what failed; NULL: gathered */
-        char *error_buf;
-        uint64_t runs, imported, skipped, running;
-} GatherHost;
-
-/* A history's bus: the collector named (-H transport), or this host's (--bus-address, else the
- * system bus). */
-static int collector_open(const BenchctlOptions *opts, sd_bus **ret, const char **ret_where) {
-        BenchctlOptions o = *opts;
-
-        if (opts->collect) {
-                o.transport = BUS_TRANSPORT_REMOTE;
-                o.address = opts->collect;
-        } else if (opts->bus_address) {
-                o.transport = BUS_TRANSPORT_ADDRESS;
-                o.address = opts->bus_address;
-        } else {
-                o.transport = BUS_TRANSPORT_SYSTEM;
-                o.address = NULL;
-        }
-        return bus_open(&o, ret, ret_where);
-}
-
-/* One ImportRuns document takes at most 64 MiB: a host's runs go in documents of at most this. */
-#define GATHER_DOC_MAX (48u * 1024u * 1024u)
-
-/* Imports runs (a batch of one host's) in one document whose "host" is the host's name in the
- * fleet run. */
-static int gather_import(sd_bus *collector, GatherHost *g, json_object *list) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_json_ json_object *doc = json_object_new_object();
-        uint64_t imported = 0, skipped = 0;
-        int r;
-
-        if (!doc)
-                return -ENOMEM;
-        json_object_object_add(doc, "format", json_object_new_string("benchd-export"));
-        json_object_object_add(doc, "version", json_object_new_int(1));
-        json_object_object_add(doc, "host", json_object_new_string(g->name));
-        json_object_object_add(doc, "runs", json_object_get(list));
-
-        r = bus_new_manager_call(collector, "ImportRuns", &m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
-        if (r >= 0)
-                r = sd_bus_call(collector, m, 3600ULL * USEC_PER_SEC, &error, &reply);
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "tt", &imported, &skipped);
-        if (r < 0) {
-                free(g->error_buf);
-                (void) asprintf(&g->error_buf, "importing its runs: %s", error.message ?: strerror(-r));
-                g->error = g->error_buf;
-                return bus_error_is_unreachable(&error) || !error.name ? -EHOSTUNREACH : r;
-        }
-        g->imported += imported;
-        g->skipped += skipped;
-        return 0;
-}
-
-/* Imports the host's runs (whole, as fleet_runs_load() has them) into the collector's history:
- * those measured on that host and no longer running, in documents of at most GATHER_DOC_MAX. Import
- * skips a run whose uuid the history has: a second gather adds nothing. Returns 0, or
- * -EHOSTUNREACH when the collector did not answer (g->error says why). */
-static int gather_host(sd_bus *collector, GatherHost *g, json_object *runs) {
-        _cleanup_json_ json_object *list = json_object_new_array();
-        size_t size = 0;
-        int r;
-
-        if (!list)
-                return -ENOMEM;
-        for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-                json_object *run = json_object_array_get_idx(runs, i);
-                const char *status = json_str(run, "status");
-                size_t len;
-
-                if (json_str(run, "origin_host"))
-                        continue;       /* gathered there from another host: that host's to give */
-                g->runs++;
-                if (!status || streq(status, "running") || streq(status, "queued")) {
-                        g->running++;
-                        continue;
-                }
-                len = strlen(json_object_to_json_string_ext(run, JSON_C_TO_STRING_PLAIN)) + 1;
-                if (size > 0 && size + len > GATHER_DOC_MAX) {
-                        r = gather_import(collector, g, list);
-                        if (r < 0)
-                                return r;
-                        json_object_put(list);
-                        list = json_object_new_array();
-                        if (!list)
-                                return -ENOMEM;
-                        size = 0;
-                }
-                json_object_array_add(list, json_object_get(run));
-                size += len;
-        }
-        if (json_object_array_length(list) == 0)
-                return 0;
-        return gather_import(collector, g, list);
-}
-
-/* What a gather did, as --json prints it. */
-static json_object *gather_json(const char *uuid, const char *where, const GatherHost *g, size_t n) {
-        json_object *o = json_object_new_object(), *hs = json_object_new_array();
-        uint64_t imported = 0, skipped = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                json_object *x = json_object_new_object();
-
-                json_object_object_add(x, "host", json_object_new_string(g[i].name));
-                if (g[i].error)
-                        json_object_object_add(x, "error", json_object_new_string(g[i].error));
-                json_object_object_add(x, "runs", json_object_new_uint64(g[i].runs));
-                json_object_object_add(x, "imported", json_object_new_uint64(g[i].imported));
-                json_object_object_add(x, "skipped", json_object_new_uint64(g[i].skipped));
-                json_object_object_add(x, "running", json_object_new_uint64(g[i].running));
-                json_object_array_add(hs, x);
-                imported += g[i].imported;
-                skipped += g[i].skipped;
-        }
-        json_object_object_add(o, "fleet_uuid", json_object_new_string(uuid));
-        json_object_object_add(o, "collector", json_object_new_string(where));
-        json_object_object_add(o, "hosts", hs);
-        json_object_object_add(o, "imported", json_object_new_uint64(imported));
-        json_object_object_add(o, "skipped", json_object_new_uint64(skipped));
-        return o;
-}
-
-static void gather_print(const char *uuid, const char *where, const GatherHost *g, size_t n) {
-        uint64_t imported = 0, skipped = 0, runs = 0;
-
-        text_printf("Gathering fleet run %s into %s:\n", uuid, where);
-        for (size_t i = 0; i < n; i++) {
-                if (g[i].error) {
-                        text_printf("  %-20s %s\n", g[i].name, g[i].error);
-                        continue;
-                }
-                text_printf("  %-20s %" PRIu64 " run%s, %" PRIu64 " new, %" PRIu64 " already there", g[i].name,
-                            g[i].runs, g[i].runs == 1 ? "" : "s", g[i].imported, g[i].skipped);
-                if (g[i].running > 0)
-                        printf(", %" PRIu64 " still running (gather again when it ends)", g[i].running);
-                printf("\n");
-                imported += g[i].imported;
-                skipped += g[i].skipped;
-                runs += g[i].runs;
-        }
-        if (imported == 0 && runs > 0)
-                printf("Nothing new: all %" PRIu64 " runs gathered were already in that history.\n", skipped);
-        else
-                printf("Gathered %" PRIu64 " new run%s; %" PRIu64 " already there.\n", imported, imported == 1 ? "" : "s",
-                       skipped);
-}
-
-static bool uuid_valid(const char *s) {
-        sd_id128_t id;
-        return s && strlen(s) == SD_ID128_UUID_STRING_MAX - 1 && sd_id128_from_string(s, &id) >= 0;
-}
-
-int verb_gather(int argc, char **argv, const BenchctlOptions *opts) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
-        _cleanup_json_ json_object *out = NULL;
-        FleetHost *hosts = NULL;
-        GatherHost *g = NULL;
-        const char *uuid = argv[1], *where = NULL;
-        size_t n = 0;
-        bool found = false;
-        int r, ret = BENCHCTL_EXIT_OK;
-
-        fleet_verb = "gather";
-        if (!uuid_valid(uuid)) {
-                text_fprintf(stderr, "benchctl: gather: '%s' is not a fleet run's uuid; give the one benchctl run "
-                             "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", argv[1]);
-                return BENCHCTL_EXIT_USAGE;
-        }
-        for (char **a = opts->hosts; a && *a; a++)
-                if (hosts_push(&hosts, &n, *a) < 0) {
-                        ret = BENCHCTL_EXIT_USAGE;
-                        goto finish;
-                }
-        if (opts->hosts_file && hosts_read_file(opts->hosts_file, &hosts, &n) < 0) {
-                ret = BENCHCTL_EXIT_USAGE;
-                goto finish;
-        }
-        if (n == 0) {
-                fprintf(stderr, "benchctl: gather: name the fleet run's hosts: -H [USER@]HOST for each, or --hosts "
-                        "FILE\n");
-                ret = BENCHCTL_EXIT_USAGE;
-                goto finish;
-        }
-        g = calloc(n, sizeof(GatherHost));
-        if (!g) {
-                ret = BENCHCTL_EXIT_FAILURE;
-                goto finish;
-        }
-        r = collector_open(opts, &collector, &where);
-        if (r < 0) {
-                text_fprintf(stderr, "benchctl: gather: cannot connect to %s, the history to gather into: %s; name "
-                             "another with --collect [USER@]HOST\n", where, strerror(-r));
-                ret = BENCHCTL_EXIT_UNREACHABLE;
-                goto finish;
-        }
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                _cleanup_json_ json_object *filter = json_object_new_object(), *runs = NULL, *full = json_object_new_array();
-
-                g[i].name = hosts[i].name;
-                if (!filter || !full) {
-                        ret = BENCHCTL_EXIT_FAILURE;
-                        goto finish;
-                }
-                r = sd_bus_open_system_remote(&hosts[i].bus, hosts[i].name);
-                if (r >= 0) {
-                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-
-                        json_object_object_add(filter, "fleet_uuid", json_object_new_string(uuid));
-                        json_object_object_add(filter, "limit", json_object_new_uint64(10000));
-                        r = bus_new_manager_call(hosts[i].bus, "QueryRuns", &m);
-                        if (r >= 0)
-                                r = bus_append_filter(m, filter);
-                        if (r >= 0)
-                                r = sd_bus_call(hosts[i].bus, m, 0, &error, &reply);
-                        if (r >= 0)
-                                r = bus_message_read_json(reply, &runs);
-                }
-                if (r < 0) {
-                        /* This host's runs cannot be read: named, and the others go on. */
-                        (void) asprintf(&g[i].error_buf, "%s: %s", error.name && !bus_error_is_unreachable(&error) ?
-                                        "refused" : "unreachable", error.message ?: strerror(-r));
-                        g[i].error = g[i].error_buf;
-                        if (strncmp(g[i].error, "unreachable", 11) == 0)
-                                ret = BENCHCTL_EXIT_UNREACHABLE;
-                        else if (ret == 0)
-                                ret = BENCHCTL_EXIT_FAILURE;
-                        continue;
-                }
-                for (size_t k = json_object_array_length(runs); k > 0; k--) {
-                        json_object *run = NULL;
-
-                        r = run_details(hosts[i].bus, (uint64_t) json_i64(json_object_array_get_idx(runs, k - 1), "id"),
-                                        &run);
-                        if (r != 0)
-                                break;
-                        json_object_array_add(full, run);
-                }
-                if (r != 0) {
-                        g[i].error = "its runs could not be read whole (see above)";
-                        if (ret == 0)
-                                ret = BENCHCTL_EXIT_FAILURE;
-                        continue;
-                }
-                r = gather_host(collector, &g[i], full);
-                if (r == -EHOSTUNREACH) {
-                        text_fprintf(stderr, "benchctl: gather: %s, the history to gather into, did not answer: %s\n",
-                                     where, g[i].error);
-                        ret = BENCHCTL_EXIT_UNREACHABLE;
-                        goto finish;
-                }
-                if (r < 0 && ret == 0)
-                        ret = BENCHCTL_EXIT_FAILURE;
-                if (g[i].runs > 0)
-                        found = true;
-        }
-        for (size_t i = 0; i < n; i++)
-                if (g[i].error && strncmp(g[i].error, "unreachable", 11) == 0)
-                        text_fprintf(stderr, "benchctl: gather: host %s is %s; its runs were not gathered (gather "
-                                     "again when it answers)\n", g[i].name, g[i].error);
-        if (opts->json) {
-                out = gather_json(uuid, where, g, n);
-                print_json(out);
-        } else
-                gather_print(uuid, where, g, n);
-        if (!found && ret == 0) {
-                text_fprintf(stderr, "benchctl: gather: no host has a run of fleet run %s\n", uuid);
-                ret = BENCHCTL_EXIT_NOT_FOUND;
-        }
-finish:
-        for (size_t i = 0; i < n; i++) {
-                sd_bus_flush_close_unref(hosts[i].bus);
-                free(hosts[i].name);
-                if (g)
-                        free(g[i].error_buf);
-        }
-        free(hosts);
-        free(g);
-        return ret;
-}
-
-static void gather_print_json(json_object *o) {
-        json_object *hs = NULL;
-        GatherHost *g;
-        size_t n;
-
-        if (!json_object_object_get_ex(o, "hosts", &hs))
-                return;
-        n = json_object_array_length(hs);
-        g = calloc(n ?: 1, sizeof(GatherHost));
-        if (!g)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                json_object *x = json_object_array_get_idx(hs, i);
-                g[i] = (GatherHost) {
-                        .name = json_str(x, "host"),
-                        .error = json_str(x, "error"),
-                        .runs = (uint64_t) json_i64(x, "runs"),
-                        .imported = (uint64_t) json_i64(x, "imported"),
-                        .skipped = (uint64_t) json_i64(x, "skipped"),
-                        .running = (uint64_t) json_i64(x, "running"),
-                };
-        }
-        gather_print(json_str(o, "fleet_uuid"), json_str(o, "collector"), g, n);
-        free(g);
-}
-
-/* The end of benchctl run -H ...: the hosts' runs (loaded already) gathered into the collector's
- * history, as gather does. Without --collect and without a benchd here to gather into, the runs
- * stay on each host, which is said, and the exit status does not change; with --collect, a
- * collector that does not answer is exit status 3. Returns what gather --json prints, or NULL. */
-static json_object *fleet_run_gather(const BenchctlOptions *opts, FleetHost *hosts, size_t n, const char *uuid,
-                                     int *ret) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *collector = NULL;
-        _cleanup_free_ GatherHost *g = calloc(n ?: 1, sizeof(GatherHost));
-        json_object *o = NULL;
-        const char *where = NULL, *why = NULL;
-        int r;
-
-        if (!g)
-                return NULL;
-        r = collector_open(opts, &collector, &where);
-        if (r < 0)
-                why = strerror(-r);
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                g[i].name = hosts[i].name;
-                if (!hosts[i].bus) {
-                        g[i].error = "unreachable: its runs, if any, were not gathered";
-                        continue;
-                }
-                if (hosts[i].lost) {
-                        g[i].error = "lost mid-run: its runs stay in its history (benchctl gather when it answers)";
-                        continue;
-                }
-                r = gather_host(collector, &g[i], hosts[i].runs);
-                if (r == -EHOSTUNREACH)
-                        why = g[i].error;       /* the collector did not answer */
-                else if (r < 0) {
-                        /* This host's runs refused (named in its line): the others go on. */
-                        if (*ret == 0)
-                                *ret = BENCHCTL_EXIT_FAILURE;
-                        r = 0;
-                }
-        }
-        if (r < 0) {
-                if (opts->collect) {
-                        text_fprintf(stderr, "benchctl: run: cannot gather the runs into %s: %s; they stay on each "
-                                     "host (benchctl gather %s ... --collect HOST)\n", where, strna(why), uuid);
-                        if (*ret == 0)
-                                *ret = BENCHCTL_EXIT_UNREACHABLE;
-                } else
-                        text_fprintf(stderr, "benchctl: run: the runs stay on each host: no benchd on %s to gather "
-                                     "them into (%s); gather them with benchctl gather %s -H HOST... --collect HOST\n",
-                                     where, strna(why), uuid);
-        } else
-                o = gather_json(uuid, where, g, n);
-        for (size_t i = 0; i < n; i++)
-                free(g[i].error_buf);
-        return o;
-}
-
 /* ---- a fleet run in one history (gathered): show --fleet, report --fleet ---- */
 
 static int cmp_str(const void *a, const void *b) {
@@ -1315,7 +838,7 @@ int fleet_history(sd_bus *bus, const char *uuid, bool whole, json_object **ret) 
         size_t n = 0;
         int r;
 
-        if (!uuid_valid(uuid)) {
+        if (!fleet_uuid_valid(uuid)) {
                 text_fprintf(stderr, "benchctl: --fleet: '%s' is not a fleet run's uuid; give the one benchctl run "
                              "printed (\"Fleet run 0f3c...\"), e.g. 6a1e3c0d-8d57-4b7e-9a3e-0c1d2e3f4a5b\n", uuid);
                 return BENCHCTL_EXIT_USAGE;
@@ -1333,7 +856,7 @@ int fleet_history(sd_bus *bus, const char *uuid, bool whole, json_object **ret) 
         /* Each host's runs, oldest first as they came; the hosts by name. */
         for (size_t i = 0; i < json_object_array_length(runs); i++) {
                 json_object *run = json_object_array_get_idx(runs, i), *list;
-                const char *host = json_str(run, "fleet_host") ?: "?";
+                const char *host = fleet_json_str(run, "fleet_host") ?: "?";
 
                 if (!json_object_object_get_ex(by_host, host, &list)) {
                         list = json_object_new_array();
@@ -1381,9 +904,9 @@ static void fleet_print_result(json_object *o) {
                 json_object *x = json_object_array_get_idx(hs, i), *runs = NULL;
 
                 (void) json_object_object_get_ex(x, "runs", &runs);
-                views[i] = (FleetView) { .name = json_str(x, "host"), .runs = runs, .missing = json_str(x, "missing") };
+                views[i] = (FleetView) { .name = fleet_json_str(x, "host"), .runs = runs, .missing = fleet_json_str(x, "missing") };
         }
-        fleet_print(json_str(o, "fleet_uuid"), views, n, steps);
+        fleet_print(fleet_json_str(o, "fleet_uuid"), views, n, steps);
 }
 
 int fleet_show(const BenchctlOptions *opts) {

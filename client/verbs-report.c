@@ -459,8 +459,8 @@ static int open_report(const char *path) {
         }
         r = posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ);
         if (r != 0) {
-                text_fprintf(stderr, "benchctl: report --open: cannot run xdg-open: %s; install xdg-utils, or open %s "
-                             "yourself\n", strerror(r), path);
+                text_fprintf_errno(stderr, -r, "benchctl: report --open: cannot run xdg-open: %m; install xdg-utils, "
+                                   "or open %s yourself\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -577,8 +577,8 @@ int verb_report(int argc, char **argv, const BenchctlOptions *opts) {
                 .data_json = escaped,
         });
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: report: cannot write %s: %s; give a writable file with -o FILE.html\n", path,
-                             strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: report: cannot write %s: %m; give a writable file with -o "
+                                   "FILE.html\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         text_printf("%s\n", path);

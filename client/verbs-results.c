@@ -639,8 +639,8 @@ static int export_benchd(sd_bus *bus, json_object *runs) {
         if (!doc || !full)
                 return BENCHCTL_EXIT_FAILURE;
         if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0') {
-                text_fprintf(stderr, "benchctl: export: cannot tell this host's name (gethostname: %s); set one with "
-                             "hostnamectl\n", strerror(errno));
+                text_fprintf_errno(stderr, -errno, "benchctl: export: cannot tell this host's name (gethostname: %m); "
+                                   "set one with hostnamectl\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         for (size_t i = 0; i < json_object_array_length(runs); i++) {
@@ -710,7 +710,7 @@ int verb_export(int argc, char **argv, const BenchctlOptions *opts) {
         }
         r = export_csv(stdout, runs, opts->legend);
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: export: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: export: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;
@@ -734,8 +734,8 @@ int verb_import(int argc, char **argv, const BenchctlOptions *opts) {
 
         f = streq(path, "-") ? stdin : fopen(path, "re");
         if (!f) {
-                text_fprintf(stderr, "benchctl: import: cannot open %s: %s; give the file benchctl export "
-                             "--format=benchd wrote, or - for stdin\n", path, strerror(errno));
+                text_fprintf_errno(stderr, -errno, "benchctl: import: cannot open %s: %m; give the file benchctl "
+                                   "export --format=benchd wrote, or - for stdin\n", path);
                 return BENCHCTL_EXIT_FAILURE;
         }
         for (;;) {

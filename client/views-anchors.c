@@ -404,7 +404,7 @@ static int export_finish(FILE *f, int r) {
         if (r >= 0 && fflush(f) != 0)
                 r = negative_errno();
         if (r < 0) {
-                text_fprintf(stderr, "benchctl: export: cannot write: %s\n", strerror(-r));
+                text_fprintf_errno(stderr, r, "benchctl: export: cannot write: %m\n");
                 return BENCHCTL_EXIT_FAILURE;
         }
         return BENCHCTL_EXIT_OK;

@@ -15,6 +15,10 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
+const char *bus_error_text(const sd_bus_error *e, int error) {
+        return e ? strna(e->message) : strerror(abs(error));
+}
+
 /* Reads an a{sv}, calling f for each entry with its key and the signature of the variant's
  * contents; f reads the variant. The one loop over dict entries that the spec and both filters use. */
 typedef int (*DictEntryFunc)(sd_bus_message *m, const char *key, const char *contents, void *userdata,

@@ -13,6 +13,10 @@
 #include "store/db.h"
 #include "shared/spec.h"
 
+/* What a refused call is told and logged: the D-Bus error's message when there is an error (polkit's
+ * answer), else the text of error (a negative errno). */
+const char *bus_error_text(const sd_bus_error *e, int error);
+
 /* At most this many entries in a SubmitJob spec. */
 #define BUS_SPEC_ENTRIES_MAX 64u
 

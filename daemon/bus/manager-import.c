@@ -95,7 +95,7 @@ static void on_import_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, 
         c->polkit = polkit_query_free(c->polkit);
         if (r < 0) {
                 log_full(LOG_INFO, "ImportRuns by uid %" PRIu32 " refused: %s", c->uid,
-                         perror ? strna(perror->message) : strerror(-r));
+                         bus_error_text(perror, r));
                 if (perror && sd_bus_error_is_set(perror))
                         (void) sd_bus_reply_method_error(c->message, perror);
                 else

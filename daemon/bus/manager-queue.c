@@ -344,7 +344,7 @@ static void on_submit_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, 
         s->polkit = polkit_query_free(s->polkit);
         if (r < 0)
                 log_full(LOG_INFO, "SubmitJob by uid %" PRIu32 " refused: %s", s->uid,
-                         perror ? strna(perror->message) : strerror(-r));
+                         bus_error_text(perror, r));
         manager_handle(s->manager, &(QueueEvent) {
                         .type = QUEUE_EVENT_POLKIT,
                         .key = s->key,
@@ -505,7 +505,7 @@ static void on_cancel_polkit(PolkitQuery *q, int r, const sd_bus_error *perror, 
         c->polkit = polkit_query_free(c->polkit);
         if (r < 0)
                 log_full(LOG_INFO, "cancelling job %" PRIu64 " by uid %" PRIu32 " refused: %s", c->id, c->uid,
-                         perror ? strna(perror->message) : strerror(-r));
+                         bus_error_text(perror, r));
         manager_handle(c->manager, &(QueueEvent) {
                         .type = QUEUE_EVENT_CANCEL_POLKIT,
                         .key = c->key,

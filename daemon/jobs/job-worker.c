@@ -274,9 +274,26 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
+/* The entry's last step released its md array's members (FS_SETUP md_release): what it ran goes
+ * after the array's own commands in the run's layout_commands. */
+static void on_worker_fs_released(Worker *w, const char *commands, void *userdata) {
+        Job *j = userdata;
+        int r;
+
+        if (j->run_id == 0)
+                return;
+        /* Through the job's queue, after the run's filesystem record (queued when it began or at
+         * FS_INFO), which writes layout_commands too. */
+        r = db_queue_add_layout_released(j->store, j->run_id, commands);
+        if (r < 0)
+                job_log_errno(j, LOG_WARNING, r, "cannot keep how run %" PRIu64 " released its md array's members "
+                              "(%m): %s", j->run_id, commands);
+}
+
 const WorkerCallbacks job_worker_callbacks = {
         .phase = on_worker_phase,
         .record = on_worker_record,
         .finished = on_worker_finished,
         .fs_info = on_worker_fs_info,
+        .fs_released = on_worker_fs_released,
 };

@@ -452,6 +452,42 @@ static char *members_json(const JobSpec *step) {
         return a ? strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) : NULL;
 }
 
+/* Whether the current run is the last its matrix entry's array serves, so that its worker releases
+ * the members at the end (FS_SETUP md_release: their md superblocks cleared, nothing on the host
+ * assembles the array again): the entry's last step, and its last planned run (until_stddev: its
+ * max_repeats; a job that stops repeating earlier, fails or is cancelled before it leaves the
+ * superblocks, docs/matrices.md "How an md entry runs"); in rounds, every visit of the entry's last
+ * step, as the next visit makes the array afresh. */
+static bool job_run_releases_md(const Job *j) {
+        size_t i = j->core.step;
+
+        if (i + 1 < j->n_steps && !matrix_step_starts_entry(j->steps, i + 1))
+                return false;
+        return j->core.rounds || j->core.repeat + 1 >= stability_planned_runs(&j->steps[i]);
+}
+
+/* How long the new array's initial resync may take (0: none waited for): the smallest member at md's
+ * guaranteed minimum rate, plus JOB_MD_RESYNC_SLACK_USEC. *ret_kib_s, *ret_bytes: what it is made of. */
+static uint64_t job_md_resync_allowance(const ProtoFsSetup *fs, const StepVerdict *verdicts, size_t n,
+                                        uint64_t *ret_kib_s, uint64_t *ret_bytes) {
+        _cleanup_fclose_ FILE *f = NULL;
+        uint64_t kib_s = 0, bytes = UINT64_MAX;
+
+        if (!proto_fs_layout_is_md(fs->layout) || streq(fs->layout, "md-raid0") || fs->stage != PROTO_FS_STAGE_MAKE ||
+            fs->md_resync != PROTO_MD_RESYNC_WAIT)
+                return 0;
+        f = fopen(JOB_MD_SPEED_LIMIT_MIN_PATH, "re");
+        if (!f || fscanf(f, "%" SCNu64, &kib_s) != 1 || kib_s == 0)
+                kib_s = JOB_MD_RESYNC_MIN_KIB_S;
+        for (size_t i = 0; i < n; i++)
+                bytes = MIN(bytes, verdicts[i].check.device_bytes);
+        if (bytes == UINT64_MAX)
+                bytes = 0;
+        *ret_kib_s = kib_s;
+        *ret_bytes = bytes;
+        return bytes / (kib_s * 1024u) * USEC_PER_SEC + JOB_MD_RESYNC_SLACK_USEC;
+}
+
 /* What the worker of a matrix step is to make or mount, on the members as their verdicts found
  * them. Its strings point into the step and the job. */
 static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsMember *members,
@@ -497,6 +533,8 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .lvm_options = lvm ? step->lvm_options : NULL,
                 .lv_size = lvm ? step->lv_size : 0,
                 .layout_flags = lvm && last ? PROTO_FS_LAYOUT_REMOVE : 0,
+                /* An md-raid1+lvm array keeps its superblocks (docs/matrices.md). */
+                .md_release = md && !lvm && job_run_releases_md(j),
         };
 }
 
@@ -521,7 +559,7 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         TargetInfo ti = {};
         bool have_ti = false;
         DbRun run;
-        uint64_t run_id, *runs;
+        uint64_t run_id, *runs, resync_usec = 0;
         int r;
 
         if (matrix) {
@@ -606,10 +644,23 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
         j->have_live = false;
         job_changed(j, "Runs", "Live");
 
+        /* A resync waited for is not mkfs's: it has an allowance of its own, said in the job's log. */
+        if (matrix) {
+                uint64_t kib_s = 0, bytes = 0;
+
+                resync_usec = job_md_resync_allowance(&fs_setup, verdicts, MIN(n_verdicts,
+                                                      (size_t) JOB_STEP_MEMBERS_MAX), &kib_s, &bytes);
+                if (resync_usec > 0)
+                        job_log(j, LOG_INFO, "run %" PRIu64 ": the initial resync of %s may take up to %" PRIu64 " s (the "
+                                "smallest member, %" PRIu64 " bytes, at md's minimum resync rate of %" PRIu64 " KiB/s, "
+                                "plus %u s), besides mkfs's %u s", run_id, md_name, resync_usec / USEC_PER_SEC, bytes,
+                                kib_s, (unsigned) (JOB_MD_RESYNC_SLACK_USEC / USEC_PER_SEC),
+                                (unsigned) (JOB_MKFS_TIMEOUT_USEC / USEC_PER_SEC));
+        }
         r = worker_spawn(j->ctx->event, j->ctx->worker_path, j->id, n, step, spec_text,
                          job_step_run_as(j, !matrix ? &verdicts[0] : NULL),
                          worker_timeout_usec(step, j->ctx->step_grace_usec) + (!matrix ? 0 : fs_setup.stage == PROTO_FS_STAGE_MAKE ?
-                                                      JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC),
+                                                      JOB_MKFS_TIMEOUT_USEC : JOB_MOUNT_TIMEOUT_USEC) + resync_usec,
                          &job_worker_callbacks, j, &j->worker);
         if (r < 0) {
                 if (asprintf(text, "%s: %s", j->ctx->worker_path, strerror(-r)) < 0)

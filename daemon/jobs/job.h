@@ -84,6 +84,12 @@ typedef struct JobContext {
  * mount at the others. */
 #define JOB_MKFS_TIMEOUT_USEC (15u * 60u * USEC_PER_SEC)
 #define JOB_MOUNT_TIMEOUT_USEC (2u * 60u * USEC_PER_SEC)
+/* An md array's initial resync (md_resync=wait) has its own allowance, not the mkfs one: the
+ * smallest member at the rate md keeps a resync at even while other I/O runs
+ * (/proc/sys/dev/raid/speed_limit_min, KiB/s per device; md's default when unreadable), plus this. */
+#define JOB_MD_RESYNC_SLACK_USEC (60u * USEC_PER_SEC)
+#define JOB_MD_RESYNC_MIN_KIB_S 1000u
+#define JOB_MD_SPEED_LIMIT_MIN_PATH "/proc/sys/dev/raid/speed_limit_min"
 
 struct Job {
         const JobContext *ctx;

@@ -205,6 +205,9 @@ static int member_spec(const JobSpec *s, const char *device, bool with_checks, J
                         snprintf(text, sizeof(text), "%" PRIu32, s->partitions);
                         r = spec_set_from_string(&m, "partitions", text, NULL);
                 }
+                /* What the trial puts to mdadm (mkfs-trial.h). */
+                if (r >= 0 && s->md_options)
+                        r = spec_set_from_string(&m, "md_options", s->md_options, NULL);
                 /* What the LVM layouts' fit is checked with (spec-check.c). */
                 if (r >= 0 && s->lvm_options && s->lvm_options[0])
                         r = spec_set_from_string(&m, "lvm_options", s->lvm_options, NULL);

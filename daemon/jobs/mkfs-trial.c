@@ -133,6 +133,45 @@ char *mkfs_trial_strip_paths(const char *text) {
         return out;
 }
 
+/* md_options as mdadm takes them, asked beforehand: `benchd-worker --try-md-options` (its
+ * layout-md.h, layout_md_try(): mdadm --create on member paths that do not exist, so nothing is
+ * created). */
+static int md_trial(const char *worker_path, const JobSpec *s, size_t n_members, char **reterr) {
+        _cleanup_free_ char *a_opts = NULL, *a_layout = NULL, *a_members = NULL, *raw = NULL, *output = NULL;
+        int level = layout_md_level(s->layout), r;
+
+        if (asprintf(&a_opts, "--try-md-options=%s", s->md_options ?: "") < 0 ||
+            asprintf(&a_layout, "--layout=md-raid%d", level) < 0 ||
+            asprintf(&a_members, "--members=%zu", n_members) < 0)
+                return -ENOMEM;
+        char *argv[] = { (char *) worker_path, a_opts, a_layout, a_members, NULL };
+
+        r = run_capture(argv, &raw);
+        if (r < 0) {
+                if (asprintf(reterr, "md_options: cannot run %s to try them with mdadm: %s", worker_path,
+                             strerror(-r)) < 0)
+                        *reterr = NULL;
+                return -ENOEXEC;
+        }
+        if (WIFEXITED(r) && WEXITSTATUS(r) == 0)
+                return 0;
+        output = mkfs_trial_strip_paths(raw);
+        if (!output)
+                return -ENOMEM;
+        if (WIFEXITED(r) && WEXITSTATUS(r) == 1) {
+                if (asprintf(reterr, "md_options: %s; nothing was written to the devices: give options mdadm accepts "
+                             "for RAID%d (see mdadm(8), --create)", *output ? output : "mdadm rejected them",
+                             level) < 0)
+                        *reterr = NULL;
+                return -EINVAL;
+        }
+        if (asprintf(reterr, "md_options: the trial of mdadm did not finish (%s %d): %s; see benchd's log",
+                     WIFEXITED(r) ? "exit status" : "signal", WIFEXITED(r) ? WEXITSTATUS(r) : WTERMSIG(r),
+                     *output ? output : "no message") < 0)
+                *reterr = NULL;
+        return -ENOEXEC;
+}
+
 int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
         uint64_t size = s->target ? device_size(s->target) : 0;
         size_t n_members = strv_length(s->devices);
@@ -143,6 +182,12 @@ int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
                              "check); see benchd's log") < 0)
                         *reterr = NULL;
                 return -ENOEXEC;
+        }
+        /* The array's options first: mkfs runs on it. */
+        if (s->layout >= 0 && layout_is_md(s->layout) && s->md_options && s->md_options[0]) {
+                r = md_trial(worker_path, s, n_members, reterr);
+                if (r < 0)
+                        return r;
         }
         for (char **fs = s->filesystems; fs && *fs; fs++) {
                 const char *options = spec_map_get(&s->mkfs_options, *fs);

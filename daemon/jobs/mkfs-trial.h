@@ -18,7 +18,10 @@
 
 /* 0 when every filesystem of s (a matrix spec whose target is its first device) made its trial
  * filesystem; -EINVAL with "mkfs_options.xfs: mkfs.xfs rejected ...: <its message>" in *reterr
- * otherwise, -ENOEXEC when worker_path is NULL or cannot be run (with a message). */
+ * otherwise, -ENOEXEC when worker_path is NULL or cannot be run (with a message). Before them, an
+ * md layout's md_options are put to mdadm (`benchd-worker --try-md-options`: mdadm --create on
+ * member paths that do not exist, nothing created): -EINVAL with "md_options: mdadm rejected ...:
+ * mdadm: <its words>" when it refuses them. */
 int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr);
 
 /* text with every absolute path but those under PROTO_TRY_MKFS_IMAGE_DIR (without "..") replaced

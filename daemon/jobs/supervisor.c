@@ -227,6 +227,11 @@ static bool worker_handle_frame(Worker *w, const ProtoFrame *f) {
                 if (w->cb.fs_info)
                         w->cb.fs_info(w, &v.fs_info, w->userdata);
                 return true;
+        case WORKER_VERDICT_FS_RELEASED:
+                worker_log(w, LOG_INFO, "md array's members released: %s", v.text);
+                if (w->cb.fs_released)
+                        w->cb.fs_released(w, v.text, w->userdata);
+                return true;
         case WORKER_VERDICT_LOG:
                 worker_log(w, v.level, "%s", strna(v.text));
                 return true;

@@ -65,7 +65,7 @@ const char *worker_frame_type_name(uint16_t t) {
                 [PROTO_HELLO] = "HELLO", [PROTO_SPEC] = "SPEC", [PROTO_PHASE] = "PHASE",
                 [PROTO_HISTOGRAM] = "HISTOGRAM", [PROTO_RESULT] = "RESULT", [PROTO_ERROR] = "ERROR",
                 [PROTO_LOG] = "LOG", [PROTO_FS_SETUP] = "FS_SETUP", [PROTO_FS_INFO] = "FS_INFO",
-                [PROTO_START] = "START",
+                [PROTO_START] = "START", [PROTO_FS_RELEASED] = "FS_RELEASED",
         };
         const ProtoRecordDesc *d = proto_record_desc(t);
 
@@ -223,6 +223,21 @@ static WorkerVerdictKind judge_fs_info(WorkerJudge *j, const ProtoFrame *f, cons
         return v->kind = WORKER_VERDICT_FS_INFO;
 }
 
+static WorkerVerdictKind judge_fs_released(WorkerJudge *j, const ProtoFrame *f, WorkerVerdict *v) {
+        char *err = NULL;
+        int r;
+
+        if (proto_decode_fs_released(f, &v->text) < 0)
+                return violation(j, v, "malformed FS_RELEASED frame");
+        r = proto_fs_released_plausible(&j->tally, &err);
+        if (r < 0) {
+                free(v->text);
+                v->text = NULL;
+                return implausible(j, v, r, err);
+        }
+        return v->kind = WORKER_VERDICT_FS_RELEASED;
+}
+
 static WorkerVerdictKind judge_histogram(WorkerJudge *j, const ProtoFrame *f, WorkerVerdict *v) {
         ProtoHistogram h = {};
         ProtoHistogramEntry *n;
@@ -317,6 +332,8 @@ WorkerVerdictKind worker_judge_frame(WorkerJudge *j, const ProtoFrame *f, const 
                 return judge_log(j, f, ret);
         case PROTO_FS_INFO:
                 return judge_fs_info(j, f, clock, ret);
+        case PROTO_FS_RELEASED:
+                return judge_fs_released(j, f, ret);
         case PROTO_HISTOGRAM:
                 return judge_histogram(j, f, ret);
         case PROTO_RESULT:

@@ -81,6 +81,7 @@ typedef enum WorkerVerdictKind {
         WORKER_VERDICT_RECORD,          /* record (SAMPLE, PHASE_RESULT, ...: proto-record.h), for
                                          * the owner */
         WORKER_VERDICT_FS_INFO,         /* fs_info, for the owner */
+        WORKER_VERDICT_FS_RELEASED,     /* text: the JSON array of what released the md members */
         WORKER_VERDICT_LOG,             /* text at level, for our log */
         WORKER_VERDICT_LOGS_DROPPED,    /* the first LOG beyond WORKER_LOG_MAX: say so, once */
         WORKER_VERDICT_VIOLATION,       /* kill it: j->failure says what it did (when new_failure) */

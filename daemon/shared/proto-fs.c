@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fs-entry.h"
+#include "json-util.h"
 #include "proto-internal.h"
 #include "util.h"
 
@@ -156,6 +157,8 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
         if ((!proto_fs_layout_builds_md(m->layout) && (m->md_options && m->md_options[0])) ||
             !proto_fs_options_valid(m->md_options ?: "") || m->md_resync > PROTO_MD_RESYNC_ASSUME_CLEAN)
                 return false;
+        if (m->md_release > 1 || (m->md_release && !proto_fs_layout_is_md(m->layout)))
+                return false;
         if (!proto_fs_layout_is_lvm(m->layout) &&
             ((m->lvm_options && m->lvm_options[0]) || m->lv_size || m->layout_flags))
                 return false;
@@ -202,7 +205,7 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
               strlen(m->mount_options) + strlen(m->expect_uuid) + 4 + 2 * 4;
         for (uint32_t i = 0; i < m->n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 8 + 8 + 4;
-        len += 4 + strlen(m->md_name ?: "") + 4 + strlen(m->md_options ?: "") + 4;
+        len += 4 + strlen(m->md_name ?: "") + 4 + strlen(m->md_options ?: "") + 4 + 4;
         len += 4 + strlen(m->lvm_options ?: "") + 8 + 4;
         r = packer_begin(&k, PROTO_FS_SETUP, len);
         if (r < 0)
@@ -227,6 +230,7 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
         pack_string(&k, m->md_name ?: "", strlen(m->md_name ?: ""));
         pack_string(&k, m->md_options ?: "", strlen(m->md_options ?: ""));
         pack_u32(&k, m->md_resync);
+        pack_u32(&k, m->md_release);
         pack_string(&k, m->lvm_options ?: "", strlen(m->lvm_options ?: ""));
         pack_u64(&k, m->lv_size);
         pack_u32(&k, m->layout_flags);
@@ -307,6 +311,7 @@ int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret) {
         m.md_name = take_string(&c, PROTO_FS_MD_NAME_MAX);
         m.md_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
         m.md_resync = take_u32(&c);
+        m.md_release = take_u32(&c);
         m.lvm_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
         m.lv_size = take_u64(&c);
         m.layout_flags = take_u32(&c);
@@ -401,7 +406,7 @@ void proto_fs_info_clear(ProtoFsInfo *m) {
 int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
         ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members, .partitions = m->partitions,
                            .partition = m->partition, .md_resync = m->md_resync,
-                           .lv_size = m->lv_size, .layout_flags = m->layout_flags };
+                           .md_release = m->md_release, .lv_size = m->lv_size, .layout_flags = m->layout_flags };
 
         if (!proto_fs_setup_valid(m))
                 return -EINVAL;
@@ -429,4 +434,41 @@ int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
 oom:
         proto_fs_setup_clear(&c);
         return -ENOMEM;
+}
+
+/* ---- FS_RELEASED ---- */
+
+static bool fs_released_valid(const char *commands) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!commands || !fs_string_ok(commands, PROTO_FS_LAYOUT_COMMANDS_MAX, true))
+                return false;
+        o = json_tokener_parse(commands);
+        return o && json_object_is_type(o, json_type_array) && json_object_array_length(o) > 0;
+}
+
+int proto_encode_fs_released(const char *commands, uint8_t **ret, size_t *ret_len) {
+        Packer k;
+        int r;
+
+        if (!fs_released_valid(commands))
+                return -EINVAL;
+        r = packer_begin(&k, PROTO_FS_RELEASED, 4 + strlen(commands));
+        if (r < 0)
+                return r;
+        pack_string(&k, commands, strlen(commands));
+        return packer_finish(&k, ret, ret_len);
+}
+
+int proto_decode_fs_released(const ProtoFrame *f, char **ret) {
+        _cleanup_free_ char *s = NULL;
+        Cursor c;
+
+        if (cursor_begin(&c, f, PROTO_FS_RELEASED) < 0)
+                return -EBADMSG;
+        s = take_string(&c, PROTO_FS_LAYOUT_COMMANDS_MAX);
+        if (!cursor_done(&c) || !fs_released_valid(s))
+                return -EBADMSG;
+        *ret = TAKE_PTR(s);
+        return 0;
 }

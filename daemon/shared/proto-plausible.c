@@ -349,6 +349,7 @@ void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup) {
         t->fs_setup = true;
         t->fs_md = proto_fs_layout_builds_md(setup->layout);
         t->fs_lvm = proto_fs_layout_is_lvm(setup->layout);
+        t->fs_release = setup->md_release != 0;
         t->fs_stage = setup->stage;
         snprintf(t->fs_type, sizeof(t->fs_type), "%s", setup->fs_type);
         snprintf(t->fs_uuid, sizeof(t->fs_uuid), "%s", setup->stage == PROTO_FS_STAGE_MOUNT ? setup->expect_uuid : "");
@@ -427,6 +428,18 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                         return fail(reterr, "FS_INFO reports a mkfs run for a step that only mounts");
         }
         t->fs_info = true;
+        return 0;
+}
+
+int proto_fs_released_plausible(ProtoTally *t, char **reterr) {
+        if (!t->fs_release)
+                return fail(reterr, "FS_RELEASED from a step whose FS_SETUP asked for no release of an md array's "
+                            "members");
+        if (!t->fs_info)
+                return fail(reterr, "FS_RELEASED before FS_INFO; the members are released at the end of the step");
+        if (t->fs_released)
+                return fail(reterr, "FS_RELEASED sent twice; the members are released once");
+        t->fs_released = true;
         return 0;
 }
 
@@ -990,26 +1003,4 @@ int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const Prot
         if (t->history && t->n_hist == 0)
                 return 0;
         return check_result_histogram(r, hist, n_hist, count, reterr);
-}
-
-/* ---- text ---- */
-
-void proto_text_sanitize(char *s) {
-        char *r = s, *w = s;
-
-        if (!s)
-                return;
-        while (*r) {
-                size_t n = utf8_char_len(r);
-
-                if (n == 0 || utf8_is_control(r, n)) {
-                        *w++ = '?';
-                        r += MAX(n, (size_t) 1);
-                } else {
-                        memmove(w, r, n);
-                        w += n;
-                        r += n;
-                }
-        }
-        *w = 0;
 }

@@ -139,6 +139,8 @@ typedef struct ProtoTally {
         char fs_type[PROTO_FS_TYPE_MAX + 1];
         char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */
         bool fs_info;
+        bool fs_release;        /* FS_SETUP md_release: FS_RELEASED may come once, after FS_INFO */
+        bool fs_released;
         /* The frames are a stored run's, replayed by proto_run_plausible() (proto-history.h). A
          * history keeps a sample's CPU shares rounded to 1/100 % and may keep fewer samples than
          * were measured (pruned by SampleRetentionDays=, or not stored when the database fell
@@ -163,6 +165,8 @@ void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup);
  * command's usec no longer than the worker has run; at MOUNT the UUID expected, no command, no
  * time, no output, no commands. */
 int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoClock *c, char **reterr);
+/* FS_RELEASED: only for a setup with md_release, after its FS_INFO, once. */
+int proto_fs_released_plausible(ProtoTally *t, char **reterr);
 /* PHASE: one of layout, ramp, measure, cleanup, each after the one before it; in a filesystem
  * step only after FS_INFO. */
 int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr);
@@ -185,7 +189,3 @@ int proto_steady_state_plausible(ProtoTally *t, const ProtoSteadyState *m, const
 /* hist: every HISTOGRAM entry accepted so far (the tally's), in order. The tally is not changed. */
 int proto_result_plausible(const ProtoTally *t, const ProtoResult *r, const ProtoHistogramEntry *hist,
                            size_t n_hist, const ProtoLimits *l, const ProtoClock *c, char **reterr);
-
-/* Worker text goes into D-Bus strings (UTF-8 only) and logs: keeps valid UTF-8, replaces each
- * invalid byte and each control character (C0, DEL, C1) with '?'. In place; never longer. */
-void proto_text_sanitize(char *s);

@@ -373,6 +373,26 @@ int proto_decode_text(const ProtoFrame *f, ProtoText *ret) {
         return 0;
 }
 
+void proto_text_sanitize(char *s) {
+        char *r = s, *w = s;
+
+        if (!s)
+                return;
+        while (*r) {
+                size_t n = utf8_char_len(r);
+
+                if (n == 0 || utf8_is_control(r, n)) {
+                        *w++ = '?';
+                        r += MAX(n, (size_t) 1);
+                } else {
+                        memmove(w, r, n);
+                        w += n;
+                        r += n;
+                }
+        }
+        *w = 0;
+}
+
 int proto_decode_histogram(const ProtoFrame *f, ProtoHistogram *ret) {
         _cleanup_free_ ProtoHistogramEntry *e = NULL;
         uint32_t n;

@@ -29,12 +29,16 @@
  *             (each of the position workload's offsets, in order, as it ends), STEADY_STATE (at most
  *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
+ *   worker -> FS_RELEASED (at most once, only when FS_SETUP asked for md_release, after the
+ *             filesystem is unmounted and the md array stopped, before HISTOGRAM and RESULT or
+ *             ERROR: what cleared the members' md superblocks)
  *   A fleet step (its spec text has a "fleet_uuid=" line) prepares, sends PHASE("ready") after
  *   layout and ramp (its streams still running when it had a ramp), and waits:
  *   daemon -> START(start_usec), sent when the CLOCK_REALTIME timer Job.Start armed fires; the
  *             worker begins its measured phase (PHASE("measure")) when it reads it.
  *
  * PHASE_RESULT (type 9), FS_SETUP (10), FS_INFO (11), POSITION_RESULT (12), STEADY_STATE (13), START (14),
+ * FS_RELEASED (15) and FS_SETUP's md_release,
  * PHASE ready, SPEC's trailing guard and
  * RESULT's fields after device (CPU time, device counters, served) were added without
  * a version bump: the daemon treats an unknown frame type as a violation and the worker a SPEC of
@@ -90,6 +94,7 @@ typedef enum ProtoType {
         PROTO_POSITION_RESULT = 12,
         PROTO_STEADY_STATE = 13,
         PROTO_START = 14,
+        PROTO_FS_RELEASED = 15,
         _PROTO_TYPE_MAX,
 } ProtoType;
 
@@ -319,6 +324,11 @@ typedef struct ProtoFsSetup {
         char *md_name;
         char *md_options;       /* the job's md_options (spec-matrix.c checked them); NULL or "" */
         uint32_t md_resync;     /* ProtoMdResync */
+        /* 1: the entry's last step (md layouts only): once the array is stopped at the end, the
+         * worker clears the members' md superblocks (mdadm --zero-superblock, in its sandbox) and
+         * reports it in FS_RELEASED, so that nothing on the host assembles the array again. 0: the
+         * entry's later steps assemble it from them. */
+        uint32_t md_release;
         /* The LVM layouts ("lvm", "md-raid1+lvm"; layout-lvm.h): md_name is the volume group's name
          * too, "benchd-JOB-ENTRY" (its one logical volume is "lv"); over md-raid1+lvm also the
          * array's, whose md_options and md_resync apply. */
@@ -411,6 +421,11 @@ int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *
 /* -EINVAL for a setup or info its decoder would refuse (proto_fs_setup_valid(), _info_valid()). */
 int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
+/* FS_RELEASED: what the worker ran to release the md array's members at the end of the entry's last
+ * step (FS_SETUP md_release), a JSON array of {"command", "usec", "exit", "output"} as FS_INFO's
+ * layout_commands; sent after the filesystem is unmounted and the array stopped, before HISTOGRAM
+ * and RESULT (or ERROR), at most once. */
+int proto_encode_fs_released(const char *commands, uint8_t **ret, size_t *ret_len);
 
 /* -EINVAL for a PositionResult that its decoder would refuse. */
 int proto_encode_position_result(const ProtoPositionResult *m, uint8_t **ret, size_t *ret_len);
@@ -438,8 +453,14 @@ int proto_decode_steady_state(const ProtoFrame *f, ProtoSteadyState *ret);
 int proto_decode_start(const ProtoFrame *f, ProtoStart *ret);
 int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret);
 int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret);
+/* *ret owned: a valid JSON array of at most PROTO_FS_LAYOUT_COMMANDS_MAX bytes. */
+int proto_decode_fs_released(const ProtoFrame *f, char **ret);
 /* True for a name PHASE_RESULT may carry. */
 bool proto_phase_name_valid(const char *name);
+/* Worker text goes into D-Bus strings (UTF-8 only) and logs: keeps valid UTF-8, replaces each
+ * invalid byte and each control character (C0, DEL, C1) with '?' (a LOG's or ERROR's text before
+ * it is shown). In place; never longer. */
+void proto_text_sanitize(char *s);
 
 /* Where `benchd-worker --try-mkfs` keeps its image files, as the tool sees them: the one absolute
  * path a trial's message may name (benchd replaces every other; daemon/jobs/mkfs-trial.h). */

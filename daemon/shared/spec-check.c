@@ -643,7 +643,7 @@ static bool path_exists(const char *root, const char *path) {
 
 /* md and LVM layouts: what they need of the machine, all of it said when missing (the md
  * personality's module, /proc/mdstat, mdadm; device-mapper, lvm); and when all of it is there,
- * -EOPNOTSUPP for the layouts this benchd does not build yet (md-raid5, md-raid10). */
+ * -EOPNOTSUPP for the layouts this benchd does not build yet (none now). */
 static int check_layout_support(const JobSpec *s, const char *root, char **reterr) {
         const char *name = layout_to_string(s->layout);
         char need[512] = "", module[16];
@@ -684,13 +684,13 @@ static int check_layout_support(const JobSpec *s, const char *root, char **reter
                             "packages with them, or layout=single%s", name, need,
                             level == 0 ? " or btrfs's raid0" : level == 1 ? " or btrfs's raid1" :
                             level == 10 ? " or btrfs's raid10" : "");
-        /* Built by the worker (daemon/worker/layout-md.h, layout-lvm.h): md-raid0, md-raid1, lvm and
-         * md-raid1+lvm. */
-        if (s->layout == LAYOUT_MD_RAID0 || s->layout == LAYOUT_MD_RAID1 || s->layout == LAYOUT_LVM ||
-            s->layout == LAYOUT_MD_RAID1_LVM)
+        /* Built by the worker (daemon/worker/layout-md.h, layout-lvm.h): every md and LVM layout. */
+        if (s->layout == LAYOUT_MD_RAID0 || s->layout == LAYOUT_MD_RAID1 || s->layout == LAYOUT_MD_RAID5 ||
+            s->layout == LAYOUT_MD_RAID10 || s->layout == LAYOUT_LVM || s->layout == LAYOUT_MD_RAID1_LVM)
                 return 0;
         return fail(-EOPNOTSUPP, reterr, "layout: %s is not supported by this benchd yet; use layout=single, "
-                    "md-raid0, md-raid1, lvm or md-raid1+lvm, or btrfs's own raid0, raid1 or raid10", name);
+                    "md-raid0, md-raid1, md-raid5, md-raid10, lvm or md-raid1+lvm, or btrfs's own raid0, raid1 or "
+                    "raid10", name);
 }
 
 /* An LVM layout's lv_size fits the volume group: each physical volume gives its size less LVM's

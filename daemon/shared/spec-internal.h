@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to spec.c, spec-keys.c, spec-matrix.c, spec-mkfs.c and spec-format.c: the helpers the
- * parts of the job spec share. spec-keys.c is the registry (every key's row); spec.c parses values
+ * Private to spec.c, spec-keys.c, spec-values.c, spec-matrix.c, spec-mkfs.c and spec-format.c: the
+ * helpers the parts of the job spec share. spec-keys.c is the registry (every key's row) and
+ * spec-values.c reads values and docs by its rows; spec.c parses values
  * and checks the rules between keys; spec-matrix.c holds the maps and the rules of filesystem
  * matrices; spec-mkfs.c the lists of what mkfs_options may not say;
  * spec-format.c writes a spec out as text and JSON and reads the JSON back. Nothing outside
@@ -19,10 +20,10 @@
 /* A message in *reterr; returns -EINVAL. */
 #define spec_fail(reterr, ...) reterr_set((reterr), -EINVAL, __VA_ARGS__)
 
-/* Stores v in the field of a size, number or boolean key (spec-keys.c). */
+/* Stores v in the field of a size, number or boolean key (spec-values.c). */
 void spec_store_number(JobSpec *s, SpecKey k, uint64_t v);
 /* Whether key k carries a value that the text and JSON forms write: an optional key when it has
- * one, any other when it was given, or filled in by finalizing a workload spec (spec-keys.c). */
+ * one, any other when it was given, or filled in by finalizing a workload spec (spec-values.c). */
 bool spec_has_value(const JobSpec *s, SpecKey k);
 /* Parses the text of a string key into s: its parse function, or its choices (spec-keys.c). */
 int spec_parse_value(JobSpec *s, SpecKey k, const char *value, char **reterr);

@@ -39,13 +39,5 @@ int db_run_set_fleet(Db *db, uint64_t run_id, const DbRunFleet *f) {
                 bind_null(&b);
         }
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "run", run_id);
 }

@@ -21,9 +21,9 @@
  * was judged: the values bound are the decoded ones, and the samples, histogram, phases and
  * positions go through the same inserts as a measured run's.
  *
- * The document around the runs (format, version, host, the runs array) is parsed here too
- * (db_import_document_parse()), so that the daemon's ImportRuns and the fuzz target
- * (tests/fuzz/fuzz-import.c) read it alike.
+ * The document around the runs (format, version, host, the runs array) is parsed in
+ * db-import-document.c (db_import_document_parse()), so that the daemon's ImportRuns and the fuzz
+ * target (tests/fuzz/fuzz-import.c) read it alike.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -63,25 +63,16 @@ typedef struct ImportColumn {
 } ImportColumn;
 
 /* The runs columns an export carries (GetRun's names), all but the ones that only mean something
- * on the measuring host (id, job_id, device_id): those are given here. */
-static const ImportColumn import_columns[] = {
+ * on the measuring host (id, job_id, device_id), which are given here: first the run's own, then
+ * (import_columns_make()) every one the spec registry names, as the run's INSERT has them
+ * (SpecKeyInfo.runs_column; what the registry row's kind says, required when the column is NOT
+ * NULL without a default). */
+static const ImportColumn own_columns[] = {
         { "uuid", IMPORT_TEXT, true },
         { "step", IMPORT_INT, true },
         { "repeat", IMPORT_INT, true },
         { "round", IMPORT_INT, false },
-        { "workload", IMPORT_TEXT, true },
-        { "block_size", IMPORT_INT, true },
-        { "size", IMPORT_INT, true },
-        { "runtime_ms", IMPORT_INT, true },
-        { "ramp_ms", IMPORT_INT, true },
-        { "queue_depth", IMPORT_INT, true },
-        { "jobs", IMPORT_INT, true },
-        { "direct", IMPORT_INT, true },
-        { "sync", IMPORT_TEXT, false },
-        { "rwmix_read", IMPORT_INT, false },
-        { "pattern", IMPORT_TEXT, false },
         { "device_name", IMPORT_TEXT, false },
-        { "target", IMPORT_TEXT, true },
         { "fs_type", IMPORT_TEXT, false },
         { "mount_options", IMPORT_TEXT, false },
         { "layout", IMPORT_TEXT, false },
@@ -97,8 +88,6 @@ static const ImportColumn import_columns[] = {
         { "fs_inodes", IMPORT_INT, false },
         { "fs_inodes_free", IMPORT_INT, false },
         { "environment", IMPORT_JSON, false },
-        { "label", IMPORT_TEXT, false },
-        { "tags", IMPORT_JSON, false },
         { "started_usec", IMPORT_INT, true },
         { "duration_usec", IMPORT_INT, false },
         { "steady_state", IMPORT_INT, false },
@@ -132,8 +121,6 @@ static const ImportColumn import_columns[] = {
         { "backing_bytes_written", IMPORT_INT, false },
         { "served_from", IMPORT_TEXT, false },
         /* A fleet run's (schema/0019-fleet.sql): gathered from each host by benchctl. */
-        { "fleet_uuid", IMPORT_TEXT, false },
-        { "fleet_host", IMPORT_TEXT, false },
         { "fleet_clock_offset_us", IMPORT_OFFSET, false },
         { "fleet_rtt_us", IMPORT_INT, false },
         { "fleet_start_usec", IMPORT_INT, false },
@@ -144,7 +131,12 @@ static const ImportColumn import_columns[] = {
         { "partition", IMPORT_INT, false },
 };
 
-#define N_COLUMNS ELEMENTSOF(import_columns)
+#define N_COLUMNS_MAX (ELEMENTSOF(own_columns) + _SPEC_KEY_MAX)
+
+typedef struct ImportColumns {
+        ImportColumn c[N_COLUMNS_MAX];
+        size_t n;
+} ImportColumns;
 
 /* A column's value as the document has it. Strings point into the run's json_object. */
 typedef struct ImportValue {
@@ -157,7 +149,8 @@ typedef struct ImportValue {
 
 /* One run, read and judged. */
 typedef struct ImportRun {
-        ImportValue v[N_COLUMNS];
+        const ImportColumns *cols;
+        ImportValue v[N_COLUMNS_MAX];
         const char *device_identity;
         size_t device_identity_len;
         JobSpec spec;
@@ -177,10 +170,49 @@ static void import_run_clear(ImportRun *r) {
 }
 
 static const ImportValue *column(const ImportRun *r, const char *name) {
-        for (size_t i = 0; i < N_COLUMNS; i++)
-                if (streq(import_columns[i].name, name))
+        for (size_t i = 0; i < r->cols->n; i++)
+                if (streq(r->cols->c[i].name, name))
                         return &r->v[i];
-        abort(); /* a name of ours that is not in import_columns[] */
+        abort(); /* a name of ours that is neither in own_columns[] nor a registry row's runs_column */
+}
+
+/* own_columns[], then a column for each registry key that names one. Whether the import needs it
+ * is the database's word: a column NOT NULL without a default cannot be left out. */
+static int import_columns_make(Db *db, ImportColumns *ret) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = db_prepare(db, "SELECT \"notnull\" AND dflt_value IS NULL FROM pragma_table_info('runs') WHERE name = ?",
+                       &st);
+        if (r < 0)
+                return r;
+        ret->n = 0;
+        for (size_t i = 0; i < ELEMENTSOF(own_columns); i++)
+                ret->c[ret->n++] = own_columns[i];
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                ImportColumn *c = &ret->c[ret->n];
+
+                if (!ki->runs_column)
+                        continue;
+                *c = (ImportColumn) {
+                        .name = ki->runs_column,
+                        .kind = ki->kind == SPEC_KIND_STRING ? IMPORT_TEXT :
+                                ki->kind == SPEC_KIND_STRV || ki->kind == SPEC_KIND_MAP ? IMPORT_JSON : IMPORT_INT,
+                };
+                sqlite3_reset(st);
+                if (sqlite3_bind_text(st, 1, ki->runs_column, -1, SQLITE_STATIC) != SQLITE_OK)
+                        return db_fail_msg(db, -ENOMEM, "cannot bind a column name");
+                r = db_step_row(db, st);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return db_fail_msg(db, -EUCLEAN, "spec key %s is recorded in runs.%s, which the database "
+                                           "does not have", ki->name, ki->runs_column);
+                c->required = sqlite3_column_int(st, 0) != 0;
+                ret->n++;
+        }
+        return 0;
 }
 
 /* ---- values ---- */
@@ -683,8 +715,8 @@ static int read_run(json_object *run, ImportRun *ir, char **reterr) {
         json_object *o = NULL;
         int r;
 
-        for (size_t i = 0; i < N_COLUMNS; i++) {
-                r = read_column(run, &import_columns[i], &ir->v[i], reterr);
+        for (size_t i = 0; i < ir->cols->n; i++) {
+                r = read_column(run, &ir->cols->c[i], &ir->v[i], reterr);
                 if (r < 0)
                         return r;
         }
@@ -738,7 +770,7 @@ static int read_run(json_object *run, ImportRun *ir, char **reterr) {
 
 /* The INSERT of a run's row: the import columns bound as ?3..., the device by identity (?1), the
  * origin host (?2). */
-static int prepare_insert(Db *db, sqlite3_stmt **ret) {
+static int prepare_insert(Db *db, const ImportColumns *cols, sqlite3_stmt **ret) {
         char sql[4096], *p = sql;
         size_t left = sizeof sql;
         int n;
@@ -753,12 +785,12 @@ static int prepare_insert(Db *db, sqlite3_stmt **ret) {
         } while (0)
 
         APPEND("INSERT INTO runs (job_id, device_id, origin_host");
-        for (size_t i = 0; i < N_COLUMNS; i++)
-                APPEND(", \"%s\"", import_columns[i].name);
+        for (size_t i = 0; i < cols->n; i++)
+                APPEND(", \"%s\"", cols->c[i].name);
         /* The device of the same identity, if this host has it (a disk moved here, or one host
          * importing its own runs back). */
         APPEND(") VALUES (NULL, (SELECT id FROM devices WHERE identity = ?1), ?2");
-        for (size_t i = 0; i < N_COLUMNS; i++)
+        for (size_t i = 0; i < cols->n; i++)
                 APPEND(", ?%zu", i + 3);
         APPEND(")");
 #undef APPEND
@@ -790,8 +822,8 @@ static int insert_run(Db *db, sqlite3_stmt *st, const ImportRun *ir, const char 
                 sqlite3_bind_null(st, 1);
         if (rc == SQLITE_OK)
                 rc = sqlite3_bind_text(st, 2, origin_host, -1, SQLITE_STATIC);
-        for (size_t i = 0; i < N_COLUMNS && rc == SQLITE_OK; i++)
-                rc = bind_value(st, (int) i + 3, &import_columns[i], &ir->v[i]);
+        for (size_t i = 0; i < ir->cols->n && rc == SQLITE_OK; i++)
+                rc = bind_value(st, (int) i + 3, &ir->cols->c[i], &ir->v[i]);
         if (rc != SQLITE_OK)
                 return db_fail(db, rc);
         rc = db_step_done(db, st);
@@ -833,6 +865,7 @@ int db_runs_import(Db *db, json_object *runs, const char *origin_host, uint64_t 
                    uint64_t *ret_imported, uint64_t *ret_skipped) {
         _cleanup_finalize_ sqlite3_stmt *ins = NULL, *known = NULL;
         uint64_t imported = 0, skipped = 0;
+        ImportColumns cols;
         size_t n;
         int r;
 
@@ -845,7 +878,9 @@ int db_runs_import(Db *db, json_object *runs, const char *origin_host, uint64_t 
                 return db_fail_msg(db, -EINVAL, "the import document has %zu runs, more than the %u one import "
                                    "takes: export fewer at a time", n, DB_IMPORT_RUNS_MAX);
 
-        r = prepare_insert(db, &ins);
+        r = import_columns_make(db, &cols);
+        if (r >= 0)
+                r = prepare_insert(db, &cols, &ins);
         if (r >= 0)
                 r = db_prepare(db, "SELECT 1 FROM runs WHERE uuid = ?", &known);
         if (r < 0)
@@ -857,7 +892,7 @@ int db_runs_import(Db *db, json_object *runs, const char *origin_host, uint64_t 
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *err = NULL;
                 json_object *run = json_object_array_get_idx(runs, i);
-                ImportRun ir = {};
+                ImportRun ir = { .cols = &cols };
                 uint64_t id = 0;
 
                 if (!json_object_is_type(run, json_type_object)) {
@@ -912,70 +947,4 @@ int db_runs_import(Db *db, json_object *runs, const char *origin_host, uint64_t 
 fail:
         db_rollback(db);
         return r;
-}
-
-/* ---- the document ---- */
-
-static int document_error(char **reterr, const char *what) {
-        if (asprintf(reterr, "the import is not a benchd export document: %s; give what benchctl export "
-                     "--format=benchd writes ({\"format\": \"benchd-export\", \"version\": 1, "
-                     "\"host\": ..., \"runs\": [...]})", what) < 0)
-                return -ENOMEM;
-        return -EINVAL;
-}
-
-int db_import_document_parse(const char *text, struct json_object **ret_doc, const char **ret_host,
-                             struct json_object **ret_runs, char **reterr) {
-        _cleanup_json_ json_object *doc = NULL;
-        json_tokener *tok = NULL;
-        json_object *v, *runs;
-        size_t n, len;
-
-        len = strlen(text);
-        if (len > DB_IMPORT_DOCUMENT_MAX) {
-                if (asprintf(reterr, "the import document has %zu bytes, more than the %u one import takes: "
-                             "export fewer runs at a time", len, DB_IMPORT_DOCUMENT_MAX) < 0)
-                        return -ENOMEM;
-                return -EINVAL;
-        }
-
-        tok = json_tokener_new_ex(64);
-        if (!tok)
-                return -ENOMEM;
-        doc = json_tokener_parse_ex(tok, text, (int) len);
-        if (!doc || json_tokener_get_error(tok) != json_tokener_success) {
-                int k = asprintf(reterr, "the import document is not JSON (%s, at byte %zu): give what benchctl "
-                                 "export --format=benchd writes",
-                                 json_tokener_error_desc(json_tokener_get_error(tok)),
-                                 json_tokener_get_parse_end(tok));
-                json_tokener_free(tok);
-                return k < 0 ? -ENOMEM : -EINVAL;
-        }
-        json_tokener_free(tok);
-
-        if (!json_object_is_type(doc, json_type_object))
-                return document_error(reterr, "it is not a JSON object");
-        if (!json_object_object_get_ex(doc, "format", &v) || !json_object_is_type(v, json_type_string) ||
-            !streq(json_object_get_string(v), "benchd-export"))
-                return document_error(reterr, "its \"format\" is not \"benchd-export\"");
-        if (!json_object_object_get_ex(doc, "version", &v) || !json_object_is_type(v, json_type_int) ||
-            json_object_get_int64(v) != 1)
-                return document_error(reterr, "its \"version\" is not 1, the one this benchd reads");
-        if (!json_object_object_get_ex(doc, "host", &v) || !json_object_is_type(v, json_type_string) ||
-            json_object_get_string_len(v) < 1 || json_object_get_string_len(v) > 255 ||
-            (size_t) json_object_get_string_len(v) != strlen(json_object_get_string(v)))
-                return document_error(reterr, "its \"host\" is not a host name of 1..255 characters");
-        *ret_host = json_object_get_string(v);
-        if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
-                return document_error(reterr, "it has no \"runs\" array");
-        n = json_object_array_length(runs);
-        if (n > DB_IMPORT_RUNS_MAX) {
-                if (asprintf(reterr, "the import document has %zu runs, more than the %u one import takes: "
-                             "export fewer at a time", n, DB_IMPORT_RUNS_MAX) < 0)
-                        return -ENOMEM;
-                return -EINVAL;
-        }
-        *ret_runs = runs;
-        *ret_doc = TAKE_PTR(doc);
-        return 0;
 }

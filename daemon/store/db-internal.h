@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <inttypes.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -164,6 +165,34 @@ static inline int binder_done(Db *db, const Binder *b) {
                 return db_fail(db, b->rc);
         if (b->overflow)
                 return db_fail_msg(db, -ERANGE, "value too large for an SQLite INTEGER");
+        return 0;
+}
+
+/* Runs st, bound by b, as a write of one row of `what` (a job, a run): -ENOENT, "no <what> <id>",
+ * when it changed none; 0 when it did. */
+static inline int db_step_changed_one(Db *db, const Binder *b, sqlite3_stmt *st, const char *what, uint64_t id) {
+        int r = binder_done(db, b);
+
+        if (r >= 0)
+                r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no %s %" PRIu64, what, id);
+        return 0;
+}
+
+/* Runs st, bound by b, as a look-up of one row of `what`: -ENOENT, "no <what> <id>", when there is
+ * none; 0 with the row to read. */
+static inline int db_step_found_one(Db *db, const Binder *b, sqlite3_stmt *st, const char *what, uint64_t id) {
+        int r = binder_done(db, b);
+
+        if (r >= 0)
+                r = db_step_row(db, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return db_fail_msg(db, -ENOENT, "no %s %" PRIu64, what, id);
         return 0;
 }
 

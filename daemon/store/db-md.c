@@ -53,3 +53,33 @@ int db_md_arrays_recorded(Db *db, bool idle, char ***ret) {
         *ret = TAKE_PTR(names);
         return 0;
 }
+
+int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands) {
+        _cleanup_finalize_ sqlite3_stmt *st = NULL;
+        Binder b;
+        int r;
+
+        if (!commands)
+                return db_fail_msg(db, -EINVAL, "no layout commands to add to run %" PRIu64, run_id);
+        /* The run's commands, then the new ones, in their order. */
+        r = db_prepare(db,
+                       "UPDATE runs SET layout_commands = (SELECT json_group_array(json(v)) FROM ("
+                       "SELECT value AS v, 0 AS g, key AS k FROM json_each(coalesce(runs.layout_commands, '[]')) "
+                       "UNION ALL SELECT value, 1, key FROM json_each(?1) ORDER BY g, k)) "
+                       "WHERE id = ?2 AND json_valid(?1) AND json_type(?1) = 'array'", &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_text(&b, commands);
+        bind_u64(&b, run_id);
+        r = binder_done(db, &b);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->sqlite) == 0)
+                return db_fail_msg(db, -ENOENT, "no run %" PRIu64 " to add layout commands to, or they are not a "
+                                   "JSON array", run_id);
+        return 0;
+}

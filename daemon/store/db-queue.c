@@ -27,6 +27,7 @@ typedef enum DbQueueKind {
         DB_QUEUE_RUN_FINISH,
         DB_QUEUE_JOB_STATE,
         DB_QUEUE_RUN_FS,
+        DB_QUEUE_LAYOUT_RELEASED,
 } DbQueueKind;
 
 typedef struct DbQueueEntry {
@@ -46,6 +47,7 @@ typedef struct DbQueueEntry {
         uint64_t finished_usec;
         DbRunFs fs;                     /* DB_QUEUE_RUN_FS; its strings are the three below */
         char *fs_command, *fs_output, *fs_uuid, *fs_commands, *fs_layout_commands;
+        char *released;                 /* DB_QUEUE_LAYOUT_RELEASED: the JSON array to add */
 } DbQueueEntry;
 
 typedef struct DbQueueLoss {
@@ -74,6 +76,7 @@ static void entry_clear(DbQueueEntry *e) {
         free(e->fs_uuid);
         free(e->fs_commands);
         free(e->fs_layout_commands);
+        free(e->released);
         *e = (DbQueueEntry) {};
 }
 
@@ -326,6 +329,21 @@ int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs) {
         return 0;
 }
 
+int db_queue_add_layout_released(DbQueue *q, uint64_t run_id, const char *commands) {
+        _cleanup_free_ char *copy = strdup(commands ?: "");
+        char what[96];
+        DbQueueEntry *e;
+
+        if (!copy)
+                return -ENOMEM;
+        snprintf(what, sizeof(what), "how run %" PRIu64 " released its md array's members", run_id);
+        e = queue_push(q, DB_QUEUE_LAYOUT_RELEASED, run_id, what);
+        if (!e)
+                return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
+        e->released = TAKE_PTR(copy);
+        return 0;
+}
+
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n) {
         _cleanup_free_ ProtoHistogramEntry *copy = NULL;
         char what[64];
@@ -449,6 +467,12 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
                 r = db_run_set_fs(db, e->id, &e->fs);
                 if (r < 0 && !db_error_is_transient(r))
                         queue_lose(q, 1, false, "how the filesystem of run %" PRIu64 " was made (%s)", e->id,
+                                   reason(db, r, why, sizeof(why)));
+                break;
+        case DB_QUEUE_LAYOUT_RELEASED:
+                r = db_run_add_layout_commands(db, e->id, e->released);
+                if (r < 0 && !db_error_is_transient(r))
+                        queue_lose(q, 1, false, "how run %" PRIu64 " released its md array's members (%s)", e->id,
                                    reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:

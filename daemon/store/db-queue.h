@@ -47,6 +47,9 @@ int db_queue_add_record(DbQueue *q, uint64_t run_id, const ProtoRecord *record);
 int db_queue_add_records(DbQueue *q, uint64_t run_id, const ProtoRecordDesc *d, const void *records, size_t n);
 /* As db_run_set_fs(). */
 int db_queue_add_run_fs(DbQueue *q, uint64_t run_id, const DbRunFs *fs);
+/* FS_RELEASED's commands, appended to the run's layout_commands after its filesystem's record
+ * (db_run_add_layout_commands()). */
+int db_queue_add_layout_released(DbQueue *q, uint64_t run_id, const char *commands);
 int db_queue_add_histogram(DbQueue *q, uint64_t run_id, const ProtoHistogramEntry *entries, size_t n);
 /* As db_run_finish(); result may be NULL. */
 int db_queue_add_run_finish(DbQueue *q, uint64_t run_id, const char *status, const char *error,

@@ -122,14 +122,9 @@ static int run_keys_load(Db *db, uint64_t run_id, RunKeys *ret) {
                 return r;
         b = binder(st);
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
+        r = db_step_found_one(db, &b, st, "run", run_id);
         if (r < 0)
                 return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
 
         for (int i = 0; i < _KEY_MAX; i++)
                 if (!(k.key[i] = sqlite3_value_dup(sqlite3_column_value(st, i)))) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The SQLite store, its writing half: opening and migrating the file, and writing jobs, runs,
- * samples, histograms and devices. The reads the bus layer asks for (jobs at start-up, history
+ * samples and histograms (devices: db-devices.c). The reads the bus layer asks for (jobs at start-up, history
  * rows as generic named fields) are in db-query.c; both share the Db and its helpers through
  * db-internal.h.
  *
@@ -638,16 +638,7 @@ int db_job_set_state(Db *db, uint64_t id, const char *state, uint64_t started_us
         bind_u64_or_null(&b, finished_usec);
         bind_text(&b, error);
         bind_u64(&b, id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no job %" PRIu64, id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "job", id);
 }
 
 /* ---- runs ---- */
@@ -828,14 +819,9 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 bind_null(&b);
         }
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
+        r = db_step_changed_one(db, &b, st, "run", run_id);
         if (r < 0)
                 return r;
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
         return db_run_set_lv(db, run_id, fs);
 }
 
@@ -898,16 +884,7 @@ int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error
                 bind_text(&b, served_from_to_string(result->served));
         }
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-        if (sqlite3_changes(db->sqlite) == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
+        return db_step_changed_one(db, &b, st, "run", run_id);
 }
 
 int db_run_interrupt_stale(Db *db) {
@@ -930,106 +907,5 @@ int db_run_exists(Db *db, uint64_t run_id) {
                 return r;
         b = binder(st);
         bind_u64(&b, run_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return db_fail_msg(db, -ENOENT, "no run %" PRIu64, run_id);
-        return 0;
-}
-
-/* ---- devices ---- */
-
-int db_device_upsert(Db *db, const DbDevice *d, int64_t *ret_id) {
-        _cleanup_reset_ sqlite3_stmt *st = NULL, *q = NULL;
-        Binder b;
-        int r;
-
-        if (!d || !d->identity)
-                return db_fail_msg(db, -EINVAL, "device without identity");
-
-        r = db_stmt(db, STMT_DEVICE_UPSERT, &st);
-        if (r < 0)
-                return r;
-        r = db_stmt(db, STMT_DEVICE_ID, &q);
-        if (r < 0)
-                return r;
-
-        b = binder(st);
-        bind_text(&b, d->identity);
-        bind_text(&b, d->model);
-        bind_text(&b, d->vendor);
-        bind_text(&b, d->serial);
-        bind_text(&b, d->wwn);
-        bind_text(&b, d->firmware);
-        bind_u64(&b, d->size);
-        if (d->rotational >= 0)
-                bind_i64(&b, d->rotational ? 1 : 0);
-        else
-                bind_null(&b);
-        bind_u64_or_null(&b, d->logical_block_size);
-        bind_u64_or_null(&b, d->physical_block_size);
-        bind_u64(&b, d->seen_usec > 0 ? d->seen_usec : now_usec(CLOCK_REALTIME));
-        bind_text(&b, d->name);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-
-        r = db_step_done(db, st);
-        if (r < 0)
-                return r;
-
-        b = binder(q);
-        bind_text(&b, d->identity);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, q);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return db_fail_msg(db, -EIO, "device '%s' vanished after upsert", d->identity);
-
-        if (ret_id)
-                *ret_id = sqlite3_column_int64(q, 0);
-        return 0;
-}
-
-int db_device_count_runs(Db *db, int64_t device_id, uint64_t *ret) {
-        _cleanup_reset_ sqlite3_stmt *ex = NULL, *st = NULL;
-        Binder b;
-        int r;
-
-        r = db_stmt(db, STMT_DEVICE_EXISTS, &ex);
-        if (r < 0)
-                return r;
-        b = binder(ex);
-        bind_i64(&b, device_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, ex);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return db_fail_msg(db, -ENOENT, "no device %" PRIi64, device_id);
-
-        r = db_stmt(db, STMT_DEVICE_COUNT_RUNS, &st);
-        if (r < 0)
-                return r;
-        b = binder(st);
-        bind_i64(&b, device_id);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        r = db_step_row(db, st);
-        if (r < 0)
-                return r;
-
-        if (ret)
-                *ret = r > 0 ? column_u64(st, 0) : 0;
-        return 0;
+        return db_step_found_one(db, &b, st, "run", run_id);
 }

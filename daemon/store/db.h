@@ -128,6 +128,10 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 /* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
  * none; with idle, not those of a run still running (whose worker may have its array assembled). */
 int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
+/* Appends the JSON array commands (what released an md array's members at the end of the entry's
+ * last step: mdadm --zero-superblock) to the run's layout_commands. -ENOENT: no such run, or
+ * commands is not a JSON array. */
+int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
 
 /* The LVM layouts (schema version 23, db-lvm.c; the group's name is DbRun's lvm_vg): the logical
  * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the

@@ -666,7 +666,11 @@ static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsP
                 }
                 names[i] = b[i].name;
                 devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
+                snprintf(p->md_member_names[i], sizeof(p->md_member_names[i]), "%s", b[i].name);
+                p->md_member_devs[i] = devs[i];
         }
+        p->n_md_members = setup->n_members;
+        p->md_release = setup->md_release != 0;
         /* mdadm claims the members itself. */
         fsmember_close(b, setup->n_members);
         r = layout_md_start(setup, names, devs, opts, &a, reterr);
@@ -870,8 +874,9 @@ static int umount_one(const char *path, bool *lazy) {
 }
 
 int fsprep_finish(FsPrep *p, char **reterr) {
+        _cleanup_free_ char *release_err = NULL;
         bool lazy = false;
-        int r;
+        int r, release = 0;
 
         if (p->fs_mounted) {
                 r = umount_one(FSPREP_MOUNT_POINT, &lazy);
@@ -910,6 +915,16 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                 if (r < 0)
                         return r;
                 p->md_name[0] = 0;
+                if (p->md_release) {
+                        char *names[PROTO_FS_MEMBERS_MAX];
+
+                        for (uint32_t i = 0; i < p->n_md_members; i++)
+                                names[i] = p->md_member_names[i];
+                        p->md_release = false;
+                        /* Before the partitions go: they are the members then. */
+                        release = layout_md_release(names, p->md_member_devs, p->n_md_members, NULL, &p->md_released,
+                                                    &release_err);
+                }
         }
         if (lazy) {
                 (void) fspart_remove(p, NULL);
@@ -919,6 +934,8 @@ int fsprep_finish(FsPrep *p, char **reterr) {
         r = fspart_remove(p, reterr);
         if (r < 0)
                 return r;
+        if (release < 0)
+                return fail(reterr, release, "%s", release_err ?: strerror(-release));
         return 0;
 }
 
@@ -987,6 +1004,24 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
                 (void) unlink(images[i]);
         (void) rmdir(TRY_DIR);
         (void) rmdir(TOOL_ROOT);
+        (void) fsprep_finish(&p, NULL);
+        return r;
+}
+
+/* ---- --try-md-options ---- */
+
+int fsprep_try_md(const char *layout, const char *md_options, unsigned n_members, const FsPrepOptions *opts,
+                  char **reterr) {
+        FsPrep p = {};
+        int r;
+
+        /* In a namespace and on a tmpfs of its own, as a filesystem step's mdadm: its root goes with
+         * them. */
+        r = enter_namespace(reterr);
+        if (r >= 0)
+                r = mount_tmpfs(&p, UINT64_C(16) << 20, reterr);
+        if (r >= 0)
+                r = layout_md_try(layout, md_options, n_members, opts, reterr);
         (void) fsprep_finish(&p, NULL);
         return r;
 }

@@ -53,6 +53,14 @@ typedef struct FsPrep {
         /* The md array under the filesystem (layout-md.h), stopped by fsprep_finish(): its kernel
          * name, "" when none. */
         char md_name[32];
+        /* The entry's last step (FS_SETUP md_release): the members whose md superblocks
+         * fsprep_finish() clears once the array is stopped, and then what it ran (the JSON array
+         * for FS_RELEASED, owned; NULL until it ran). */
+        bool md_release;
+        uint32_t n_md_members;
+        char md_member_names[PROTO_FS_MEMBERS_MAX][64];
+        dev_t md_member_devs[PROTO_FS_MEMBERS_MAX];
+        char *md_released;
         /* The volume group under it (layout-lvm.h), deactivated by fsprep_finish() before the array
          * is stopped, and removed with lvm_remove: its name ("" when none) and physical volumes. */
         char lvm_vg[PROTO_FS_MD_NAME_MAX + 1];
@@ -71,9 +79,15 @@ typedef struct FsPrep {
  * -ECANCELED when stopped. Whatever was mounted stays so until fsprep_finish(). */
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr);
-/* Unmounts the filesystem and the tmpfs (lazily when busy), and stops the md array under it. 1 when a lazy unmount was needed, 0,
- * or negative when even that failed; a message in *reterr when not 0. */
+/* Unmounts the filesystem and the tmpfs (lazily when busy), and stops the md array under it; with
+ * md_release then clears the members' md superblocks (layout_md_release(), p->md_released). 1 when
+ * a lazy unmount was needed, 0, or negative when even that failed or the release failed; a message
+ * in *reterr when not 0. */
 int fsprep_finish(FsPrep *p, char **reterr);
+
+/* --try-md-options: layout_md_try() in a mount namespace and tmpfs of its own. */
+int fsprep_try_md(const char *layout, const char *md_options, unsigned n_members, const FsPrepOptions *opts,
+                  char **reterr);
 
 /* --try-mkfs: mkfs as fsprep_setup() would run it, on n_members sparse images of
  * fsprep_try_image_size(size). 0 when it succeeded; -EINVAL with "mkfs.FS rejected the options

@@ -241,15 +241,46 @@ static int wait_resync(const char *md, const FsPrepOptions *opts, uint64_t *ret_
         return 0;
 }
 
+/* mdadm with argv in a tool root of its own that holds only the members' nodes, in the sandbox. */
+static int run_mdadm(const char *program, char **argv, char *const *member_names, const dev_t *member_devs,
+                     uint32_t n, const FsPrepOptions *opts, SandboxResult *res, char **reterr) {
+        _cleanup_(toolroot_freep) ToolRoot *root = NULL;
+        ToolRootDevice devices[PROTO_FS_MEMBERS_MAX];
+        char *programs[] = { (char *) program, NULL };
+        ToolRootSpec spec = {
+                .programs = programs,
+                .devices = devices,
+                .n_devices = n,
+                .md = n > 0,    /* a trial (no members) needs nothing of the host's /sys */
+        };
+        Sandbox sb = { .path = program, .argv = argv, .stop_requested = opts ? opts->stop_requested : NULL };
+        int r;
+
+        for (uint32_t i = 0; i < n; i++)
+                devices[i] = (ToolRootDevice) { .name = member_names[i], .dev = member_devs[i] };
+        if (mkdir(MD_ROOT, 0700) < 0 && errno != EEXIST)
+                return fail(reterr, -errno, "cannot create " MD_ROOT ": %m");
+        r = toolroot_new(&spec, MD_ROOT, &root, reterr);
+        if (r < 0) {
+                _cleanup_free_ char *inner = reterr ? TAKE_PTR(*reterr) : NULL;
+                return fail(reterr, r, "cannot build the root mdadm runs in: %s", inner ?: strerror(-r));
+        }
+        sb.root = root;
+        r = sandbox_run(&sb, res, reterr);
+        root = toolroot_free(root);
+        if (r < 0)
+                return r;
+        res->output_len = fsprep_output_clean(res->output, res->output_len);
+        return 0;
+}
+
 int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const dev_t *member_devs,
                     const FsPrepOptions *opts, MdArray *ret, char **reterr) {
         bool make = setup->stage == PROTO_FS_STAGE_MAKE;
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
-        _cleanup_(toolroot_freep) ToolRoot *root = NULL;
         _cleanup_strv_free_ char **argv = NULL;
         _cleanup_free_ char *program = NULL;
         _cleanup_json_ json_object *list = json_object_new_array();
-        ToolRootDevice devices[PROTO_FS_MEMBERS_MAX];
         char *nodes[PROTO_FS_MEMBERS_MAX], node_buf[PROTO_FS_MEMBERS_MAX][64], value[64];
         MdArray a = {};
         unsigned dev_major, dev_minor;
@@ -261,7 +292,6 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
         if (r < 0)
                 return r;
         for (uint32_t i = 0; i < setup->n_members; i++) {
-                devices[i] = (ToolRootDevice) { .name = member_names[i], .dev = member_devs[i] };
                 snprintf(node_buf[i], sizeof(node_buf[i]), "/dev/%s", member_names[i]);
                 nodes[i] = node_buf[i];
         }
@@ -270,30 +300,9 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                 return fail(reterr, r == -EINVAL ? -EINVAL : r, "cannot build the command line of mdadm for %s: %s",
                             setup->layout, strerror(-r));
 
-        if (mkdir(MD_ROOT, 0700) < 0 && errno != EEXIST)
-                return fail(reterr, -errno, "cannot create " MD_ROOT ": %m");
-        {
-                char *programs[] = { program, NULL };
-                ToolRootSpec spec = {
-                        .programs = programs,
-                        .devices = devices,
-                        .n_devices = setup->n_members,
-                        .md = true,
-                };
-                Sandbox sb = { .path = program, .argv = argv, .stop_requested = opts ? opts->stop_requested : NULL };
-
-                r = toolroot_new(&spec, MD_ROOT, &root, reterr);
-                if (r < 0) {
-                        _cleanup_free_ char *inner = reterr ? TAKE_PTR(*reterr) : NULL;
-                        return fail(reterr, r, "cannot build the root mdadm runs in: %s", inner ?: strerror(-r));
-                }
-                sb.root = root;
-                r = sandbox_run(&sb, &res, reterr);
-                root = toolroot_free(root);
-                if (r < 0)
-                        return r;
-        }
-        res.output_len = fsprep_output_clean(res.output, res.output_len);
+        r = run_mdadm(program, argv, member_names, member_devs, setup->n_members, opts, &res, reterr);
+        if (r < 0)
+                return r;
         r = record_command(list, argv, &res);
         if (r < 0)
                 return r;
@@ -358,6 +367,89 @@ int layout_md_stop(MdArray *a, char **reterr) {
                 return fail(reterr, r, "cannot stop the md array %s: %s", a->name, strerror(-r));
         a->name[0] = 0;
         return 0;
+}
+
+int layout_md_release(char *const *member_names, const dev_t *member_devs, uint32_t n, const FsPrepOptions *opts,
+                      char **ret_commands, char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *program = NULL, *commands = NULL;
+        _cleanup_json_ json_object *list = json_object_new_array();
+        char node[64];
+        int r;
+
+        if (!list)
+                return -ENOMEM;
+        r = find_mdadm(&program, reterr);
+        if (r < 0)
+                return r;
+        r = strv_push(&argv, "mdadm");
+        if (r >= 0)
+                r = strv_push(&argv, "--zero-superblock");
+        for (uint32_t i = 0; r >= 0 && i < n; i++) {
+                snprintf(node, sizeof(node), "/dev/%s", member_names[i]);
+                r = strv_push(&argv, node);
+        }
+        if (r < 0)
+                return r;
+        r = run_mdadm(program, argv, member_names, member_devs, n, opts, &res, reterr);
+        if (r < 0)
+                return r;
+        r = record_command(list, argv, &res);
+        if (r < 0)
+                return r;
+        commands = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        if (!commands)
+                return -ENOMEM;
+        *ret_commands = TAKE_PTR(commands);
+        if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
+                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+
+                return fail(reterr, -EIO, "mdadm --zero-superblock of the members failed (%s %d): %s; they keep "
+                            "their md superblock", WIFEXITED(res.status) ? "exit" : "signal",
+                            WIFEXITED(res.status) ? WEXITSTATUS(res.status) : WTERMSIG(res.status),
+                            summary ?: "no output");
+        }
+        return 0;
+}
+
+int layout_md_try(const char *layout, const char *md_options, unsigned n, const FsPrepOptions *opts, char **reterr) {
+        _cleanup_(sandbox_result_clear) SandboxResult res = {};
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *program = NULL;
+        char *nodes[PROTO_FS_MEMBERS_MAX], node_buf[PROTO_FS_MEMBERS_MAX][64];
+        ProtoFsSetup setup = {
+                .layout = (char *) layout, .md_name = (char *) LAYOUT_MD_TRY_NAME, .md_options = (char *) md_options,
+        };
+        int r;
+
+        if (n < 2 || n > PROTO_FS_MEMBERS_MAX)
+                return fail(reterr, -EINVAL, "an md array has 2 to %u members, not %u", PROTO_FS_MEMBERS_MAX, n);
+        r = find_mdadm(&program, reterr);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(node_buf[i], sizeof(node_buf[i]), LAYOUT_MD_TRY_MEMBER "%u", i);
+                nodes[i] = node_buf[i];
+        }
+        r = layout_md_argv(&setup, true, nodes, n, &argv);
+        if (r < 0)
+                return fail(reterr, r, "cannot build the command line of mdadm for %s: %s", layout, strerror(-r));
+        /* No member node in its root: nothing there for mdadm to open, let alone write. */
+        r = run_mdadm(program, argv, NULL, NULL, 0, opts, &res, reterr);
+        if (r < 0)
+                return r;
+        /* It took the options when what stopped it is the first member it was given. */
+        if (res.output && strstr(res.output, "cannot open " LAYOUT_MD_TRY_MEMBER "0"))
+                return 0;
+        {
+                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+
+                return fail(reterr, -EINVAL, "mdadm rejected md_options '%s' for %s over %u devices (%s %d): %s",
+                            md_options, layout, n, WIFEXITED(res.status) ? "exit" : "signal",
+                            WIFEXITED(res.status) ? WEXITSTATUS(res.status) : WTERMSIG(res.status),
+                            summary ?: "no output");
+        }
 }
 
 void md_array_clear(MdArray *a) {

@@ -17,9 +17,14 @@
  * (array_state "clear", as STOP_ARRAY does) once the filesystem is unmounted; an array a killed
  * worker left is stopped by benchd (daemon/jobs/md-leftovers.h).
  *
- * The homehost "benchd" and the name "benchd-JOB-ENTRY" keep the host's mdadm from assembling the
- * array as one of its own (its udev rule assembles incrementally only arrays of its homehost or
- * listed in mdadm.conf).
+ * At the end of the entry's last step (FS_SETUP md_release), once the array is stopped,
+ * layout_md_release() runs `mdadm --zero-superblock members...` in the same kind of root: the host's
+ * incremental assembly (udev's mdadm -I on a linux_raid_member, at a change event or a reboot)
+ * assembles any array whose members carry a superblock, of another homehost too (only under another
+ * name), so the members keep none once the entry is done.
+ *
+ * The homehost "benchd" and the name "benchd-JOB-ENTRY" keep the array from being taken for one of
+ * the host's own, and let benchd tell its arrays from the host's (md-leftovers).
  */
 #pragma once
 
@@ -56,4 +61,17 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                     const FsPrepOptions *opts, MdArray *ret, char **reterr);
 /* Stops the array (nothing may hold it open: unmount first). 0, or negative with a message. */
 int layout_md_stop(MdArray *a, char **reterr);
+/* Clears the md superblock of the members (kernel names; the array stopped): mdadm --zero-superblock
+ * in the sandbox. *ret_commands (owned): the JSON array of what ran, also when mdadm failed (then
+ * -EIO with a message quoting it). */
+int layout_md_release(char *const *member_names, const dev_t *member_devs, uint32_t n, const FsPrepOptions *opts,
+                      char **ret_commands, char **reterr);
+/* md_options tried beforehand (benchd-worker --try-md-options, SubmitJob's trial): `mdadm --create`
+ * with the array's argv as layout_md_argv() makes it for n members, in a root that holds no device
+ * node at all and is given member paths that do not exist (LAYOUT_MD_TRY_MEMBER0, ...): mdadm checks
+ * its options before it opens a member, so "cannot open LAYOUT_MD_TRY_MEMBER0" is its yes and any
+ * other complaint its no. Nothing is created or opened. 0, or -EINVAL with a message quoting mdadm. */
+#define LAYOUT_MD_TRY_NAME "benchd-0-0"
+#define LAYOUT_MD_TRY_MEMBER "/dev/benchd-trial-absent-"
+int layout_md_try(const char *layout, const char *md_options, unsigned n, const FsPrepOptions *opts, char **reterr);
 void md_array_clear(MdArray *a);

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "engine.h"
 #include "fsprep.h"
+#include "layout-md.h"
 #include "ioengine.h"
 #include "output.h"
 #include "shared/children.h"
@@ -288,6 +289,13 @@ static int proto_send_fs_info(int fd, const ProtoFsInfo *info) {
         return send_frame(fd, r, buf, len);
 }
 
+static int proto_send_fs_released(int fd, const char *commands) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = proto_encode_fs_released(commands, &buf, &len);
+        return send_frame(fd, r, buf, len);
+}
+
 static bool stop_requested(void) {
         return engine_stop_requested();
 }
@@ -450,6 +458,15 @@ static int run_protocol(int fd, uid_t run_as) {
         /* Unmounted before the last frame, so that a note about it can still go out. */
         if (fs_step && fsprep_finish(&prep, &umount_err) != 0)
                 (void) proto_sink_log(&ps_sink, LOG_WARNING, umount_err ?: "cannot unmount the filesystem");
+        /* What released the md array's members, whether it succeeded or not (its exit says). */
+        if (fs_step && prep.md_released) {
+                int k = proto_send_fs_released(fd, prep.md_released);
+
+                if (k < 0)
+                        log_error_errno(k, "cannot send FS_RELEASED: %m");
+                free(prep.md_released);
+                prep.md_released = NULL;
+        }
         /* The layout's deactivation (LVM): after FS_INFO, so in the log rather than the run's record. */
         if (fs_step && prep.layout_note) {
                 (void) proto_sink_log(&ps_sink, LOG_INFO, prep.layout_note);
@@ -541,6 +558,7 @@ static void help(void) {
         printf("Usage: benchd-worker --target PATH --workload NAME [OPTIONS]\n"
                "       benchd-worker --protocol-fd=FD [--run-as=UID]\n"
                "       benchd-worker --try-mkfs=FS [--layout=L] [--mkfs-options=TEXT] [--members=N] [--size=SIZE]\n"
+               "       benchd-worker --try-md-options=TEXT --layout=md-raidN --members=N\n"
                "\n"
                "Runs one benchmark step and prints its result (or, with --protocol-fd, talks to benchd).\n"
                "\n"
@@ -569,6 +587,10 @@ static void help(void) {
                "                          on --members sparse images (default 1; raid0/raid1 2, raid10 4)\n"
                "                          of --size (320M..1G, default 320M) in a private tmpfs; for\n"
                "                          btrfs --layout single, raid0, raid1 or raid10\n"
+               "     --try-md-options TEXT\n"
+               "                          only ask mdadm whether it takes TEXT for an array of --layout over\n"
+               "                          --members devices: mdadm --create as a filesystem step would run it,\n"
+               "                          on member paths that do not exist (nothing is created)\n"
                "     --live               a line per sample on stderr\n"
                "     --run-as UID         with --protocol-fd: run a directory or file step as that user\n"
                "  -h --help               this text\n"
@@ -594,6 +616,7 @@ enum {
         ARG_MKFS_OPTIONS,
         ARG_MEMBERS,
         ARG_RUN_AS,
+        ARG_TRY_MD_OPTIONS,
 };
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -641,6 +664,28 @@ static int run_try_mkfs(const char *fs_type, const char *layout, const char *mkf
         return EXIT_SUCCESS;
 }
 
+/* --try-md-options: exit 0 when mdadm took the options, 1 when not (its words on stderr). */
+static int run_try_md(const char *md_options, const char *layout, unsigned members) {
+        FsPrepOptions opts = { .stop_requested = stop_requested };
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        if (!layout || !proto_fs_layout_is_md(layout))
+                return usage_error("--try-md-options: --layout=%s is not an md layout; use md-raid0, md-raid1, "
+                                   "md-raid5 or md-raid10", CALLER_TEXT(layout ?: ""));
+        if (members < 2)
+                return usage_error("%s", "--try-md-options: --members gives the array's devices, at least 2");
+        if (!proto_fs_options_valid(md_options))
+                return usage_error("--try-md-options: at most %u bytes of text without control characters",
+                                   PROTO_FS_OPTIONS_MAX);
+        r = fsprep_try_md(layout, md_options, members, &opts, &err);
+        if (r < 0) {
+                fprintf(stderr, "%s\n", err ?: strerror(-r));
+                return r == -EINVAL ? EXIT_FAILURE : EXIT_USAGE + 1;
+        }
+        return EXIT_SUCCESS;
+}
+
 static int run(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "target",      required_argument, NULL, 't' },
@@ -670,9 +715,10 @@ static int run(int argc, char *argv[]) {
                 { "mkfs-options", required_argument, NULL, ARG_MKFS_OPTIONS },
                 { "members",     required_argument, NULL, ARG_MEMBERS },
                 { "run-as",      required_argument, NULL, ARG_RUN_AS },
+                { "try-md-options", required_argument, NULL, ARG_TRY_MD_OPTIONS },
                 {}
         };
-        const char *try_fs = NULL, *layout = NULL, *mkfs_options = NULL, *size_arg = NULL;
+        const char *try_fs = NULL, *layout = NULL, *mkfs_options = NULL, *size_arg = NULL, *try_md = NULL;
         unsigned members = 0;
         bool spec_options = false;
         _cleanup_free_ char *err = NULL, *prefix = NULL;
@@ -732,6 +778,9 @@ static int run(int argc, char *argv[]) {
                         continue;
                 case ARG_TRY_MKFS:
                         try_fs = optarg;
+                        continue;
+                case ARG_TRY_MD_OPTIONS:
+                        try_md = optarg;
                         continue;
                 case ARG_LAYOUT:
                         layout = optarg;
@@ -794,6 +843,13 @@ static int run(int argc, char *argv[]) {
         if (optind < argc)
                 return usage_error("unexpected argument '%s'", argv[optind]);
 
+        if (try_md) {
+                if (try_fs || spec_options || protocol_fd >= 0 || have_run_as || mkfs_options || size_arg)
+                        return usage_error("%s", "--try-md-options takes only --layout and --members");
+                r = run_try_md(try_md, layout, members);
+                spec_clear(&spec);
+                return r;
+        }
         if (try_fs) {
                 if (spec_options || protocol_fd >= 0 || have_run_as)
                         return usage_error("%s", "--try-mkfs takes only --layout, --mkfs-options, --members and "

@@ -105,6 +105,26 @@ refused "md_resync: applies to the md layouts, not layout=lvm" filesystems=ext4 
         md_resync=assume-clean
 refused "layout: 'raid5' is not a layout" filesystems=ext4 layout=raid5 devices="$L1,$L2,$L3"
 
+# What SubmitJob asks mdadm beforehand (benchd-worker --try-md-options): mdadm --create on member
+# paths that do not exist, so that it judges the options and creates nothing. It needs no md in the
+# kernel (mdadm checks its options first), so it runs here; on an md kernel SubmitJob quotes it
+# (tests/vm/guest-layouts.sh).
+if [ -z "$mdadm_missing" ]; then
+        log "3b. md_options put to mdadm itself, nothing created"
+        out=$("$WORKER_BIN" --try-md-options=--layout=f2 --layout=md-raid5 --members=3 2>&1) && rc=0 || rc=$?
+        assert_eq 1 "$rc" "the trial's exit status for md-raid5 --layout=f2 ($out)"
+        assert_contains "$out" "mdadm rejected md_options '--layout=f2' for md-raid5 over 3 devices (exit 2): mdadm: layout f2 not understood for raid5" \
+                "mdadm's own words"
+        out=$("$WORKER_BIN" --try-md-options=--layout=left-symmetric --layout=md-raid5 --members=3 2>&1) && rc=0 || rc=$?
+        assert_eq 0 "$rc" "the trial's exit status for md-raid5 --layout=left-symmetric ($out)"
+        out=$("$WORKER_BIN" --try-md-options="--layout=n2 --chunk=64K" --layout=md-raid10 --members=2 2>&1) && rc=0 || rc=$?
+        assert_eq 0 "$rc" "the trial's exit status for md-raid10 --layout=n2 ($out)"
+        out=$("$WORKER_BIN" --try-md-options=--layout=left-symmetric --layout=md-raid10 --members=2 2>&1) && rc=0 || rc=$?
+        assert_eq 1 "$rc" "the trial's exit status for md-raid10 --layout=left-symmetric ($out)"
+        assert_contains "$out" "mdadm: layout for raid10 must be" "mdadm's own words"
+        [ ! -e /dev/md/benchd-0-0 ] || fail "the trial made /dev/md/benchd-0-0"
+fi
+
 assert_eq "$before" "$(sums)" "the devices after the refusals"
 assert_eq "0" "$(sql "select count(*) from jobs")" "no job queued"
 log "ok"

@@ -13,11 +13,11 @@ import subprocess
 
 MAGIC, VERSION, HEADER_SIZE = 0x48434E42, 2, 16
 (HELLO, SPEC, PHASE, SAMPLE, HISTOGRAM, RESULT, ERROR, LOG, PHASE_RESULT, FS_SETUP, FS_INFO, POSITION_RESULT,
- STEADY_STATE, START) = range(1, 15)
+ STEADY_STATE, START, FS_RELEASED) = range(1, 16)
 # The frame types (enum ProtoType) by their names without PROTO_.
 TYPES = dict(HELLO=HELLO, SPEC=SPEC, PHASE=PHASE, SAMPLE=SAMPLE, HISTOGRAM=HISTOGRAM, RESULT=RESULT, ERROR=ERROR,
              LOG=LOG, PHASE_RESULT=PHASE_RESULT, FS_SETUP=FS_SETUP, FS_INFO=FS_INFO,
-             POSITION_RESULT=POSITION_RESULT, STEADY_STATE=STEADY_STATE, START=START)
+             POSITION_RESULT=POSITION_RESULT, STEADY_STATE=STEADY_STATE, START=START, FS_RELEASED=FS_RELEASED)
 GUARD_NONE, GUARD_DIRECTORY, GUARD_FILE, GUARD_BLOCK = range(4)
 GUARD_SCRATCH = 1
 FS_STAGE_MAKE, FS_STAGE_MOUNT = 1, 2
@@ -58,11 +58,12 @@ def encode_start(start_usec):
 
 
 def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid="",
-                    partitions=0, partition=0, md_name="", md_options="", md_resync=0, lvm_options="",
-                    lv_size=0, layout_flags=0):
+                    partitions=0, partition=0, md_name="", md_options="", md_resync=0, md_release=0,
+                    lvm_options="", lv_size=0, layout_flags=0):
     """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member(); partitions: each
     member split into that many GPT partitions, the filesystem made on partition `partition` (1-based).
-    md_name ("benchd-JOB-ENTRY"), md_options and md_resync (0 wait, 1 assume-clean) for the md layouts;
+    md_name ("benchd-JOB-ENTRY"), md_options, md_resync (0 wait, 1 assume-clean) and md_release (1: the
+    entry's last step, the members' md superblocks cleared at the end, FS_RELEASED) for the md layouts;
     md_name (the volume group), lvm_options, lv_size (bytes, 0: the whole group) and layout_flags (1: remove
     the volume group after the step) for the LVM layouts."""
     payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
@@ -71,7 +72,7 @@ def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", m
     for path, dev, diskseq, flags in members:
         payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
     payload += struct.pack("<II", partitions, partition)
-    payload += _string(md_name) + _string(md_options) + struct.pack("<I", md_resync)
+    payload += _string(md_name) + _string(md_options) + struct.pack("<II", md_resync, md_release)
     payload += _string(lvm_options) + struct.pack("<QI", lv_size, layout_flags)
     return frame_bytes(FS_SETUP, payload)
 
@@ -176,6 +177,14 @@ def decode_fs_info(pl):
     return d
 
 
+def decode_fs_released(pl):
+    """An FS_RELEASED payload: what released an md array's members (a JSON array, as text)."""
+    commands, o = _take_string(pl, 0)
+    if o != len(pl):
+        raise ValueError(f"FS_RELEASED payload of {len(pl)} bytes, {o} read")
+    return {"commands": commands}
+
+
 def member(path, flags=GUARD_SCRATCH, diskseq=None):
     """(path, dev, diskseq, flags) of a block device as benchd would check it."""
     import os
@@ -218,10 +227,10 @@ class Worker:
         self.sock.sendall(encode_spec(job_id, step, text, guard))
 
     def send_fs_setup(self, stage, fs_type, members, layout="single", mkfs_options="", mount_options="",
-                      expect_uuid="", partitions=0, partition=0):
-        """members: (path, dev, diskseq, flags) tuples, see member()."""
+                      expect_uuid="", partitions=0, partition=0, **md):
+        """members: (path, dev, diskseq, flags) tuples, see member(); md: encode_fs_setup's md_* keys."""
         self.sock.sendall(encode_fs_setup(stage, fs_type, members, layout, mkfs_options, mount_options,
-                                          expect_uuid, partitions, partition))
+                                          expect_uuid, partitions, partition, **md))
 
     def frames(self):
         """Every frame until EOF."""

@@ -187,6 +187,7 @@ int main(void) {
                 json_object_object_add(f, "md_name", str(m.md_name));
                 json_object_object_add(f, "md_options", str(m.md_options));
                 json_object_object_add(f, "md_resync", u64(m.md_resync));
+                json_object_object_add(f, "md_release", u64(m.md_release));
                 json_object_object_add(f, "lvm_options", str(m.lvm_options));
                 json_object_object_add(f, "lv_size", u64(m.lv_size));
                 json_object_object_add(f, "layout_flags", u64(m.layout_flags));
@@ -240,6 +241,15 @@ int main(void) {
                 json_object_object_add(f, "lv_extents", u64(m.lv_extents));
                 json_object_object_add(f, "lv_bytes", u64(m.lv_bytes));
                 add("fs_info", PROTO_FS_INFO, r, buf, len, f);
+        }
+        {
+                const char *commands = "[{\"command\":\"mdadm --zero-superblock /dev/loop3\",\"usec\":7,"
+                                       "\"exit\":0,\"output\":\"\"}]";
+
+                r = proto_encode_fs_released(commands, &buf, &len);
+                f = json_object_new_object();
+                json_object_object_add(f, "commands", str(commands));
+                add("fs_released", PROTO_FS_RELEASED, r, buf, len, f);
         }
 
         json_object_object_add(top, "magic", u64(PROTO_MAGIC));

@@ -22,6 +22,7 @@
 #include "check-util.h"
 #include "shared/histogram.h"
 #include "shared/json-util.h"
+#include "shared/spec.h"
 #include "shared/util.h"
 #include "store/db.h"
 
@@ -361,6 +362,50 @@ START_TEST(test_import_text_limit) {
 }
 END_TEST
 
+/* Every column a spec registry row names is imported as given: the import's columns come from the
+ * registry as the run's INSERT does (a key recorded in a new column needs nothing in db-import.c). */
+START_TEST(test_import_registry_columns) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *runs = NULL;
+        json_object *run;
+        size_t checked = 0;
+
+        run = run_with("{\"sync\":\"none\",\"rwmix_read\":50,\"pattern\":\"random\",\"label\":\"nightly\","
+                       "\"tags\":[\"a\",\"b\"],\"fleet_uuid\":\"89abcdef-0123-4567-89ab-cdef01234567\","
+                       "\"fleet_host\":\"root@host-b\"}");
+        /* A number the run above does not give (a key newer than this test): its default. */
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+
+                if (ki->runs_column && !json_object_object_get_ex(run, ki->runs_column, NULL) && ki->has_default &&
+                    (ki->kind == SPEC_KIND_SIZE || ki->kind == SPEC_KIND_NUMBER || ki->kind == SPEC_KIND_BOOL))
+                        json_object_object_add(run, ki->runs_column, json_object_new_uint64(ki->default_value));
+        }
+        runs = runs_of(run, NULL);
+        ck_assert_msg(db_runs_import(db, runs, "other-host", NOW_USEC, NULL, NULL) == 0, "%s", db_last_error(db));
+        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
+                const SpecKeyInfo *ki = spec_key_info(k);
+                _cleanup_free_ char *sql = NULL, *stored = NULL;
+                json_object *v = NULL;
+                const char *want;
+
+                if (!ki->runs_column)
+                        continue;
+                ck_assert_msg(json_object_object_get_ex(run, ki->runs_column, &v) && v,
+                              "the test's run has no \"%s\" (spec key %s): give it one", ki->runs_column, ki->name);
+                want = json_object_is_type(v, json_type_array) ?
+                        json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) :
+                        json_object_get_string(v);
+                ck_assert_int_ge(asprintf(&sql, "SELECT \"%s\" FROM runs", ki->runs_column), 0);
+                stored = raw_text(sql);
+                ck_assert_msg(stored && streq(stored, want), "runs.%s is %s, the document said %s", ki->runs_column,
+                              stored ?: "NULL", want);
+                checked++;
+        }
+        ck_assert_uint_ge(checked, 16);
+}
+END_TEST
+
 /* A real export (test-import.sh's, two runs measured by a real worker) passes every rule. */
 START_TEST(test_import_real_export) {
         _cleanup_(db_closep) Db *db = open_db();
@@ -405,6 +450,7 @@ int main(void) {
         tcase_add_test(tc, test_import_all_or_nothing);
         tcase_add_test(tc, test_import_text_limit);
         tcase_add_test(tc, test_import_real_export);
+        tcase_add_test(tc, test_import_registry_columns);
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
         return check_run(s);

@@ -143,6 +143,25 @@ START_TEST(test_raid_layout) {
 }
 END_TEST
 
+/* The unit checked at submit carries what the trials need: an md layout's md_options for mdadm's. */
+START_TEST(test_member_specs_md) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4", "devices=/dev/sdb,/dev/sdc,/dev/sdd", "layout=md-raid5",
+                "md_options=--layout=left-symmetric --chunk=64K", "destructive=true", NULL };
+        JobSpec job, *units = NULL;
+        size_t n_units = 0;
+
+        spec_build(&job, a);
+        ck_assert_int_eq(matrix_member_specs(&job, true, &units, &n_units), 0);
+        ck_assert_uint_eq(n_units, 3);
+        ck_assert_int_eq(units[0].layout, LAYOUT_MD_RAID5);
+        ck_assert_str_eq(units[0].md_options, "--layout=left-symmetric --chunk=64K");
+        ck_assert_ptr_null(units[1].md_options);
+        spec_array_free(units, n_units);
+        spec_clear(&job);
+}
+END_TEST
+
 /* The unit that carries the matrix to the checks at submit carries what an LVM layout's fit is
  * checked with: lv_size and lvm_options (a 1G volume refused on two small disks at submit, not
  * when lvcreate fails). */
@@ -420,6 +439,7 @@ int main(void) {
         tcase_add_test(tc, test_raid_layout);
         tcase_add_test(tc, test_lvm_unit);
         tcase_add_test(tc, test_one_device_name);
+        tcase_add_test(tc, test_member_specs_md);
         tcase_add_test(tc, test_partitions);
         tcase_add_test(tc, test_too_many_steps);
         tcase_add_test(tc, test_made);

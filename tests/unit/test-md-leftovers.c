@@ -21,6 +21,7 @@
 #include "check-util.h"
 #include "jobs/md-leftovers.h"
 #include "store/db.h"
+#include "store/db-queue.h"
 #include "shared/spec.h"
 #include "shared/strv.h"
 #include "shared/util.h"
@@ -344,6 +345,25 @@ START_TEST(test_recorded_names) {
         ck_assert_int_eq(resync_usec, 250000);
         free(commands);
         commands = NULL;
+        /* The entry's last run adds what released the members, after the array's own command, through the
+         * job's queue as the worker's FS_RELEASED arrives; what is not a JSON array is refused. */
+        {
+                _cleanup_(db_queue_freep) DbQueue *q = NULL;
+
+                ck_assert_int_eq(db_queue_new(&q), 0);
+                ck_assert_int_eq(db_queue_add_layout_released(q, run[0], "[{\"command\":\"mdadm --zero-superblock "
+                                                              "/dev/vdc /dev/vdd\",\"exit\":0}]"), 0);
+                ck_assert_int_eq(db_queue_flush(q, db), 0);
+                ck_assert(!db_queue_has_losses(q));
+        }
+        layout_columns(path, run[0], &commands, &chunk, &resync_usec);
+        ck_assert_str_eq(commands, "[{\"command\":\"mdadm --create /dev/md/benchd-1-0\"},{\"command\":\"mdadm "
+                                   "--zero-superblock /dev/vdc /dev/vdd\",\"exit\":0}]");
+        ck_assert_int_eq(chunk, 524288);
+        free(commands);
+        commands = NULL;
+        ck_assert_int_eq(db_run_add_layout_commands(db, run[0], "{\"command\":\"x\"}"), -ENOENT);
+        ck_assert_int_eq(db_run_add_layout_commands(db, run[0] + 100, "[]"), -ENOENT);
         /* Without layout commands (not an md run) the three stay NULL. */
         DbRunFs plain = { .mkfs_command = "mkfs.ext4 /dev/loop1", .mkfs_output = "", .fs_uuid = "def", .size_bytes = 1 };
         ck_assert_msg(db_run_set_fs(db, run[3], &plain) == 0, "%s", db_last_error(db));

@@ -859,7 +859,7 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
 
         for (uint32_t i = 0; i < n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 20;
-        len += 4 + strlen(md_name) + 4 + strlen(md_options) + 4;
+        len += 4 + strlen(md_name) + 4 + strlen(md_options) + 4 + 4;
         len += 4 + strlen(lvm_options) + 8 + 4;
         b = calloc(1, PROTO_HEADER_SIZE + len);
         ck_assert_ptr_nonnull(b);
@@ -897,7 +897,8 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
         memcpy(b + o + 4, md_options, strlen(md_options));
         o += 4 + strlen(md_options);
         put_le32(b + o, m->md_resync);
-        o += 4;
+        put_le32(b + o + 4, m->md_release);
+        o += 8;
         put_le32(b + o, (uint32_t) strlen(lvm_options));
         memcpy(b + o + 4, lvm_options, strlen(lvm_options));
         o += 4 + strlen(lvm_options);
@@ -1043,6 +1044,7 @@ START_TEST(test_fs_setup_md) {
                 const char *what, *fs_type, *layout, *md_name, *md_options;
                 uint32_t n_members, md_resync;
                 bool valid;
+                uint32_t md_release;
         } cases[] = {
                 { "ext4 md-raid1", "ext4", "md-raid1", "benchd-7-0", "", 2, 0, true },
                 { "xfs md-raid0 with options", "xfs", "md-raid0", "benchd-18446744073709551615-3", "--chunk=64K", 2, 1, true },
@@ -1059,6 +1061,10 @@ START_TEST(test_fs_setup_md) {
                 { "md_options on btrfs raid1", "btrfs", "raid1", NULL, "--chunk=64K", 2, 0, false },
                 { "md_options with a newline", "ext4", "md-raid0", "benchd-7-0", "--chunk=64K\n", 2, 0, false },
                 { "resync 2", "ext4", "md-raid1", "benchd-7-0", NULL, 2, 2, false },
+                /* The entry's last step releases the members: md layouts only, 0 or 1. */
+                { "md-raid1 released", "ext4", "md-raid1", "benchd-7-0", NULL, 2, 0, true, 1 },
+                { "release 2", "ext4", "md-raid1", "benchd-7-0", NULL, 2, 0, false, 2 },
+                { "release on btrfs raid1", "btrfs", "raid1", NULL, NULL, 2, 0, false, 1 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -1074,7 +1080,7 @@ START_TEST(test_fs_setup_md) {
                         .layout = (char *) cases[i].layout, .mkfs_options = (char *) "", .mount_options = (char *) "",
                         .expect_uuid = (char *) "", .n_members = cases[i].n_members, .members = members,
                         .md_name = (char *) cases[i].md_name, .md_options = (char *) cases[i].md_options,
-                        .md_resync = cases[i].md_resync,
+                        .md_resync = cases[i].md_resync, .md_release = cases[i].md_release,
                 }, out = {}, copy = {};
                 ProtoFrame f;
                 size_t len;
@@ -1093,7 +1099,9 @@ START_TEST(test_fs_setup_md) {
                 ck_assert_str_eq(out.md_name, cases[i].md_name);
                 ck_assert_str_eq(out.md_options, cases[i].md_options ?: "");
                 ck_assert_uint_eq(out.md_resync, cases[i].md_resync);
+                ck_assert_uint_eq(out.md_release, cases[i].md_release);
                 ck_assert_int_eq(proto_fs_setup_copy(&out, &copy), 0);
+                ck_assert_uint_eq(copy.md_release, cases[i].md_release);
                 ck_assert_str_eq(copy.md_name, cases[i].md_name);
                 ck_assert_str_eq(copy.md_options, cases[i].md_options ?: "");
                 ck_assert_uint_eq(copy.md_resync, cases[i].md_resync);
@@ -1129,6 +1137,45 @@ START_TEST(test_fs_info_layout) {
 }
 END_TEST
 
+/* FS_RELEASED: a non-empty JSON array of commands as text, through encode and decode; anything else
+ * refused by both. */
+START_TEST(test_fs_released) {
+        static const struct {
+                const char *commands;
+                bool valid;
+        } cases[] = {
+                { "[{\"command\":\"mdadm --zero-superblock /dev/vdc /dev/vdd\",\"usec\":5,\"exit\":0,\"output\":\"\"}]", true },
+                { "[{\"output\":\"a\\n\tb\"}]", true },
+                { "[]", false },
+                { "{}", false },
+                { "[{\"command\":", false },
+                { "", false },
+                { "[\"\x1b[2J\"]", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ uint8_t *buf = NULL;
+                _cleanup_free_ char *out = NULL;
+                uint8_t raw[256];
+                size_t len, n = strlen(cases[i].commands);
+                ProtoFrame f;
+
+                ck_assert_int_eq(proto_encode_fs_released(cases[i].commands, &buf, &len), cases[i].valid ? 0 : -EINVAL);
+                put_le32(raw, (uint32_t) n);
+                memcpy(raw + 4, cases[i].commands, n);
+                f = (ProtoFrame) { .type = PROTO_FS_RELEASED, .length = (uint32_t) (4 + n), .payload = raw };
+                ck_assert_int_eq(proto_decode_fs_released(&f, &out), cases[i].valid ? 0 : -EBADMSG);
+                if (cases[i].valid) {
+                        ck_assert_str_eq(out, cases[i].commands);
+                        ck_assert_mem_eq(buf + PROTO_HEADER_SIZE, raw, 4 + n);
+                        /* One byte more or less on the wire. */
+                        f.length--;
+                        ck_assert_int_eq(proto_decode_fs_released(&f, &(char *) { NULL }), -EBADMSG);
+                }
+        }
+}
+END_TEST
+
 /* n_members on the wire that the payload does not hold, and a huge count: refused before any
  * allocation of that size. */
 START_TEST(test_fs_setup_counts) {
@@ -1144,7 +1191,7 @@ START_TEST(test_fs_setup_counts) {
         proto_fs_setup_clear(&out);
         /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
         size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4 -
-                    (4 + 4 + 4) -       /* md_name, md_options (both empty), md_resync */
+                    (4 + 4 + 4 + 4) -   /* md_name, md_options (both empty), md_resync, md_release */
                     (4 + 8 + 4);        /* lvm_options (empty), lv_size, layout_flags */
         ck_assert_uint_eq(raw[at], 2);
         put_le32(raw + at, 3);
@@ -1381,7 +1428,7 @@ END_TEST
 /* Every frame type there is. */
 static const ProtoType all_types[] = {
         PROTO_HELLO, PROTO_SPEC, PROTO_PHASE, PROTO_SAMPLE, PROTO_HISTOGRAM, PROTO_RESULT, PROTO_ERROR,
-        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT, PROTO_STEADY_STATE, PROTO_START,
+        PROTO_LOG, PROTO_PHASE_RESULT, PROTO_POSITION_RESULT, PROTO_STEADY_STATE, PROTO_START, PROTO_FS_RELEASED,
 };
 
 static void clear_any(ProtoType type, void *m) {
@@ -1394,6 +1441,7 @@ static void clear_any(ProtoType type, void *m) {
         case PROTO_ERROR:     proto_error_clear(m); break;
         case PROTO_FS_SETUP:  proto_fs_setup_clear(m); break;
         case PROTO_FS_INFO:   proto_fs_info_clear(m); break;
+        case PROTO_FS_RELEASED: free(*(char **) m); *(char **) m = NULL; break;
         default: break; /* HELLO, SAMPLE, PHASE_RESULT own nothing */
         }
 }
@@ -1414,6 +1462,7 @@ static int decode_any(const ProtoFrame *f, ProtoType as, void *ret) {
         case PROTO_START:     return proto_decode_start(f, ret);
         case PROTO_FS_SETUP:  return proto_decode_fs_setup(f, ret);
         case PROTO_FS_INFO:   return proto_decode_fs_info(f, ret);
+        case PROTO_FS_RELEASED: return proto_decode_fs_released(f, ret);
         default:              /* a record added since, by its description (test-proto-record) */
                 return proto_record_desc(as) ? proto_record_decode_as(proto_record_desc(as), f, ret) : -EINVAL;
         }
@@ -1449,6 +1498,10 @@ static void encode_any(ProtoType type, uint8_t **buf, size_t *len) {
                 break;
         case PROTO_FS_SETUP:  ck_assert_int_eq(proto_encode_fs_setup(&fs_setup_ok, buf, len), 0); break;
         case PROTO_FS_INFO:   ck_assert_int_eq(proto_encode_fs_info(&fs_info_ok, buf, len), 0); break;
+        case PROTO_FS_RELEASED:
+                ck_assert_int_eq(proto_encode_fs_released("[{\"command\":\"mdadm --zero-superblock /dev/vdc\"}]", buf,
+                                                          len), 0);
+                break;
         default:              ck_abort();
         }
 }
@@ -1890,6 +1943,7 @@ static Suite *proto_suite(void) {
         tcase_add_test(tc, test_fs_setup_counts);
         tcase_add_test(tc, test_fs_setup_md);
         tcase_add_test(tc, test_fs_info_layout);
+        tcase_add_test(tc, test_fs_released);
         tcase_add_loop_test(tc, test_fs_info_fields, 0, ELEMENTSOF(fs_info_cases));
         tcase_add_test(tc, test_fs_info_commands);
         tcase_add_test(tc, test_byte_by_byte);

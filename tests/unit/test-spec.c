@@ -2356,8 +2356,8 @@ static const struct {
         /* No module index to ask (a container): assumed. */
         { { { "usr/sbin/mkfs.f2fs", EXE, "" }, { "proc/filesystems", NOEXE, "\text4\n" } },
           { "filesystems=f2fs", NULL }, -EINVAL, "not a block device" },
-        /* md and LVM: what is missing; when nothing is, md-raid0 and md-raid1 go on to the devices'
-         * checks, and the others are "not yet". */
+        /* md and LVM: what is missing; when nothing is, the md layouts go on to the devices' checks,
+         * and the LVM ones are "not yet". */
         { { { "usr/sbin/mkfs.ext4", EXE, "" } }, { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL,
           "layout: md-raid1 needs the kernel's md RAID (/proc/mdstat absent, no module directory for this "
           "kernel); mdadm (not installed; Debian package mdadm): this machine cannot do it; use a kernel and "
@@ -2377,9 +2377,11 @@ static const struct {
           { "filesystems=ext4", "layout=md-raid1", NULL }, -EINVAL, "not a block device" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid10.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
-          { "filesystems=ext4", "layout=md-raid10", NULL }, -EOPNOTSUPP,
-          "layout: md-raid10 is not supported by this benchd yet; use layout=single, md-raid0, md-raid1, lvm or "
-          "md-raid1+lvm" },
+          { "filesystems=ext4", "layout=md-raid10", NULL }, -EINVAL, "not a block device" },
+        { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
+            { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid456.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
+          { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,
+          "not a block device" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "sbin/mdadm", EXE, "" }, { "proc/mdstat", NOEXE, "" },
             { MODULES "modules.dep", NOEXE, "kernel/drivers/md/raid1.ko.xz: kernel/drivers/md/md-mod.ko.xz\n" } },
           { "filesystems=ext4", "layout=md-raid5", "devices=/dev/null,/dev/zero,/dev/full", NULL }, -EINVAL,

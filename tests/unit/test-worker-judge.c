@@ -478,6 +478,51 @@ static void w_fs_honest(Stream *s) {
         result_frame(s, &r);
 }
 
+/* An md entry's last step (md_release): its members released once the array is stopped. */
+static ProtoFsMember fs_md_members[] = {
+        { .path = (char *) "/dev/loop3", .dev = 0x703, .flags = PROTO_GUARD_SCRATCH },
+        { .path = (char *) "/dev/loop4", .dev = 0x704, .flags = PROTO_GUARD_SCRATCH },
+};
+static const ProtoFsSetup fs_setup_md = {
+        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1",
+        .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+        .n_members = 2, .members = fs_md_members, .md_name = (char *) "benchd-4-0", .md_release = 1,
+};
+
+static void fs_released(Stream *s) {
+        uint8_t *f;
+        size_t n;
+
+        put_encoded(s, proto_encode_fs_released("[{\"command\":\"mdadm --zero-superblock /dev/loop3 /dev/loop4\","
+                                                "\"usec\":5000,\"exit\":0,\"output\":\"\"}]", &f, &n), &f, &n);
+}
+
+static void w_md_released(Stream *s) {
+        ProtoResult r = honest_result(100 * USEC_PER_MSEC);
+
+        hello(s);
+        fs_info(s, "ext4");
+        phase(s, "measure");
+        sample(s, 50, 50000, SIZE / 2, IOS / 2, 0.5);
+        sample(s, 100, 50000, SIZE / 2, IOS / 2, 1.0);
+        phase(s, "cleanup");
+        fs_released(s);
+        histogram(s, honest_entries, ELEMENTSOF(honest_entries));
+        result_frame(s, &r);
+}
+
+static void w_released_first(Stream *s) {
+        hello(s);
+        fs_released(s);
+}
+
+static void w_released_twice(Stream *s) {
+        hello(s);
+        fs_info(s, "ext4");
+        fs_released(s);
+        fs_released(s);
+}
+
 static void w_fs_info_unasked(Stream *s) {
         hello(s);
         fs_info(s, "ext4");
@@ -553,6 +598,7 @@ typedef struct Row {
         size_t n_histogram;
         bool signalled;
         bool fs;                        /* a filesystem step: FS_SETUP (fs_setup) was sent */
+        bool fs_md;                     /* ... fs_setup_md, an md entry's last step */
 } Row;
 
 static const Row rows[] = {
@@ -612,6 +658,18 @@ static const Row rows[] = {
         { "FS_INFO of another filesystem", SPEC_WRITE, w_fs_other, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_INFO fs_type=xfs, but FS_SETUP asked for ext4",
           .signalled = true, .fs = true },
+        /* FS_RELEASED: only when FS_SETUP asked for md_release, after FS_INFO, once. */
+        { "md members released", SPEC_WRITE, w_md_released, .exit = { EXITED(0) }, .verdicts = "HFPSSPW..",
+          .status = WORKER_SUCCEEDED, .n_histogram = 4, .fs_md = true },
+        { "FS_RELEASED unasked", SPEC_WRITE, w_released_twice, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HFX", .status = WORKER_FAILED, .error = "FS_RELEASED from a step whose FS_SETUP asked for no "
+          "release", .signalled = true, .fs = true },
+        { "FS_RELEASED before FS_INFO", SPEC_WRITE, w_released_first, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_RELEASED before FS_INFO", .signalled = true,
+          .fs_md = true },
+        { "FS_RELEASED twice", SPEC_WRITE, w_released_twice, .exit = { KILLED(SIGKILL), .signalled = true },
+          .verdicts = "HFWX", .status = WORKER_FAILED, .error = "FS_RELEASED sent twice", .signalled = true,
+          .fs_md = true },
         { "mkfs failed", SPEC_WRITE, w_fs_failed, .exit = { EXITED(1) }, .verdicts = "H.", .status = WORKER_FAILED,
           .error = "mkfs.ext4 failed (exit 1): mke2fs: invalid block size - 3000", .signalled = true, .fs = true },
 
@@ -754,7 +812,7 @@ static char letter(const WorkerVerdict *v) {
         static const char letters[] = {
                 [WORKER_VERDICT_NONE] = '.', [WORKER_VERDICT_SEND_SPEC] = 'H', [WORKER_VERDICT_PHASE] = 'P',
                 [WORKER_VERDICT_LOG] = 'L', [WORKER_VERDICT_LOGS_DROPPED] = 'D', [WORKER_VERDICT_VIOLATION] = 'X',
-                [WORKER_VERDICT_FS_INFO] = 'F',
+                [WORKER_VERDICT_FS_INFO] = 'F', [WORKER_VERDICT_FS_RELEASED] = 'W',
         };
         static const char records[] = {
                 [PROTO_SAMPLE] = 'S', [PROTO_PHASE_RESULT] = 'R', [PROTO_POSITION_RESULT] = 'Q',
@@ -838,6 +896,8 @@ START_TEST(test_rows) {
         ck_assert_int_eq(worker_judge_init(&j, &spec), 0);
         if (row->fs)
                 worker_judge_expect_fs(&j, &fs_setup);
+        if (row->fs_md)
+                worker_judge_expect_fs(&j, &fs_setup_md);
         if (row->timed_out)
                 ck_assert(worker_judge_fail(&j, "the step timed out after 61 s (its runtime plus grace); the worker "
                                             "was stopped"));

@@ -88,6 +88,7 @@ decoders = {
     "log": "decode_text",
     "error": "decode_error",
     "fs_info": "decode_fs_info",
+    "fs_released": "decode_fs_released",
 }
 # The described records: the same fields, in the same order and widths, as the C table.
 c_records = {r["name"]: tuple(tuple(x) for x in r["fields"]) for r in v["records"]}
@@ -113,7 +114,8 @@ for f in v["frames"]:
                                          fields["layout"], fields["mkfs_options"], fields["mount_options"],
                                          fields["expect_uuid"], fields["partitions"], fields["partition"],
                                          fields["md_name"], fields["md_options"], fields["md_resync"],
-                                         fields["lvm_options"], fields["lv_size"], fields["layout_flags"])
+                                         fields["md_release"], fields["lvm_options"], fields["lv_size"],
+                                         fields["layout_flags"])
         elif name == "start":
             mine = fn("encode_start")(fields["start_usec"])
     except Exception as e:
