@@ -18,6 +18,7 @@
 #include "bus/manager.h"
 #include "jobs/cleanup.h"
 #include "jobs/job-steps.h"
+#include "jobs/lvm-leftovers.h"
 #include "jobs/md-leftovers.h"
 #include "jobs/rounds.h"
 #include "jobs/submit.h"
@@ -333,7 +334,9 @@ int manager_load(Manager *m) {
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
-        /* md arrays a worker killed with the previous life left assembled. */
+        /* Logical volumes a worker killed with the previous life left active, then md arrays it left
+         * assembled (an md-raid1+lvm array is held by its volume until that goes). */
+        (void) lvm_leftovers_clean(manager_db(m), "at start-up", 0);
         (void) md_leftovers_clean(manager_db(m), "at start-up", false);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);

@@ -17,6 +17,7 @@
 #include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
+#include "jobs/lvm-leftovers.h"
 #include "jobs/md-leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/json-util.h"
@@ -111,6 +112,14 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         uint32_t *n_round = NULL;
         const JobSpec *step = &j->steps[j->core.step];
 
+        /* Its logical volume is deactivated by the worker, unless the worker was killed: then here,
+         * before the md array under it (md-raid1+lvm) is stopped. */
+        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_lvm(step->layout)) {
+                char when[64];
+
+                snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
+                (void) lvm_leftovers_clean(j->ctx->db, when, j->run_id);
+        }
         /* Its array is stopped by the worker, unless the worker was killed: then here. */
         if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
                 char when[64];
@@ -226,6 +235,8 @@ void job_queue_run_fs(Job *j, uint64_t run_id, const ProtoFsInfo *info) {
                 .layout_commands = info->layout_commands,
                 .md_chunk_bytes = info->md_chunk_bytes,
                 .md_resync_usec = info->md_resync_usec,
+                .lv_extents = info->lv_extents,
+                .lv_bytes = info->lv_bytes,
         };
         int r = db_queue_add_run_fs(j->store, run_id, &fs);
 

@@ -494,11 +494,17 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                          char md_name[static PROTO_FS_MD_NAME_MAX + 1], ProtoFsSetup *ret) {
         const JobSpec *step = &j->steps[j->core.step];
         const char *fs = step->filesystems[0];
-        bool make = job_run_makes_fs(j), md = step->layout >= 0 && layout_is_md(step->layout);
+        bool make = job_run_makes_fs(j), md = step->layout >= 0 && layout_is_md(step->layout),
+             lvm = step->layout >= 0 && layout_is_lvm(step->layout);
+        /* An LVM entry's last step (each step of a matrix runs once per visit of its entry: in rounds
+         * the entry's steps run together, without rounds each step once): its volume group is
+         * removed after it, not only deactivated. */
+        bool last = j->core.step + 1 >= j->n_steps || matrix_step_starts_entry(j->steps, j->core.step + 1);
 
-        /* The entry's array: one name for all its steps, which assemble what its first made. */
+        /* The entry's array or volume group: one name for all its steps, which assemble or activate
+         * what its first made. */
         md_name[0] = 0;
-        if (md)
+        if (md || lvm)
                 snprintf(md_name, PROTO_FS_MD_NAME_MAX + 1, "benchd-%" PRIu64 "-%" PRIu32, j->id,
                          matrix_step_entry(j->steps, j->core.step));
 
@@ -524,7 +530,11 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .md_options = md ? step->md_options : NULL,
                 .md_resync = step->md_resync == MD_RESYNC_ASSUME_CLEAN ? PROTO_MD_RESYNC_ASSUME_CLEAN :
                                                                          PROTO_MD_RESYNC_WAIT,
-                .md_release = md && job_run_releases_md(j),
+                .lvm_options = lvm ? step->lvm_options : NULL,
+                .lv_size = lvm ? step->lv_size : 0,
+                .layout_flags = lvm && last ? PROTO_FS_LAYOUT_REMOVE : 0,
+                /* An md-raid1+lvm array keeps its superblocks (docs/matrices.md). */
+                .md_release = md && !lvm && job_run_releases_md(j),
         };
 }
 
@@ -605,8 +615,10 @@ static JobEvent job_begin_step(Job *j, const StepVerdict *verdicts, size_t n_ver
                 .partition = matrix ? step->partition : 0,
                 /* The array's name is recorded with the run, before the worker may create it: what a
                  * killed worker left is found from it (md-leftovers.h). */
-                .md_array = md_name[0] ? md_name : NULL,
-                .md_resync = md_name[0] ? md_resync_to_string(step->md_resync) : NULL,
+                .md_array = md_name[0] && layout_is_md(step->layout) ? md_name : NULL,
+                .md_resync = md_name[0] && layout_is_md(step->layout) ? md_resync_to_string(step->md_resync) : NULL,
+                /* So is the volume group's (lvm-leftovers.h). */
+                .lvm_vg = md_name[0] && layout_is_lvm(step->layout) ? md_name : NULL,
         };
         r = db_run_begin(j->ctx->db, &run, &run_id);
         if (have_ti)

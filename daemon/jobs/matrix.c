@@ -208,6 +208,14 @@ static int member_spec(const JobSpec *s, const char *device, bool with_checks, J
                 /* What the trial puts to mdadm (mkfs-trial.h). */
                 if (r >= 0 && s->md_options)
                         r = spec_set_from_string(&m, "md_options", s->md_options, NULL);
+                /* What the LVM layouts' fit is checked with (spec-check.c). */
+                if (r >= 0 && s->lvm_options && s->lvm_options[0])
+                        r = spec_set_from_string(&m, "lvm_options", s->lvm_options, NULL);
+                if (r >= 0 && s->lv_size) {
+                        char text[32];
+                        snprintf(text, sizeof(text), "%" PRIu64, s->lv_size);
+                        r = spec_set_from_string(&m, "lv_size", text, NULL);
+                }
                 if (r < 0)
                         return r;
         }

@@ -194,8 +194,8 @@ int mkfs_trial(const char *worker_path, const JobSpec *s, char **reterr) {
                 _cleanup_free_ char *a_fs = NULL, *a_layout = NULL, *a_opts = NULL, *a_members = NULL,
                                     *a_size = NULL, *output = NULL;
                 /* A single-layout entry has one member, btrfs's RAID all of them; over an md array
-                 * mkfs sees one device, the array. */
-                bool md = s->layout >= 0 && layout_is_md(s->layout);
+                 * or a logical volume mkfs sees one device, the array or the volume. */
+                bool md = s->layout >= 0 && (layout_is_md(s->layout) || layout_is_lvm(s->layout));
                 size_t members = s->layout == LAYOUT_SINGLE || md ? 1 : n_members;
 
                 if (asprintf(&a_fs, "--try-mkfs=%s", *fs) < 0 ||

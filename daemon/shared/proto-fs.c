@@ -58,8 +58,10 @@ bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_m
 
         if (!proto_fs_type_valid(fs_type) || !layout || n_members == 0 || n_members > PROTO_FS_MEMBERS_MAX)
                 return false;
-        if (proto_fs_layout_is_md(layout))
+        if (proto_fs_layout_builds_md(layout))
                 return n_members >= 2;
+        if (proto_fs_layout_is_lvm(layout))
+                return true;
         btrfs = streq(fs_type, "btrfs");
         if (!btrfs)
                 return streq(layout, "single") && n_members == 1;
@@ -70,6 +72,34 @@ bool proto_fs_layout_valid(const char *fs_type, const char *layout, uint32_t n_m
 bool proto_fs_layout_is_md(const char *layout) {
         return layout && (streq(layout, "md-raid0") || streq(layout, "md-raid1") || streq(layout, "md-raid5") ||
                           streq(layout, "md-raid10"));
+}
+
+bool proto_fs_layout_is_lvm(const char *layout) {
+        return layout && (streq(layout, "lvm") || streq(layout, "md-raid1+lvm"));
+}
+
+bool proto_fs_layout_builds_md(const char *layout) {
+        return proto_fs_layout_is_md(layout) || streq_ptr(layout, "md-raid1+lvm");
+}
+
+bool proto_fs_layout_has_name(const char *layout) {
+        return proto_fs_layout_is_md(layout) || proto_fs_layout_is_lvm(layout);
+}
+
+int proto_fs_lvm_dm_name(const char *vg, char *ret, size_t size) {
+        size_t n = 0;
+
+        for (const char *p = vg ?: ""; *p; p++) {
+                if (n + 2 >= size)
+                        return -ENAMETOOLONG;
+                if (*p == '-')
+                        ret[n++] = '-';
+                ret[n++] = *p;
+        }
+        if (n + 4 > size)
+                return -ENAMETOOLONG;
+        memcpy(ret + n, "-lv", 4);
+        return 0;
 }
 
 /* "benchd-JOB-ENTRY": decimal numbers, bounded. */
@@ -120,13 +150,19 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
         if (m->partitions > PROTO_FS_PARTITIONS_MAX || (m->partitions == 0) != (m->partition == 0) ||
             m->partition > m->partitions)
                 return false;
-        /* An md layout names its array; no other layout has one. */
-        if (proto_fs_layout_is_md(m->layout) ? !proto_fs_md_name_valid(m->md_name) : (m->md_name && m->md_name[0]))
+        /* An md or LVM layout names its array or volume group; no other layout has one. */
+        if (proto_fs_layout_has_name(m->layout) ? !proto_fs_md_name_valid(m->md_name) :
+                                                  (m->md_name && m->md_name[0]))
                 return false;
-        if ((!proto_fs_layout_is_md(m->layout) && (m->md_options && m->md_options[0])) ||
+        if ((!proto_fs_layout_builds_md(m->layout) && (m->md_options && m->md_options[0])) ||
             !proto_fs_options_valid(m->md_options ?: "") || m->md_resync > PROTO_MD_RESYNC_ASSUME_CLEAN)
                 return false;
         if (m->md_release > 1 || (m->md_release && !proto_fs_layout_is_md(m->layout)))
+                return false;
+        if (!proto_fs_layout_is_lvm(m->layout) &&
+            ((m->lvm_options && m->lvm_options[0]) || m->lv_size || m->layout_flags))
+                return false;
+        if (!proto_fs_options_valid(m->lvm_options ?: "") || (m->layout_flags & ~PROTO_FS_LAYOUT_REMOVE))
                 return false;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 const ProtoFsMember *b = &m->members[i];
@@ -170,6 +206,7 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
         for (uint32_t i = 0; i < m->n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 8 + 8 + 4;
         len += 4 + strlen(m->md_name ?: "") + 4 + strlen(m->md_options ?: "") + 4 + 4;
+        len += 4 + strlen(m->lvm_options ?: "") + 8 + 4;
         r = packer_begin(&k, PROTO_FS_SETUP, len);
         if (r < 0)
                 return r;
@@ -194,6 +231,9 @@ int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len)
         pack_string(&k, m->md_options ?: "", strlen(m->md_options ?: ""));
         pack_u32(&k, m->md_resync);
         pack_u32(&k, m->md_release);
+        pack_string(&k, m->lvm_options ?: "", strlen(m->lvm_options ?: ""));
+        pack_u64(&k, m->lv_size);
+        pack_u32(&k, m->layout_flags);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -206,7 +246,7 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
                 return -EINVAL;
         /* Valid strings are bounded below PROTO_MAX_PAYLOAD all together: (1 + 8) × (4096 + 4096) + 16384. */
         len = 5 * 4 + strlen(m->fs_type) + strlen(m->uuid) + strlen(m->mkfs_command) + strlen(m->mkfs_output) +
-              strlen(m->mount_options) + 6 * 8 + 4 + 4 + strlen(m->layout_commands ?: "") + 2 * 8;
+              strlen(m->mount_options) + 6 * 8 + 4 + 4 + strlen(m->layout_commands ?: "") + 4 * 8;
         for (uint32_t i = 0; i < m->n_commands; i++)
                 len += 4 + strlen(m->commands[i].command) + 8 + 4 + 4 + strlen(m->commands[i].output);
         r = packer_begin(&k, PROTO_FS_INFO, len);
@@ -235,6 +275,8 @@ int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         pack_string(&k, m->layout_commands ?: "", strlen(m->layout_commands ?: ""));
         pack_u64(&k, m->md_chunk_bytes);
         pack_u64(&k, m->md_resync_usec);
+        pack_u64(&k, m->lv_extents);
+        pack_u64(&k, m->lv_bytes);
         return packer_finish(&k, ret, ret_len);
 }
 
@@ -270,6 +312,9 @@ int proto_decode_fs_setup(const ProtoFrame *f, ProtoFsSetup *ret) {
         m.md_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
         m.md_resync = take_u32(&c);
         m.md_release = take_u32(&c);
+        m.lvm_options = take_string(&c, PROTO_FS_OPTIONS_MAX);
+        m.lv_size = take_u64(&c);
+        m.layout_flags = take_u32(&c);
         if (!cursor_done(&c) || !proto_fs_setup_valid(&m))
                 goto bad;
         *ret = m;
@@ -318,6 +363,8 @@ int proto_decode_fs_info(const ProtoFrame *f, ProtoFsInfo *ret) {
         m.layout_commands = take_string(&c, PROTO_FS_LAYOUT_COMMANDS_MAX);
         m.md_chunk_bytes = take_u64(&c);
         m.md_resync_usec = take_u64(&c);
+        m.lv_extents = take_u64(&c);
+        m.lv_bytes = take_u64(&c);
         if (!cursor_done(&c) || !proto_fs_info_valid(&m)) {
                 proto_fs_info_clear(&m);
                 return -EBADMSG;
@@ -334,6 +381,7 @@ void proto_fs_setup_clear(ProtoFsSetup *m) {
         free(m->expect_uuid);
         free(m->md_name);
         free(m->md_options);
+        free(m->lvm_options);
         for (uint32_t i = 0; m->members && i < m->n_members; i++)
                 free(m->members[i].path);
         free(m->members);
@@ -358,7 +406,7 @@ void proto_fs_info_clear(ProtoFsInfo *m) {
 int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
         ProtoFsSetup c = { .stage = m->stage, .n_members = m->n_members, .partitions = m->partitions,
                            .partition = m->partition, .md_resync = m->md_resync,
-                           .md_release = m->md_release };
+                           .md_release = m->md_release, .lv_size = m->lv_size, .layout_flags = m->layout_flags };
 
         if (!proto_fs_setup_valid(m))
                 return -EINVAL;
@@ -369,9 +417,10 @@ int proto_fs_setup_copy(const ProtoFsSetup *m, ProtoFsSetup *ret) {
         c.expect_uuid = strdup(m->expect_uuid);
         c.md_name = strdup(m->md_name ?: "");
         c.md_options = strdup(m->md_options ?: "");
+        c.lvm_options = strdup(m->lvm_options ?: "");
         c.members = calloc(m->n_members, sizeof(ProtoFsMember));
         if (!c.fs_type || !c.layout || !c.mkfs_options || !c.mount_options || !c.expect_uuid || !c.members ||
-            !c.md_name || !c.md_options)
+            !c.md_name || !c.md_options || !c.lvm_options)
                 goto oom;
         for (uint32_t i = 0; i < m->n_members; i++) {
                 c.members[i] = m->members[i];

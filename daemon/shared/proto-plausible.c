@@ -347,7 +347,8 @@ int proto_phase_plausible(ProtoTally *t, const char *phase, char **reterr) {
 
 void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup) {
         t->fs_setup = true;
-        t->fs_md = proto_fs_layout_is_md(setup->layout);
+        t->fs_md = proto_fs_layout_builds_md(setup->layout);
+        t->fs_lvm = proto_fs_layout_is_lvm(setup->layout);
         t->fs_release = setup->md_release != 0;
         t->fs_stage = setup->stage;
         snprintf(t->fs_type, sizeof(t->fs_type), "%s", setup->fs_type);
@@ -364,6 +365,8 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                 { "inodes_free", i->inodes_free },
                 { "md_chunk_bytes", i->md_chunk_bytes },
                 { "md_resync_usec", i->md_resync_usec },
+                { "lv_extents", i->lv_extents },
+                { "lv_bytes", i->lv_bytes },
         };
         const char *mkfs_type = fs_entry_mkfs_type(t->fs_type);
         size_t n = strlen(mkfs_type);
@@ -389,8 +392,17 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
                 return fail(reterr, "FS_INFO inodes_free=%" PRIu64 " is more than inodes=%" PRIu64, i->inodes_free,
                             i->inodes);
         /* An array only under an md layout; its resync waited for no longer than the worker ran. */
-        if (!t->fs_md && ((i->layout_commands && i->layout_commands[0]) || i->md_chunk_bytes || i->md_resync_usec))
+        if (!t->fs_md && (i->md_chunk_bytes || i->md_resync_usec))
                 return fail(reterr, "FS_INFO reports an md array, but FS_SETUP asked for no md layout");
+        /* A logical volume only under an LVM layout, its extents no more than its bytes. */
+        if (!t->fs_lvm && (i->lv_extents || i->lv_bytes))
+                return fail(reterr, "FS_INFO reports a logical volume, but FS_SETUP asked for no LVM layout");
+        if (!t->fs_md && !t->fs_lvm && i->layout_commands && i->layout_commands[0])
+                return fail(reterr, "FS_INFO reports the commands of a layout, but FS_SETUP asked for no md or LVM "
+                            "layout");
+        if ((i->lv_extents == 0) != (i->lv_bytes == 0) || i->lv_extents > i->lv_bytes)
+                return fail(reterr, "FS_INFO lv_extents=%" PRIu64 " and lv_bytes=%" PRIu64 " do not describe a "
+                            "logical volume", i->lv_extents, i->lv_bytes);
         if (i->md_resync_usec > ran_usec(c))
                 return fail(reterr, "FS_INFO md_resync_usec=%" PRIu64 " is longer than the worker has run (%" PRIu64
                             " us)", i->md_resync_usec, c->elapsed_usec);

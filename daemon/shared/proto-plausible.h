@@ -134,6 +134,7 @@ typedef struct ProtoTally {
         /* A filesystem step: what FS_SETUP asked for, and whether FS_INFO came. */
         bool fs_setup;
         bool fs_md;             /* the setup's layout is an md one: FS_INFO may report its array */
+        bool fs_lvm;            /* an LVM one: FS_INFO may report its logical volume */
         uint32_t fs_stage;
         char fs_type[PROTO_FS_TYPE_MAX + 1];
         char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */

@@ -71,7 +71,8 @@
 #include "histogram.h"
 
 #define PROTO_MAGIC UINT32_C(0x48434e42)
-#define PROTO_VERSION 2         /* 2: FS_SETUP's partitions and md array, FS_INFO's commands and layout */
+#define PROTO_VERSION 2         /* 2: FS_SETUP's partitions, md array and volume group, FS_INFO's commands
+                                 * and layout */
 #define PROTO_HEADER_SIZE 16
 #define PROTO_MAX_PAYLOAD (256u * 1024u)
 #define PROTO_STRING_MAX 4096u
@@ -328,7 +329,18 @@ typedef struct ProtoFsSetup {
          * reports it in FS_RELEASED, so that nothing on the host assembles the array again. 0: the
          * entry's later steps assemble it from them. */
         uint32_t md_release;
+        /* The LVM layouts ("lvm", "md-raid1+lvm"; layout-lvm.h): md_name is the volume group's name
+         * too, "benchd-JOB-ENTRY" (its one logical volume is "lv"); over md-raid1+lvm also the
+         * array's, whose md_options and md_resync apply. */
+        char *lvm_options;      /* the job's lvm_options (spec-matrix.c checked them); NULL or "" */
+        uint64_t lv_size;       /* the logical volume's size in bytes; 0: the whole group */
+        uint32_t layout_flags;  /* PROTO_FS_LAYOUT_REMOVE */
 } ProtoFsSetup;
+
+/* FS_SETUP's layout_flags. REMOVE: the entry's last step (the next makes its filesystem afresh, or
+ * there is none): after it the volume group is removed and the physical volume labels wiped, not
+ * only deactivated. Only with an LVM layout. */
+#define PROTO_FS_LAYOUT_REMOVE 1u
 
 /* A command the worker ran to make the filesystem (FS_INFO's commands, in the order run). */
 typedef struct ProtoFsCommand {
@@ -364,6 +376,8 @@ typedef struct ProtoFsInfo {
         char *layout_commands;
         uint64_t md_chunk_bytes;        /* the md array's chunk size (sysfs md/chunk_size); 0: none */
         uint64_t md_resync_usec;        /* how long the initial resync was waited for; 0: none */
+        uint64_t lv_extents;            /* the logical volume's extents (LVM layouts); 0: none */
+        uint64_t lv_bytes;              /* its size in bytes; 0: none */
 } ProtoFsInfo;
 
 /* A decoded frame: header fields plus a pointer into the reader's buffer, valid until the next
@@ -463,6 +477,14 @@ bool proto_fs_options_valid(const char *s);
 /* The md layouts of FS_SETUP, and an md array's name "benchd-JOB-ENTRY" (decimal numbers). */
 bool proto_fs_layout_is_md(const char *layout);
 bool proto_fs_md_name_valid(const char *s);
+/* The LVM layouts of FS_SETUP ("lvm", "md-raid1+lvm"); whether the layout names an md array or a
+ * volume group in md_name (md or LVM); whether it builds an md array (md, md-raid1+lvm). */
+bool proto_fs_layout_is_lvm(const char *layout);
+bool proto_fs_layout_has_name(const char *layout);
+bool proto_fs_layout_builds_md(const char *layout);
+/* The device-mapper name of group vg's one logical volume "lv": the group's dashes doubled, then
+ * "-lv" ("benchd-4-1" -> "benchd--4--1-lv"). 0, or -ENAMETOOLONG. */
+int proto_fs_lvm_dm_name(const char *vg, char *ret, size_t size);
 bool proto_fs_setup_valid(const ProtoFsSetup *m);
 /* FS_INFO alone (the relations between its numbers, and with the setup, are proto-plausible.h's). */
 bool proto_fs_info_valid(const ProtoFsInfo *m);

@@ -649,7 +649,7 @@ static bool path_exists(const char *root, const char *path) {
 
 /* md and LVM layouts: what they need of the machine, all of it said when missing (the md
  * personality's module, /proc/mdstat, mdadm; device-mapper, lvm); and when all of it is there,
- * -EOPNOTSUPP for the layouts this benchd does not build yet (the LVM ones). */
+ * -EOPNOTSUPP for the layouts this benchd does not build yet (none now). */
 static int check_layout_support(const JobSpec *s, const char *root, char **reterr) {
         const char *name = layout_to_string(s->layout);
         char need[512] = "", module[16];
@@ -690,12 +690,13 @@ static int check_layout_support(const JobSpec *s, const char *root, char **reter
                             "packages with them, or layout=single%s", name, need,
                             level == 0 ? " or btrfs's raid0" : level == 1 ? " or btrfs's raid1" :
                             level == 10 ? " or btrfs's raid10" : "");
-        /* Built by the worker (daemon/worker/layout-md.h): md-raid0, md-raid1, md-raid5, md-raid10. */
+        /* Built by the worker (daemon/worker/layout-md.h, layout-lvm.h): every md and LVM layout. */
         if (s->layout == LAYOUT_MD_RAID0 || s->layout == LAYOUT_MD_RAID1 || s->layout == LAYOUT_MD_RAID5 ||
-            s->layout == LAYOUT_MD_RAID10)
+            s->layout == LAYOUT_MD_RAID10 || s->layout == LAYOUT_LVM || s->layout == LAYOUT_MD_RAID1_LVM)
                 return 0;
         return fail(-EOPNOTSUPP, reterr, "layout: %s is not supported by this benchd yet; use layout=single, "
-                    "md-raid0, md-raid1, md-raid5 or md-raid10, or btrfs's own raid0, raid1 or raid10", name);
+                    "md-raid0, md-raid1, md-raid5, md-raid10, lvm or md-raid1+lvm, or btrfs's own raid0, raid1 or "
+                    "raid10", name);
 }
 
 /* An LVM layout's lv_size fits the volume group: each physical volume gives its size less LVM's
@@ -719,6 +720,14 @@ static int check_lvm_fit(const JobSpec *s, char **reterr) {
                 if (stat(*d, &st) < 0 || block_device_size(*d, st.st_rdev, &size) < 0)
                         return fail(-EINVAL, reterr, "devices: cannot tell the size of %s; lv_size needs it to "
                                     "know that the logical volume fits", CALLER_TEXT(*d));
+                /* With partitions= the group is made of one partition of each device. */
+                if (s->partitions) {
+                        uint64_t start, each;
+
+                        if (spec_partition_layout(size, 512, s->partitions, &start, &each) < 0)
+                                continue;       /* check_partitions_fit() said so already */
+                        size = each;
+                }
                 smallest = MIN(smallest, size);
                 if (s->layout == LAYOUT_LVM && size > (UINT64_C(1) << 20))
                         total += (size - (UINT64_C(1) << 20)) / extent * extent;

@@ -198,7 +198,7 @@ static const char *run_begin_sql(void) {
         static const char own[] =
                 "job_id, step, device_id, device_name, fs_type, mount_options, environment, started_usec, layout, "
                 "members, matrix_entry, mkfs_options, \"repeat\", steady_state, uuid, \"round\", partitions, \"partition\", "
-                "md_array, md_resync, status";
+                "md_array, md_resync, lvm_vg, status";
         static char sql[4096];
         size_t n = 0, values = 0;
 
@@ -211,7 +211,7 @@ static const char *run_begin_sql(void) {
                         values++;
                 }
         n += (size_t) snprintf(sql + n, sizeof sql - n, "%s) VALUES (", own);
-        values += 20; /* own's but status */
+        values += 21; /* own's but status */
         for (size_t i = 0; i < values; i++)
                 n += (size_t) snprintf(sql + n, sizeof sql - n, "?, ");
         n += (size_t) snprintf(sql + n, sizeof sql - n, "'running')");
@@ -773,6 +773,7 @@ int db_run_begin(Db *db, const DbRun *run, uint64_t *ret_id) {
         }
         bind_text(&b, run->md_array);
         bind_text(&b, run->md_resync);
+        bind_text(&b, run->lvm_vg);
         r = binder_done(db, &b);
         if (r < 0)
                 return r;
@@ -818,7 +819,10 @@ int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs) {
                 bind_null(&b);
         }
         bind_u64(&b, run_id);
-        return db_step_changed_one(db, &b, st, "run", run_id);
+        r = db_step_changed_one(db, &b, st, "run", run_id);
+        if (r < 0)
+                return r;
+        return db_run_set_lv(db, run_id, fs);
 }
 
 int db_run_finish(Db *db, uint64_t run_id, const char *status, const char *error,

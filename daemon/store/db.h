@@ -101,6 +101,10 @@ typedef struct DbRun {
          * mode ("wait", "assume-clean"), recorded with the run and so before its worker creates the
          * array (md-leftovers.h finds what a killed worker left by them); NULL for other runs. */
         const char *md_array, *md_resync;
+        /* The LVM layouts (schema version 23): the volume group's name, "benchd-JOB-ENTRY", recorded
+         * with the run and so before its worker creates or activates it (lvm-leftovers.h); NULL for
+         * other runs. */
+        const char *lvm_vg;
 } DbRun;
 
 /* How a matrix run's filesystem was made and what it held right after mkfs (schema version 4). */
@@ -115,6 +119,8 @@ typedef struct DbRunFs {
         /* The layout under the filesystem (schema version 21): NULL or "" when none. */
         const char *layout_commands;
         uint64_t md_chunk_bytes, md_resync_usec;
+        /* The logical volume of an LVM layout (schema version 23): 0 when none. */
+        uint64_t lv_extents, lv_bytes;
 } DbRunFs;
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
@@ -126,6 +132,14 @@ int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
  * last step: mdadm --zero-superblock) to the run's layout_commands. -ENOENT: no such run, or
  * commands is not a JSON array. */
 int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
+
+/* The LVM layouts (schema version 23, db-lvm.c; the group's name is DbRun's lvm_vg): the logical
+ * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
+ * groups' names recorded, newest first (at most 1024, an empty list when none). */
+int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
+/* With own_run (not 0): not the groups of other runs still running, whose workers may have them
+ * active (another job's, on other devices), but own_run's. */
+int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

@@ -178,7 +178,15 @@ int fsmember_check_mount(const FsMember *b, const ProtoFsSetup *setup, char **re
                 return fail(reterr, -EPERM, "cannot probe %s for the %s filesystem %s (%s); refusing to mount it", path,
                             setup->fs_type, setup->expect_uuid, r == -EUCLEAN ? "conflicting signatures" :
                             strerror(-r));
-        if (proto_fs_layout_is_md(setup->layout)) {
+        if (proto_fs_layout_is_lvm(setup->layout) && !proto_fs_layout_builds_md(setup->layout)) {
+                /* A physical volume; lvm then activates exactly the group md_name on them. */
+                if (streq(sig.type, "LVM2_member"))
+                        return 0;
+                return fail(reterr, -EPERM, "%s carries %s, not a physical volume of the volume group %s this job "
+                            "made; refusing to activate it", path, sig.type[0] ? sig.type : "no signature",
+                            setup->md_name);
+        }
+        if (proto_fs_layout_builds_md(setup->layout)) {
                 if (streq(sig.type, "linux_raid_member") && fsmember_md_label_ours(sig.label, setup->md_name, true))
                         return 0;
                 return fail(reterr, -EPERM, "%s carries %s%s%s, not a member of the md array %s this job made; "

@@ -39,10 +39,12 @@
 #include "fsmember.h"
 #include "fspart.h"
 #include "fsprep.h"
+#include "layout-lvm.h"
 #include "layout-md.h"
 #include "sandbox.h"
 #include "toolroot.h"
 #include "shared/fs-entry.h"
+#include "shared/json-util.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -663,7 +665,7 @@ static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsP
                                 return r;
                 }
                 names[i] = b[i].name;
-                devs[i] = (dev_t) b[i].m->dev;
+                devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
                 snprintf(p->md_member_names[i], sizeof(p->md_member_names[i]), "%s", b[i].name);
                 p->md_member_devs[i] = devs[i];
         }
@@ -704,6 +706,105 @@ static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsP
         return r;
 }
 
+/* Two JSON arrays of commands as one, a's first. NULL on failure. */
+static char *commands_join(const char *a, const char *b) {
+        _cleanup_json_ json_object *ja = json_tokener_parse(a ?: "[]"), *jb = json_tokener_parse(b ?: "[]");
+        char *s;
+
+        if (!ja || !jb || !json_object_is_type(ja, json_type_array) || !json_object_is_type(jb, json_type_array))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(jb); i++)
+                if (json_object_array_add(ja, json_object_get(json_object_array_get_idx(jb, i))) < 0)
+                        return NULL;
+        s = strdup(json_object_to_json_string_ext(ja, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        return s;
+}
+
+/* An LVM layout: over md-raid1+lvm the md array first (layout-md.h, as setup_md builds it), then
+ * the volume group on the members (MAKE: wiped first) or the array, created or activated, then the
+ * filesystem made or mounted on its volume as on one scratch device of the job's own. */
+static int setup_lvm(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
+                     char **reterr) {
+        bool make = setup->stage == PROTO_FS_STAGE_MAKE;
+        _cleanup_(md_array_clear) MdArray a = {};
+        _cleanup_(lvm_volume_clear) LvmVolume v = {};
+        char *names[PROTO_FS_MEMBERS_MAX], path[64];
+        dev_t devs[PROTO_FS_MEMBERS_MAX];
+        size_t n = setup->n_members;
+        ProtoFsMember vm;
+        ProtoFsSetup sub;
+        FsMember vb = { .fd = -EBADF };
+        int r;
+
+        for (uint32_t i = 0; i < setup->n_members; i++) {
+                if (make) {
+                        r = fsmember_wipe(&b[i], reterr);
+                        if (r < 0)
+                                return r;
+                }
+                names[i] = b[i].name;
+                devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
+        }
+        /* mdadm and lvm open the members themselves. */
+        fsmember_close(b, setup->n_members);
+        if (proto_fs_layout_builds_md(setup->layout)) {
+                ProtoFsSetup md = *setup;
+
+                md.layout = (char *) "md-raid1";
+                md.lvm_options = NULL;
+                md.lv_size = 0;
+                md.layout_flags = 0;
+                r = layout_md_start(&md, names, devs, opts, &a, reterr);
+                if (r < 0)
+                        return r;
+                memcpy(p->md_name, a.name, sizeof(p->md_name));
+                info->md_chunk_bytes = a.chunk_bytes;
+                info->md_resync_usec = a.resync_usec;
+                names[0] = a.name;
+                devs[0] = a.dev;
+                n = 1;
+        }
+        r = layout_lvm_start(setup, names, devs, n, opts, &v, reterr);
+        if (r < 0)
+                return r;
+        snprintf(p->lvm_vg, sizeof(p->lvm_vg), "%s", v.vg);
+        memcpy(p->lvm_pvs, v.pvs, sizeof(p->lvm_pvs));
+        memcpy(p->lvm_pv_devs, v.pv_devs, sizeof(p->lvm_pv_devs));
+        p->n_lvm_pvs = v.n_pvs;
+        p->lvm_remove = setup->layout_flags & PROTO_FS_LAYOUT_REMOVE;
+        info->layout_commands = a.commands ? commands_join(a.commands, v.commands) : TAKE_PTR(v.commands);
+        if (!info->layout_commands)
+                return -ENOMEM;
+        info->lv_extents = v.extents;
+        info->lv_bytes = v.bytes;
+
+        snprintf(path, sizeof(path), "/dev/%s", v.dm);
+        vm = (ProtoFsMember) { .path = path, .dev = (uint64_t) v.dev, .flags = PROTO_GUARD_SCRATCH };
+        sub = *setup;
+        sub.layout = (char *) "single";
+        sub.n_members = 1;
+        sub.members = &vm;
+        sub.md_name = sub.md_options = sub.lvm_options = NULL;
+        sub.lv_size = 0;
+        sub.layout_flags = 0;
+        sub.expect_uuid = make ? (char *) "" : setup->expect_uuid;
+        r = fsmember_claim_all(&sub, &vb, reterr);
+        if (r >= 0 && make)
+                r = make_fs(&sub, &vb, opts, info, reterr);
+        else if (r >= 0) {
+                info->uuid = strdup(setup->expect_uuid);
+                info->mkfs_command = strdup("");
+                info->mkfs_output = strdup("");
+                if (!info->uuid || !info->mkfs_command || !info->mkfs_output)
+                        r = -ENOMEM;
+        }
+        fsmember_close(&vb, 1);
+        if (r >= 0)
+                r = mount_fs(p, &sub, &vb, info, reterr);
+        fsmember_free(&vb, 1);
+        return r;
+}
+
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr) {
         _cleanup_(proto_fs_info_clear) ProtoFsInfo info = {};
@@ -723,6 +824,10 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
         /* partitions=: from here on each member is its partition (fspart.h). */
         if (r >= 0 && setup->partitions)
                 r = fspart_prepare(p, setup, b, opts, &info, reterr);
+        if (r >= 0 && proto_fs_layout_is_lvm(setup->layout)) {
+                r = setup_lvm(p, setup, b, opts, &info, reterr);
+                goto mounted;
+        }
         if (r >= 0 && proto_fs_layout_is_md(setup->layout)) {
                 r = setup_md(p, setup, b, opts, &info, reterr);
                 goto mounted;
@@ -780,6 +885,20 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                                     "exits", strerror(-r));
                 p->fs_mounted = false;
         }
+        /* lvm's root and configuration are on the tmpfs: before it goes. */
+        if (p->lvm_vg[0]) {
+                LvmVolume v = { .n_pvs = p->n_lvm_pvs };
+
+                memcpy(v.vg, p->lvm_vg, sizeof(v.vg));
+                memcpy(v.pvs, p->lvm_pvs, sizeof(v.pvs));
+                memcpy(v.pv_devs, p->lvm_pv_devs, sizeof(v.pv_devs));
+                /* After a lazy unmount the volume may still be held: benchd removes it (lvm-leftovers),
+                 * and the group stays for the next job of the devices to wipe. */
+                r = layout_lvm_stop(&v, p->lvm_remove && !lazy, &p->layout_note, reterr);
+                if (r < 0)
+                        return r;
+                p->lvm_vg[0] = 0;
+        }
         if (p->tmpfs_mounted) {
                 r = umount_one(FSPREP_DIR, &lazy);
                 if (r < 0)
@@ -832,8 +951,8 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         FsPrep p = {};
         int r;
 
-        /* Over an md array mkfs sees one device. */
-        if (proto_fs_layout_is_md(layout)) {
+        /* Over an md array or a logical volume mkfs sees one device. */
+        if (proto_fs_layout_has_name(layout)) {
                 layout = "single";
                 n_members = 1;
         }

@@ -61,6 +61,14 @@ typedef struct FsPrep {
         char md_member_names[PROTO_FS_MEMBERS_MAX][64];
         dev_t md_member_devs[PROTO_FS_MEMBERS_MAX];
         char *md_released;
+        /* The volume group under it (layout-lvm.h), deactivated by fsprep_finish() before the array
+         * is stopped, and removed with lvm_remove: its name ("" when none) and physical volumes. */
+        char lvm_vg[PROTO_FS_MD_NAME_MAX + 1];
+        char lvm_pvs[PROTO_FS_MEMBERS_MAX][32];
+        dev_t lvm_pv_devs[PROTO_FS_MEMBERS_MAX];
+        uint32_t n_lvm_pvs;
+        bool lvm_remove;
+        char *layout_note;      /* what fsprep_finish() ran on the layout, for the log; freed by the caller */
 } FsPrep;
 
 /* Enters a mount namespace of our own, claims and checks the members, wipes them and runs mkfs

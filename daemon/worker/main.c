@@ -467,6 +467,12 @@ static int run_protocol(int fd, uid_t run_as) {
                 free(prep.md_released);
                 prep.md_released = NULL;
         }
+        /* The layout's deactivation (LVM): after FS_INFO, so in the log rather than the run's record. */
+        if (fs_step && prep.layout_note) {
+                (void) proto_sink_log(&ps_sink, LOG_INFO, prep.layout_note);
+                free(prep.layout_note);
+                prep.layout_note = NULL;
+        }
         if (r >= 0)
                 r = proto_send_histogram(fd, res.histogram);
         if (r >= 0) {

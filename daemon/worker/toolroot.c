@@ -118,6 +118,8 @@ int toolroot_plan(const ToolRootSpec *spec, const char *ld_so_conf, ToolRootPlan
                 }
                 r = v ? strv_push(&p.env, v) : -ENOMEM;
         }
+        for (char *const *e = spec->env; r >= 0 && e && *e; e++)
+                r = strv_push(&p.env, *e);
         for (char **f = files; r >= 0 && *f; f++)
                 r = plan_add(&p, *f, NULL, TOOLROOT_BIND_READONLY);
 
@@ -276,7 +278,7 @@ static int bind_config(ToolRoot *t, const char *source, const char *target, char
 
 /* /dev: a tmpfs of its own (device nodes need a mount without nodev), read-only once filled. A
  * device node stays writable on a read-only mount. */
-static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, bool writable, char **reterr) {
+static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, bool writable, bool dm, char **reterr) {
         static const struct {
                 const char *name;
                 unsigned major, minor;
@@ -305,6 +307,23 @@ static int make_dev(ToolRoot *t, const ToolRootDevice *devices, size_t n, bool w
                         r = reterr_set(reterr, -EINVAL, "'%s' is not a kernel name of a device", devices[i].name);
                 else if (mknod(node, S_IFBLK | 0600, devices[i].dev) < 0)
                         r = reterr_set(reterr, -errno, "cannot make /dev/%s in the tool's root: %m", devices[i].name);
+        }
+        if (r >= 0 && dm) {
+                /* device-mapper's control node, its minor as the host's misc device has it. */
+                _cleanup_fclose_ FILE *f = fopen("/sys/class/misc/device-mapper/dev", "re");
+                unsigned major, minor;
+
+                snprintf(node, sizeof(node), "%s/mapper", dev);
+                if (!f || fscanf(f, "%u:%u", &major, &minor) != 2)
+                        r = reterr_set(reterr, -ENODEV, "the kernel has no device-mapper "
+                                       "(/sys/class/misc/device-mapper/dev cannot be read)");
+                else if (mkdir(node, 0755) < 0)
+                        r = reterr_set(reterr, -errno, "cannot make /dev/mapper in the tool's root: %m");
+                else {
+                        snprintf(node, sizeof(node), "%s/mapper/control", dev);
+                        if (mknod(node, S_IFCHR | 0600, makedev(major, minor)) < 0)
+                                r = reterr_set(reterr, -errno, "cannot make /dev/mapper/control in the tool's root: %m");
+                }
         }
         umask(mask);
         if (r < 0 || writable)
@@ -352,8 +371,8 @@ int toolroot_new(const ToolRootSpec *spec, const char *dir, ToolRoot **ret, char
                 if (r < 0)
                         return r;
         }
-        t->md = spec->md;
-        r = make_dev(t, spec->devices, spec->n_devices, spec->md, reterr);
+        t->md = spec->md || spec->dm;
+        r = make_dev(t, spec->devices, spec->n_devices, spec->md || spec->dm, spec->dm, reterr);
         if (r < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/proc", dir);

@@ -65,6 +65,10 @@ typedef struct ToolRootSpec {
          * directory appears only once mdadm made it; and the root's own /dev left writable, for
          * the node of the array mdadm makes (a tmpfs of the root: nothing reaches the host's). */
         bool md;
+        /* LVM's root (layout-lvm.h): md's, and /dev/mapper/control made in its /dev, for lvm to
+         * drive device-mapper and make the volume's node under the root's /dev/mapper. */
+        bool dm;
+        char *const *env;               /* more of the tool's environment ("LVM_SYSTEM_DIR=..."), or NULL */
 } ToolRootSpec;
 
 typedef enum ToolRootBind {

@@ -58,11 +58,14 @@ def encode_start(start_usec):
 
 
 def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", mount_options="", expect_uuid="",
-                    partitions=0, partition=0, md_name="", md_options="", md_resync=0, md_release=0):
+                    partitions=0, partition=0, md_name="", md_options="", md_resync=0, md_release=0,
+                    lvm_options="", lv_size=0, layout_flags=0):
     """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member(); partitions: each
     member split into that many GPT partitions, the filesystem made on partition `partition` (1-based).
     md_name ("benchd-JOB-ENTRY"), md_options, md_resync (0 wait, 1 assume-clean) and md_release (1: the
-    entry's last step, the members' md superblocks cleared at the end, FS_RELEASED) for the md layouts."""
+    entry's last step, the members' md superblocks cleared at the end, FS_RELEASED) for the md layouts;
+    md_name (the volume group), lvm_options, lv_size (bytes, 0: the whole group) and layout_flags (1: remove
+    the volume group after the step) for the LVM layouts."""
     payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
                                                                        mount_options, expect_uuid))
     payload += struct.pack("<I", len(members))
@@ -70,6 +73,7 @@ def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", m
         payload += _string(path) + struct.pack("<QQI", dev, diskseq, flags)
     payload += struct.pack("<II", partitions, partition)
     payload += _string(md_name) + _string(md_options) + struct.pack("<II", md_resync, md_release)
+    payload += _string(lvm_options) + struct.pack("<QI", lv_size, layout_flags)
     return frame_bytes(FS_SETUP, payload)
 
 
@@ -166,7 +170,7 @@ def decode_fs_info(pl):
         c["output"], o = _take_string(pl, o + 12)
         d["commands"].append(c)
     d["layout_commands"], o = _take_string(pl, o)
-    for k in ("md_chunk_bytes", "md_resync_usec"):
+    for k in ("md_chunk_bytes", "md_resync_usec", "lv_extents", "lv_bytes"):
         d[k], = struct.unpack_from("<Q", pl, o)
         o += 8
     assert o == len(pl), (o, len(pl))

@@ -155,12 +155,14 @@ int main(void) {
                         { .path = (char *) "/dev/loop14", .dev = 0x070000000eu, .diskseq = 0, .flags = 0 },
                 };
                 ProtoFsSetup m = {
-                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1",
+                        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1+lvm",
                         .mkfs_options = (char *) "-E nodiscard", .mount_options = (char *) "noatime",
                         .expect_uuid = (char *) "", .n_members = 2, .members = members,
                         .partitions = 3, .partition = 2,
                         .md_name = (char *) "benchd-12-3", .md_options = (char *) "--bitmap=none",
-                        .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN, .md_release = 1,
+                        .md_resync = PROTO_MD_RESYNC_ASSUME_CLEAN,
+                        .lvm_options = (char *) "--physicalextentsize=1M", .lv_size = 0x1000000u,
+                        .layout_flags = PROTO_FS_LAYOUT_REMOVE,
                 };
                 r = proto_encode_fs_setup(&m, &buf, &len);
                 f = json_object_new_object();
@@ -186,6 +188,9 @@ int main(void) {
                 json_object_object_add(f, "md_options", str(m.md_options));
                 json_object_object_add(f, "md_resync", u64(m.md_resync));
                 json_object_object_add(f, "md_release", u64(m.md_release));
+                json_object_object_add(f, "lvm_options", str(m.lvm_options));
+                json_object_object_add(f, "lv_size", u64(m.lv_size));
+                json_object_object_add(f, "layout_flags", u64(m.layout_flags));
                 add("fs_setup", PROTO_FS_SETUP, r, buf, len, f);
         }
         {
@@ -197,6 +202,7 @@ int main(void) {
                         .inodes = 0x5a5b5cu, .inodes_free = 0x6a6bu,
                         .layout_commands = (char *) "[{\"command\":\"mdadm --create\",\"usec\":5}]",
                         .md_chunk_bytes = 0x80000u, .md_resync_usec = 0x7a7bu,
+                        .lv_extents = 0x10u, .lv_bytes = 0x1000000u,
                 };
                 ProtoFsCommand commands[] = {
                         { .command = (char *) "mkfs.ext3 /dev/loop3", .usec = 0x7a7b7cu, .status = 0,
@@ -232,6 +238,8 @@ int main(void) {
                 json_object_object_add(f, "layout_commands", str(m.layout_commands));
                 json_object_object_add(f, "md_chunk_bytes", u64(m.md_chunk_bytes));
                 json_object_object_add(f, "md_resync_usec", u64(m.md_resync_usec));
+                json_object_object_add(f, "lv_extents", u64(m.lv_extents));
+                json_object_object_add(f, "lv_bytes", u64(m.lv_bytes));
                 add("fs_info", PROTO_FS_INFO, r, buf, len, f);
         }
         {

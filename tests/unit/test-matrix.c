@@ -162,6 +162,27 @@ START_TEST(test_member_specs_md) {
 }
 END_TEST
 
+/* The unit that carries the matrix to the checks at submit carries what an LVM layout's fit is
+ * checked with: lv_size and lvm_options (a 1G volume refused on two small disks at submit, not
+ * when lvcreate fails). */
+START_TEST(test_lvm_unit) {
+        static const char *const a[] = {
+                "workload=write", "filesystems=ext4", "layout=lvm", "devices=/dev/sdb,/dev/sdc",
+                "destructive=true", "lv_size=1G", "lvm_options=--physicalextentsize=1M", NULL };
+        JobSpec job, *units = NULL;
+        size_t n_units = 0;
+
+        spec_build(&job, a);
+        ck_assert_int_eq(matrix_member_specs(&job, true, &units, &n_units), 0);
+        ck_assert_uint_eq(n_units, 2);
+        ck_assert_int_eq(units[0].layout, LAYOUT_LVM);
+        ck_assert_uint_eq(units[0].lv_size, UINT64_C(1) << 30);
+        ck_assert_str_eq(units[0].lvm_options, "--physicalextentsize=1M");
+        spec_array_free(units, n_units);
+        spec_clear(&job);
+}
+END_TEST
+
 START_TEST(test_one_device_name) {
         static const char *const a[] = {
                 "workload=write", "filesystems=ext4,btrfs", "target=/dev/sdb", "destructive=true", NULL };
@@ -416,6 +437,7 @@ int main(void) {
 
         tcase_add_test(tc, test_single_layout);
         tcase_add_test(tc, test_raid_layout);
+        tcase_add_test(tc, test_lvm_unit);
         tcase_add_test(tc, test_one_device_name);
         tcase_add_test(tc, test_member_specs_md);
         tcase_add_test(tc, test_partitions);

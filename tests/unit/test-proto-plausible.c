@@ -343,6 +343,53 @@ START_TEST(test_fs_info_md) {
 }
 END_TEST
 
+/* A logical volume only under an LVM layout; its extents and bytes together. */
+START_TEST(test_fs_info_lvm) {
+        ProtoFsMember members[2] = { { .path = (char *) "/dev/loop3", .dev = 0x703 },
+                                     { .path = (char *) "/dev/loop4", .dev = 0x704 } };
+        ProtoFsSetup lvm = { .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "lvm",
+                             .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+                             .n_members = 2, .members = members, .md_name = (char *) "benchd-3-0",
+                             .lv_size = UINT64_C(8) << 20, .layout_flags = PROTO_FS_LAYOUT_REMOVE },
+                      single = lvm;
+        ProtoFsInfo info = { FS_INFO_OK, .layout_commands = (char *) "[]", .lv_extents = 2,
+                             .lv_bytes = UINT64_C(8) << 20 };
+        ProtoClock c = clock_at(10000);
+        _cleanup_free_ char *err = NULL, *err2 = NULL, *err3 = NULL;
+        ProtoTally t;
+        int r;
+
+        single.layout = (char *) "single";
+        single.n_members = 1;
+        single.md_name = NULL;
+        single.lv_size = 0;
+        single.layout_flags = 0;
+        ck_assert(proto_fs_setup_valid(&lvm) && proto_fs_setup_valid(&single));
+        /* LVM's fields under another layout are not a valid setup. */
+        single.layout_flags = PROTO_FS_LAYOUT_REMOVE;
+        ck_assert(!proto_fs_setup_valid(&single));
+        single.layout_flags = 0;
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &lvm);
+        ck_assert_int_eq(proto_fs_info_plausible(&t, &info, &c, NULL), 0);
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &single);
+        r = proto_fs_info_plausible(&t, &info, &c, &err);
+        expect("a volume under layout single", r, err, "FS_INFO reports a logical volume, but FS_SETUP asked for no LVM");
+        info.lv_extents = 0;
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &lvm);
+        r = proto_fs_info_plausible(&t, &info, &c, &err2);
+        expect("bytes without extents", r, err2, "FS_INFO lv_extents=0 and lv_bytes=8388608 do not describe");
+        info.lv_extents = 2;
+        info.md_resync_usec = 1;
+        proto_tally_init(&t);
+        proto_tally_expect_fs(&t, &lvm);
+        r = proto_fs_info_plausible(&t, &info, &c, &err3);
+        expect("an array under plain lvm", r, err3, "FS_INFO reports an md array");
+}
+END_TEST
+
 /* In a filesystem step nothing of the step comes before its FS_INFO. */
 START_TEST(test_fs_phase_order) {
         ProtoFsMember member = { .path = (char *) "/dev/loop3", .dev = 0x703 };
@@ -1064,6 +1111,7 @@ static Suite *plausible_suite(void) {
         tcase_add_loop_test(tc, test_fleet_phase, 0, ELEMENTSOF(fleet_phase_cases));
         tcase_add_loop_test(tc, test_fs_info, 0, ELEMENTSOF(fs_info_cases));
         tcase_add_test(tc, test_fs_info_md);
+        tcase_add_test(tc, test_fs_info_lvm);
         tcase_add_test(tc, test_fs_phase_order);
         tcase_add_loop_test(tc, test_sample, 0, ELEMENTSOF(sample_cases));
         tcase_add_loop_test(tc, test_histogram, 0, ELEMENTSOF(histogram_cases));

@@ -854,11 +854,13 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 len += 4 + strlen(strs[i]);
-        const char *md_name = m->md_name ?: "", *md_options = m->md_options ?: "";
+        const char *md_name = m->md_name ?: "", *md_options = m->md_options ?: "",
+                   *lvm_options = m->lvm_options ?: "";
 
         for (uint32_t i = 0; i < n_members; i++)
                 len += 4 + strlen(m->members[i].path) + 20;
         len += 4 + strlen(md_name) + 4 + strlen(md_options) + 4 + 4;
+        len += 4 + strlen(lvm_options) + 8 + 4;
         b = calloc(1, PROTO_HEADER_SIZE + len);
         ck_assert_ptr_nonnull(b);
         memcpy(b, "BNCH", 4);
@@ -897,6 +899,12 @@ static void fs_setup_raw(const ProtoFsSetup *m, uint32_t n_members, uint8_t **re
         put_le32(b + o, m->md_resync);
         put_le32(b + o + 4, m->md_release);
         o += 8;
+        put_le32(b + o, (uint32_t) strlen(lvm_options));
+        memcpy(b + o + 4, lvm_options, strlen(lvm_options));
+        o += 4 + strlen(lvm_options);
+        put_le64(b + o, m->lv_size);
+        put_le32(b + o + 8, m->layout_flags);
+        o += 12;
         ck_assert_uint_eq(o, PROTO_HEADER_SIZE + len);
         *ret = b;
         *ret_len = o;
@@ -1183,7 +1191,8 @@ START_TEST(test_fs_setup_counts) {
         proto_fs_setup_clear(&out);
         /* The count is the u32 before the first member: 4 + its path + 20 bytes of each member. */
         size_t at = len - 8 - (4 + strlen(fs_members_ok[0].path) + 20) - (4 + strlen(fs_members_ok[1].path) + 20) - 4 -
-                    (4 + 4 + 4 + 4);    /* md_name, md_options (both empty), md_resync, md_release */
+                    (4 + 4 + 4 + 4) -   /* md_name, md_options (both empty), md_resync, md_release */
+                    (4 + 8 + 4);        /* lvm_options (empty), lv_size, layout_flags */
         ck_assert_uint_eq(raw[at], 2);
         put_le32(raw + at, 3);
         ck_assert_int_eq(proto_decode_fs_setup(&f, &out), -EBADMSG);
@@ -1293,7 +1302,8 @@ START_TEST(test_fs_info_commands) {
         /* The count is the u32 after the five sizes, before the md fields; one more than the bound is
          * refused. */
         count = buf + PROTO_HEADER_SIZE + (len - PROTO_HEADER_SIZE);
-        count -= 4 + strlen(m.layout_commands ?: "") + 8 + 8; /* layout_commands, md_chunk_bytes, md_resync_usec */
+        /* layout_commands, md_chunk_bytes, md_resync_usec, lv_extents, lv_bytes */
+        count -= 4 + strlen(m.layout_commands ?: "") + 4 * 8;
         for (unsigned i = 0; i < PROTO_FS_COMMANDS_MAX; i++)
                 count -= 4 + strlen(cmds[i].command) + 8 + 4 + 4 + strlen(cmds[i].output);
         count -= 4;
@@ -1344,7 +1354,7 @@ static const struct {
 /* FS_INFO's payload without the encoder's checks. */
 static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
         const char *strs[] = { m->fs_type, m->uuid, m->mkfs_command, NULL, m->mkfs_output, m->mount_options };
-        size_t n = 5 * 8 + 4 + 4 + 8 + 8, o = 0;
+        size_t n = 5 * 8 + 4 + 4 + 4 * 8, o = 0;
         uint8_t *p;
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -1365,8 +1375,8 @@ static void fs_info_raw(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len) {
                 put_le64(p + o, 1);
         put_le32(p + o, 0);     /* no commands */
         o += 4;
-        /* layout_commands (empty), md_chunk_bytes, md_resync_usec */
-        o += 4 + 8 + 8;
+        /* layout_commands (empty), md_chunk_bytes, md_resync_usec, lv_extents, lv_bytes */
+        o += 4 + 4 * 8;
         ck_assert_uint_eq(o, n);
         *ret = p;
         *ret_len = n;

@@ -2403,8 +2403,7 @@ static const struct {
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" } },
           { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "layout: lvm needs lvm (not installed" },
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
-          { "filesystems=ext4", "layout=lvm", NULL }, -EOPNOTSUPP, "layout: lvm is not supported by this benchd yet; "
-          "use layout=single, md-raid0, md-raid1, md-raid5 or md-raid10" },
+          { "filesystems=ext4", "layout=lvm", NULL }, -EINVAL, "not a block device" },
         /* md-raid1+lvm needs both, and says all that is missing. */
         { { { "usr/sbin/mkfs.ext4", EXE, "" }, { "dev/mapper/control", NOEXE, "" }, { "usr/sbin/lvm", EXE, "" } },
           { "filesystems=ext4", "layout=md-raid1+lvm", NULL }, -EINVAL,

@@ -114,7 +114,8 @@ for f in v["frames"]:
                                          fields["layout"], fields["mkfs_options"], fields["mount_options"],
                                          fields["expect_uuid"], fields["partitions"], fields["partition"],
                                          fields["md_name"], fields["md_options"], fields["md_resync"],
-                                         fields["md_release"])
+                                         fields["md_release"], fields["lvm_options"], fields["lv_size"],
+                                         fields["layout_flags"])
         elif name == "start":
             mine = fn("encode_start")(fields["start_usec"])
     except Exception as e:
