@@ -40,7 +40,9 @@ fi
 # sd-event arms its "now" timer at {0 s, 1 ns}; FAKETIME=+2 makes that {-2 s, 1 ns}, which
 # timerfd_settime() refuses with EINVAL, and benchd's event loop ends ("event loop failed: Invalid
 # argument", seen under strace). With -2 it becomes {2 s, 1 ns}, still long past: it fires at once.
-FLEET_BENCHD_ENV[h3]="LD_PRELOAD=$FAKETIME_LIB FAKETIME=-2 FAKETIME_DONT_FAKE_MONOTONIC=1"
+# FAKETIME_DISABLE_SHM=1: no shared-memory segment in /dev/shm, which libfaketime would leave there
+# when benchd is killed (its destructor does not run).
+FLEET_BENCHD_ENV[h3]="LD_PRELOAD=$FAKETIME_LIB FAKETIME=-2 FAKETIME_DONT_FAKE_MONOTONIC=1 FAKETIME_DISABLE_SHM=1"
 fleet_setup h1 h2 h3
 HOSTS=(h1 h2 h3)
 ALL=(-H root@h1 -H root@h2 -H root@h3)
