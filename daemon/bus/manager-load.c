@@ -313,7 +313,7 @@ void manager_md_reported(void *userdata) {
         Manager *m = userdata;
 
         if (!manager_is_stopping(m))
-                (void) md_leftovers_clean(manager_db(m), "after udev reported it", true);
+                (void) md_leftovers_clean(manager_db(m), "after udev reported it", true, 0);
 }
 
 int manager_load(Manager *m) {
@@ -337,7 +337,7 @@ int manager_load(Manager *m) {
         /* Logical volumes a worker killed with the previous life left active, then md arrays it left
          * assembled (an md-raid1+lvm array is held by its volume until that goes). */
         (void) lvm_leftovers_clean(manager_db(m), "at start-up", 0);
-        (void) md_leftovers_clean(manager_db(m), "at start-up", false);
+        (void) md_leftovers_clean(manager_db(m), "at start-up", false, 0);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)

@@ -120,12 +120,13 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
                 (void) lvm_leftovers_clean(j->ctx->db, when, j->run_id);
         }
-        /* Its array is stopped by the worker, unless the worker was killed: then here. */
+        /* Its array is stopped by the worker, unless the worker was killed: then here; not another
+         * job's, whose worker may be waiting for its resync with nothing holding it open. */
         if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) md_leftovers_clean(j->ctx->db, when, false);
+                (void) md_leftovers_clean(j->ctx->db, when, true, j->run_id);
         }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {

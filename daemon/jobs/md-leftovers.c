@@ -161,19 +161,19 @@ int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover
         return 0;
 }
 
-int md_leftovers_clean(Db *db, const char *when, bool idle) {
+int md_leftovers_clean_at(Db *db, const char *root, const char *when, bool idle, uint64_t own_run) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ MdLeftover *list = NULL;
         size_t n = 0;
         int r, stopped = 0;
 
-        r = db_md_arrays_recorded(db, idle, &names);
+        r = db_md_arrays_recorded(db, idle, own_run, &names);
         if (r < 0)
                 return log_warning_errno(r, "cannot read the md arrays benchd recorded (%s) %s: md arrays a killed "
                                          "worker left stay assembled", db_last_error(db), when);
         if (!names[0])
                 return 0;
-        r = md_leftovers_stop("", names, false, &list, &n);
+        r = md_leftovers_stop(root, names, false, &list, &n);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
@@ -191,4 +191,8 @@ int md_leftovers_clean(Db *db, const char *when, bool idle) {
                                           "start-up)" : "");
         }
         return stopped;
+}
+
+int md_leftovers_clean(Db *db, const char *when, bool idle, uint64_t own_run) {
+        return md_leftovers_clean_at(db, "", when, idle, own_run);
 }

@@ -3,9 +3,10 @@
  * md arrays a killed worker left assembled (docs/matrices.md "How an md entry runs"). A worker stops
  * its array when its step ends (daemon/worker/layout-md.h); one killed with SIGKILL, or with
  * benchd, cannot. benchd records each array's name, benchd-JOB-ENTRY, in the run's row before the
- * worker creates it (runs.md_array, schema/0021-md-layout.sql), and after each md step and at
- * start-up stops every md device whose members all carry an md superblock naming the same one of
- * the recorded names with benchd's homehost ("benchd:benchd-JOB-ENTRY"). Nothing else is touched:
+ * worker creates it (runs.md_array, schema/0021-md-layout.sql), and after each md step (not the
+ * arrays of other runs still running), at start-up and when udev reports an md device stops every
+ * md device whose members all carry an md superblock naming the same one of the recorded names
+ * with benchd's homehost ("benchd:benchd-JOB-ENTRY"). Nothing else is touched:
  * an array of the host's own, one of another homehost, one benchd has no record of, or one whose
  * members disagree, stays as it is. The stop is sysfs's array_state "clear", STOP_ARRAY: the
  * kernel refuses it (EBUSY) while anything holds the array open, so a mounted array stays and is
@@ -48,6 +49,10 @@ typedef struct Db Db;
 /* The names db recorded, then md_leftovers_stop() on the host, each array stopped or not logged
  * (when: "at start-up", "after job 4's step"). With idle, not the arrays of runs still running: for
  * when udev reports an md device, which may be a running step's array or one the host's own
- * incremental assembly (mdadm -I from udev's rules) made again of a member benchd left. The number
- * stopped, or -errno. */
-int md_leftovers_clean(Db *db, const char *when, bool idle);
+ * incremental assembly (mdadm -I from udev's rules) made again of a member benchd left; and after a
+ * step, whose run is own_run: its own array, but not another job's, which its worker may be using
+ * with nothing holding it open (waiting for its resync, before its mkfs). The number stopped, or
+ * -errno. */
+int md_leftovers_clean(Db *db, const char *when, bool idle, uint64_t own_run);
+/* The same under root ("" for the host's). */
+int md_leftovers_clean_at(Db *db, const char *root, const char *when, bool idle, uint64_t own_run);

@@ -17,17 +17,22 @@
 /* The 1024 newest names: more arrays than that are never assembled at once (each step stops its
  * own, and md-leftovers what a killed one left). A running run's name is that of an array its
  * worker may be using; the entry's earlier runs carry the same name. */
-int db_md_arrays_recorded(Db *db, bool idle, char ***ret) {
+int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         _cleanup_strv_free_ char **names = NULL;
+        Binder b;
         int r;
 
         r = db_prepare(db,
-                       idle ? "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
-                              "AND md_array NOT IN (SELECT md_array FROM runs WHERE status = 'running' AND "
-                              "md_array IS NOT NULL) ORDER BY id DESC LIMIT 1024)" :
-                              "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
-                              "ORDER BY id DESC LIMIT 1024)", &st);
+                       "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
+                       "AND (?1 = 0 OR md_array NOT IN (SELECT md_array FROM runs WHERE status = 'running' AND "
+                       "md_array IS NOT NULL AND id != ?2)) ORDER BY id DESC LIMIT 1024)", &st);
+        if (r < 0)
+                return r;
+        b = binder(st);
+        bind_u64(&b, idle);
+        bind_u64(&b, own_run);
+        r = binder_done(db, &b);
         if (r < 0)
                 return r;
         for (;;) {

@@ -126,8 +126,9 @@ typedef struct DbRunFs {
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
 /* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
- * none; with idle, not those of a run still running (whose worker may have its array assembled). */
-int db_md_arrays_recorded(Db *db, bool idle, char ***ret);
+ * none; with idle, not those of a run still running (whose worker may have its array assembled),
+ * but own_run's (after its step: 0 when none is). */
+int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret);
 /* Appends the JSON array commands (what released an md array's members at the end of the entry's
  * last step: mdadm --zero-superblock) to the run's layout_commands. -ENOENT: no such run, or
  * commands is not a JSON array. */

@@ -286,7 +286,7 @@ START_TEST(test_recorded_names) {
 
         snprintf(path, sizeof(path), "%s/benchd.db", root);
         ck_assert_int_eq(db_open(path, &db), 0);
-        ck_assert_int_eq(db_md_arrays_recorded(db, false, &names), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &names), 0);
         ck_assert_ptr_null(names[0]);
         strv_free(names);
         names = NULL;
@@ -313,7 +313,7 @@ START_TEST(test_recorded_names) {
         ck_assert_int_lt(db_run_begin(db, &soon, &bad), 0);
         ck_assert_msg(strstr(db_last_error(db), "CHECK") || strstr(db_last_error(db), "md_resync"), "%s",
                       db_last_error(db));
-        ck_assert_int_eq(db_md_arrays_recorded(db, false, &names), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         ck_assert(strv_contains(names, "benchd-1-0"));
         ck_assert(strv_contains(names, "benchd-1-1"));
@@ -324,13 +324,18 @@ START_TEST(test_recorded_names) {
         ck_assert_int_eq(db_run_finish(db, run[0], "succeeded", NULL, NULL), 0);
         ck_assert_int_eq(db_run_finish(db, run[1], "failed", "x", NULL), 0);
         ck_assert_int_eq(db_run_finish(db, run[3], "succeeded", NULL, NULL), 0);
-        ck_assert_int_eq(db_md_arrays_recorded(db, true, &names), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, 0, &names), 0);
         ck_assert_uint_eq(strv_length(names), 1);
         ck_assert(strv_contains(names, "benchd-1-0"));
         strv_free(names);
         names = NULL;
+        /* After run 2's own step: its array too. */
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, run[2], &names), 0);
+        ck_assert_uint_eq(strv_length(names), 2);
+        strv_free(names);
+        names = NULL;
         ck_assert_int_eq(db_run_finish(db, run[2], "interrupted", NULL, NULL), 0);
-        ck_assert_int_eq(db_md_arrays_recorded(db, true, &names), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, 0, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         /* What built the array, with the filesystem's record, in the same statement. */
         DbRunFs fs = {
@@ -376,6 +381,57 @@ START_TEST(test_recorded_names) {
 }
 END_TEST
 
+/* After a step, clean-up stops the step's own array but not another job's still running, which its
+ * worker may be using with nothing holding it open (waiting for its resync before mkfs): md127 is
+ * job 4's entry 1, whose step just ended, md123 job 5's entry 0, still running; md122 is of a run
+ * that finished. Udev's report and start-up as before. */
+START_TEST(test_clean_after_step) {
+        _cleanup_(db_closep) Db *db = NULL;
+        char path[PATH_MAX];
+        DbJob j = {
+                .workload = "write", .spec_json = "{}", .target = "/dev/loop1", .submitted_usec = 1700000000000000,
+        };
+        static const char *const arrays[] = { "benchd-4-1", "benchd-5-0", "benchd-5-1" };
+        _cleanup_free_ char *err = NULL;
+        uint64_t job = 0, run[3];
+        JobSpec spec;
+
+        snprintf(path, sizeof(path), "%s/benchd.db", root);
+        ck_assert_int_eq(db_open(path, &db), 0);
+        ck_assert_int_eq(db_job_insert(db, &j, &job), 0);
+        spec_init(&spec);
+        ck_assert_msg(spec_set_assignment(&spec, "workload=write", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "target=/dev/loop1", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "size=1M", &err) == 0, "%s", err);
+        ck_assert_msg(spec_finalize(&spec, &err) == 0, "%s", err);
+        for (size_t i = 0; i < 3; i++) {
+                DbRun r = {
+                        .job_id = job, .step = (uint32_t) i, .spec = &spec, .device_id = -1,
+                        .started_usec = 1700000000000000, .layout = "md-raid1", .in_matrix = true,
+                        .fs_type = "ext4", .md_array = arrays[i], .md_resync = "wait",
+                };
+                ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
+        }
+        ck_assert_int_eq(db_run_finish(db, run[2], "succeeded", NULL, NULL), 0);
+
+        /* Run 0's step ended (its run is still 'running' until the job records it). */
+        ck_assert_int_eq(md_leftovers_clean_at(db, root, "after job 4's step 2", true, run[0]), 2);
+        ck_assert_str_eq(state("md127"), "clear\n");
+        ck_assert_str_eq(state("md122"), "clear\n");
+        ck_assert_str_eq(state("md123"), "clean\n");
+        /* udev's report: not a running run's, its own neither. */
+        array("md127", (const char *[]) { "loop1", "loop2", NULL });
+        ck_assert_int_eq(md_leftovers_clean_at(db, root, "after udev reported it", true, 0), 1);
+        ck_assert_str_eq(state("md127"), "clean\n");
+        ck_assert_str_eq(state("md123"), "clean\n");
+        /* At start-up (the runs marked interrupted before, or not): every recorded one. */
+        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 3);
+        ck_assert_str_eq(state("md127"), "clear\n");
+        ck_assert_str_eq(state("md123"), "clear\n");
+        spec_clear(&spec);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("md-leftovers");
         TCase *tc = tcase_create("core");
@@ -386,6 +442,7 @@ int main(void) {
         tcase_add_test(tc, test_stop_refused);
         tcase_add_test(tc, test_super_name);
         tcase_add_test(tc, test_recorded_names);
+        tcase_add_test(tc, test_clean_after_step);
         suite_add_tcase(s, tc);
         return check_run(s);
 }
