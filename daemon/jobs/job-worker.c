@@ -252,8 +252,23 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         Job *j = userdata;
         int r;
 
-        if (j->run_id == 0 || !job_run_makes_fs(j))
+        if (j->run_id == 0)
                 return;
+        /* A later step of an LVM entry: the run carries the first's record (queued when it began),
+         * and after it what activated the group again (lvm vgchange --activate y; over md-raid1+lvm
+         * mdadm --assemble before it). */
+        if (!job_run_makes_fs(j)) {
+                const JobSpec *step = &j->steps[j->core.step];
+
+                if (step->layout >= 0 && layout_is_lvm(step->layout) && info->layout_commands &&
+                    info->layout_commands[0]) {
+                        r = db_queue_add_layout_released(j->store, j->run_id, info->layout_commands);
+                        if (r < 0)
+                                job_log_errno(j, LOG_WARNING, r, "cannot keep what activated run %" PRIu64 "'s "
+                                              "volume group (%m): %s", j->run_id, info->layout_commands);
+                }
+                return;
+        }
         proto_fs_info_clear(&j->entry_fs);
         j->have_entry_fs = false;
         r = fs_info_copy(info, &j->entry_fs);
@@ -275,8 +290,9 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
         (void) job_dispatch(j, (JobEvent) { .type = JOB_EVENT_RESULTS });
 }
 
-/* The entry's last step released its md array's members (FS_SETUP md_release): what it ran goes
- * after the array's own commands in the run's layout_commands. */
+/* What the step ran on its layout at its end (an LVM group's deactivation and removal, the release
+ * of an md array's members on the entry's last step): it goes after the layout's own commands in the
+ * run's layout_commands. */
 static void on_worker_fs_released(Worker *w, const char *commands, void *userdata) {
         Job *j = userdata;
         int r;
@@ -287,7 +303,7 @@ static void on_worker_fs_released(Worker *w, const char *commands, void *userdat
          * FS_INFO), which writes layout_commands too. */
         r = db_queue_add_layout_released(j->store, j->run_id, commands);
         if (r < 0)
-                job_log_errno(j, LOG_WARNING, r, "cannot keep how run %" PRIu64 " released its md array's members "
+                job_log_errno(j, LOG_WARNING, r, "cannot keep what run %" PRIu64 " ran on its layout at its end "
                               "(%m): %s", j->run_id, commands);
 }
 

@@ -533,8 +533,8 @@ static void job_fs_setup(Job *j, const StepVerdict *verdicts, size_t n, ProtoFsM
                 .lvm_options = lvm ? step->lvm_options : NULL,
                 .lv_size = lvm ? step->lv_size : 0,
                 .layout_flags = lvm && last ? PROTO_FS_LAYOUT_REMOVE : 0,
-                /* An md-raid1+lvm array keeps its superblocks (docs/matrices.md). */
-                .md_release = md && !lvm && job_run_releases_md(j),
+                /* md-raid1+lvm: with the group's removal (docs/matrices.md). */
+                .md_release = md && (!lvm || last) && job_run_releases_md(j),
         };
 }
 

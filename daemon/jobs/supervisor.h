@@ -39,8 +39,10 @@ typedef struct WorkerCallbacks {
          * once, before the step's first PHASE, for the fs_type asked for, its figures consistent
          * (proto_fs_info_plausible()). May be NULL. */
         void (*fs_info)(Worker *w, const ProtoFsInfo *info, void *userdata);
-        /* The entry's last step (FS_SETUP md_release) released its md array's members: what it ran,
-         * a JSON array of {"command", "usec", "exit", "output"}, once, after FS_INFO. May be NULL. */
+        /* What the step ran on its layout at its end (FS_RELEASED: an LVM group's deactivation and
+         * removal, the release of an md array's members on the entry's last step, FS_SETUP
+         * md_release), a JSON array of {"command", "usec", "exit", "output"}, once, after FS_INFO.
+         * May be NULL. */
         void (*fs_released)(Worker *w, const char *commands, void *userdata);
 } WorkerCallbacks;
 

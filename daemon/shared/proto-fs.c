@@ -157,7 +157,9 @@ bool proto_fs_setup_valid(const ProtoFsSetup *m) {
         if ((!proto_fs_layout_builds_md(m->layout) && (m->md_options && m->md_options[0])) ||
             !proto_fs_options_valid(m->md_options ?: "") || m->md_resync > PROTO_MD_RESYNC_ASSUME_CLEAN)
                 return false;
-        if (m->md_release > 1 || (m->md_release && !proto_fs_layout_is_md(m->layout)))
+        /* md-raid1+lvm's members are released only after its group is removed. */
+        if (m->md_release > 1 || (m->md_release && !proto_fs_layout_builds_md(m->layout)) ||
+            (m->md_release && proto_fs_layout_is_lvm(m->layout) && !(m->layout_flags & PROTO_FS_LAYOUT_REMOVE)))
                 return false;
         if (!proto_fs_layout_is_lvm(m->layout) &&
             ((m->lvm_options && m->lvm_options[0]) || m->lv_size || m->layout_flags))

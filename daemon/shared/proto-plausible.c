@@ -349,7 +349,7 @@ void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup) {
         t->fs_setup = true;
         t->fs_md = proto_fs_layout_builds_md(setup->layout);
         t->fs_lvm = proto_fs_layout_is_lvm(setup->layout);
-        t->fs_release = setup->md_release != 0;
+        t->fs_release = setup->md_release != 0 || t->fs_lvm;
         t->fs_stage = setup->stage;
         snprintf(t->fs_type, sizeof(t->fs_type), "%s", setup->fs_type);
         snprintf(t->fs_uuid, sizeof(t->fs_uuid), "%s", setup->stage == PROTO_FS_STAGE_MOUNT ? setup->expect_uuid : "");
@@ -433,12 +433,12 @@ int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoCloc
 
 int proto_fs_released_plausible(ProtoTally *t, char **reterr) {
         if (!t->fs_release)
-                return fail(reterr, "FS_RELEASED from a step whose FS_SETUP asked for no release of an md array's "
-                            "members");
+                return fail(reterr, "FS_RELEASED from a step whose FS_SETUP asked for no LVM layout and no release of "
+                            "an md array's members");
         if (!t->fs_info)
-                return fail(reterr, "FS_RELEASED before FS_INFO; the members are released at the end of the step");
+                return fail(reterr, "FS_RELEASED before FS_INFO; the layout is stopped at the end of the step");
         if (t->fs_released)
-                return fail(reterr, "FS_RELEASED sent twice; the members are released once");
+                return fail(reterr, "FS_RELEASED sent twice; the layout is stopped once");
         t->fs_released = true;
         return 0;
 }

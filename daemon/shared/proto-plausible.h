@@ -139,7 +139,7 @@ typedef struct ProtoTally {
         char fs_type[PROTO_FS_TYPE_MAX + 1];
         char fs_uuid[PROTO_FS_UUID_MAX + 1];    /* MOUNT: the one expected */
         bool fs_info;
-        bool fs_release;        /* FS_SETUP md_release: FS_RELEASED may come once, after FS_INFO */
+        bool fs_release;        /* FS_SETUP md_release or an LVM layout: FS_RELEASED may come once, after FS_INFO */
         bool fs_released;
         /* The frames are a stored run's, replayed by proto_run_plausible() (proto-history.h). A
          * history keeps a sample's CPU shares rounded to 1/100 % and may keep fewer samples than
@@ -165,7 +165,7 @@ void proto_tally_expect_fs(ProtoTally *t, const ProtoFsSetup *setup);
  * command's usec no longer than the worker has run; at MOUNT the UUID expected, no command, no
  * time, no output, no commands. */
 int proto_fs_info_plausible(ProtoTally *t, const ProtoFsInfo *i, const ProtoClock *c, char **reterr);
-/* FS_RELEASED: only for a setup with md_release, after its FS_INFO, once. */
+/* FS_RELEASED: only for a setup with md_release or an LVM layout, after its FS_INFO, once. */
 int proto_fs_released_plausible(ProtoTally *t, char **reterr);
 /* PHASE: one of layout, ramp, measure, cleanup, each after the one before it; in a filesystem
  * step only after FS_INFO. */

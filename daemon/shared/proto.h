@@ -29,9 +29,10 @@
  *             (each of the position workload's offsets, in order, as it ends), STEADY_STATE (at most
  *             once, only when the spec asked for steady_state: the step is steady and ends now), then
  *             HISTOGRAM (zero or more, sparse buckets) and RESULT, or ERROR; then exits.
- *   worker -> FS_RELEASED (at most once, only when FS_SETUP asked for md_release, after the
- *             filesystem is unmounted and the md array stopped, before HISTOGRAM and RESULT or
- *             ERROR: what cleared the members' md superblocks)
+ *   worker -> FS_RELEASED (at most once, only when FS_SETUP asked for md_release or an LVM layout,
+ *             after FS_INFO, once the filesystem is unmounted, the volume group deactivated (and
+ *             removed) and the md array stopped, before HISTOGRAM and RESULT or ERROR: what
+ *             deactivated and removed the group, then what cleared the members' md superblocks)
  *   A fleet step (its spec text has a "fleet_uuid=" line) prepares, sends PHASE("ready") after
  *   layout and ramp (its streams still running when it had a ramp), and waits:
  *   daemon -> START(start_usec), sent when the CLOCK_REALTIME timer Job.Start armed fires; the
@@ -324,7 +325,8 @@ typedef struct ProtoFsSetup {
         char *md_name;
         char *md_options;       /* the job's md_options (spec-matrix.c checked them); NULL or "" */
         uint32_t md_resync;     /* ProtoMdResync */
-        /* 1: the entry's last step (md layouts only): once the array is stopped at the end, the
+        /* 1: the entry's last step (md layouts and md-raid1+lvm, there with layout_flags
+         * PROTO_FS_LAYOUT_REMOVE, after the group's removal): once the array is stopped at the end, the
          * worker clears the members' md superblocks (mdadm --zero-superblock, in its sandbox) and
          * reports it in FS_RELEASED, so that nothing on the host assembles the array again. 0: the
          * entry's later steps assemble it from them. */
@@ -421,10 +423,11 @@ int proto_encode_phase_result(const ProtoPhaseResult *m, uint8_t **ret, size_t *
 /* -EINVAL for a setup or info its decoder would refuse (proto_fs_setup_valid(), _info_valid()). */
 int proto_encode_fs_setup(const ProtoFsSetup *m, uint8_t **ret, size_t *ret_len);
 int proto_encode_fs_info(const ProtoFsInfo *m, uint8_t **ret, size_t *ret_len);
-/* FS_RELEASED: what the worker ran to release the md array's members at the end of the entry's last
- * step (FS_SETUP md_release), a JSON array of {"command", "usec", "exit", "output"} as FS_INFO's
- * layout_commands; sent after the filesystem is unmounted and the array stopped, before HISTOGRAM
- * and RESULT (or ERROR), at most once. */
+/* FS_RELEASED: what the worker ran on the layout at the end of the step: an LVM layout's `lvm vgchange
+ * --activate n` (and at the entry's last step `lvm vgremove`, `lvm pvremove`), then, at the end of
+ * an md entry's last step (FS_SETUP md_release), what released the array's members; a JSON array of
+ * {"command", "usec", "exit", "output"} as FS_INFO's layout_commands; sent after the filesystem is
+ * unmounted and the array stopped, before HISTOGRAM and RESULT (or ERROR), at most once. */
 int proto_encode_fs_released(const char *commands, uint8_t **ret, size_t *ret_len);
 
 /* -EINVAL for a PositionResult that its decoder would refuse. */

@@ -744,6 +744,14 @@ static int setup_lvm(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const Fs
                 }
                 names[i] = b[i].name;
                 devs[i] = b[i].dev;     /* with partitions=, the partition's (fspart.h) */
+                snprintf(p->md_member_names[i], sizeof(p->md_member_names[i]), "%s", b[i].name);
+                p->md_member_devs[i] = devs[i];
+        }
+        /* md-raid1+lvm: the array's members are released as an md entry's are, after the group is
+         * removed and the array stopped (FS_SETUP md_release comes only with the removal). */
+        if (proto_fs_layout_builds_md(setup->layout)) {
+                p->n_md_members = setup->n_members;
+                p->md_release = setup->md_release && (setup->layout_flags & PROTO_FS_LAYOUT_REMOVE);
         }
         /* mdadm and lvm open the members themselves. */
         fsmember_close(b, setup->n_members);
@@ -874,7 +882,7 @@ static int umount_one(const char *path, bool *lazy) {
 }
 
 int fsprep_finish(FsPrep *p, char **reterr) {
-        _cleanup_free_ char *release_err = NULL;
+        _cleanup_free_ char *release_err = NULL, *md_released = NULL;
         bool lazy = false;
         int r, release = 0;
 
@@ -894,10 +902,13 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                 memcpy(v.pv_devs, p->lvm_pv_devs, sizeof(v.pv_devs));
                 /* After a lazy unmount the volume may still be held: benchd removes it (lvm-leftovers),
                  * and the group stays for the next job of the devices to wipe. */
-                r = layout_lvm_stop(&v, p->lvm_remove && !lazy, &p->layout_note, reterr);
+                r = layout_lvm_stop(&v, p->lvm_remove && !lazy, &p->layout_note, &p->released, reterr);
                 if (r < 0)
                         return r;
                 p->lvm_vg[0] = 0;
+                /* The group stays: so do the array's superblocks under it (md-raid1+lvm). */
+                if (lazy)
+                        p->md_release = false;
         }
         if (p->tmpfs_mounted) {
                 r = umount_one(FSPREP_DIR, &lazy);
@@ -922,8 +933,18 @@ int fsprep_finish(FsPrep *p, char **reterr) {
                                 names[i] = p->md_member_names[i];
                         p->md_release = false;
                         /* Before the partitions go: they are the members then. */
-                        release = layout_md_release(names, p->md_member_devs, p->n_md_members, NULL, &p->md_released,
+                        release = layout_md_release(names, p->md_member_devs, p->n_md_members, NULL, &md_released,
                                                     &release_err);
+                        /* After the group's deactivation and removal (md-raid1+lvm). */
+                        if (md_released) {
+                                char *all = p->released ? commands_join(p->released, md_released) :
+                                                          TAKE_PTR(md_released);
+
+                                if (all) {
+                                        free(p->released);
+                                        p->released = all;
+                                }
+                        }
                 }
         }
         if (lazy) {

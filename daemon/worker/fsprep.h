@@ -54,13 +54,15 @@ typedef struct FsPrep {
          * name, "" when none. */
         char md_name[32];
         /* The entry's last step (FS_SETUP md_release): the members whose md superblocks
-         * fsprep_finish() clears once the array is stopped, and then what it ran (the JSON array
-         * for FS_RELEASED, owned; NULL until it ran). */
+         * fsprep_finish() clears once the array is stopped. */
         bool md_release;
         uint32_t n_md_members;
         char md_member_names[PROTO_FS_MEMBERS_MAX][64];
         dev_t md_member_devs[PROTO_FS_MEMBERS_MAX];
-        char *md_released;
+        /* What fsprep_finish() ran on the layout: the group's deactivation and removal (LVM), then the
+         * release of the array's members (md_release), the JSON array for FS_RELEASED, owned; NULL
+         * when nothing ran. */
+        char *released;
         /* The volume group under it (layout-lvm.h), deactivated by fsprep_finish() before the array
          * is stopped, and removed with lvm_remove: its name ("" when none) and physical volumes. */
         char lvm_vg[PROTO_FS_MD_NAME_MAX + 1];
@@ -79,8 +81,9 @@ typedef struct FsPrep {
  * -ECANCELED when stopped. Whatever was mounted stays so until fsprep_finish(). */
 int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts, ProtoFsInfo *ret,
                  char **reterr);
-/* Unmounts the filesystem and the tmpfs (lazily when busy), and stops the md array under it; with
- * md_release then clears the members' md superblocks (layout_md_release(), p->md_released). 1 when
+/* Unmounts the filesystem and the tmpfs (lazily when busy), deactivates (and removes) the volume
+ * group under it and stops the md array; with md_release then clears the members' md superblocks
+ * (layout_md_release()); what ran on the layout in p->released. 1 when
  * a lazy unmount was needed, 0, or negative when even that failed or the release failed; a message
  * in *reterr when not 0. */
 int fsprep_finish(FsPrep *p, char **reterr);

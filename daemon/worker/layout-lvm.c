@@ -421,13 +421,13 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
                 r = find_volume(&v, reterr);
         if (r < 0) {
                 /* Whatever got active is deactivated again; what a MAKE wrote goes with the group. */
-                (void) layout_lvm_stop(&v, make, NULL, NULL);
+                (void) layout_lvm_stop(&v, make, NULL, NULL, NULL);
                 return r;
         }
         v.extents = v.bytes / extent;
         v.commands = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         if (!v.commands) {
-                (void) layout_lvm_stop(&v, make, NULL, NULL);
+                (void) layout_lvm_stop(&v, make, NULL, NULL, NULL);
                 return -ENOMEM;
         }
         *ret = v;
@@ -435,9 +435,10 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
         return 0;
 }
 
-int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr) {
+int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **ret_commands, char **reterr) {
         _cleanup_(toolroot_freep) ToolRoot *root = NULL;
         _cleanup_free_ char *program = NULL;
+        _cleanup_json_ json_object *list = NULL;
         char *names[PROTO_FS_MEMBERS_MAX], nodes[PROTO_FS_MEMBERS_MAX][64];
         char *deactivate[] = { (char *) "lvm", (char *) "vgchange", (char *) "--activate", (char *) "n", v->vg, NULL };
         char *vgremove[] = { (char *) "lvm", (char *) "vgremove", (char *) "--yes", (char *) "--force", v->vg, NULL };
@@ -446,6 +447,11 @@ int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr) {
 
         if (!v->vg[0])
                 return 0;
+        if (ret_commands) {
+                list = json_object_new_array();
+                if (!list)
+                        return -ENOMEM;
+        }
         for (uint32_t i = 0; i < v->n_pvs; i++) {
                 names[i] = v->pvs[i];
                 snprintf(nodes[i], sizeof(nodes[i]), "/dev/%s", v->pvs[i]);
@@ -457,11 +463,17 @@ int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr) {
         r = lvm_root(names, v->pv_devs, v->n_pvs, program, &root, reterr);
         if (r < 0)
                 return r;
-        r = run_lvm(root, program, deactivate, NULL, NULL, ret_note, reterr);
+        r = run_lvm(root, program, deactivate, NULL, list, ret_note, reterr);
         if (r >= 0 && remove)
-                r = run_lvm(root, program, vgremove, NULL, NULL, ret_note, reterr);
+                r = run_lvm(root, program, vgremove, NULL, list, ret_note, reterr);
         if (r >= 0 && remove)
-                r = run_lvm(root, program, pvremove, NULL, NULL, ret_note, reterr);
+                r = run_lvm(root, program, pvremove, NULL, list, ret_note, reterr);
+        /* What ran, a failed command's exit and output too. */
+        if (list && json_object_array_length(list) > 0) {
+                free(*ret_commands);
+                *ret_commands = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN |
+                                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
+        }
         if (r < 0)
                 return r;
         v->vg[0] = 0;

@@ -22,8 +22,8 @@
  * layout_commands, the volume's size and extents into lv_bytes and lv_extents. layout_lvm_stop()
  * deactivates it (`lvm vgchange --activate n`) once the filesystem is unmounted, and with remove
  * (the entry's last step, PROTO_FS_LAYOUT_REMOVE) removes the group and wipes the labels
- * (`lvm vgremove --force`, `lvm pvremove`); a volume a killed worker left active is removed by
- * benchd (daemon/jobs/lvm-leftovers.h).
+ * (`lvm vgremove --force`, `lvm pvremove`), each command recorded as at the start, for FS_RELEASED;
+ * a volume a killed worker left active is removed by benchd (daemon/jobs/lvm-leftovers.h).
  */
 #pragma once
 
@@ -64,6 +64,8 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
                      const FsPrepOptions *opts, LvmVolume *ret, char **reterr);
 /* Deactivates the group (nothing may hold the volume open: unmount first) and with remove removes
  * it and wipes the physical volume labels. 0, or negative with a message. *ret_note (may be NULL)
- * gets what ran: each command, its time and exit status, for the worker's log. */
-int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **reterr);
+ * gets what ran: each command, its time and exit status, for the worker's log; *ret_commands (may
+ * be NULL) the same as a JSON array of {"command","usec","exit","output"}, for FS_RELEASED (also
+ * when a command failed; left as it was when none ran). */
+int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **ret_commands, char **reterr);
 void lvm_volume_clear(LvmVolume *v);

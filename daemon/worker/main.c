@@ -349,7 +349,7 @@ static int run_protocol(int fd, uid_t run_as) {
         FsPrepOptions fs_opts = { .stop_requested = stop_requested };
         FsPrep prep = {};
         ProtoReader reader;
-        bool fs_step = false;
+        bool fs_step = false, fs_info_sent = false;
         ProtoSpec ps = {};
         JobSpec spec;
         TargetCheck tc;
@@ -429,6 +429,7 @@ static int run_protocol(int fd, uid_t run_as) {
                         r = proto_send_fs_info(fd, &fs_info);
                         if (r < 0)
                                 log_error_errno(r, "cannot send FS_INFO: %m");
+                        fs_info_sent = r >= 0;
                 }
         }
         if (r >= 0)
@@ -458,16 +459,26 @@ static int run_protocol(int fd, uid_t run_as) {
         /* Unmounted before the last frame, so that a note about it can still go out. */
         if (fs_step && fsprep_finish(&prep, &umount_err) != 0)
                 (void) proto_sink_log(&ps_sink, LOG_WARNING, umount_err ?: "cannot unmount the filesystem");
-        /* What released the md array's members, whether it succeeded or not (its exit says). */
-        if (fs_step && prep.md_released) {
-                int k = proto_send_fs_released(fd, prep.md_released);
+        /* What deactivated or removed the volume group and released the md array's members, whether
+         * it succeeded or not (each exit says); after FS_INFO only (else no run records it, and the
+         * log below has the LVM part). */
+        if (fs_step && prep.released) {
+                int k = 0;
 
+                if (fs_info_sent)
+                        k = proto_send_fs_released(fd, prep.released);
+                else {
+                        _cleanup_free_ char *line = NULL;
+
+                        if (asprintf(&line, "what ran on the layout after the failed setup: %s", prep.released) >= 0)
+                                (void) proto_sink_log(&ps_sink, LOG_INFO, line);
+                }
                 if (k < 0)
                         log_error_errno(k, "cannot send FS_RELEASED: %m");
-                free(prep.md_released);
-                prep.md_released = NULL;
+                free(prep.released);
+                prep.released = NULL;
         }
-        /* The layout's deactivation (LVM): after FS_INFO, so in the log rather than the run's record. */
+        /* The layout's deactivation (LVM), in the log too. */
         if (fs_step && prep.layout_note) {
                 (void) proto_sink_log(&ps_sink, LOG_INFO, prep.layout_note);
                 free(prep.layout_note);

@@ -1108,6 +1108,29 @@ START_TEST(test_fs_setup_md) {
                 proto_fs_setup_clear(&copy);
                 proto_fs_setup_clear(&out);
         }
+        /* md-raid1+lvm releases its array's members too, but only with its group's removal; plain
+         * lvm has no array to release. */
+        {
+                ProtoFsMember members[2] = {
+                        { .path = (char *) "/dev/loop1", .dev = 0x700001 },
+                        { .path = (char *) "/dev/loop2", .dev = 0x700002 },
+                };
+                ProtoFsSetup m = {
+                        .stage = PROTO_FS_STAGE_MOUNT, .fs_type = (char *) "ext4", .layout = (char *) "md-raid1+lvm",
+                        .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "abc",
+                        .n_members = 2, .members = members, .md_name = (char *) "benchd-7-0", .md_release = 1,
+                        .layout_flags = PROTO_FS_LAYOUT_REMOVE,
+                };
+
+                ck_assert(proto_fs_setup_valid(&m));
+                m.layout_flags = 0;
+                ck_assert(!proto_fs_setup_valid(&m));
+                m.layout = (char *) "lvm";
+                m.layout_flags = PROTO_FS_LAYOUT_REMOVE;
+                ck_assert(!proto_fs_setup_valid(&m));
+                m.md_release = 0;
+                ck_assert(proto_fs_setup_valid(&m));
+        }
 }
 END_TEST
 

@@ -489,6 +489,13 @@ static const ProtoFsSetup fs_setup_md = {
         .n_members = 2, .members = fs_md_members, .md_name = (char *) "benchd-4-0", .md_release = 1,
 };
 
+/* An LVM entry's step (not its last): its group deactivated at the end, no md release asked. */
+static const ProtoFsSetup fs_setup_lvm = {
+        .stage = PROTO_FS_STAGE_MAKE, .fs_type = (char *) "ext4", .layout = (char *) "lvm",
+        .mkfs_options = (char *) "", .mount_options = (char *) "", .expect_uuid = (char *) "",
+        .n_members = 2, .members = fs_md_members, .md_name = (char *) "benchd-4-0",
+};
+
 static void fs_released(Stream *s) {
         uint8_t *f;
         size_t n;
@@ -599,6 +606,7 @@ typedef struct Row {
         bool signalled;
         bool fs;                        /* a filesystem step: FS_SETUP (fs_setup) was sent */
         bool fs_md;                     /* ... fs_setup_md, an md entry's last step */
+        bool fs_lvm;                    /* ... fs_setup_lvm, an LVM entry's step */
 } Row;
 
 static const Row rows[] = {
@@ -658,12 +666,14 @@ static const Row rows[] = {
         { "FS_INFO of another filesystem", SPEC_WRITE, w_fs_other, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_INFO fs_type=xfs, but FS_SETUP asked for ext4",
           .signalled = true, .fs = true },
-        /* FS_RELEASED: only when FS_SETUP asked for md_release, after FS_INFO, once. */
+        /* FS_RELEASED: only when FS_SETUP asked for md_release or an LVM layout, after FS_INFO, once. */
         { "md members released", SPEC_WRITE, w_md_released, .exit = { EXITED(0) }, .verdicts = "HFPSSPW..",
           .status = WORKER_SUCCEEDED, .n_histogram = 4, .fs_md = true },
+        { "LVM group deactivated", SPEC_WRITE, w_md_released, .exit = { EXITED(0) }, .verdicts = "HFPSSPW..",
+          .status = WORKER_SUCCEEDED, .n_histogram = 4, .fs_lvm = true },
         { "FS_RELEASED unasked", SPEC_WRITE, w_released_twice, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HFX", .status = WORKER_FAILED, .error = "FS_RELEASED from a step whose FS_SETUP asked for no "
-          "release", .signalled = true, .fs = true },
+          "LVM layout and no release", .signalled = true, .fs = true },
         { "FS_RELEASED before FS_INFO", SPEC_WRITE, w_released_first, .exit = { KILLED(SIGKILL), .signalled = true },
           .verdicts = "HX", .status = WORKER_FAILED, .error = "FS_RELEASED before FS_INFO", .signalled = true,
           .fs_md = true },
@@ -898,6 +908,8 @@ START_TEST(test_rows) {
                 worker_judge_expect_fs(&j, &fs_setup);
         if (row->fs_md)
                 worker_judge_expect_fs(&j, &fs_setup_md);
+        if (row->fs_lvm)
+                worker_judge_expect_fs(&j, &fs_setup_lvm);
         if (row->timed_out)
                 ck_assert(worker_judge_fail(&j, "the step timed out after 61 s (its runtime plus grace); the worker "
                                             "was stopped"));

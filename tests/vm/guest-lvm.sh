@@ -5,11 +5,14 @@
 # device-mapper in the kernel and lvm2 installed:
 #   1. the seed's LVM comparison, shortened: ext4 against btrfs on layout=lvm over vdc and vdd
 #      (dd profile, size=8M, lv_size=160M: btrfs wants 109 MiB at least), each run recording its group (benchd-JOB-ENTRY), the
-#      commands that built it (pvcreate, vgcreate, lvcreate; the entry's later runs carry them), the
+#      commands that built it (pvcreate, vgcreate, lvcreate; the entry's later runs carry them, then
+#      the vgchange --activate y that activated it again), each run the deactivation after it and
+#      the entry's last the removal (vgremove, pvremove), the
 #      volume's extents and size; after the job no volume active (dmsetup ls), no physical volume
 #      left (pvs) and nothing holding the disks; compare --job;
-#   1b. ext4 on md-raid1+lvm over vdc and vdd: mdadm's command then LVM's on the array, recorded;
-#      after the job no volume active, no array assembled;
+#   1b. ext4 on md-raid1+lvm over vdc and vdd: mdadm's command then LVM's on the array, recorded,
+#      then the group's deactivation and removal and the members' release (mdadm --zero-superblock);
+#      after the job no volume active, no array assembled, neither md superblock nor LVM label left;
 #   2. bad input: lv_size larger than the group, and lvm_options LVM does not take, refused by
 #      name, the disks unchanged;
 #   3. kill -9 of the worker while its volume is active: the job fails, and benchd deactivates the
@@ -75,7 +78,26 @@ cmds=$(sql "select group_concat(json_extract(c.value, '\$.command'), '
 ') from runs, json_each(runs.layout_commands) as c where runs.id = $first")
 assert_eq "lvm pvcreate --yes /dev/vdc /dev/vdd
 lvm vgcreate --yes --setautoactivation n benchd-$job-0 /dev/vdc /dev/vdd
-lvm lvcreate --yes --wipesignatures y --name lv --size 167772160b benchd-$job-0" "$cmds" "the commands of entry 0"
+lvm lvcreate --yes --wipesignatures y --name lv --size 167772160b benchd-$job-0
+lvm vgchange --activate n benchd-$job-0" "$cmds" "the commands of entry 0's first run"
+# Every run records its group's deactivation; an entry's later runs its activation first; its
+# last run the removal.
+assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and
+        layout_commands not like '%\"lvm vgchange --activate n benchd-$job-' || matrix_entry || '\"%'")" \
+        "runs without the deactivation of their group"
+assert_eq "0" "$(sql "select count(*) from runs r where job_id = $job and
+        (r.id = (select min(id) from runs where job_id = $job and matrix_entry = r.matrix_entry)) =
+        (layout_commands like '%\"lvm vgchange --activate y %')")" \
+        "runs whose activation of the group is not as their place in the entry says"
+assert_eq "lvm vgremove --yes --force benchd-$job-0
+lvm pvremove --yes /dev/vdc /dev/vdd
+lvm vgremove --yes --force benchd-$job-1
+lvm pvremove --yes /dev/vdc /dev/vdd" "$(sql "select json_extract(c.value, '\$.command') from runs r,
+        json_each(r.layout_commands) as c where r.job_id = $job and json_extract(c.value, '\$.command')
+        like 'lvm %remove %' order by r.id, c.key")" "the entries' removal, in each entry's last run"
+assert_eq "2" "$(sql "select count(distinct r.id) from runs r, json_each(r.layout_commands) as c where r.job_id = $job
+        and json_extract(c.value, '\$.command') like 'lvm vgremove %' and r.id = (select max(id) from runs
+        where job_id = $job and matrix_entry = r.matrix_entry)")" "the removal in the entries' last runs"
 assert_eq "0" "$(sql "select count(*) from runs r, json_each(r.layout_commands) as c where r.job_id = $job
         and (json_extract(c.value, '\$.exit') != 0 or json_extract(c.value, '\$.usec') <= 0)")" \
         "commands that failed or took no time"
@@ -111,9 +133,21 @@ log "md-raid1+lvm's commands: $cmds"
 assert_contains "$(head -n 1 <<<"$cmds")" "mdadm --create /dev/md/benchd-$job-0" "mdadm first"
 assert_contains "$(sed -n 2p <<<"$cmds")" "lvm pvcreate --yes /dev/md" "the physical volume on the array"
 assert_contains "$(sed -n 4p <<<"$cmds")" "lvm lvcreate --yes --wipesignatures y --name lv --size 134217728b" "lvcreate"
+# The entry's last (and only) run: the group deactivated and removed, then the array's members
+# released, recorded after what built them.
+assert_contains "$(sed -n 5,7p <<<"$cmds")" "lvm vgchange --activate n benchd-$job-0
+lvm vgremove --yes --force benchd-$job-0
+lvm pvremove --yes /dev/md" "the group's deactivation and removal"
+assert_eq "mdadm --zero-superblock /dev/vdc /dev/vdd" "$(tail -n 1 <<<"$cmds")" "the members' release, last"
 [ -z "$(benchd_volumes)" ] || fail "benchd's volumes left active after the md-raid1+lvm job: $(show_dm)"
 ! grep -q '^md' /proc/mdstat || fail "an array left assembled after the md-raid1+lvm job: $(cat /proc/mdstat)"
 disks_free || fail "vdc or vdd still held after the md-raid1+lvm job: $(show_dm)"
+# Neither an md superblock nor an LVM label on the members (the label was on the array, in their
+# data area: LABELONE in its second sector, the first MiBs of each member).
+for d in "$D1" "$D2"; do
+        assert_eq "" "$(blkid -p -o value -s TYPE "$d" || true)" "the signature left on $d after the md-raid1+lvm job"
+        assert_eq "0" "$(head -c 16M "$d" | grep -ac LABELONE || true)" "LVM labels left on $d after the md-raid1+lvm job"
+done
 
 log "1c. ext4 on layout=lvm over partition 1 of vdc and vdd, against partition 2 (partitions=2)"
 out=$(benchctl run --workload write --set filesystems=ext4 --set layout=lvm --set partitions=2 \
