@@ -56,7 +56,7 @@ typedef enum ProtoOpsRule {
         PROTO_OPS_COVER,        /* metadata: each operation moves data at most once (ios <= ops) */
 } ProtoOpsRule;
 
-/* What the step's spec allows, computed once by proto_limits_from_spec(). */
+/* What the step's spec allows, computed once by proto_limits_from_spec() (proto-limits.c). */
 typedef struct ProtoLimits {
         Workload workload;
         ProtoOpsRule ops_rule;
