@@ -56,19 +56,19 @@ int fsconvert_run(const char *fs_type, const ToolRootDevice *device, const char 
 
                 if (!argv)
                         return i >= 2 || !fs_entry_converts(fs_type) ? 0 : -ENOMEM;
-                r = fsprep_find_program(argv[0], &program, reterr);
+                r = fstool_find_program(argv[0], &program, reterr);
                 if (r < 0)
                         return r;
-                r = fsprep_run_tool(fs_entry_mkfs_type(fs_type), program, argv, device, 1, NULL, NULL, opts, &res, reterr);
+                r = fstool_run(fs_entry_mkfs_type(fs_type), program, argv, device, 1, NULL, NULL, opts, &res, reterr);
                 if (r < 0)
                         return r;
-                r = fsprep_command_add(info, argv, &res);
+                r = fstool_command_add(info, argv, &res);
                 if (r < 0)
                         return r;
                 if (WIFEXITED(res.status) && fsconvert_status_ok(i, WEXITSTATUS(res.status)))
                         continue;
-                fsprep_status_text(res.status, how, sizeof(how));
-                summary = fsprep_output_summary(res.output);
+                fstool_status_text(res.status, how, sizeof(how));
+                summary = fstool_output_summary(res.output);
                 return fail(reterr, -EINVAL, "%s failed converting the %s filesystem to %s (%s): %s", argv[0],
                             fs_entry_mkfs_type(fs_type), fs_entry_mount_type(fs_type), how,
                             summary ?: "no output");

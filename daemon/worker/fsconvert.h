@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include "fsprep.h"
+#include "fstool.h"
 
 /* Runs the conversion of entry fs_type on node (device: its node and dev_t for the root). */
 int fsconvert_run(const char *fs_type, const ToolRootDevice *device, const char *node, const FsPrepOptions *opts,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fspart.h"
+#include "fstool.h"
 #include "shared/blockdev.h"
 #include "shared/spec.h"
 #include "shared/util.h"
@@ -159,20 +160,20 @@ static int write_table(const FsMember *b, const FsPartLayout *l, uint32_t n, uin
 
         if (!script)
                 return -ENOMEM;
-        r = fsprep_find_program("sfdisk", &program, reterr);
+        r = fstool_find_program("sfdisk", &program, reterr);
         if (r < 0)
                 return r;
-        r = fsprep_run_tool("sfdisk", program, argv, &device, 1, NULL, script, opts, &res, reterr);
+        r = fstool_run("sfdisk", program, argv, &device, 1, NULL, script, opts, &res, reterr);
         if (r < 0)
                 return r;
-        r = fsprep_command_add(info, argv, &res);
+        r = fstool_command_add(info, argv, &res);
         if (r < 0)
                 return r;
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0)
                 return 0;
-        fsprep_status_text(res.status, how, sizeof(how));
+        fstool_status_text(res.status, how, sizeof(how));
         {
-                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+                _cleanup_free_ char *summary = fstool_output_summary(res.output);
                 return fail(reterr, -EINVAL, "sfdisk failed writing the partition table of %s (%s): %s", b->node, how,
                             summary ?: "no output");
         }

@@ -39,6 +39,7 @@
 #include "fsmember.h"
 #include "fspart.h"
 #include "fsprep.h"
+#include "fstool.h"
 #include "layout-lvm.h"
 #include "layout-md.h"
 #include "sandbox.h"
@@ -48,14 +49,12 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
-#define TOOL_ROOT FSPREP_DIR "/toolroot"
+#define TOOL_ROOT FSTOOL_ROOT
 #define TRY_DIR PROTO_TRY_MKFS_IMAGE_DIR
 _Static_assert(sizeof(FSPREP_DIR) < sizeof(TRY_DIR) && !__builtin_strncmp(TRY_DIR, FSPREP_DIR "/", sizeof(FSPREP_DIR)),
                "the trial's images live in the worker's tmpfs");
 
 #define fail(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
-
-static const char *const program_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
 
 /* ---- the pure parts ---- */
 
@@ -99,138 +98,11 @@ int fsprep_mkfs_argv(const char *fs_type, const char *layout, const char *mkfs_o
         return 0;
 }
 
-size_t fsprep_output_clean(char *buf, size_t len) {
-        size_t w = 0, line = 0;
-
-        /* A character the capture cut in two is dropped, not shown as garbage. */
-        for (size_t back = 1; back <= 3 && back <= len; back++) {
-                unsigned char c = (unsigned char) buf[len - back];
-                size_t need;
-
-                if ((c & 0xc0) == 0x80)
-                        continue;       /* a continuation byte: look further back */
-                need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-                if (need > back)
-                        len -= back;
-                break;
-        }
-        /* NULs first, so that what follows is a string. */
-        for (size_t i = 0; i < len; i++)
-                if (buf[i] == 0)
-                        buf[i] = '?';
-        buf[len] = 0;
-
-        /* Progress counters (mke2fs's "0/50" then backspaces, a carriage return) as a terminal
-         * would leave them; blanks at the end of a line go. */
-        for (size_t r = 0; r < len;) {
-                size_t n = utf8_char_len(buf + r);
-                char c = buf[r];
-
-                if (n == 1 && c == '\b') {
-                        if (w > line)
-                                for (w--; w > line && ((unsigned char) buf[w] & 0xc0) == 0x80; w--)
-                                        ;
-                        r++;
-                        continue;
-                }
-                if (n == 1 && c == '\r') {
-                        if (buf[r + 1] != '\n')
-                                w = line;
-                        r++;
-                        continue;
-                }
-                if (n == 1 && c == '\n') {
-                        while (w > line && (buf[w - 1] == ' ' || buf[w - 1] == '\t'))
-                                w--;
-                        buf[w++] = '\n';
-                        line = w;
-                        r++;
-                        continue;
-                }
-                if (n == 0 || (utf8_is_control(buf + r, n) && c != '\t')) {
-                        buf[w++] = '?';
-                        r += MAX(n, (size_t) 1);
-                        continue;
-                }
-                memmove(buf + w, buf + r, n);
-                w += n;
-                r += n;
-        }
-        buf[w] = 0;
-        return w;
-}
-
-char *fsprep_output_summary(const char *output) {
-        _cleanup_free_ char *copy = strdup(output ?: ""), *s = NULL;
-        size_t len = 0;
-        char *save = NULL;
-
-        if (!copy)
-                return NULL;
-        s = malloc(FSPREP_SUMMARY_MAX + sizeof("…"));
-        if (!s)
-                return NULL;
-        s[0] = 0;
-        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *e;
-                size_t n;
-
-                line += strspn(line, " \t");
-                e = line + strlen(line);
-                while (e > line && (e[-1] == ' ' || e[-1] == '\t'))
-                        *--e = 0;
-                if (!*line)
-                        continue;
-                if (strncasecmp(line, "usage:", 6) == 0)
-                        break;
-                n = strlen(line);
-                if (len + (len ? 2 : 0) + n > FSPREP_SUMMARY_MAX) {
-                        /* Cut at a character boundary, and say so. */
-                        size_t room = len + (len ? 2 : 0) < FSPREP_SUMMARY_MAX ?
-                                      FSPREP_SUMMARY_MAX - len - (len ? 2 : 0) : 0;
-                        if (len && room) {
-                                memcpy(s + len, "; ", 2);
-                                len += 2;
-                        }
-                        while (room > 0 && ((unsigned char) line[room] & 0xc0) == 0x80)
-                                room--;
-                        memcpy(s + len, line, room);
-                        len += room;
-                        memcpy(s + len, "…", sizeof("…"));
-                        return TAKE_PTR(s);
-                }
-                if (len) {
-                        memcpy(s + len, "; ", 2);
-                        len += 2;
-                }
-                memcpy(s + len, line, n + 1);
-                len += n;
-        }
-        if (len == 0)
-                return strdup("no output");
-        return TAKE_PTR(s);
-}
-
 uint64_t fsprep_try_image_size(uint64_t size) {
         return MIN(MAX(size, FSPREP_TRY_SIZE_MIN), FSPREP_TRY_SIZE_MAX);
 }
 
 /* ---- namespace and mounts ---- */
-
-int fsprep_find_program(const char *name, char **ret, char **reterr) {
-        for (size_t i = 0; i < ELEMENTSOF(program_dirs); i++) {
-                _cleanup_free_ char *p = NULL;
-
-                if (asprintf(&p, "%s/%s", program_dirs[i], name) < 0)
-                        return -ENOMEM;
-                if (access(p, X_OK) == 0) {
-                        *ret = TAKE_PTR(p);
-                        return 0;
-                }
-        }
-        return fail(reterr, -EINVAL, "%s is not installed (looked in /usr/sbin, /usr/bin, /sbin and /bin); install "
-                    "it or choose another filesystem", name);
-}
 
 static int enter_namespace(char **reterr) {
         if (unshare(CLONE_NEWNS) < 0)
@@ -414,100 +286,15 @@ static int mount_fs(FsPrep *p, const ProtoFsSetup *setup, const FsMember *b, Pro
 
 /* ---- mkfs ---- */
 
-static char *join_argv(char *const *argv) {
-        size_t len = 1;
-        char *s;
-
-        for (size_t i = 0; argv[i]; i++)
-                len += strlen(argv[i]) + 1;
-        s = malloc(len);
-        if (!s)
-                return NULL;
-        s[0] = 0;
-        for (size_t i = 0; argv[i]; i++) {
-                if (i > 0)
-                        strcat(s, " ");
-                strcat(s, argv[i]);
-        }
-        return s;
-}
-
 /* How mkfs failed, for messages. */
 typedef struct MkfsFailure {
         char how[48];           /* "exit 1", "killed by signal 9" */
-        char *summary;          /* fsprep_output_summary() of its output */
+        char *summary;          /* fstool_output_summary() of its output */
 } MkfsFailure;
 
 static void mkfs_failure_clear(MkfsFailure *f) {
         free(f->summary);
         *f = (MkfsFailure) {};
-}
-
-/* What mkfs.<fs> reads besides its devices, bound into its root where the host has it. Every
- * tool gets the CPUs online (glibc's sysconf(_SC_NPROCESSORS_ONLN); mkfs.btrfs sizes its global
- * roots by it). mke2fs reads mke2fs.conf (through MKE2FS_CONFIG, so the root has no /etc) and
- * whether the kernel initialises inode tables lazily; mkfs.btrfs and mkfs.xfs read nothing else
- * (strace of both on Debian 12: the device's sysfs directory, /proc/self/mounts, /proc/swaps). */
-static const ToolRootFile mke2fs_files[] = { { "/etc/mke2fs.conf", "MKE2FS_CONFIG" },
-                                             { "/etc/e2fsck.conf", "E2FSCK_CONFIG" } };
-
-static void mkfs_root_needs(const char *fs_type, ToolRootSpec *spec) {
-        static char *const sys_common[] = { (char *) "/sys/devices/system/cpu/online", NULL };
-        static char *const sys_ext[] = { (char *) "/sys/devices/system/cpu/online", (char *) "/sys/fs/ext4/features",
-                                         NULL };
-
-        spec->sys = sys_common;
-        if (streq(fs_type, "ext2") || streq(fs_type, "ext3") || streq(fs_type, "ext4")) {
-                spec->files = mke2fs_files;
-                spec->n_files = ELEMENTSOF(mke2fs_files);
-                spec->sys = sys_ext;
-        }
-}
-
-/* Runs a tool of the filesystem fs_type (mkfs, or what converts it) in the sandbox, in a root of
- * its own with the devices (or the writable directory of the trial's images): 0 when it ran, with
- * *ret filled whatever its exit status (the output cleaned for FS_INFO). */
-int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
-                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
-                    SandboxResult *ret, char **reterr) {
-        _cleanup_(sandbox_result_clear) SandboxResult res = {};
-        _cleanup_(toolroot_freep) ToolRoot *root = NULL;
-        char *programs[] = { (char *) program, NULL };
-        ToolRootSpec spec = {
-                .programs = programs,
-                .devices = devices,
-                .n_devices = n_devices,
-                .writable = writable,
-        };
-        Sandbox sb = {
-                .path = program,
-                .argv = argv,
-                .stop_requested = opts ? opts->stop_requested : NULL,
-                .input = input,
-        };
-        int r;
-
-        mkfs_root_needs(fs_type, &spec);
-        r = toolroot_new(&spec, TOOL_ROOT, &root, reterr);
-        if (r < 0) {
-                _cleanup_free_ char *inner = reterr ? TAKE_PTR(*reterr) : NULL;
-                return reterr_set(reterr, r, "cannot build the root %s runs in: %s", argv[0], inner ?: strerror(-r));
-        }
-        sb.root = root;
-        r = sandbox_run(&sb, &res, reterr);
-        if (r < 0)
-                return r;
-        res.output_len = fsprep_output_clean(res.output, res.output_len);
-        *ret = res;
-        res = (SandboxResult) {};
-        return 0;
-}
-
-void fsprep_status_text(int status, char *buf, size_t size) {
-        if (WIFEXITED(status))
-                snprintf(buf, size, "exit %d", WEXITSTATUS(status));
-        else
-                snprintf(buf, size, "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* mkfs: 0 when it exited 0, with *ret filled; -EINVAL with *ret_failure filled when not. */
@@ -517,7 +304,7 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
         _cleanup_(sandbox_result_clear) SandboxResult res = {};
         int r;
 
-        r = fsprep_run_tool(fs_type, program, argv, devices, n_devices, writable, NULL, opts, &res, reterr);
+        r = fstool_run(fs_type, program, argv, devices, n_devices, writable, NULL, opts, &res, reterr);
         if (r < 0)
                 return r;
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
@@ -531,38 +318,11 @@ static int run_mkfs(const char *fs_type, const char *program, char *const *argv,
         else
                 snprintf(ret_failure->how, sizeof(ret_failure->how), "killed by signal %d",
                          WIFSIGNALED(res.status) ? WTERMSIG(res.status) : 0);
-        ret_failure->summary = fsprep_output_summary(res.output);
+        ret_failure->summary = fstool_output_summary(res.output);
         return ret_failure->summary ? -EINVAL : -ENOMEM;
 }
 
 /* ---- the step's filesystem ---- */
-
-int fsprep_command_add(ProtoFsInfo *info, char *const *argv, const SandboxResult *res) {
-        ProtoFsCommand *c;
-
-        if (!info->commands) {
-                info->commands = calloc(PROTO_FS_COMMANDS_MAX, sizeof(ProtoFsCommand));
-                if (!info->commands)
-                        return -ENOMEM;
-        }
-        if (info->n_commands >= PROTO_FS_COMMANDS_MAX)
-                return -E2BIG;
-        c = &info->commands[info->n_commands];
-        *c = (ProtoFsCommand) {
-                .command = join_argv(argv),
-                .usec = res->usec,
-                .status = WIFEXITED(res->status) ? WEXITSTATUS(res->status) : 128 + WTERMSIG(res->status),
-                .output = strdup(res->output ?: ""),
-        };
-        if (!c->command || !c->output) {
-                free(c->command);
-                free(c->output);
-                *c = (ProtoFsCommand) {};
-                return -ENOMEM;
-        }
-        info->n_commands++;
-        return 0;
-}
 
 static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *opts, ProtoFsInfo *info,
                    char **reterr) {
@@ -579,7 +339,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
 
         if (asprintf(&name, "mkfs.%s", mkfs_type) < 0)
                 return -ENOMEM;
-        r = fsprep_find_program(name, &program, reterr);
+        r = fstool_find_program(name, &program, reterr);
         if (r < 0)
                 return r;
 
@@ -594,7 +354,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
         if (r < 0)
                 return fail(reterr, r == -E2BIG ? -EINVAL : r, "cannot build the command line of %s: %s", name,
                             strerror(-r));
-        info->mkfs_command = join_argv(argv);
+        info->mkfs_command = fstool_join_argv(argv);
         if (!info->mkfs_command)
                 return -ENOMEM;
 
@@ -605,7 +365,7 @@ static int make_fs(const ProtoFsSetup *setup, FsMember *b, const FsPrepOptions *
                 return fail(reterr, -EINVAL, "%s failed (%s): %s", name, failure.how, failure.summary);
         if (r < 0)
                 return r;
-        r = fsprep_command_add(info, argv, &res);
+        r = fstool_command_add(info, argv, &res);
         if (r < 0)
                 return r;
         info->mkfs_usec = res.usec;
@@ -986,7 +746,7 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
         fs_type = fs_entry_mkfs_type(fs_type);  /* ext4-from-ext3: mkfs.ext3 takes the options */
         if (asprintf(&name, "mkfs.%s", fs_type) < 0)
                 return -ENOMEM;
-        r = fsprep_find_program(name, &program, reterr);
+        r = fstool_find_program(name, &program, reterr);
         if (r < 0)
                 return r;
 

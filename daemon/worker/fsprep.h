@@ -21,27 +21,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fstool.h"
 #include "sandbox.h"
 #include "shared/proto.h"
 #include "toolroot.h"
 
 /* In the worker's mount namespace only: a tmpfs (mode 0700) over /tmp, the mount point and the
  * directory mkfs's root is built on in it. */
-#define FSPREP_DIR "/tmp"
+#define FSPREP_DIR FSTOOL_DIR
 #define FSPREP_MOUNT_POINT FSPREP_DIR "/benchd-fs"
 
 /* --try-mkfs images: min(max(size, FSPREP_TRY_SIZE_MIN), FSPREP_TRY_SIZE_MAX) each (xfs refuses
  * filesystems below 300 MiB). */
 #define FSPREP_TRY_SIZE_MIN (UINT64_C(320) << 20)
 #define FSPREP_TRY_SIZE_MAX (UINT64_C(1) << 30)
-
-/* What a failure message quotes of mkfs's output, at most. */
-#define FSPREP_SUMMARY_MAX 1000u
-
-typedef struct FsPrepOptions {
-        /* Polled while mkfs runs (a SIGTERM to the worker): mkfs is killed, -ECANCELED. May be NULL. */
-        bool (*stop_requested)(void);
-} FsPrepOptions;
 
 typedef struct FsPrep {
         bool tmpfs_mounted;
@@ -99,33 +92,9 @@ int fsprep_try_mkfs(const char *fs_type, const char *layout, const char *mkfs_op
                     uint64_t size, const FsPrepOptions *opts, char **reterr);
 uint64_t fsprep_try_image_size(uint64_t size);
 
-/* Runs program (one of fs_type's tools: mkfs.<fs>, tune2fs, e2fsck, sfdisk) with argv in the sandbox, in
- * a root of its own with devices (or the writable directory, for the trial's images): 0 when it ran,
- * with *ret filled whatever its exit status, its output cleaned (fsprep_output_clean()). input: its stdin,
- * or NULL. */
-int fsprep_run_tool(const char *fs_type, const char *program, char *const *argv, const ToolRootDevice *devices,
-                    size_t n_devices, const char *writable, const char *input, const FsPrepOptions *opts,
-                    SandboxResult *ret, char **reterr);
-/* The absolute path of a program in /usr/sbin, /usr/bin, /sbin or /bin; -EINVAL with a message when
- * none has it. */
-int fsprep_find_program(const char *name, char **ret, char **reterr);
-/* Appends what ran (argv joined, its time, exit status and output) to info's commands. -E2BIG when
- * PROTO_FS_COMMANDS_MAX ran already. */
-int fsprep_command_add(ProtoFsInfo *info, char *const *argv, const SandboxResult *res);
-/* "exit 1", "killed by signal 9" for a waitpid() status. */
-void fsprep_status_text(int status, char *buf, size_t size);
-
 /* The pure parts, for tests. */
 
 /* argv of mkfs: "mkfs.<fs_type>", for btrfs raid0/raid1/raid10 "-d L -m L", the blank-separated
  * words of mkfs_options, then the members; NULL-terminated. No force flag is ever added. */
 int fsprep_mkfs_argv(const char *fs_type, const char *layout, const char *mkfs_options, char *const *members,
                      size_t n_members, char ***ret);
-/* Makes len bytes of captured output a string for FS_INFO: an incomplete UTF-8 character at the
- * end dropped; backspaces and carriage returns applied as a terminal would (progress counters),
- * blanks at the ends of lines dropped; invalid bytes and the other control characters but \n and
- * \t replaced by '?'. buf has room for len + 1 bytes; returns the new length, never more. */
-size_t fsprep_output_clean(char *buf, size_t len);
-/* The part of mkfs's output a message quotes: its lines up to a usage text, blank ones skipped,
- * trimmed, joined with "; ", at most FSPREP_SUMMARY_MAX bytes; "no output" when none. */
-char *fsprep_output_summary(const char *output);

@@ -25,8 +25,8 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
-#define LVM_DIR FSPREP_DIR "/lvm"               /* the writable directory: configuration and locks */
-#define LVM_ROOT FSPREP_DIR "/lvmroot"
+#define LVM_DIR FSTOOL_DIR "/lvm"               /* the writable directory: configuration and locks */
+#define LVM_ROOT FSTOOL_DIR "/lvmroot"
 #define LVM_OUTPUT_KEEP 3000u
 
 #define fail(reterr, r, ...) reterr_set_once((reterr), (r), __VA_ARGS__)
@@ -279,7 +279,7 @@ static int run_lvm(const ToolRoot *root, const char *program, char *const *argv,
         r = sandbox_run(&sb, &res, reterr);
         if (r < 0)
                 return r;
-        res.output_len = fsprep_output_clean(res.output, res.output_len);
+        res.output_len = fstool_output_clean(res.output, res.output_len);
         if (list) {
                 r = record_command(list, argv, &res);
                 if (r < 0)
@@ -296,10 +296,10 @@ static int run_lvm(const ToolRoot *root, const char *program, char *const *argv,
                 }
         }
         if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
-                _cleanup_free_ char *command = join_words(argv), *summary = fsprep_output_summary(res.output);
+                _cleanup_free_ char *command = join_words(argv), *summary = fstool_output_summary(res.output);
                 char how[64];
 
-                fsprep_status_text(res.status, how, sizeof(how));
+                fstool_status_text(res.status, how, sizeof(how));
                 return fail(reterr, -EINVAL, "%s failed (%s): %s", command ?: "lvm", how, summary ?: "no output");
         }
         return 0;
@@ -389,7 +389,7 @@ int layout_lvm_start(const ProtoFsSetup *setup, char *const *pvs, const dev_t *p
                 return -ENOMEM;
         if (n_pvs == 0 || n_pvs > PROTO_FS_MEMBERS_MAX || !proto_fs_md_name_valid(setup->md_name))
                 return -EINVAL;
-        r = fsprep_find_program("lvm", &program, reterr);
+        r = fstool_find_program("lvm", &program, reterr);
         if (r < 0)
                 return fail(reterr, r, "lvm is not installed; install the Debian package lvm2, or use layout=single");
         snprintf(v.vg, sizeof(v.vg), "%s", setup->md_name);
@@ -457,7 +457,7 @@ int layout_lvm_stop(LvmVolume *v, bool remove, char **ret_note, char **ret_comma
                 snprintf(nodes[i], sizeof(nodes[i]), "/dev/%s", v->pvs[i]);
                 pvremove[3 + i] = nodes[i];
         }
-        r = fsprep_find_program("lvm", &program, reterr);
+        r = fstool_find_program("lvm", &program, reterr);
         if (r < 0)
                 return r;
         r = lvm_root(names, v->pv_devs, v->n_pvs, program, &root, reterr);

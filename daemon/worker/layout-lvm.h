@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fsprep.h"
+#include "fstool.h"
 #include "shared/proto.h"
 
 #define LAYOUT_LVM_SYSTEM_ID "benchd"

@@ -24,7 +24,7 @@
 #include "shared/strv.h"
 #include "shared/util.h"
 
-#define MD_ROOT FSPREP_DIR "/mdroot"
+#define MD_ROOT FSTOOL_DIR "/mdroot"
 /* What each command's record keeps of its output (layout_commands stays well under its bound). */
 #define MD_OUTPUT_KEEP 3000u
 #define RESYNC_POLL_MS 1000
@@ -177,7 +177,7 @@ static int record_command(json_object *list, char *const *argv, const SandboxRes
 
         if (!command || !o)
                 return -ENOMEM;
-        /* Cut at a character boundary: output is clean UTF-8 (fsprep_output_clean()). */
+        /* Cut at a character boundary: output is clean UTF-8 (fstool_output_clean()). */
         while (keep > 0 && keep < res->output_len && (res->output[keep] & 0xC0) == 0x80)
                 keep--;
         json_object_object_add(o, "command", json_object_new_string(command));
@@ -270,7 +270,7 @@ static int run_mdadm(const char *program, char **argv, char *const *member_names
         root = toolroot_free(root);
         if (r < 0)
                 return r;
-        res->output_len = fsprep_output_clean(res->output, res->output_len);
+        res->output_len = fstool_output_clean(res->output, res->output_len);
         return 0;
 }
 
@@ -311,7 +311,7 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
          * an array is never left behind by a failure here. */
         r = layout_md_find_holder("", member_names, setup->n_members, a.name);
         if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
-                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+                _cleanup_free_ char *summary = fstool_output_summary(res.output);
 
                 if (r >= 0)
                         (void) layout_md_stop(&a, NULL);
@@ -403,7 +403,7 @@ int layout_md_release(char *const *member_names, const dev_t *member_devs, uint3
                 return -ENOMEM;
         *ret_commands = TAKE_PTR(commands);
         if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
-                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+                _cleanup_free_ char *summary = fstool_output_summary(res.output);
 
                 return fail(reterr, -EIO, "mdadm --zero-superblock of the members failed (%s %d): %s; they keep "
                             "their md superblock", WIFEXITED(res.status) ? "exit" : "signal",
@@ -443,7 +443,7 @@ int layout_md_try(const char *layout, const char *md_options, unsigned n, const 
         if (res.output && strstr(res.output, "cannot open " LAYOUT_MD_TRY_MEMBER "0"))
                 return 0;
         {
-                _cleanup_free_ char *summary = fsprep_output_summary(res.output);
+                _cleanup_free_ char *summary = fstool_output_summary(res.output);
 
                 return fail(reterr, -EINVAL, "mdadm rejected md_options '%s' for %s over %u devices (%s %d): %s",
                             md_options, layout, n, WIFEXITED(res.status) ? "exit" : "signal",

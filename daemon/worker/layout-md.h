@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fsprep.h"
+#include "fstool.h"
 #include "shared/proto.h"
 
 #define LAYOUT_MD_HOMEHOST "benchd"

@@ -111,7 +111,7 @@ START_TEST(test_output_clean) {
         size_t n;
 
         memcpy(buf, clean_cases[_i].in, len);
-        n = fsprep_output_clean(buf, len);
+        n = fstool_output_clean(buf, len);
         ck_assert_msg(streq(buf, clean_cases[_i].out), "row %d: \"%s\", expected \"%s\"", _i, buf, clean_cases[_i].out);
         ck_assert_uint_eq(n, strlen(buf));
         ck_assert_uint_le(n, len);
@@ -135,7 +135,7 @@ static const struct {
 };
 
 START_TEST(test_output_summary) {
-        _cleanup_free_ char *s = fsprep_output_summary(summary_cases[_i].in);
+        _cleanup_free_ char *s = fstool_output_summary(summary_cases[_i].in);
 
         ck_assert_str_eq(s, summary_cases[_i].out);
 }
@@ -143,7 +143,7 @@ END_TEST
 
 /* Long output is cut, at a character boundary, and marked. */
 START_TEST(test_output_summary_long) {
-        char in[3 * FSPREP_SUMMARY_MAX];
+        char in[3 * FSTOOL_SUMMARY_MAX];
         _cleanup_free_ char *s = NULL;
         size_t n = 0;
 
@@ -152,9 +152,9 @@ START_TEST(test_output_summary_long) {
                 n += 2;
         }
         in[n] = 0;
-        s = fsprep_output_summary(in);
-        ck_assert_uint_le(strlen(s), FSPREP_SUMMARY_MAX + strlen("…"));
-        ck_assert(strlen(s) > FSPREP_SUMMARY_MAX - 4);
+        s = fstool_output_summary(in);
+        ck_assert_uint_le(strlen(s), FSTOOL_SUMMARY_MAX + strlen("…"));
+        ck_assert(strlen(s) > FSTOOL_SUMMARY_MAX - 4);
         ck_assert_str_eq(s + strlen(s) - strlen("…"), "…");
         for (const char *p = s; *p;) {
                 size_t k = utf8_char_len(p);
