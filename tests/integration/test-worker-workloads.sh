@@ -41,7 +41,7 @@ stat_snapshot() {
 # check_case LABEL LOOPNAME BEFORE AFTER JSONFILE LAYOUT_BYTES EXTRA_READ_BYTES
 check_case() {
         python3 - "$@" <<'EOF' || fail "$1: device counters disagree with the worker's report"
-import json, sys
+import json, os, sys
 label, dev, before, after, path, layout, extra_read = sys.argv[1:8]
 layout, extra_read = int(layout), int(extra_read)
 b = [int(x) for x in before.split()]
@@ -84,7 +84,14 @@ if r["ios_read"] > 0 and extra_read == 0 and spec["workload"] not in ("putc", "g
 # flight all the time, so the mean latency is depth / IOPS. A stream that reaped a batch and then
 # refilled it would leave the wait for the refill out of the latencies, and come out well short
 # (0.78 at depth 32 on a loop device in RAM, before that was fixed).
-if spec["queue_depth"] >= 8 and spec["runtime_ms"] > 0 and r["ios_read"] > 0:
+# The law holds for the device only while the worker gets a CPU whenever an I/O completes: on a
+# machine busier than its CPUs, a descheduled worker refills late, and that wait is in no I/O's
+# latency (12.2 of 16 measured at load 5 on 2 CPUs), which looks like the bug. So it is judged only
+# where the machine had a CPU to spare, and said so where it was not.
+busy = os.getloadavg()[0] > (os.cpu_count() or 1) - 0.5
+if busy and spec["queue_depth"] >= 8:
+    print(f"{label}: Little's law not judged: load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=sys.stderr)
+if not busy and spec["queue_depth"] >= 8 and spec["runtime_ms"] > 0 and r["ios_read"] > 0:
     iops = (r["ios_read"] + r["ios_written"]) / (r["duration_usec"] / 1e6)
     inflight = doc["read"]["lat_mean_ns"] / 1e9 * iops / spec["jobs"]
     print(f"{label}: {inflight:.2f} I/Os in flight by Little's law at depth {spec['queue_depth']}", file=sys.stderr)
