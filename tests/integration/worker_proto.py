@@ -63,7 +63,8 @@ def encode_fs_setup(stage, fs_type, members, layout="single", mkfs_options="", m
     """An FS_SETUP frame; members: (path, dev, diskseq, flags) tuples, see member(); partitions: each
     member split into that many GPT partitions, the filesystem made on partition `partition` (1-based).
     md_name ("benchd-JOB-ENTRY"), md_options, md_resync (0 wait, 1 assume-clean) and md_release (1: the
-    entry's last step, the members' md superblocks cleared at the end, FS_RELEASED) for the md layouts;
+    entry's last step, the members' md superblocks cleared at the end, FS_RELEASED) for the md layouts
+    (and md-raid1+lvm, md_release only with layout_flags 1);
     md_name (the volume group), lvm_options, lv_size (bytes, 0: the whole group) and layout_flags (1: remove
     the volume group after the step) for the LVM layouts."""
     payload = struct.pack("<I", stage) + b"".join(_string(x) for x in (fs_type, layout, mkfs_options,
@@ -178,7 +179,8 @@ def decode_fs_info(pl):
 
 
 def decode_fs_released(pl):
-    """An FS_RELEASED payload: what released an md array's members (a JSON array, as text)."""
+    """An FS_RELEASED payload: what ran on the layout at the step's end (an LVM group's deactivation and
+    removal, then what released an md array's members; a JSON array, as text)."""
     commands, o = _take_string(pl, 0)
     if o != len(pl):
         raise ValueError(f"FS_RELEASED payload of {len(pl)} bytes, {o} read")
