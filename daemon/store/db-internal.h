@@ -76,6 +76,8 @@ void db_rollback(Db *db);
 int db_emit_rows(Db *db, sqlite3_stmt *st, DbRowCallback cb, void *userdata);
 /* 0 when the run exists, -ENOENT (with a message) when it does not, or -errno. */
 int db_run_exists(Db *db, uint64_t run_id);
+/* The names of md arrays or volume groups the runs recorded (db-md.c). */
+int db_layout_names_recorded(Db *db, const char *column, bool idle, uint64_t own_run, char ***ret);
 
 /* ---- SQL functions of our own (db-query.c), registered on every connection db_open() makes ---- */
 

@@ -44,42 +44,5 @@ int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs) {
 /* The 1024 newest names: more groups than that are never active at once (each step deactivates its
  * own, and lvm-leftovers what a killed one left). */
 int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        _cleanup_strv_free_ char **names = NULL;
-        Binder b;
-        int r;
-
-        r = db_prepare(db,
-                       "SELECT DISTINCT lvm_vg FROM (SELECT lvm_vg FROM runs WHERE lvm_vg IS NOT NULL "
-                       "AND (?1 = 0 OR lvm_vg NOT IN (SELECT lvm_vg FROM runs WHERE status = 'running' AND "
-                       "lvm_vg IS NOT NULL AND id != ?1)) ORDER BY id DESC LIMIT 1024)", &st);
-        if (r < 0)
-                return r;
-        b = binder(st);
-        bind_u64(&b, own_run);
-        r = binder_done(db, &b);
-        if (r < 0)
-                return r;
-        for (;;) {
-                const char *name;
-
-                r = db_step_row(db, st);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                name = column_text(st, 0);
-                if (name) {
-                        r = strv_push(&names, name);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        if (!names) {
-                names = calloc(1, sizeof(char *));
-                if (!names)
-                        return -ENOMEM;
-        }
-        *ret = TAKE_PTR(names);
-        return 0;
+        return db_layout_names_recorded(db, "lvm_vg", own_run != 0, own_run, ret);
 }

@@ -4,6 +4,7 @@
  * which md-leftovers looks for. The statement is prepared per call: after an md step, at start-up
  * and when udev reports an md device.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -17,16 +18,22 @@
 /* The 1024 newest names: more arrays than that are never assembled at once (each step stops its
  * own, and md-leftovers what a killed one left). A running run's name is that of an array its
  * worker may be using; the entry's earlier runs carry the same name. */
-int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret) {
+/* The names a layout column (md_array, lvm_vg: a constant of benchd's, never the caller's text)
+ * records, each once. idle leaves out those of runs still running other than own_run: their
+ * workers may be using the array or group with nothing holding it open. */
+int db_layout_names_recorded(Db *db, const char *column, bool idle, uint64_t own_run, char ***ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         _cleanup_strv_free_ char **names = NULL;
+        char sql[512];
         Binder b;
         int r;
 
-        r = db_prepare(db,
-                       "SELECT DISTINCT md_array FROM (SELECT md_array FROM runs WHERE md_array IS NOT NULL "
-                       "AND (?1 = 0 OR md_array NOT IN (SELECT md_array FROM runs WHERE status = 'running' AND "
-                       "md_array IS NOT NULL AND id != ?2)) ORDER BY id DESC LIMIT 1024)", &st);
+        assert(streq(column, "md_array") || streq(column, "lvm_vg"));
+        snprintf(sql, sizeof(sql),
+                 "SELECT DISTINCT %1$s FROM (SELECT %1$s FROM runs WHERE %1$s IS NOT NULL "
+                 "AND (?1 = 0 OR %1$s NOT IN (SELECT %1$s FROM runs WHERE status = 'running' AND "
+                 "%1$s IS NOT NULL AND id != ?2)) ORDER BY id DESC LIMIT 1024)", column);
+        r = db_prepare(db, sql, &st);
         if (r < 0)
                 return r;
         b = binder(st);
@@ -57,6 +64,10 @@ int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret) {
         }
         *ret = TAKE_PTR(names);
         return 0;
+}
+
+int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret) {
+        return db_layout_names_recorded(db, "md_array", idle, own_run, ret);
 }
 
 int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands) {
