@@ -205,6 +205,20 @@ static int find_mdadm(char **ret, char **reterr) {
                     "the Debian package mdadm, or use layout=single");
 }
 
+/* Whether the array needs no resync or recovery any more. sync_action alone cannot say: it reads idle
+ * for a moment after the array was made active, before md's thread starts the resync, and the worker
+ * measured on an array resyncing underneath (seen in a VM: mkfs at once, resync at 0.5%). resync_start
+ * is "none" once the array is in sync; degraded is 0 once the spare RAID5 builds parity on is in. */
+static bool md_in_sync(const char *md) {
+        char v[64];
+
+        if (md_attr_read(md, "resync_start", v, sizeof(v)) >= 0 && !streq(v, "none"))
+                return false;
+        if (md_attr_read(md, "degraded", v, sizeof(v)) >= 0 && !streq(v, "0"))
+                return false;
+        return true;
+}
+
 /* The initial resync, waited for: sync_action polled (POLLPRI: md notifies its changes) until it
  * says idle. An array that starts auto-read-only is made active first, or it would never start. */
 static int wait_resync(const char *md, const FsPrepOptions *opts, uint64_t *ret_usec, char **reterr) {
@@ -229,7 +243,7 @@ static int wait_resync(const char *md, const FsPrepOptions *opts, uint64_t *ret_
                         return fail(reterr, -errno, "cannot read %s: %m", path);
                 action[k] = 0;
                 action[strcspn(action, "\n")] = 0;
-                if (streq(action, "idle") || streq(action, "frozen") || streq(action, "none"))
+                if (streq(action, "frozen") || ((streq(action, "idle") || streq(action, "none")) && md_in_sync(md)))
                         break;
                 if (opts && opts->stop_requested && opts->stop_requested())
                         return fail(reterr, -ECANCELED, "stopped while waiting for the resync of %s", md);
@@ -274,6 +288,51 @@ static int run_mdadm(const char *program, char **argv, char *const *member_names
         return 0;
 }
 
+/* Arrays the host assembled from the members before this step's assemble: with partitions=, the
+ * partitions come back at each step and the host's udev rules (Debian's mdadm --incremental on
+ * linux_raid_member) may assemble the entry's array from them, inactive, before mdadm here can;
+ * mdadm then finds a member busy. The members carry the entry's superblock (checked before), so
+ * any md device holding one is the entry's own array: stopped, and the stop recorded with the
+ * step's commands. */
+static int stop_host_assembly(char *const *member_names, uint32_t n, json_object *list) {
+        for (uint32_t i = 0; i < n; i++) {
+                _cleanup_(closedirp) DIR *d = NULL;
+                char path[PATH_MAX];
+                struct dirent *de;
+
+                snprintf(path, sizeof(path), "/sys/class/block/%s/holders", member_names[i]);
+                d = opendir(path);
+                if (!d)
+                        continue;
+                while ((de = readdir(d))) {
+                        json_object *o;
+                        char cmd[256];
+                        int r;
+
+                        if (strncmp(de->d_name, "md", 2) != 0 || strlen(de->d_name) >= 32)
+                                continue;
+                        r = md_attr_write(de->d_name, "array_state", "clear");
+                        snprintf(cmd, sizeof(cmd), "echo clear > /sys/block/%s/md/array_state (assembled by the host "
+                                 "from %s before this step)", de->d_name, member_names[i]);
+                        o = json_object_new_object();
+                        if (!o)
+                                return -ENOMEM;
+                        json_object_object_add(o, "command", json_object_new_string(cmd));
+                        json_object_object_add(o, "usec", json_object_new_int64(0));
+                        json_object_object_add(o, "exit", json_object_new_int(r < 0 ? 1 : 0));
+                        json_object_object_add(o, "output", json_object_new_string(r < 0 ? strerror(-r) : ""));
+                        if (json_object_array_add(list, o) < 0) {
+                                json_object_put(o);
+                                return -ENOMEM;
+                        }
+                        /* The directory changed under readdir(): read it again. */
+                        if (r >= 0)
+                                rewinddir(d);
+                }
+        }
+        return 0;
+}
+
 int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const dev_t *member_devs,
                     const FsPrepOptions *opts, MdArray *ret, char **reterr) {
         bool make = setup->stage == PROTO_FS_STAGE_MAKE;
@@ -300,12 +359,30 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                 return fail(reterr, r == -EINVAL ? -EINVAL : r, "cannot build the command line of mdadm for %s: %s",
                             setup->layout, strerror(-r));
 
+        if (!make) {
+                r = stop_host_assembly(member_names, setup->n_members, list);
+                if (r < 0)
+                        return r;
+        }
         r = run_mdadm(program, argv, member_names, member_devs, setup->n_members, opts, &res, reterr);
         if (r < 0)
                 return r;
         r = record_command(list, argv, &res);
         if (r < 0)
                 return r;
+        if (!make && (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0)) {
+                /* Once more, where the host's assembly came between the stop above and mdadm. */
+                r = stop_host_assembly(member_names, setup->n_members, list);
+                if (r < 0)
+                        return r;
+                sandbox_result_clear(&res);
+                r = run_mdadm(program, argv, member_names, member_devs, setup->n_members, opts, &res, reterr);
+                if (r < 0)
+                        return r;
+                r = record_command(list, argv, &res);
+                if (r < 0)
+                        return r;
+        }
 
         /* What it assembled, if anything, is found from the members whatever its exit said, so that
          * an array is never left behind by a failure here. */
