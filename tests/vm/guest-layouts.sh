@@ -212,8 +212,8 @@ benchctl compare "$(sql "select id from runs where job_id = $MD_JOB and step = 0
         "$(sql "select id from runs where job_id = $MD_JOB and step = 2")" \
         "$(sql "select id from runs where job_id = $job and step = 0")" || true
 
-log "5. ext3 against ext4 on md-raid0 of vdc and vdd (bonnie profile)"
-out=$(benchctl run --profile bonnie --set filesystems=ext3,ext4 --set layout=md-raid0 --set devices="$D1,$D2" \
+log "5. ext3 against ext4-from-ext3 against ext4 on md-raid0 of vdc and vdd (bonnie profile)"
+out=$(benchctl run --profile bonnie --set filesystems=ext3,ext4-from-ext3,ext4 --set layout=md-raid0 --set devices="$D1,$D2" \
         --set destructive=true --set size=1M --set runtime_ms=0 --set file_count=256 \
         --set md_options="--chunk=64K" --set md_resync=assume-clean 2>&1) ||
         fail "the md-raid0 bonnie job failed: $out $(tail -n 20 "$BENCHD_LOG")"
@@ -222,14 +222,14 @@ assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-
 assert_eq "65536|assume-clean|0" "$(sql "select distinct md_chunk_bytes, md_resync, md_resync_usec from runs where job_id = $job")" \
         "md-raid0's chunk and resync"
 benchctl export --format=bonnie-csv --job "$job" >"$TEST_DIR/md0.csv" || fail "export --format=bonnie-csv failed"
-assert_eq 2 "$(wc -l <"$TEST_DIR/md0.csv")" "bonnie++ CSV lines, one per entry"
+assert_eq 3 "$(wc -l <"$TEST_DIR/md0.csv")" "bonnie++ CSV lines, one per entry"
 bon_csv2html <"$TEST_DIR/md0.csv" >"$TEST_DIR/md0.html" 2>"$TEST_DIR/csv2html.err" || fail "bon_csv2html failed"
 [ -s "$TEST_DIR/csv2html.err" ] && fail "bon_csv2html complained: $(cat "$TEST_DIR/csv2html.err")"
 assert_contains "$(tr A-Z a-z <"$TEST_DIR/md0.html")" "<table" "bon_csv2html's table"
 udevadm settle --timeout=30 || true
 no_benchd_arrays || fail "benchd's arrays left after the md-raid0 job: $(show_md)"
 no_md_superblocks "$D1" "$D2" || fail "the md-raid0 job left md superblocks on vdc or vdd"
-echo "### benchctl compare --job $job (ext3 vs ext4 on md-raid0 of vdc, vdd, --chunk=64K; bonnie profile, size=1M file_count=256)"
+echo "### benchctl compare --job $job (ext3 vs ext4-from-ext3 vs ext4 on md-raid0 of vdc, vdd, --chunk=64K; bonnie profile, size=1M file_count=256)"
 benchctl compare --job "$job"
 echo "### benchctl export --format=bonnie-csv --job $job"
 cat "$TEST_DIR/md0.csv"
