@@ -333,6 +333,11 @@ static int stop_host_assembly(char *const *member_names, uint32_t n, json_object
         return 0;
 }
 
+/* How often a later step's assemble is tried where the host's udev assembles the members in
+ * between, and the pause before each retry: 2 s in all, the time udev takes for a few events. */
+#define MD_ASSEMBLE_TRIES 8
+#define MD_ASSEMBLE_PAUSE_USEC 250000
+
 int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const dev_t *member_devs,
                     const FsPrepOptions *opts, MdArray *ret, char **reterr) {
         bool make = setup->stage == PROTO_FS_STAGE_MAKE;
@@ -370,8 +375,12 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
         r = record_command(list, argv, &res);
         if (r < 0)
                 return r;
-        if (!make && (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0)) {
-                /* Once more, where the host's assembly came between the stop above and mdadm. */
+        for (unsigned i = 1; !make && i < MD_ASSEMBLE_TRIES && (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0);
+             i++) {
+                /* Again, where the host's assembly came between the stop above and mdadm: its udev
+                 * handles the members' events one by one (each member's close after a write is one),
+                 * so an array of one member may be followed by one of two. */
+                (void) usleep(MD_ASSEMBLE_PAUSE_USEC);
                 r = stop_host_assembly(member_names, setup->n_members, list);
                 if (r < 0)
                         return r;
