@@ -311,3 +311,24 @@ for spec in "md-raid5 $D1,$D2,$D3 assume-clean" "md-raid10 $D1,$D2 wait"; do
         no_md_superblocks ${devs//,/ } || fail "the $layout job left md superblocks"
 done
 log "ok"
+
+log "8. ext4 against btrfs on md-raid1 of partition 1 of vdc and vdd, against partition 2 (the seed's md0 and md1; dd profile)"
+out=$(benchctl run --profile dd --set filesystems=ext4,btrfs --set layout=md-raid1 --set partitions=2 \
+        --set devices="$D1,$D2" --set destructive=true --set size=8M --set md_resync=assume-clean 2>&1) ||
+        fail "the md-raid1 job over partitions failed: $out $(tail -n 30 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the md-raid1 job over partitions"
+assert_eq 4 "$(sql "select count(distinct md_array) from runs where job_id = $job")" "an array per filesystem and partition"
+for p in 1 2; do
+        creates="json_extract(layout_commands, '\$[0].command') like 'mdadm --create%'"
+        assert_eq 2 "$(sql "select count(distinct md_array) from runs where job_id = $job and partition = $p and $creates")" \
+                "partition $p's arrays made"
+        assert_eq 0 "$(sql "select count(*) from runs where job_id = $job and partition = $p and $creates and
+                json_extract(layout_commands, '\$[0].command') not like '%/dev/vdc$p /dev/vdd$p%'")" \
+                "partition $p's arrays made of partition $p of each disk"
+done
+udevadm settle --timeout=30 || true
+no_benchd_arrays || fail "the md-raid1 job over partitions left an array: $(show_md)"
+echo "### benchctl compare --job $job (ext4 vs btrfs on md-raid1 of partition 1 vs partition 2 of vdc, vdd; dd profile, size=8M)"
+benchctl compare --job "$job"
+log "ok"
