@@ -255,7 +255,7 @@ fsfreeze --freeze "$MNT"
 start_benchd
 manager_prop Version >/dev/null || fail "benchd does not answer with its target frozen"
 has_cleanup() { [ -n "$(cleanup_pids)" ]; }
-wait_for 10 has_cleanup || fail "benchd did not start removing the files of job $x (children: $(pgrep -P "$BENCHD_PID" -l))"
+wait_for 60 has_cleanup || fail "benchd did not start removing the files of job $x (children: $(pgrep -P "$BENCHD_PID" -l))"
 # Until the removal is stuck in the frozen filesystem (state D), not for a guess at how long that takes.
 cleanup_blocked() {
         local p
