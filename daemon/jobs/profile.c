@@ -321,11 +321,56 @@ int profile_list(char *const *dirs, char ***ret) {
         return 0;
 }
 
+static bool size_in(uint64_t v, const uint64_t *l, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (l[i] == v)
+                        return true;
+        return false;
+}
+
+/* record_sizes: a size of want that none of the steps' block sizes (have) is, refused with the
+ * sizes the profile has; 0 when every one is there. */
+static int record_sizes_check(const Profile *p, const JobSpec *job, const uint64_t *want, size_t n_want,
+                              const uint64_t *have, size_t n_have, char **reterr) {
+        for (size_t i = 0; i < n_want; i++) {
+                _cleanup_free_ char *list = NULL;
+                size_t len = 0;
+                char buf[32];
+                FILE *f;
+
+                if (size_in(want[i], have, n_have))
+                        continue;
+                f = open_memstream(&list, &len);
+                if (!f)
+                        return -ENOMEM;
+                for (size_t j = 0; j < n_have; j++)
+                        fprintf(f, "%s%s", j == 0 ? "" : ", ", spec_size_text(have[j], buf));
+                if (fclose(f) != 0)
+                        return -ENOMEM;
+                if (asprintf(reterr, "profile %s: record_sizes: %s is not the block_size of any of its steps; use "
+                             "some of %s", p->name, CALLER_TEXT(job->record_sizes[i]), list) < 0)
+                        return -ENOMEM;
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, size_t *ret_n,
                    char **reterr) {
         _cleanup_(spec_clear) JobSpec overrides;
+        _cleanup_free_ uint64_t *want = NULL, *have = NULL;
+        size_t n_want = 0, n_have = 0, n = 0;
         JobSpec *steps;
         int r;
+
+        /* record_sizes (iozone -a's -y/-q, or -r) keeps the steps whose block_size is one of its
+         * sizes, in the profile's order; no step carries the key itself. */
+        r = spec_record_sizes(job, &want, &n_want);
+        if (r < 0)
+                return r;
+        have = calloc(p->n_steps, sizeof(uint64_t));
+        if (!have)
+                return -ENOMEM;
 
         /* The caller's keys go on top of each step's, all but the profile itself. */
         spec_init(&overrides);
@@ -333,6 +378,7 @@ int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, si
         if (r < 0)
                 return r;
         overrides.set_mask &= ~(UINT64_C(1) << SPEC_KEY_PROFILE);
+        overrides.set_mask &= ~(UINT64_C(1) << SPEC_KEY_RECORD_SIZES);
 
         steps = calloc(p->n_steps, sizeof(JobSpec));
         if (!steps)
@@ -343,17 +389,24 @@ int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, si
         for (size_t i = 0; i < p->n_steps; i++) {
                 const ProfileStep *ps = &p->steps[i];
                 _cleanup_free_ char *err = NULL;
+                JobSpec *s = &steps[n];
+                bool drop = false;
 
                 r = 0;
                 for (char **a = ps->assignments; *a; a++) {
-                        r = spec_set_assignment(&steps[i], *a, &err);
+                        r = spec_set_assignment(s, *a, &err);
                         if (r < 0)
                                 break;
                 }
                 if (r >= 0)
-                        r = spec_apply(&steps[i], &overrides);
-                if (r >= 0)
-                        r = spec_finalize(&steps[i], &err);
+                        r = spec_apply(s, &overrides);
+                /* A step of a block_size not asked for is left out before its own rules are checked
+                 * (a 16M step on the 1M file of a short run); one without block_size has its
+                 * workload's, which finalizing fills in. record_sizes goes without block_size. */
+                if (r >= 0 && n_want > 0 && (s->set_mask & (UINT64_C(1) << SPEC_KEY_BLOCK_SIZE)))
+                        drop = !size_in(s->block_size, want, n_want);
+                if (r >= 0 && !drop)
+                        r = spec_finalize(s, &err);
                 if (r < 0) {
                         if (r != -ENOMEM && asprintf(reterr, "profile %s, step %s: %s", p->name, CALLER_TEXT(ps->name),
                                                      err ?: "invalid step") < 0)
@@ -361,8 +414,20 @@ int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, si
                         spec_array_free(steps, p->n_steps);
                         return r;
                 }
+                if (!size_in(s->block_size, have, n_have))
+                        have[n_have++] = s->block_size;
+                if (n_want > 0 && (drop || !size_in(s->block_size, want, n_want))) {
+                        spec_clear(s);
+                        continue;
+                }
+                n++;
+        }
+        r = record_sizes_check(p, job, want, n_want, have, n_have, reterr);
+        if (r < 0) {
+                spec_array_free(steps, p->n_steps);
+                return r;
         }
         *ret_steps = steps;
-        *ret_n = p->n_steps;
+        *ret_n = n;
         return 0;
 }

@@ -48,6 +48,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free);
 /* The names of every profile in dirs, sorted, without duplicates. */
 int profile_list(char *const *dirs, char ***ret);
 
-/* Expands job (finalized, with job->profile set) into n steps, each finalized. */
+/* Expands job (finalized, with job->profile set) into n steps, each finalized: every step of the
+ * profile, or with record_sizes only those whose block_size is one of them (-EINVAL naming the
+ * profile's sizes for a size none has). */
 int profile_expand(const Profile *p, const JobSpec *job, JobSpec **ret_steps, size_t *ret_n,
                    char **reterr);

@@ -560,6 +560,16 @@ static int check_tag(const char *key, const char *item, char **reterr) {
         return 0;
 }
 
+/* record_sizes: a block size as block_size takes it (at least 512; profile_expand() matches it). */
+static int check_record_size(const char *key, const char *item, char **reterr) {
+        uint64_t v;
+
+        if (parse_size(item, &v) < 0 || v < SPEC_BLOCK_SIZE_MIN || v > SPEC_BLOCK_SIZE_MAX)
+                return spec_fail(reterr, "%s: '%s' is not a record size; use sizes of 512 to 64M, as block_size "
+                                 "takes them, e.g. record_sizes=4K,64K", key, CALLER_TEXT(item));
+        return 0;
+}
+
 /* Filesystem names as mkfs.<name> and /proc/filesystems spell them: ext4, btrfs, xfs, vfat; or an
  * entry of fs-entry.h (ext4-from-ext3). */
 static int check_fs_name(const char *key, const char *item, char **reterr) {
@@ -950,6 +960,13 @@ const SpecKeyInfo spec_key_table[_SPEC_KEY_MAX] = {
                 "partition", SPEC_KIND_STRING, .optional = true, .parse = parse_partition,
                 .text = text_partition, .default_text = "0 (all)", .daemon_resolved = true,
                 .doc = "with partitions: only this partition of each device (the matrix sets it on each step)",
+        },
+        [SPEC_KEY_RECORD_SIZES] = {
+                "record_sizes", SPEC_KIND_STRV, .optional = true, .offset = offsetof(JobSpec, record_sizes),
+                .daemon_resolved = true, .max = 64, .check_item = check_record_size, .item = "record size",
+                .default_text = "all",
+                .doc = "with a profile: run only its steps whose block_size is one of these sizes (iozone -a's "
+                       "-y/-q or -r: record_sizes=4K,64K; comma-separated in text); a size no step has is refused",
         },
 };
 

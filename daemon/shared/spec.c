@@ -686,6 +686,14 @@ static int check_common(const JobSpec *s, char **reterr) {
                                  workload_to_string(s->workload), s->profile);
         if (!s->profile && s->workload < 0)
                 return spec_fail(reterr, "workload: required (or profile); give e.g. workload=write or profile=dd");
+        if (s->record_sizes && !s->profile)
+                return spec_fail(reterr, "record_sizes: given without profile; it picks the steps of a profile by "
+                                 "their block_size (profile=iozone record_sizes=4K,64K), a single workload runs "
+                                 "the one block_size given");
+        if (s->record_sizes && is_set(s, SPEC_KEY_BLOCK_SIZE))
+                return spec_fail(reterr, "record_sizes and block_size: both given; block_size would run every step "
+                                 "at one size, record_sizes picks the profile's steps of those sizes: give one of "
+                                 "them");
         /* With a profile, the steps may supply what is missing; check what both sides gave. */
         if (is_set(s, SPEC_KEY_RAMP_MS) && is_set(s, SPEC_KEY_RUNTIME_MS) && s->ramp_ms > 0 &&
             s->ramp_ms >= s->runtime_ms)
@@ -900,6 +908,23 @@ int spec_finalize(JobSpec *s, char **reterr) {
                         return r;
         }
         s->finalized = true;
+        return 0;
+}
+
+int spec_record_sizes(const JobSpec *s, uint64_t **ret, size_t *ret_n) {
+        _cleanup_free_ uint64_t *v = NULL;
+        size_t n = strv_length(s->record_sizes);
+
+        if (n > 0) {
+                v = calloc(n, sizeof(uint64_t));
+                if (!v)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (parse_size(s->record_sizes[i], &v[i]) < 0)
+                        return -EINVAL;
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
         return 0;
 }
 

@@ -270,6 +270,10 @@ typedef struct JobSpec {
          * none. */
         uint32_t partitions;
         uint32_t partition;
+        /* With a profile: only its steps whose block_size is one of these sizes (iozone -a's -y/-q,
+         * or -r), as text ("4K", "64K"); the daemon narrows the profile's steps before a worker sees
+         * them (profile_expand()). NULL: every step. */
+        char **record_sizes;
 
         uint64_t set_mask;      /* bit (1 << SpecKey) for every key given explicitly */
         bool finalized;         /* spec_finalize() succeeded (and, with a workload, filled defaults);
@@ -324,6 +328,7 @@ typedef enum SpecKey {
         SPEC_KEY_MD_RESYNC,
         SPEC_KEY_PARTITIONS,
         SPEC_KEY_PARTITION,
+        SPEC_KEY_RECORD_SIZES,
         _SPEC_KEY_MAX,
         _SPEC_KEY_INVALID = -22,
 } SpecKey;
@@ -524,6 +529,10 @@ int spec_mkfs_options_check(const char *fs, const char *options, char **reterr);
  * (--physicalextentsize, else LVM's 4 MiB), when ret_extent is not NULL. */
 int spec_md_options_check(const char *value, char **reterr);
 int spec_lvm_options_check(const char *value, uint64_t *ret_extent, char **reterr);
+
+/* The sizes of record_sizes (parse_size() of each item), in the order given; *ret_n 0 and *ret NULL
+ * without the key. -ENOMEM; -EINVAL for an item that is not a size (spec_set() refuses those). */
+int spec_record_sizes(const JobSpec *s, uint64_t **ret, size_t *ret_n);
 
 /* Parse "4096", "32K", "1M", "2G", "1T" (powers of two; an optional "iB" or "B" suffix; case
  * insensitive). -EINVAL for garbage or negative numbers, -ERANGE for overflow. */

@@ -188,6 +188,109 @@ START_TEST(test_shipped_iozone) {
 }
 END_TEST
 
+/* record_sizes (iozone -a -y 4k -q 64k, or -r 4k -r 64k): only the steps of those block sizes, in
+ * the profile's order, every test of each; a matrix of three filesystems fits then. A size the
+ * profile has no step of is refused, naming the profile's sizes; the key without a profile, or with
+ * block_size, is refused when the job is finalized; no step carries it to a worker. */
+START_TEST(test_record_sizes) {
+        char *const dirs[] = { (char *) SHIPPED_PROFILES_DIR, NULL };
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_free_ char *err = NULL;
+        JobSpec *steps = NULL, *all = NULL;
+        size_t n = 0, n_all = 0;
+
+        ck_assert_int_eq(profile_load(dirs, "iozone", &p, &err), 0);
+        {
+                _cleanup_spec_ JobSpec job;
+
+                job_build(&job, (const char *const[]) { "target=/srv/bench", "profile=iozone",
+                                                        "record_sizes=64k,4K", "size=1M", NULL });
+                ck_assert_msg(profile_expand(p, &job, &steps, &n, &err) == 0, "%s", strna(err));
+        }
+        ck_assert_uint_eq(n, 2 * 8);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *text = NULL;
+
+                /* The profile's order: 4K's eight tests, then 64K's. */
+                ck_assert_uint_eq(steps[i].block_size, i < 8 ? 4096 : 65536);
+                ck_assert_uint_eq(steps[i].size, UINT64_C(1) << 20);
+                ck_assert_ptr_null(steps[i].record_sizes);
+                ck_assert_int_eq(spec_daemon_key(&steps[i]), _SPEC_KEY_INVALID);
+                ck_assert_int_eq(spec_to_worker_text(&steps[i], &text), 0);
+                ck_assert_ptr_null(strstr(text, "record_sizes"));
+        }
+        ck_assert_int_eq(steps[0].workload, WORKLOAD_WRITE);
+        ck_assert_int_eq(steps[15].workload, WORKLOAD_STRIDE_READ);
+        ck_assert_uint_eq(steps[15].stride, 17 * 65536);
+        spec_array_free(steps, n);
+
+        /* Three filesystems of two record sizes: 48 steps, where all sizes would make 312. */
+        {
+                _cleanup_spec_ JobSpec job;
+                const char *const a[] = { "devices=/dev/loop1", "destructive=true", "profile=iozone",
+                                          "filesystems=ext4,xfs,btrfs", "record_sizes=4K,16M", NULL };
+
+                job_build(&job, a);
+                ck_assert_int_eq(profile_expand(p, &job, &all, &n_all, &err), 0);
+                ck_assert_msg(matrix_expand(&job, all, n_all, &steps, &n, &err) == 0, "%s", strna(err));
+                ck_assert_uint_eq(n, 3 * 2 * 8);
+                spec_array_free(steps, n);
+                spec_array_free(all, n_all);
+        }
+
+        /* A size the profile has no step of: refused, naming the sizes it has. */
+        {
+                _cleanup_spec_ JobSpec job;
+
+                free(err);
+                err = NULL;
+                job_build(&job, (const char *const[]) { "target=/srv/bench", "profile=iozone",
+                                                        "record_sizes=4K,3K", NULL });
+                steps = NULL;
+                ck_assert_int_eq(profile_expand(p, &job, &steps, &n, &err), -EINVAL);
+                ck_assert_ptr_null(steps);
+                ck_assert_msg(err && strstr(err, "profile iozone: record_sizes: 3K is not the block_size of any of "
+                                            "its steps; use some of 4K, 8K, 16K, 32K, 64K, 128K, 256K, 512K, 1M, "
+                                            "2M, 4M, 8M, 16M"), "%s", strna(err));
+        }
+
+        /* Without a profile, or with block_size: refused when finalized. Not a size: when set. */
+        static const struct {
+                const char *a[4];
+                const char *message;
+        } bad[] = {
+                { { "target=/srv/bench", "workload=write", "record_sizes=4K", NULL },
+                  "record_sizes: given without profile;" },
+                { { "target=/srv/bench", "profile=iozone", "block_size=4K", "record_sizes=4K" },
+                  "record_sizes and block_size: both given;" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_spec_ JobSpec job;
+
+                free(err);
+                err = NULL;
+                spec_init(&job);
+                for (size_t k = 0; k < ELEMENTSOF(bad[i].a) && bad[i].a[k]; k++)
+                        ck_assert_int_eq(spec_set_assignment(&job, bad[i].a[k], NULL), 0);
+                ck_assert_int_eq(spec_finalize(&job, &err), -EINVAL);
+                ck_assert_msg(err && strstr(err, bad[i].message), "%s", strna(err));
+        }
+        {
+                _cleanup_spec_ JobSpec job;
+
+                free(err);
+                err = NULL;
+                spec_init(&job);
+                ck_assert_int_eq(spec_set_assignment(&job, "record_sizes=4K,big", &err), -EINVAL);
+                ck_assert_msg(err && strstr(err, "record_sizes: 'big' is not a record size; use sizes of 512 to "
+                                            "64M"), "%s", strna(err));
+                free(err);
+                err = NULL;
+                ck_assert_int_eq(spec_set_assignment(&job, "record_sizes=256", &err), -EINVAL);
+        }
+}
+END_TEST
+
 /* A filesystem matrix of iozone: two filesystems fit a job's steps (2 × 104 = 208 <= 256), three
  * are refused with a message naming the bound. */
 START_TEST(test_shipped_iozone_matrix) {
@@ -547,6 +650,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(ts, test_shipped_list);
         tcase_add_test(ts, test_shipped_iozone);
         tcase_add_test(ts, test_shipped_iozone_matrix);
+        tcase_add_test(ts, test_record_sizes);
         tcase_add_test(ts, test_shipped_bonnie);
         tcase_add_test(ts, test_shipped_dd_ping);
         suite_add_tcase(s, ts);

@@ -190,7 +190,9 @@ START_TEST(test_names) {
         /* Then partitions as a matrix dimension. */
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_PARTITIONS), "partitions");
         ck_assert_str_eq(spec_key_to_string(SPEC_KEY_PARTITION), "partition");
-        ck_assert_int_eq(SPEC_KEY_PARTITION, _SPEC_KEY_MAX - 1);
+        /* Then a profile's record sizes. */
+        ck_assert_str_eq(spec_key_to_string(SPEC_KEY_RECORD_SIZES), "record_sizes");
+        ck_assert_int_eq(SPEC_KEY_RECORD_SIZES, _SPEC_KEY_MAX - 1);
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_AUTO), "auto");
         ck_assert_str_eq(ioengine_kind_to_string(IOENGINE_LIBAIO), "libaio");
         ck_assert_ptr_null(ioengine_kind_to_string(_IOENGINE_KIND_MAX));
