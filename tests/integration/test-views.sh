@@ -310,6 +310,35 @@ for (title, head, row), t in zip(blocks, tests):
     assert len(recs) == 13 and len(cells) == 14, (head, row)
 '
 
+# ---- 6b. iozone at two record sizes (iozone -a -y 4k -q 64k): record_sizes ----
+run_profile iozone --set record_sizes=4K,64K --set size=1M
+assert_eq "16|4096,65536" "$(sql "select count(*), group_concat(distinct block_size) from runs where job_id = $job")" \
+        "runs of the iozone job of record_sizes=4K,64K (2 × 8 tests)"
+assert_eq '["4K","64K"]' "$(sql "select json_extract(spec, '\$.record_sizes') from jobs where id = $job")" \
+        "the job's record_sizes, as the jobs table keeps its spec"
+run benchctl show --job "$job"
+[ "$RC" = 0 ] || fail "show --job $job (iozone, record_sizes) exited $RC: $OUT"
+printf '%s\n' "$OUT" >"$TEST_DIR/iozone2.txt"
+benchctl export --format iozone --job "$job" >"$TEST_DIR/iozone2.tsv" || fail "export --format iozone (record_sizes) failed"
+check_py "$TEST_DIR/iozone2.txt" '
+import re, sys
+text = open(sys.argv[2]).read(); tsv = open(sys.argv[2].replace(".txt", ".tsv")).read()
+rows = [l for l in text.split("\n") if re.match(r"^ +1024 +[0-9]+ ", l)]
+assert [int(l.split()[1]) for l in rows] == [4, 64], "matrix rows %r in:\n%s" % (rows, text)
+heads = re.findall(r"^\"(.+) report\"\n(.*)\n(.*)$", tsv, re.M)
+assert len(heads) == 8, tsv
+for title, head, row in heads:
+    assert head.split("\t")[1:] == ["\"4\"", "\"64\""], (title, head)
+    assert len(row.split("\t")) == 3 and row.split("\t")[0] == "\"1024\"", (title, row)
+'
+run benchctl submit --profile iozone --target "$SCRATCH_DIR" --set record_sizes=4K,3K
+assert_eq 2 "$RC" "exit code of record_sizes=4K,3K (InvalidSpec)"
+assert_contains "$OUT" "record_sizes: 3K is not the block_size of any of its steps; use some of 4K, 8K, 16K, 32K, 64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M, 16M" \
+        "the refusal of a record size iozone does not have"
+run benchctl submit --workload write --target "$SCRATCH_DIR" --set record_sizes=4K
+assert_eq 2 "$RC" "exit code of record_sizes without a profile"
+assert_contains "$OUT" "record_sizes: given without profile" "the refusal of record_sizes without a profile"
+
 # ---- 7. what is refused ----
 run benchctl show
 assert_eq 2 "$RC" "exit code of show without a run or --job"

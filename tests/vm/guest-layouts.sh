@@ -20,6 +20,9 @@
 #      compare --job of both;
 #   5. the seed's ext3 against ext4 on md RAID0 (bonnie profile, shortened, --assume-clean),
 #      exported with --format=bonnie-csv and rendered by bon_csv2html;
+#   6a. kill -9 of the worker while it is inside mdadm --create (a stand-in for mdadm holds there
+#      until the worker is gone): the job fails; after a restart of benchd no array is assembled,
+#      nothing holds the disks, and the next job on them succeeds;
 #   6. kill -9 of the worker while its array resyncs (resync slowed to 100 KiB/s): the job fails,
 #      and benchd stops the array the worker left; kill -9 of benchd while a worker waits on its
 #      array, then a restart: benchd stops the array at start-up. After each, /proc/mdstat has none
@@ -233,6 +236,58 @@ echo "### benchctl compare --job $job (ext3 vs ext4-from-ext3 vs ext4 on md-raid
 benchctl compare --job "$job"
 echo "### benchctl export --format=bonnie-csv --job $job"
 cat "$TEST_DIR/md0.csv"
+
+log "6a. kill -9 of the worker inside mdadm --create"
+# The worker runs the first of /usr/sbin, /usr/bin, /sbin and /bin that has mdadm, in a root of its
+# own that holds only that program and what it loads (toolroot.h). A script there in place of mdadm
+# holds a --create of benchd's arrays until the worker is killed: it reads from its own output pipe
+# (opened again through /proc/self/fd, as a FIFO), which nothing writes to, and dies with the worker
+# (the sandbox's parent-death signal). Every other call (the guest's udev rules run mdadm -I) goes
+# to the real mdadm, which the worker's root would not hold.
+MDADM=/usr/sbin/mdadm
+[ -x "$MDADM" ] && [ ! -e "$MDADM.real" ] || fail "no $MDADM to stand in for, or $MDADM.real exists already"
+mv "$MDADM" "$MDADM.real"
+defer sh -c '[ ! -e "$1.real" ] || mv -f "$1.real" "$1"' sh "$MDADM"
+cat >"$MDADM" <<'SH'
+#!/bin/sh
+# benchd's test stand-in (guest-layouts.sh): a --create of benchd's arrays holds until killed.
+case "$1 $2" in
+"--create /dev/md/benchd-"*)
+        read -r _ </proc/self/fd/1
+        while :; do :; done ;;
+esac
+exec /usr/sbin/mdadm.real "$@"
+SH
+chmod 0755 "$MDADM"
+id=$(benchctl submit --workload write --set filesystems=ext4 --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=4M --set md_resync=assume-clean | awk '{print $NF}' | tr -dc '0-9')
+[ -n "$id" ] || id=$(sql "select max(id) from jobs")
+in_create() { pgrep -f -- "--create /dev/md/benchd-$id-0 " >/dev/null; }
+wait_for 120 in_create || fail "job $id's worker never ran mdadm --create: $(sql "select state, error from jobs where id = $id")"
+held=$(pgrep -f -- "--create /dev/md/benchd-$id-0 ")
+pids=$(worker_pids)
+[ -n "$pids" ] || fail "no worker to kill"
+log "job $id: the worker ($pids) is inside mdadm --create ($held: $(tr '\0' ' ' </proc/"$held"/cmdline))"
+# shellcheck disable=SC2086
+kill -9 $pids
+job_failed() { [ "$(sql "select state from jobs where id = $id")" = failed ]; }
+wait_for 60 job_failed || fail "job $id did not fail after kill -9 of its worker inside mdadm"
+log "job $id: $(sql "select error from jobs where id = $id")"
+wait_for 60 eval "! in_create" || fail "the mdadm of the killed worker outlived it: $(pgrep -af mdadm)"
+mv -f "$MDADM.real" "$MDADM"
+stop_benchd
+start_benchd --config="$CONF"
+udevadm settle --timeout=30 || true
+no_benchd_arrays || fail "an array is assembled after the worker killed inside mdadm and the restart: $(show_md)"
+disks_free || fail "vdc or vdd held after the worker killed inside mdadm and the restart: $(show_md)"
+out=$(benchctl run --workload write --set filesystems=ext4 --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=4M --set md_resync=assume-clean 2>&1) ||
+        fail "the job after the worker killed inside mdadm failed: $out $(tail -n 20 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded|benchd-$job-0" "$(sql "select j.state, r.md_array from jobs j join runs r on r.job_id = j.id
+        where j.id = $job")" "the job on vdc and vdd after the worker killed inside mdadm"
+udevadm settle --timeout=30 || true
+no_benchd_arrays || fail "the job after the kill inside mdadm left an array: $(show_md)"
 
 log "6. kill -9 of the worker while its array resyncs, of benchd while a worker waits on its array"
 slow_resync() {

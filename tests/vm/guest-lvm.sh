@@ -4,7 +4,8 @@
 # In the VM (test-vm-lvm.sh), on its disks /dev/vdc../dev/vde (vdc and vdd scratch, vde not), with
 # device-mapper in the kernel and lvm2 installed:
 #   1. the seed's LVM comparison, shortened: ext4 against btrfs on layout=lvm over vdc and vdd
-#      (dd profile, size=8M, lv_size=160M: btrfs wants 109 MiB at least), each run recording its group (benchd-JOB-ENTRY), the
+#      (iozone profile at two record sizes, 4K and 64K: iozone -a -r 4k -r 64k, the 8 tests of
+#      each on a 1M file; lv_size=160M: btrfs wants 109 MiB at least), each run recording its group (benchd-JOB-ENTRY), the
 #      commands that built it (pvcreate, vgcreate, lvcreate; the entry's later runs carry them, then
 #      the vgchange --activate y that activated it again), each run the deactivation after it and
 #      the entry's last the removal (vgremove, pvremove), the
@@ -63,12 +64,16 @@ refused() {
         assert_contains "$out" "$needle" "refusal of $*"
 }
 
-log "1. ext4 against btrfs on layout=lvm over vdc and vdd (dd profile)"
-out=$(benchctl run --profile dd --set filesystems=ext4,btrfs --set layout=lvm --set devices="$D1,$D2" \
-        --set destructive=true --set size=8M --set lv_size=160M 2>&1) ||
+log "1. ext4 against btrfs on layout=lvm over vdc and vdd (iozone profile, record sizes 4K and 64K)"
+out=$(benchctl run --profile iozone --set record_sizes=4K,64K --set filesystems=ext4,btrfs --set layout=lvm \
+        --set devices="$D1,$D2" --set destructive=true --set size=1M --set lv_size=160M 2>&1) ||
         fail "the lvm job failed: $out $(tail -n 30 "$BENCHD_LOG")"
 job=$(sql "select max(id) from jobs")
 assert_eq "succeeded" "$(sql "select state from jobs where id = $job")" "the lvm job"
+# iozone's 8 tests at each record size, on each filesystem.
+assert_eq "0|16|4096,65536
+1|16|4096,65536" "$(sql "select matrix_entry, count(*), group_concat(distinct block_size) from runs where job_id = $job
+        group by matrix_entry order by matrix_entry")" "the iozone runs of each entry"
 assert_eq "0|ext4|lvm|benchd-$job-0
 1|btrfs|lvm|benchd-$job-1" \
         "$(sql "select distinct matrix_entry, fs_type, layout, lvm_vg from runs where job_id = $job order by id")" \
@@ -115,7 +120,7 @@ assert_contains "$(cat "$BENCHD_LOG")" "lvm pvremove --yes /dev/vdc /dev/vdd (" 
 for d in "$D1" "$D2"; do
         assert_eq "" "$(blkid -p -o value -s TYPE "$d" || true)" "the signature left on $d after the job"
 done
-echo "### benchctl compare --job $job (ext4 vs btrfs on lvm over vdc, vdd, lv_size=160M; dd profile, size=8M)"
+echo "### benchctl compare --job $job (ext4 vs btrfs on lvm over vdc, vdd, lv_size=160M; iozone profile, record_sizes=4K,64K, size=1M)"
 benchctl compare --job "$job"
 
 log "1b. ext4 on md-raid1+lvm over vdc and vdd (the seed servers' layout)"
