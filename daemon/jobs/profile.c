@@ -75,6 +75,7 @@ static bool step_may_set(SpecKey k) {
         case SPEC_KEY_MOUNT_OPTIONS:
         case SPEC_KEY_DEVICES:
         case SPEC_KEY_LAYOUT:
+        case SPEC_KEY_RECORD_SIZES:     /* picks steps: the job's */
                 return false;
         default:
                 return k >= 0;
