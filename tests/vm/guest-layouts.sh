@@ -252,7 +252,7 @@ cat >"$MDADM" <<'SH'
 #!/bin/sh
 # benchd's test stand-in (guest-layouts.sh): a --create of benchd's arrays holds until killed.
 case "$1 $2" in
-"--create /dev/md/benchd-"*)
+"--create /dev/md/benchd-"[1-9]*)     # a job's array; not the option trial's benchd-0-0
         read -r _ </proc/self/fd/1
         while :; do :; done ;;
 esac
