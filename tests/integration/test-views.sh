@@ -312,7 +312,8 @@ for (title, head, row), t in zip(blocks, tests):
 
 # ---- 6b. iozone at two record sizes (iozone -a -y 4k -q 64k): record_sizes ----
 run_profile iozone --set record_sizes=4K,64K --set size=1M
-assert_eq "16|4096,65536" "$(sql "select count(*), group_concat(distinct block_size) from runs where job_id = $job")" \
+assert_eq "16|2|4096|65536" "$(sql "select count(*), count(distinct block_size), min(block_size), max(block_size) from runs
+        where job_id = $job")" \
         "runs of the iozone job of record_sizes=4K,64K (2 × 8 tests)"
 assert_eq '["4K","64K"]' "$(sql "select json_extract(spec, '\$.record_sizes') from jobs where id = $job")" \
         "the job's record_sizes, as the jobs table keeps its spec"
