@@ -108,8 +108,9 @@ int import_columns_make(Db *db, ImportColumns *ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
         int r;
 
+        /* uuid first: a refusal of any other column names the run by it. */
         r = db_prepare(db, "SELECT name, type, \"notnull\" AND dflt_value IS NULL FROM pragma_table_info('runs') "
-                       "ORDER BY cid", &st);
+                       "ORDER BY name != 'uuid', cid", &st);
         if (r < 0)
                 return r;
         ret->n = 0;

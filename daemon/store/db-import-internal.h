@@ -46,7 +46,7 @@ typedef struct ImportValue {
 } ImportValue;
 
 /* The columns of a run in the document: every column of runs but the importer's own (id, job_id,
- * device_id, origin_host), in the table's order; each one's kind from the spec registry when a key
+ * device_id, origin_host), uuid first, then in the table's order; each one's kind from the spec registry when a key
  * is recorded there, else from import_kinds[] (JSON, a clock offset), else from its declared type
  * (INTEGER, REAL, TEXT); required when NOT NULL without a default, and uuid, step, repeat and
  * status. A column of another type, or a name the registry or import_kinds[] gives that runs does

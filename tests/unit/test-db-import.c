@@ -246,6 +246,9 @@ START_TEST(test_import_refused) {
         ck_assert_msg(strstr(db_last_error(db), import_refused[_i].want),
                       "%s: \"%s\" does not say \"%s\"", patch, db_last_error(db), import_refused[_i].want);
         ck_assert_msg(strstr(db_last_error(db), "run 1 of 1 in the import document"), "%s", db_last_error(db));
+        /* Named by its uuid, whichever column is wrong. */
+        ck_assert_msg(strstr(patch, "uuid") || strstr(db_last_error(db), "(uuid 0123abcd-4567-4def-8901-23456789abcd)"),
+                      "%s", db_last_error(db));
         ck_assert_uint_eq(imported, 7); /* not written on failure */
         ck_assert_int_eq(count("runs"), 0);
         ck_assert_int_eq(count("sample_data"), 0);
@@ -668,7 +671,8 @@ START_TEST(test_import_layout_refused) {
         ck_assert_msg(r == -EINVAL, "%s: %d (%s)", layout_refused[_i].patch, r, db_last_error(db));
         ck_assert_msg(strstr(db_last_error(db), layout_refused[_i].want), "%s: \"%s\" does not say \"%s\"",
                       layout_refused[_i].patch, db_last_error(db), layout_refused[_i].want);
-        ck_assert_msg(strstr(db_last_error(db), "run 1 of 1 in the import document"), "%s", db_last_error(db));
+        ck_assert_msg(strstr(db_last_error(db), "run 1 of 1 in the import document (uuid "
+                             "0123abcd-4567-4def-8901-23456789abcd)"), "%s", db_last_error(db));
         ck_assert_int_eq(count("runs"), 0);
 }
 END_TEST
