@@ -442,6 +442,36 @@ START_TEST(test_import_real_export) {
 }
 END_TEST
 
+/* The fuzz seed of a layout run (tests/fuzz/make-seeds) reaches the database: every rule passed. */
+START_TEST(test_import_layout_seed) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *doc = NULL;
+        _cleanup_free_ char *text = NULL, *err = NULL, *cols = NULL;
+        const char *host = NULL;
+        json_object *runs = NULL;
+        uint64_t imported = 0;
+        FILE *f;
+        long n;
+
+        f = fopen(IMPORT_CORPUS_DIR "/one-run-layout.json", "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+        n = ftell(f);
+        rewind(f);
+        text = calloc(1, (size_t) n + 1);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_uint_eq(fread(text, 1, (size_t) n, f), (size_t) n);
+        fclose(f);
+        ck_assert_int_eq(db_import_document_parse(text, &doc, &host, &runs, &err), 0);
+        ck_assert_msg(db_runs_import(db, runs, host, UINT64_C(1796131700083542) + 3600 * USEC_PER_SEC, &imported,
+                                     NULL) == 0, "%s", db_last_error(db));
+        ck_assert_uint_eq(imported, 1);
+        cols = raw_text("SELECT md_array || ' ' || lvm_vg || ' ' || lv_extents || ' ' || \"partition\" || ' ' || "
+                        "json_array_length(layout_commands) FROM runs");
+        ck_assert_str_eq(cols, "benchd-3-1 benchd-3-1 25 1 2");
+}
+END_TEST
+
 /* ---- the layouts' columns: export (GetRun's db_get_run()) and import carry every column ---- */
 
 /* A second database beside the fixture's: the host the runs are exported from. */
@@ -744,6 +774,7 @@ int main(void) {
         tcase_add_loop_test(tc, test_import_layout_refused, 0, ELEMENTSOF(layout_refused));
         tcase_add_test(tc, test_import_layout_accepted);
         tcase_add_test(tc, test_import_never_leftover);
+        tcase_add_test(tc, test_import_layout_seed);
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
         return check_run(s);
