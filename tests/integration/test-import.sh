@@ -156,6 +156,11 @@ run benchctl show "$ID" --json
 assert_eq "$(json_get '(d["md_array"], d["lvm_vg"], d["lv_bytes"], d["partition"], json.loads(d["layout_commands"])[0]["command"])' <<<"$OUT")" \
         "('benchd-1-0', 'benchd-1-0', 104857600, 1, 'mdadm --create /dev/md/benchd-1-0 --level=1')" \
         "show --json of the imported layout run"
+run benchctl show "$ID"
+[ "$RC" = 0 ] || fail "show of the imported layout run exited $RC: $OUT"
+assert_contains "$OUT" "md-raid1+lvm, md array benchd-1-0 (resync wait" "show's layout line"
+assert_contains "$OUT" "volume group benchd-1-0 (lv 100 MiB in 25 extents), partition 1 of 2" "show's layout line"
+log "show: $(grep 'Layout' <<<"$OUT")"
 # B never takes the imported run's array or group for a leftover of its own: a restart looks among
 # B's runs only (tests/unit/test-md-leftovers.c shows it stopping nothing by an imported name).
 stop_benchd
