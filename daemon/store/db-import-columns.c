@@ -249,7 +249,8 @@ int import_layout_check(const ImportColumns *cols, const ImportValue *v, char **
 
 /* ---- a CHECK the row broke ---- */
 
-static bool word_in(const char *text, const char *word) {
+/* Where word first stands as a word of its own in text (an identifier of SQL), or NULL. */
+static const char *word_at(const char *text, const char *word) {
         size_t n = strlen(word);
 
         for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
@@ -257,38 +258,46 @@ static bool word_in(const char *text, const char *word) {
                 char a = p[n];
 
                 if (before && !(a == '_' || (a >= 'a' && a <= 'z') || (a >= '0' && a <= '9')))
-                        return true;
+                        return p;
         }
-        return false;
+        return NULL;
 }
 
 bool import_check_failure(const ImportColumns *cols, const ImportValue *v, const char *msg, char *buf,
                           size_t size) {
         static const char prefix[] = "CHECK constraint failed: ";
-        const char *rule;
+        const char *rule, *first = NULL, *name;
+        const ImportValue *x;
+        size_t k = SIZE_MAX;
 
         if (!msg || strncmp(msg, prefix, strlen(prefix)) != 0)
                 return false;
         rule = msg + strlen(prefix);
+        /* The column the rule names first, the one it is about ("steady_state_usec IS NULL OR
+         * (steady_state = 1 AND ...)"). */
         for (size_t i = 0; i < cols->n; i++) {
-                const ImportValue *x = &v[i];
+                const char *at = word_at(rule, cols->c[i].name);
 
-                if (!word_in(rule, cols->c[i].name))
-                        continue;
-                if (!x->present)
-                        snprintf(buf, size, "\"%s\" is missing: the database takes a run only where %s",
-                                 cols->c[i].name, rule);
-                else if (cols->c[i].kind == IMPORT_INT || cols->c[i].kind == IMPORT_OFFSET)
-                        snprintf(buf, size, "\"%s\" is %" PRIi64 ": the database takes a run only where %s",
-                                 cols->c[i].name, x->i, rule);
-                else if (cols->c[i].kind == IMPORT_REAL)
-                        snprintf(buf, size, "\"%s\" is %g: the database takes a run only where %s", cols->c[i].name,
-                                 x->d, rule);
-                else
-                        snprintf(buf, size, "\"%s\" is '%s': the database takes a run only where %s",
-                                 cols->c[i].name, CALLER_TEXT(x->s), rule);
+                if (at && (!first || at < first)) {
+                        first = at;
+                        k = i;
+                }
+        }
+        if (k == SIZE_MAX) {
+                snprintf(buf, size, "the database takes a run only where %s", rule);
                 return true;
         }
-        snprintf(buf, size, "the database takes a run only where %s", rule);
+        name = cols->c[k].name;
+        x = &v[k];
+        if (!x->present)
+                snprintf(buf, size, "\"%s\" is missing: the database takes a run only where %s", name, rule);
+        else if (cols->c[k].kind == IMPORT_INT || cols->c[k].kind == IMPORT_OFFSET)
+                snprintf(buf, size, "\"%s\" is %" PRIi64 ": the database takes a run only where %s", name, x->i,
+                         rule);
+        else if (cols->c[k].kind == IMPORT_REAL)
+                snprintf(buf, size, "\"%s\" is %g: the database takes a run only where %s", name, x->d, rule);
+        else
+                snprintf(buf, size, "\"%s\" is '%s': the database takes a run only where %s", name,
+                         CALLER_TEXT(x->s), rule);
         return true;
 }
