@@ -254,18 +254,19 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
 
         if (j->run_id == 0)
                 return;
-        /* A later step of an LVM entry: the run carries the first's record (queued when it began),
-         * and after it what activated the group again (lvm vgchange --activate y; over md-raid1+lvm
-         * mdadm --assemble before it). */
+        /* A later step of an md or LVM entry: the run carries the first's record (queued when it
+         * began), and after it what assembled the array or activated the group again (mdadm
+         * --assemble, with any array the host's udev assembled first stopped before it; lvm vgchange
+         * --activate y, over md-raid1+lvm mdadm --assemble before it). */
         if (!job_run_makes_fs(j)) {
                 const JobSpec *step = &j->steps[j->core.step];
 
-                if (step->layout >= 0 && layout_is_lvm(step->layout) && info->layout_commands &&
-                    info->layout_commands[0]) {
+                if (step->layout >= 0 && (layout_is_md(step->layout) || layout_is_lvm(step->layout)) &&
+                    info->layout_commands && info->layout_commands[0]) {
                         r = db_queue_add_layout_released(j->store, j->run_id, info->layout_commands);
                         if (r < 0)
-                                job_log_errno(j, LOG_WARNING, r, "cannot keep what activated run %" PRIu64 "'s "
-                                              "volume group (%m): %s", j->run_id, info->layout_commands);
+                                job_log_errno(j, LOG_WARNING, r, "cannot keep what assembled run %" PRIu64 "'s "
+                                              "layout again (%m): %s", j->run_id, info->layout_commands);
                 }
                 return;
         }
