@@ -17,8 +17,7 @@
 #include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
-#include "jobs/lvm-leftovers.h"
-#include "jobs/md-leftovers.h"
+#include "jobs/leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/json-util.h"
 #include "shared/proto-record.h"
@@ -112,21 +111,17 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         uint32_t *n_round = NULL;
         const JobSpec *step = &j->steps[j->core.step];
 
-        /* Its logical volume is deactivated by the worker, unless the worker was killed: then here,
-         * before the md array under it (md-raid1+lvm) is stopped. */
-        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_lvm(step->layout)) {
+        /* Its logical volume and array are released by the worker, unless the worker was killed:
+         * then here, the volume before the md array under it (md-raid1+lvm); not another job's,
+         * whose worker may be using its own with nothing holding it open (waiting for its resync). */
+        if (spec_is_matrix(step) && step->layout >= 0 && (layout_is_lvm(step->layout) || layout_is_md(step->layout))) {
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) lvm_leftovers_clean(j->ctx->db, when, j->run_id);
-        }
-        /* Its array is stopped by the worker, unless the worker was killed: then here; not another
-         * job's, whose worker may be waiting for its resync with nothing holding it open. */
-        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
-                char when[64];
-
-                snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) md_leftovers_clean(j->ctx->db, when, true, j->run_id);
+                if (layout_is_lvm(step->layout))
+                        (void) leftovers_clean(j->ctx->db, LEFTOVER_LVM, when, true, j->run_id);
+                if (layout_is_md(step->layout))
+                        (void) leftovers_clean(j->ctx->db, LEFTOVER_MD, when, true, j->run_id);
         }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {

@@ -138,9 +138,9 @@ int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
  * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
  * groups' names recorded, newest first (at most 1024, an empty list when none). */
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
-/* With own_run (not 0): not the groups of other runs still running, whose workers may have them
- * active (another job's, on other devices), but own_run's. */
-int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret);
+/* With idle, not the groups of runs still running, whose workers may have them active (another
+ * job's, on other devices), but own_run's (after its step: 0 when none is). */
+int db_lvm_vgs_recorded(Db *db, bool idle, uint64_t own_run, char ***ret);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */
