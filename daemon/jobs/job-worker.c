@@ -18,6 +18,7 @@
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
 #include "jobs/leftovers.h"
+#include "jobs/part-leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/json-util.h"
 #include "shared/proto-record.h"
@@ -122,6 +123,13 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
                         (void) leftovers_clean(j->ctx->db, LEFTOVER_LVM, when, true, j->run_id);
                 if (layout_is_md(step->layout))
                         (void) leftovers_clean(j->ctx->db, LEFTOVER_MD, when, true, j->run_id);
+        }
+        /* Its partitions, under those, likewise (part-leftovers.h). */
+        if (spec_is_matrix(step) && step->partitions > 0) {
+                char when[64];
+
+                snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
+                (void) part_leftovers_clean(j->ctx->db, j->ctx->event, when, j->run_id);
         }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {
