@@ -118,7 +118,6 @@ static int part_leftovers_delete(dev_t dev, PartLeftover *l) {
 typedef struct CleanCtx {
         const char *when;
         int deleted;
-        bool retry;             /* a pass of the retry: only what is pending */
 } CleanCtx;
 
 /* Partitions the kernel refused to delete (open): the last processes of the killed worker's
@@ -161,6 +160,9 @@ static void clean_member(CleanCtx *c, const DbPartitionRun *run, dev_t dev, uint
         bool busy = false;
         int r;
 
+        /* Recorded without a disk sequence number: it cannot be told from another device. */
+        if (diskseq == 0)
+                return;
         r = part_leftovers_find(NULL, dev, diskseq, run->partitions, &l);
         if (r == -ENODEV || (r >= 0 && l.n == 0))
                 return;
@@ -256,7 +258,7 @@ static int run_uses(const DbPartitionRun *run, void *userdata) {
 static void retry_arm(sd_event *e);
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
-        CleanCtx c = { .when = "after its worker was killed", .retry = true };
+        CleanCtx c = { .when = "after its worker was killed" };
         PartPending now[PART_PENDING_MAX];
         size_t n = n_pending;
 

@@ -23,6 +23,7 @@
 #include "jobs/part-leftovers.h"
 #include "store/db.h"
 #include "shared/spec.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 
 static char *root;
@@ -166,6 +167,67 @@ START_TEST(test_not_ours_and_held) {
 }
 END_TEST
 
+/* What the store gives part-leftovers: the runs of partitions= still running, with the members'
+ * identities of their step from jobs.steps; after a step, only its own run. */
+static int collect(const DbPartitionRun *r, void *userdata) {
+        char ***out = userdata;
+        char *line = NULL;
+
+        ck_assert_int_ge(asprintf(&line, "%" PRIu64 " %" PRIu32 " %s", r->run_id, r->partitions,
+                                  r->members_json ?: "null"), 0);
+        ck_assert_int_eq(strv_push(out, line), 0);
+        free(line);
+        return 0;
+}
+
+START_TEST(test_store) {
+        _cleanup_(db_closep) Db *db = NULL;
+        _cleanup_strv_free_ char **got = NULL;
+        _cleanup_free_ char *err = NULL;
+        char path[PATH_MAX + 32], want[256];
+        const char *steps = "[{\"spec\":{},\"target\":{}},{\"spec\":{},\"target\":{},\"members\":[{\"kind\":"
+                            "\"block\",\"dev_major\":7,\"dev_minor\":3,\"ino\":0,\"diskseq\":41}]}]";
+        DbJob j = {
+                .workload = "write", .spec_json = "{}", .target = "/dev/loop3", .submitted_usec = 1700000000000000,
+                .steps_json = steps,
+        };
+        uint64_t job = 0, run[3];
+        JobSpec spec;
+
+        snprintf(path, sizeof(path), "%s/benchd.db", root);
+        ck_assert_int_eq(db_open(path, &db), 0);
+        ck_assert_msg(db_job_insert(db, &j, &job) == 0, "%s", db_last_error(db));
+        spec_init(&spec);
+        ck_assert_msg(spec_set_assignment(&spec, "workload=write", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "target=/dev/loop3", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "size=1M", &err) == 0, "%s", err);
+        ck_assert_msg(spec_finalize(&spec, &err) == 0, "%s", err);
+        /* Run 0: step 0, no partitions; runs 1 and 2: step 1 with partitions=2. */
+        for (size_t i = 0; i < 3; i++) {
+                DbRun r = {
+                        .job_id = job, .step = i == 0 ? 0 : 1, .spec = &spec, .device_id = -1,
+                        .started_usec = 1700000000000000, .layout = "single", .in_matrix = true, .fs_type = "ext4",
+                        .partitions = i == 0 ? 0 : 2, .partition = i == 0 ? 0 : (uint32_t) i,
+                };
+                ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
+        }
+        ck_assert_int_eq(db_run_finish(db, run[1], "failed", "x", NULL), 0);
+        ck_assert_int_eq(db_partition_runs_foreach(db, 0, collect, &got), 0);
+        ck_assert_uint_eq(strv_length(got), 1);
+        snprintf(want, sizeof(want), "%" PRIu64 " 2 [{\"kind\":\"block\",\"dev_major\":7,\"dev_minor\":3,\"ino\":0,"
+                 "\"diskseq\":41}]", run[2]);
+        ck_assert_str_eq(got[0], want);
+        strv_free(got);
+        got = NULL;
+        /* After run 1's step (it is failed by now): only it, were it running. */
+        ck_assert_int_eq(db_partition_runs_foreach(db, run[1], collect, &got), 0);
+        ck_assert_ptr_null(got);
+        ck_assert_int_eq(db_partition_runs_foreach(db, run[2], collect, &got), 0);
+        ck_assert_uint_eq(strv_length(got), 1);
+        spec_clear(&spec);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("part-leftovers");
         TCase *tc = tcase_create("find");
@@ -174,6 +236,7 @@ int main(void) {
         tcase_add_test(tc, test_own);
         tcase_add_test(tc, test_another_device);
         tcase_add_test(tc, test_not_ours_and_held);
+        tcase_add_test(tc, test_store);
         suite_add_tcase(s, tc);
         return check_run(s);
 }
