@@ -313,7 +313,7 @@ void manager_layout_reported(void *userdata) {
         Manager *m = userdata;
 
         if (!manager_is_stopping(m))
-                (void) leftovers_clean_all(manager_db(m), "after udev reported an md or device-mapper device", true, 0);
+                (void) leftovers_clean_all(manager_db(m), NULL, "after udev reported an md or device-mapper device", true, 0);
 }
 
 int manager_load(Manager *m) {
@@ -332,7 +332,7 @@ int manager_load(Manager *m) {
         /* Logical volumes a worker killed with the previous life left active, then md arrays it left
          * assembled (an md-raid1+lvm array is held by its volume until that goes), then the
          * partitions under them, found from the runs still running: before they are marked. */
-        (void) leftovers_clean_all(manager_db(m), "at start-up", false, 0);
+        (void) leftovers_clean_all(manager_db(m), manager_event(m), "at start-up", false, 0);
         (void) part_leftovers_clean(manager_db(m), manager_event(m), "at start-up", 0);
         r = db_run_interrupt_stale(manager_db(m));
         if (r > 0)

@@ -120,9 +120,9 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
                 if (layout_is_lvm(step->layout))
-                        (void) leftovers_clean(j->ctx->db, LEFTOVER_LVM, when, true, j->run_id);
+                        (void) leftovers_clean(j->ctx->db, j->ctx->event, LEFTOVER_LVM, when, true, j->run_id);
                 if (layout_is_md(step->layout))
-                        (void) leftovers_clean(j->ctx->db, LEFTOVER_MD, when, true, j->run_id);
+                        (void) leftovers_clean(j->ctx->db, j->ctx->event, LEFTOVER_MD, when, true, j->run_id);
         }
         /* Its partitions, under those, likewise (part-leftovers.h). */
         if (spec_is_matrix(step) && step->partitions > 0) {

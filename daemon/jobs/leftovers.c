@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <systemd/sd-event.h>
+
 #include "jobs/leftovers.h"
 #include "jobs/lvm-leftovers.h"
 #include "jobs/md-leftovers.h"
+#include "jobs/part-leftovers.h"
 #include "store/db.h"
 #include "shared/log.h"
 #include "shared/strv.h"
@@ -100,8 +103,23 @@ int leftovers_find(LeftoverLayout layout, const char *root, char *const *names, 
         return 0;
 }
 
-int leftovers_clean_at(Db *db, LeftoverLayout layout, const char *root, const char *when, bool idle,
-                       uint64_t own_run) {
+/* A device the kernel refused to release (open): tried again on a timer of the event loop, never
+ * waited for, besides udev's next report of an md or device-mapper device. A killed worker's
+ * namespace holds its mount until the last process in it has died of its parent's death, just
+ * after benchd learns of the worker's end, and no udev event tells when that has happened: 50 ms
+ * later, doubling, LEFTOVERS_RETRY_TRIES times (some 6 s in all). */
+#define LEFTOVERS_RETRY_TRIES 7u
+#define LEFTOVERS_RETRY_FIRST_USEC (50 * USEC_PER_MSEC)
+
+static struct {
+        sd_event_source *source;        /* floating (the event loop owns it); cleared when it goes */
+        Db *db;
+        uint64_t own_run;       /* idle always (a job may have started since), but this run's too */
+        unsigned tries;
+} retry;
+
+static int clean_layout(Db *db, LeftoverLayout layout, const char *root, const char *when, bool idle,
+                        uint64_t own_run, bool again, bool *busy) {
         const LeftoverTable *t;
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ Leftover *list = NULL;
@@ -127,28 +145,105 @@ int leftovers_clean_at(Db *db, LeftoverLayout layout, const char *root, const ch
                         log_notice("%s %s%s (/dev/%s) was left %s by a killed worker; %s it %s", t->what, list[i].name,
                                    t->suffix, list[i].device, t->left, t->done, when);
                         released++;
-                } else
-                        log_warning_errno(list[i].error, "%s %s%s (/dev/%s) was left %s by a killed worker and cannot "
-                                          "be %s %s: %m%s", t->what, list[i].name, t->suffix, list[i].device, t->left,
-                                          t->done, when, list[i].error == -EBUSY ? " (it is still open; benchd tries "
-                                          "again when udev next reports an md or device-mapper device, after the "
-                                          "next step of the layout and at start-up)" : "");
+                        continue;
+                }
+                if (list[i].error == -EBUSY)
+                        *busy = true;
+                log_full_errno(list[i].error == -EBUSY && again ? LOG_INFO : LOG_WARNING, list[i].error,
+                               "%s %s%s (/dev/%s) was left %s by a killed worker and cannot be %s %s: %m%s", t->what,
+                               list[i].name, t->suffix, list[i].device, t->left, t->done, when,
+                               list[i].error != -EBUSY ? "" : again ? " (it is still open; tried again shortly)" :
+                               " (it is still open; benchd tries again when udev next reports an md or device-mapper "
+                               "device, after the next step of the layout and at start-up)");
         }
         return released;
 }
 
-int leftovers_clean(Db *db, LeftoverLayout layout, const char *when, bool idle, uint64_t own_run) {
-        return leftovers_clean_at(db, layout, "", when, idle, own_run);
+int leftovers_clean_at(Db *db, LeftoverLayout layout, const char *root, const char *when, bool idle,
+                       uint64_t own_run) {
+        bool busy = false;
+
+        return clean_layout(db, layout, root, when, idle, own_run, false, &busy);
 }
 
-int leftovers_clean_all(Db *db, const char *when, bool idle, uint64_t own_run) {
+static int clean_all(Db *db, const char *when, bool idle, uint64_t own_run, bool again, bool *busy) {
         int released = 0;
 
         for (LeftoverLayout l = 0; l < _LEFTOVER_LAYOUT_MAX; l++) {
-                int r = leftovers_clean(db, l, when, idle, own_run);
+                int r = clean_layout(db, l, "", when, idle, own_run, again, busy);
 
                 if (r > 0)
                         released += r;
         }
         return released;
+}
+
+static void retry_arm(sd_event *e, Db *db, uint64_t own_run);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        bool busy = false;
+
+        retry.tries++;
+        (void) clean_all(retry.db, "once a killed worker's processes were gone", true, retry.own_run,
+                         retry.tries < LEFTOVERS_RETRY_TRIES, &busy);
+        /* The partitions under them, after them. */
+        if (part_leftovers_retry(retry.tries < LEFTOVERS_RETRY_TRIES) > 0)
+                busy = true;
+        if (busy && retry.tries < LEFTOVERS_RETRY_TRIES)
+                retry_arm(sd_event_source_get_event(s), retry.db, retry.own_run);
+        else
+                retry.tries = 0;
+        return 0;
+}
+
+static void on_retry_destroy(void *userdata) {
+        retry.source = NULL;
+}
+
+static void retry_arm(sd_event *e, Db *db, uint64_t own_run) {
+        uint64_t after = LEFTOVERS_RETRY_FIRST_USEC << MIN(retry.tries, 16u);
+        int r;
+
+        retry.db = db;
+        retry.own_run = own_run;
+        if (retry.source) {
+                r = sd_event_source_set_time_relative(retry.source, after);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(retry.source, SD_EVENT_ONESHOT);
+        } else {
+                r = sd_event_add_time_relative(e, &retry.source, CLOCK_MONOTONIC, after, 0, on_retry, NULL);
+                if (r >= 0) {
+                        /* The loop owns it, as the supervisor's sweep (supervisor.c). */
+                        (void) sd_event_source_set_destroy_callback(retry.source, on_retry_destroy);
+                        r = sd_event_source_set_floating(retry.source, true);
+                        sd_event_source_unref(retry.source);
+                }
+        }
+        if (r < 0)
+                log_warning_errno(r, "cannot arm the retry of what a killed worker left: %m");
+}
+
+void leftovers_retry_soon(sd_event *e, Db *db, uint64_t own_run) {
+        if (!e)
+                return;
+        retry.tries = 0;
+        retry_arm(e, db, own_run);
+}
+
+int leftovers_clean(Db *db, sd_event *e, LeftoverLayout layout, const char *when, bool idle, uint64_t own_run) {
+        bool busy = false;
+        int r = clean_layout(db, layout, "", when, idle, own_run, e != NULL, &busy);
+
+        if (busy)
+                leftovers_retry_soon(e, db, own_run);
+        return r;
+}
+
+int leftovers_clean_all(Db *db, sd_event *e, const char *when, bool idle, uint64_t own_run) {
+        bool busy = false;
+        int r = clean_all(db, when, idle, own_run, e != NULL, &busy);
+
+        if (busy)
+                leftovers_retry_soon(e, db, own_run);
+        return r;
 }

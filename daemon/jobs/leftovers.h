@@ -14,14 +14,17 @@
  * through sysfs; DM_DEV_REMOVE), and the words of the log. A layout added is a row added.
  *
  * A device that is open (EBUSY: mounted in a namespace still alive, udev's probe of it) is never
- * waited for in the daemon: it is logged and tried again at udev's next report of an md or
- * device-mapper device, when the next step of the layout has ended and at the next start-up.
+ * waited for in the daemon: it is tried again at udev's next report of an md or device-mapper
+ * device, when the next step of the layout has ended and at the next start-up, and, given the event
+ * loop, on a timer for some 6 s (the last processes of a killed worker's namespace, which hold its
+ * mount, die just after benchd learns of the worker's end, and no udev event says when).
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 typedef enum LeftoverLayout {
         LEFTOVER_LVM,           /* first: a volume over md-raid1+lvm holds the array under it */
@@ -50,7 +53,12 @@ typedef struct Db Db;
  * step: its run; 0 for none). The number released, or -errno. */
 int leftovers_clean_at(Db *db, LeftoverLayout layout, const char *root, const char *when, bool idle,
                        uint64_t own_run);
-/* The same on the host. */
-int leftovers_clean(Db *db, LeftoverLayout layout, const char *when, bool idle, uint64_t own_run);
+/* The same on the host; with e, what was open is tried again on a timer of e (50 ms later,
+ * doubling, 7 times; leftovers_retry_soon()). */
+int leftovers_clean(Db *db, sd_event *e, LeftoverLayout layout, const char *when, bool idle, uint64_t own_run);
 /* Every layout, in the table's order (volumes before the arrays under them). The number released. */
-int leftovers_clean_all(Db *db, const char *when, bool idle, uint64_t own_run);
+int leftovers_clean_all(Db *db, sd_event *e, const char *when, bool idle, uint64_t own_run);
+/* Arms that retry (nothing without e): every layout's cleaning, idle (whatever the call that found
+ * something open said: a job may have started since) but for own_run, and the partitions
+ * part-leftovers.h keeps pending, until nothing is open or the tries are spent. */
+void leftovers_retry_soon(sd_event *e, Db *db, uint64_t own_run);

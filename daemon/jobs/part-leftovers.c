@@ -17,8 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <systemd/sd-event.h>
-
+#include "jobs/leftovers.h"
 #include "jobs/part-leftovers.h"
 #include "store/db.h"
 #include "shared/blockdev.h"
@@ -118,16 +117,14 @@ static int part_leftovers_delete(dev_t dev, PartLeftover *l) {
 typedef struct CleanCtx {
         const char *when;
         int deleted;
+        bool again;             /* an open partition is tried again: noted, not warned about */
 } CleanCtx;
 
-/* Partitions the kernel refused to delete (open): the last processes of the killed worker's
- * namespace, which hold its mount, die of their parent's death just after it, and benchd learns of
- * the worker's end first. Tried again on a timer of the event loop, never waited for: 50 ms after,
- * doubling, PART_RETRY_TRIES times (some 6 s in all), and dropped as soon as a run still running
- * has the disk as a member (its worker deletes and adds the partitions itself). */
+/* Partitions the kernel refused to delete (open), for leftovers.c's retry: the last processes of
+ * the killed worker's namespace, which hold its mount, die of their parent's death just after it,
+ * and benchd learns of the worker's end first. Dropped as soon as a run still running has the disk
+ * as a member (its worker deletes and adds the partitions itself). */
 #define PART_PENDING_MAX 16u
-#define PART_RETRY_TRIES 7u
-#define PART_RETRY_FIRST_USEC (50 * USEC_PER_MSEC)
 
 typedef struct PartPending {
         dev_t dev;
@@ -138,9 +135,7 @@ typedef struct PartPending {
 
 static PartPending pending[PART_PENDING_MAX];
 static size_t n_pending;
-static unsigned retry_tries;
-static sd_event_source *retry_source;  /* floating (the event loop owns it); cleared when it goes */
-static Db *retry_db;
+static Db *pending_db;
 
 static void pending_add(const DbPartitionRun *run, dev_t dev, uint64_t diskseq) {
         for (size_t i = 0; i < n_pending; i++)
@@ -190,8 +185,8 @@ static void clean_member(CleanCtx *c, const DbPartitionRun *run, dev_t dev, uint
 
                         snprintf(done + len, sizeof(done) - len, "%s%s", len ? ", " : "", l.part[i].name);
                         c->deleted++;
-                } else if (l.part[i].error == -EBUSY && retry_tries < PART_RETRY_TRIES) {
-                        /* Logged if it stays so (below, and in on_retry()). */
+                } else if (l.part[i].error == -EBUSY && c->again) {
+                        /* Warned about if it stays so, at the retry's last try. */
                         busy = true;
                 } else
                         log_warning_errno(l.part[i].error, "job %" PRIu64 ": partition %s of %s was left in the "
@@ -255,16 +250,13 @@ static int run_uses(const DbPartitionRun *run, void *userdata) {
         return 0;
 }
 
-static void retry_arm(sd_event *e);
-
-static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
-        CleanCtx c = { .when = "after its worker was killed" };
+int part_leftovers_retry(bool again) {
+        CleanCtx c = { .when = "once the killed worker's processes were gone", .again = again };
         PartPending now[PART_PENDING_MAX];
         size_t n = n_pending;
 
         memcpy(now, pending, sizeof(now));
         n_pending = 0;
-        retry_tries++;
         for (size_t i = 0; i < n; i++) {
                 InUse u = { .dev = now[i].dev, .own_run = now[i].run_id };
                 DbPartitionRun run = {
@@ -272,55 +264,24 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
                 };
 
                 /* A new step of partitions= on the disk: its worker deletes them itself. */
-                if (!retry_db || db_partition_runs_foreach(retry_db, 0, run_uses, &u) < 0 || u.found)
+                if (!pending_db || db_partition_runs_foreach(pending_db, 0, run_uses, &u) < 0 || u.found)
                         continue;
                 clean_member(&c, &run, now[i].dev, now[i].diskseq);
         }
-        if (n_pending > 0)
-                retry_arm(sd_event_source_get_event(s));
-        else
-                retry_tries = 0;
-        return 0;
-}
-
-static void on_retry_destroy(void *userdata) {
-        retry_source = NULL;
-}
-
-static void retry_arm(sd_event *e) {
-        uint64_t after = PART_RETRY_FIRST_USEC << MIN(retry_tries, 16u);
-        int r;
-
-        if (!e)
-                return;
-        if (retry_source) {
-                r = sd_event_source_set_time_relative(retry_source, after);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(retry_source, SD_EVENT_ONESHOT);
-        } else {
-                r = sd_event_add_time_relative(e, &retry_source, CLOCK_MONOTONIC, after, 0, on_retry, NULL);
-                if (r >= 0) {
-                        /* The loop owns it, as the supervisor's sweep (supervisor.c). */
-                        (void) sd_event_source_set_destroy_callback(retry_source, on_retry_destroy);
-                        r = sd_event_source_set_floating(retry_source, true);
-                        sd_event_source_unref(retry_source);
-                }
-        }
-        if (r < 0)
-                log_warning_errno(r, "cannot arm the retry of the partitions a killed worker left: %m");
+        return n_pending > 0;
 }
 
 int part_leftovers_clean(Db *db, sd_event *e, const char *when, uint64_t own_run) {
-        CleanCtx c = { .when = when };
+        CleanCtx c = { .when = when, .again = e != NULL };
         int r;
 
-        retry_db = db;
+        pending_db = db;
         r = db_partition_runs_foreach(db, own_run, clean_run, &c);
         if (r < 0)
                 return log_warning_errno(r, "cannot read the runs of partitions= benchd recorded (%s) %s: the "
                                          "partitions a killed worker left stay in the kernel", db_last_error(db),
                                          when);
-        if (n_pending > 0 && (!retry_source || sd_event_source_get_enabled(retry_source, NULL) == 0))
-                retry_arm(e);
+        if (n_pending > 0)
+                leftovers_retry_soon(e, db, own_run);
         return c.deleted;
 }

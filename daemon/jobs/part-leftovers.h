@@ -55,7 +55,10 @@ typedef struct Db Db;
 /* The runs of partitions= still running (db_partition_runs_foreach(): own_run 0 at start-up for
  * all of them, else own_run after its step), part_leftovers_find() for each member on the host, and
  * each partition found deleted from the kernel unless held; logged (when: "at start-up", "after job
- * 4's step 2"). One the kernel refuses as open is tried again on a timer of e (50 ms, doubling, 7
- * times), unless a run still running has its disk by then; never waited for. The number deleted
+ * 4's step 2"). With e, one the kernel refuses as open is tried again by leftovers.c's retry, on a
+ * timer of e, unless a run still running has its disk by then; never waited for. The number deleted
  * now, or -errno. */
 int part_leftovers_clean(Db *db, sd_event *e, const char *when, uint64_t own_run);
+/* For leftovers.c's retry: the partitions still pending tried again (again: one still open is kept
+ * for another try, else warned about). Whether any is still pending. */
+int part_leftovers_retry(bool again);
