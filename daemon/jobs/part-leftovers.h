@@ -12,9 +12,10 @@
  * number: a loop device attached again, or another disk under the number, has another), partition k
  * of 1..N at the offset and of the size benchd lays out for N on that device (spec.h,
  * spec_partition_layout()), held by nothing (sysfs holders). The kernel refuses the deletion
- * (EBUSY) of a partition that is open (mounted in a namespace still alive): it is reported and
- * stays, and the next job of partitions= on the device deletes it before it partitions (or refuses
- * the device while it is open). Nothing is written to the device: the GPT stays on it, part of what
+ * (EBUSY) of a partition that is open (mounted in the killed worker's namespace until its last
+ * process has died): it is tried again with what leftovers.h tries again, for some 6 s, then
+ * reported and left, and the next job of partitions= on the device deletes it before it partitions
+ * (or refuses the device while it is open). Nothing is written to the device: the GPT stays on it, part of what
  * the job made, as the filesystems in the partitions do; the next job on the device as scratch
  * wipes them. A member recorded without a disk sequence number (a kernel before 5.15) cannot be
  * told from another device under its number and is left alone, as is anything else.
