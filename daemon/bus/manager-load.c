@@ -313,7 +313,8 @@ void manager_layout_reported(void *userdata) {
         Manager *m = userdata;
 
         if (!manager_is_stopping(m))
-                (void) leftovers_clean_all(manager_db(m), NULL, "after udev reported an md or device-mapper device", true, 0);
+                (void) leftovers_clean_all(manager_db(m), NULL, "after udev reported an md or device-mapper device",
+                                           true, 0);
 }
 
 int manager_load(Manager *m) {

@@ -10,8 +10,8 @@
  * an array of the host's own, one of another homehost, one benchd has no record of, or one whose
  * members disagree, stays as it is. The stop is sysfs's array_state "clear", STOP_ARRAY: the
  * kernel refuses it (EBUSY) while anything holds the array open, so a mounted array stays, is
- * reported and is tried again later (leftovers.h). What stays on the members afterwards is the superblock (the next job of the same
- * devices wipes it; DESIGN.md says which jobs may).
+ * reported and is tried again later (leftovers.h). What stays on the members afterwards is the
+ * superblock (the next job of the same devices wipes it; DESIGN.md says which jobs may).
  *
  * The decision reads a sysfs tree and the members' superblocks under a root ("" for the host's,
  * a directory a test made): ROOT/sys/block/mdN/slaves/NAME, ROOT/sys/block/mdN/md/array_state,
