@@ -3,9 +3,10 @@
 #
 # A virtual machine for the tests that need a kernel this machine may not run (md RAID,
 # device-mapper): Debian's own kernel (the linux-image-amd64 package, read from /boot and
-# /lib/modules, never booted here) under qemu-system-x86_64, with KVM when /dev/kvm is there and
-# TCG otherwise, 2 vCPUs and 1 GiB. Sourced after lib.sh (whose defer stack undoes everything here)
-# and nspawn-root.sh (whose cached Debian root the VM's root is made from).
+# /lib/modules, never booted here) under qemu-system-x86_64, with KVM where the host's KVM is
+# hardware-assisted (_vm_accel) and TCG otherwise, 2 vCPUs and 1 GiB. Sourced after lib.sh (whose
+# defer stack undoes everything here) and nspawn-root.sh (whose cached Debian root the VM's root is
+# made from).
 #
 #   vm_prepare          finds qemu, the kernel and busybox (skips, 77, naming what is missing);
 #                       builds (once, cached beside the nspawn root) the VM's root image: the
@@ -152,6 +153,28 @@ _vm_payload() {
         mkfs.ext4 -q -F -L benchd-payload -d "$p" "$TEST_DIR/payload.img" || fail "mkfs.ext4 -d of the payload failed"
 }
 
+# _vm_accel: KVM where the host's KVM runs an unmodified guest kernel, TCG otherwise. /dev/kvm alone
+# does not say so: with only kvm_pvm loaded (the pagetable-based backend of hosts without VT-x or
+# AMD-V, which runs only PVM-enabled guest kernels), qemu aborts setting an MSR (-cpu max, host) or
+# hangs in the guest's first instructions. kvm_intel or kvm_amd is the hardware-assisted backend
+# Debian's kernel needs. BENCHD_VM_ACCEL=kvm or tcg overrides the choice.
+_vm_accel() {
+        case ${BENCHD_VM_ACCEL:-} in
+        kvm | tcg)
+                VM_ACCEL=$BENCHD_VM_ACCEL VM_ACCEL_WHY="BENCHD_VM_ACCEL"
+                return ;;
+        "") ;;
+        *) fail "BENCHD_VM_ACCEL=$BENCHD_VM_ACCEL: expected kvm or tcg" ;;
+        esac
+        if [ ! -w /dev/kvm ]; then
+                VM_ACCEL=tcg VM_ACCEL_WHY="no writable /dev/kvm"
+        elif [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; then
+                VM_ACCEL=kvm VM_ACCEL_WHY="/dev/kvm with kvm_intel or kvm_amd"
+        else
+                VM_ACCEL=tcg VM_ACCEL_WHY="/dev/kvm without kvm_intel or kvm_amd: no hardware-assisted KVM for Debian's kernel"
+        fi
+}
+
 vm_prepare() {
         require_cmd cpio mkfs.ext4 unshare chroot truncate
         command -v qemu-system-x86_64 >/dev/null ||
@@ -162,8 +185,8 @@ vm_prepare() {
         _vm_root_image
         _vm_initramfs
         _vm_payload
-        if [ -w /dev/kvm ]; then VM_ACCEL=kvm; else VM_ACCEL=tcg; fi
-        log "VM: kernel $VM_KVER, $VM_ACCEL, root $VM_CACHE.img"
+        _vm_accel
+        log "VM: kernel $VM_KVER, $VM_ACCEL ($VM_ACCEL_WHY), root $VM_CACHE.img"
 }
 
 vm_disk() {
