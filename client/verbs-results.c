@@ -198,6 +198,48 @@ static void print_served(json_object *run) {
                 }
 }
 
+/* What the filesystem was made on, when more than one device as it is (schema 0020, 0021, 0023): the
+ * layout, its md array and volume group as benchd named them, the partition. */
+static void print_layout(json_object *run) {
+        _cleanup_free_ char *text = NULL;
+        const char *layout = rec_str(run, "layout"), *md = rec_str(run, "md_array"), *vg = rec_str(run, "lvm_vg"),
+                *resync = rec_str(run, "md_resync");
+        char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX];
+        uint64_t u, parts = 0, part = 0;
+        size_t len = 0;
+        FILE *f;
+
+        rec_u64(run, "partitions", &parts);
+        rec_u64(run, "partition", &part);
+        if ((!layout || streq(layout, "single")) && parts == 0)
+                return;
+        f = open_memstream(&text, &len);
+        if (!f)
+                return;
+        fputs(layout ?: "single", f);
+        if (md) {
+                fprintf(f, ", md array %s", md);
+                if (resync)
+                        fprintf(f, " (resync %s%s%s", resync, rec_u64(run, "md_resync_usec", &u) ? " " : "",
+                                rec_u64(run, "md_resync_usec", &u) ? format_duration(a, sizeof a, u) : "");
+                if (rec_u64(run, "md_chunk_bytes", &u) && u > 0)
+                        fprintf(f, "%schunk %s", resync ? ", " : " (", format_bytes(b, sizeof b, u));
+                if (resync || (rec_u64(run, "md_chunk_bytes", &u) && u > 0))
+                        fputc(')', f);
+        }
+        if (vg) {
+                fprintf(f, ", volume group %s", vg);
+                if (rec_u64(run, "lv_bytes", &u))
+                        fprintf(f, " (lv %s in %" PRIu64 " extents)", format_bytes(a, sizeof a, u),
+                                rec_u64_or(run, "lv_extents", 0));
+        }
+        if (parts > 0)
+                fprintf(f, ", partition %" PRIu64 " of %" PRIu64, part, parts);
+        if (fclose(f) != 0 || !text)
+                return;
+        kv_print(stdout, KW, "Layout", "%s", text);
+}
+
 static void print_run_block(json_object *run) {
         char a[FORMAT_BUF_MAX], b[FORMAT_BUF_MAX], c[FORMAT_BUF_MAX], d[FORMAT_BUF_MAX], e[FORMAT_BUF_MAX],
                 f[FORMAT_BUF_MAX];
@@ -226,6 +268,7 @@ static void print_run_block(json_object *run) {
                          fs ? ", " : "", fs ?: "", opts ? " " : "", opts ?: "");
         } else if ((s = rec_str(run, "fs_type")))
                 kv_print(stdout, KW, "Filesystem", "%s %s", s, rec_str(run, "mount_options") ?: "");
+        print_layout(run);
         kv_print(stdout, KW, "Started", "%s, measured %s", format_timestamp(a, sizeof a, run_started_usec(run)),
                  format_duration(b, sizeof b, rec_u64_or(run, "duration_usec", 0)));
         rec_bool(run, "direct", &direct);

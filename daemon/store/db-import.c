@@ -7,7 +7,9 @@
  *   1. every column and every field of its samples, histogram, phases and positions read from
  *      json-c's parse by its JSON type and size (integers 0..INT64_MAX, finite numbers, strings
  *      without NUL of at most DB_IMPORT_TEXT_MAX bytes), into the structures a worker's frames
- *      decode into;
+ *      decode into; the columns are every one of the runs table but the importer's own ids and
+ *      origin host (db-import-columns.c: the schema's list, which GetRun exports whole), and the
+ *      ones the daemon writes for a layout (md, LVM, partitions) are held to its rules;
  *   2. the spec its row records (workload, block_size, size, runtime_ms, ...: the registry's keys
  *      with a runs column) set and finalized by the spec registry, as SubmitJob's would be;
  *   3. its figures held to the rules its worker's frames were held to when it was measured
@@ -19,7 +21,8 @@
  * refuses a write, leaves none of it (db_runs_import()). A run whose uuid is here already is
  * skipped, which makes a second import of the same document add nothing. What is written is what
  * was judged: the values bound are the decoded ones, and the samples, histogram, phases and
- * positions go through the same inserts as a measured run's.
+ * positions go through the same inserts as a measured run's. A CHECK of the table the rules here
+ * do not know of still refuses the run, named by its column (import_check_failure()).
  *
  * The document around the runs (format, version, host, the runs array) is parsed in
  * db-import-document.c (db_import_document_parse()), so that the daemon's ImportRuns and the fuzz
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/db-import-internal.h"
 #include "store/db-internal.h"
 #include "store/db.h"
 #include "shared/histogram.h"
@@ -46,106 +50,7 @@
 
 #define IMPORT_JSON_MAX (1024u * 1024u)
 
-typedef enum ImportKind {
-        IMPORT_INT,      /* a JSON integer, 0..INT64_MAX */
-        IMPORT_REAL,     /* a finite JSON number */
-        IMPORT_TEXT,     /* a JSON string, at most DB_IMPORT_TEXT_MAX bytes */
-        IMPORT_JSON,     /* a JSON string holding JSON, or the object/array itself; at most 1 MiB */
-        IMPORT_OFFSET,   /* a JSON integer of either sign, at most IMPORT_OFFSET_MAX from 0 (a clock offset) */
-} ImportKind;
-
-#define IMPORT_OFFSET_MAX (INT64_C(86400) * 1000000)
-
-typedef struct ImportColumn {
-        const char *name;
-        ImportKind kind;
-        bool required;
-} ImportColumn;
-
-/* The runs columns an export carries (GetRun's names), all but the ones that only mean something
- * on the measuring host (id, job_id, device_id), which are given here: first the run's own, then
- * (import_columns_make()) every one the spec registry names, as the run's INSERT has them
- * (SpecKeyInfo.runs_column; what the registry row's kind says, required when the column is NOT
- * NULL without a default). */
-static const ImportColumn own_columns[] = {
-        { "uuid", IMPORT_TEXT, true },
-        { "step", IMPORT_INT, true },
-        { "repeat", IMPORT_INT, true },
-        { "round", IMPORT_INT, false },
-        { "device_name", IMPORT_TEXT, false },
-        { "fs_type", IMPORT_TEXT, false },
-        { "mount_options", IMPORT_TEXT, false },
-        { "layout", IMPORT_TEXT, false },
-        { "members", IMPORT_JSON, false },
-        { "matrix_entry", IMPORT_INT, false },
-        { "mkfs_command", IMPORT_TEXT, false },
-        { "mkfs_options", IMPORT_TEXT, false },
-        { "mkfs_usec", IMPORT_INT, false },
-        { "fs_uuid", IMPORT_TEXT, false },
-        { "fs_size_bytes", IMPORT_INT, false },
-        { "fs_used_bytes", IMPORT_INT, false },
-        { "fs_avail_bytes", IMPORT_INT, false },
-        { "fs_inodes", IMPORT_INT, false },
-        { "fs_inodes_free", IMPORT_INT, false },
-        { "environment", IMPORT_JSON, false },
-        { "started_usec", IMPORT_INT, true },
-        { "duration_usec", IMPORT_INT, false },
-        { "steady_state", IMPORT_INT, false },
-        { "steady_state_usec", IMPORT_INT, false },
-        { "status", IMPORT_TEXT, true },
-        { "error", IMPORT_TEXT, false },
-        { "bytes_read", IMPORT_INT, false },
-        { "bytes_written", IMPORT_INT, false },
-        { "ios_read", IMPORT_INT, false },
-        { "ios_written", IMPORT_INT, false },
-        { "ops", IMPORT_INT, false },
-        { "lat_min_ns", IMPORT_INT, false },
-        { "lat_mean_ns", IMPORT_INT, false },
-        { "lat_stddev_ns", IMPORT_INT, false },
-        { "lat_p50_ns", IMPORT_INT, false },
-        { "lat_p90_ns", IMPORT_INT, false },
-        { "lat_p95_ns", IMPORT_INT, false },
-        { "lat_p99_ns", IMPORT_INT, false },
-        { "lat_p999_ns", IMPORT_INT, false },
-        { "lat_p9999_ns", IMPORT_INT, false },
-        { "lat_max_ns", IMPORT_INT, false },
-        { "iowait_pct", IMPORT_REAL, false },
-        { "cpu_user_pct", IMPORT_REAL, false },
-        { "cpu_sys_pct", IMPORT_REAL, false },
-        { "dev_util_pct", IMPORT_REAL, false },
-        { "process_user_usec", IMPORT_INT, false },
-        { "process_sys_usec", IMPORT_INT, false },
-        { "device_bytes_read", IMPORT_INT, false },
-        { "device_bytes_written", IMPORT_INT, false },
-        { "backing_bytes_read", IMPORT_INT, false },
-        { "backing_bytes_written", IMPORT_INT, false },
-        { "served_from", IMPORT_TEXT, false },
-        /* A fleet run's (schema/0019-fleet.sql): gathered from each host by benchctl. */
-        { "fleet_clock_offset_us", IMPORT_OFFSET, false },
-        { "fleet_rtt_us", IMPORT_INT, false },
-        { "fleet_start_usec", IMPORT_INT, false },
-        { "fleet_start_corrected", IMPORT_INT, false },
-        /* How the filesystem was made, and partitions= (schema/0020-fs-commands-partitions.sql). */
-        { "fs_commands", IMPORT_JSON, false },
-        { "partitions", IMPORT_INT, false },
-        { "partition", IMPORT_INT, false },
-};
-
-#define N_COLUMNS_MAX (ELEMENTSOF(own_columns) + _SPEC_KEY_MAX)
-
-typedef struct ImportColumns {
-        ImportColumn c[N_COLUMNS_MAX];
-        size_t n;
-} ImportColumns;
-
-/* A column's value as the document has it. Strings point into the run's json_object. */
-typedef struct ImportValue {
-        bool present;           /* not absent, not null */
-        int64_t i;
-        double d;
-        const char *s;
-        size_t len;
-} ImportValue;
+#define N_COLUMNS_MAX IMPORT_COLUMNS_MAX
 
 /* One run, read and judged. */
 typedef struct ImportRun {
@@ -170,49 +75,11 @@ static void import_run_clear(ImportRun *r) {
 }
 
 static const ImportValue *column(const ImportRun *r, const char *name) {
-        for (size_t i = 0; i < r->cols->n; i++)
-                if (streq(r->cols->c[i].name, name))
-                        return &r->v[i];
-        abort(); /* a name of ours that is neither in own_columns[] nor a registry row's runs_column */
-}
+        const ImportValue *v = import_value(r->cols, r->v, name);
 
-/* own_columns[], then a column for each registry key that names one. Whether the import needs it
- * is the database's word: a column NOT NULL without a default cannot be left out. */
-static int import_columns_make(Db *db, ImportColumns *ret) {
-        _cleanup_finalize_ sqlite3_stmt *st = NULL;
-        int r;
-
-        r = db_prepare(db, "SELECT \"notnull\" AND dflt_value IS NULL FROM pragma_table_info('runs') WHERE name = ?",
-                       &st);
-        if (r < 0)
-                return r;
-        ret->n = 0;
-        for (size_t i = 0; i < ELEMENTSOF(own_columns); i++)
-                ret->c[ret->n++] = own_columns[i];
-        for (SpecKey k = 0; k < _SPEC_KEY_MAX; k++) {
-                const SpecKeyInfo *ki = spec_key_info(k);
-                ImportColumn *c = &ret->c[ret->n];
-
-                if (!ki->runs_column)
-                        continue;
-                *c = (ImportColumn) {
-                        .name = ki->runs_column,
-                        .kind = ki->kind == SPEC_KIND_STRING ? IMPORT_TEXT :
-                                ki->kind == SPEC_KIND_STRV || ki->kind == SPEC_KIND_MAP ? IMPORT_JSON : IMPORT_INT,
-                };
-                sqlite3_reset(st);
-                if (sqlite3_bind_text(st, 1, ki->runs_column, -1, SQLITE_STATIC) != SQLITE_OK)
-                        return db_fail_msg(db, -ENOMEM, "cannot bind a column name");
-                r = db_step_row(db, st);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        return db_fail_msg(db, -EUCLEAN, "spec key %s is recorded in runs.%s, which the database "
-                                           "does not have", ki->name, ki->runs_column);
-                c->required = sqlite3_column_int(st, 0) != 0;
-                ret->n++;
-        }
-        return 0;
+        if (!v)
+                abort(); /* a name of ours that runs does not have: import_columns_make() checked them */
+        return v;
 }
 
 /* ---- values ---- */
@@ -736,6 +603,10 @@ static int read_run(json_object *run, ImportRun *ir, char **reterr) {
                         return r;
         }
 
+        r = import_layout_check(ir->cols, ir->v, reterr);
+        if (r < 0)
+                return r;
+
         r = read_spec(ir, reterr);
         if (r < 0)
                 return r;
@@ -771,7 +642,7 @@ static int read_run(json_object *run, ImportRun *ir, char **reterr) {
 /* The INSERT of a run's row: the import columns bound as ?3..., the device by identity (?1), the
  * origin host (?2). */
 static int prepare_insert(Db *db, const ImportColumns *cols, sqlite3_stmt **ret) {
-        char sql[4096], *p = sql;
+        char sql[8192], *p = sql;
         size_t left = sizeof sql;
         int n;
 
@@ -927,7 +798,11 @@ int db_runs_import(Db *db, json_object *runs, const char *origin_host, uint64_t 
                 if (r < 0) {
                         char why[sizeof(db->error)];
 
-                        snprintf(why, sizeof why, "%s", db_last_error(db));
+                        /* A CHECK of runs this file does not know of: named as the others are. */
+                        if (import_check_failure(&cols, ir.v, db_last_error(db), why, sizeof why))
+                                r = -EINVAL;
+                        else
+                                snprintf(why, sizeof why, "%s", db_last_error(db));
                         r = refuse(db, r, i, n, column(&ir, "uuid")->s, why);
                         import_run_clear(&ir);
                         goto fail;

@@ -19,7 +19,9 @@
  * own, and md-leftovers what a killed one left). A running run's name is that of an array its
  * worker may be using; the entry's earlier runs carry the same name. */
 /* The names a layout column (md_array, lvm_vg: a constant of benchd's, never the caller's text)
- * records, each once. idle leaves out those of runs still running other than own_run: their
+ * records, each once: this host's runs only. An imported run's (origin_host set, ImportRuns) names
+ * an array or group of the host that measured it, which is never this host's to stop or
+ * deactivate, even where a name is the same (benchd-JOB-ENTRY counts jobs on each host alone). idle leaves out those of runs still running other than own_run: their
  * workers may be using the array or group with nothing holding it open. */
 int db_layout_names_recorded(Db *db, const char *column, bool idle, uint64_t own_run, char ***ret) {
         _cleanup_finalize_ sqlite3_stmt *st = NULL;
@@ -30,7 +32,7 @@ int db_layout_names_recorded(Db *db, const char *column, bool idle, uint64_t own
 
         assert(streq(column, "md_array") || streq(column, "lvm_vg"));
         snprintf(sql, sizeof(sql),
-                 "SELECT DISTINCT %1$s FROM (SELECT %1$s FROM runs WHERE %1$s IS NOT NULL "
+                 "SELECT DISTINCT %1$s FROM (SELECT %1$s FROM runs WHERE %1$s IS NOT NULL AND origin_host IS NULL "
                  "AND (?1 = 0 OR %1$s NOT IN (SELECT %1$s FROM runs WHERE status = 'running' AND "
                  "%1$s IS NOT NULL AND id != ?2)) ORDER BY id DESC LIMIT 1024)", column);
         r = db_prepare(db, sql, &st);

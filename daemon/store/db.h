@@ -125,7 +125,7 @@ typedef struct DbRunFs {
 
 int db_run_set_fs(Db *db, uint64_t run_id, const DbRunFs *fs);
 
-/* The md arrays' names the runs recorded (db-md.c), newest first, at most 1024, an empty list when
+/* The md arrays' names this host's runs recorded (db-md.c; never an imported run's), newest first, at most 1024, an empty list when
  * none; with idle, not those of a run still running (whose worker may have its array assembled),
  * but own_run's (after its step: 0 when none is). */
 int db_md_arrays_recorded(Db *db, bool idle, uint64_t own_run, char ***ret);
@@ -136,7 +136,7 @@ int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
 
 /* The LVM layouts (schema version 23, db-lvm.c; the group's name is DbRun's lvm_vg): the logical
  * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
- * groups' names recorded, newest first (at most 1024, an empty list when none). */
+ * groups' names this host's runs recorded (never an imported run's), newest first (at most 1024, an empty list when none). */
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
 /* With own_run (not 0): not the groups of other runs still running, whose workers may have them
  * active (another job's, on other devices), but own_run's. */

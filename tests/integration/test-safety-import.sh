@@ -92,6 +92,12 @@ refused histogram-count 'r["histogram"][0][1] += 1' 'the HISTOGRAM holds'
 refused block-size 'r["bytes_written"] = r["ios_written"] * 65536 + 1' \
         'every I/O of this step moves 1 to 65536 bytes'
 refused block-size-column 'r["block_size"] = 0' 'block_size'
+# The columns the daemon writes for md and LVM layouts: names of benchd's form (what start-up's
+# clean-up of a killed worker's arrays and groups looks for, among this host's runs only), each only
+# under its layout.
+refused md-name 'r.update(layout="md-raid1", md_array="../../dev/vda")' \
+        '"md_array" is '"'"'../../dev/vda'"'"': it should be the name benchd gives an md array'
+refused vg-without-lvm 'r["lvm_vg"] = "benchd-1-0"' '"lvm_vg" is given, but "layout" is missing'
 
 # All or nothing: a good run before a bad one is not kept either.
 uuid=$(variant two-runs 'g = dict(r, uuid=str(uuid.uuid4())); r["cpu_sys_pct"] = 1e308; d["runs"] = [g, r]')

@@ -23,6 +23,7 @@
 #include "shared/histogram.h"
 #include "shared/json-util.h"
 #include "shared/spec.h"
+#include "shared/strv.h"
 #include "shared/util.h"
 #include "store/db.h"
 
@@ -245,6 +246,9 @@ START_TEST(test_import_refused) {
         ck_assert_msg(strstr(db_last_error(db), import_refused[_i].want),
                       "%s: \"%s\" does not say \"%s\"", patch, db_last_error(db), import_refused[_i].want);
         ck_assert_msg(strstr(db_last_error(db), "run 1 of 1 in the import document"), "%s", db_last_error(db));
+        /* Named by its uuid, whichever column is wrong. */
+        ck_assert_msg(strstr(patch, "uuid") || strstr(db_last_error(db), "(uuid 0123abcd-4567-4def-8901-23456789abcd)"),
+                      "%s", db_last_error(db));
         ck_assert_uint_eq(imported, 7); /* not written on failure */
         ck_assert_int_eq(count("runs"), 0);
         ck_assert_int_eq(count("sample_data"), 0);
@@ -438,6 +442,321 @@ START_TEST(test_import_real_export) {
 }
 END_TEST
 
+/* The fuzz seed of a layout run (tests/fuzz/make-seeds) reaches the database: every rule passed. */
+START_TEST(test_import_layout_seed) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *doc = NULL;
+        _cleanup_free_ char *text = NULL, *err = NULL, *cols = NULL;
+        const char *host = NULL;
+        json_object *runs = NULL;
+        uint64_t imported = 0;
+        FILE *f;
+        long n;
+
+        f = fopen(IMPORT_CORPUS_DIR "/one-run-layout.json", "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+        n = ftell(f);
+        rewind(f);
+        text = calloc(1, (size_t) n + 1);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_uint_eq(fread(text, 1, (size_t) n, f), (size_t) n);
+        fclose(f);
+        ck_assert_int_eq(db_import_document_parse(text, &doc, &host, &runs, &err), 0);
+        ck_assert_msg(db_runs_import(db, runs, host, UINT64_C(1796131700083542) + 3600 * USEC_PER_SEC, &imported,
+                                     NULL) == 0, "%s", db_last_error(db));
+        ck_assert_uint_eq(imported, 1);
+        cols = raw_text("SELECT md_array || ' ' || lvm_vg || ' ' || lv_extents || ' ' || \"partition\" || ' ' || "
+                        "json_array_length(layout_commands) FROM runs");
+        ck_assert_str_eq(cols, "benchd-3-1 benchd-3-1 25 1 2");
+}
+END_TEST
+
+/* ---- the layouts' columns: export (GetRun's db_get_run()) and import carry every column ---- */
+
+/* A second database beside the fixture's: the host the runs are exported from. */
+static char apath[300];
+
+static Db *open_a(void) {
+        Db *db = NULL;
+
+        snprintf(apath, sizeof(apath), "%s/a.db", tmpdir);
+        ck_assert_int_eq(db_open(apath, &db), 0);
+        return db;
+}
+
+static void remove_a(void) {
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+        char p[320];
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                snprintf(p, sizeof(p), "%s%s", apath, suffixes[i]);
+                (void) unlink(p);
+        }
+}
+
+#define LAYOUT_COMMANDS "[{\"command\":\"mdadm --create /dev/md/benchd-1-0 --level=1\",\"usec\":5000,\"exit\":0," \
+        "\"output\":\"\"},{\"command\":\"lvm vgcreate benchd-1-0 /dev/md/benchd-1-0\",\"usec\":3000,\"exit\":0,"  \
+        "\"output\":\"created\"}]"
+
+/* A run of an md-raid1+lvm entry on partitions, as the daemon writes one: through the store's own
+ * functions (this machine has no md), every layout column filled. */
+static uint64_t layout_run(Db *db, const char *vg) {
+        DbJob j = { .workload = "randread", .spec_json = "{}", .target = "/dev/loop9",
+                    .submitted_usec = 1700000000000000 };
+        DbRun run = {
+                .step = 0,
+                .spec = fixture_spec("workload=randread block_size=4096 size=1M runtime_ms=2000 queue_depth=4 "
+                                     "jobs=1 direct=true target=/dev/loop9 label=nightly tags=a,b"),
+                .device_id = -1, .device_name = "loop9", .fs_type = "ext4", .mount_options = "noatime",
+                .environment = "{\"host\":\"a\",\"kernel\":\"6.1\"}", .started_usec = 1700000000000000,
+                .layout = "md-raid1+lvm", .members_json = "[\"/dev/loop9\",\"/dev/loop10\"]",
+                .in_matrix = true, .matrix_entry = 0, .mkfs_options = "-E lazy_itable_init=0",
+                .in_round = true, .round = 0, .partitions = 2, .partition = 1,
+                .md_array = vg, .md_resync = "wait", .lvm_vg = vg,
+        };
+        DbRunFs fs = {
+                .mkfs_command = "mkfs.ext4 -E lazy_itable_init=0 /dev/benchd-1-0/lv", .mkfs_output = "done\n",
+                .fs_uuid = "0b7f5e8a-1111-4222-8333-944445555666", .mkfs_usec = 120000,
+                .size_bytes = 100000000, .used_bytes = 2000000, .avail_bytes = 90000000, .inodes = 25000,
+                .inodes_free = 24989,
+                .fs_commands_json = "[{\"command\":\"sfdisk /dev/loop9\",\"usec\":9000,\"status\":0,\"output\":\"\"}]",
+                .layout_commands = LAYOUT_COMMANDS, .md_chunk_bytes = 0, .md_resync_usec = 800000,
+                .lv_extents = 25, .lv_bytes = 104857600,
+        };
+        ProtoResult res = {
+                .started_usec = 1700000000000000, .duration_usec = 2000000, .bytes_read = 8192, .ios_read = 2,
+                .lat_min_ns = 100000, .lat_mean_ns = 100000, .lat_p50_ns = 100000, .lat_p90_ns = 100000,
+                .lat_p95_ns = 100000, .lat_p99_ns = 100000, .lat_p999_ns = 100000, .lat_p9999_ns = 100000,
+                .lat_max_ns = 100000, .iowait_pct = 2.5, .cpu_user_pct = 1.5, .cpu_sys_pct = 3.0,
+                .dev_util_pct = 10.0, .device = (char *) "loop9", .process_user_usec = 30000,
+                .process_sys_usec = 60000,
+        };
+        uint64_t id = 0;
+
+        ck_assert_int_eq(db_job_insert(db, &j, &run.job_id), 0);
+        ck_assert_msg(db_run_begin(db, &run, &id) == 0, "%s", db_last_error(db));
+        ck_assert_msg(db_run_set_fs(db, id, &fs) == 0, "%s", db_last_error(db));
+        ck_assert_msg(db_run_add_layout_commands(db, id, "[{\"command\":\"lvm vgchange --activate n benchd-1-0\","
+                                                 "\"usec\":700,\"exit\":0,\"output\":\"\"}]") == 0, "%s",
+                      db_last_error(db));
+        ck_assert_msg(db_run_set_fleet(db, id, &(DbRunFleet) {
+                              .uuid = "89abcdef-0123-4567-89ab-cdef01234567", .host = "root@a", .started = true,
+                              .clock_offset_us = -1500, .rtt_us = 300, .start_usec = 1700000000000000 }) == 0,
+                      "%s", db_last_error(db));
+        ck_assert_msg(db_run_finish(db, id, "succeeded", NULL, &res) == 0, "%s", db_last_error(db));
+        return id;
+}
+
+/* GetRun's row as the bus gives it and benchctl export writes it: NULL columns absent. */
+static int to_json(const DbField *fields, size_t n, void *userdata) {
+        json_object *o = userdata;
+
+        for (size_t i = 0; i < n; i++)
+                switch (fields[i].type) {
+                case DB_FIELD_INTEGER:
+                        json_object_object_add(o, fields[i].name, json_object_new_int64(fields[i].i));
+                        break;
+                case DB_FIELD_REAL:
+                        json_object_object_add(o, fields[i].name, json_object_new_double(fields[i].d));
+                        break;
+                case DB_FIELD_TEXT:
+                        json_object_object_add(o, fields[i].name, json_object_new_string(fields[i].s));
+                        break;
+                default:
+                        break;
+                }
+        return 0;
+}
+
+/* The run's columns, each as SQL's quote() writes it, in the table's order; the importer's own
+ * (ids, job, device, origin host) left out. */
+static json_object *columns_of(const char *path, const char *uuid) {
+        _cleanup_free_ char *sql = NULL;
+        json_object *o = json_object_new_object();
+        sqlite3_stmt *names = NULL, *st = NULL;
+        sqlite3 *s = NULL;
+
+        ck_assert_int_eq(sqlite3_open(path, &s), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT name FROM pragma_table_info('runs') WHERE name NOT IN "
+                                            "('id', 'job_id', 'device_id', 'origin_host') ORDER BY cid", -1, &names,
+                                            NULL), SQLITE_OK);
+        while (sqlite3_step(names) == SQLITE_ROW) {
+                const char *name = (const char *) sqlite3_column_text(names, 0);
+
+                free(sql);
+                ck_assert_int_ge(asprintf(&sql, "SELECT quote(\"%s\") FROM runs WHERE uuid = ?", name), 0);
+                ck_assert_int_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK);
+                sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+                ck_assert_msg(sqlite3_step(st) == SQLITE_ROW, "no run %s in %s", uuid, path);
+                json_object_object_add(o, name, json_object_new_string((const char *) sqlite3_column_text(st, 0)));
+                sqlite3_finalize(st);
+        }
+        sqlite3_finalize(names);
+        sqlite3_close(s);
+        return o;
+}
+
+/* The columns the migrations 0017..0023 added and the ones of a layout before them: each filled
+ * by layout_run(), so that the comparison below sees each carried. */
+static const char *const layout_columns[] = {
+        "layout", "members", "matrix_entry", "mkfs_command", "mkfs_options", "mkfs_usec", "mkfs_output",
+        "fs_uuid", "fs_size_bytes", "fs_used_bytes", "fs_avail_bytes", "fs_inodes", "fs_inodes_free",
+        "process_user_usec", "process_sys_usec", "round", "fleet_uuid", "fleet_host", "fleet_clock_offset_us",
+        "fleet_rtt_us", "fleet_start_usec", "fleet_start_corrected", "fs_commands", "partitions", "partition",
+        "md_array", "md_resync", "md_resync_usec", "md_chunk_bytes", "layout_commands", "lvm_vg", "lv_extents",
+        "lv_bytes",
+};
+
+START_TEST(test_import_layout_columns) {
+        _cleanup_json_ json_object *doc_runs = json_object_new_array(), *ca = NULL, *cb = NULL;
+        _cleanup_free_ char *uuid = NULL;
+        json_object *run = json_object_new_object();
+        size_t compared = 0;
+        uint64_t imported = 0, id;
+
+        {
+                _cleanup_(db_closep) Db *a = open_a();
+
+                id = layout_run(a, "benchd-1-0");
+                ck_assert_msg(db_get_run(a, id, to_json, run) == 1, "%s", db_last_error(a));
+        }
+        ck_assert_int_eq(json_object_array_add(doc_runs, run), 0);
+        uuid = strdup(json_object_get_string(json_object_object_get(run, "uuid")));
+        /* GetRun has every column of runs but the ids (job_id and device_id are NULL here). */
+        ca = columns_of(apath, uuid);
+        json_object_object_foreach(ca, name, v) {
+                ck_assert_msg(json_object_object_get_ex(run, name, NULL) || streq(json_object_get_string(v), "NULL"),
+                              "GetRun has no \"%s\", which runs has (%s)", name, json_object_get_string(v));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(layout_columns); i++)
+                ck_assert_msg(!streq(json_object_get_string(json_object_object_get(ca, layout_columns[i])), "NULL"),
+                              "the exported run has no %s: fill it in layout_run()", layout_columns[i]);
+
+        {
+                _cleanup_(db_closep) Db *b = open_db();
+
+                ck_assert_msg(db_runs_import(b, doc_runs, "host-a", NOW_USEC, &imported, NULL) == 0, "%s",
+                              db_last_error(b));
+                ck_assert_uint_eq(imported, 1);
+        }
+        /* Column by column, as quote() writes them: the same on both. */
+        cb = columns_of(dbpath, uuid);
+        json_object_object_foreach(ca, col, va) {
+                const char *x = json_object_get_string(va),
+                        *y = json_object_get_string(json_object_object_get(cb, col));
+
+                ck_assert_msg(y && streq(x, y), "runs.%s: %s exported, %s imported", col, x, y ?: "(no column)");
+                compared++;
+        }
+        ck_assert_uint_ge(compared, 85); /* version 23's runs: 89 columns, 4 of them the importer's own */
+        remove_a();
+}
+END_TEST
+
+/* The layout columns' rules: a bad value is refused, naming the column. */
+static const struct {
+        const char *patch;
+        const char *want;
+} layout_refused[] = {
+        { "{\"md_array\":\"benchd-1-0\"}", "\"md_array\" is given, but \"layout\" is missing: only a run of a layout "
+          "that builds an md array" },
+        { "{\"layout\":\"lvm\",\"md_resync\":\"wait\"}", "\"md_resync\" is given, but \"layout\" is 'lvm'" },
+        { "{\"layout\":\"md-raid1\",\"lvm_vg\":\"benchd-1-0\"}", "\"lvm_vg\" is given, but \"layout\" is "
+          "'md-raid1': only a run of an LVM layout" },
+        { "{\"layout\":\"single\",\"layout_commands\":[]}", "\"layout_commands\" is given, but \"layout\" is "
+          "'single'" },
+        { "{\"layout\":\"md-raid1\",\"md_array\":\"/dev/sda\"}", "\"md_array\" is '/dev/sda': it should be the name "
+          "benchd gives an md array, benchd-JOB-ENTRY" },
+        { "{\"layout\":\"lvm\",\"lvm_vg\":\"vg0\"}", "\"lvm_vg\" is 'vg0': it should be the name benchd gives a "
+          "volume group" },
+        { "{\"layout\":\"md-raid1\",\"md_resync\":\"soon\"}", "\"md_resync\" is 'soon': it should be wait or "
+          "assume-clean" },
+        { "{\"layout\":\"md-raid0\",\"md_chunk_bytes\":-1}", "\"md_chunk_bytes\" is -1: it should be an integer" },
+        { "{\"layout\":\"lvm\",\"lv_extents\":0,\"lv_bytes\":4096}", "\"lv_extents\" is given and \"lv_bytes\" "
+          "given: a logical volume has both, each more than 0" },
+        { "{\"layout\":\"lvm\",\"lv_bytes\":4096}", "\"lv_extents\" is missing and \"lv_bytes\" given" },
+        { "{\"layout\":\"lvm\",\"lv_extents\":8192,\"lv_bytes\":4096}", "no more extents than bytes" },
+        { "{\"partitions\":17,\"partition\":1}", "\"partitions\" is given and \"partition\" given: a run on "
+          "partitions has both, partitions from 1 to 16" },
+        { "{\"partitions\":2,\"partition\":3}", "partition from 1 to partitions" },
+        { "{\"partition\":2}", "\"partitions\" is missing and \"partition\" given" },
+        { "{\"fs_commands\":\"[1]\"}", "element 1 of \"fs_commands\" is no JSON object" },
+        { "{\"layout\":\"md-raid1\",\"layout_commands\":\"{\\\"a\\\":1}\"}", "\"layout_commands\" is JSON but no "
+          "array" },
+        { "{\"layout\":\"md-raid1\",\"layout_commands\":\"[{\"}", "\"layout_commands\" is not JSON" },
+        /* A CHECK of the table the rules above do not repeat: named by its column all the same. */
+        { "{\"layout\":\"raid7\"}", "\"layout\" is 'raid7': the database takes a run only where layout IS NULL OR "
+          "layout IN (" },
+        { "{\"baseline_segment\":\"later\"}", "\"baseline_segment\" is 'later': the database takes a run only where" },
+        { "{\"members\":\"{}\"}", "\"members\" is '{}': the database takes a run only where" },
+};
+
+START_TEST(test_import_layout_refused) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *runs = runs_of(run_with(layout_refused[_i].patch), NULL);
+        int r;
+
+        r = db_runs_import(db, runs, "other-host", NOW_USEC, NULL, NULL);
+        ck_assert_msg(r == -EINVAL, "%s: %d (%s)", layout_refused[_i].patch, r, db_last_error(db));
+        ck_assert_msg(strstr(db_last_error(db), layout_refused[_i].want), "%s: \"%s\" does not say \"%s\"",
+                      layout_refused[_i].patch, db_last_error(db), layout_refused[_i].want);
+        ck_assert_msg(strstr(db_last_error(db), "run 1 of 1 in the import document (uuid "
+                             "0123abcd-4567-4def-8901-23456789abcd)"), "%s", db_last_error(db));
+        ck_assert_int_eq(count("runs"), 0);
+}
+END_TEST
+
+START_TEST(test_import_layout_accepted) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *runs = runs_of(run_with(
+                "{\"layout\":\"md-raid1+lvm\",\"md_array\":\"benchd-3-1\",\"md_resync\":\"assume-clean\","
+                "\"md_resync_usec\":0,\"md_chunk_bytes\":0,\"lvm_vg\":\"benchd-3-1\",\"lv_extents\":25,"
+                "\"lv_bytes\":104857600,\"layout_commands\":[{\"command\":\"mdadm --create\",\"usec\":5}],"
+                "\"partitions\":2,\"partition\":1,\"fs_commands\":[],\"baseline_segment\":\"first\"}"), NULL);
+        _cleanup_free_ char *vg = NULL, *commands = NULL;
+
+        ck_assert_msg(db_runs_import(db, runs, "other-host", NOW_USEC, NULL, NULL) == 0, "%s", db_last_error(db));
+        vg = raw_text("SELECT lvm_vg || ' ' || md_array || ' ' || lv_bytes FROM runs");
+        ck_assert_str_eq(vg, "benchd-3-1 benchd-3-1 104857600");
+        commands = raw_text("SELECT json_extract(layout_commands, '$[0].command') FROM runs");
+        ck_assert_str_eq(commands, "mdadm --create");
+}
+END_TEST
+
+/* An imported run's md array or volume group is the other host's: never one benchd stops or
+ * deactivates here as a killed worker's leftover, even of a name this host's runs had or may have. */
+START_TEST(test_import_never_leftover) {
+        _cleanup_(db_closep) Db *db = open_db();
+        _cleanup_json_ json_object *runs = runs_of(run_with(
+                "{\"layout\":\"md-raid1+lvm\",\"md_array\":\"benchd-2-0\",\"md_resync\":\"wait\","
+                "\"lvm_vg\":\"benchd-2-0\"}"), run_with(
+                "{\"uuid\":\"0123abcd-4567-4def-8901-23456789abce\",\"layout\":\"md-raid1\","
+                "\"md_array\":\"benchd-1-0\",\"md_resync\":\"wait\"}"));
+        _cleanup_strv_free_ char **md = NULL, **vgs = NULL, **md_idle = NULL;
+
+        ck_assert_msg(db_runs_import(db, runs, "other-host", NOW_USEC, NULL, NULL) == 0, "%s", db_last_error(db));
+        /* Only imported runs: no name at all. */
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &md), 0);
+        ck_assert_ptr_null(md[0]);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &vgs), 0);
+        ck_assert_ptr_null(vgs[0]);
+        strv_free(md);
+        strv_free(vgs);
+
+        /* This host's run benchd-1-0 beside them: its name only. */
+        (void) layout_run(db, "benchd-1-0");
+        ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &md), 0);
+        ck_assert_int_eq(db_md_arrays_recorded(db, true, 0, &md_idle), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &vgs), 0);
+        ck_assert_uint_eq(strv_length(md), 1);
+        ck_assert_str_eq(md[0], "benchd-1-0");
+        ck_assert_uint_eq(strv_length(md_idle), 1);
+        ck_assert_uint_eq(strv_length(vgs), 1);
+        ck_assert_str_eq(vgs[0], "benchd-1-0");
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("db-import");
         TCase *tc = tcase_create("import");
@@ -451,6 +770,11 @@ int main(void) {
         tcase_add_test(tc, test_import_text_limit);
         tcase_add_test(tc, test_import_real_export);
         tcase_add_test(tc, test_import_registry_columns);
+        tcase_add_test(tc, test_import_layout_columns);
+        tcase_add_loop_test(tc, test_import_layout_refused, 0, ELEMENTSOF(layout_refused));
+        tcase_add_test(tc, test_import_layout_accepted);
+        tcase_add_test(tc, test_import_never_leftover);
+        tcase_add_test(tc, test_import_layout_seed);
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
         return check_run(s);

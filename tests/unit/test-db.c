@@ -69,7 +69,7 @@ static void raw_exec(sqlite3 *s, const char *sql) {
 /* ---- helpers: collecting rows handed out as DbFields ---- */
 
 #define MAX_ROWS 64
-#define MAX_COLS 96
+#define MAX_COLS 128
 
 typedef struct Row {
         size_t n;

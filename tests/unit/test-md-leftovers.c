@@ -6,6 +6,7 @@
  * superblock position; the stop is array_state "clear". And the names the store records for it.
  */
 #include <check.h>
+#include <json-c/json.h>
 #include <sqlite3.h>
 #include <endian.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "jobs/md-leftovers.h"
 #include "store/db.h"
 #include "store/db-queue.h"
+#include "shared/json-util.h"
 #include "shared/spec.h"
 #include "shared/strv.h"
 #include "shared/util.h"
@@ -432,6 +434,53 @@ START_TEST(test_clean_after_step) {
 }
 END_TEST
 
+/* An imported run (ImportRuns, origin_host set) names an array of the host that measured it: start-up
+ * never stops an array here by its name, even one of benchd's form assembled from members that
+ * carry it (md127, benchd-4-1). The same name recorded by a run of this host's is stopped. */
+START_TEST(test_clean_never_imported) {
+        _cleanup_(db_closep) Db *db = NULL;
+        _cleanup_json_ json_object *runs = NULL;
+        _cleanup_free_ char *err = NULL;
+        char path[PATH_MAX];
+        DbJob j = {
+                .workload = "write", .spec_json = "{}", .target = "/dev/loop1", .submitted_usec = 1700000000000000,
+        };
+        uint64_t job = 0, run = 0, imported = 0;
+        JobSpec spec;
+
+        snprintf(path, sizeof(path), "%s/benchd.db", root);
+        ck_assert_int_eq(db_open(path, &db), 0);
+        runs = json_tokener_parse(
+                "[{\"uuid\":\"0123abcd-4567-4def-8901-23456789abcd\",\"step\":0,\"repeat\":0,\"workload\":\"write\","
+                "\"block_size\":4096,\"size\":1048576,\"runtime_ms\":0,\"ramp_ms\":0,\"queue_depth\":1,\"jobs\":1,"
+                "\"direct\":0,\"target\":\"/dev/md127\",\"started_usec\":1700000000000000,\"status\":\"failed\","
+                "\"error\":\"killed\",\"layout\":\"md-raid1\",\"md_array\":\"benchd-4-1\",\"md_resync\":\"wait\"}]");
+        ck_assert_ptr_nonnull(runs);
+        ck_assert_msg(db_runs_import(db, runs, "other-host", 1700000100000000, &imported, NULL) == 0, "%s",
+                      db_last_error(db));
+        ck_assert_uint_eq(imported, 1);
+        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 0);
+        ck_assert_str_eq(state("md127"), "clean\n");
+
+        /* This host's run of the same name: its array is stopped. */
+        ck_assert_int_eq(db_job_insert(db, &j, &job), 0);
+        spec_init(&spec);
+        ck_assert_msg(spec_set_assignment(&spec, "workload=write", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "target=/dev/loop1", &err) == 0, "%s", err);
+        ck_assert_msg(spec_set_assignment(&spec, "size=1M", &err) == 0, "%s", err);
+        ck_assert_msg(spec_finalize(&spec, &err) == 0, "%s", err);
+        DbRun r = {
+                .job_id = job, .spec = &spec, .device_id = -1, .started_usec = 1700000000000000,
+                .layout = "md-raid1", .in_matrix = true, .fs_type = "ext4", .md_array = "benchd-4-1", .md_resync = "wait",
+        };
+        ck_assert_msg(db_run_begin(db, &r, &run) == 0, "%s", db_last_error(db));
+        ck_assert_int_eq(db_run_finish(db, run, "interrupted", NULL, NULL), 0);
+        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 1);
+        ck_assert_str_eq(state("md127"), "clear\n");
+        spec_clear(&spec);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("md-leftovers");
         TCase *tc = tcase_create("core");
@@ -443,6 +492,7 @@ int main(void) {
         tcase_add_test(tc, test_super_name);
         tcase_add_test(tc, test_recorded_names);
         tcase_add_test(tc, test_clean_after_step);
+        tcase_add_test(tc, test_clean_never_imported);
         suite_add_tcase(s, tc);
         return check_run(s);
 }
