@@ -418,7 +418,7 @@ static int run(int argc, char *argv[]) {
         /* After the Manager, whose ObjectManager announces the device objects. */
         r = device_manager_new(bus, event, db, o.config_path,
                                &(DeviceCallbacks) { .appeared = manager_autorun_appeared,
-                                                    .md_reported = manager_md_reported, .userdata = m },
+                                                    .layout_reported = manager_layout_reported, .userdata = m },
                                &devices);
         if (r < 0) {
                 log_error_errno(r, "the device inventory failed to start (%m); destructive jobs will be refused");

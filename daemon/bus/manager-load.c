@@ -18,8 +18,8 @@
 #include "bus/manager.h"
 #include "jobs/cleanup.h"
 #include "jobs/job-steps.h"
-#include "jobs/lvm-leftovers.h"
-#include "jobs/md-leftovers.h"
+#include "jobs/leftovers.h"
+#include "jobs/part-leftovers.h"
 #include "jobs/rounds.h"
 #include "jobs/submit.h"
 #include "shared/log.h"
@@ -309,11 +309,12 @@ static void manager_resume_removals(Manager *m) {
                                   db_last_error(manager_db(m)));
 }
 
-void manager_md_reported(void *userdata) {
+void manager_layout_reported(void *userdata) {
         Manager *m = userdata;
 
         if (!manager_is_stopping(m))
-                (void) md_leftovers_clean(manager_db(m), "after udev reported it", true, 0);
+                (void) leftovers_clean_all(manager_db(m), NULL, "after udev reported an md or device-mapper device",
+                                           true, 0);
 }
 
 int manager_load(Manager *m) {
@@ -329,15 +330,16 @@ int manager_load(Manager *m) {
                 return r;
         }
         manager_resume_removals(m);
+        /* Logical volumes a worker killed with the previous life left active, then md arrays it left
+         * assembled (an md-raid1+lvm array is held by its volume until that goes), then the
+         * partitions under them, found from the runs still running: before they are marked. */
+        (void) leftovers_clean_all(manager_db(m), manager_event(m), "at start-up", false, 0);
+        (void) part_leftovers_clean(manager_db(m), manager_event(m), "at start-up", 0);
         r = db_run_interrupt_stale(manager_db(m));
         if (r > 0)
                 log_full(LOG_WARNING, "%d run(s) of a previous life marked interrupted", r);
         else if (r < 0)
                 log_warning_errno(r, "cannot mark stale runs interrupted: %m");
-        /* Logical volumes a worker killed with the previous life left active, then md arrays it left
-         * assembled (an md-raid1+lvm array is held by its volume until that goes). */
-        (void) lvm_leftovers_clean(manager_db(m), "at start-up", 0);
-        (void) md_leftovers_clean(manager_db(m), "at start-up", false, 0);
 
         r = db_job_foreach(manager_db(m), "queued", collect_job, &queued);
         for (size_t i = 0; r >= 0 && i < queued.n; i++)

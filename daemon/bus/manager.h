@@ -50,10 +50,11 @@ Manager *manager_free(Manager *m);
  * killed during the removal starts it again; queued jobs are loaded and scheduled. */
 int manager_load(Manager *m);
 
-/* DeviceCallbacks.md_reported: udev reported an md device. Stops the arrays of benchd's recorded
- * names that no running step uses (md-leftovers.h): one a killed worker left, or one the host's
- * incremental assembly made again of a member benchd's stop released. */
-void manager_md_reported(void *userdata);
+/* DeviceCallbacks.layout_reported: udev reported an md or device-mapper device. Releases the
+ * volumes and arrays of benchd's recorded names that no running step uses (leftovers.h): one a
+ * killed worker left, one that was open when benchd last tried, or one the host's incremental
+ * assembly made again of a member benchd's stop released. */
+void manager_layout_reported(void *userdata);
 
 /* The device inventory, once it runs (it is started after the Manager, whose ObjectManager
  * announces its objects); NULL when it failed to start. */

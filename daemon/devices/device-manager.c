@@ -510,7 +510,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         const DeviceTables *shared = &tables;
         DeviceManager *m = userdata;
         struct udev_device *u;
-        bool md = false;
+        bool layout = false;
         int r;
 
         /* One read of mountinfo and /proc/swaps for every device of this wake-up and the refresh
@@ -535,7 +535,7 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                                 inventory_remove(m, name);
                 } else {
                         (void) inventory_update(m, u, shared);
-                        md = md || (name && strncmp(name, "md", 2) == 0);
+                        layout = layout || (name && (strncmp(name, "md", 2) == 0 || strncmp(name, "dm-", 3) == 0));
                 }
                 udev_device_unref(u);
         }
@@ -548,8 +548,8 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         inventory_refresh_dynamic(m, shared);
-        if (md && m->callbacks.md_reported)
-                m->callbacks.md_reported(m->callbacks.userdata);
+        if (layout && m->callbacks.layout_reported)
+                m->callbacks.layout_reported(m->callbacks.userdata);
         return 0;
 }
 

@@ -38,8 +38,9 @@ typedef struct DeviceAppearance {
 /* What the inventory tells its owner; all may be NULL. */
 typedef struct DeviceCallbacks {
         void (*appeared)(const DeviceAppearance *a, void *userdata);
-        /* udev added or changed an md device (once a wake-up, after its events are taken in). */
-        void (*md_reported)(void *userdata);
+        /* udev added or changed an md or device-mapper device (once a wake-up, after its events
+         * are taken in). */
+        void (*layout_reported)(void *userdata);
         void *userdata;
 } DeviceCallbacks;
 

@@ -17,8 +17,8 @@
 #include "jobs/job-fleet.h"
 #include "jobs/job-internal.h"
 #include "jobs/matrix.h"
-#include "jobs/lvm-leftovers.h"
-#include "jobs/md-leftovers.h"
+#include "jobs/leftovers.h"
+#include "jobs/part-leftovers.h"
 #include "jobs/rounds.h"
 #include "shared/json-util.h"
 #include "shared/proto-record.h"
@@ -112,21 +112,24 @@ static void on_worker_finished(Worker *w, const WorkerOutcome *o, void *userdata
         uint32_t *n_round = NULL;
         const JobSpec *step = &j->steps[j->core.step];
 
-        /* Its logical volume is deactivated by the worker, unless the worker was killed: then here,
-         * before the md array under it (md-raid1+lvm) is stopped. */
-        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_lvm(step->layout)) {
+        /* Its logical volume and array are released by the worker, unless the worker was killed:
+         * then here, the volume before the md array under it (md-raid1+lvm); not another job's,
+         * whose worker may be using its own with nothing holding it open (waiting for its resync). */
+        if (spec_is_matrix(step) && step->layout >= 0 && (layout_is_lvm(step->layout) || layout_is_md(step->layout))) {
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) lvm_leftovers_clean(j->ctx->db, when, j->run_id);
+                if (layout_is_lvm(step->layout))
+                        (void) leftovers_clean(j->ctx->db, j->ctx->event, LEFTOVER_LVM, when, true, j->run_id);
+                if (layout_is_md(step->layout))
+                        (void) leftovers_clean(j->ctx->db, j->ctx->event, LEFTOVER_MD, when, true, j->run_id);
         }
-        /* Its array is stopped by the worker, unless the worker was killed: then here; not another
-         * job's, whose worker may be waiting for its resync with nothing holding it open. */
-        if (spec_is_matrix(step) && step->layout >= 0 && layout_is_md(step->layout)) {
+        /* Its partitions, under those, likewise (part-leftovers.h). */
+        if (spec_is_matrix(step) && step->partitions > 0) {
                 char when[64];
 
                 snprintf(when, sizeof(when), "after job %" PRIu64 "'s step %" PRIu32, j->id, j->core.step + 1);
-                (void) md_leftovers_clean(j->ctx->db, when, true, j->run_id);
+                (void) part_leftovers_clean(j->ctx->db, j->ctx->event, when, j->run_id);
         }
 
         if (o->status == WORKER_SUCCEEDED && o->result) {
@@ -254,18 +257,19 @@ static void on_worker_fs_info(Worker *w, const ProtoFsInfo *info, void *userdata
 
         if (j->run_id == 0)
                 return;
-        /* A later step of an LVM entry: the run carries the first's record (queued when it began),
-         * and after it what activated the group again (lvm vgchange --activate y; over md-raid1+lvm
-         * mdadm --assemble before it). */
+        /* A later step of an md or LVM entry: the run carries the first's record (queued when it
+         * began), and after it what assembled the array or activated the group again (mdadm
+         * --assemble, with any array the host's udev assembled first stopped before it; lvm vgchange
+         * --activate y, over md-raid1+lvm mdadm --assemble before it). */
         if (!job_run_makes_fs(j)) {
                 const JobSpec *step = &j->steps[j->core.step];
 
-                if (step->layout >= 0 && layout_is_lvm(step->layout) && info->layout_commands &&
-                    info->layout_commands[0]) {
+                if (step->layout >= 0 && (layout_is_md(step->layout) || layout_is_lvm(step->layout)) &&
+                    info->layout_commands && info->layout_commands[0]) {
                         r = db_queue_add_layout_released(j->store, j->run_id, info->layout_commands);
                         if (r < 0)
-                                job_log_errno(j, LOG_WARNING, r, "cannot keep what activated run %" PRIu64 "'s "
-                                              "volume group (%m): %s", j->run_id, info->layout_commands);
+                                job_log_errno(j, LOG_WARNING, r, "cannot keep what assembled run %" PRIu64 "'s "
+                                              "layout again (%m): %s", j->run_id, info->layout_commands);
                 }
                 return;
         }

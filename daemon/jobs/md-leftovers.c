@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * md arrays a killed worker left (md-leftovers.h). Blocking reads of 4 KiB from each member of an
- * md device: done where benchd starts, where a worker of an md step has ended and when udev reports
- * an md device, all rare.
+ * md arrays a killed worker left (md-leftovers.h), leftovers.c's row for md: blocking reads of
+ * 4 KiB from each member of an md device, done where benchd starts, where a worker of an md step has
+ * ended and when udev reports an md or device-mapper device, all rare.
  */
 #include <dirent.h>
 #include <endian.h>
@@ -18,9 +18,7 @@
 #include <unistd.h>
 
 #include "jobs/md-leftovers.h"
-#include "store/db.h"
 #include "shared/proto.h"
-#include "shared/log.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -81,7 +79,7 @@ int md_super_name(const char *path, char ret[static 33]) {
 
 /* The md device's members' common name when they all carry "benchd:NAME" with NAME among names:
  * 1 and ret_name; 0 when not. */
-static int md_device_is_ours(const char *root, const char *md, char *const *names, char ret_name[static 33]) {
+int md_leftover_is_ours(const char *root, const char *md, char *const *names, char ret_name[static 33]) {
         _cleanup_(closedirp) DIR *d = NULL;
         char path[PATH_MAX], common[33] = "";
         struct dirent *de;
@@ -115,7 +113,7 @@ static int md_device_is_ours(const char *root, const char *md, char *const *name
         return 1;
 }
 
-static int md_stop(const char *root, const char *md) {
+int md_leftover_stop(const char *root, const char *md) {
         _cleanup_close_ int fd = -EBADF;
         char path[PATH_MAX];
 
@@ -126,73 +124,4 @@ static int md_stop(const char *root, const char *md) {
         if (write(fd, "clear", 5) < 0)
                 return -errno;
         return 0;
-}
-
-int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover **ret, size_t *ret_n) {
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_free_ MdLeftover *list = NULL;
-        char path[PATH_MAX];
-        struct dirent *de;
-        size_t n = 0;
-
-        snprintf(path, sizeof(path), "%s/sys/block", root);
-        d = opendir(path);
-        if (!d)
-                return -errno;
-        while ((de = readdir(d))) {
-                MdLeftover l = {};
-                MdLeftover *grown;
-
-                if (strncmp(de->d_name, "md", 2) != 0 || strlen(de->d_name) >= sizeof(l.device))
-                        continue;
-                if (md_device_is_ours(root, de->d_name, names, l.name) <= 0)
-                        continue;
-                snprintf(l.device, sizeof(l.device), "%s", de->d_name);
-                if (!dry)
-                        l.stop_error = md_stop(root, de->d_name);
-                grown = realloc(list, (n + 1) * sizeof(MdLeftover));
-                if (!grown)
-                        return -ENOMEM;
-                list = grown;
-                list[n++] = l;
-        }
-        *ret = TAKE_PTR(list);
-        *ret_n = n;
-        return 0;
-}
-
-int md_leftovers_clean_at(Db *db, const char *root, const char *when, bool idle, uint64_t own_run) {
-        _cleanup_strv_free_ char **names = NULL;
-        _cleanup_free_ MdLeftover *list = NULL;
-        size_t n = 0;
-        int r, stopped = 0;
-
-        r = db_md_arrays_recorded(db, idle, own_run, &names);
-        if (r < 0)
-                return log_warning_errno(r, "cannot read the md arrays benchd recorded (%s) %s: md arrays a killed "
-                                         "worker left stay assembled", db_last_error(db), when);
-        if (!names[0])
-                return 0;
-        r = md_leftovers_stop(root, names, false, &list, &n);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return log_warning_errno(r, "cannot look for md arrays a killed worker left %s: %m", when);
-        for (size_t i = 0; i < n; i++) {
-                if (list[i].stop_error == 0) {
-                        log_notice("md array %s (/dev/%s) was left assembled by a killed worker; stopped it %s",
-                                   list[i].name, list[i].device, when);
-                        stopped++;
-                } else
-                        log_warning_errno(list[i].stop_error, "md array %s (/dev/%s) was left assembled by a killed "
-                                          "worker and cannot be stopped %s: %m%s", list[i].name, list[i].device, when,
-                                          list[i].stop_error == -EBUSY ? " (it is still open; benchd tries again "
-                                          "when udev next reports an md device, after the next md step and at "
-                                          "start-up)" : "");
-        }
-        return stopped;
-}
-
-int md_leftovers_clean(Db *db, const char *when, bool idle, uint64_t own_run) {
-        return md_leftovers_clean_at(db, "", when, idle, own_run);
 }

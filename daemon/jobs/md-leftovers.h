@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * md arrays a killed worker left assembled (docs/matrices.md "How an md entry runs"). A worker stops
- * its array when its step ends (daemon/worker/layout-md.h); one killed with SIGKILL, or with
- * benchd, cannot. benchd records each array's name, benchd-JOB-ENTRY, in the run's row before the
- * worker creates it (runs.md_array, schema/0021-md-layout.sql), and after each md step (not the
- * arrays of other runs still running), at start-up and when udev reports an md device stops every
- * md device whose members all carry an md superblock naming the same one of the recorded names
- * with benchd's homehost ("benchd:benchd-JOB-ENTRY"). Nothing else is touched:
+ * md arrays a killed worker left assembled (docs/matrices.md "How an md entry runs"), md's row of
+ * leftovers.h. A worker stops its array when its step ends (daemon/worker/layout-md.h); one killed
+ * with SIGKILL, or with benchd, cannot. benchd records each array's name, benchd-JOB-ENTRY, in the
+ * run's row before the worker creates it (runs.md_array, schema/0021-md-layout.sql), and after each
+ * md step (not the arrays of other runs still running), at start-up and when udev reports an md or
+ * device-mapper device stops every md device whose members all carry an md superblock naming the
+ * same one of the recorded names with benchd's homehost ("benchd:benchd-JOB-ENTRY"). Nothing else is touched:
  * an array of the host's own, one of another homehost, one benchd has no record of, or one whose
  * members disagree, stays as it is. The stop is sysfs's array_state "clear", STOP_ARRAY: the
- * kernel refuses it (EBUSY) while anything holds the array open, so a mounted array stays and is
- * reported. What stays on the members afterwards is the superblock (the next job of the same
- * devices wipes it; DESIGN.md says which jobs may).
+ * kernel refuses it (EBUSY) while anything holds the array open, so a mounted array stays, is
+ * reported and is tried again later (leftovers.h). What stays on the members afterwards is the
+ * superblock (the next job of the same devices wipes it; DESIGN.md says which jobs may).
  *
  * The decision reads a sysfs tree and the members' superblocks under a root ("" for the host's,
  * a directory a test made): ROOT/sys/block/mdN/slaves/NAME, ROOT/sys/block/mdN/md/array_state,
@@ -33,26 +33,9 @@
  * the 1.2, 1.1 and 1.0 offsets: 0 and ret filled, -ENODATA when none is there, or -errno. */
 int md_super_name(const char *path, char ret[static 33]);
 
-typedef struct MdLeftover {
-        char device[32];        /* "md127" */
-        char name[33];          /* "benchd-4-1" */
-        int stop_error;         /* 0: stopped; else -errno of the stop */
-} MdLeftover;
-
-/* Finds the md devices under root whose members all name one of names (benchd's homehost) and,
- * unless dry, stops each; *ret lists them (each with its stop's outcome), *ret_n how many. 0, or
- * -errno when root's /sys/block cannot be read (-ENOENT: no block devices in sysfs, nothing to do). */
-int md_leftovers_stop(const char *root, char *const *names, bool dry, MdLeftover **ret, size_t *ret_n);
-
-typedef struct Db Db;
-
-/* The names db recorded, then md_leftovers_stop() on the host, each array stopped or not logged
- * (when: "at start-up", "after job 4's step"). With idle, not the arrays of runs still running: for
- * when udev reports an md device, which may be a running step's array or one the host's own
- * incremental assembly (mdadm -I from udev's rules) made again of a member benchd left; and after a
- * step, whose run is own_run: its own array, but not another job's, which its worker may be using
- * with nothing holding it open (waiting for its resync, before its mkfs). The number stopped, or
- * -errno. */
-int md_leftovers_clean(Db *db, const char *when, bool idle, uint64_t own_run);
-/* The same under root ("" for the host's). */
-int md_leftovers_clean_at(Db *db, const char *root, const char *when, bool idle, uint64_t own_run);
+/* leftovers.c's row for md: whether the md device under root (ROOT/sys/block/MD) has members that
+ * all carry a superblock naming the same one of names with benchd's homehost: 1 and ret_name
+ * ("benchd-4-1"), 0 when not. */
+int md_leftover_is_ours(const char *root, const char *md, char *const *names, char ret_name[static 33]);
+/* Stops it: array_state "clear", STOP_ARRAY. 0, or -errno (-EBUSY while it is open). */
+int md_leftover_stop(const char *root, const char *md);

@@ -43,6 +43,6 @@ int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs) {
 
 /* The 1024 newest names: more groups than that are never active at once (each step deactivates its
  * own, and lvm-leftovers what a killed one left). */
-int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret) {
-        return db_layout_names_recorded(db, "lvm_vg", own_run != 0, own_run, ret);
+int db_lvm_vgs_recorded(Db *db, bool idle, uint64_t own_run, char ***ret) {
+        return db_layout_names_recorded(db, "lvm_vg", idle, own_run, ret);
 }

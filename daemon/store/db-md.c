@@ -2,7 +2,7 @@
 /*
  * The md arrays' names the runs recorded (schema/0021-md-layout.sql; db_run_begin() writes them),
  * which md-leftovers looks for. The statement is prepared per call: after an md step, at start-up
- * and when udev reports an md device.
+ * and when udev reports an md or device-mapper device (for LVM too).
  */
 #include <assert.h>
 #include <errno.h>

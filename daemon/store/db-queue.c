@@ -336,7 +336,7 @@ int db_queue_add_layout_released(DbQueue *q, uint64_t run_id, const char *comman
 
         if (!copy)
                 return -ENOMEM;
-        snprintf(what, sizeof(what), "how run %" PRIu64 " released its md array's members", run_id);
+        snprintf(what, sizeof(what), "what run %" PRIu64 " ran on its layout", run_id);
         e = queue_push(q, DB_QUEUE_LAYOUT_RELEASED, run_id, what);
         if (!e)
                 return q->n_entries >= DB_QUEUE_ENTRIES_MAX ? 0 : -ENOMEM;
@@ -472,7 +472,7 @@ static int flush_entry(DbQueue *q, Db *db, DbQueueEntry *e) {
         case DB_QUEUE_LAYOUT_RELEASED:
                 r = db_run_add_layout_commands(db, e->id, e->released);
                 if (r < 0 && !db_error_is_transient(r))
-                        queue_lose(q, 1, false, "how run %" PRIu64 " released its md array's members (%s)", e->id,
+                        queue_lose(q, 1, false, "what run %" PRIu64 " ran on its layout (%s)", e->id,
                                    reason(db, r, why, sizeof(why)));
                 break;
         case DB_QUEUE_HISTOGRAM:

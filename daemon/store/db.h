@@ -138,9 +138,26 @@ int db_run_add_layout_commands(Db *db, uint64_t run_id, const char *commands);
  * volume's extents and bytes, which db_run_set_fs() stores when given (0: nothing stored); the
  * groups' names this host's runs recorded (never an imported run's), newest first (at most 1024, an empty list when none). */
 int db_run_set_lv(Db *db, uint64_t run_id, const DbRunFs *fs);
-/* With own_run (not 0): not the groups of other runs still running, whose workers may have them
- * active (another job's, on other devices), but own_run's. */
-int db_lvm_vgs_recorded(Db *db, uint64_t own_run, char ***ret);
+/* With idle, not the groups of runs still running, whose workers may have them active (another
+ * job's, on other devices), but own_run's (after its step: 0 when none is). */
+int db_lvm_vgs_recorded(Db *db, bool idle, uint64_t own_run, char ***ret);
+
+/* A run of partitions= (schema version 20) still running: its worker, or one killed, may have its
+ * partitions in the kernel (db-partitions.c). members_json: the identities the job recorded for the
+ * step's members at SubmitJob ([{"kind", "dev_major", "dev_minor", "ino", "diskseq"}, ...], the
+ * step's "members" of jobs.steps), NULL when it has none. Valid during the callback only. */
+typedef struct DbPartitionRun {
+        uint64_t run_id;
+        uint64_t job_id;
+        uint32_t partitions;
+        const char *members_json;
+} DbPartitionRun;
+
+/* Calls cb for each run of partitions= whose status is still 'running' (own_run 0: all of them, at
+ * start-up before they are marked interrupted; else only own_run, after its step). 0, or the
+ * first negative of cb or the store. */
+int db_partition_runs_foreach(Db *db, uint64_t own_run, int (*cb)(const DbPartitionRun *r, void *userdata),
+                              void *userdata);
 
 /* A run's part in a fleet run (schema version 19, db-fleet.c): uuid and host from the step's spec;
  * started once Job.Start gave the step its start time, with the clock offset benchctl measured. */

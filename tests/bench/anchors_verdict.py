@@ -1,23 +1,28 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The verdict tests/bench/anchors gives each figure, from its pairs (benchd, tool).
 
-  within target  the median of the per-pair ratios benchd/tool, widened by both tools' spreads,
-                 lies inside the target: ±10% for block, sequential and random figures, ±20% for
-                 per-character and metadata figures (bounds included)
+Every figure is judged on the spread of its per-pair ratios benchd/tool, not on each tool's own
+spread: the two runs of a pair are seconds apart, the pairs minutes, and on a shared machine how
+fast both tools go drifts between pairs by more than they differ within one. The ratio of each
+pair cancels that drift (as tests/bench/vs-fio's ratios do); what is left to judge is how far the
+ratios of the pairs agree with each other. With r the median of the per-pair ratios and [q1, q3]
+their interquartile range (quartiles by the inclusive method: with 5 pairs the second and fourth
+ratio, so one stray pair at either end moves neither; with one pair, that ratio):
+
+  within target  [q1, q3] lies inside the target: ±10% for block, sequential and random figures,
+                 ±20% for per-character and metadata figures (bounds included)
   explained      not within target, and the difference is a deliberate one the profile file
                  documents: the verdict names it (EXPLAINED; each phrase is in the profile file,
                  which tests/unit/test-anchors-verdict.py checks)
-  outside        the widened ratio lies wholly outside the target
-  undecided      the widened ratio straddles a bound of the target: the pairs cannot decide
+  outside        [q1, q3] lies wholly outside the target
+  undecided      [q1, q3] straddles a bound of the target: the pairs cannot decide
   shown          latency and %CP figures, which have no target
   no ratio       no pair with both figures (the tool printed +++++, too fast to time)
 
-The widened ratio: with r the median of the pair ratios and s_b, s_t the two spreads (half the
-range of a tool's values over their median), the ratio may be anywhere in
-[r (1 - s_b) / (1 + s_t), r (1 + s_b) / (1 - s_t)]: each tool's figure anywhere in its own spread.
+The verdict carries r, [q1, q3] (lo, hi) and the ratios' min..max (pair_range), which the table
+prints beside it.
 """
 
-import math
 import statistics
 
 # Figure classes and their targets (issue 23's): None is shown, not judged.
@@ -59,7 +64,7 @@ class Verdict:
         if self.word == "explained":
             return f"explained ({t}): {self.why}"
         if self.word in ("outside", "undecided"):
-            return f"{self.word} ({t}; {self.lo:.2f}..{self.hi:.2f})"
+            return f"{self.word} ({t}; pair ratios' IQR {self.lo:.2f}..{self.hi:.2f})"
         if self.word == "no ratio" and self.why:
             return f"no ratio ({self.why})"
         return self.word
@@ -68,28 +73,32 @@ class Verdict:
         return f"Verdict({self.text()!r})"
 
 
+def quartiles(values):
+    """(q1, q3) of values: statistics.quantiles' inclusive method, which interpolates between the
+    values at (n - 1) / 4 and 3 (n - 1) / 4 of the sorted ones (with 5 values exactly the second
+    and fourth); a single value is both."""
+    v = sorted(values)
+    if len(v) == 1:
+        return v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[2]
+
+
 def judge(kind, pairs, explained=None):
     """The verdict of one figure of class kind from its pairs [(benchd, tool)], either None when
     that tool gave no figure; explained: the name of a documented deliberate difference, or None."""
     if kind not in TARGETS:
         raise ValueError(f"figure class '{kind}' is not one of {', '.join(TARGETS)}")
     target = TARGETS[kind]
-    full = [(b, t) for b, t in pairs if b is not None and t not in (None, 0)]
-    ratios = [b / t for b, t in full]
+    ratios = [b / t for b, t in pairs if b is not None and t not in (None, 0)]
     if not ratios:
         tool = [t for _, t in pairs if t is not None]
         return Verdict("no ratio", target=target, why=None if tool else "tool: +++++")
     r = statistics.median(ratios)
     rng = (min(ratios), max(ratios))
+    lo, hi = quartiles(ratios)
     if target is None:
-        return Verdict("shown", ratio=r, pair_range=rng)
-    # The spreads of the pairs that have a ratio, as the median is theirs.
-    sb = spread([b for b, _ in full])
-    st = spread([t for _, t in full])
-    sb = 0.0 if math.isnan(sb) else sb
-    st = 0.0 if math.isnan(st) else st
-    lo = r * (1 - sb) / (1 + st)
-    hi = r * (1 + sb) / (1 - st) if st < 1 else math.inf
+        return Verdict("shown", ratio=r, lo=lo, hi=hi, pair_range=rng)
     inside_lo, inside_hi = 1 - target - EPS, 1 + target + EPS
     if lo >= inside_lo and hi <= inside_hi:
         return Verdict("within target", r, lo, hi, target, pair_range=rng)

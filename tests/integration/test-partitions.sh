@@ -137,4 +137,84 @@ defer partx --delete "$OTHER"
 [ -b "${OTHER}p1" ] || skip "the kernel made no ${OTHER}p1 after partx --add"
 submit_refused "partitions on a partition" "is a partition" \
         --set filesystems=ext4 --set devices="${OTHER}p1" --set partitions=2
+
+# ---- 3. what a killed worker leaves: its partitions in the kernel ----
+# A long write step on partition 1 of 2; killed (by pid) once its filesystem is mounted in the
+# worker's namespace, a state waited for. The kernel then still has the partitions the worker added;
+# benchd deletes them when the worker has ended (kill -9 of the worker), or at its next start (kill
+# -9 of benchd, the worker with it). The table stays on the device, and the next job of
+# partitions= on the same scratch device runs.
+mm=$(lsblk -dno MAJ:MIN "$L1" | tr -d ' ')
+kernel_parts() { ls /sys/class/block/"$dev"/ | grep "^${dev}p" | tr '\n' ' ' || true; }
+no_kernel_parts() { [ -z "$(kernel_parts)" ]; }
+# submit_long: a write step on p1 for up to 10 minutes; prints the job id.
+submit_long() {
+        local id
+        id=$(benchctl submit --workload write --set filesystems=ext4 --set partitions=2 --set partition=1 \
+                --set devices="$L1" --set destructive=true --set size=8M --set runtime_ms=600000 --set block_size=64K |
+                awk '{print $NF}' | tr -dc '0-9')
+        [ -n "$id" ] || id=$(sql "select max(id) from jobs")
+        printf '%s\n' "$id"
+}
+# worker_mounted: a worker of benchd's has a partition of $L1 mounted in its namespace.
+worker_mounted() {
+        local p devnum
+        devnum=$(cat /sys/class/block/"${dev}p1"/dev 2>/dev/null) || return 1
+        for p in $(worker_pids); do
+                grep -q "^[0-9]* [0-9]* $devnum .* - ext4 " "/proc/$p/mountinfo" 2>/dev/null && return 0
+        done
+        return 1
+}
+log "3a. kill -9 of the worker of a step on ${dev}p1"
+id=$(submit_long)
+wait_for 60 worker_mounted ||
+        fail "job $id's worker did not mount ${dev}p1: $(sql "select state, error from jobs where id = $id") $(tail -n 5 "$BENCHD_LOG")"
+assert_eq "${dev}p1 ${dev}p2 " "$(kernel_parts)" "the kernel's partitions of $dev while the step runs"
+grep -q "^[0-9]* [0-9]* $(cat /sys/class/block/"${dev}p1"/dev) " /proc/self/mountinfo && fail "${dev}p1 is mounted in the host namespace"
+pids=$(worker_pids)
+kill -9 $pids
+job_failed() { [ "$(sql "select state from jobs where id = $1")" = failed ]; }
+wait_for 60 job_failed "$id" || fail "job $id did not fail after kill -9 of its worker: $(sql "select state, error from jobs where id = $id")"
+wait_for 30 no_kernel_parts ||
+        fail "the partitions the killed worker added are still in the kernel: $(kernel_parts) $(tail -n 10 "$BENCHD_LOG")"
+# Both at once, or the one still held by the last processes of the worker's namespace a moment later.
+run=$(sql "select max(id) from runs where job_id = $id")
+for p in p1 p2; do
+        grep -E "job $id: partitions (.*, )?${dev}$p(, .*)? of $dev were left in the kernel by a killed worker \(run $run\); deleted them" \
+                "$BENCHD_LOG" >/dev/null || fail "benchd did not note ${dev}$p among the partitions it deleted: $(grep "job $id" "$BENCHD_LOG")"
+done
+assert_eq "2" "$(sfdisk --dump "$IMG1" | grep -c '^/')" "the partitions in the table on the image, which stays"
+
+log "3b. kill -9 of benchd while a worker runs on ${dev}p1"
+id=$(submit_long)
+wait_for 60 worker_mounted ||
+        fail "job $id's worker did not mount ${dev}p1: $(sql "select state, error from jobs where id = $id") $(tail -n 5 "$BENCHD_LOG")"
+pids=$(worker_pids)
+stop_benchd KILL
+workers_gone() {
+        local p
+        for p in $pids; do
+                pid_running "$p" && return 1
+        done
+        return 0
+}
+wait_for 60 workers_gone || fail "the worker outlived benchd by a minute: $pids"
+# What the killed job left: its partitions in the kernel (nothing else deletes them), mounted nowhere.
+assert_eq "${dev}p1 ${dev}p2 " "$(kernel_parts)" "the kernel's partitions of $dev after the kill"
+grep -q "^[0-9]* [0-9]* $(cat /sys/class/block/"${dev}p1"/dev) " /proc/[0-9]*/mountinfo 2>/dev/null &&
+        fail "${dev}p1 is still mounted after its worker is gone"
+start_benchd --config="$CONF"
+wait_for 30 no_kernel_parts ||
+        fail "the partitions the killed job added are still in the kernel after benchd's start: $(kernel_parts) $(tail -n 10 "$BENCHD_LOG")"
+assert_contains "$(cat "$BENCHD_LOG")" "job $id: partitions ${dev}p1, ${dev}p2 of $dev were left in the kernel by a killed worker (run $(sql "select max(id) from runs where job_id = $id")); deleted them at start-up" \
+        "benchd's note of the partitions it deleted at start-up"
+assert_eq "interrupted" "$(job_state "$id")" "the job benchd was running at the kill"
+
+log "3d. the next job of partitions= on the same scratch device"
+out=$(benchctl run --profile dd --set filesystems=ext4 --set partitions=2 --set devices="$L1" \
+        --set destructive=true --set size=8M 2>&1) || fail "the partitions job after the kills failed: $out $(tail -n 10 "$BENCHD_LOG")"
+job=$(sql "select max(id) from jobs")
+assert_eq "succeeded" "$(job_state "$job")" "the job after the kills"
+no_kernel_parts || fail "partitions of $dev in the kernel after the job: $(kernel_parts)"
+
 log "ok"

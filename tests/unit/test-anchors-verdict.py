@@ -3,12 +3,12 @@
 #
 # tests/bench/anchors_verdict.py, the verdict tests/bench/anchors gives a figure, on constructed
 # pairs (benchd, tool): every verdict reached (within target, explained, outside, undecided,
-# shown, no ratio), the bounds of both targets (±10%, ±20%) included and just past, a spread
-# that makes a ratio inside the target undecided and one outside it undecided too, and a tool
+# shown, no ratio), the bounds of both targets (±10%, ±20%) included and just past, the verdict
+# taken on the per-pair ratios' interquartile range (a drift both tools share decides nothing,
+# pairs that disagree leave it undecided, one stray pair at either end moves nothing), and a tool
 # that gives no figure. Each documented deliberate difference names a phrase that its profile
 # file (daemon/profiles/) really says.
 
-import math
 import os
 import sys
 
@@ -51,34 +51,55 @@ check("ratio 0.799 (meta)", word("meta", same(0.799)), "outside")
 check("ratio 1.15 (block)", word("block", same(1.15)), "outside")
 check("ratio 1.15 (char)", word("char", same(1.15)), "within target")
 
-# Spreads: the tool's figures 95..105 (spread 5%), benchd's 1.05 times them: widened 1.05 * 0.95 /
-# 1.05 .. 1.05 * 1.05 / 0.95 = 0.95..1.16, across +10%: undecided though the median is inside.
-spread_in = [(105 * x / 100, x) for x in (95.0, 100.0, 105.0, 98.0, 102.0)]
-v = av.judge("seq", spread_in)
-check("median 1.05 with 5% spreads: undecided", v.word, "undecided")
+# The verdict is on the per-pair ratios, not on each tool's own spread. The machine drifts
+# between pairs: both tools 60..140 across the pairs, benchd 1.05 times the tool in every pair.
+# Each tool's own spread is 40%, the ratios' none: within target (a verdict on the tools' spreads
+# could not decide it).
+drift = [(1.05 * x, x) for x in (60.0, 140.0, 100.0, 80.0, 120.0)]
+v = av.judge("seq", drift)
+check("both tools drift 60..140, ratio 1.05 in every pair: within", v.word, "within target")
 check("its median ratio", round(v.ratio, 6), 1.05)
-check("its widened ratio straddles 1.10", v.lo < 1.10 < v.hi, True)
-# The same spreads around a median of 1.16: widened 1.05..1.28, across +10% again.
-spread_out = [(116 * x / 100, x) for x in (95.0, 100.0, 105.0, 98.0, 102.0)]
-check("median 1.16 with 5% spreads: undecided", word("seq", spread_out), "undecided")
-# Around 1.30 with the same spreads (1.18..1.44): wholly outside.
-check("median 1.30 with 5% spreads: outside", word("seq", [(130 * x / 100, x) for x in (95.0, 100.0, 105.0)]),
-      "outside")
-# Around 1.02 with 2% spreads (0.98..1.06): wholly within.
-check("median 1.02 with 2% spreads: within", word("seq", [(102 * x / 100, x) for x in (98.0, 100.0, 102.0)]),
-      "within target")
-# Only benchd's figures spread (90..110, 10%): ratio 1.00 widened to 0.90..1.10, bounds included.
-check("benchd spread 10% around 1.00: within (bounds included)",
-      word("seq", [(90.0, 100.0), (100.0, 100.0), (110.0, 100.0)]), "within target")
-check("benchd spread 12% around 1.00: undecided",
-      word("seq", [(88.0, 100.0), (100.0, 100.0), (112.0, 100.0)]), "undecided")
-# A tool spread of 100% or more: the widened ratio has no upper bound.
-v = av.judge("seq", [(100.0, 1.0), (100.0, 100.0), (100.0, 300.0)])
-check("tool spread ≥ 100%: undecided, unbounded", (v.word, math.isinf(v.hi)), ("undecided", True))
+check("its IQR", (round(v.lo, 6), round(v.hi, 6)), (1.05, 1.05))
+# The same drift with benchd 1.15 times the tool in every pair: outside, however much both drift.
+check("both tools drift, ratio 1.15 in every pair: outside",
+      word("seq", [(1.15 * x, x) for x in (60.0, 140.0, 100.0, 80.0, 120.0)]), "outside")
+# The reverse: each tool steady (spreads of 1%) but the pairs disagree, benchd 0.80..1.20 of the
+# tool: the ratios' IQR 0.85..1.15 straddles both bounds: undecided, though the median is 1.00.
+scatter = [(80.0, 100.0), (85.0, 99.0), (100.0, 100.0), (115.0, 101.0), (120.0, 100.0)]
+v = av.judge("seq", [(b * t / 100, t) for b, t in scatter])
+check("steady tools, pair ratios 0.80..1.20: undecided", v.word, "undecided")
+check("its IQR is the 2nd and 4th ratio of 5", (round(v.lo, 6), round(v.hi, 6)), (0.85, 1.15))
+check("its min..max", (round(v.pair_range[0], 6), round(v.pair_range[1], 6)), (0.8, 1.2))
+# The IQR, not min..max: one stray pair at each end (0.70 and 1.40) moves neither quartile.
+v = av.judge("rand", [(r * 100, 100.0) for r in (0.70, 0.95, 1.00, 1.05, 1.40)])
+check("one stray pair at each end, the middle 0.95..1.05: within", v.word, "within target")
+check("the stray pairs are in min..max", (round(v.pair_range[0], 6), round(v.pair_range[1], 6)), (0.7, 1.4))
+# The median inside the target but the IQR across its bound: undecided, either side.
+check("median 0.95, IQR 0.88..1.00: undecided",
+      word("seq", [(r * 100, 100.0) for r in (0.85, 0.88, 0.95, 1.00, 1.02)]), "undecided")
+check("median 1.12, IQR 1.09..1.14: undecided",
+      word("seq", [(r * 100, 100.0) for r in (1.05, 1.09, 1.12, 1.14, 1.20)]), "undecided")
+# The IQR wholly past a bound: outside, above and below, though one pair is inside.
+check("IQR 1.13..1.16, one pair at 1.02: outside",
+      word("seq", [(r * 100, 100.0) for r in (1.02, 1.13, 1.15, 1.16, 1.30)]), "outside")
+check("IQR 0.80..0.85, one pair at 0.95: outside",
+      word("block", [(r * 100, 100.0) for r in (0.75, 0.80, 0.82, 0.85, 0.95)]), "outside")
+# The per-character target is wider: the same ratios (IQR 0.80..0.85) are within ±20%.
+check("IQR 0.80..0.85 (char): within",
+      word("char", [(r * 100, 100.0) for r in (0.75, 0.80, 0.82, 0.85, 0.95)]), "within target")
+# Three pairs: the quartiles interpolate (0.90, 1.00, 1.20: 0.95..1.10, the bound included).
+v = av.judge("seq", [(r * 100, 100.0) for r in (1.20, 0.90, 1.00)])
+check("three pairs 0.90, 1.00, 1.20: IQR 0.95..1.10", (round(v.lo, 6), round(v.hi, 6)), (0.95, 1.1))
+check("three pairs 0.90, 1.00, 1.20: within (bound included)", v.word, "within target")
+check("three pairs 0.90, 1.00, 1.22: undecided", word("seq", [(r * 100, 100.0) for r in (1.22, 0.90, 1.00)]),
+      "undecided")
+# The verdict's text gives the IQR it judged.
+v = av.judge("seq", [(r * 100, 100.0) for r in (1.02, 1.13, 1.15, 1.16, 1.30)])
+check("outside's text names the IQR", "1.13..1.16" in v.text(), True)
 
 # Explained: a documented difference turns outside and undecided into explained, never within.
 check("outside, explained", word("block", same(1.25), "page cache"), "explained")
-check("undecided, explained", word("seq", spread_out, "page cache"), "explained")
+check("undecided, explained", word("seq", [(b * t / 100, t) for b, t in scatter], "page cache"), "explained")
 check("within, explanation not needed", word("block", same(1.05), "page cache"), "within target")
 v = av.judge("block", same(1.25), "page cache")
 check("explained's text names the difference", "page cache" in v.text(), True)
@@ -92,8 +113,9 @@ check("tool +++++: no ratio", (v.word, "+++++" in v.text()), ("no ratio", True))
 check("benchd none: no ratio", word("meta", [(None, 100.0)]), "no ratio")
 # Pairs with one side missing are left out of the ratio, not counted as zero.
 check("a +++++ pair left out", word("meta", [(100.0, 100.0), (5000.0, None), (104.0, 100.0)]), "within target")
-# One pair: no spread to widen by.
+# One pair: its ratio is the whole IQR.
 check("one pair at 1.09", word("seq", [(109.0, 100.0)]), "within target")
+check("one pair at 1.11", word("seq", [(111.0, 100.0)]), "outside")
 
 # An unknown class is an error naming the known ones.
 try:

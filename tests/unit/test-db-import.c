@@ -739,7 +739,7 @@ START_TEST(test_import_never_leftover) {
         /* Only imported runs: no name at all. */
         ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &md), 0);
         ck_assert_ptr_null(md[0]);
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &vgs), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, false, 0, &vgs), 0);
         ck_assert_ptr_null(vgs[0]);
         strv_free(md);
         strv_free(vgs);
@@ -748,7 +748,7 @@ START_TEST(test_import_never_leftover) {
         (void) layout_run(db, "benchd-1-0");
         ck_assert_int_eq(db_md_arrays_recorded(db, false, 0, &md), 0);
         ck_assert_int_eq(db_md_arrays_recorded(db, true, 0, &md_idle), 0);
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &vgs), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, false, 0, &vgs), 0);
         ck_assert_uint_eq(strv_length(md), 1);
         ck_assert_str_eq(md[0], "benchd-1-0");
         ck_assert_uint_eq(strv_length(md_idle), 1);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "check-util.h"
-#include "jobs/lvm-leftovers.h"
+#include "jobs/leftovers.h"
 #include "store/db.h"
 #include "shared/proto.h"
 #include "shared/spec.h"
@@ -90,35 +90,35 @@ static void teardown(void) {
 }
 
 static int by_device(const void *a, const void *b) {
-        return strcmp(((const LvmLeftover *) a)->device, ((const LvmLeftover *) b)->device);
+        return strcmp(((const Leftover *) a)->device, ((const Leftover *) b)->device);
 }
 
 START_TEST(test_decide) {
         char *const recorded[] = { (char *) "benchd-4-1", (char *) "benchd-5-0", (char *) "vg0", NULL };
-        _cleanup_free_ LvmLeftover *list = NULL;
+        _cleanup_free_ Leftover *list = NULL;
         size_t n = 0;
 
-        ck_assert_int_eq(lvm_leftovers_remove(root, recorded, true, &list, &n), 0);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_LVM, root, recorded, true, &list, &n), 0);
         ck_assert_uint_eq(n, 2);
-        qsort(list, n, sizeof(LvmLeftover), by_device);
+        qsort(list, n, sizeof(Leftover), by_device);
         ck_assert_str_eq(list[0].device, "dm-0");
         ck_assert_str_eq(list[0].name, "benchd-4-1");
         ck_assert_str_eq(list[1].device, "dm-5");
         ck_assert_str_eq(list[1].name, "benchd-5-0");
-        ck_assert_int_eq(list[0].remove_error, 0);
+        ck_assert_int_eq(list[0].error, 0);
 }
 END_TEST
 
 START_TEST(test_none) {
         char *const none[] = { NULL };
-        _cleanup_free_ LvmLeftover *list = NULL;
+        _cleanup_free_ Leftover *list = NULL;
         char path[PATH_MAX + 32];
         size_t n = 7;
 
-        ck_assert_int_eq(lvm_leftovers_remove(root, none, true, &list, &n), 0);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_LVM, root, none, true, &list, &n), 0);
         ck_assert_uint_eq(n, 0);
         snprintf(path, sizeof(path), "%s/nothing", root);
-        ck_assert_int_eq(lvm_leftovers_remove(path, none, true, &list, &n), -ENOENT);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_LVM, path, none, true, &list, &n), -ENOENT);
 }
 END_TEST
 
@@ -145,7 +145,7 @@ START_TEST(test_recorded_names) {
 
         snprintf(path, sizeof(path), "%s/benchd.db", root);
         ck_assert_int_eq(db_open(path, &db), 0);
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, false, 0, &names), 0);
         ck_assert_ptr_null(names[0]);
         strv_free(names);
         names = NULL;
@@ -163,19 +163,19 @@ START_TEST(test_recorded_names) {
                 };
                 ck_assert_msg(db_run_begin(db, &r, &run[i]) == 0, "%s", db_last_error(db));
         }
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, 0, &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, false, 0, &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         ck_assert(strv_contains(names, "benchd-1-0") && strv_contains(names, "benchd-1-1"));
         strv_free(names);
         names = NULL;
         /* Both running: after run 0's step, run 1's group is another worker's, left alone. */
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, run[0], &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, true, run[0], &names), 0);
         ck_assert_uint_eq(strv_length(names), 1);
         ck_assert(strv_contains(names, "benchd-1-0"));
         strv_free(names);
         names = NULL;
         ck_assert_int_eq(db_run_finish(db, run[1], "failed", "x", NULL), 0);
-        ck_assert_int_eq(db_lvm_vgs_recorded(db, run[0], &names), 0);
+        ck_assert_int_eq(db_lvm_vgs_recorded(db, true, run[0], &names), 0);
         ck_assert_uint_eq(strv_length(names), 2);
         /* The volume's extents and size, with the filesystem's record, read back with sqlite. */
         DbRunFs fs = {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check-util.h"
+#include "jobs/leftovers.h"
 #include "jobs/md-leftovers.h"
 #include "store/db.h"
 #include "store/db-queue.h"
@@ -168,16 +169,16 @@ static char *const recorded[] = {
 };
 
 static int by_device(const void *a, const void *b) {
-        return strcmp(((const MdLeftover *) a)->device, ((const MdLeftover *) b)->device);
+        return strcmp(((const Leftover *) a)->device, ((const Leftover *) b)->device);
 }
 
 START_TEST(test_decide_and_stop) {
-        _cleanup_free_ MdLeftover *list = NULL;
+        _cleanup_free_ Leftover *list = NULL;
         size_t n = 99;
 
-        ck_assert_int_eq(md_leftovers_stop(root, recorded, false, &list, &n), 0);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_MD, root, recorded, false, &list, &n), 0);
         ck_assert_uint_eq(n, 3);
-        qsort(list, n, sizeof(MdLeftover), by_device);
+        qsort(list, n, sizeof(Leftover), by_device);
         ck_assert_str_eq(list[0].device, "md122");
         ck_assert_str_eq(list[0].name, "benchd-5-1");
         ck_assert_str_eq(list[1].device, "md123");
@@ -185,7 +186,7 @@ START_TEST(test_decide_and_stop) {
         ck_assert_str_eq(list[2].device, "md127");
         ck_assert_str_eq(list[2].name, "benchd-4-1");
         for (size_t i = 0; i < n; i++)
-                ck_assert_int_eq(list[i].stop_error, 0);
+                ck_assert_int_eq(list[i].error, 0);
         ck_assert_str_eq(state("md127"), "clear\n");  /* "clear" written over "clean\n" */
         ck_assert_str_eq(state("md123"), "clear\n");
         ck_assert_str_eq(state("md122"), "clear\n");
@@ -202,14 +203,14 @@ END_TEST
 
 /* A dry run finds the same and writes nothing; no names recorded, nothing is benchd's. */
 START_TEST(test_dry_and_none) {
-        _cleanup_free_ MdLeftover *list = NULL, *none = NULL;
+        _cleanup_free_ Leftover *list = NULL, *none = NULL;
         char *const empty[] = { NULL };
         size_t n = 0, m = 99;
 
-        ck_assert_int_eq(md_leftovers_stop(root, recorded, true, &list, &n), 0);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_MD, root, recorded, true, &list, &n), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_str_eq(state("md127"), "clean\n");
-        ck_assert_int_eq(md_leftovers_stop(root, empty, false, &none, &m), 0);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_MD, root, empty, false, &none, &m), 0);
         ck_assert_uint_eq(m, 0);
         ck_assert_str_eq(state("md127"), "clean\n");
 }
@@ -217,18 +218,18 @@ END_TEST
 
 /* A stop the kernel refuses is reported, not taken for done: array_state not writable. */
 START_TEST(test_stop_refused) {
-        _cleanup_free_ MdLeftover *list = NULL;
+        _cleanup_free_ Leftover *list = NULL;
         char path[PATH_MAX];
         size_t n = 0;
 
         snprintf(path, sizeof(path), "%s/sys/block/md127/md/array_state", root);
         ck_assert_int_eq(unlink(path), 0);
         ck_assert_int_eq(mkdir(path, 0755), 0);
-        ck_assert_int_eq(md_leftovers_stop(root, recorded, false, &list, &n), 0);
-        qsort(list, n, sizeof(MdLeftover), by_device);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_MD, root, recorded, false, &list, &n), 0);
+        qsort(list, n, sizeof(Leftover), by_device);
         ck_assert_uint_eq(n, 3);
         ck_assert_str_eq(list[2].device, "md127");
-        ck_assert_int_eq(list[2].stop_error, -EISDIR);
+        ck_assert_int_eq(list[2].error, -EISDIR);
 }
 END_TEST
 
@@ -246,8 +247,8 @@ START_TEST(test_super_name) {
         ck_assert_int_eq(md_super_name(path, name), -ENODATA);
         snprintf(path, sizeof(path), "%s/dev/nothing", root);
         ck_assert_int_eq(md_super_name(path, name), -ENOENT);
-        ck_assert_int_eq(md_leftovers_stop("/nonexistent-root", recorded, true, &(MdLeftover *) { NULL },
-                                           &(size_t) { 0 }), -ENOENT);
+        ck_assert_int_eq(leftovers_find(LEFTOVER_MD, "/nonexistent-root", recorded, true, &(Leftover *) { NULL },
+                                          &(size_t) { 0 }), -ENOENT);
 }
 END_TEST
 
@@ -417,17 +418,17 @@ START_TEST(test_clean_after_step) {
         ck_assert_int_eq(db_run_finish(db, run[2], "succeeded", NULL, NULL), 0);
 
         /* Run 0's step ended (its run is still 'running' until the job records it). */
-        ck_assert_int_eq(md_leftovers_clean_at(db, root, "after job 4's step 2", true, run[0]), 2);
+        ck_assert_int_eq(leftovers_clean_at(db, LEFTOVER_MD, root, "after job 4's step 2", true, run[0]), 2);
         ck_assert_str_eq(state("md127"), "clear\n");
         ck_assert_str_eq(state("md122"), "clear\n");
         ck_assert_str_eq(state("md123"), "clean\n");
         /* udev's report: not a running run's, its own neither. */
         array("md127", (const char *[]) { "loop1", "loop2", NULL });
-        ck_assert_int_eq(md_leftovers_clean_at(db, root, "after udev reported it", true, 0), 1);
+        ck_assert_int_eq(leftovers_clean_at(db, LEFTOVER_MD, root, "after udev reported it", true, 0), 1);
         ck_assert_str_eq(state("md127"), "clean\n");
         ck_assert_str_eq(state("md123"), "clean\n");
         /* At start-up (the runs marked interrupted before, or not): every recorded one. */
-        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 3);
+        ck_assert_int_eq(leftovers_clean_at(db, LEFTOVER_MD, root, "at start-up", false, 0), 3);
         ck_assert_str_eq(state("md127"), "clear\n");
         ck_assert_str_eq(state("md123"), "clear\n");
         spec_clear(&spec);
@@ -459,7 +460,7 @@ START_TEST(test_clean_never_imported) {
         ck_assert_msg(db_runs_import(db, runs, "other-host", 1700000100000000, &imported, NULL) == 0, "%s",
                       db_last_error(db));
         ck_assert_uint_eq(imported, 1);
-        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 0);
+        ck_assert_int_eq(leftovers_clean_at(db, LEFTOVER_MD, root, "at start-up", false, 0), 0);
         ck_assert_str_eq(state("md127"), "clean\n");
 
         /* This host's run of the same name: its array is stopped. */
@@ -475,7 +476,7 @@ START_TEST(test_clean_never_imported) {
         };
         ck_assert_msg(db_run_begin(db, &r, &run) == 0, "%s", db_last_error(db));
         ck_assert_int_eq(db_run_finish(db, run, "interrupted", NULL, NULL), 0);
-        ck_assert_int_eq(md_leftovers_clean_at(db, root, "at start-up", false, 0), 1);
+        ck_assert_int_eq(leftovers_clean_at(db, LEFTOVER_MD, root, "at start-up", false, 0), 1);
         ck_assert_str_eq(state("md127"), "clear\n");
         spec_clear(&spec);
 }

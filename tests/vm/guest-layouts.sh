@@ -182,6 +182,13 @@ assert_eq "0" "$(sql "select json_extract(layout_commands, '\$[0].exit') from ru
 assert_eq "0" "$(sql "select count(*) from runs where job_id = $job and not (md_chunk_bytes = 0 and md_resync_usec >= 0
         and json_extract(layout_commands, '\$[0].usec') > 0 and mkfs_command like 'mkfs.% /dev/md%')")" \
         "runs without their array's record"
+# Each entry's later step assembled the array again: its mdadm --assemble is in that run's record.
+assert_eq "0|mdadm --assemble /dev/md/benchd-$job-0 --config=none --homehost=benchd --run /dev/vdc /dev/vdd
+1|mdadm --assemble /dev/md/benchd-$job-1 --config=none --homehost=benchd --run /dev/vdc /dev/vdd" \
+        "$(sql "select r.matrix_entry, json_extract(c.value, '\$.command') from runs r, json_each(r.layout_commands) c
+                where r.job_id = $job and json_extract(c.value, '\$.command') like 'mdadm --assemble%'
+                and json_extract(c.value, '\$.exit') = 0 order by r.id")" \
+        "the later steps' assemble, recorded"
 log "entry 0 resync waited $(sql "select md_resync_usec from runs where job_id = $job and step = 0") us; mdadm said: $(sql "select json_extract(layout_commands, '\$[0].output') from runs where job_id = $job and step = 0")"
 # A resync waited for has its own allowance, stated in the job's log (not mkfs's 15 minutes).
 assert_contains "$(cat "$BENCHD_LOG")" "the initial resync of benchd-$job-0 may take up to" "the resync's allowance"
