@@ -364,26 +364,20 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                 return fail(reterr, r == -EINVAL ? -EINVAL : r, "cannot build the command line of mdadm for %s: %s",
                             setup->layout, strerror(-r));
 
-        if (!make) {
-                r = stop_host_assembly(member_names, setup->n_members, list);
-                if (r < 0)
-                        return r;
-        }
-        r = run_mdadm(program, argv, member_names, member_devs, setup->n_members, opts, &res, reterr);
-        if (r < 0)
-                return r;
-        r = record_command(list, argv, &res);
-        if (r < 0)
-                return r;
-        for (unsigned i = 1; !make && i < MD_ASSEMBLE_TRIES && (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0);
-             i++) {
-                /* Again, where the host's assembly came between the stop above and mdadm: its udev
-                 * handles the members' events one by one (each member's close after a write is one),
-                 * so an array of one member may be followed by one of two. */
-                (void) usleep(MD_ASSEMBLE_PAUSE_USEC);
-                r = stop_host_assembly(member_names, setup->n_members, list);
-                if (r < 0)
-                        return r;
+        for (unsigned i = 0;; i++) {
+                bool ok;
+
+                /* A later step's assemble, tried again where the host's assembly came between the
+                 * stop and mdadm: its udev handles the members' events one by one (each member's
+                 * close after a write is one), so an array of one member may be followed by one of
+                 * two, and one of them may take a member while mdadm here assembles the others. */
+                if (!make) {
+                        if (i > 0)
+                                (void) usleep(MD_ASSEMBLE_PAUSE_USEC);
+                        r = stop_host_assembly(member_names, setup->n_members, list);
+                        if (r < 0)
+                                return r;
+                }
                 sandbox_result_clear(&res);
                 r = run_mdadm(program, argv, member_names, member_devs, setup->n_members, opts, &res, reterr);
                 if (r < 0)
@@ -391,6 +385,13 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                 r = record_command(list, argv, &res);
                 if (r < 0)
                         return r;
+                ok = WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0;
+                if (make || i + 1 >= MD_ASSEMBLE_TRIES)
+                        break;
+                /* Done when it succeeded and one array holds every member; otherwise whatever holds
+                 * them is stopped by the next round's stop_host_assembly(). */
+                if (ok && layout_md_find_holder("", member_names, setup->n_members, a.name) >= 0)
+                        break;
         }
 
         /* What it assembled, if anything, is found from the members whatever its exit said, so that
