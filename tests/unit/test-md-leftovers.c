@@ -28,34 +28,15 @@
 #include "shared/spec.h"
 #include "shared/strv.h"
 #include "shared/util.h"
+#include "fake-sysfs.h"
 
 #define MEMBER_SIZE (1024 * 1024)
 
 static char *root;
 
-static void mkdirs(const char *rel) {
-        char path[PATH_MAX + 300];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *p = path + strlen(root) + 1; *p; p++)
-                if (*p == '/') {
-                        *p = 0;
-                        ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-                        *p = '/';
-                }
-        ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-}
-
-static void write_file(const char *rel, const char *text) {
-        char path[PATH_MAX + 300];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        ck_assert_int_eq(fclose(f), 0);
-}
+/* Paths under the test's own sysfs root. */
+#define mkdirs(rel) fake_sysfs_mkdirs(root, (rel))
+#define write_file(rel, ...) fake_sysfs_write(root, (rel), __VA_ARGS__)
 
 static char *read_file(const char *rel) {
         static char buf[256];

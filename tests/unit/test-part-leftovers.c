@@ -25,39 +25,16 @@
 #include "shared/spec.h"
 #include "shared/strv.h"
 #include "shared/util.h"
+#include "fake-sysfs.h"
 
 static char *root;
 
 /* 256 MiB in 512-byte sectors, as test-partitions' loop device. */
 #define DISK_SECTORS 524288u
 
-static void mkdirs(const char *rel) {
-        char path[PATH_MAX + 300];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *p = path + strlen(root) + 1; *p; p++)
-                if (*p == '/') {
-                        *p = 0;
-                        ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-                        *p = '/';
-                }
-        ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-}
-
-static void write_file(const char *rel, const char *fmt, ...) _printf_(2, 3);
-static void write_file(const char *rel, const char *fmt, ...) {
-        char path[PATH_MAX + 300];
-        va_list ap;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        va_start(ap, fmt);
-        vfprintf(f, fmt, ap);
-        va_end(ap);
-        ck_assert_int_eq(fclose(f), 0);
-}
+/* Paths under the test's own sysfs root. */
+#define mkdirs(rel) fake_sysfs_mkdirs(root, (rel))
+#define write_file(rel, ...) fake_sysfs_write(root, (rel), __VA_ARGS__)
 
 static void disk(const char *name, unsigned minor, uint64_t diskseq) {
         char rel[128], target[128];
