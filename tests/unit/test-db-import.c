@@ -12,6 +12,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <sqlite3.h>
@@ -114,6 +115,27 @@ static int64_t count(const char *table) {
         sqlite3_finalize(st);
         sqlite3_close(s);
         return n;
+}
+
+/* A document of the import fuzz corpus (tests/fuzz/corpus/import), whole, NUL-terminated. */
+static char *read_corpus(const char *name) {
+        char path[PATH_MAX];
+        char *text;
+        FILE *f;
+        long n;
+
+        snprintf(path, sizeof(path), "%s/%s", IMPORT_CORPUS_DIR, name);
+        f = fopen(path, "re");
+        ck_assert_msg(f, "%s: %m", path);
+        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+        n = ftell(f);
+        ck_assert_int_ge(n, 0);
+        rewind(f);
+        text = calloc(1, (size_t) n + 1);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_uint_eq(fread(text, 1, (size_t) n, f), (size_t) n);
+        fclose(f);
+        return text;
 }
 
 static char *raw_text(const char *sql) {
@@ -418,18 +440,8 @@ START_TEST(test_import_real_export) {
         const char *host = NULL;
         json_object *runs = NULL;
         uint64_t imported = 0, skipped = 0;
-        FILE *f;
-        long n;
 
-        f = fopen(IMPORT_CORPUS_DIR "/export-two-runs.json", "re");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-        n = ftell(f);
-        rewind(f);
-        text = calloc(1, (size_t) n + 1);
-        ck_assert_ptr_nonnull(text);
-        ck_assert_uint_eq(fread(text, 1, (size_t) n, f), (size_t) n);
-        fclose(f);
+        text = read_corpus("export-two-runs.json");
         ck_assert_int_eq(db_import_document_parse(text, &doc, &host, &runs, &err), 0);
         /* Now: an hour after the runs were measured. */
         ck_assert_msg(db_runs_import(db, runs, host, UINT64_C(1796131700083542) + 3600 * USEC_PER_SEC, &imported,
@@ -450,18 +462,8 @@ START_TEST(test_import_layout_seed) {
         const char *host = NULL;
         json_object *runs = NULL;
         uint64_t imported = 0;
-        FILE *f;
-        long n;
 
-        f = fopen(IMPORT_CORPUS_DIR "/one-run-layout.json", "re");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-        n = ftell(f);
-        rewind(f);
-        text = calloc(1, (size_t) n + 1);
-        ck_assert_ptr_nonnull(text);
-        ck_assert_uint_eq(fread(text, 1, (size_t) n, f), (size_t) n);
-        fclose(f);
+        text = read_corpus("one-run-layout.json");
         ck_assert_int_eq(db_import_document_parse(text, &doc, &host, &runs, &err), 0);
         ck_assert_msg(db_runs_import(db, runs, host, UINT64_C(1796131700083542) + 3600 * USEC_PER_SEC, &imported,
                                      NULL) == 0, "%s", db_last_error(db));
