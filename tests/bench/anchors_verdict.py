@@ -21,9 +21,20 @@ ratio, so one stray pair at either end moves neither; with one pair, that ratio)
 
 The verdict carries r, [q1, q3] (lo, hi) and the ratios' min..max (pair_range), which the table
 prints beside it.
+
+A depth-1 figure on a loop device also depends on where the kernel ran the loop device's worker,
+which changes from run to run for either tool (tests/bench/placement.py): given each pair's IPIs
+per I/O (placement), only the pairs whose two runs had the worker alike are judged, and the
+verdict says how many of them there were (alike = (k, n)); with fewer than MIN_ALIKE such pairs
+it is undecided, whatever the ratios of the others say. min..max stays that of every pair.
 """
 
 import statistics
+
+from placement import alike as placement_alike
+
+# The fewest pairs alike in placement that a depth-1 figure is judged on.
+MIN_ALIKE = 3
 
 # Figure classes and their targets (issue 23's): None is shown, not judged.
 TARGETS = {"block": 0.10, "seq": 0.10, "rand": 0.10, "char": 0.20, "meta": 0.20, "lat": None, "cpu": None}
@@ -53,12 +64,17 @@ def spread(values):
 
 
 class Verdict:
-    def __init__(self, word, ratio=None, lo=None, hi=None, target=None, why=None, pair_range=None):
+    def __init__(self, word, ratio=None, lo=None, hi=None, target=None, why=None, pair_range=None, alike=None):
         self.word, self.ratio, self.lo, self.hi, self.target, self.why = word, ratio, lo, hi, target, why
-        self.pair_range = pair_range
+        self.pair_range, self.alike = pair_range, alike
 
     def text(self):
         t = f"±{self.target * 100:.0f}%" if self.target is not None else ""
+        if self.alike and self.alike[0] < self.alike[1]:
+            # Judged on the pairs alike in placement only: say so where the verdict is read.
+            t += f"; on the {self.alike[0]} of {self.alike[1]} pairs alike in placement"
+        if self.word == "undecided" and self.lo is None:
+            return f"undecided ({t}: fewer than {MIN_ALIKE})"
         if self.word == "within target":
             return f"within target ({t})"
         if self.word == "explained":
@@ -84,29 +100,40 @@ def quartiles(values):
     return q[0], q[2]
 
 
-def judge(kind, pairs, explained=None):
+def judge(kind, pairs, explained=None, placement=None):
     """The verdict of one figure of class kind from its pairs [(benchd, tool)], either None when
-    that tool gave no figure; explained: the name of a documented deliberate difference, or None."""
+    that tool gave no figure; explained: the name of a documented deliberate difference, or None;
+    placement: for a depth-1 figure, each pair's IPIs per I/O [(benchd, tool)], or None."""
     if kind not in TARGETS:
         raise ValueError(f"figure class '{kind}' is not one of {', '.join(TARGETS)}")
+    if placement is not None and len(placement) != len(pairs):
+        raise ValueError(f"{len(placement)} placements for {len(pairs)} pairs: give one per pair")
     target = TARGETS[kind]
-    ratios = [b / t for b, t in pairs if b is not None and t not in (None, 0)]
-    if not ratios:
+    both = [(i, b / t) for i, (b, t) in enumerate(pairs) if b is not None and t not in (None, 0)]
+    if not both:
         tool = [t for _, t in pairs if t is not None]
         return Verdict("no ratio", target=target, why=None if tool else "tool: +++++")
-    r = statistics.median(ratios)
+    ratios = [x for _, x in both]
     rng = (min(ratios), max(ratios))
+    n_alike = None
+    if placement is not None:
+        judged = [x for i, x in both if placement_alike(*placement[i])]
+        n_alike = (len(judged), len(both))
+        if target is not None and len(judged) < MIN_ALIKE:
+            return Verdict("undecided", statistics.median(ratios), target=target, pair_range=rng, alike=n_alike)
+        ratios = judged or ratios
+    r = statistics.median(ratios)
     lo, hi = quartiles(ratios)
     if target is None:
-        return Verdict("shown", ratio=r, lo=lo, hi=hi, pair_range=rng)
+        return Verdict("shown", ratio=r, lo=lo, hi=hi, pair_range=rng, alike=n_alike)
     inside_lo, inside_hi = 1 - target - EPS, 1 + target + EPS
     if lo >= inside_lo and hi <= inside_hi:
-        return Verdict("within target", r, lo, hi, target, pair_range=rng)
+        return Verdict("within target", r, lo, hi, target, pair_range=rng, alike=n_alike)
     if explained:
-        return Verdict("explained", r, lo, hi, target, why=explained, pair_range=rng)
+        return Verdict("explained", r, lo, hi, target, why=explained, pair_range=rng, alike=n_alike)
     if hi < inside_lo or lo > inside_hi:
-        return Verdict("outside", r, lo, hi, target, pair_range=rng)
-    return Verdict("undecided", r, lo, hi, target, pair_range=rng)
+        return Verdict("outside", r, lo, hi, target, pair_range=rng, alike=n_alike)
+    return Verdict("undecided", r, lo, hi, target, pair_range=rng, alike=n_alike)
 
 
 def explanation(profile, figure):

@@ -6,7 +6,8 @@
 # shown, no ratio), the bounds of both targets (±10%, ±20%) included and just past, the verdict
 # taken on the per-pair ratios' interquartile range (a drift both tools share decides nothing,
 # pairs that disagree leave it undecided, one stray pair at either end moves nothing), and a tool
-# that gives no figure. Each documented deliberate difference names a phrase that its profile
+# that gives no figure; depth-1 figures judged on the pairs alike in where the loop device's worker
+# ran (tests/bench/placement.py), and undecided with too few of them. Each documented deliberate difference names a phrase that its profile
 # file (daemon/profiles/) really says.
 
 import os
@@ -116,6 +117,46 @@ check("a +++++ pair left out", word("meta", [(100.0, 100.0), (5000.0, None), (10
 # One pair: its ratio is the whole IQR.
 check("one pair at 1.09", word("seq", [(109.0, 100.0)]), "within target")
 check("one pair at 1.11", word("seq", [(111.0, 100.0)]), "outside")
+
+# Depth 1: where the loop device's worker ran (IPIs per I/O, about 0 on the submitter's CPU, about
+# 2 across) moves a figure more than either tool does. Three pairs alike in placement at 1.00 and
+# two where benchd's run had the worker across and the tool's did not, at 0.60: without the
+# placements the IQR 0.60..1.00 leaves it undecided; with them only the alike pairs are judged
+# (within), and the text says on how many.
+mixed = [(r * 100, 100.0) for r in (1.00, 0.60, 1.01, 0.60, 0.99)]
+place = [(0.1, 0.1), (1.9, 0.1), (1.8, 1.7), (2.0, 0.2), (0.0, 0.2)]
+check("mixed placement, judged on every pair: undecided", word("rand", mixed), "undecided")
+v = av.judge("rand", mixed, None, place)
+check("mixed placement, judged on the alike pairs: within", v.word, "within target")
+check("its alike count", v.alike, (3, 5))
+check("its text says it was judged on 3 of 5 pairs", "on the 3 of 5 pairs alike in placement" in v.text(), True)
+check("its min..max is every pair's", (round(v.pair_range[0], 6), round(v.pair_range[1], 6)), (0.6, 1.01))
+# The alike pairs decide either way: alike pairs at 0.80 are outside, the others notwithstanding.
+v = av.judge("rand", [(r * 100, 100.0) for r in (0.80, 1.00, 0.80, 1.00, 0.80)], None,
+             [(0.1, 0.1), (0.1, 1.9), (1.9, 1.9), (1.9, 0.1), (0.0, 0.2)])
+check("alike pairs at 0.80: outside", (v.word, v.alike), ("outside", (3, 5)))
+# At the bound: 0.25 apart is alike, more is not.
+check("IPIs 0.25 apart are alike", av.judge("rand", same(1.0, 3), None, [(0.5, 0.25)] * 3).alike, (3, 3))
+check("IPIs 0.26 apart are not", av.judge("rand", same(1.0, 3), None, [(0.51, 0.25)] * 3).word, "undecided")
+# Fewer than MIN_ALIKE alike pairs: undecided, however the ratios fall.
+v = av.judge("rand", same(1.0), None, [(0.1, 0.1), (0.1, 0.1), (1.9, 0.1), (0.1, 1.9), (1.9, 0.1)])
+check("2 of 5 alike: undecided", (v.word, "fewer than 3" in v.text()), ("undecided", True))
+# Every pair alike: the same verdict as without placements, and no word of it in the text.
+v = av.judge("rand", same(1.05), None, [(1.0, 1.1)] * 5)
+check("all alike: within, as without", (v.word, "placement" in v.text()), ("within target", False))
+# A machine that counts no IPIs (nan) cannot tell the runs apart: every pair is judged.
+nan = float("nan")
+check("no IPI counts: judged on every pair", av.judge("rand", mixed, None, [(nan, nan)] * 5).word, "undecided")
+# Shown figures take the alike pairs too.
+check("latency, mixed placement: shown on the alike pairs",
+      (av.judge("lat", mixed, None, place).word, round(av.judge("lat", mixed, None, place).ratio, 6)),
+      ("shown", 1.0))
+# One placement per pair, or an error saying so.
+try:
+    av.judge("rand", same(1.0), None, [(0.1, 0.1)])
+    failures.append("a placement list shorter than the pairs was accepted")
+except ValueError as e:
+    check("placements for the wrong number of pairs: error", "one per pair" in str(e), True)
 
 # An unknown class is an error naming the known ones.
 try:

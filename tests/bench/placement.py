@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Where the loop device's worker ran: the IPIs per I/O of a measured run (tests/bench/vs-fio and
+tests/bench/anchors).
+
+At depth 1 (one I/O in flight, one job) on a loop device every I/O takes three tasks in turn: the
+submitter blocks in its system call, the loop device's worker (a kworker of an unbound workqueue)
+reads or writes the image, and ksoftirqd completes the request and wakes the submitter. Where the
+scheduler puts the worker decides the figure: on the submitter's CPU the three just switch in
+turn (13-18 us an I/O measured here on 2 CPUs, for fio and benchd alike); on the other CPU, woken
+out of idle, each I/O costs two IPIs and 40-55 us (alike again). Which of the two a run gets
+changes from run to run and within one, for either tool, with the same system calls. The IPIs
+per I/O of each run show it: about 0 on the submitter's CPU, about 2 across. Two runs whose IPIs
+per I/O differ by more than PLACEMENT_IPIS did not run alike: their ratio says where the worker
+ran, not how fast either tool is.
+"""
+
+import time
+
+PLACEMENT_IPIS = 0.25
+
+
+def cross_cpu_wakeups():
+    """The IPIs every CPU has taken so far (/proc/interrupts' RES and CAL rows, all CPUs): a task
+    woken on another CPU that is idle costs one (a reschedule or a function-call IPI, as the
+    waker's CPU queues the wakeup there). None where /proc/interrupts has neither row."""
+    n, found = 0, False
+    try:
+        with open("/proc/interrupts") as f:
+            for line in f:
+                head, _, rest = line.partition(":")
+                if head.strip() in ("RES", "CAL"):
+                    found = True
+                    n += sum(int(x) for x in rest.split() if x.isdigit())
+    except OSError:
+        return None
+    return n if found else None
+
+
+class Wakeups:
+    """IPIs per I/O over a measured command: the rate of cross-CPU wakeups over its wall time
+    divided by its I/O rate (start-up and ramp are in the wall time, at the same rate), so both
+    tools' runs are measured alike."""
+
+    def __enter__(self):
+        self.i0, self.t0 = cross_cpu_wakeups(), time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        self.i1, self.t1 = cross_cpu_wakeups(), time.monotonic()
+
+    def per_io(self, iops):
+        if self.i0 is None or self.i1 is None or not iops or self.t1 <= self.t0:
+            return float("nan")
+        return (self.i1 - self.i0) / (self.t1 - self.t0) / iops
+
+
+def alike(a, b):
+    """Whether two runs' IPIs per I/O say the loop device's worker ran alike for both (nan, where
+    the machine does not count IPIs, counts as alike: nothing tells them apart)."""
+    if a != a or b != b:
+        return True
+    return abs(a - b) <= PLACEMENT_IPIS
