@@ -14,6 +14,9 @@ per I/O differ by more than PLACEMENT_IPIS did not run alike: their ratio says w
 ran, not how fast either tool is.
 """
 
+import os
+import signal
+import sys
 import time
 
 PLACEMENT_IPIS = 0.25
@@ -60,3 +63,71 @@ def alike(a, b):
     if a != a or b != b:
         return True
     return abs(a - b) <= PLACEMENT_IPIS
+
+
+WQ_CPUMASK = "/sys/devices/virtual/workqueue/cpumask"
+
+
+class WorkqueuePlacement:
+    """--placement of tests/bench/anchors: free leaves the loop device's worker where the kernel
+    puts it; same and across restrict the kernel's unbound workqueues (the loop device's among
+    them) to CPU 0, where the tools are pinned, or to every other CPU, for as long as the context
+    lasts. The mask the machine had is written back on exit, also after an exception, and on
+    SIGTERM, SIGINT or SIGHUP (which then exit)."""
+
+    def __init__(self, mode):
+        if mode not in ("free", "same", "across"):
+            raise ValueError(f"'{mode}' is not a placement: use free, same or across")
+        self.mode, self.saved = mode, None
+
+    def mask(self):
+        """The hex CPU mask the mode puts the unbound workqueues on, or None for free."""
+        if self.mode == "free":
+            return None
+        if self.mode == "same":
+            return "1"
+        n = os.cpu_count() or 1
+        return f"{((1 << n) - 1) & ~1:x}"
+
+    def check(self):
+        if self.mode == "free":
+            return
+        if self.mode == "across" and (os.cpu_count() or 1) < 2:
+            raise ValueError("across needs a second CPU for the loop device's worker; this machine has one")
+        if not os.access(WQ_CPUMASK, os.W_OK):
+            raise OSError(f"{WQ_CPUMASK} is not writable here (needs root and a kernel with unbound "
+                          "workqueue masks); use --placement=free")
+
+    def describe(self):
+        if self.mode == "free":
+            return "the loop device's worker where the kernel puts it"
+        where = "CPU 0, the tools' CPU" if self.mode == "same" else "the CPUs other than the tools' CPU 0"
+        return f"tools on CPU 0, the loop device's worker on {where} (unbound workqueue mask {self.mask()})"
+
+    def _restore(self, *_):
+        if self.saved is not None:
+            with open(WQ_CPUMASK, "w") as f:
+                f.write(self.saved)
+            self.saved = None
+
+    def __enter__(self):
+        if self.mode == "free":
+            return self
+        with open(WQ_CPUMASK) as f:
+            self.saved = f.read().strip()
+        self.handlers = {}
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            self.handlers[sig] = signal.signal(sig, self._on_signal)
+        with open(WQ_CPUMASK, "w") as f:
+            f.write(self.mask())
+        return self
+
+    def _on_signal(self, sig, _frame):
+        self._restore()
+        sys.exit(f"placement: signal {sig}: the workqueue mask is restored")
+
+    def __exit__(self, *exc):
+        self._restore()
+        if self.mode != "free":
+            for sig, h in self.handlers.items():
+                signal.signal(sig, h)
