@@ -49,6 +49,9 @@ EXPLAINED = {
     ("crystal", "rnd4k-q32t1-read"): ("benchd spends less CPU per I/O than fio, and at depth 32 a device faster "
                                       "than the CPU reads more IOPS with it (crystal.ini)",
                                       "RND4K Q32T1 then reads more IOPS with benchd than with fio"),
+    ("crystal", "rnd4k-q32t1-write"): ("benchd spends less CPU per I/O than fio, and at depth 32 a device faster "
+                                       "than the CPU writes more IOPS with it (crystal.ini)",
+                                       "RND4K Q32T1 writes more IOPS with benchd than with fio"),
 }
 
 EPS = 1e-9
