@@ -2,8 +2,9 @@
 # shellcheck disable=SC2034
 # shellcheck shell=bash
 #
-# The Debian 12 packages benchd needs, in one place, sourced by scripts/demo and scripts/test.
-# ensure_deps installs what is missing with apt-get (as root), so both commands work on a fresh
+# The Debian 12 packages benchd needs, in one place, sourced by scripts/demo, scripts/test and
+# scripts/bench.
+# ensure_deps installs what is missing with apt-get (as root), so these commands work on a fresh
 # machine; it does nothing (and needs no network) when everything is there already.
 
 # The build's own (debian/control's Build-Depends are these, checked by tests/docs/debian-deps.py):
@@ -43,12 +44,28 @@ BENCHD_TEST_DEPS=(
         clang libclang-rt-14-dev strace mandoc man-db debhelper dpkg-dev lintian
         qemu-system-x86 linux-image-amd64 busybox-static cpio mdadm lvm2 libfaketime
 )
-# What the benchmarks of tests/bench/ run beside benchd (not the test suite): fio (vs-fio,
-# anchors' crystal grid as KDiskMark runs it), ioping (anchors' ping), coreutils' dd and bonnie++
-# (above). iozone is in Debian's non-free (iozone3): anchors skips it when it is missing.
+# What the benchmarks of tests/bench/ run beside benchd (not the test suite), each benchmark's
+# own, which scripts/bench installs for it (bench_deps): fio (vs-fio, anchors' crystal grid as
+# KDiskMark runs it), ioping (anchors' ping), bonnie++ (anchors, vs-fio's metadata, fs-matrix),
+# coreutils' dd (anchors), btrfs-progs and xfsprogs (fs-matrix), openssh (fleet's hosts), perf
+# (uring-lat), clang (fuzz). iozone is in Debian's non-free (iozone3): anchors skips it when it is
+# missing. history and metrics-local need the build alone.
 BENCHD_BENCH_DEPS=(
-        fio ioping
+        fio ioping bonnie++ coreutils btrfs-progs xfsprogs openssh-server openssh-client linux-perf
+        clang libclang-rt-14-dev
 )
+
+# bench_deps NAME: the packages of BENCHD_BENCH_DEPS that tests/bench/NAME needs, one a line.
+bench_deps() {
+        case $1 in
+        anchors) printf '%s\n' fio ioping bonnie++ coreutils ;;
+        vs-fio) printf '%s\n' fio bonnie++ ;;
+        fs-matrix) printf '%s\n' bonnie++ btrfs-progs xfsprogs ;;
+        fleet) printf '%s\n' openssh-server openssh-client ;;
+        uring-lat) printf '%s\n' linux-perf ;;
+        fuzz) printf '%s\n' clang libclang-rt-14-dev ;;
+        esac
+}
 
 # tests/stress-suite keeps a core busy with stress-ng (`yes` without it).
 BENCHD_STRESS_DEPS=(stress-ng)
