@@ -63,6 +63,34 @@ live_ms() {
                 "$PYTHON3" -c 'import json, sys; print(json.load(sys.stdin)["data"].get("t_ms", {}).get("data", 0))'
 }
 measuring_since() { [ "$(live_ms "$1" "$2")" -ge "$3" ]; }
+# benchctl's view of a host's job is what its last poll saw: a GetAll of the job's properties on
+# the host's bus, one round over the hosts every 100 ms or slower on a loaded machine. So a test
+# of what benchctl says of a host it lost waits for benchctl to have polled after the state it
+# checks was reached, not for a time. watch_polls H JOB: a busctl monitor of those calls on H's bus;
+# polled_after USEC N: N of them were seen after the wall-clock time USEC (busctl's receive time;
+# benchctl sends each poll after the previous round's replies, 100 ms later, so with N = 3 the
+# last two were sent after USEC however late the monitor reads).
+watch_polls() {
+        POLL_LOG=$TEST_DIR/polls.$1.$2
+        hbus "$1" --json=short monitor \
+                --match="type='method_call',member='GetAll',path='$MANAGER_PATH/job/$2'" >"$POLL_LOG" 2>&1 &
+        defer kill_wait "$!"
+}
+polled_after() {
+        "$PYTHON3" - "$POLL_LOG" "$1" "$2" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("member") == "GetAll" and int(m.get("timestamp-realtime", 0)) > int(sys.argv[2]):
+        n += 1
+sys.exit(0 if n >= int(sys.argv[3]) else 1)
+PY
+}
+now_usec() { date +%s%6N; }
 # new_job H BEFORE: the job after BEFORE appeared on H (a fleet run's job there).
 has_new_job() { [ "$(last_job "$1")" -gt "$2" ]; }
 # wait_ctl TIMEOUT_S: until the background benchctl exits; its status in CTL_RC.
@@ -130,7 +158,10 @@ CTL_OUT=$TEST_DIR/b.out
 fleet_ctl_bg "$CTL_OUT" run "${ALL[@]}" "${LONG[@]}"
 wait_for 120 has_new_job h2 "$b2" || fail "no fleet job came to h2: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 job2=$(last_job h2)
+watch_polls h2 "$job2"
 wait_for 120 measuring_since h2 "$job2" 500 || fail "h2's job $job2 did not measure: $(cat "$CTL_OUT" "$CTL_OUT.err")"
+t=$(now_usec)
+wait_for 120 polled_after "$t" 3 || fail "benchctl did not poll h2's job $job2 after it had measured 500 ms: $(cat "$POLL_LOG")"
 # Stopped first, so that what is checked is what the kill finds: the job still running.
 kill -STOP "${FLEET_PID[h2]}"
 workers=$(pgrep -P "${FLEET_PID[h2]}" || true)
@@ -170,7 +201,11 @@ CTL_OUT=$TEST_DIR/c.out
 fleet_ctl_bg "$CTL_OUT" --json run "${ALL[@]}" "${LONG[@]}"
 wait_for 120 has_new_job h3 "$b3" || fail "no fleet job came to h3: $(cat "$CTL_OUT" "$CTL_OUT.err")"
 job3=$(last_job h3)
+watch_polls h3 "$job3"
 wait_for 120 measuring_since h3 "$job3" 500 || fail "h3's job $job3 did not measure: $(cat "$CTL_OUT" "$CTL_OUT.err")"
+# What benchctl will report of h3 (measured_ms >= 500, below) is what it polled after this.
+t=$(now_usec)
+wait_for 120 polled_after "$t" 3 || fail "benchctl did not poll h3's job $job3 after it had measured 500 ms: $(cat "$POLL_LOG")"
 fleet_link h3 down
 defer fleet_link h3 up
 assert_eq running "$(job_state_on h3 "$job3")" "h3's job when its link was cut (raise LONG's runtime_ms if it ended)"
