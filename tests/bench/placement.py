@@ -87,7 +87,16 @@ class WorkqueuePlacement:
         if self.mode == "same":
             return "1"
         n = os.cpu_count() or 1
-        return f"{((1 << n) - 1) & ~1:x}"
+        bits = ((1 << n) - 1) & ~1
+        # The kernel's cpumask format: 32-bit words in hex, the highest first, separated by commas.
+        words = []
+        while True:
+            words.append(bits & 0xffffffff)
+            bits >>= 32
+            if not bits:
+                break
+        words.reverse()
+        return ",".join([f"{words[0]:x}"] + [f"{w:08x}" for w in words[1:]])
 
     def check(self):
         if self.mode == "free":

@@ -158,6 +158,21 @@ try:
 except ValueError as e:
     check("placements for the wrong number of pairs: error", "one per pair" in str(e), True)
 
+# --placement's workqueue masks, in the kernel's cpumask format (32-bit words, highest first).
+import placement  # noqa: E402
+real_cpu_count = os.cpu_count
+for n, want in ((2, "2"), (4, "e"), (33, "1,fffffffe"), (65, "1,ffffffff,fffffffe")):
+    os.cpu_count = lambda n=n: n
+    check(f"across on {n} CPUs: mask", placement.WorkqueuePlacement("across").mask(), want)
+os.cpu_count = real_cpu_count
+check("same: CPU 0 alone", placement.WorkqueuePlacement("same").mask(), "1")
+check("free: no mask", placement.WorkqueuePlacement("free").mask(), None)
+try:
+    placement.WorkqueuePlacement("elsewhere")
+    failures.append("an unknown placement was accepted")
+except ValueError as e:
+    check("unknown placement names the known ones", "free, same or across" in str(e), True)
+
 # An unknown class is an error naming the known ones.
 try:
     av.judge("bogus", same(1.0))
