@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The members of a filesystem step (fsmember.h): claimed O_EXCL, compared with what benchd checked
+ * The members of a filesystem step (fsmember.h): claimed O_EXCL (claim.h), compared with what benchd checked
  * (dev_t, and the disk sequence number by BLKGETDISKSEQ or sysfs), probed by libblkid on the
  * descriptor held, and wiped as wipefs -a wipes. Refusals on safety grounds are -EPERM, with
  * target.c's words where it has them.
@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "claim.h"
 #include "fsmember.h"
 #include "shared/blockdev.h"
 #include "shared/fs-entry.h"
@@ -56,16 +57,20 @@ static int device_diskseq(int fd, dev_t dev, uint64_t *ret) {
 
 int fsmember_open(FsMember *b, const char *path, int flags, char **reterr) {
         dev_t want = b->dev ?: (dev_t) b->m->dev;
+        _cleanup_free_ char *why = NULL;
         uint64_t seq;
         struct stat st;
 
-        b->fd = open(path, flags | O_EXCL | O_CLOEXEC | O_NOCTTY);
+        b->fd = claim_open(path, flags, NULL, &why);
         if (b->fd < 0) {
-                if (errno == EBUSY)
-                        return fail(reterr, -EPERM, "%s is in use (mounted, swap, or held by md/dm/LVM): it cannot be "
-                                    "opened exclusively; refusing to use it", path);
-                return fail(reterr, -errno, "cannot open %s%s: %m", path, (flags & O_ACCMODE) == O_RDWR ?
-                            " for writing" : "");
+                int r = b->fd;
+
+                b->fd = -EBADF;
+                if (r == -EBUSY)
+                        return fail(reterr, -EPERM, "%s is in use (%s): it cannot be opened exclusively; refusing to "
+                                    "use it", path, why);
+                return fail(reterr, r, "cannot open %s%s: %s", path, (flags & O_ACCMODE) == O_RDWR ?
+                            " for writing" : "", strerror(-r));
         }
         if (fstat(b->fd, &st) < 0)
                 return fail(reterr, -errno, "cannot stat %s: %m", path);

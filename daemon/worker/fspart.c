@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fspart.h"
@@ -108,6 +109,29 @@ static int remove_all(int fd, const char *disk, char **reterr) {
                                     "from the kernel (%s); refusing to partition it", k, disk, strerror(-r));
         }
         return 0;
+}
+
+/* How long udev's queue is waited for before partitions are added (udev_idle_wait()), and how
+ * often it is looked at. */
+#define FSPART_UDEV_WAIT_USEC (10 * USEC_PER_SEC)
+#define FSPART_UDEV_PAUSE_USEC (20 * USEC_PER_MSEC)
+
+/* udev's queue, drained before the partitions are added again. The remove events of the
+ * partitions deleted before (by the last step's fspart_remove(), or remove_all() here) run
+ * `mdadm --incremental --fail NAME` in mdadm's own udev rules (64-md-raid-assembly.rules), and
+ * that finds an array by the member's kernel name alone: handled after this step has added the
+ * partitions again and assembled its array from them, such an event claims the array O_EXCL for a
+ * moment and fails the member of that name in it. /run/udev/queue exists while udevd has events
+ * queued or running, as udevadm settle reads it; without udevd (no /run/udev/control) there is
+ * nothing to wait for. Bounded: where udev is never idle, the step goes on after
+ * FSPART_UDEV_WAIT_USEC, its claims waited for as claim.h waits. */
+static void udev_idle_wait(void) {
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+
+        if (access("/run/udev/control", F_OK) < 0)
+                return;
+        while (access("/run/udev/queue", F_OK) == 0 && now_usec(CLOCK_MONOTONIC) - start < FSPART_UDEV_WAIT_USEC)
+                (void) usleep(FSPART_UDEV_PAUSE_USEC);
 }
 
 /* The table libblkid reads on fd is exactly l[0..n). */
@@ -219,6 +243,7 @@ int fspart_prepare(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsPr
                 if (r < 0)
                         return r;
 
+                udev_idle_wait();
                 /* From here on partitions of ours are in the kernel: fspart_remove() deletes them. */
                 p->part_disks[p->n_part_disks] = strdup(b[i].node);
                 if (!p->part_disks[p->n_part_disks])

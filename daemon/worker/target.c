@@ -37,6 +37,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "claim.h"
 #include "engine-core.h"
 #include "pattern.h"
 #include "shared/blockdev.h"
@@ -309,14 +310,22 @@ static int open_shared_target(Engine *e, char **reterr) {
                                  "refusing without destructive=true",
                                  workload_to_string(spec->workload), spec->target);
 
-        /* A writer holds the device exclusively, so nothing mounts it under our feet. */
-        flags |= writes ? O_RDWR | (block ? O_EXCL : 0) : O_RDONLY;
-        e->target_fd = open(spec->target, flags);
-        if (e->target_fd < 0) {
-                if (errno == EBUSY && writes && block)
-                        return set_error(reterr, -EPERM, "%s is in use (mounted, swap, or held by md/dm/LVM): it "
-                                         "cannot be opened exclusively; refusing to write", spec->target);
-                return set_error(reterr, -errno, "cannot open %s: %m", spec->target);
+        /* A writer holds the device exclusively (claim.h), so nothing mounts it under our feet. */
+        flags |= writes ? O_RDWR : O_RDONLY;
+        if (writes && block) {
+                _cleanup_free_ char *why = NULL;
+
+                e->target_fd = claim_open(spec->target, flags, NULL, &why);
+                if (e->target_fd == -EBUSY)
+                        return set_error(reterr, -EPERM, "%s is in use (%s): it cannot be opened exclusively; "
+                                         "refusing to write", spec->target, why);
+                if (e->target_fd < 0)
+                        return set_error(reterr, e->target_fd, "cannot open %s: %s", spec->target,
+                                         strerror(-e->target_fd));
+        } else {
+                e->target_fd = open(spec->target, flags);
+                if (e->target_fd < 0)
+                        return set_error(reterr, -errno, "cannot open %s: %m", spec->target);
         }
         if (fstat(e->target_fd, &st) < 0)
                 return -errno;
