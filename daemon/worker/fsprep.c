@@ -437,6 +437,7 @@ static int setup_md(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const FsP
         if (r < 0)
                 return r;
         memcpy(p->md_name, a.name, sizeof(p->md_name));
+        p->md_degraded_known = layout_md_degraded(a.name, &p->md_degraded_start) >= 0;
         info->layout_commands = TAKE_PTR(a.commands);
         info->md_chunk_bytes = a.chunk_bytes;
         info->md_resync_usec = a.resync_usec;
@@ -526,6 +527,7 @@ static int setup_lvm(FsPrep *p, const ProtoFsSetup *setup, FsMember *b, const Fs
                 if (r < 0)
                         return r;
                 memcpy(p->md_name, a.name, sizeof(p->md_name));
+                p->md_degraded_known = layout_md_degraded(a.name, &p->md_degraded_start) >= 0;
                 info->md_chunk_bytes = a.chunk_bytes;
                 info->md_resync_usec = a.resync_usec;
                 names[0] = a.name;
@@ -638,6 +640,24 @@ static int umount_one(const char *path, bool *lazy) {
         *lazy = true;
         if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
                 return -errno;
+        return 0;
+}
+
+int fsprep_check_layout(const FsPrep *p, char **reterr) {
+        unsigned now;
+        int r;
+
+        if (!p->md_name[0] || !p->md_degraded_known)
+                return 0;
+        r = layout_md_degraded(p->md_name, &now);
+        if (r < 0)
+                return fail(reterr, -EIO, "cannot read md/degraded of the md array %s after the run: %s; whether it "
+                            "stayed whole is unknown", p->md_name, strerror(-r));
+        if (now > p->md_degraded_start)
+                return fail(reterr, -EIO, "the md array %s lost a member during the run (md/degraded went from %u to "
+                            "%u: a member failed, or something on the host failed or removed it); its figures are "
+                            "not those of the layout asked for, and are not stored", p->md_name,
+                            p->md_degraded_start, now);
         return 0;
 }
 

@@ -46,6 +46,10 @@ typedef struct FsPrep {
         /* The md array under the filesystem (layout-md.h), stopped by fsprep_finish(): its kernel
          * name, "" when none. */
         char md_name[32];
+        /* Its md/degraded when the step had made or assembled it (layout_md_degraded()), for
+         * fsprep_check_layout(); md_degraded_known false for raid0, which has none. */
+        unsigned md_degraded_start;
+        bool md_degraded_known;
         /* The entry's last step (FS_SETUP md_release): the members whose md superblocks
          * fsprep_finish() clears once the array is stopped. */
         bool md_release;
@@ -80,6 +84,13 @@ int fsprep_setup(FsPrep *p, const ProtoFsSetup *setup, const FsPrepOptions *opts
  * a lazy unmount was needed, 0, or negative when even that failed or the release failed; a message
  * in *reterr when not 0. */
 int fsprep_finish(FsPrep *p, char **reterr);
+
+/* After the workload: the md array under the filesystem has lost no member since the step made or
+ * assembled it (md/degraded has not grown: a member failed, or was failed by the host, as udev's
+ * `mdadm --incremental --fail` does on a member's remove event). -EIO with a message naming the
+ * array and the counts when it has: the figures are not those of the layout the job asked for.
+ * 0 without an md array. */
+int fsprep_check_layout(const FsPrep *p, char **reterr);
 
 /* --try-md-options: layout_md_try() in a mount namespace and tmpfs of its own. */
 int fsprep_try_md(const char *layout, const char *md_options, unsigned n_members, const FsPrepOptions *opts,

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -440,6 +441,22 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                 return -ENOMEM;
         }
         *ret = a;
+        return 0;
+}
+
+int layout_md_degraded(const char *md, unsigned *ret) {
+        char v[32], *end;
+        unsigned long n;
+        int r;
+
+        r = md_attr_read(md, "degraded", v, sizeof(v));
+        if (r < 0)
+                return r;
+        errno = 0;
+        n = strtoul(v, &end, 10);
+        if (errno != 0 || end == v || *end || n > UINT_MAX)
+                return -EINVAL;
+        *ret = (unsigned) n;
         return 0;
 }
 

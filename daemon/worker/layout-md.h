@@ -61,6 +61,10 @@ int layout_md_start(const ProtoFsSetup *setup, char *const *member_names, const 
                     const FsPrepOptions *opts, MdArray *ret, char **reterr);
 /* Stops the array (nothing may hold it open: unmount first). 0, or negative with a message. */
 int layout_md_stop(MdArray *a, char **reterr);
+/* md/degraded of the array: how many of its devices are missing or failed, 0 for a whole array.
+ * -ENOENT for a level without redundancy (raid0), which has no such count: a member lost there
+ * fails the I/O itself. */
+int layout_md_degraded(const char *md, unsigned *ret);
 /* Clears the md superblock of the members (kernel names; the array stopped): mdadm --zero-superblock
  * in the sandbox. *ret_commands (owned): the JSON array of what ran, also when mdadm failed (then
  * -EIO with a message quoting it). */

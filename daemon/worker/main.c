@@ -445,6 +445,9 @@ static int run_protocol(int fd, uid_t run_as) {
                 };
                 r = engine_run(&spec, &tc, &opts, &sink, &res, &err);
         }
+        /* Before the RESULT: a figure of an array that lost a member is not one of the layout. */
+        if (r >= 0 && fs_step)
+                r = fsprep_check_layout(&prep, &err);
 
         /* Per-stream figures have no frame of their own; they go to the daemon's log. */
         for (unsigned i = 0; r >= 0 && res.n_streams > 1 && i < res.n_streams; i++) {

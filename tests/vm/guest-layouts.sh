@@ -31,6 +31,9 @@
 #      when udev reports it) and nothing holds the disks;
 #   7. md-raid5 over vdc, vdd and vde and md-raid10 over vdc and vdd, ext4 on each (size=8M writes):
 #      each run records its level's array, chunk and commands; nothing assembled afterwards.
+#   8. the seed's md0 and md1: ext4 against btrfs on md-raid1 of partition 1, then 2, of vdc and vdd;
+#   9. a member failed (mdadm --fail) while the worker writes to its md-raid1: the job fails with
+#      the array named and md/degraded's counts, no run is stored as succeeded, nothing is left.
 . "$SOURCE_ROOT/tests/integration/lib.sh"
 
 require_root
@@ -394,4 +397,27 @@ udevadm settle --timeout=30 || true
 no_benchd_arrays || fail "the md-raid1 job over partitions left an array: $(show_md)"
 echo "### benchctl compare --job $job (ext4 vs btrfs on md-raid1 of partition 1 vs partition 2 of vdc, vdd; dd profile, size=8M)"
 benchctl compare --job "$job"
+log "ok"
+
+log "9. a member of the array failed during the run: the step fails, naming the array, and nothing is stored as its figure"
+id=$(benchctl submit --workload write --set filesystems=ext4 --set layout=md-raid1 --set devices="$D1,$D2" \
+        --set destructive=true --set size=8M --set runtime_ms=30000 --set md_resync=assume-clean |
+        awk '{print $NF}' | tr -dc '0-9')
+[ -n "$id" ] || id=$(sql "select max(id) from jobs")
+# FS_INFO comes once the array is made, its md/degraded read, and the filesystem mounted: from then on
+# the worker writes for 30 s.
+fs_ready() { grep -q "job $id step 0 worker\[[0-9]*\]: ext4 filesystem .* ready" "$BENCHD_LOG"; }
+wait_for 120 fs_ready || fail "job $id's filesystem never came ready: $(sql "select state, error from jobs where id = $id")"
+mdadm "/dev/md/benchd-$id-0" --fail "$D2" >>"$TEST_DIR/mdadm.log" 2>&1 ||
+        fail "mdadm --fail $D2 of benchd-$id-0 failed: $(tail -n 5 "$TEST_DIR/mdadm.log")"
+cat /proc/mdstat >&2
+job_failed() { [ "$(sql "select state from jobs where id = $id")" = failed ]; }
+wait_for 120 job_failed || fail "job $id did not fail after a member of its array failed: $(sql "select state, error from jobs where id = $id")"
+err=$(sql "select error from jobs where id = $id")
+log "job $id: $err"
+assert_contains "$err" "lost a member during the run (md/degraded went from 0 to 1" "the failed job's error"
+assert_eq 0 "$(sql "select count(*) from runs where job_id = $id and status = 'succeeded'")" "job $id's runs stored as succeeded"
+udevadm settle --timeout=30 || true
+wait_for 30 no_benchd_arrays || fail "job $id left its array: $(show_md)"
+disks_free || fail "vdc or vdd still held after job $id: $(show_md)"
 log "ok"
