@@ -12,13 +12,10 @@
 #include <sys/types.h>
 
 #include "devices/verdict.h"
+#include "shared/mounts.h"
 
 struct libmnt_table;
 
-/* dev_ts in use as swap: block swap areas by st_rdev, swap files by st_dev of their filesystem. */
-int swaps_read(dev_t **ret, size_t *ret_n);
-/* The file names in the text of /proc/swaps (header skipped, \ooo escapes undone). */
-int swaps_parse(const char *text, char ***ret);
 
 typedef struct BlkidInfo {
         char *type, *usage, *uuid, *label, *pt_type;
@@ -62,9 +59,3 @@ void device_facts_clear(DeviceFacts *f);
 void device_facts_to_verdict(const DeviceFacts *f, bool scratch, const char *conf_path,
                              VerdictFacts *ret);
 
-int mount_table_load(struct libmnt_table **ret);
-struct libmnt_fs;
-/* The block device behind a mount entry: mountinfo's MAJ:MIN, or for anonymous devices (btrfs)
- * the st_rdev of its /dev source; major 0 when there is none (tmpfs). */
-dev_t mount_fs_devno(struct libmnt_fs *fs);
-void mnt_free_tablep(struct libmnt_table **t);

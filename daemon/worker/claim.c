@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libmount.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "claim.h"
 #include "shared/blockdev.h"
+#include "shared/mounts.h"
 #include "shared/strv.h"
 #include "shared/util.h"
 
@@ -67,45 +69,40 @@ static int claim_devs_get(dev_t dev, ClaimDevs *ret) {
         return 0;
 }
 
-/* "mounted on /mnt" for the first line of /proc/self/mountinfo ("36 35 8:2 / /mnt rw ...") whose
- * device is one of d's. */
+/* "mounted on /mnt" for the first mount whose device is one of d's (a btrfs mount by its source:
+ * mountinfo shows an anonymous device for it). */
 static int find_mount(const ClaimDevs *d, char **ret) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
+        _cleanup_(mnt_free_tablep) struct libmnt_table *tb = NULL;
+        struct libmnt_iter *it;
+        struct libmnt_fs *fs;
+        int r;
 
-        if (!f)
-                return -errno;
-        while (getline(&line, &n, f) > 0) {
-                unsigned ma, mi;
-                char point[1024];
-
-                if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &ma, &mi, point) != 3 ||
-                    !claim_devs_has(d, makedev(ma, mi)))
-                        continue;
-                return asprintf(ret, "mounted on %s", point) < 0 ? -ENOMEM : 1;
-        }
-        return 0;
+        r = mount_table_load(&tb);
+        if (r < 0)
+                return r;
+        it = mnt_new_iter(MNT_ITER_FORWARD);
+        if (!it)
+                return -ENOMEM;
+        r = 0;
+        while (r == 0 && mnt_table_next_fs(tb, it, &fs) == 0)
+                if (claim_devs_has(d, mount_fs_devno(fs)))
+                        r = asprintf(ret, "mounted on %s", mnt_fs_get_target(fs) ?: "?") < 0 ? -ENOMEM : 1;
+        mnt_free_iter(it);
+        return r;
 }
 
-/* "in use as swap" for an entry of /proc/swaps ("/dev/sda3 partition 1048572 0 -2") that is one of
- * d's devices. */
+/* "in use as swap" when one of d's devices is in /proc/swaps. */
 static int find_swap(const ClaimDevs *d, char **ret) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/swaps", "re");
-        _cleanup_free_ char *line = NULL;
+        _cleanup_free_ dev_t *swaps = NULL;
         size_t n = 0;
+        int r;
 
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
-        while (getline(&line, &n, f) > 0) {
-                char file[1024];
-                struct stat st;
-
-                if (sscanf(line, "%1023s", file) != 1 || stat(file, &st) < 0 || !S_ISBLK(st.st_mode) ||
-                    !claim_devs_has(d, st.st_rdev))
-                        continue;
-                return asprintf(ret, "in use as swap (%s)", file) < 0 ? -ENOMEM : 1;
-        }
+        r = swaps_read(&swaps, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (claim_devs_has(d, swaps[i]))
+                        return (*ret = strdup("in use as swap")) ? 1 : -ENOMEM;
         return 0;
 }
 

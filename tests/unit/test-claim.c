@@ -3,9 +3,9 @@
  * Tests of a writer's exclusive claim (daemon/worker/claim.c). Without root: what open(2) says is
  * passed on (a missing path is -ENOENT at once). As root (--root), on a loop device of the test's
  * own: a claim another descriptor holds for a moment is waited out (the holder lets go at the
- * first refusal, as udev's btrfs scan does when its event is handled), one held for good is
- * reported as such once the wait is over, and a mounted device is reported at once, named by its
- * mount point, without waiting (the mount lives in a mount namespace of the case's own, so it
+ * first refusal, as udev's mdadm does once its event is handled), one held for good is reported
+ * as such once the wait is over, and a mounted device (ext4; btrfs, which mountinfo shows with an
+ * anonymous device) is reported at once, named by its mount point, without waiting (the mount lives in a mount namespace of the case's own, so it
  * ends with the case even when an assertion fails).
  */
 #include <check.h>
@@ -40,7 +40,7 @@ static void loop_attach(char img[static PATH_MAX], char dev[static 64]) {
         snprintf(img, PATH_MAX, "%s/test-claim-img-XXXXXX", check_tmpdir());
         fd = mkstemp(img);
         ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(ftruncate(fd, 64 << 20), 0);
+        ck_assert_int_eq(ftruncate(fd, 128 << 20), 0);   /* mkfs.btrfs's least */
         close(fd);
         snprintf(cmd, sizeof(cmd), "losetup -f --show '%s'", img);
         p = popen(cmd, "r");
@@ -126,7 +126,12 @@ START_TEST(test_lasting_claim) {
 }
 END_TEST
 
+/* A mounted filesystem of each type: btrfs shows an anonymous device in mountinfo, so its mount is
+ * found by its source. */
+static const char *const mounted_types[] = { "ext4", "btrfs" };
+
 START_TEST(test_mounted) {
+        const char *type = mounted_types[_i];
         char img[PATH_MAX], dev[64], dir[PATH_MAX], cmd[PATH_MAX + 64], want[PATH_MAX + 16];
         _cleanup_free_ char *why = NULL;
         Holder h = { .fd = -1, .let_go = true };
@@ -137,10 +142,11 @@ START_TEST(test_mounted) {
         snprintf(dir, sizeof(dir), "%s/test-claim-mnt-XXXXXX", check_tmpdir());
         ck_assert_ptr_nonnull(mkdtemp(dir));
         loop_attach(img, dev);
-        snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F '%s' >/dev/null 2>&1", dev);
+        snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s '%s' >/dev/null 2>&1", type, streq(type, "btrfs") ? "-f" : "-F",
+                 dev);
         made = system(cmd);
         if (made == 0)
-                mounted = mount(dev, dir, "ext4", 0, NULL);
+                mounted = mount(dev, dir, type, 0, NULL);
         if (mounted == 0) {
                 fd = claim_open(dev, O_RDWR, &(ClaimWait) { .busy = holder_busy, .userdata = &h }, &why);
                 if (fd >= 0)
@@ -150,7 +156,7 @@ START_TEST(test_mounted) {
         loop_detach(img, dev);
         rmdir(dir);
 
-        ck_assert_int_eq(made, 0);
+        ck_assert_msg(made == 0, "mkfs.%s on %s failed", type, dev);
         ck_assert_int_eq(mounted, 0);
         ck_assert_int_eq(fd, -EBUSY);
         ck_assert_uint_eq(h.calls, 0);  /* not waited for */
@@ -160,28 +166,41 @@ START_TEST(test_mounted) {
 }
 END_TEST
 
-static const char *missing_ext4(void) {
+static const char *missing_fs(const char *type, const char *no_kernel, const char *no_mkfs) {
         const char *m = check_missing_loop();
+        char cmd[64];
 
         if (m)
                 return m;
-        if (!check_have_filesystem("ext4"))
-                return "the kernel has no ext4 (/proc/filesystems)";
-        if (system("command -v mkfs.ext4 >/dev/null 2>&1") != 0)
-                return "needs mkfs.ext4 (e2fsprogs)";
+        if (!check_have_filesystem(type))
+                return no_kernel;
+        snprintf(cmd, sizeof(cmd), "command -v mkfs.%s >/dev/null 2>&1", type);
+        if (system(cmd) != 0)
+                return no_mkfs;
         return NULL;
 }
 
+static const char *missing_ext4(void) {
+        return missing_fs("ext4", "the kernel has no ext4 (/proc/filesystems)", "needs mkfs.ext4 (e2fsprogs)");
+}
+
+static const char *missing_btrfs(void) {
+        return missing_fs("btrfs", "the kernel has no btrfs (/proc/filesystems)", "needs mkfs.btrfs (btrfs-progs)");
+}
+
 static int claim_root_cases(void) {
-        TCase *loop = tcase_create("loop"), *mounted = tcase_create("mounted");
+        TCase *loop = tcase_create("loop"), *ext4 = tcase_create("mounted-ext4"),
+              *btrfs = tcase_create("mounted-btrfs");
 
         tcase_add_test(loop, test_passing_claim);
         tcase_add_test(loop, test_lasting_claim);
-        tcase_add_test(mounted, test_mounted);
+        tcase_add_loop_test(ext4, test_mounted, 0, 1);
+        tcase_add_loop_test(btrfs, test_mounted, 1, 2);
         return check_run_cases("claim-root", (const CheckCase[]) {
                 { "loop", loop, check_missing_loop },
-                { "mounted", mounted, missing_ext4 },
-        }, 2);
+                { "mounted-ext4", ext4, missing_ext4 },
+                { "mounted-btrfs", btrfs, missing_btrfs },
+        }, 3);
 }
 
 static Suite *claim_suite(void) {
