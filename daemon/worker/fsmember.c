@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The members of a filesystem step (fsmember.h): claimed O_EXCL (claim.h), compared with what benchd checked
- * (dev_t, and the disk sequence number by BLKGETDISKSEQ or sysfs), probed by libblkid on the
- * descriptor held, and wiped as wipefs -a wipes. Refusals on safety grounds are -EPERM, with
+ * The members of a filesystem step (fsmember.h): claimed O_EXCL (claim.h), compared with what
+ * benchd checked (dev_t, and the disk sequence number by BLKGETDISKSEQ or sysfs), probed by
+ * libblkid on the descriptor held, and wiped as wipefs -a wipes. Refusals on safety grounds are -EPERM, with
  * target.c's words where it has them.
  */
 #include <blkid.h>

@@ -5,8 +5,9 @@
  * own: a claim another descriptor holds for a moment is waited out (the holder lets go at the
  * first refusal, as udev's mdadm does once its event is handled), one held for good is reported
  * as such once the wait is over, and a mounted device (ext4; btrfs, which mountinfo shows with an
- * anonymous device) is reported at once, named by its mount point, without waiting (the mount lives in a mount namespace of the case's own, so it
- * ends with the case even when an assertion fails).
+ * anonymous device) is reported at once, named by its mount point, without waiting (the mount
+ * lives in a mount namespace of the case's own, so it ends with the case even when an assertion
+ * fails).
  */
 #include <check.h>
 #include <errno.h>

@@ -408,8 +408,11 @@ id=$(benchctl submit --workload write --set filesystems=ext4 --set layout=md-rai
 # the worker writes for 30 s.
 fs_ready() { grep -q "job $id step 0 worker\[[0-9]*\]: ext4 filesystem .* ready" "$BENCHD_LOG"; }
 wait_for 120 fs_ready || fail "job $id's filesystem never came ready: $(sql "select state, error from jobs where id = $id")"
-mdadm "/dev/md/benchd-$id-0" --fail "$D2" >>"$TEST_DIR/mdadm.log" 2>&1 ||
-        fail "mdadm --fail $D2 of benchd-$id-0 failed: $(tail -n 5 "$TEST_DIR/mdadm.log")"
+# The array's node is the worker's root's (no /dev/md/ name here): the holder of vdc.
+md=$(ls /sys/class/block/vdc/holders)
+[ -n "$md" ] || fail "job $id's filesystem is ready, but nothing holds vdc: $(show_md)"
+mdadm "/dev/$md" --fail "$D2" >>"$TEST_DIR/mdadm.log" 2>&1 ||
+        fail "mdadm --fail $D2 of $md (benchd-$id-0) failed: $(tail -n 5 "$TEST_DIR/mdadm.log")"
 cat /proc/mdstat >&2
 job_failed() { [ "$(sql "select state from jobs where id = $id")" = failed ]; }
 wait_for 120 job_failed || fail "job $id did not fail after a member of its array failed: $(sql "select state, error from jobs where id = $id")"
