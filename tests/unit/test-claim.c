@@ -81,22 +81,34 @@ static void holder_busy(void *userdata, unsigned attempt) {
         }
 }
 
-START_TEST(test_passing_claim) {
-        char img[PATH_MAX], dev[64];
-        _cleanup_free_ char *why = NULL;
-        Holder h = { .let_go = true };
+/* claim_open() on a loop device of our own while another descriptor holds its claim (h->let_go:
+ * until the first refusal), with a wait of wait_usec (0: claim.h's); the device and the loop are
+ * gone when it returns. The descriptor's status: 0, or what claim_open() returned. */
+static int claim_beside_holder(Holder *h, uint64_t wait_usec, char dev[static 64], char **why) {
+        char img[PATH_MAX];
         int fd;
 
         loop_attach(img, dev);
-        h.fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-        fd = h.fd >= 0 ? claim_open(dev, O_RDWR, &(ClaimWait) { .busy = holder_busy, .userdata = &h }, &why) : -1;
+        h->fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+        fd = h->fd >= 0 ? claim_open(dev, O_RDWR,
+                                     &(ClaimWait) { .wait_usec = wait_usec, .busy = holder_busy, .userdata = h },
+                                     why)
+                        : -1;
         if (fd >= 0)
                 close(fd);
-        if (h.fd >= 0)
-                close(h.fd);
+        if (h->fd >= 0)
+                close(h->fd);
         loop_detach(img, dev);
+        return fd >= 0 ? 0 : fd;
+}
 
-        ck_assert_msg(fd >= 0, "claim_open(%s) after the other claim was let go: %s (%s)", dev, strerror(-fd),
+START_TEST(test_passing_claim) {
+        _cleanup_free_ char *why = NULL;
+        Holder h = { .let_go = true };
+        char dev[64];
+        int r = claim_beside_holder(&h, 0, dev, &why);
+
+        ck_assert_msg(r == 0, "claim_open(%s) after the other claim was let go: %s (%s)", dev, strerror(-r),
                       why ?: "");
         ck_assert_uint_eq(h.calls, 1);  /* refused once, while the other held it */
         ck_assert_ptr_null(why);
@@ -104,23 +116,12 @@ START_TEST(test_passing_claim) {
 END_TEST
 
 START_TEST(test_lasting_claim) {
-        char img[PATH_MAX], dev[64];
         _cleanup_free_ char *why = NULL;
         Holder h = { .let_go = false };
-        int fd;
+        char dev[64];
+        int r = claim_beside_holder(&h, 200000, dev, &why);
 
-        loop_attach(img, dev);
-        h.fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-        fd = h.fd >= 0 ? claim_open(dev, O_RDWR,
-                                    &(ClaimWait) { .wait_usec = 200000, .busy = holder_busy, .userdata = &h }, &why)
-                       : -1;
-        if (fd >= 0)
-                close(fd);
-        if (h.fd >= 0)
-                close(h.fd);
-        loop_detach(img, dev);
-
-        ck_assert_int_eq(fd, -EBUSY);
+        ck_assert_int_eq(r, -EBUSY);
         ck_assert_uint_ge(h.calls, 1);
         ck_assert_ptr_nonnull(why);
         ck_assert_msg(strstr(why, "claimed exclusively by another program for the 0.2 s benchd waited"), "%s", why);
